@@ -1,0 +1,23 @@
+# The two commands: `make demo` and `make test`. Each sets up what it needs first.
+.PHONY: setup demo test bench lint clean
+
+PY := .venv/bin/python
+
+setup:
+	@bash tools/bootstrap.sh
+
+demo: setup
+	@.venv/bin/buildbench demo
+
+test: setup
+	@$(PY) -m pytest -n 2 --dist loadgroup -q; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
+
+bench: setup
+	@$(PY) benchmarks/run.py
+
+lint: setup
+	@.venv/bin/ruff check src tests benchmarks
+
+clean:
+	rm -rf .venv runs bench-results .pytest_cache .hypothesis

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian machine: system packages, then the project virtualenv.
+# Re-running does nothing when everything is already in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri bubblewrap)
+PYTHON="${PYTHON:-python3.11}"
+command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "bootstrap: installing system packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "bootstrap: warning: missing system packages (${missing[*]}); install them with apt-get as root" >&2
+  fi
+fi
+
+stamp=.venv/.buildbench-stamp
+want="$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then
+  exit 0
+fi
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -U pip
+.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
+echo "$want" > "$stamp"
+echo "bootstrap: .venv ready"
