@@ -1,0 +1,7 @@
+"""``python -m buildbench`` runs the CLI."""
+
+import sys
+
+from buildbench.cli import main
+
+sys.exit(main())

@@ -1,0 +1,221 @@
+"""Entry point: ``buildbench suites | tasks | run | report | export | demo`` plus one group
+per suite (``buildbench dreamhouse validate …``), loaded only when named."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from buildbench.harness.errors import BuildbenchError, ConfigError
+
+
+class _SuiteGroups(click.Group):
+    """Adds each suite's own click group as a subcommand, importing it on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from buildbench.harness.suite import BUILTIN_SUITES
+
+        return sorted(set(super().list_commands(ctx)) | {n for n in BUILTIN_SUITES if _suite_cli(n)})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, name)
+        if cmd is not None:
+            return cmd
+        target = _suite_cli(name)
+        if target is None:
+            return None
+        import importlib
+
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+def _suite_cli(name: str) -> str | None:
+    # Suites declare their CLI in a constant of their package so listing commands does not
+    # import simulators or IFC libraries.
+    from buildbench.harness.suite import BUILTIN_SUITES
+
+    if name not in BUILTIN_SUITES:
+        return None
+    import importlib.util
+
+    module = BUILTIN_SUITES[name].partition(":")[0]
+    spec = importlib.util.find_spec(module + ".cli")
+    return f"{module}.cli:cli" if spec is not None else None
+
+
+@click.group(cls=_SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="buildbench")
+def cli() -> None:
+    """buildbench: agents that build physical things, and the verifiers that judge them."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def suites(as_json: bool) -> None:
+    """List the registered suites with their agents and protocols."""
+    from buildbench.harness import get_suite, suite_names
+
+    rows = []
+    for name in suite_names():
+        s = get_suite(name)
+        rows.append({"name": name, "description": s.description, "agents": list(s.agents),
+                     "protocols": list(s.protocols), "splits": list(s.splits)})
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="suites")
+    for col in ("suite", "description", "agents", "protocols"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["name"], r["description"], ", ".join(r["agents"]), ", ".join(r["protocols"]))
+    Console().print(table)
+
+
+@cli.command()
+@click.argument("suite")
+@click.option("--split", default="default", show_default=True, help="Task split.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Generation seed.")
+@click.option("--limit", type=click.IntRange(min=1), help="Show at most N tasks.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+def tasks(suite: str, split: str, seed: int, limit: int | None, as_json: bool) -> None:
+    """List the tasks of SUITE."""
+    from buildbench.harness import get_suite
+
+    s = get_suite(suite)
+    if split not in s.splits:
+        raise ConfigError(f"suite {suite!r} has no split {split!r}; splits: {', '.join(s.splits)}")
+    items = s.load_tasks(split, seed)[: limit or None]
+    for t in items:
+        if as_json:
+            click.echo(json.dumps({"id": t.id, "inputs": dict(t.inputs), "metadata": dict(t.metadata)}, default=str))
+        else:
+            meta = " ".join(f"{k}={v}" for k, v in t.metadata.items())
+            click.echo(f"{t.id}\t{meta}")
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"option {pair!r} is not KEY=VALUE")
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out
+
+
+@cli.command()
+@click.argument("suite")
+@click.option("--agent", "-a", default=None, help="Agent name (see `buildbench suites`).")
+@click.option("--protocol", "-p", default=None, help="Protocol name.")
+@click.option("--model", "-m", default=None, help="Model spec, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
+              "vllm:MODEL@http://127.0.0.1:8000/v1.")
+@click.option("--split", default="default", show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), help="Run only the first N tasks.")
+@click.option("--samples", default=1, show_default=True, type=click.IntRange(min=1), help="Episodes per task.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), help="Where the run is stored.")
+@click.option("--resume", is_flag=True, help="Continue the run in --run-dir, skipping finished episodes.")
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Model-backed episodes in flight.")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(min=0),
+              help="Processes for CPU-bound episodes (0: in this process).")
+@click.option("--record", type=click.Path(dir_okay=False), help="Record every model call to this JSONL file.")
+@click.option("--replay", type=click.Path(dir_okay=False), help="Answer model calls from this JSONL file.")
+@click.option("-o", "--option", "options", multiple=True, help="Suite option KEY=VALUE (repeatable).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables.")
+def run(suite: str, agent: str | None, protocol: str | None, model: str | None, split: str, limit: int | None,
+        samples: int, seed: int, run_dir: Path | None, resume: bool, concurrency: int, workers: int,
+        record: str | None, replay: str | None, options: tuple[str, ...], quiet: bool) -> None:
+    """Run AGENT on the tasks of SUITE under PROTOCOL and store every episode."""
+    from buildbench.harness import RunConfig, Runner, get_suite, print_report, run_report
+
+    s = get_suite(suite)
+    agent = agent or s.default_agent
+    protocol = protocol or s.default_protocol or next(iter(s.protocols))
+    if resume and run_dir is None:
+        raise ConfigError("--resume needs --run-dir")
+    config = RunConfig(suite=suite, agent=agent, protocol=protocol, model=model, split=split, limit=limit,
+                       samples=samples, seed=seed, concurrency=concurrency, workers=workers,
+                       options=_parse_options(options), record=record, replay=replay)
+    run_dir = run_dir or Path("runs") / f"{suite}-{agent}-{protocol}-s{seed}"
+    result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
+    if not quiet:
+        click.echo(f"ran {result.ran} episode(s), skipped {result.skipped} already finished; stored in {run_dir}")
+        print_report(run_report(run_dir))
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as one JSON object.")
+def report(run_dir: Path, as_json: bool) -> None:
+    """Summarise the run stored in RUN_DIR."""
+    from buildbench.harness import print_report, run_report
+
+    data = run_report(run_dir)
+    if as_json:
+        click.echo(json.dumps(data, default=str))
+    else:
+        print_report(data)
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Output file.")
+def export(run_dir: Path, fmt: str, out: Path | None) -> None:
+    """Export the episodes of RUN_DIR as JSONL (full records) or Parquet (flat rows)."""
+    from buildbench.harness import Store, export_jsonl, export_parquet
+
+    out = out or run_dir / f"episodes.{fmt}"
+    with Store(run_dir, create=False) as store:
+        n = (export_jsonl if fmt == "jsonl" else export_parquet)(store, out)
+    click.echo(f"wrote {n} episode(s) to {out}")
+
+
+@cli.command()
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"),
+              show_default=True, help="Where the demo runs are stored (replaced on each demo).")
+def demo(run_dir: Path) -> None:
+    """Run the built-in end-to-end evaluation (no network, no keys) and print its table."""
+    from .demo import run_demo
+
+    run_demo(run_dir)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
+    try:
+        cli.main(args=argv, prog_name="buildbench", standalone_mode=False)
+        return 0
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except BuildbenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
+    except Exception as exc:
+        if os.environ.get("BUILDBENCH_DEBUG"):
+            raise
+        click.echo(f"error: {type(exc).__name__}: {exc} (set BUILDBENCH_DEBUG=1 for the traceback)", err=True)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

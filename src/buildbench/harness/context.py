@@ -1,0 +1,124 @@
+"""``EpisodeContext``: what a protocol and its agents share while one episode runs."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .env import Action, Env, Observation, ResetResult, StepResult
+from .episode import Step, add_usage
+from .task import Task
+
+T = TypeVar("T")
+
+
+@dataclass
+class EpisodeContext:
+    """Per-episode state: the task, its seed, the step log and where artifacts go.
+
+    Env calls go through :meth:`reset` / :meth:`step` so that every transition is logged
+    the same way whatever the protocol. Env work runs in a thread so a slow check does not
+    stall other episodes' model calls on the event loop.
+    """
+
+    task: Task
+    seed: int
+    sample: int = 0
+    artifact_dir: Path | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run blocking env work off the event loop."""
+        return await asyncio.to_thread(fn, *args)
+
+    async def reset(self, env: Env) -> ResetResult:
+        return await self.call(lambda: env.reset(self.task, seed=self.seed))
+
+    async def step(self, env: Env, action: Action, *, role: str = "agent") -> StepResult:
+        """Apply ``action`` to ``env`` and log the transition."""
+        t0 = time.perf_counter()
+        result = await self.call(env.step, action)
+        self.log(action, result.observation, role=role, reward=result.reward,
+                 terminated=result.terminated, truncated=result.truncated, info=result.info,
+                 duration_s=time.perf_counter() - t0)
+        return result
+
+    def log(self, action: Action, observation: Observation, *, role: str = "agent", reward: float = 0.0,
+            terminated: bool = False, truncated: bool = False, info: dict[str, Any] | None = None,
+            duration_s: float = 0.0) -> Step:
+        """Append one step record (protocols call this for turns that do not touch the env)."""
+        index = len(self.steps)
+        text = action.text
+        if text is None and action.data is not None:
+            text = json.dumps(action.data, default=str)
+        step = Step(
+            index=index,
+            role=role,
+            action_text=text,
+            tool_calls=[_call_dict(c) for c in action.tool_calls],
+            observation_text=observation.text,
+            image_paths=self.save_images(observation.images, f"step{index:03d}"),
+            reward=float(reward),
+            terminated=terminated,
+            truncated=truncated,
+            info=_jsonable(info or {}),
+            usage=dict(action.usage),
+            duration_s=duration_s,
+        )
+        self.steps.append(step)
+        self.usage = add_usage(self.usage, action.usage)
+        return step
+
+    def save_images(self, images: list[np.ndarray | bytes], stem: str) -> list[str]:
+        """Write observation images as PNG artifacts; return their paths relative to the run."""
+        if not images or self.artifact_dir is None:
+            return []
+        from PIL import Image
+
+        self.artifact_dir.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for i, img in enumerate(images):
+            path = self.artifact_dir / f"{stem}_view{i}.png"
+            if isinstance(img, bytes):
+                path.write_bytes(img)
+            else:
+                buf = io.BytesIO()
+                Image.fromarray(np.ascontiguousarray(img)).save(buf, format="PNG")
+                path.write_bytes(buf.getvalue())
+            paths.append(str(path.relative_to(self.artifact_dir.parent.parent)))
+        return paths
+
+
+def _call_dict(call: Any) -> dict[str, Any]:
+    if isinstance(call, dict):
+        return call
+    return {"id": getattr(call, "id", None), "name": getattr(call, "name", None),
+            "arguments": getattr(call, "arguments", None)}
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion of env ``info`` to JSON types (numpy scalars, arrays, tuples)."""
+    return json.loads(json.dumps(value, default=_default))
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return repr(obj)

@@ -1,0 +1,87 @@
+"""Records of what happened in an episode: one ``Step`` per action, one ``Episode`` per run.
+
+Records are plain dataclasses that round-trip through JSON, so a run can be replayed,
+inspected and exported as training data. Images are not stored inline: the episode
+context writes them as PNG artifacts and the step keeps their paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+EpisodeStatus = Literal["ok", "error", "api_error", "budget"]
+
+
+@dataclass
+class Step:
+    """One agent action and the environment's answer.
+
+    Attributes:
+        index: 0-based position in the episode.
+        role: Which part of a protocol acted (``agent``, ``planner``, ``builder``…).
+        action_text: The model's text (or a JSON rendering of a structured action).
+        tool_calls: ``{"id", "name", "arguments"}`` for each call.
+        observation_text: Feedback returned to the agent.
+        image_paths: PNG artifacts shown with the observation, relative to the run folder.
+        reward: Env reward for the step.
+        terminated / truncated: Gymnasium flags after the step.
+        info: Env diagnostics (JSON-serialisable).
+        usage: Tokens and requests spent on this action.
+        duration_s: Wall time of act + step.
+    """
+
+    index: int
+    role: str = "agent"
+    action_text: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    observation_text: str = ""
+    image_paths: list[str] = field(default_factory=list)
+    reward: float = 0.0
+    terminated: bool = False
+    truncated: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+
+@dataclass
+class Episode:
+    """A finished episode, as committed to the store.
+
+    ``metrics`` holds the scorer's numbers (structural pass, visual fidelity, …);
+    ``outcome`` the env's final product (member list, machine, IFC path) that was scored.
+    """
+
+    task_id: str
+    sample: int
+    suite: str
+    agent: str
+    protocol: str
+    seed: int
+    status: EpisodeStatus = "ok"
+    error: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    outcome: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
+    artifacts: dict[str, str] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Episode:
+        fields = dict(data)
+        fields["steps"] = [Step(**s) for s in fields.get("steps", [])]
+        return cls(**fields)
+
+
+def add_usage(total: dict[str, int], extra: dict[str, int]) -> dict[str, int]:
+    """Sum two token/request counters key by key."""
+    out = dict(total)
+    for key, value in extra.items():
+        out[key] = out.get(key, 0) + int(value)
+    return out

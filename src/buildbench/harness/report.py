@@ -1,0 +1,75 @@
+"""Reading a stored run back as numbers and tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .episode import add_usage
+from .store import Store
+from .suite import get_suite, mean_metrics
+
+
+def run_report(run_dir: str | Path) -> dict[str, Any]:
+    """The run's metrics as one JSON-serialisable object.
+
+    Recomputed from the committed episodes (not the cached summary), so a run that was
+    killed before it finished still reports what it has.
+    """
+    with Store(run_dir, create=False) as store:
+        manifest = store.manifest()
+        episodes = list(store.episodes())
+    config = manifest.get("config", {})
+    suite_name = config.get("suite")
+    summarize = mean_metrics
+    if suite_name:
+        try:
+            summarize = get_suite(suite_name).summarize or mean_metrics
+        except Exception:  # a report must still open if the suite is not importable here
+            summarize = mean_metrics
+    usage: dict[str, int] = {}
+    for ep in episodes:
+        usage = add_usage(usage, ep.usage)
+    return {
+        "run_dir": str(run_dir),
+        "suite": suite_name,
+        "agent": config.get("agent"),
+        "protocol": config.get("protocol"),
+        "model": config.get("model"),
+        "expected_episodes": manifest.get("tasks", 0) * config.get("samples", 1),
+        **summarize(episodes),
+        "usage": usage,
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """Render ``run_report``'s output as terminal tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    head = Table(title=f"run {report['run_dir']}", show_header=False)
+    for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes"):
+        head.add_row(key, str(report.get(key)))
+    head.add_row("status", ", ".join(f"{k}: {v}" for k, v in sorted(report.get("status", {}).items())))
+    if report.get("usage"):
+        head.add_row("usage", ", ".join(f"{k}: {v}" for k, v in sorted(report["usage"].items())))
+    console.print(head)
+    metrics = report.get("metrics", {})
+    if metrics:
+        table = Table(title="metrics (mean over episodes)")
+        table.add_column("metric")
+        table.add_column("value", justify="right")
+        for key, value in metrics.items():
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+        console.print(table)
+    for title, rows in report.get("tables", {}).items():
+        if not rows:
+            continue
+        table = Table(title=title)
+        columns = list(rows[0])
+        for col in columns:
+            table.add_column(str(col))
+        for row in rows:
+            table.add_row(*(f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns))
+        console.print(table)

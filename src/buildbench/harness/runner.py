@@ -1,0 +1,323 @@
+"""``Runner``: many episodes, concurrently, resumably, into a ``Store``.
+
+Two kinds of concurrency, because two kinds of waiting dominate:
+
+- ``io`` agents (model-backed) spend their time waiting on HTTP; their episodes run as
+  asyncio tasks on one event loop, at most ``concurrency`` at once.
+- ``cpu`` agents (scripted designs, references) never wait; their whole episodes run in a
+  process pool of ``workers`` processes, so checks and simulations use every core.
+
+Either way only the main process writes to the store, one transaction per finished episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import re
+import time
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .context import EpisodeContext
+from .episode import Episode
+from .errors import ConfigError
+from .store import Store
+from .suite import Suite, get_suite, mean_metrics
+from .task import Task, episode_seed
+
+if TYPE_CHECKING:
+    from buildbench.llm import ChatModel
+
+# Fields that define what a run computes; resuming with any of them changed would mix
+# episodes of two different experiments in one store.
+_IDENTITY = ("suite", "agent", "protocol", "model", "split", "seed", "samples", "options")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a run.
+
+    Attributes:
+        suite / agent / protocol: Registered names.
+        model: Model spec for model-backed agents (``openai:gpt-4o``, ``scripted``…).
+        split: Task split of the suite.
+        limit: Run only the first ``limit`` tasks of the split.
+        samples: Episodes per task (independent samples with different seeds).
+        seed: Run seed; each episode's seed derives from it, the task id and the sample.
+        concurrency: Model-backed episodes in flight at once.
+        workers: Processes for CPU-bound episodes (0: run them in this process).
+        options: Suite/agent/protocol options (``-o key=value`` on the CLI).
+        record / replay: JSONL model cache paths (record every call / answer from the file).
+    """
+
+    suite: str
+    agent: str
+    protocol: str
+    model: str | None = None
+    split: str = "default"
+    limit: int | None = None
+    samples: int = 1
+    seed: int = 0
+    concurrency: int = 8
+    workers: int = 2
+    options: dict[str, Any] = field(default_factory=dict)
+    record: str | None = None
+    replay: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, low in (("samples", 1), ("concurrency", 1), ("workers", 0)):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.limit is not None and (not isinstance(self.limit, int) or self.limit < 1):
+            raise ConfigError(f"limit must be a positive integer, got {self.limit!r}")
+        if not isinstance(self.seed, int):
+            raise ConfigError(f"seed must be an integer, got {self.seed!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def identity(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in _IDENTITY}
+
+
+@dataclass
+class RunResult:
+    """What a finished ``run`` reports."""
+
+    run_dir: Path
+    total: int
+    ran: int
+    skipped: int
+    summary: dict[str, Any]
+
+
+def select_tasks(suite: Suite, config: RunConfig) -> list[Task]:
+    if config.split not in suite.splits:
+        raise ConfigError(f"suite {suite.name!r} has no split {config.split!r}; splits: {', '.join(suite.splits)}")
+    tasks = suite.load_tasks(config.split, config.seed)
+    return tasks[: config.limit] if config.limit else tasks
+
+
+def artifact_dir(root: Path, task_id: str, sample: int) -> Path:
+    return root / re.sub(r"[^A-Za-z0-9_.-]", "_", task_id) / f"s{sample}"
+
+
+async def execute_episode(
+    config: RunConfig, task: Task, sample: int, artifact_root: Path | None, model: ChatModel | None = None
+) -> Episode:
+    """Play and score one episode. Agent and env failures become the episode's status."""
+    suite = get_suite(config.suite)
+    agent_spec = suite.agent(config.agent)
+    protocol_spec = suite.protocol(config.protocol)
+    seed = episode_seed(config.seed, task.id, sample)
+    ctx = EpisodeContext(
+        task=task,
+        seed=seed,
+        sample=sample,
+        artifact_dir=None if artifact_root is None else artifact_dir(artifact_root, task.id, sample),
+        options=dict(config.options),
+    )
+    episode = Episode(task_id=task.id, sample=sample, suite=suite.name, agent=agent_spec.name,
+                      protocol=protocol_spec.name, seed=seed, metadata=dict(task.metadata))
+    t0 = time.perf_counter()
+    env = None
+    try:
+        env = suite.make_env(task, ctx.options)
+        agent = agent_spec.factory(task, model, ctx.options)
+        protocol = protocol_spec.factory(task, ctx.options)
+        await protocol.run(env, agent, ctx)
+        episode.outcome = env.outcome()
+        agent_error = ctx.notes.get("agent_error")
+        if agent_error:
+            kind = str(agent_error).split(":", 1)[0]
+            episode.status = "budget" if kind == "budget" else "api_error"
+            episode.error = str(agent_error)
+    except Exception as exc:  # an episode's failure is data, not a crash of the run
+        episode.status = "error"
+        episode.error = f"{type(exc).__name__}: {exc}"
+        episode.metadata["traceback"] = traceback.format_exc(limit=20)
+    finally:
+        if env is not None:
+            env.close()
+    if episode.status != "error":
+        try:
+            episode.metrics = suite.score(task, episode.outcome)
+        except Exception as exc:  # a scorer bug is recorded as an error, never as a zero score
+            episode.status = "error"
+            episode.error = f"scorer failed: {type(exc).__name__}: {exc}"
+            episode.metadata["traceback"] = traceback.format_exc(limit=20)
+    episode.steps = ctx.steps
+    episode.usage = ctx.usage
+    episode.duration_s = time.perf_counter() - t0
+    if ctx.artifact_dir is not None and ctx.artifact_dir.exists():
+        episode.artifacts = {"dir": str(ctx.artifact_dir.relative_to(artifact_root.parent))}  # type: ignore[union-attr]
+    return episode
+
+
+def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
+    episode = asyncio.run(execute_episode(config, task, sample, Path(artifact_root)))
+    return episode.to_dict()
+
+
+def versions() -> dict[str, str]:
+    """Versions recorded in every run manifest."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "platform": platform.platform()}
+    for pkg in ("buildbench", "numpy", "scipy", "mujoco", "ifcopenshell", "moderngl", "openai", "anthropic"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+class Runner:
+    """Runs ``config`` into ``run_dir``.
+
+    Args:
+        config: The run definition.
+        run_dir: Folder of the run's store and artifacts.
+        resume: Continue a run already in ``run_dir``: its finished episodes are skipped.
+            Without it, a non-empty ``run_dir`` is an error (nothing is overwritten).
+        progress: Show a progress bar on the terminal.
+        model: A ready chat model (tests inject one); otherwise built from ``config.model``.
+    """
+
+    def __init__(self, config: RunConfig, run_dir: str | Path, *, resume: bool = False,
+                 progress: bool = False, model: ChatModel | None = None) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.resume = resume
+        self.progress = progress
+        self._model = model
+
+    def run(self) -> RunResult:
+        return asyncio.run(self.run_async())
+
+    async def run_async(self) -> RunResult:
+        suite = get_suite(self.config.suite)
+        agent_spec = suite.agent(self.config.agent)
+        suite.protocol(self.config.protocol)
+        if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
+            raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
+        tasks = select_tasks(suite, self.config)
+        store = self._open_store(len(tasks))
+        try:
+            done = store.finished()
+            todo = [(t, s) for t in tasks for s in range(self.config.samples) if (t.id, s) not in done]
+            skipped = len(tasks) * self.config.samples - len(todo)
+            model = self._build_model() if agent_spec.needs_model else None
+            with _Progress(self.progress, len(todo), f"{suite.name}/{agent_spec.name}") as bar:
+                if agent_spec.kind == "cpu" and self.config.workers > 0:
+                    await self._run_in_pool(todo, store, bar)
+                else:
+                    await self._run_on_loop(todo, store, bar, model)
+            episodes = list(store.episodes())
+            summary = (suite.summarize or mean_metrics)(episodes)
+            store.write_summary(summary)
+            return RunResult(self.run_dir, len(tasks) * self.config.samples, len(todo), skipped, summary)
+        finally:
+            store.close()
+
+    def _open_store(self, n_tasks: int) -> Store:
+        existing = (self.run_dir / Store.FILENAME).exists()
+        store = Store(self.run_dir)
+        if existing:
+            old = store.manifest().get("config")
+            if not self.resume:
+                store.close()
+                raise ConfigError(f"{self.run_dir} already holds a run; pass --resume to continue it "
+                                  "or choose another --run-dir")
+            if old is not None:
+                changed = [k for k in _IDENTITY if old.get(k) != self.config.identity()[k]]
+                if changed:
+                    store.close()
+                    raise ConfigError(f"cannot resume {self.run_dir}: {', '.join(changed)} differ from the stored run")
+            return store
+        store.write_manifest({
+            "config": self.config.to_dict(),
+            "versions": versions(),
+            "created_unix": time.time(),
+            "tasks": n_tasks,
+            "pid": os.getpid(),
+        })
+        return store
+
+    def _build_model(self) -> ChatModel:
+        if self._model is not None:
+            return self._model
+        from buildbench.llm import RecordReplay, make_model
+
+        if self.config.replay:
+            base = make_model(self.config.model) if self.config.model else None
+            return RecordReplay(self.config.replay, mode="replay", model=base)
+        model = make_model(self.config.model or "")
+        if self.config.record:
+            return RecordReplay(self.config.record, mode="record", model=model)
+        return model
+
+    async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress,
+                           model: ChatModel | None) -> None:
+        gate = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(task: Task, sample: int) -> None:
+            async with gate:
+                episode = await execute_episode(self.config, task, sample, store.artifact_root, model)
+            store.add_episode(episode)
+            bar.advance(episode)
+
+        await asyncio.gather(*(one(t, s) for t, s in todo))
+
+    async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress) -> None:
+        loop = asyncio.get_running_loop()
+        # Bounded in-flight submissions: memory stays flat for big runs, and a kill loses at
+        # most a few episodes of work.
+        gate = asyncio.Semaphore(self.config.workers * 2)
+        with ProcessPoolExecutor(max_workers=self.config.workers) as pool:
+
+            async def one(task: Task, sample: int) -> None:
+                async with gate:
+                    data = await loop.run_in_executor(
+                        pool, _episode_in_worker, self.config, task, sample, str(store.artifact_root)
+                    )
+                episode = Episode.from_dict(data)
+                store.add_episode(episode)
+                bar.advance(episode)
+
+            await asyncio.gather(*(one(t, s) for t, s in todo))
+
+
+class _Progress:
+    """A rich progress bar, or nothing when disabled."""
+
+    def __init__(self, enabled: bool, total: int, label: str) -> None:
+        self.enabled = enabled and total > 0
+        self.total, self.label = total, label
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("{task.fields[last]}"), transient=False)
+            self._bar.__enter__()
+            self._task = self._bar.add_task(self.label, total=self.total, last="")
+        return self
+
+    def advance(self, episode: Episode) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, last=f"{episode.task_id}: {episode.status}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)

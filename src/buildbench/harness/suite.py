@@ -1,0 +1,150 @@
+"""Suites and their registry.
+
+A ``Suite`` bundles what the runner needs for one domain: its tasks, an env factory, named
+agents and protocols, and a scorer. Suites register by import string, so a domain's heavy
+dependencies (MuJoCo, IfcOpenShell, Blender) load only when that suite is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Literal
+
+from .agent import Agent
+from .env import Env
+from .episode import Episode
+from .errors import UnknownNameError
+from .protocol import Protocol
+from .task import Task
+
+if TYPE_CHECKING:
+    from buildbench.llm import ChatModel
+
+AgentKind = Literal["cpu", "io"]
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A named agent of a suite.
+
+    Attributes:
+        factory: ``factory(task, model, options) -> Agent``; ``model`` is None unless
+            ``needs_model``.
+        needs_model: Requires ``--model``.
+        kind: ``cpu`` agents (scripted, no waiting) run whole episodes in the worker process
+            pool; ``io`` agents (model calls) run on the event loop with ``--concurrency``.
+    """
+
+    name: str
+    factory: Callable[[Task, ChatModel | None, dict[str, Any]], Agent]
+    description: str = ""
+    needs_model: bool = False
+    kind: AgentKind = "cpu"
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """A named episode driver: ``factory(task, options) -> Protocol``."""
+
+    name: str
+    factory: Callable[[Task, dict[str, Any]], Protocol]
+    description: str = ""
+
+
+Scorer = Callable[[Task, dict[str, Any]], dict[str, float]]
+Summarizer = Callable[[Sequence[Episode]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One domain.
+
+    Attributes:
+        load_tasks: ``load_tasks(split, seed) -> list[Task]``; split ``"default"`` is the
+            benchmark split, ``"demo"`` a small sample.
+        make_env: ``make_env(task, options) -> Env``.
+        score: ``score(task, outcome) -> metrics``; pure, so it can run in a worker process.
+        summarize: Aggregate metrics over episodes; defaults to the mean of each metric.
+        cli: Optional import string of a click group mounted as ``buildbench <name>``.
+    """
+
+    name: str
+    description: str
+    load_tasks: Callable[[str, int], list[Task]]
+    make_env: Callable[[Task, dict[str, Any]], Env]
+    agents: Mapping[str, AgentSpec]
+    protocols: Mapping[str, ProtocolSpec]
+    score: Scorer
+    summarize: Summarizer | None = None
+    splits: Sequence[str] = ("default", "demo")
+    default_agent: str = "reference"
+    default_protocol: str = ""
+    cli: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def agent(self, name: str) -> AgentSpec:
+        if name not in self.agents:
+            raise UnknownNameError("agent", name, list(self.agents))
+        return self.agents[name]
+
+    def protocol(self, name: str) -> ProtocolSpec:
+        if name not in self.protocols:
+            raise UnknownNameError("protocol", name, list(self.protocols))
+        return self.protocols[name]
+
+
+#: Built-in suites, by import string ("module:attribute"); plugins add more through the
+#: ``buildbench.suites`` entry-point group.
+BUILTIN_SUITES: dict[str, str] = {
+    "example": "buildbench.suites.example:suite",
+}
+
+_loaded: dict[str, Suite] = {}
+
+
+def suite_names() -> list[str]:
+    """Names of every registered suite (built-in and plugins), without importing them."""
+    names = set(BUILTIN_SUITES)
+    names.update(ep.name for ep in entry_points(group="buildbench.suites"))
+    return sorted(names)
+
+
+def _target(name: str) -> str:
+    if name in BUILTIN_SUITES:
+        return BUILTIN_SUITES[name]
+    for ep in entry_points(group="buildbench.suites"):
+        if ep.name == name:
+            return ep.value
+    raise UnknownNameError("suite", name, suite_names())
+
+
+def get_suite(name: str) -> Suite:
+    """Import and return the suite registered as ``name``."""
+    if name not in _loaded:
+        module_name, _, attr = _target(name).partition(":")
+        obj = getattr(importlib.import_module(module_name), attr or "suite")
+        suite = obj() if callable(obj) and not isinstance(obj, Suite) else obj
+        if not isinstance(suite, Suite):
+            raise TypeError(f"{_target(name)} is not a buildbench Suite")
+        _loaded[name] = suite
+    return _loaded[name]
+
+
+def mean_metrics(episodes: Sequence[Episode]) -> dict[str, Any]:
+    """Default summary: episode count, status counts and the mean of every metric."""
+    out: dict[str, Any] = {"episodes": len(episodes)}
+    statuses: dict[str, int] = {}
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for ep in episodes:
+        statuses[ep.status] = statuses.get(ep.status, 0) + 1
+        for key, value in ep.metrics.items():
+            if isinstance(value, (int, float)) and value == value:
+                sums[key] = sums.get(key, 0.0) + float(value)
+                counts[key] = counts.get(key, 0) + 1
+    out["status"] = statuses
+    out["metrics"] = {k: sums[k] / counts[k] for k in sorted(sums)}
+    return out

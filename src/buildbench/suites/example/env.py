@@ -1,0 +1,115 @@
+"""The tower env: the agent submits a block list (JSON text, a tool call or data); the env
+checks it and answers with test-by-test feedback. A bad submission leaves the last good
+design in place."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+
+from .check import check_tower
+from .model import BlockListError, Blocks, extract_json, parse_blocks
+
+PROMPT = """You are stacking rectangular blocks into a tower. World axes: x and y are horizontal, z points up; units are metres; the ground is z = 0.
+Goal: the top of the tallest block must reach at least {target_height_m} m.
+Rules: every block stays inside the square lot |x|, |y| <= {lot_half_width_m} m; blocks may not interpenetrate; each block must rest on the ground or on top of another block (faces touching within 5 mm, footprints overlapping); at most {max_blocks} blocks.
+Answer with JSON only: {{"blocks": [{{"center": [x, y, z], "size": [sx, sy, sz]}}, ...]}}. Each answer replaces the whole design."""
+
+
+def _submit_tool() -> Any:
+    from buildbench.llm import Tool
+
+    block = {"type": "object", "properties": {
+        "center": {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3},
+        "size": {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3}},
+        "required": ["center", "size"]}
+    return Tool(name="submit_blocks", description="Replace the design with this list of blocks and check it.",
+                parameters={"type": "object", "properties": {"blocks": {"type": "array", "items": block}},
+                            "required": ["blocks"]})
+
+
+class TowerEnv(Env):
+    """One tower task. Reward 1.0 on the step where every test passes."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.blocks: Blocks | None = None
+        self.last_feedback = ""
+        self.attempts = 0
+        self.invalid_actions = 0
+        self.passed = False
+        try:
+            self.tools = [_submit_tool()]
+        except ImportError:
+            self.tools = []
+
+    def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
+        self.__init__(task)  # type: ignore[misc]
+        return ResetResult(Observation(text=PROMPT.format(**task.inputs), state={"blocks": []}), {})
+
+    def step(self, action: Action) -> StepResult:
+        self.attempts += 1
+        call_id = action.tool_calls[0].id if action.tool_calls else None
+        try:
+            blocks = parse_blocks(self._payload(action), max_blocks=int(self.task.inputs["max_blocks"]))
+        except BlockListError as exc:
+            self.invalid_actions += 1
+            text = f"Invalid action: {exc}. Your previous design is unchanged."
+            return self._result(text, call_id, reward=0.0, info={"invalid": str(exc)})
+        self.blocks = blocks
+        report = check_tower(blocks, target_height_m=float(self.task.inputs["target_height_m"]),
+                             footprint_half_m=float(self.task.inputs["lot_half_width_m"]))
+        self.passed = report.passed
+        self.last_feedback = report.feedback()
+        info = {"tests": {t.name: t.passed for t in report.tests}, "height_m": report.height_m}
+        return self._result(self.last_feedback, call_id, reward=1.0 if report.passed else 0.0,
+                            terminated=report.passed, info=info)
+
+    def _payload(self, action: Action) -> Any:
+        if action.data is not None:
+            return action.data
+        if action.tool_calls:
+            call = action.tool_calls[0]
+            if getattr(call, "parse_error", None):
+                raise BlockListError(f"tool call arguments are not valid JSON ({call.parse_error})")
+            if call.name != "submit_blocks":
+                raise BlockListError(f"unknown tool {call.name!r}; the only tool is submit_blocks")
+            return call.arguments
+        if action.text:
+            return extract_json(action.text)
+        raise BlockListError("empty action: send a JSON block list")
+
+    def _result(self, text: str, call_id: str | None, *, reward: float, terminated: bool = False,
+                info: dict[str, Any]) -> StepResult:
+        results = [(call_id, text)] if call_id else []
+        obs = Observation(text=text, tool_results=results, state={"blocks": self.blocks.to_list() if self.blocks else []})
+        return StepResult(obs, reward, terminated, False, info)
+
+    def outcome(self) -> dict[str, Any]:
+        return {"blocks": self.blocks.to_list() if self.blocks else [], "attempts": self.attempts,
+                "invalid_actions": self.invalid_actions}
+
+
+def make_env(task: Task, options: dict[str, Any]) -> TowerEnv:
+    return TowerEnv(task)
+
+
+def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """Re-check the final design from scratch (the scorer trusts nothing the env reported)."""
+    blocks = parse_blocks({"blocks": outcome.get("blocks", [])}, max_blocks=10**6)
+    report = check_tower(blocks, target_height_m=float(task.target["target_height_m"]),
+                         footprint_half_m=float(task.inputs["lot_half_width_m"]))
+    target = float(task.target["target_height_m"])
+    return {
+        "passed": float(report.passed),
+        "height_ratio": min(report.height_m / target, 1.0) if target > 0 else 0.0,
+        "blocks": float(blocks.count),
+        "attempts": float(outcome.get("attempts", 0)),
+        "invalid_actions": float(outcome.get("invalid_actions", 0)),
+    }
+
+
+def blocks_json(blocks: list[dict[str, Any]]) -> str:
+    return json.dumps({"blocks": blocks})

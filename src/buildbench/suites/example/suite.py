@@ -1,0 +1,42 @@
+"""Registration of the tower suite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from buildbench.harness import AgentSpec, ProtocolSpec, StepLoop, Suite, Task
+
+from . import agents
+from .env import make_env, score
+from .generate import load_tasks
+
+
+def _one_shot(task: Task, options: dict[str, Any]) -> StepLoop:
+    return StepLoop(1, name="one-shot")
+
+
+def _refine(task: Task, options: dict[str, Any]) -> StepLoop:
+    return StepLoop(int(options.get("max_steps", 3)), name="refine")
+
+
+suite = Suite(
+    name="example",
+    description="Stack blocks into a tower of a target height (harness walkthrough).",
+    load_tasks=load_tasks,
+    make_env=make_env,
+    score=score,
+    agents={
+        "reference": AgentSpec("reference", agents.reference, "a column of equal blocks reaching the target"),
+        "short": AgentSpec("short", agents.short, "negative control: stops at half the height"),
+        "floating": AgentSpec("floating", agents.floating, "negative control: blocks hover 5 cm apart"),
+        "repairing": AgentSpec("repairing", agents.repairing, "fails first, repairs from feedback"),
+        "slow-reference": AgentSpec("slow-reference", agents.reference,
+                                    "reference that waits -o delay_s=… per action (runner tests)", kind="io"),
+        "llm": AgentSpec("llm", agents.llm, "a chat model answering with JSON", needs_model=True, kind="io"),
+    },
+    protocols={
+        "one-shot": ProtocolSpec("one-shot", _one_shot, "one submission"),
+        "refine": ProtocolSpec("refine", _refine, "up to -o max_steps=N submissions with feedback"),
+    },
+    default_protocol="refine",
+)
