@@ -210,11 +210,22 @@ def main(argv: list[str] | None = None) -> int:
     except BuildbenchError as exc:
         click.echo(f"error: {exc}", err=True)
         return 2
+    except ValueError as exc:
+        from buildbench.llm import LLMConfigError
+
+        if not isinstance(exc, LLMConfigError):
+            return _unexpected(exc)
+        click.echo(f"error: {exc}", err=True)
+        return 2
     except Exception as exc:
-        if os.environ.get("BUILDBENCH_DEBUG"):
-            raise
-        click.echo(f"error: {type(exc).__name__}: {exc} (set BUILDBENCH_DEBUG=1 for the traceback)", err=True)
-        return 1
+        return _unexpected(exc)
+
+
+def _unexpected(exc: Exception) -> int:
+    if os.environ.get("BUILDBENCH_DEBUG"):
+        raise exc
+    click.echo(f"error: {type(exc).__name__}: {exc} (set BUILDBENCH_DEBUG=1 for the traceback)", err=True)
+    return 1
 
 
 if __name__ == "__main__":

@@ -37,13 +37,17 @@ class EpisodeContext:
     steps: list[Step] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
+    #: The env's tools, set at reset, for agents that act by function calling.
+    tools: list[Any] = field(default_factory=list)
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking env work off the event loop."""
         return await asyncio.to_thread(fn, *args)
 
     async def reset(self, env: Env) -> ResetResult:
-        return await self.call(lambda: env.reset(self.task, seed=self.seed))
+        result = await self.call(lambda: env.reset(self.task, seed=self.seed))
+        self.tools = list(env.tools)
+        return result
 
     async def step(self, env: Env, action: Action, *, role: str = "agent") -> StepResult:
         """Apply ``action`` to ``env`` and log the transition."""

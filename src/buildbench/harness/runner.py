@@ -18,7 +18,7 @@ import platform
 import re
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -109,10 +109,22 @@ def artifact_dir(root: Path, task_id: str, sample: int) -> Path:
     return root / re.sub(r"[^A-Za-z0-9_.-]", "_", task_id) / f"s{sample}"
 
 
+ScoreFn = Callable[[Task, dict[str, Any]], Awaitable[dict[str, float]]]
+
+
+def score_outcome(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """Score in whatever process this runs in (module-level so a process pool can call it)."""
+    return get_suite(suite_name).score(task, outcome)
+
+
 async def execute_episode(
-    config: RunConfig, task: Task, sample: int, artifact_root: Path | None, model: ChatModel | None = None
+    config: RunConfig, task: Task, sample: int, artifact_root: Path | None, model: ChatModel | None = None,
+    score: ScoreFn | None = None,
 ) -> Episode:
-    """Play and score one episode. Agent and env failures become the episode's status."""
+    """Play and score one episode. Agent and env failures become the episode's status.
+
+    ``score`` runs the suite's scorer somewhere else (a process pool); by default it runs here.
+    """
     suite = get_suite(config.suite)
     agent_spec = suite.agent(config.agent)
     protocol_spec = suite.protocol(config.protocol)
@@ -148,7 +160,10 @@ async def execute_episode(
             env.close()
     if episode.status != "error":
         try:
-            episode.metrics = suite.score(task, episode.outcome)
+            if score is not None:
+                episode.metrics = await score(task, episode.outcome)
+            else:
+                episode.metrics = suite.score(task, episode.outcome)
         except Exception as exc:  # a scorer bug is recorded as an error, never as a zero score
             episode.status = "error"
             episode.error = f"scorer failed: {type(exc).__name__}: {exc}"
@@ -159,6 +174,18 @@ async def execute_episode(
     if ctx.artifact_dir is not None and ctx.artifact_dir.exists():
         episode.artifacts = {"dir": str(ctx.artifact_dir.relative_to(artifact_root.parent))}  # type: ignore[union-attr]
     return episode
+
+
+def _client_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Model-client settings among the run options (``-o timeout_s=60 -o max_retries=3``)."""
+    out: dict[str, Any] = {}
+    if "timeout_s" in options:
+        out["timeout_s"] = float(options["timeout_s"])
+    if "max_retries" in options:
+        from buildbench.llm import RetryPolicy
+
+        out["retry"] = RetryPolicy(max_attempts=int(options["max_retries"]) + 1)
+    return out
 
 
 def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
@@ -254,27 +281,47 @@ class Runner:
     def _build_model(self) -> ChatModel:
         if self._model is not None:
             return self._model
-        from buildbench.llm import RecordReplay, make_model
+        from buildbench.llm import LLMConfigError, RecordReplay, make_model, parse_spec
 
         if self.config.replay:
-            base = make_model(self.config.model) if self.config.model else None
-            return RecordReplay(self.config.replay, mode="replay", model=base)
-        model = make_model(self.config.model or "")
+            if not self.config.model:
+                raise ConfigError("--replay needs the --model the run was recorded with (it is part of the key)")
+            spec = parse_spec(self.config.model)
+            # Replay must work offline and without keys, so no client is built.
+            return RecordReplay(self.config.replay, mode="replay", provider=spec.provider, model=spec.model)
+        try:
+            model = make_model(self.config.model or "", **_client_options(self.config.options))
+        except LLMConfigError as exc:
+            raise ConfigError(str(exc)) from exc
         if self.config.record:
-            return RecordReplay(self.config.record, mode="record", model=model)
+            return RecordReplay(self.config.record, model, mode="record",
+                                provider=parse_spec(self.config.model or "").provider)
         return model
 
     async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress,
                            model: ChatModel | None) -> None:
         gate = asyncio.Semaphore(self.config.concurrency)
+        loop = asyncio.get_running_loop()
+        # Scoring is the CPU-heavy part of a model-backed episode; a process pool keeps it
+        # from stalling the event loop that all in-flight model calls share.
+        pool = ProcessPoolExecutor(max_workers=self.config.workers) if self.config.workers > 0 else None
+        suite_name = self.config.suite
+
+        async def score_in_pool(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+            return await loop.run_in_executor(pool, score_outcome, suite_name, task, outcome)
 
         async def one(task: Task, sample: int) -> None:
             async with gate:
-                episode = await execute_episode(self.config, task, sample, store.artifact_root, model)
+                episode = await execute_episode(self.config, task, sample, store.artifact_root, model,
+                                                score_in_pool if pool else None)
             store.add_episode(episode)
             bar.advance(episode)
 
-        await asyncio.gather(*(one(t, s) for t, s in todo))
+        try:
+            await asyncio.gather(*(one(t, s) for t, s in todo))
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
 
     async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress) -> None:
         loop = asyncio.get_running_loop()

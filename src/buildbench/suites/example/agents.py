@@ -61,10 +61,8 @@ def repairing(task: Task, model: Any, options: dict[str, Any]) -> Agent:
 
 
 def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
-    from buildbench.harness.llm_agent import LLMAgent
+    from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 
+    settings = {"max_tokens": 1024, "temperature": 0.0, **llm_agent_options(options)}
     return LLMAgent(model, system_prompt="You are a careful structural builder. Reply with JSON only.",
-                    use_tools=bool(options.get("tools", False)),
-                    max_tokens=int(options.get("max_tokens", 1024)),
-                    temperature=float(options.get("temperature", 0.0)),
-                    budget=options.get("budget"))
+                    **settings)

@@ -1,0 +1,66 @@
+"""Runner overhead: many zero-latency episodes, and many slow model-like episodes in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+
+from _common import Figure
+
+from buildbench.harness import Action, RunConfig, Runner
+from buildbench.suites.example.agents import tower_design
+from buildbench.suites.example.env import TowerEnv, score
+from buildbench.suites.example.generate import make_task
+
+
+def _bare_loop(n: int) -> float:
+    """Baseline: the same env/check/score work in a plain for-loop, no harness, no store."""
+    t0 = time.perf_counter()
+    for i in range(n):
+        task = make_task(i, 0)
+        env = TowerEnv(task)
+        env.reset(task)
+        env.step(Action(data={"blocks": tower_design(task)}))
+        score(task, env.outcome())
+    return time.perf_counter() - t0
+
+
+def _runner(n_tasks: int, samples: int, **kw) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        config = RunConfig(suite="example", protocol="one-shot", samples=samples, **kw)
+        t0 = time.perf_counter()
+        result = Runner(config, Path(tmp) / "run").run()
+        elapsed = time.perf_counter() - t0
+        assert result.ran == n_tasks * samples, result
+    return elapsed
+
+
+async def _bare_sleeps(n: int, concurrency: int, delay: float) -> float:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with gate:
+            await asyncio.sleep(delay)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(n)))
+    return time.perf_counter() - t0
+
+
+def run() -> list[Figure]:
+    # The default split has 50 tasks; 20 samples each gives 1,000 episodes.
+    pool = _runner(50, 20, agent="reference", workers=2)
+    inproc = _runner(50, 20, agent="reference", workers=0)
+    bare = _bare_loop(1000)
+    slow = _runner(50, 4, agent="slow-reference", concurrency=50, options={"delay_s": 1.0})
+    ideal = asyncio.run(_bare_sleeps(200, 50, 1.0))
+    return [
+        Figure("runner: 1,000 zero-latency episodes (2 workers, stored)", pool, "bare env loop, no store", bare,
+               extra={"episodes_per_s": 1000 / pool}),
+        Figure("runner: 1,000 zero-latency episodes (in-process, stored)", inproc, "bare env loop, no store", bare,
+               extra={"episodes_per_s": 1000 / inproc}),
+        Figure("runner: 200 episodes x 1 s agent at concurrency 50", slow, "200 bare 1 s sleeps at concurrency 50",
+               ideal, target_seconds=5.0),
+    ]

@@ -1,0 +1,116 @@
+"""``LLMAgent``: a chat model as an agent, with its conversation kept across steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from buildbench.llm import Budget, BudgetedChat, ChatModel, ChatRequest, Message, ToolCall
+
+from .agent import Agent
+from .context import EpisodeContext
+from .env import Action, Observation
+
+
+@dataclass
+class _Turn:
+    """One exchange: the messages that carried an observation in, and the model's reply."""
+
+    inputs: list[Message]
+    reply: Message | None = None
+    calls: list[ToolCall] = field(default_factory=list)
+
+
+class LLMAgent(Agent):
+    """Turns observations into chat messages and model replies into actions.
+
+    Args:
+        model: Any chat model (remote, scripted, replayed).
+        system_prompt: The system message.
+        use_tools: Offer the env's tools (``ctx.tools``) for function calling.
+        max_tokens / temperature: Generation settings.
+        history: Keep the whole conversation (None) or only the first turn (the task) and
+            the last ``history`` exchanges — the paper protocols' "last k" truncation.
+        budget: Per-episode limits ``{"max_requests", "max_input_tokens",
+            "max_output_tokens"}``; a refused call ends the episode with status ``budget``.
+        name: Label recorded with episodes.
+    """
+
+    def __init__(self, model: ChatModel, *, system_prompt: str, use_tools: bool = False,
+                 max_tokens: int | None = None, temperature: float | None = None,
+                 history: int | None = None, budget: dict[str, int] | Budget | None = None,
+                 name: str = "llm") -> None:
+        if history is not None and history < 0:
+            raise ValueError(f"history must be None or >= 0, got {history}")
+        if isinstance(budget, dict):
+            budget = Budget(**budget)
+        self.budget = budget or Budget()
+        self.model = BudgetedChat(model, self.budget)
+        self.system_prompt = system_prompt
+        self.use_tools = use_tools
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.history = history
+        self.name = name
+        self.turns: list[_Turn] = []
+
+    def _observation_messages(self, observation: Observation) -> list[Message]:
+        previous = self.turns[-1] if self.turns else None
+        if previous is None or not previous.calls:
+            return [Message.user(observation.text, observation.images)]
+        # Every call of the previous reply must be answered, or providers reject the request.
+        answers = dict(observation.tool_results)
+        messages = [
+            Message.tool(call.id, answers.get(call.id, "Not executed: only one tool call is run per turn."))
+            for call in previous.calls
+        ]
+        unanswered_text = observation.text if not answers else ""
+        if observation.images or unanswered_text:
+            # Tool messages cannot carry images for every provider; send them as a user turn.
+            messages.append(Message.user(unanswered_text or "Rendered views of the current state:",
+                                         observation.images))
+        return messages
+
+    def conversation(self) -> list[Message]:
+        """The messages the next request will carry (after truncation)."""
+        turns = self.turns
+        if self.history is not None and len(turns) > self.history + 1:
+            turns = [turns[0], *turns[len(turns) - self.history:]] if self.history else [turns[-1]]
+        messages = [Message.system(self.system_prompt)]
+        for turn in turns:
+            messages.extend(turn.inputs)
+            if turn.reply is not None:
+                messages.append(turn.reply)
+        return messages
+
+    async def act(self, observation: Observation, ctx: EpisodeContext) -> Action:
+        self.turns.append(_Turn(self._observation_messages(observation)))
+        tools = tuple(ctx.tools) if self.use_tools else ()
+        request = ChatRequest(messages=tuple(self.conversation()), tools=tools,
+                              temperature=self.temperature, max_tokens=self.max_tokens,
+                              tool_choice="auto" if tools else None, seed=ctx.seed)
+        response = await self.model.generate(request)
+        usage = response.usage.to_dict()
+        if response.error is not None:
+            return Action(error=str(response.error), usage=usage)
+        turn = self.turns[-1]
+        turn.reply = Message.assistant(response.text, response.tool_calls)
+        turn.calls = list(response.tool_calls)
+        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
+
+
+def llm_agent_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The ``-o`` options every suite's model agent understands, typed."""
+    out: dict[str, Any] = {}
+    if "max_tokens" in options:
+        out["max_tokens"] = int(options["max_tokens"])
+    if "temperature" in options:
+        out["temperature"] = float(options["temperature"])
+    if "history" in options:
+        out["history"] = None if options["history"] in (None, "full") else int(options["history"])
+    budget = {k: int(options[k]) for k in ("max_requests", "max_input_tokens", "max_output_tokens") if k in options}
+    if budget:
+        out["budget"] = budget
+    if "tools" in options:
+        out["use_tools"] = bool(options["tools"])
+    return out
