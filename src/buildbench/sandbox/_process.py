@@ -1,0 +1,276 @@
+"""One running sandboxed child: start it, send it requests, classify how it ended."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from concurrent.futures import Future
+from typing import Any
+
+from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
+from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
+from buildbench.sandbox._streams import StreamCollector
+from buildbench.sandbox._types import Envelope, Limits, Status
+
+# After the reply arrives, the end markers are already in the pipes; this only
+# bounds the wait when user code closed or hijacked its stdout/stderr.
+_MARKER_GRACE_S = 1.0
+# How long to wait for a child that closed its reply pipe to finish dying.
+_EXIT_GRACE_S = 5.0
+# Room in a reply frame beyond the result itself (error text, traceback).
+_REPLY_OVERHEAD_BYTES = 1_000_000
+
+_CRASH_SIGNALS = {
+    signal.SIGSEGV,
+    signal.SIGBUS,
+    signal.SIGILL,
+    signal.SIGFPE,
+    signal.SIGABRT,
+    signal.SIGSYS,
+    signal.SIGTRAP,
+}
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class _Spawner:
+    """Starts every child from one long-lived thread.
+
+    bwrap's ``--die-with-parent`` relies on PR_SET_PDEATHSIG, which fires when the
+    *thread* that forked bwrap exits, not the process. A worker started from a
+    short-lived thread (a pool task, ``asyncio.to_thread``) would otherwise be killed
+    as soon as that thread ends. This daemon thread lives as long as the interpreter.
+    """
+
+    def __init__(self) -> None:
+        self._requests: queue.SimpleQueue[tuple[Future[subprocess.Popen[bytes]], list[str], dict[str, Any]]]
+        self._requests = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def popen(self, argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(argv, **options)``, run on the spawner thread."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="sandbox-spawner", daemon=True)
+                self._thread.start()
+        done: Future[subprocess.Popen[bytes]] = Future()
+        self._requests.put((done, argv, options))
+        return done.result()
+
+    def _serve(self) -> None:
+        while True:
+            done, argv, options = self._requests.get()
+            try:
+                done.set_result(subprocess.Popen(argv, **options))
+            except BaseException as exc:  # handed to the caller, who re-raises it
+                done.set_exception(exc)
+
+
+_spawner = _Spawner()
+
+
+def _kill_group(popen: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the child's whole process group (under bwrap that also ends its PID namespace)."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        popen.wait(timeout=_EXIT_GRACE_S)
+    except subprocess.TimeoutExpired:
+        popen.kill()
+        popen.wait()
+
+
+def _sweep_uid(uid: int, timeout_s: float = _EXIT_GRACE_S) -> None:
+    """SIGKILL every host process of the sandbox uid and wait until none is left.
+
+    Killing the namespace's init makes the kernel kill the rest, but asynchronously;
+    the work folder is only handed back once nothing can write to it any more.
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = False
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found = True
+                    os.kill(int(name), signal.SIGKILL)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+class SandboxProcess:
+    """A started child (see `_child`) and the pipes to talk to it.
+
+    Not thread-safe; `Worker` serialises calls.
+    """
+
+    def __init__(self, backend: Backend, workdir: str, limits: Limits) -> None:
+        self.backend = backend
+        self.limits = limits
+        self._workdir = workdir
+        request_read, self._request_fd = os.pipe()
+        self._reply_fd, reply_write = os.pipe()
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        child_ends = (request_read, reply_write, out_write, err_write)
+        plan: LaunchPlan | None = None
+        try:
+            plan = self._plan = plan_launch(backend, workdir, limits, request_read, reply_write)
+            if plan.sandbox_uid is not None:
+                hand_over(workdir, plan.sandbox_uid, plan.sandbox_uid)
+            self._popen = _spawner.popen(
+                plan.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out_write,
+                stderr=err_write,
+                pass_fds=(request_read, reply_write),
+                env=plan.env,
+                cwd=plan.cwd,
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (*child_ends, self._request_fd, self._reply_fd, out_read, err_read):
+                os.close(fd)
+            if plan is not None and plan.sandbox_uid is not None:
+                hand_over(workdir, os.geteuid(), os.getegid())
+            raise
+        for fd in child_ends:
+            os.close(fd)
+        self._stdout = StreamCollector(out_read, limits.output_bytes)
+        self._stderr = StreamCollector(err_read, limits.output_bytes)
+        self._alive = True
+        self._finalizer = weakref.finalize(self, _kill_group, self._popen)
+
+    @property
+    def alive(self) -> bool:
+        """False once the child died or was stopped."""
+        return self._alive
+
+    def request(self, message: dict[str, Any]) -> Envelope:
+        """Send one request (``setup`` or ``exec``) and wait, within the wall limit, for its outcome."""
+        marker = secrets.token_hex(16)
+        for stream in (self._stdout, self._stderr):
+            stream.begin(f"\x00{marker}\x00".encode("ascii"))
+        started = time.monotonic()
+        deadline = started + self.limits.wall_s
+        reply: dict[str, Any] | None = None
+        try:
+            write_frame(self._request_fd, {**message, "marker": f"\x00{marker}\x00"})
+            reply = read_frame(
+                self._reply_fd, max_bytes=self.limits.result_bytes + _REPLY_OVERHEAD_BYTES, deadline=deadline
+            )
+        except FrameTimeout:
+            self.stop()
+            error = f"wall-clock limit of {self.limits.wall_s:g} s exceeded; the process was killed"
+            return self._envelope("timeout", started, error=error)
+        except ProtocolError as exc:
+            self.stop()
+            return self._envelope(
+                "crash", started, error=f"the sandboxed process broke the reply protocol: {exc}"
+            )
+        except OSError:
+            reply = None  # The child is gone (broken pipe); its exit status says why.
+        if reply is None:
+            return self._died(started)
+        for stream in (self._stdout, self._stderr):
+            stream.wait_for_marker(_MARKER_GRACE_S)
+        return self._from_reply(reply, started)
+
+    def _from_reply(self, reply: dict[str, Any], started: float) -> Envelope:
+        status = reply.get("status")
+        if status not in ("ok", "error", "memory"):
+            self.stop()
+            return self._envelope(
+                "crash", started, error=f"the sandboxed process sent an unknown status {status!r}"
+            )
+        result = None
+        if status == "ok" and "result_json" in reply:
+            try:
+                result = json.loads(reply["result_json"])
+            except (TypeError, json.JSONDecodeError) as exc:
+                self.stop()
+                return self._envelope(
+                    "crash", started, error=f"the sandboxed process sent a malformed result: {exc}"
+                )
+        if status == "memory":
+            # The interpreter survived a MemoryError but may be in a bad state: start afresh.
+            self.stop()
+        return self._envelope(
+            status, started, result=result, error=reply.get("error"), traceback=reply.get("traceback")
+        )
+
+    def _died(self, started: float) -> Envelope:
+        """The child closed its reply pipe: classify from its exit status."""
+        try:
+            code = self._popen.wait(timeout=_EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return self._envelope(
+                "crash", started, error="the sandboxed process closed its reply pipe and hung"
+            )
+        self.stop()
+        # bwrap reports a child killed by signal N as exit status 128 + N.
+        signum = -code if code < 0 else code - 128 if self.backend == "bwrap" and code > 128 else 0
+        exit_code = -signum if signum else code
+        status: Status
+        if signum == signal.SIGXCPU:
+            status, error = "timeout", f"CPU time limit of {self.limits.cpu_s} s exceeded"
+        elif signum in _CRASH_SIGNALS:
+            status, error = "crash", f"the interpreter crashed with {_signal_name(signum)} ({signum})"
+        elif signum:
+            status, error = "killed", f"the process was killed by {_signal_name(signum)} ({signum})"
+        else:
+            status, error = "crash", f"the interpreter exited with code {code} before finishing the call"
+        return self._envelope(status, started, error=error, exit_code=exit_code)
+
+    def _envelope(
+        self, status: Status, started: float, *, exit_code: int | None = None, **fields: Any
+    ) -> Envelope:
+        if not self._alive:
+            # Output written just before the end is still in the pipes: let the readers finish.
+            self._stdout.join(_MARKER_GRACE_S)
+            self._stderr.join(_MARKER_GRACE_S)
+        out, err = self._stdout.take(), self._stderr.take()
+        return Envelope(
+            status=status,
+            stdout=out.text,
+            stderr=err.text,
+            stdout_truncated=out.truncated,
+            stderr_truncated=err.truncated,
+            duration_s=time.monotonic() - started,
+            exit_code=exit_code,
+            isolation=self.backend,
+            **fields,
+        )
+
+    def stop(self) -> None:
+        """Kill the child (and everything it started) and give the work folder back."""
+        if not self._alive:
+            return
+        self._alive = False
+        for fd in (self._request_fd, self._reply_fd):
+            os.close(fd)
+        self._finalizer()
+        if self._plan.sandbox_uid is not None:
+            _sweep_uid(self._plan.sandbox_uid)
+            hand_over(self._workdir, os.geteuid(), os.getegid())

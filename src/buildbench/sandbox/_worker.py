@@ -1,0 +1,310 @@
+"""The public entry points: `run_code`, `Worker`, `sandbox_available`."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from types import TracebackType
+from typing import Any
+
+from buildbench.sandbox._launch import Backend, SandboxUnavailable
+from buildbench.sandbox._process import SandboxProcess
+from buildbench.sandbox._types import Envelope, Isolation, Limits
+
+_log = logging.getLogger(__name__)
+_PROBE_LIMITS = Limits(wall_s=20, cpu_s=10, memory_mb=1024, max_processes=64)
+
+
+@dataclass(frozen=True)
+class IsolationInfo:
+    """Which backend ``isolation="auto"`` picks on this machine, and why.
+
+    Attributes:
+        backend: ``"bwrap"`` or ``"process"``.
+        detail: For bwrap, what it enforces; for process, why bwrap is not used.
+    """
+
+    backend: Backend
+    detail: str
+
+    def __bool__(self) -> bool:
+        """True when the strong (bwrap) isolation is available."""
+        return self.backend == "bwrap"
+
+
+@functools.cache
+def _bwrap_problem() -> str | None:
+    """Start one bwrap child and run a trivial call; None if that worked, else why not."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed"
+    workdir = tempfile.mkdtemp(prefix="buildbench-probe-")
+    try:
+        process = SandboxProcess("bwrap", workdir, _PROBE_LIMITS)
+        try:
+            envelope = process.request({"op": "setup", "limits": _limits_message(_PROBE_LIMITS, "bwrap")})
+            if envelope.ok:
+                envelope = process.request({"op": "exec", "code": "import sys\nresult = sys.base_prefix"})
+        finally:
+            process.stop()
+    except (OSError, SandboxUnavailable) as exc:
+        return f"bwrap could not be started: {exc}"
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if envelope.ok and envelope.result == sys.base_prefix:
+        return None
+    if envelope.ok:
+        # A sandbox that cannot read the real installation may start on another Python's stdlib.
+        return f"the sandboxed interpreter found the standard library of {envelope.result!r}, not {sys.base_prefix!r}"
+    return f"a trial bwrap call failed: {envelope.error}; stderr: {envelope.stderr[-500:]!r}"
+
+
+def sandbox_available() -> IsolationInfo:
+    """Say which isolation ``isolation="auto"`` uses here (probed once per process)."""
+    problem = _bwrap_problem()
+    if problem is None:
+        identity = "a fresh unprivileged uid" if os.geteuid() == 0 else "a user namespace"
+        detail = (
+            f"bubblewrap: no network, read-only host, private /tmp and PID namespace, {identity}, pid limit"
+        )
+        return IsolationInfo("bwrap", detail)
+    return IsolationInfo("process", problem)
+
+
+_fallback_warned = threading.Event()
+
+
+def resolve_isolation(isolation: Isolation) -> Backend:
+    """Turn an isolation request into a backend; warn once per process on falling back.
+
+    Raises:
+        SandboxUnavailable: ``isolation="bwrap"`` was asked for and bwrap does not work here.
+        ValueError: ``isolation`` is not one of ``auto``, ``bwrap``, ``process``.
+    """
+    if isolation == "process":
+        return "process"
+    if isolation not in ("auto", "bwrap"):
+        raise ValueError(f"isolation must be 'auto', 'bwrap' or 'process', got {isolation!r}")
+    problem = _bwrap_problem()
+    if problem is None:
+        return "bwrap"
+    if isolation == "bwrap":
+        raise SandboxUnavailable(problem)
+    if not _fallback_warned.is_set():
+        _fallback_warned.set()
+        _log.warning(
+            "sandbox: %s; untrusted code runs as a plain subprocess (no network or filesystem isolation)",
+            problem,
+        )
+    return "process"
+
+
+def _limits_message(limits: Limits, backend: Backend) -> dict[str, Any]:
+    return {
+        "memory_mb": limits.memory_mb,
+        "cpu_s": limits.cpu_s,
+        "result_bytes": limits.result_bytes,
+        "max_processes": limits.max_processes if backend == "bwrap" else None,
+    }
+
+
+def _write_files(workdir: Path, files: Mapping[str, bytes | str]) -> None:
+    """Write ``files`` (relative path -> content) into ``workdir``, refusing paths that leave it."""
+    for name, content in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            raise ValueError(f"files: {name!r} must be a relative path inside the work folder")
+        if not isinstance(content, bytes | str):
+            raise TypeError(f"files: content of {name!r} must be bytes or str, got {type(content).__name__}")
+        target = workdir / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+
+
+def _check_setup(setup: str | None, inputs: Mapping[str, Any] | None) -> dict[str, Any]:
+    if setup is not None:
+        module, sep, attribute = setup.partition(":") if isinstance(setup, str) else ("", "", "")
+        if not (sep and module and attribute):
+            raise ValueError(f"setup must look like 'package.module:function', got {setup!r}")
+    if inputs is None:
+        return {}
+    if not isinstance(inputs, Mapping):
+        raise TypeError(f"inputs must be a dict, got {type(inputs).__name__}")
+    try:
+        return json.loads(json.dumps(dict(inputs)))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"inputs must be JSON-serialisable: {exc}") from exc
+
+
+class Worker:
+    """One sandboxed process that keeps its namespace across calls.
+
+    The setup hook runs once per process; each `call` runs code in the namespace it
+    built, under the per-call limits. If a call times out, hits the memory limit,
+    crashes or is killed, the process is discarded and the next call starts a fresh
+    one, with ``Envelope.worker_restarted`` set to say that earlier state is lost.
+
+    Example:
+        >>> with Worker(limits=Limits(wall_s=5)) as worker:
+        ...     worker.call("x = 2").status
+        ...     worker.call("result = x * 21").result
+        'ok'
+        42
+    """
+
+    def __init__(
+        self,
+        *,
+        setup: str | None = None,
+        inputs: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+        workdir: str | os.PathLike[str] | None = None,
+        files: Mapping[str, bytes | str] | None = None,
+        isolation: Isolation = "auto",
+    ) -> None:
+        """Prepare the worker; the process starts on the first call.
+
+        Args:
+            setup: ``"package.module:function"`` called inside the child as
+                ``function(inputs)``; it returns the globals dict (or a `SetupResult`).
+            inputs: JSON-serialisable dict handed to the setup hook.
+            limits: Resource limits (defaults: `Limits()`).
+            workdir: The one writable folder; created (and removed on close) when None.
+                Under bwrap as root, an existing folder and its contents belong to the
+                sandbox uid while a process runs and to the caller's uid afterwards.
+            files: Files to write into the work folder first (relative path -> content).
+            isolation: ``"auto"``, ``"bwrap"`` or ``"process"``.
+
+        Raises:
+            ValueError: A bad ``setup``, ``inputs``, ``files`` path or ``isolation``.
+            SandboxUnavailable: ``isolation="bwrap"`` and bwrap does not work here.
+        """
+        self._inputs = _check_setup(setup, inputs)
+        self._setup = setup
+        self.limits = limits or Limits()
+        self.backend: Backend = resolve_isolation(isolation)
+        self._remove_workdir: weakref.finalize | None = None
+        if workdir is None:
+            folder = Path(tempfile.mkdtemp(prefix="buildbench-sandbox-")).resolve()
+            # Removed on close(), or when a worker is dropped without it.
+            self._remove_workdir = weakref.finalize(self, shutil.rmtree, str(folder), ignore_errors=True)
+        else:
+            folder = Path(workdir).resolve()
+            if not folder.is_dir():
+                raise ValueError(f"workdir {str(folder)!r} is not an existing folder")
+        self.workdir = folder
+        try:
+            _write_files(folder, files or {})
+        except (OSError, TypeError, ValueError):
+            self._discard_workdir()
+            raise
+        self._process: SandboxProcess | None = None
+        self._state_lost = False
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def call(self, code: str) -> Envelope:
+        """Run ``code`` in the worker's namespace and return its envelope."""
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Worker.call() after close()")
+            restarted = False
+            if self._process is None or not self._process.alive:
+                restarted = self._state_lost
+                self._state_lost = False
+                setup_envelope = self._start()
+                if setup_envelope is not None:
+                    return _mark_restart(setup_envelope, restarted)
+            assert self._process is not None
+            envelope = self._process.request({"op": "exec", "code": code})
+            if not self._process.alive:
+                self._state_lost = True
+            return _mark_restart(envelope, restarted)
+
+    def _start(self) -> Envelope | None:
+        """Start a process and run the setup hook; an envelope only if that failed."""
+        self._process = SandboxProcess(self.backend, str(self.workdir), self.limits)
+        message = {
+            "op": "setup",
+            "limits": _limits_message(self.limits, self.backend),
+            "setup": self._setup,
+            "inputs": self._inputs,
+        }
+        envelope = self._process.request(message)
+        if envelope.ok:
+            return None
+        self._process.stop()
+        return envelope
+
+    def reset(self) -> None:
+        """Discard the process and its state; the next call starts fresh (not flagged as a restart)."""
+        with self._lock:
+            self._stop()
+            self._state_lost = False
+
+    def close(self) -> None:
+        """Stop the process, give the work folder back, and remove it if the worker created it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._stop()
+            self._discard_workdir()
+
+    def _discard_workdir(self) -> None:
+        if self._remove_workdir is not None:
+            self._remove_workdir()
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+
+
+def _mark_restart(envelope: Envelope, restarted: bool) -> Envelope:
+    return dataclasses.replace(envelope, worker_restarted=True) if restarted else envelope
+
+
+def run_code(
+    code: str,
+    *,
+    limits: Limits | None = None,
+    workdir: str | os.PathLike[str] | None = None,
+    files: Mapping[str, bytes | str] | None = None,
+    setup: str | None = None,
+    inputs: Mapping[str, Any] | None = None,
+    isolation: Isolation = "auto",
+) -> Envelope:
+    """Run ``code`` once in a fresh sandboxed process and return its envelope.
+
+    The setup hook (if any) runs first, under its own wall budget of ``limits.wall_s``;
+    then the code, under the full limits. Arguments are those of `Worker`.
+
+    Example:
+        >>> run_code("result = sum(range(10))").result
+        45
+    """
+    with Worker(
+        setup=setup, inputs=inputs, limits=limits, workdir=workdir, files=files, isolation=isolation
+    ) as worker:
+        return worker.call(code)

@@ -1,0 +1,147 @@
+"""Machine persistence: the replayable history JSON and the Besiege ``.bsg`` XML (spec 1.4).
+
+The history JSON (a list of ``{"op", "params", "result"}``) is the canonical
+machine representation; ``load_history`` rebuilds a machine from it. The
+``.bsg`` file is for users who own Besiege: block positions are the attach
+face centres in the virtual frame, rotations quaternions ``x y z w``,
+connector end points in the connector's local frame as fixed when connected
+(start/end rotations are our reading of the released exporter, unverified). Unlike the released
+exporter we write no ``None`` data for blocks without settings, and no Lua
+script (our simulator does not need one). The file cannot be validated
+without the game.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from typing import Any
+from xml.sax.saxutils import escape, quoteattr
+
+import numpy as np
+
+from .library.frames import matrix_to_quat
+from .library.geometry import face_normal, spec_of
+from .library.replay import rebuild
+from .model import STARTING_BLOCK, Block, HistoryEntry, Machine, Rules
+
+
+def history_json(machine: Machine) -> str:
+    """The replayable history as JSON text."""
+    return json.dumps(
+        [{"op": h.op, "params": h.params, "result": h.result} for h in machine.history],
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def load_history(text: str, rules: Rules | None = None) -> Machine:
+    """Rebuild a machine from history JSON text.
+
+    Raises:
+        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
+    """
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"history is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+        ) from exc
+    if not isinstance(raw, list) or not all(isinstance(e, dict) and "op" in e for e in raw):
+        raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects")
+    entries = [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
+    return rebuild(entries, rules or Rules())
+
+
+def _euler_degrees(rot: np.ndarray) -> tuple[float, float, float]:
+    # Unity applies Z, then X, then Y; recover those angles from the matrix.
+    x = math.degrees(math.asin(max(-1.0, min(1.0, -rot[1, 2]))))
+    y = math.degrees(math.atan2(rot[0, 2], rot[2, 2]))
+    z = math.degrees(math.atan2(rot[1, 0], rot[1, 1]))
+    return (round(x, 6) + 0.0, round(y, 6) + 0.0, round(z, 6) + 0.0)
+
+
+def _normal_euler(normal: np.ndarray) -> tuple[float, float, float]:
+    from .library.frames import shortest_arc
+
+    return _euler_degrees(shortest_arc(np.array([0.0, 0.0, 1.0]), normal))
+
+
+def _fill(template: str, values: dict[str, Any]) -> str:
+    out = template
+    for key, value in values.items():
+        out = out.replace("{" + key + "}", str(value))
+    return out
+
+
+def _keys_xml(keys: list[str]) -> str:
+    return "".join(f"<String>{escape(k)}</String>" for k in keys)
+
+
+def _end_rotations(
+    machine: Machine, block: Block
+) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    """Euler angles of the two joined faces' normals in the connector frame (zero when an end is gone)."""
+    angles = []
+    for ref in block.ends or ():
+        other = machine.blocks.get(ref.block)
+        if other is None:
+            angles.append((0.0, 0.0, 0.0))
+        else:
+            angles.append(_normal_euler(block.rotation.T @ face_normal(other, ref.face)))
+    return angles[0], angles[1]
+
+
+def _block_data(machine: Machine, block: Block) -> str:
+    spec = spec_of(block)
+    values: dict[str, Any] = {a: _keys_xml(block.keys.get(a, [])) for a in spec.actions}
+    values["flipped"] = str(block.flipped)
+    if block.ends is not None and block.span is not None:
+        end = block.span
+        values |= {"end_x": end[0], "end_y": end[1], "end_z": end[2]}
+        start_rot, end_rot = _end_rotations(machine, block)
+        values |= {"start_r_x": start_rot[0], "start_r_y": start_rot[1], "start_r_z": start_rot[2]}
+        values |= {"end_r_x": end_rot[0], "end_r_y": end_rot[1], "end_r_z": end_rot[2]}
+    return _fill(spec.data_template, values).strip()
+
+
+def to_bsg(machine: Machine, name: str = "machine", seed: int = 0) -> str:
+    """Besiege machine XML; ``seed`` makes the block guids reproducible."""
+    rng = np.random.default_rng(seed)
+    blocks = sorted(machine.blocks.values(), key=lambda b: b.type != STARTING_BLOCK)
+    lines = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        "<!--Besiege machine save file.-->",
+        f'<Machine version="1" bsgVersion="1.4" name={quoteattr(name)}>',
+        "    <Global>",
+        '        <Position x="0" y="5" z="0" />',
+        '        <Rotation x="0" y="0" z="0" w="1" />',
+        "    </Global>",
+        "    <Data />",
+        "    <Blocks>",
+    ]
+    for block in blocks:
+        spec = spec_of(block)
+        guid = str(uuid.UUID(bytes=rng.bytes(16), version=4))
+        w, x, y, z = matrix_to_quat(block.rotation)
+        px, py, pz = (float(v) for v in block.position)
+        sx, sy, sz = spec.scale
+        data = _block_data(machine, block)
+        ref_key = spec.name.replace(" ", "") + "_" + guid[:8]
+        lines += [
+            f'        <Block id="{spec.game_id}" guid="{guid}">',
+            "            <Transform>",
+            f'                <Position x="{px!r}" y="{py!r}" z="{pz!r}" />',
+            f'                <Rotation x="{x!r}" y="{y!r}" z="{z!r}" w="{w!r}" />',
+            f'                <Scale x="{sx!r}" y="{sy!r}" z="{sz!r}" />',
+            "            </Transform>",
+            "            <Data>",
+            *([f"                {data}"] if data else []),
+            '                <String key="bmt-lua_module">default</String>',
+            f'                <String key="bmt-lua_ref_key">{ref_key}</String>',
+            "            </Data>",
+            "        </Block>",
+        ]
+    lines += ["    </Blocks>", "</Machine>", ""]
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""What a simulation runs in besides the machine: placement, ground, terrain, cargo, duration.
+
+Tasks build a ``Scene`` (``tasks.py``); the physics layer only reads it.
+Real frame ``[east, north, up]``, units = metres, mass units = kg.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class StaticBox:
+    """A fixed box of terrain.
+
+    Attributes:
+        center: Centre (m).
+        size: Full extents along x, y, z (m).
+    """
+
+    center: tuple[float, float, float]
+    size: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class Cargo:
+    """The Ballast: a free box whose mass ramps linearly (released Lua script, spec 1.4).
+
+    ``mass(t) = start + (max - start) * clamp((t - delay) / ramp, floor, 1)``.
+
+    Attributes:
+        size: Full extents along x, y, z (m).
+        center: Initial centre (m).
+        mass_start: Mass before the ramp (5 in the original).
+        mass_max: Mass at the end of the ramp (50 Transport, 1500 Support).
+        ramp_s: Ramp duration (2 s Transport, 15 s Support).
+        delay_s: When the ramp starts (0.5 s).
+        floor: Lower clamp of the ramp fraction (0.005 in the Lua script).
+    """
+
+    size: tuple[float, float, float]
+    center: tuple[float, float, float]
+    mass_start: float
+    mass_max: float
+    ramp_s: float
+    delay_s: float = 0.5
+    floor: float = 0.005
+
+    def mass(self, t: float | np.ndarray) -> float | np.ndarray:
+        """Cargo mass at time ``t`` seconds."""
+        frac = np.clip((np.asarray(t, dtype=float) - self.delay_s) / self.ramp_s, self.floor, 1.0)
+        value = self.mass_start + (self.mass_max - self.mass_start) * frac
+        return float(value) if np.ndim(value) == 0 else value
+
+
+@dataclass(frozen=True)
+class FireAll:
+    """Press every Water Cannon's fire action from ``start_s`` for ``hold_s`` (Lift Lv.2/3 protocol)."""
+
+    start_s: float
+    hold_s: float
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything around the machine.
+
+    Attributes:
+        duration_s: Simulated time.
+        placement_rotation: 3x3 rotation applied to the machine (about its origin) before translation.
+        placement_offset: Translation applied after rotation (m).
+        ground: Whether a ground plane lies at z = 0.
+        terrain: Static boxes (Support levels).
+        cargo: The Ballast, or None.
+        fire_all: Fire every cannon on a fixed schedule instead of the machine's keys.
+    """
+
+    duration_s: float
+    placement_rotation: np.ndarray
+    placement_offset: np.ndarray
+    ground: bool = True
+    terrain: tuple[StaticBox, ...] = ()
+    cargo: Cargo | None = None
+    fire_all: FireAll | None = None
