@@ -1,0 +1,77 @@
+"""The validator's entry point: run a profile's tests on a structure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..model import Structure
+from .cantilever import check_cantilever, check_cantilever_released
+from .completeness import check_completeness
+from .config import PROFILE_TESTS, TEST_LABELS, ValidatorConfig
+from .context import Context
+from .deflection import check_deflection
+from .dual_end import check_dual_end
+from .integrity import check_members
+from .load_path import check_load_path, check_load_path_released
+from .lumber import check_standard_lumber
+from .point_load import check_point_load
+from .result import TestResult, ValidationReport
+from .roof_grid import check_gap_detection, check_roof_coverage
+from .spacing import check_spacing
+from .span_limits import check_span_limits
+from .stability import check_stability
+
+#: Each test under each profile. The two profiles differ only where the README gives other
+#: semantics (spec §4.2–4.3): load path, stability threshold and cantilever rule.
+_PAPER: dict[str, Callable[[Context], TestResult]] = {
+    "load_path": check_load_path,
+    "span_limits": check_span_limits,
+    "oc_spacing": check_spacing,
+    "standard_lumber": check_standard_lumber,
+    "deflection": check_deflection,
+    "roof_coverage": check_roof_coverage,
+    "gap_detection": check_gap_detection,
+    "cantilever": check_cantilever,
+    "stability_score": lambda ctx: check_stability(ctx, released=False),
+    "dual_end_connection": check_dual_end,
+    "completeness": check_completeness,
+    "point_load": check_point_load,
+}
+_RELEASED: dict[str, Callable[[Context], TestResult]] = {
+    **_PAPER,
+    "load_path": check_load_path_released,
+    "cantilever": check_cantilever_released,
+    "stability_score": lambda ctx: check_stability(ctx, released=True),
+}
+_CHECKS = {"paper": _PAPER, "released": _RELEASED}
+
+
+def validate(
+    structure: Structure, profile: str = "paper", config: ValidatorConfig | None = None
+) -> ValidationReport:
+    """Validate a structure: the member check, then every test of the profile.
+
+    Args:
+        structure: The members to check (any content: empty, NaN, duplicates…).
+        profile: ``"paper"`` (appendix T1–T10) or ``"released"`` (the harness's 10 tests).
+        config: Thresholds; defaults are the paper's and the README's values.
+
+    Returns:
+        A report with one result per test; it never raises for any member content.
+
+    Raises:
+        ValueError: For an unknown profile or an unknown name in ``config.extra_tests``.
+    """
+    if profile not in _CHECKS:
+        raise ValueError(f"unknown validator profile {profile!r}; use one of: {', '.join(_CHECKS)}")
+    cfg = config or ValidatorConfig()
+    unknown = [t for t in cfg.extra_tests if t not in TEST_LABELS or t == "member_integrity"]
+    if unknown:
+        raise ValueError(f"unknown extra test(s) {', '.join(unknown)}; known: {', '.join(_PAPER)}")
+    ctx = Context(structure, cfg)
+    strict = (profile == "paper") if cfg.strict_names is None else cfg.strict_names
+    results = [check_members(ctx, strict_names=strict)]
+    names = PROFILE_TESTS[profile] + tuple(t for t in cfg.extra_tests if t not in PROFILE_TESTS[profile])
+    checks = _CHECKS[profile]
+    results += [checks[name](ctx) for name in names]
+    return ValidationReport(profile=profile, results=tuple(results), n_members=len(structure))
