@@ -40,8 +40,7 @@ class TowerReport:
 
 
 def _pairs(blocks: Blocks, tol: float) -> np.ndarray:
-    from buildbench.geometry.boxes import Boxes
-    from buildbench.geometry.contacts import contact_pairs
+    from buildbench.geometry import Boxes, contact_pairs
 
     return contact_pairs(Boxes.from_aabbs(blocks.mins, blocks.maxs), tol=tol)
 
