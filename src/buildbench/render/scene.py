@@ -1,0 +1,280 @@
+"""Batch boxes and triangle meshes into one flat-shaded vertex array, ready for one draw call.
+
+Every triangle gets its own three vertices carrying the face normal and the item colour, so
+the GPU needs no index buffer and shading is exactly flat. Construction is numpy-vectorised
+over all boxes at once; there is no per-box Python loop.
+
+Closed solids (all boxes, and meshes marked ``closed``) come first in the vertex array, wound
+counter-clockwise seen from outside, so the renderer can skip their back faces: that halves
+the triangles the rasterizer has to set up, which is most of the cost on a CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from buildbench.render.camera import Bounds
+from buildbench.render.errors import RenderInputError
+
+#: Interleaved vertex layout: position relative to ``Scene.origin_m`` (metres, float32), unit
+#: world normal (float32) and RGBA colour (uint8, straight alpha).
+VERTEX_DTYPE = np.dtype([("position", "<f4", (3,)), ("normal", "<f4", (3,)), ("color", "u1", (4,))])
+#: The same layout in moderngl's buffer-format notation ("f1" is a normalised unsigned byte).
+VERTEX_FORMAT = "3f 3f 4f1"
+VERTEX_ATTRIBUTES = ("in_position", "in_normal", "in_color")
+
+
+class TriangleGeometry(NamedTuple):
+    """Unindexed triangles: three rows per triangle."""
+
+    positions_m: np.ndarray
+    """World positions, shape (3k, 3), float64."""
+    normals: np.ndarray
+    """Unit face normal repeated on each vertex, shape (3k, 3), float64."""
+
+
+class _CubeTemplate(NamedTuple):
+    positions: np.ndarray
+    """Corners (36, 3) of the cube [-0.5, 0.5]^3 as 12 outward-facing triangles."""
+    face_of_vertex: np.ndarray
+    """Index (36,) of each vertex's face into the 6 axis normals of ``_CUBE_NORMALS``."""
+
+
+def _unit_cube() -> _CubeTemplate:
+    positions, face_of_vertex = [], []
+    for face, (axis, sign) in enumerate((a, s) for a in range(3) for s in (1.0, -1.0)):
+        u, v = (axis + 1) % 3, (axis + 2) % 3  # e_u × e_v = e_axis, so (u, v) order is CCW seen from +axis
+        quad = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]
+        if sign < 0:
+            quad.reverse()
+        corners = []
+        for a, b in quad:
+            p = [0.0, 0.0, 0.0]
+            p[axis], p[u], p[v] = 0.5 * sign, a, b
+            corners.append(p)
+        for i in (0, 1, 2, 0, 2, 3):
+            positions.append(corners[i])
+            face_of_vertex.append(face)
+    return _CubeTemplate(np.array(positions), np.array(face_of_vertex))
+
+
+_CUBE_POSITIONS, _CUBE_FACE_OF_VERTEX = _unit_cube()
+_CUBE_NORMALS = np.array([[s if i == a else 0.0 for i in range(3)] for a in range(3) for s in (1.0, -1.0)])
+
+
+@dataclass(frozen=True)
+class Boxes:
+    """Oriented boxes, one colour each.
+
+    Attributes:
+        matrices: World transforms, shape (n, 4, 4), affine (last row 0 0 0 1); may include
+            scale. The box is the cube of side ``sizes_m`` centred on the local origin.
+        sizes_m: Full local edge lengths, shape (n, 3), metres, >= 0.
+        colors: RGBA, shape (n, 4), uint8 (straight alpha).
+    """
+
+    matrices: np.ndarray
+    sizes_m: np.ndarray
+    colors: np.ndarray
+
+    def __post_init__(self) -> None:
+        m = np.asarray(self.matrices, dtype=np.float64)
+        if m.ndim != 3 or m.shape[1:] != (4, 4):
+            raise RenderInputError(f"Boxes.matrices must have shape (n, 4, 4), got {m.shape}")
+        n = m.shape[0]
+        bad = np.flatnonzero(~np.all(np.isfinite(m), axis=(1, 2)))
+        if bad.size:
+            raise RenderInputError(f"Boxes.matrices[{bad[0]}] has non-finite entries")
+        bad = np.flatnonzero(np.any(np.abs(m[:, 3] - [0.0, 0.0, 0.0, 1.0]) > 1e-9, axis=1))
+        if bad.size:
+            raise RenderInputError(f"Boxes.matrices[{bad[0]}] is not affine: last row {m[bad[0], 3].tolist()}")
+        # Relative test (condition number), so millimetre-scale transforms are not flagged.
+        bad = np.flatnonzero(~(np.linalg.cond(m[:, :3, :3]) < 1e12)) if n else np.array([], int)
+        if bad.size:
+            raise RenderInputError(f"Boxes.matrices[{bad[0]}] has a singular 3x3 part (zero scale?)")
+        sizes = np.asarray(self.sizes_m, dtype=np.float64)
+        if sizes.shape != (n, 3):
+            raise RenderInputError(f"Boxes.sizes_m must have shape ({n}, 3), got {sizes.shape}")
+        bad = np.flatnonzero(~np.all(np.isfinite(sizes) & (sizes >= 0), axis=1))
+        if bad.size:
+            raise RenderInputError(f"Boxes.sizes_m[{bad[0]}] = {sizes[bad[0]].tolist()} must be finite and >= 0")
+        object.__setattr__(self, "matrices", m)
+        object.__setattr__(self, "sizes_m", sizes)
+        object.__setattr__(self, "colors", as_rgba8(self.colors, n, "Boxes.colors"))
+
+    def __len__(self) -> int:
+        return self.matrices.shape[0]
+
+    @classmethod
+    def from_centres(
+        cls,
+        centres_m: np.ndarray,
+        half_extents_m: np.ndarray,
+        colors: np.ndarray | Sequence[float],
+        rotations: np.ndarray | None = None,
+    ) -> Boxes:
+        """Boxes from centres (n, 3), half-extents (n, 3) and optional rotations (n, 3, 3).
+
+        ``colors`` is one RGBA/RGB colour for all boxes or one per box (see :func:`as_rgba8`).
+        """
+        centres = np.asarray(centres_m, dtype=np.float64)
+        half = np.asarray(half_extents_m, dtype=np.float64)
+        if centres.ndim != 2 or centres.shape[1] != 3:
+            raise RenderInputError(f"centres_m must have shape (n, 3), got {centres.shape}")
+        n = centres.shape[0]
+        m = np.tile(np.eye(4), (n, 1, 1))
+        if rotations is not None:
+            rot = np.asarray(rotations, dtype=np.float64)
+            if rot.shape != (n, 3, 3):
+                raise RenderInputError(f"rotations must have shape ({n}, 3, 3), got {rot.shape}")
+            m[:, :3, :3] = rot
+        m[:, :3, 3] = centres
+        return cls(matrices=m, sizes_m=2.0 * half, colors=as_rgba8(colors, n, "colors"))
+
+
+@dataclass(frozen=True)
+class TriangleMesh:
+    """A triangle mesh with one colour, or one colour per face.
+
+    Attributes:
+        vertices_m: World positions, shape (m, 3), metres.
+        faces: Vertex indices, shape (k, 3), integers in [0, m).
+        colors: RGBA, shape (k, 4), uint8 (a single colour is broadcast on construction).
+        closed: True only if the mesh is watertight with every face wound counter-clockwise
+            seen from outside; its back faces are then culled. Leave False when unsure: an
+            open or inconsistently wound mesh marked closed renders with holes.
+    """
+
+    vertices_m: np.ndarray
+    faces: np.ndarray
+    colors: np.ndarray
+    closed: bool = False
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.vertices_m, dtype=np.float64)
+        if v.ndim != 2 or v.shape[1] != 3 or not np.all(np.isfinite(v)):
+            raise RenderInputError(f"TriangleMesh.vertices_m must be finite with shape (m, 3), got {v.shape}")
+        f = np.asarray(self.faces)
+        if f.ndim != 2 or f.shape[1] != 3 or not np.issubdtype(f.dtype, np.integer):
+            raise RenderInputError(f"TriangleMesh.faces must be integers with shape (k, 3), got {f.shape} {f.dtype}")
+        if f.size and (f.min() < 0 or f.max() >= v.shape[0]):
+            raise RenderInputError(
+                f"TriangleMesh.faces index range [{f.min()}, {f.max()}] is outside the {v.shape[0]} vertices"
+            )
+        object.__setattr__(self, "vertices_m", v)
+        object.__setattr__(self, "faces", f.astype(np.int64))
+        object.__setattr__(self, "colors", as_rgba8(self.colors, f.shape[0], "TriangleMesh.colors"))
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Everything to draw, as one interleaved vertex array.
+
+    Attributes:
+        vertices: Structured array of :data:`VERTEX_DTYPE`, three vertices per triangle.
+        origin_m: World point the float32 positions are relative to (float64, shape (3,)),
+            so large world coordinates keep full precision near the scene.
+        bounds: Axis-aligned world bounds of all vertices, or None for an empty scene.
+        closed_vertex_count: The first this many vertices belong to closed, outward-wound
+            solids whose back faces may be culled; the rest are drawn two-sided.
+    """
+
+    vertices: np.ndarray
+    origin_m: np.ndarray
+    bounds: Bounds | None
+    closed_vertex_count: int = 0
+
+    @property
+    def triangle_count(self) -> int:
+        """Number of triangles."""
+        return self.vertices.shape[0] // 3
+
+
+def as_rgba8(colors: np.ndarray | Sequence[float], n: int, where: str) -> np.ndarray:
+    """Normalise colours to uint8 RGBA of shape (n, 4).
+
+    Accepts one colour (shape (3,) or (4,)) for all n items or one per item ((n, 3) or
+    (n, 4)); floats must lie in [0, 1], integer arrays in [0, 255]. RGB gets alpha 1.
+    """
+    c = np.asarray(colors)
+    if c.ndim == 1:
+        c = np.broadcast_to(c, (n, c.shape[0]))
+    if c.ndim != 2 or c.shape[0] != n or c.shape[1] not in (3, 4):
+        raise RenderInputError(f"{where} must have shape (3,), (4,), ({n}, 3) or ({n}, 4), got {np.shape(colors)}")
+    if np.issubdtype(c.dtype, np.integer):
+        if c.size and (c.min() < 0 or c.max() > 255):
+            raise RenderInputError(f"{where}: integer colours must lie in [0, 255]")
+        c8 = c.astype(np.uint8)
+    elif np.issubdtype(c.dtype, np.floating):
+        if c.size and not (np.all(np.isfinite(c)) and c.min() >= 0.0 and c.max() <= 1.0):
+            raise RenderInputError(f"{where}: float colours must lie in [0, 1]")
+        c8 = np.rint(c * 255.0).astype(np.uint8)
+    else:
+        raise RenderInputError(f"{where}: colours must be numeric, got dtype {c.dtype}")
+    if c8.shape[1] == 3:
+        c8 = np.concatenate([c8, np.full((n, 1), 255, np.uint8)], axis=1)
+    return np.ascontiguousarray(c8)
+
+
+def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
+    """The boxes' 12·n triangles in world space, box by box."""
+    linear = boxes.matrices[:, :3, :3]
+    local = _CUBE_POSITIONS[None, :, :] * boxes.sizes_m[:, None, :]
+    positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+    # Normals transform by the inverse transpose so scaled or sheared boxes shade correctly.
+    normal_matrix = np.linalg.inv(linear).transpose(0, 2, 1)
+    face_normals = _CUBE_NORMALS[None, :, :] @ normal_matrix.transpose(0, 2, 1)
+    face_normals /= np.linalg.norm(face_normals, axis=2, keepdims=True)
+    normals = face_normals[:, _CUBE_FACE_OF_VERTEX, :]
+    # A mirroring transform turns outward counter-clockwise triangles clockwise; swap two
+    # corners of each of its triangles to keep them front-facing for culling.
+    mirrored = np.linalg.det(linear) < 0
+    if mirrored.any():
+        tris = positions[mirrored].reshape(-1, 12, 3, 3)
+        positions[mirrored] = tris[:, :, [0, 2, 1], :].reshape(-1, 36, 3)
+    return TriangleGeometry(positions.reshape(-1, 3), normals.reshape(-1, 3))
+
+
+def mesh_world_geometry(mesh: TriangleMesh) -> TriangleGeometry:
+    """The mesh's triangles with their face normals.
+
+    Degenerate faces get a zero normal (they cover no pixels anyway).
+    """
+    tri = mesh.vertices_m[mesh.faces]
+    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
+    return TriangleGeometry(tri.reshape(-1, 3), np.repeat(normals, 3, axis=0))
+
+
+def build_scene(boxes: Boxes | Sequence[Boxes] = (), meshes: Sequence[TriangleMesh] = ()) -> Scene:
+    """Flatten boxes and meshes into one :class:`Scene` (one vertex array).
+
+    Args:
+        boxes: One :class:`Boxes` batch or several.
+        meshes: Triangle meshes; closed ones are placed with the boxes.
+    """
+    box_batches = [boxes] if isinstance(boxes, Boxes) else list(boxes)
+    parts: list[tuple[TriangleGeometry, np.ndarray]] = []
+    for batch in box_batches:
+        parts.append((box_world_geometry(batch), np.repeat(batch.colors, len(_CUBE_POSITIONS), axis=0)))
+    ordered_meshes = [m for m in meshes if m.closed] + [m for m in meshes if not m.closed]
+    for mesh in ordered_meshes:
+        parts.append((mesh_world_geometry(mesh), np.repeat(mesh.colors, 3, axis=0)))
+    closed_count = sum(len(_CUBE_POSITIONS) * len(b) for b in box_batches)
+    closed_count += sum(3 * m.faces.shape[0] for m in meshes if m.closed)
+    vertex_count = sum(len(geometry.positions_m) for geometry, _ in parts)
+    vertices = np.empty(vertex_count, dtype=VERTEX_DTYPE)
+    if vertex_count == 0:
+        return Scene(vertices=vertices, origin_m=np.zeros(3), bounds=None)
+    all_positions = np.concatenate([geometry.positions_m for geometry, _ in parts])
+    bounds = Bounds(all_positions.min(axis=0), all_positions.max(axis=0))
+    origin = bounds.centre_m
+    vertices["position"] = all_positions - origin
+    vertices["normal"] = np.concatenate([geometry.normals for geometry, _ in parts])
+    vertices["color"] = np.concatenate([colors for _, colors in parts])
+    return Scene(vertices=vertices, origin_m=origin, bounds=bounds, closed_vertex_count=closed_count)
