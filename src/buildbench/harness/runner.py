@@ -13,6 +13,7 @@ Either way only the main process writes to the store, one transaction per finish
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import platform
 import re
@@ -193,6 +194,20 @@ def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root
     return episode.to_dict()
 
 
+def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
+    # forkserver: a worker forked from a parent that holds a GL context, an open sandbox or
+    # SDK threads inherits broken copies of them (Mesa hangs on the first draw). The server
+    # preloads the harness and the suite once, so each worker starts by a cheap fork.
+    from .suite import BUILTIN_SUITES
+
+    context = multiprocessing.get_context("forkserver")
+    preload = ["buildbench.harness"]
+    if suite_name in BUILTIN_SUITES:
+        preload.append(BUILTIN_SUITES[suite_name].partition(":")[0])
+    context.set_forkserver_preload(preload)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
 def versions() -> dict[str, str]:
     """Versions recorded in every run manifest."""
     from importlib.metadata import PackageNotFoundError, version
@@ -304,7 +319,7 @@ class Runner:
         loop = asyncio.get_running_loop()
         # Scoring is the CPU-heavy part of a model-backed episode; a process pool keeps it
         # from stalling the event loop that all in-flight model calls share.
-        pool = ProcessPoolExecutor(max_workers=self.config.workers) if self.config.workers > 0 else None
+        pool = _pool(self.config.workers, self.config.suite) if self.config.workers > 0 else None
         suite_name = self.config.suite
 
         async def score_in_pool(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
@@ -328,7 +343,7 @@ class Runner:
         # Bounded in-flight submissions: memory stays flat for big runs, and a kill loses at
         # most a few episodes of work.
         gate = asyncio.Semaphore(self.config.workers * 2)
-        with ProcessPoolExecutor(max_workers=self.config.workers) as pool:
+        with _pool(self.config.workers, self.config.suite) as pool:
 
             async def one(task: Task, sample: int) -> None:
                 async with gate:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from buildbench.geometry import Boxes, contact_pairs
+
 from .model import Blocks
 
 #: Contact tolerance, metres: faces closer than this touch.
@@ -40,8 +42,6 @@ class TowerReport:
 
 
 def _pairs(blocks: Blocks, tol: float) -> np.ndarray:
-    from buildbench.geometry import Boxes, contact_pairs
-
     return contact_pairs(Boxes.from_aabbs(blocks.mins, blocks.maxs), tol=tol)
 
 
