@@ -22,6 +22,10 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# Real Blender (its own venv) for the DreamHouse `blender` executor and conformance tests;
+# BUILDBENCH_SKIP_BLENDER=1 skips it and those tests say so.
+bash tools/setup_blender.sh
+
 stamp=.venv/.buildbench-stamp
 want="$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then

@@ -1,0 +1,151 @@
+"""The executor interface: run agent-written Blender Python in a sandbox, get the members back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal
+
+from buildbench.sandbox import Envelope, Isolation, Limits, Worker
+from buildbench.suites.dreamhouse.model import Structure
+
+ExecStatus = Literal["ok", "error", "timeout", "memory", "killed", "crash"]
+"""How a run ended: ``ok``; ``error`` (the script raised, including a syntax error or an
+unsupported API in the fast executor; the scene keeps what the script did before the
+error, as Blender would); ``timeout``/``memory``/``killed``/``crash`` (the sandbox
+stopped the process: the scene is lost and the next run starts from a fresh one)."""
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """The outcome of one script run.
+
+    Attributes:
+        status: See `ExecStatus`.
+        members: The scene's mesh objects after the run, each as the released harness's
+            exporter writes it: ``{name, location, dimensions, bbox_world_corners,
+            matrix_world}`` (metres, 6 decimals, matrix row-major). Empty when the
+            process was lost.
+        stdout: What the script (and Blender) printed.
+        error: ``"ExcType: message"`` or what stopped the run; None when ok.
+        traceback: The script's traceback (frames of ``<agent code>``), or None.
+        duration_s: Wall seconds of the run, seen from the harness.
+        stderr: What went to stderr.
+        scene_lost: True when the scene held before this run was lost (the run started
+            in a fresh process after a timeout or crash, or this run killed it).
+        cpu_s: CPU seconds the executing process (the sandboxed child, or Blender) spent
+            on the script and the export; None when the process was lost.
+    """
+
+    status: ExecStatus
+    members: list[dict[str, Any]] = field(default_factory=list)
+    stdout: str = ""
+    error: str | None = None
+    traceback: str | None = None
+    duration_s: float = 0.0
+    stderr: str = ""
+    scene_lost: bool = False
+    cpu_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the script ran to the end."""
+        return self.status == "ok"
+
+    def submission(self) -> dict[str, Any]:
+        """The released harness's submission document ``{"members": [...]}``."""
+        return {"members": list(self.members)}
+
+    def structure(self) -> Structure:
+        """The members as a DreamHouse `Structure`, read by the released rules.
+
+        Like the released validator, each member becomes a box of ``dimensions`` centred
+        on its ``matrix_world`` origin; a mesh whose origin is not its centre (after
+        ``transform_apply(location=True)``) is therefore placed where the released
+        harness would place it.
+        """
+        return Structure.from_json_dict(self.submission())
+
+
+class Executor:
+    """Runs scripts against one persistent scene in a sandboxed worker.
+
+    The scene persists across `run` calls (the paper's retries); `reset` starts a fresh
+    factory scene; `close` ends the worker. Each script runs in a fresh namespace, as a
+    new ``blender --python`` script would. Use as a context manager.
+    """
+
+    kind: str = ""
+
+    def __init__(
+        self,
+        *,
+        setup: str,
+        inputs: dict[str, Any],
+        limits: Limits,
+        isolation: Isolation = "auto",
+    ) -> None:
+        """Prepare the worker (it starts on the first run)."""
+        self.limits = limits
+        self._worker = Worker(setup=setup, inputs=inputs, limits=limits, isolation=isolation)
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def run(self, code: str) -> ExecResult:
+        """Run ``code`` against the current scene and export the scene's members."""
+        if not isinstance(code, str):
+            raise TypeError(f"{type(self).__name__}.run(): code must be a str, got {type(code).__name__}")
+        envelope = self._worker.call(f"result = __run__({code!r})")
+        lost = envelope.worker_restarted
+        if envelope.ok and isinstance(envelope.result, dict):
+            reply = envelope.result
+            return ExecResult(
+                status="ok" if reply.get("status") == "ok" else "error",
+                members=list(reply.get("members") or []),
+                stdout=envelope.stdout,
+                error=reply.get("error"),
+                traceback=reply.get("traceback"),
+                duration_s=envelope.duration_s,
+                stderr=envelope.stderr,
+                scene_lost=lost,
+                cpu_s=reply.get("cpu_s"),
+            )
+        return self._failed(envelope, lost)
+
+    def _failed(self, envelope: Envelope, lost: bool) -> ExecResult:
+        """A run the sandbox stopped (or whose setup failed): no members, the scene is gone."""
+        status: ExecStatus = "error" if envelope.status == "ok" else envelope.status
+        error = envelope.error or "the sandbox returned no result"
+        if envelope.status == "timeout":
+            error = f"{error} (limit {self.limits.wall_s:g} s wall, {self.limits.cpu_s} s CPU)"
+        last_words = envelope.stderr.strip().splitlines()[-1:] if envelope.status == "crash" else []
+        if last_words:
+            error = f"{error}: {last_words[0]}"
+        return ExecResult(
+            status=status,
+            stdout=envelope.stdout,
+            error=f"{self.kind} executor: {error}",
+            traceback=envelope.traceback,
+            duration_s=envelope.duration_s,
+            stderr=envelope.stderr,
+            scene_lost=True if status != "error" else lost,
+        )
+
+    def reset(self) -> None:
+        """Discard the scene; the next run starts from Blender's factory scene.
+
+        The factory scene is reloaded inside the running process (cheap); if that fails,
+        the process itself is replaced.
+        """
+        if not self._worker.call("__reset__()").ok:
+            self._worker.reset()
+
+    def close(self) -> None:
+        """Stop the worker and free its resources."""
+        self._worker.close()
