@@ -100,6 +100,7 @@ class Suite:
 #: ``buildbench.suites`` entry-point group.
 BUILTIN_SUITES: dict[str, str] = {
     "example": "buildbench.suites.example:suite",
+    "buildarena": "buildbench.suites.buildarena:buildarena_suite",
 }
 
 _loaded: dict[str, Suite] = {}
