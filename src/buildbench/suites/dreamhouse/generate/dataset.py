@@ -1,0 +1,317 @@
+"""Writing a generated dataset to disk, reading it back, and member-count statistics.
+
+``write_dataset`` is what ``buildbench dreamhouse generate --n N`` calls: a process pool
+(2 workers by default) generates chunks of task ids; the parent writes the chunks in
+order, so the files are byte-identical for a given ``n`` and seed whatever the timing.
+Formats: Parquet (one row per structure; member arrays as list columns) or JSONL (one
+JSON object per line, members in our structure JSON form). ``manifest.json`` records the
+parameters, the files with their SHA-256, and per-style member-count statistics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from buildbench.harness.errors import ConfigError
+
+from ..model import Structure
+from .api import GENERATOR_VERSION, GeneratedHouse, dataset_task_ids, generate_structure
+from .ids import STYLE_CODES, TaskId
+from .params import params_from_dict
+
+FORMATS = ("parquet", "jsonl")
+#: Structures per output shard / per worker job.
+CHUNK = 256
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class CountStats:
+    """Member-count distribution of a set of structures.
+
+    Attributes:
+        n: Structures counted.
+        min: Fewest members.
+        mean: Mean members.
+        median: Median members.
+        max: Most members.
+    """
+
+    n: int
+    min: int
+    mean: float
+    median: float
+    max: int
+
+    @classmethod
+    def of(cls, counts: Iterable[int]) -> CountStats:
+        """Statistics of a sequence of member counts (all zeros when empty)."""
+        a = np.asarray(list(counts), dtype=np.int64)
+        if a.size == 0:
+            return cls(0, 0, 0.0, 0.0, 0)
+        return cls(int(a.size), int(a.min()), round(float(a.mean()), 1), float(np.median(a)), int(a.max()))
+
+
+@dataclass(frozen=True)
+class CountReport:
+    """Member counts overall and per style (paper: 133–1,548, mean 673, median 656)."""
+
+    overall: CountStats
+    per_style: dict[str, CountStats]
+
+    def table(self) -> str:
+        """A plain-text table, one row per style and a total row."""
+        rows = [f"{'style':<6}{'n':>6}{'min':>7}{'mean':>9}{'median':>9}{'max':>7}"]
+        for code, st in [*self.per_style.items(), ("all", self.overall)]:
+            rows.append(f"{code:<6}{st.n:>6}{st.min:>7}{st.mean:>9.1f}{st.median:>9.1f}{st.max:>7}")
+        return "\n".join(rows)
+
+
+def count_report(counts_by_style: dict[str, list[int]]) -> CountReport:
+    """Summarise member counts grouped by style code."""
+    everything = [c for v in counts_by_style.values() for c in v]
+    per = {
+        code: CountStats.of(counts_by_style.get(code, [])) for code in STYLE_CODES if code in counts_by_style
+    }
+    return CountReport(CountStats.of(everything), per)
+
+
+def _count_chunk(args: tuple[list[str], int]) -> list[tuple[str, int]]:
+    ids, seed = args
+    return [(t, len(generate_structure(t, seed).structure)) for t in ids]
+
+
+def member_count_distribution(n: int, seed: int = 0, workers: int = 2) -> CountReport:
+    """Generate an ``n``-structure dataset (style-balanced) and report its member counts."""
+    ids = [str(t) for t in dataset_task_ids(n)]
+    chunks = [(ids[i : i + CHUNK], seed) for i in range(0, len(ids), CHUNK)]
+    by_style: dict[str, list[int]] = {}
+    for res in _map(_count_chunk, chunks, workers):
+        for tid, count in res:
+            by_style.setdefault(TaskId.parse(tid).style, []).append(count)
+    return count_report(by_style)
+
+
+def _map(fn: Any, jobs: list[Any], workers: int) -> Iterator[Any]:
+    """``map`` over a process pool, in order, with at most ``2·workers`` chunks in flight
+    (so a 26,543-structure run never holds more than a few chunks in memory)."""
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(fn, jobs)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[Any]] = deque()
+        for job in jobs:
+            pending.append(pool.submit(fn, job))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+# -- records ------------------------------------------------------------------------------
+def _arrays(s: Structure) -> dict[str, Any]:
+    return {
+        "names": list(s.names),
+        "sizes_m": np.round(s.sizes_m, 6).ravel().tolist(),
+        "matrices": np.round(s.matrices[:, :3, :], 6).ravel().tolist(),
+    }
+
+
+def house_record(h: GeneratedHouse) -> dict[str, Any]:
+    """One structure as a flat, JSON-able record (frame and skin arrays, annotations, params)."""
+    s = h.structure
+    frame = _arrays(s)
+    skin = _arrays(h.skin)
+    return {
+        "task_id": h.task_id,
+        "style": h.params.style,
+        "config": h.params.config,
+        "roof_type": h.params.roof_type,
+        "complexity": h.params.complexity,
+        "stories": h.params.stories,
+        "n_members": len(s),
+        "seed": h.seed,
+        "params_json": json.dumps(h.params.to_dict(), sort_keys=True),
+        **frame,
+        "phases": list(s.phases),
+        "sections": list(s.sections),
+        "supported_by": [sup[0] if sup else "" for sup in s.supported_by],
+        "skin_names": skin["names"],
+        "skin_sizes_m": skin["sizes_m"],
+        "skin_matrices": skin["matrices"],
+    }
+
+
+def _structure(
+    names: list[str],
+    sizes: list[float],
+    mats: list[float],
+    meta: dict[str, Any],
+    phases: list[str] | None = None,
+    sections: list[str] | None = None,
+    supported: list[str] | None = None,
+) -> Structure:
+    n = len(names)
+    m = np.zeros((n, 4, 4))
+    m[:, :3, :] = np.asarray(mats, dtype=np.float64).reshape(n, 3, 4)
+    m[:, 3, 3] = 1.0
+    return Structure(
+        tuple(names), np.asarray(sizes, dtype=np.float64).reshape(n, 3), m,
+        tuple(phases or ()), tuple(sections or ()),
+        tuple((x,) if x else () for x in supported) if supported else (), meta=meta,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StoredHouse:
+    """A structure read back from a dataset folder.
+
+    Attributes:
+        task_id: Task id.
+        params_json: Its :class:`HouseParams` as JSON (see :func:`params_from_dict`).
+        structure: The frame.
+        skin: The facade panels.
+    """
+
+    task_id: str
+    params_json: str
+    structure: Structure
+    skin: Structure
+
+    @property
+    def params(self) -> Any:
+        """The parameters as :class:`HouseParams`."""
+        return params_from_dict(json.loads(self.params_json))
+
+
+def record_house(r: dict[str, Any]) -> StoredHouse:
+    """Rebuild a :class:`StoredHouse` from :func:`house_record` output."""
+    meta = {
+        "task_id": r["task_id"],
+        "style": r["style"],
+        "roof_type": r["roof_type"],
+        "complexity": r["complexity"],
+    }
+    frame = _structure(
+        r["names"], r["sizes_m"], r["matrices"], meta, r["phases"], r["sections"], r["supported_by"]
+    )
+    skin = _structure(r["skin_names"], r["skin_sizes_m"], r["skin_matrices"], {**meta, "skin": True})
+    return StoredHouse(r["task_id"], r["params_json"], frame, skin)
+
+
+# -- writing ------------------------------------------------------------------------------
+def _chunk_records(args: tuple[list[str], int]) -> list[dict[str, Any]]:
+    ids, seed = args
+    return [house_record(generate_structure(t, seed)) for t in ids]
+
+
+def _write_shard(path: Path, records: list[dict[str, Any]], fmt: str) -> None:
+    if fmt == "jsonl":
+        path.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records))
+    else:
+        pq.write_table(pa.Table.from_pylist(records), path, compression="zstd")
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_dataset(
+    out_dir: str | Path,
+    n: int,
+    seed: int = 0,
+    *,
+    fmt: str = "parquet",
+    workers: int = 2,
+    task_ids: list[TaskId] | None = None,
+) -> dict[str, Any]:
+    """Generate ``n`` structures (or the given ``task_ids``) into ``out_dir`` with a manifest.
+
+    Args:
+        out_dir: Folder to create or reuse (existing shard files are overwritten).
+        n: Dataset size; ids follow :func:`dataset_task_ids` (ignored when ``task_ids`` given).
+        seed: Dataset seed.
+        fmt: ``parquet`` or ``jsonl``.
+        workers: Generator processes (the project's machines have 2 cores).
+        task_ids: Explicit ids to generate (e.g. :func:`default_split`).
+
+    Returns:
+        The manifest (also written to ``out_dir/manifest.json``).
+
+    Raises:
+        ConfigError: For an unknown format, a bad size or seed, or an unwritable folder.
+    """
+    if fmt not in FORMATS:
+        raise ConfigError(f"dataset format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if seed < 0 or n < 0 or workers < 1:
+        raise ConfigError(f"need n ≥ 0, seed ≥ 0 and workers ≥ 1 (got n={n}, seed={seed}, workers={workers})")
+    ids = [str(t) for t in (task_ids if task_ids is not None else dataset_task_ids(n))]
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create dataset folder {out}: {exc.strerror or exc}") from exc
+    chunks = [(ids[i : i + CHUNK], seed) for i in range(0, len(ids), CHUNK)]
+    files: list[dict[str, Any]] = []
+    by_style: dict[str, list[int]] = {}
+    ext = "parquet" if fmt == "parquet" else "jsonl"
+    for k, records in enumerate(_map(_chunk_records, chunks, workers)):
+        path = out / f"structures-{k:05d}.{ext}"
+        _write_shard(path, records, fmt)
+        files.append({"path": path.name, "structures": len(records), "sha256": _sha256(path)})
+        for r in records:
+            by_style.setdefault(r["style"], []).append(r["n_members"])
+    report = count_report(by_style)
+    manifest = {
+        "format": f"buildbench.dreamhouse.dataset.{fmt}",
+        "generator_version": GENERATOR_VERSION,
+        "seed": seed,
+        "n": len(ids),
+        "files": files,
+        "member_counts": {
+            "overall": asdict(report.overall),
+            "per_style": {k: asdict(v) for k, v in report.per_style.items()},
+        },
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    return manifest
+
+
+def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
+    """Read back the structures of a folder written by :func:`write_dataset`, in order.
+
+    Raises:
+        ConfigError: When the folder has no readable manifest or a listed file is missing.
+    """
+    root = Path(folder)
+    try:
+        manifest = json.loads((root / MANIFEST).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{root} has no readable {MANIFEST}: {exc}") from exc
+    for entry in manifest.get("files", []):
+        path = root / entry["path"]
+        if not path.exists():
+            raise ConfigError(f"dataset file {path} listed in the manifest is missing")
+        if path.suffix == ".jsonl":
+            rows: Iterable[dict[str, Any]] = (
+                json.loads(line) for line in path.read_text().splitlines() if line
+            )
+        else:
+            rows = pq.read_table(path).to_pylist()
+        for r in rows:
+            yield record_house(r)

@@ -1,0 +1,204 @@
+"""Batched member accumulation: the generator emits members in arrays, not one by one.
+
+Every framing routine adds a *batch* (all studs of a wall, all joists of a bay…) with
+numpy arrays of centres and sizes; :meth:`FrameBuilder.finish` turns the batches into the
+parallel arrays of a :class:`~buildbench.suites.dreamhouse.model.Structure` with one
+vectorised rotation build. Axis-aligned members carry their world extents as local sizes
+and an identity rotation; sloped members (rafters) carry local sizes ``(length, thickness,
+depth)`` along their own axis and a yaw/pitch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from buildbench.suites.dreamhouse.model import Structure
+
+#: Thickness of dimension lumber, metres (nominal 2x = 1.5 in = 38 mm; paper appendix T4).
+T2X = 0.038
+#: Actual depths of 2x4 … 2x12 in metres (paper appendix T4: 89, 140, 184, 235, 286 mm).
+D2X4, D2X6, D2X8, D2X10, D2X12 = 0.089, 0.140, 0.184, 0.235, 0.286
+#: Post sections (4x4 = 89 mm, 6x6 = 140 mm square; paper appendix T4).
+POST4, POST6 = 0.089, 0.140
+#: On-centre spacings (paper §3.1: 16 in studs/joists, 24 in rafters), exact inch values.
+OC16, OC24 = 0.4064, 0.6096
+#: Planning module: footprints are whole multiples of 4 ft (3 x 16 in = 2 x 24 in), so the
+#: 16 in and 24 in layouts line up in every section (the example task is 24 ft x 36 ft,
+#: 7.32 m x 10.97 m; released walkthrough).
+MODULE = 1.2192
+#: Story height floor to floor (paper Prompt 0 Part 2: stories at 0.3, 3.0, 5.7 m).
+STORY_H = 2.7
+#: Floor frame depth: 2x6 sill flat + 2x10 rim/joist (spec §2.1 [D]: 0.038 + 0.235 ≈ 0.3 m).
+FLOOR_DEPTH = T2X + D2X10
+#: Wall height between floor decks: story height less the next floor's joist depth.
+WALL_H = STORY_H - D2X10
+#: Stud length: wall height less a sole plate and a doubled top plate.
+STUD_H = WALL_H - 3 * T2X
+
+#: A scalar or a 1-D array that broadcasts against the other arguments of a batch.
+Num = float | np.ndarray
+
+PHASE_CODES: tuple[str, ...] = ("foundation", "floor", "walls", "roof")
+FOUNDATION, FLOOR, WALLS, ROOF = range(4)
+
+
+@dataclass
+class _Batch:
+    names: list[str]
+    centers: np.ndarray
+    sizes: np.ndarray
+    yaw: np.ndarray | float
+    pitch: np.ndarray | float
+    phase: int
+    section: str
+    story: int
+    parents: np.ndarray | int
+
+
+@dataclass(frozen=True)
+class FrameArrays:
+    """Finished members as parallel arrays.
+
+    Attributes:
+        names: Unique member names.
+        sizes_m: Local box sizes (metres), shape ``(n, 3)``.
+        matrices: World transforms, shape ``(n, 4, 4)``.
+        phase_codes: Index into :data:`PHASE_CODES` per member.
+        sections: Section name per member.
+        stories: Story index (0 = ground) per member; roof members carry the top story.
+        parents: Index of the member each one bears on, ``-1`` for the ground.
+    """
+
+    names: tuple[str, ...]
+    sizes_m: np.ndarray
+    matrices: np.ndarray
+    phase_codes: np.ndarray
+    sections: tuple[str, ...]
+    stories: np.ndarray
+    parents: np.ndarray
+
+    def to_structure(self, meta: dict[str, object]) -> Structure:
+        """The frame as a validator-ready :class:`Structure` with phase/section/support annotations."""
+        names = self.names
+        phases = tuple(PHASE_CODES[int(c)] for c in self.phase_codes)
+        supported = tuple(() if p < 0 else (names[p],) for p in self.parents.tolist())
+        return Structure(names, self.sizes_m, self.matrices, phases, self.sections, supported, meta=meta)
+
+
+def rows(*values: Num) -> int:
+    """Common length of scalars and 1-D arrays that broadcast together (0 if any array is empty)."""
+    k = 1
+    for v in values:
+        if isinstance(v, np.ndarray) and v.ndim:
+            if len(v) == 0:
+                return 0
+            k = max(k, len(v))
+    return k
+
+
+def rotation_matrices(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
+    """Rotations ``Rz(yaw) @ Ry(-pitch)``: the local +x axis rises by ``pitch`` towards heading ``yaw``.
+
+    Args:
+        yaw: Heading of the local x axis in the plan, radians from +x, shape ``(n,)``.
+        pitch: Elevation of the local x axis above the horizontal, radians, shape ``(n,)``.
+
+    Returns:
+        Rotation matrices of shape ``(n, 3, 3)``.
+    """
+    cy, sy, cp, sp = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
+    rot = np.empty((len(yaw), 3, 3))
+    rot[:, 0, 0], rot[:, 0, 1], rot[:, 0, 2] = cy * cp, -sy, -cy * sp
+    rot[:, 1, 0], rot[:, 1, 1], rot[:, 1, 2] = sy * cp, cy, -sy * sp
+    rot[:, 2, 0], rot[:, 2, 1], rot[:, 2, 2] = sp, 0.0, cp
+    return rot
+
+
+@dataclass
+class FrameBuilder:
+    """Collects member batches in construction order and numbers them."""
+
+    _batches: list[_Batch] = field(default_factory=list)
+    _count: int = 0
+    _stems: dict[str, int] = field(default_factory=dict)
+
+    def add(
+        self,
+        prefix: str,
+        tag: str,
+        centers: np.ndarray,
+        sizes: np.ndarray,
+        *,
+        phase: int,
+        section: str,
+        story: int,
+        parents: np.ndarray | int = -1,
+        yaw: np.ndarray | float = 0.0,
+        pitch: np.ndarray | float = 0.0,
+    ) -> np.ndarray:
+        """Add ``k`` members named ``{prefix}_{section}_{tag}_{i:03d}``; return their indices.
+
+        Numbering continues across batches with the same stem, so names stay unique.
+
+        Args:
+            prefix: Taxonomy prefix (``Stud``, ``Joist``…), which decides the category.
+            tag: Where the batch sits (``s1_front``); keeps names unique and readable.
+            centers: Box centres, metres, shape ``(k, 3)``.
+            sizes: Local sizes, metres, shape ``(k, 3)`` (or ``(3,)`` for all).
+            phase: Phase code (:data:`FOUNDATION` … :data:`ROOF`).
+            section: Section name.
+            story: Story index (0 = ground floor).
+            parents: Supporting member index per member (or one for all); ``-1`` = ground.
+            yaw: Plan heading of the local x axis (radians), scalar or ``(k,)``.
+            pitch: Slope of the local x axis (radians), scalar or ``(k,)``.
+        """
+        centers = np.asarray(centers, dtype=np.float64).reshape(-1, 3)
+        k = len(centers)
+        if k == 0:
+            return np.zeros(0, dtype=np.int64)
+        full = np.empty((k, 3))
+        full[:] = sizes
+        stem = f"{prefix}_{section}_{tag}" if tag else f"{prefix}_{section}"
+        first = self._stems.get(stem, 0)
+        self._stems[stem] = first + k
+        names = [f"{stem}_{i:03d}" for i in range(first + 1, first + k + 1)]
+        self._batches.append(_Batch(names, centers, full, yaw, pitch, phase, section, story, parents))
+        start = self._count
+        self._count += k
+        return np.arange(start, start + k)
+
+    def add_aabb(self, prefix: str, tag: str, lo: np.ndarray, hi: np.ndarray, **kwargs: object) -> np.ndarray:
+        """Add axis-aligned members spanning world corners ``lo`` … ``hi`` (each ``(k, 3)``)."""
+        lo = np.asarray(lo, dtype=np.float64).reshape(-1, 3)
+        hi = np.asarray(hi, dtype=np.float64).reshape(-1, 3)
+        return self.add(prefix, tag, (lo + hi) / 2.0, hi - lo, **kwargs)  # type: ignore[arg-type]
+
+    def finish(self) -> FrameArrays:
+        """All batches as one set of arrays, transforms built in one vectorised pass."""
+        b = self._batches
+        n = self._count
+        counts = [len(x.names) for x in b]
+        ends = np.cumsum(counts)
+        yaw, pitch, parents = np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64)
+        for x, e, k in zip(b, ends.tolist(), counts, strict=True):
+            # Slice assignment broadcasts scalars; most batches are level and skip this.
+            if not isinstance(x.yaw, float) or x.yaw:
+                yaw[e - k : e] = x.yaw
+            if not isinstance(x.pitch, float) or x.pitch:
+                pitch[e - k : e] = x.pitch
+            parents[e - k : e] = x.parents
+        mats = np.zeros((n, 4, 4))
+        mats[:, :3, :3] = rotation_matrices(yaw, pitch)
+        mats[:, :3, 3] = np.concatenate([x.centers for x in b])
+        mats[:, 3, 3] = 1.0
+        return FrameArrays(
+            names=tuple(nm for x in b for nm in x.names),
+            sizes_m=np.concatenate([x.sizes for x in b]),
+            matrices=mats,
+            phase_codes=np.repeat(np.array([x.phase for x in b], dtype=np.int8), counts),
+            sections=tuple(x.section for x in b for _ in x.names),
+            stories=np.repeat(np.array([x.story for x in b], dtype=np.int8), counts),
+            parents=parents,
+        )
