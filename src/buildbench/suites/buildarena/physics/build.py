@@ -7,7 +7,11 @@ between its two end blocks anchored midway; a Winch is a rope (a spatial
 tendon that may slacken but not stretch beyond its built length). A
 Powered Wheel is a hub (welded, breakable) carrying the disc on a hinge
 driven by a velocity servo. A Water Cannon carries a site actuator whose
-force points against its spray. Welded neighbours do not collide.
+force points against its spray, and a non-colliding full-size box that
+the torches' non-colliding flame spheres are tested against. Welded
+neighbours do not collide, nor do blocks whose bodies already overlap as
+built (the library only checks its shrunk colliders); collision boxes are
+``collision_gap_m`` smaller than the blocks.
 """
 
 from __future__ import annotations
@@ -35,13 +39,11 @@ class BlockBody:
         block_id: Block id.
         type: Block type name.
         body: MuJoCo body id whose pose is the block's pose (the disc for wheels).
-        half_size: Half extents of the outline box in body frame (cylinders: r, r, h/2).
     """
 
     block_id: str
     type: str
     body: int
-    half_size: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -56,12 +58,10 @@ class Compiled:
         weld_names: ``child->base`` (or connector id) per equality id, for reports.
         wheel_actuators: Actuator id per wheel block id.
         cannon_actuators: Actuator id per cannon block id.
-        cannon_bodies: Body id per cannon (in ``cannon_actuators`` order).
-        cannon_half: Half extents of each cannon box (n, 3).
-        torch_bodies: Body id per torch.
-        torch_flame_local: Flame centre of each torch in its body frame (n, 3).
+        heat_pairs: ``(cannon index, hull geom, flame geom)`` for every cannon and torch:
+            the cannon's full-size box and the torch's heating sphere, both
+            non-colliding geoms used only for ``mj_geomDistance``.
         cargo_body: Ballast body id, or -1.
-        bodies_total_mass: Machine mass as simulated (mass units).
     """
 
     model: mujoco.MjModel
@@ -71,12 +71,8 @@ class Compiled:
     weld_names: list[str]
     wheel_actuators: dict[str, int]
     cannon_actuators: dict[str, int]
-    cannon_bodies: np.ndarray
-    cannon_half: np.ndarray
-    torch_bodies: np.ndarray
-    torch_flame_local: np.ndarray
+    heat_pairs: list[tuple[int, int, int]]
     cargo_body: int
-    bodies_total_mass: float
 
 
 def _box_inertia(mass: float, full: np.ndarray) -> np.ndarray:
@@ -125,22 +121,31 @@ class _Builder:
     def friction(self) -> list[float]:
         return [self.config.friction, 0.005, 0.0001]
 
+    def contact(self) -> dict[str, object]:
+        """Geom attributes shared by every collider (friction and contact softness)."""
+        cfg = self.config
+        return {
+            "friction": self.friction(),
+            "solref": [cfg.contact_timeconst_s, 1.0],
+            "solimp": [*cfg.contact_solimp, 0.5, 2.0],
+        }
+
     def add_world(self) -> None:
         world = self.spec.worldbody
         if self.scene.ground:
             world.add_geom(
-                type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], friction=self.friction(), name="ground"
+                type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], name="ground", **self.contact()
             )
         for i, box in enumerate(self.scene.terrain):
             world.add_geom(
                 type=mujoco.mjtGeom.mjGEOM_BOX,
                 pos=list(box.center),
                 size=[0.5 * s for s in box.size],
-                friction=self.friction(),
+                **self.contact(),
                 name=f"terrain{i}",
             )
 
-    def add_block(self, body: Body, extra_mass: float) -> tuple[str, np.ndarray]:
+    def add_block(self, body: Body, extra_mass: float) -> str:
         shape = body.shape
         rot = self.rot @ shape.rotation
         centre = self.place(shape.center)
@@ -154,12 +159,14 @@ class _Builder:
             full = np.array(shape.size)
             half = 0.5 * full
             inertia = _box_inertia(mass, full)
-            geom = dict(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half))
+            gap = 0.5 * self.config.collision_gap_m
+            geom = dict(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(np.maximum(half - gap, 0.5 * half)))
         else:
             radius, height = shape.size[0], shape.size[2]
             half = np.array([radius, radius, 0.5 * height])
             inertia = _cyl_inertia(mass, radius, height)
-            geom = dict(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, 0.5 * height, 0])
+            half_len = max(0.5 * (height - self.config.collision_gap_m), 0.25 * height)
+            geom = dict(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0])
         holder = b
         if is_wheel:
             hub_mass = self.config.wheel_hub_mass_fraction * mass
@@ -173,12 +180,31 @@ class _Builder:
             holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=list(axis_local), name=f"spin{body.id}")
         holder.mass, holder.inertia = mass, list(inertia)
         holder.ipos, holder.iquat, holder.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
-        holder.add_geom(friction=self.friction(), density=0, name=f"g{body.id}", **geom)
+        holder.add_geom(density=0, name=f"g{body.id}", **geom, **self.contact())
+        self._add_heat_geom(body, holder, centre, rot, half)
         self.anchor_body[body.id] = name
-        return holder.name, half
+        return holder.name
 
-    def add_weld(self, a: str, b: str, point_world: np.ndarray, force: float, torque: float, label: str) -> None:
-        """Weld block ``a`` to block ``b`` at ``point_world`` (placed frame)."""
+    def _add_heat_geom(self, body: Body, holder: mujoco.MjsBody, centre: np.ndarray, rot: np.ndarray, half: np.ndarray) -> None:
+        """Non-colliding geoms for the heating test: a cannon's full box, a torch's flame sphere."""
+        sensor = {"contype": 0, "conaffinity": 0, "group": 3, "density": 0}
+        if body.type == "Water Cannon":
+            holder.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half), name=f"hull{body.id}", **sensor)
+        elif body.type == "Torch":
+            flame = self.place(torch_display_centre(body)) + self.rot @ np.asarray(body.pointer)
+            holder.add_geom(
+                type=mujoco.mjtGeom.mjGEOM_SPHERE,
+                size=[self.config.torch_heat_radius, 0, 0],
+                pos=list(rot.T @ (flame - centre)),
+                name=f"flame{body.id}",
+                **sensor,
+            )
+
+    def add_weld(self, a: str, b: str, point_world: np.ndarray, label: str, brace: bool = False) -> None:
+        """Weld block ``a`` to block ``b`` at ``point_world`` (placed frame); braces use their own settings."""
+        cfg = self.config
+        timeconst = cfg.brace_timeconst_s if brace else cfg.weld_timeconst_s
+        solimp = cfg.brace_solimp if brace else cfg.weld_solimp
         centre, rot = self.poses[b]
         anchor = rot.T @ (point_world - centre)
         data = np.zeros(12)
@@ -190,10 +216,11 @@ class _Builder:
             name1=self.anchor_body[a],
             name2=self.anchor_body[b],
             data=list(data),
-            solref=[self.config.weld_timeconst_s, self.config.weld_dampratio],
+            solref=[timeconst, cfg.weld_dampratio],
+            solimp=[*solimp, 0.5, 2.0],
         )
-        self.weld_force.append(force)
-        self.weld_torque.append(torque)
+        self.weld_force.append(cfg.brace_break_force_n if brace else cfg.weld_break_force_n)
+        self.weld_torque.append(cfg.brace_break_torque_nm if brace else cfg.weld_break_torque_nm)
         self.weld_names.append(label)
 
 
@@ -209,26 +236,21 @@ def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Comp
     builder = _Builder(scene, config)
     builder.add_world()
     extra = _extra_masses(graph)
-    blocks: list[tuple[Body, str, np.ndarray]] = []
-    for body in graph.bodies:
-        pose_name, half = builder.add_block(body, extra.get(body.id, 0.0))
-        blocks.append((body, pose_name, half))
+    blocks = [(body, builder.add_block(body, extra.get(body.id, 0.0))) for body in graph.bodies]
     spec = builder.spec
+    wheels = {b.id for b in graph.bodies if b.spin_axis is not None}
     for joint in graph.joints:
         builder.add_weld(
             joint.child,
             joint.base,
             builder.place(joint.point),
-            config.weld_break_force_n,
-            config.weld_break_torque_nm,
             f"{joint.child}->{joint.base}.{joint.base_face}",
         )
         spec.add_exclude(bodyname1=builder.anchor_body[joint.child], bodyname2=builder.anchor_body[joint.base])
-        for wheel in (joint.child, joint.base):
-            disc = f"disc{wheel}"
-            other = joint.base if wheel == joint.child else joint.child
-            if any(b.id == wheel and b.spin_axis is not None for b in graph.bodies):
-                spec.add_exclude(bodyname1=disc, bodyname2=builder.anchor_body[other])
+        # A wheel's disc is a child of its hub: exclude it from the block on the other side too.
+        for wheel, other in ((joint.child, joint.base), (joint.base, joint.child)):
+            if wheel in wheels:
+                spec.add_exclude(bodyname1=f"disc{wheel}", bodyname2=builder.anchor_body[other])
     for link in graph.links:
         pa, pb = builder.place(link.point_a), builder.place(link.point_b)
         if link.type == "Brace":
@@ -236,42 +258,64 @@ def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Comp
                 link.a.block,
                 link.b.block,
                 0.5 * (pa + pb),
-                config.brace_break_force_n,
-                config.brace_break_torque_nm,
                 f"brace {link.id}",
+                brace=True,
             )
             continue
         _add_rope(builder, link.id, link.a.block, pa, link.b.block, pb)
     wheel_acts, cannon_acts = _add_actuators(builder, graph)
     cargo_body_name = _add_cargo(builder)
     model = spec.compile()
-    names = {body.id: pose for body, pose, _ in blocks}
-    cannons = [b for b in graph.bodies if b.type == "Water Cannon"]
-    torches = [b for b in graph.bodies if b.type == "Torch"]
-    flames = []
-    for torch in torches:
-        centre, rot = builder.poses[torch.id]
-        display = builder.place(torch_display_centre(torch))
-        flame = display + builder.rot @ np.asarray(torch.pointer)
-        flames.append(rot.T @ (flame - centre))
-    half_by_id = {body.id: half for body, _, half in blocks}
+    overlapping = _overlapping_pairs(model, cargo_body_name)
+    if overlapping:
+        for a, b in overlapping:
+            spec.add_exclude(bodyname1=a, bodyname2=b)
+        model = spec.compile()
+    cannons = [b.id for b in graph.bodies if b.type == "Water Cannon"]
+    torches = [b.id for b in graph.bodies if b.type == "Torch"]
+    heat_pairs = [
+        (i, model.geom(f"hull{c}").id, model.geom(f"flame{t}").id)
+        for i, c in enumerate(cannons)
+        for t in torches
+    ]
     return Compiled(
         model=model,
-        blocks=[
-            BlockBody(body.id, body.type, model.body(pose).id, half) for body, pose, half in blocks
-        ],
+        blocks=[BlockBody(body.id, body.type, model.body(pose).id) for body, pose in blocks],
         weld_break_force=np.array(builder.weld_force),
         weld_break_torque=np.array(builder.weld_torque),
         weld_names=builder.weld_names,
         wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
         cannon_actuators={k: model.actuator(v).id for k, v in cannon_acts.items()},
-        cannon_bodies=np.array([model.body(names[c.id]).id for c in cannons], dtype=int),
-        cannon_half=np.array([half_by_id[c.id] for c in cannons]).reshape(-1, 3),
-        torch_bodies=np.array([model.body(names[t.id]).id for t in torches], dtype=int),
-        torch_flame_local=np.array(flames).reshape(-1, 3),
+        heat_pairs=heat_pairs,
         cargo_body=-1 if cargo_body_name is None else model.body(cargo_body_name).id,
-        bodies_total_mass=float(sum(b.mass for b in graph.bodies) + sum(lk.mass for lk in graph.links)),
     )
+
+
+OVERLAP_TOLERANCE_M = 1e-3
+"""Blocks whose bodies already interpenetrate by more than this when built never collide."""
+
+
+def _overlapping_pairs(model: mujoco.MjModel, cargo: str | None) -> list[tuple[str, str]]:
+    """Pairs of machine bodies that overlap in the built pose.
+
+    The library accepts a block when its shrunk (×0.8) collider is clear
+    (spec 2.2), so full-size bodies of neighbours may overlap, e.g. a torch
+    whose flame nozzle reaches into the cannon it heats. Such built-in
+    overlaps are parts of one rigid assembly, not collisions: they are
+    excluded, as welded neighbours are.
+    """
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    pairs: set[tuple[str, str]] = set()
+    for contact in data.contact[: data.ncon]:
+        if contact.dist >= -OVERLAP_TOLERANCE_M:
+            continue
+        b1, b2 = (int(model.geom_bodyid[g]) for g in contact.geom)
+        names = sorted((model.body(b1).name, model.body(b2).name))
+        if 0 in (b1, b2) or cargo in names:
+            continue
+        pairs.add((names[0], names[1]))
+    return sorted(pairs)
 
 
 def torch_display_centre(torch: Body) -> np.ndarray:
@@ -352,6 +396,6 @@ def _add_cargo(builder: _Builder) -> str | None:
     body.mass, body.inertia = mass, list(_box_inertia(mass, full))
     body.ipos, body.iquat, body.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
     body.add_geom(
-        type=mujoco.mjtGeom.mjGEOM_BOX, size=list(0.5 * full), friction=builder.friction(), density=0
+        type=mujoco.mjtGeom.mjGEOM_BOX, size=list(0.5 * full), density=0, **builder.contact()
     )
     return BALLAST

@@ -21,9 +21,9 @@ class PhysicsConfig:
     Attributes:
         timestep_s: Fixed step. Besiege's fixed update is 100 Hz (spec 1.4);
             we step at 200 Hz because MuJoCo's stiffest stable weld time
-            constant is 2 steps, and a 10 ms weld constant keeps a 20-block
-            bridge's sag in centimetres while staying ≥ 20× real time
-            (measured: bridges stable up to 8 ms, ``notes/physics-mujoco.md``).
+            constant is 2 steps: with 10 ms steps a 13-block beam over the
+            10-unit gap sagged ~1 m and slipped off (measured), with 5 ms a
+            few centimetres.
         gravity_mps2: Downward gravity; "normal gravity" of the block
             descriptions (App. E.2), taken as Earth's.
         integrator: MuJoCo integrator name; ``implicitfast`` treats the
@@ -35,19 +35,36 @@ class PhysicsConfig:
             stiffest MuJoCo accepts (it clamps below), so attached blocks
             behave as rigidly as the step allows.
         weld_dampratio: Weld ``solref`` damping ratio (critical).
+        weld_solimp: Weld impedance ``(dmin, dmax, width)``: 0.99–0.999
+            instead of MuJoCo's 0.9–0.95 default, because the default let a
+            13-block beam over the 10-unit gap sag ~0.6 m under its own
+            weight at this step and slip off the terrain (measured).
         weld_break_force_n: A weld breaks when the magnitude of its
             constraint force exceeds this (N). Our choice: about the
             weight of 1000 mass units, so shear never breaks a beam before
             bending does, as in Besiege, where bridges mostly fail by
             snapping near mid-span.
         weld_break_torque_nm: A weld breaks when its constraint torque
-            exceeds this (N·m). Our choice, calibrated so that a plain
-            wooden beam over the 5-unit gap (span 7) holds about 230 mass
-            units at mid-span (P = 4·T/L/g), the magnitude of the paper's
-            Support Lv.1 loads (Table 2: 100–600), while a plain beam over
-            the 20-unit gap holds only ~75 and needs bracing.
-        brace_break_force_n: Break force of a Brace weld (N); Besiege braces
-            are known to be stronger than block joints, we use twice.
+            exceeds this (N·m). Our choice, in the magnitude of the paper's
+            Support loads (Table 2: ~100–600 mass units): a plain 13-block,
+            1-wide beam over the 10-unit gap snapped at mid-span under 230
+            units, a 1-wide beam cannot span the 20-unit gap under the
+            ~150 units of the 2 s hold, three parallel beams hold ~280
+            there (measured).
+        brace_timeconst_s: ``solref`` time constant of a Brace weld. Braces
+            close loops in a tree of welds (a statically indeterminate
+            frame). With near-rigid braces the solver's split of internal
+            force between the loop's members is set by numerical noise: we
+            read self-cancelling 10–80 kN forces, spurious breaks and
+            divergence in braced bridges with block-weld settings (measured,
+            3 designs × 6 settings). A brace is therefore a compliant member
+            (like a slender rod) with MuJoCo's default softness: stiff
+            enough to hold a braced engine straight under 4 g (Lift Lv.3
+            reference), soft enough that braced bridges stayed stable;
+            softer braces (0.05 s, 0.5–0.6) let engines tumble.
+        brace_solimp: ``solimp`` of a Brace weld (MuJoCo's default).
+        brace_break_force_n: Break force of a Brace weld (N); our choice:
+            twice a block weld's, as a brace is joined at two faces.
         brace_break_torque_nm: Break torque of a Brace weld (N·m), twice.
         winch_stiffness_timeconst_s: ``solref`` time constant of the rope
             length limit (a Winch rope cannot stretch beyond its length).
@@ -62,10 +79,34 @@ class PhysicsConfig:
             wheel's attachment can break while the disc spins on a hinge.
         friction: Sliding friction coefficient of every contact (Unity
             PhysX's default material is 0.6 dynamic; wheels need grip, so 1.0).
+        contact_timeconst_s: Contact ``solref`` time constant (MuJoCo's default).
+        contact_solimp: Contact impedance. MuJoCo scales contact softness by
+            the bodies' inverse weights, so a heavy cargo on 0.3-unit blocks
+            sinks into them; with the default (0.9, 0.95) it sank ~0.2 m
+            and the box–box collider eventually blew up, with near-hard
+            (0.99, 0.999) contacts chattered and blew up sooner; (0.95,
+            0.99) was the stable middle on our reference runs (measured).
+        collision_gap_m: Collision boxes are this much smaller than the
+            blocks in each dimension (cylinders: in length only, so a wheel
+            keeps its rolling radius). Blocks that touch face to face without
+            being attached (a second layer's neighbours, a beam's side blocks)
+            otherwise produce contacts at exactly zero distance whose
+            normals flip between steps; with stiff welds this diverged in
+            our runs. Attached neighbours are excluded from colliding anyway.
         cannon_recoil_mass_units: Cannon recoil = weight of this many mass
             units (App. E.2).
         steam_factor: Recoil multiplier while heated (App. E.2).
         torch_heat_radius: Radius of a torch's heating sphere (App. E.2).
+        cargo_inertial_mass_cap: The cargo's body mass follows its ramp up
+            to this (mass units); the weight above it is applied as a force
+            (see ``sim._Cargo``). 50 is the Transport cargo, which ran stably.
+        max_speed_mps: Any generalized velocity above this (m/s or rad/s)
+            means the solver blew up (a heated rocket reaches ~1.1 km/s in
+            30 s); the run stops and is judged up to the previous tick.
+        control_hz: Rate of the control loop: key presses, cargo mass, cannon
+            heating and thrust, and the weld-break test. Besiege's fixed
+            update and the Lua ``fixed_update`` run at 100 Hz (spec 1.4);
+            between two ticks MuJoCo takes whole steps.
         log_hz: Trajectory sampling rate (Lua script, spec 1.4).
     """
 
@@ -75,8 +116,11 @@ class PhysicsConfig:
     iterations: int = 50
     weld_timeconst_s: float = 0.01
     weld_dampratio: float = 1.0
+    weld_solimp: tuple[float, float, float] = (0.99, 0.999, 0.001)
     weld_break_force_n: float = 10_000.0
     weld_break_torque_nm: float = 4_000.0
+    brace_timeconst_s: float = 0.02
+    brace_solimp: tuple[float, float, float] = (0.9, 0.95, 0.001)
     brace_break_force_n: float = 20_000.0
     brace_break_torque_nm: float = 8_000.0
     winch_stiffness_timeconst_s: float = 0.02
@@ -85,9 +129,15 @@ class PhysicsConfig:
     wheel_max_torque_nm: float = 150.0
     wheel_hub_mass_fraction: float = 0.05
     friction: float = 1.0
+    contact_timeconst_s: float = 0.02
+    contact_solimp: tuple[float, float, float] = (0.95, 0.99, 0.001)
+    collision_gap_m: float = 0.02
     cannon_recoil_mass_units: float = 1.6
     steam_factor: float = 8.6
     torch_heat_radius: float = 0.3
+    cargo_inertial_mass_cap: float = 50.0
+    max_speed_mps: float = 1.0e4
+    control_hz: float = 100.0
     log_hz: float = 25.0
 
     def __post_init__(self) -> None:
@@ -95,14 +145,22 @@ class PhysicsConfig:
             raise ValueError(
                 f"weld_timeconst_s={self.weld_timeconst_s} is below 2*timestep_s; MuJoCo would clamp it"
             )
-        steps = 1.0 / (self.log_hz * self.timestep_s)
-        if abs(steps - round(steps)) > 1e-9:
-            raise ValueError(f"1/log_hz must be a whole number of steps (timestep {self.timestep_s})")
+        for name, ratio in (
+            ("control_hz", 1.0 / (self.control_hz * self.timestep_s)),
+            ("log_hz", self.control_hz / self.log_hz),
+        ):
+            if ratio < 1 or abs(ratio - round(ratio)) > 1e-9:
+                raise ValueError(f"{name} must divide the faster rate into whole steps")
 
     @property
-    def steps_per_log(self) -> int:
-        """Physics steps between two trajectory samples."""
-        return round(1.0 / (self.log_hz * self.timestep_s))
+    def steps_per_tick(self) -> int:
+        """Physics steps per control tick."""
+        return round(1.0 / (self.control_hz * self.timestep_s))
+
+    @property
+    def ticks_per_log(self) -> int:
+        """Control ticks between two trajectory samples."""
+        return round(self.control_hz / self.log_hz)
 
     def to_json(self) -> dict[str, Any]:
         """The config as a JSON-ready dict (recorded with every result)."""

@@ -48,11 +48,10 @@ class Cargo:
     delay_s: float = 0.5
     floor: float = 0.005
 
-    def mass(self, t: float | np.ndarray) -> float | np.ndarray:
-        """Cargo mass at time ``t`` seconds."""
-        frac = np.clip((np.asarray(t, dtype=float) - self.delay_s) / self.ramp_s, self.floor, 1.0)
-        value = self.mass_start + (self.mass_max - self.mass_start) * frac
-        return float(value) if np.ndim(value) == 0 else value
+    def mass(self, t: float) -> float:
+        """Cargo mass at time ``t`` seconds (plain floats: called every control tick)."""
+        frac = min(1.0, max(self.floor, (t - self.delay_s) / self.ramp_s))
+        return self.mass_start + (self.mass_max - self.mass_start) * frac
 
 
 @dataclass(frozen=True)
@@ -75,6 +74,10 @@ class Scene:
         terrain: Static boxes (Support levels).
         cargo: The Ballast, or None.
         fire_all: Fire every cannon on a fixed schedule instead of the machine's keys.
+        stop_below_z: End the run at the first logged sample where the cargo's
+            centre is below this height (m): the Support rule is decided
+            then, and the heavy cargo crushing light debris on the ground
+            afterwards is both irrelevant and numerically violent.
     """
 
     duration_s: float
@@ -84,3 +87,4 @@ class Scene:
     terrain: tuple[StaticBox, ...] = ()
     cargo: Cargo | None = None
     fire_all: FireAll | None = None
+    stop_below_z: float | None = None

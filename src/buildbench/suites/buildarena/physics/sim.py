@@ -17,7 +17,7 @@ from buildbench.suites.buildarena.model import ControlEntry, Machine
 
 from .build import Compiled, compile_scene
 from .config import DEFAULT_CONFIG, PhysicsConfig
-from .scene import Scene
+from .scene import Cargo, Scene
 from .trajectory import Trajectory
 
 KEY_TIME_QUANTUM_S = 0.1
@@ -108,23 +108,18 @@ def _schedule(
     )
 
 
-def heated(compiled: Compiled, data: mujoco.MjData, radius: float) -> np.ndarray:
-    """Which cannons touch any torch's heating sphere (sphere vs oriented box), shape (n_cannons,)."""
-    if compiled.torch_bodies.size == 0 or compiled.cannon_bodies.size == 0:
-        return np.zeros(compiled.cannon_bodies.size, dtype=bool)
-    t_rot = data.xmat[compiled.torch_bodies].reshape(-1, 3, 3)
-    flames = data.xpos[compiled.torch_bodies] + np.einsum("nij,nj->ni", t_rot, compiled.torch_flame_local)
-    c_rot = data.xmat[compiled.cannon_bodies].reshape(-1, 3, 3)
-    rel = flames[None, :, :] - data.xpos[compiled.cannon_bodies][:, None, :]
-    local = np.einsum("cji,ctj->cti", c_rot, rel)
-    half = compiled.cannon_half[:, None, :]
-    gap = local - np.clip(local, -half, half)
-    return bool_any(np.einsum("cti,cti->ct", gap, gap) <= radius * radius)
+def heated(compiled: Compiled, model: mujoco.MjModel, data: mujoco.MjData, n_cannons: int) -> np.ndarray:
+    """Which cannons touch any torch's heating sphere, shape (n_cannons,).
 
-
-def bool_any(hits: np.ndarray) -> np.ndarray:
-    """Row-wise any over torches."""
-    return hits.any(axis=1)
+    A cannon is heated when the signed distance between its full-size box
+    and a flame sphere (radius ``torch_heat_radius``) is ≤ 0 (block
+    descriptions, App. E.2: "all objects in this area will be heated").
+    """
+    hot = np.zeros(n_cannons, dtype=bool)
+    for cannon, hull, flame in compiled.heat_pairs:
+        if not hot[cannon] and mujoco.mj_geomDistance(model, data, hull, flame, 0.01, None) <= 0.0:
+            hot[cannon] = True
+    return hot
 
 
 def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -134,15 +129,65 @@ def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.
     equality order; torque = 0.5 · torquescale · ‖rotational rows‖
     (MuJoCo's weld parameterisation; torquescale is 1 here).
     """
-    ne = data.ne
-    if ne == 0:
-        empty = np.zeros(0)
-        return np.zeros(0, dtype=int), empty, empty
-    rows = data.efc_force[:ne].reshape(-1, 6)
-    ids = data.efc_id[:ne:6]
-    force = np.sqrt(np.einsum("ij,ij->i", rows[:, :3], rows[:, :3]))
-    torque = 0.5 * np.sqrt(np.einsum("ij,ij->i", rows[:, 3:], rows[:, 3:]))
-    return ids, force, torque
+    squared = np.square(data.efc_force[: data.ne]).reshape(-1, 2, 3).sum(axis=2)
+    return data.efc_id[: data.ne : 6], np.sqrt(squared[:, 0]), 0.5 * np.sqrt(squared[:, 1])
+
+
+@dataclass
+class _Cargo:
+    """Run-time state of the cargo's mass ramp.
+
+    The cargo body's mass follows the ramp up to ``cap``; weight beyond it
+    is a downward force at its centre (``xfrc_applied``). MuJoCo's
+    constraint softness scales with inverse mass, and a cargo hundreds of
+    times heavier than the 0.3-unit blocks it rests on made the contacts
+    launch it (measured on braced decks at 200–400 units); a bounded
+    inertia keeps them stable while the full weight still loads the bridge.
+    The price: a cargo above the cap falls faster than gravity once
+    nothing holds it, which changes when it crosses the Support threshold
+    by a few hundredths of a second.
+    """
+
+    cargo: Cargo
+    body: int
+    cap: float
+    gravity: float
+    mass0: float
+    inertia0: np.ndarray
+    invweight0: np.ndarray
+    dofs: slice
+    dof_invweight0: np.ndarray
+
+    @classmethod
+    def of(cls, model: mujoco.MjModel, cargo: Cargo, body: int, config: PhysicsConfig) -> _Cargo:
+        dofs = slice(int(model.body_dofadr[body]), int(model.body_dofadr[body] + model.body_dofnum[body]))
+        return cls(
+            cargo,
+            body,
+            config.cargo_inertial_mass_cap,
+            config.gravity_mps2,
+            float(model.body_mass[body]),
+            model.body_inertia[body].copy(),
+            model.body_invweight0[body].copy(),
+            dofs,
+            model.dof_invweight0[dofs].copy(),
+        )
+
+    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, t: float) -> float:
+        """Set the cargo's mass (and extra weight) for time ``t``; returns the full mass.
+
+        Inertia and constraint weights scale with the body mass, as
+        ``mj_setConst`` would compute for a lone free body.
+        """
+        mass = self.cargo.mass(t)
+        body_mass = min(mass, self.cap)
+        ratio = body_mass / self.mass0
+        model.body_mass[self.body] = body_mass
+        model.body_inertia[self.body] = self.inertia0 * ratio
+        model.body_invweight0[self.body] = self.invweight0 / ratio
+        model.dof_invweight0[self.dofs] = self.dof_invweight0 / ratio
+        data.xfrc_applied[self.body, 2] = -(mass - body_mass) * self.gravity
+        return mass
 
 
 def run_scene(
@@ -152,6 +197,11 @@ def run_scene(
     config: PhysicsConfig = DEFAULT_CONFIG,
 ) -> RunOutput:
     """Simulate ``machine`` in ``scene`` and log it at ``config.log_hz``.
+
+    Each control tick (``config.control_hz``) applies key presses, the
+    cargo mass, cannon heating and thrust, logs when due, advances the
+    physics by whole steps, then breaks every weld whose force or torque
+    exceeds its threshold.
 
     Args:
         machine: The machine (its key bindings drive the control sequence).
@@ -163,58 +213,54 @@ def run_scene(
     compiled = compile_scene(machine, scene, config)
     model = compiled.model
     data = mujoco.MjData(model)
-    sched = _schedule(machine, compiled, scene, machine.control_sequence if control is None else control, config)
+    presses = machine.control_sequence if control is None else control
+    sched = _schedule(machine, compiled, scene, presses, config)
     wheel_idx = np.array(list(compiled.wheel_actuators.values()), dtype=int)
     cannon_idx = np.array(list(compiled.cannon_actuators.values()), dtype=int)
     thrust = config.cannon_recoil_mass_units * config.gravity_mps2
-    cargo = scene.cargo
     cb = compiled.cargo_body
-    if cargo is not None:
-        m0 = float(model.body_mass[cb])
-        inertia0 = model.body_inertia[cb].copy()
-        invw0 = model.body_invweight0[cb].copy()
-        dofs = slice(model.body_dofadr[cb], model.body_dofadr[cb] + model.body_dofnum[cb])
-        dof_invw0 = model.dof_invweight0[dofs].copy()
-    n_steps = int(round(scene.duration_s / config.timestep_s))
-    per_log = config.steps_per_log
-    n_log = n_steps // per_log + 1
+    ramp = None if scene.cargo is None else _Cargo.of(model, scene.cargo, cb, config)
+    tick_s = config.steps_per_tick * config.timestep_s
+    n_ticks = int(round(scene.duration_s / tick_s))
+    n_log = n_ticks // config.ticks_per_log + 1
     log_bodies = np.array([b.body for b in compiled.blocks] + ([cb] if cb >= 0 else []), dtype=int)
     positions = np.zeros((n_log, log_bodies.size, 3))
     burning = np.zeros((n_log, cannon_idx.size), dtype=bool)
     masses = np.zeros(n_log if cb >= 0 else 0)
-    times = np.arange(n_log) * (per_log * config.timestep_s)
     broken: list[BrokenWeld] = []
-    next_event, event = 0, -1
+    next_event = 0
     diverged = None
     mujoco.mj_forward(model, data)
-    hot = heated(compiled, data, config.torch_heat_radius)
+    hot = np.zeros(cannon_idx.size, dtype=bool)
     cannon_on = np.zeros(cannon_idx.size)
     logged = 0
-    for step in range(n_steps + 1):
-        t = step * config.timestep_s
+    for tick in range(n_ticks + 1):
+        t = tick * tick_s
         while next_event < sched.times.size and sched.times[next_event] <= t + 1e-9:
-            event, next_event = next_event, next_event + 1
-            data.ctrl[wheel_idx] = sched.wheel_ctrl[event]
-            cannon_on = sched.cannon_on[event]
-        if cargo is not None:
-            mass = float(cargo.mass(t))
-            model.body_mass[cb] = mass
-            model.body_inertia[cb] = inertia0 * (mass / m0)
-            model.body_invweight0[cb] = invw0 * (m0 / mass)
-            model.dof_invweight0[dofs] = dof_invw0 * (m0 / mass)
+            data.ctrl[wheel_idx] = sched.wheel_ctrl[next_event]
+            cannon_on = sched.cannon_on[next_event]
+            next_event += 1
+        mass = ramp.apply(model, data, t) if ramp is not None else 0.0
         if cannon_idx.size:
-            hot = heated(compiled, data, config.torch_heat_radius)
+            hot = heated(compiled, model, data, cannon_idx.size)
             data.ctrl[cannon_idx] = cannon_on * thrust * np.where(hot, config.steam_factor, 1.0)
-        if step % per_log == 0:
+        if tick % config.ticks_per_log == 0:
             positions[logged] = data.xpos[log_bodies]
             burning[logged] = hot
-            if cargo is not None:
-                masses[logged] = model.body_mass[cb]
+            if ramp is not None:
+                masses[logged] = mass
             logged += 1
-        if step == n_steps:
+            if scene.stop_below_z is not None and cb >= 0 and data.xpos[cb, 2] < scene.stop_below_z:
+                break
+        if tick == n_ticks:
             break
-        mujoco.mj_step(model, data)
-        if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number > 0:
+        mujoco.mj_step(model, data, config.steps_per_tick)
+        # On a blow-up MuJoCo resets the data (time back to 0, welds re-armed): stop there.
+        if (
+            abs(data.time - (t + tick_s)) > 1e-6
+            or data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number
+            or not np.abs(data.qvel).max(initial=0.0) < config.max_speed_mps
+        ):
             diverged = t
             break
         ids, force, torque = weld_loads(compiled, data)
@@ -223,9 +269,9 @@ def run_scene(
             for k in np.flatnonzero(snap):
                 eq = int(ids[k])
                 data.eq_active[eq] = 0
-                broken.append(BrokenWeld(compiled.weld_names[eq], t, float(force[k]), float(torque[k])))
+                broken.append(BrokenWeld(compiled.weld_names[eq], t + tick_s, float(force[k]), float(torque[k])))
     traj = Trajectory(
-        time=times[:logged],
+        time=np.arange(logged) * (config.ticks_per_log * tick_s),
         ids=[b.block_id for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),
         types=[b.type for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),
         position=positions[:logged],
@@ -233,4 +279,4 @@ def run_scene(
         burning=burning[:logged],
         ballast_mass=masses[:logged],
     )
-    return RunOutput(traj, broken, diverged, _time.perf_counter() - wall0, step)
+    return RunOutput(traj, broken, diverged, _time.perf_counter() - wall0, tick * config.steps_per_tick)

@@ -1,0 +1,74 @@
+"""BuildArena physics: each task's reference design simulated, and 64 samples across 2 workers.
+
+* ``buildarena-sim-<task>``: one full simulation of the task's reference
+  design (compile + run, one core). Baseline: the original simulates in
+  Besiege in real time (plus GUI automation), so its time is the simulated
+  duration; the target is 20× faster than real time. Support runs end when
+  the cargo falls (the rule is decided then), so their simulated time is
+  what was actually simulated.
+* ``buildarena-sim-64x-lift-2``: 64 seeded samples of Lift Lv.2 on a pool of
+  2 worker processes; baseline: 64 real-time runs one after another.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+
+from _common import Figure
+
+from buildbench.suites.buildarena import designs
+from buildbench.suites.buildarena.check import simulate
+from buildbench.suites.buildarena.tasks import TASKS
+
+TARGET_SPEEDUP = 20.0
+POOL_TASK = "lift-2"
+POOL_SAMPLES = 64
+POOL_WORKERS = 2
+
+
+def _one(task_id: str, seed: int = 0) -> tuple[float, float, bool]:
+    """Simulate the reference of ``task_id``; returns (wall s, simulated s, passed)."""
+    machine = designs.build(designs.REFERENCE[task_id]())
+    start = time.perf_counter()
+    result = simulate(machine, task_id, seed=seed)
+    return time.perf_counter() - start, float(result.metrics["simulated_s"]), result.passed
+
+
+def run() -> list[Figure]:
+    """Time every task's reference design, then the 64-sample pool."""
+    figures = []
+    for task_id in TASKS:
+        wall, simulated, passed = _one(task_id)
+        figures.append(
+            Figure(
+                name=f"buildarena-sim-{task_id}",
+                seconds=wall,
+                baseline="original: Besiege in real time",
+                baseline_seconds=simulated,
+                target_seconds=simulated / TARGET_SPEEDUP,
+                extra={"simulated_s": simulated, "x_real_time": simulated / wall, "passed": passed},
+            )
+        )
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=POOL_WORKERS) as pool:
+        results = list(pool.map(partial(designs.run_reference, POOL_TASK), range(POOL_SAMPLES)))
+    wall = time.perf_counter() - start
+    simulated = sum(float(r.metrics["simulated_s"]) for r in results)
+    figures.append(
+        Figure(
+            name=f"buildarena-sim-{POOL_SAMPLES}x-{POOL_TASK}",
+            seconds=wall,
+            baseline="original: 64 real-time runs in sequence",
+            baseline_seconds=simulated,
+            target_seconds=simulated / TARGET_SPEEDUP,
+            extra={
+                "workers": POOL_WORKERS,
+                "samples_per_s": POOL_SAMPLES / wall,
+                "simulated_s_per_wall_s": simulated / wall,
+                "passed": sum(r.passed for r in results),
+            },
+        )
+    )
+    return figures

@@ -1,0 +1,262 @@
+"""BuildArena agents: a chat model playing every workflow role, and the scripted design agents.
+
+``Team`` is the model-backed agent. All roles use the same model and differ
+only by system prompt (spec 4.1); each conversation thread (the planner, the
+drafter of sub-structure 2, the builder of the refine stage, ...) keeps its
+own history, and one budget covers the whole episode. The protocol says who
+speaks through ``Observation.state``: ``role``, ``thread`` and ``tools`` (tool
+names: library commands and objection tools).
+
+``DesignAgent`` plays a scripted design of ``designs.py`` (reference designs,
+negative controls) through the same env, one library call per step.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from importlib import resources
+from string import Template
+from typing import Any
+
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.llm import Budget, BudgetedChat, ChatModel, ChatRequest, Message, Tool, ToolCall
+
+from .library import tool_specs
+from .library.control import VALID_KEYS_TEXT
+from .model import load_catalogue
+
+ROLES = ("planner", "drafter", "reviewer", "builder", "guidance", "controller")
+"""Workflow roles (spec 4.1: P, D, R, B, G and the Controller C)."""
+
+OBJECTION_TOOLS = ("raise_objection_draft", "raise_objection_build", "raise_objection_refine")
+"""Tools that end a branch as failed (Reviewer: draft; Guidance: build, assemble, refine)."""
+
+DEFAULT_TEMPERATURE = 0.5
+"""Decoding temperature of the paper's runs (App. E.1, Table 5); top-p 0.7 has no portable setting."""
+
+UNANSWERED = "Not executed: only one tool call is run per reply."
+
+
+def _read_prompt(name: str) -> str:
+    return (resources.files("buildbench.suites.buildarena") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+
+
+@functools.cache
+def role_prompt(role: str, objection: str = "raise_objection_build") -> str:
+    """The system prompt of ``role``, with the block catalogue injected (the released code never did, spec 4.4).
+
+    Raises:
+        ValueError: For an unknown role.
+    """
+    if role not in ROLES:
+        raise ValueError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    common = Template(_read_prompt("common")).substitute(catalogue=load_catalogue().describe())
+    return Template(_read_prompt(role)).substitute(common=common, objection=objection, keys=VALID_KEYS_TEXT)
+
+
+def objection_tool(name: str) -> Tool:
+    """A ``raise_objection_*`` tool: ends the current branch and marks it failed."""
+    stage = name.rsplit("_", 1)[-1]
+    return Tool(
+        name,
+        f"Declare that the {stage} cannot succeed and stop it. Use only when the problem cannot be fixed.",
+        {
+            "type": "object",
+            "properties": {
+                "key_failure": {"type": "string", "description": "The one problem that makes it impossible."},
+                "objection": {"type": "string", "description": "Why, with the evidence."},
+            },
+            "required": ["key_failure", "objection"],
+            "additionalProperties": False,
+        },
+    )
+
+
+@functools.cache
+def _tool_table() -> dict[str, Tool]:
+    table = {
+        s["function"]["name"]: Tool(s["function"]["name"], s["function"]["description"], s["function"]["parameters"])
+        for s in tool_specs()
+    }
+    table.update({name: objection_tool(name) for name in OBJECTION_TOOLS})
+    return table
+
+
+def tools_named(names: list[str] | tuple[str, ...]) -> tuple[Tool, ...]:
+    """Tool descriptions by name (library commands and objection tools).
+
+    Raises:
+        KeyError: For a name that is neither.
+    """
+    table = _tool_table()
+    return tuple(table[n] for n in names)
+
+
+@dataclass
+class _Thread:
+    """One role's conversation: its messages and the tool calls of its last reply still unanswered."""
+
+    system: str
+    messages: list[Message] = field(default_factory=list)
+    pending: tuple[ToolCall, ...] = ()
+
+
+class Team(Agent):
+    """One chat model playing every role, one conversation per thread.
+
+    Args:
+        model: The chat model.
+        temperature: Sampling temperature (paper default 0.5).
+        max_tokens: Cap on each reply.
+        budget: Limits for the whole episode, all roles together.
+        history: Keep whole conversations (None) or the first message and the last ``history``
+            exchanges of each thread (keeps 300-turn build loops within a context window).
+    """
+
+    name = "llm"
+
+    def __init__(self, model: ChatModel, *, temperature: float | None = DEFAULT_TEMPERATURE,
+                 max_tokens: int | None = None, budget: Budget | dict[str, int] | None = None,
+                 history: int | None = None) -> None:
+        if isinstance(budget, dict):
+            budget = Budget(**budget)
+        self.budget = budget or Budget()
+        self.model = BudgetedChat(model, self.budget)
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.history = history
+        self.threads: dict[str, _Thread] = {}
+
+    def _thread(self, role: str, key: str, tools: tuple[str, ...]) -> _Thread:
+        if key not in self.threads:
+            objection = next((t for t in tools if t in OBJECTION_TOOLS), "raise_objection_build")
+            self.threads[key] = _Thread(role_prompt(role, objection))
+        return self.threads[key]
+
+    def _window(self, messages: list[Message]) -> list[Message]:
+        if self.history is None or len(messages) <= 1 + 2 * self.history:
+            return messages
+        tail = messages[len(messages) - 2 * self.history:]
+        # A window must not start with tool answers whose calls were cut off.
+        while tail and tail[0].role == "tool":
+            tail = tail[1:]
+        return [messages[0], *tail]
+
+    async def act(self, observation: Observation, ctx: EpisodeContext) -> Action:
+        role = str(observation.state.get("role", "builder"))
+        tool_names = tuple(observation.state.get("tools", ()))
+        thread = self._thread(role, str(observation.state.get("thread", role)), tool_names)
+        answers = dict(observation.tool_results)
+        thread.messages += [Message.tool(c.id, answers.get(c.id, UNANSWERED)) for c in thread.pending]
+        if observation.text or not thread.pending:
+            thread.messages.append(Message.user(observation.text or "Continue."))
+        tools = tools_named(tool_names)
+        request = ChatRequest(
+            messages=(Message.system(thread.system), *self._window(thread.messages)),
+            tools=tools,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            tool_choice="auto" if tools else None,
+            seed=ctx.seed,
+        )
+        response = await self.model.generate(request)
+        usage = response.usage.to_dict()
+        if response.error is not None:
+            thread.pending = ()
+            return Action(error=str(response.error), usage=usage)
+        thread.messages.append(Message.assistant(response.text, response.tool_calls))
+        thread.pending = tuple(response.tool_calls)
+        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
+
+
+def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+    """Factory of the model-backed team (``-o temperature=… -o max_tokens=… -o max_requests=…``)."""
+    from buildbench.harness.llm_agent import llm_agent_options
+
+    settings = llm_agent_options(options)
+    settings.pop("use_tools", None)
+    return Team(model, temperature=settings.pop("temperature", DEFAULT_TEMPERATURE), **settings)
+
+
+# -- scripted designs ---------------------------------------------------------------------------
+
+
+def script_actions(design: Any) -> list[dict[str, Any]]:
+    """A design as the data actions the script protocol plays.
+
+    Stage switches are ``{"stage": {...}}``, approvals ``{"approve": id, "final": bool}``, and
+    everything else a library call ``{"op", "params"}``. An assembled design builds each saved
+    part on its own machine first, then the assembly.
+    """
+    out: list[dict[str, Any]] = []
+    saved = dict(design.saved or {})
+    for machine_id, calls in saved.items():
+        out.append({"stage": {"kind": "script", "machine_id": machine_id}})
+        out += [dict(c) for c in calls]
+        out.append({"approve": machine_id, "final": False})
+    final = "assembly" if saved else "1"
+    kind = "script-assemble" if saved else "script"
+    out.append({"stage": {"kind": kind, "machine_id": final, "candidates": list(saved)}})
+    out += [dict(c) for c in design.calls]
+    out.append({"approve": final, "final": True})
+    return out
+
+
+class DesignAgent(Agent):
+    """Plays a scripted design one action per step, then answers ``{"done": True}``.
+
+    Args:
+        design: A ``designs.Design``.
+        name: Label recorded with episodes.
+    """
+
+    plays_script = True
+
+    def __init__(self, design: Any, name: str) -> None:
+        self.name = name
+        self.actions = script_actions(design)
+        self.turn = 0
+
+    async def act(self, observation: Observation, ctx: EpisodeContext) -> Action:
+        if self.turn >= len(self.actions):
+            return Action(data={"done": True})
+        self.turn += 1
+        return Action(data=self.actions[self.turn - 1])
+
+
+def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+    """The scripted reference design of ``task`` (``designs.REFERENCE``).
+
+    Raises:
+        ValueError: When there is no reference design for the task.
+    """
+    from . import designs
+
+    make = designs.REFERENCE.get(task.id)
+    if make is None:
+        raise ValueError(f"no reference design for task {task.id!r} (have: {', '.join(designs.REFERENCE)})")
+    return DesignAgent(make(), "reference")
+
+
+def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+    """A negative control that must fail ``task`` (``designs.NEGATIVE``; ``-o control=NAME`` picks one).
+
+    Raises:
+        ValueError: When no negative control targets the task, or the named one does not exist or
+            targets another task.
+    """
+    from . import designs
+
+    name = options.get("control")
+    if name is None:
+        name = next((n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == task.id), None)
+        if name is None:
+            targets = ", ".join(f"{n!r} ({t})" for n, (t, _) in designs.NEGATIVE.items())
+            raise ValueError(f"no negative control targets task {task.id!r}; controls: {targets}")
+    if name not in designs.NEGATIVE:
+        raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
+    task_id, make = designs.NEGATIVE[name]
+    if task_id != task.id:
+        raise ValueError(f"negative control {name!r} targets task {task_id!r}, not {task.id!r}")
+    return DesignAgent(make(), "negative")

@@ -1,0 +1,307 @@
+"""The BuildArena verifier: simulate a machine on a task and apply the released pass rules.
+
+Pass rules and indicators are those of the released analysers
+(``analyze/sim_transport.py``, ``sim_support.py``, ``sim_lift.py``; spec
+3.3–3.5), applied to our 25 Hz trajectory. They are pure functions of the
+trajectory so they can be tested on synthetic logs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
+from .physics import DEFAULT_CONFIG, PhysicsConfig, Trajectory, run_scene
+from .tasks import SUPPORT_FALLEN_Z, TaskSpec, get_task, scene_for
+
+TRANSPORT_DISTANCE = 10.0
+"""Transport passes beyond this horizontal distance from the origin (``sim_transport.py``)."""
+TRANSPORT_MIN_WHEELS = 4
+"""Transport Lv.1 needs at least this many Powered Wheels."""
+LAUNCH_HEIGHT = 20.0
+"""Anti-hack filter: a target starting higher than this fails (Transport) / a cargo starting higher fails (Support)."""
+ONE_PIECE_STD = 1.0
+"""Transport ``one_piece`` flag: every wheel-to-wheel distance varies by at most this std over the run."""
+SUPPORT_HEIGHT = SUPPORT_FALLEN_Z
+"""Support: the cargo has fallen once its height is below this (terrain tops are at 5)."""
+SUPPORT_HOLD_S = 2.0
+"""Support passes when the cargo spends at least this long at or above ``SUPPORT_HEIGHT``."""
+SUPPORT_HACK_HEIGHT = 5.0
+"""Support ``hacked`` flag: the cargo never went below this."""
+LIFT_TWR = 1.0
+"""Lift Lv.1 passes with a thrust-to-weight ratio above this."""
+LIFT_HEIGHT = 30.0
+"""Lift Lv.2/3 pass: some tracked block rises above this."""
+LIFT_CLIMB = 5.0
+"""Lift Lv.2/3 pass: max height in (7, 12] s exceeds max height in (2, 7] s by more than this."""
+LIFT_TRACKED = 4
+"""Lift Lv.2/3: with more non-starting blocks than this, that many are tracked at random (seeded)."""
+HEATED_THRUST = 1.6 * 8.6
+"""Thrust of a heated cannon in mass units (``sim_lift.py`` uses 13.76)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A pass rule's answer.
+
+    Attributes:
+        passed: Whether the task level is solved.
+        indicator: The Table 2 indicator (distance, load, TWR or height).
+        metrics: Every number the rule looked at, plus flags.
+        reason: One sentence saying why it passed or failed.
+    """
+
+    passed: bool
+    indicator: float
+    metrics: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """The outcome of simulating one machine on one task.
+
+    Attributes:
+        passed: Whether the task level is solved.
+        indicator: Table 2 indicator.
+        metrics: Rule metrics, flags, broken welds and run statistics.
+        trajectory: The 25 Hz log.
+        reason: Why it passed or failed.
+    """
+
+    passed: bool
+    indicator: float
+    metrics: dict[str, Any]
+    trajectory: Trajectory
+    reason: str
+    broken: list[str] = field(default_factory=list)
+
+
+def _count(machine: Machine, type_name: str) -> int:
+    return sum(1 for b in machine.blocks.values() if b.type == type_name)
+
+
+def _starting_id(traj: Trajectory) -> str:
+    ids = traj.ids_of_type(STARTING_BLOCK)
+    return ids[0] if ids else traj.ids[0]
+
+
+def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
+    """Transport rule: max horizontal distance from the origin > 10 (Lv.1 also ≥ 4 wheels), no launch."""
+    target = "Ballast" if "Ballast" in traj.ids else _starting_id(traj)
+    path = traj.series(target)
+    distance = float(np.max(np.hypot(path[:, 0], path[:, 1])))
+    start_height = float(np.max(path[:2, 2]))
+    wheel_ids = traj.ids_of_type("Powered Wheel")
+    one_piece = True
+    if len(wheel_ids) >= 2:
+        pos = np.stack([traj.series(w) for w in wheel_ids], axis=1)
+        i, j = np.triu_indices(len(wheel_ids), k=1)
+        dist = np.linalg.norm(pos[:, i] - pos[:, j], axis=2)
+        one_piece = bool(np.all(dist.std(axis=0) <= ONE_PIECE_STD))
+    enough_wheels = level != 1 or wheels >= TRANSPORT_MIN_WHEELS
+    passed = distance > TRANSPORT_DISTANCE and enough_wheels and start_height < LAUNCH_HEIGHT
+    metrics = {
+        "max_transport_distance": distance,
+        "initial_max_height": start_height,
+        "wheels": wheels,
+        "target": target,
+        "one_piece": one_piece,
+        "hacked": passed and (wheels == 0 or start_height > LAUNCH_HEIGHT),
+    }
+    if passed:
+        reason = f"{target} got {distance:.2f} units from the origin (> {TRANSPORT_DISTANCE:g})"
+    elif not enough_wheels:
+        reason = f"only {wheels} powered wheels; Lv.1 needs at least {TRANSPORT_MIN_WHEELS}"
+    elif start_height >= LAUNCH_HEIGHT:
+        reason = f"{target} started {start_height:.1f} units high (launch filter: < {LAUNCH_HEIGHT:g})"
+    else:
+        reason = f"{target} got only {distance:.2f} units from the origin (needs > {TRANSPORT_DISTANCE:g})"
+    return Verdict(passed, distance, metrics, reason)
+
+
+def check_support(traj: Trajectory, collapsed: bool = False) -> Verdict:
+    """Support rule: the cargo spends ≥ 2 s at height ≥ 4.0; max load = mass when it first drops below.
+
+    Args:
+        traj: The log.
+        collapsed: The run ended early by a solver blow-up: if the cargo had
+            not fallen yet, it counts as falling at the last sample.
+    """
+    z = traj.series("Ballast")[:, 2]
+    mass = traj.ballast_mass
+    dt = np.diff(traj.time, append=traj.time[-1])
+    hold = float(np.sum(dt[z >= SUPPORT_HEIGHT]))
+    start_height = float(z[0])
+    below = np.flatnonzero(z < SUPPORT_HEIGHT)
+    if collapsed and not below.size:
+        below = np.array([z.size - 1])
+    if below.size:
+        first = int(below[0])
+        load = float(mass[max(first - 1, 0)])
+        fell_at: float | None = float(traj.time[first])
+    else:
+        load = float(mass.max())
+        fell_at = None
+    passed = hold >= SUPPORT_HOLD_S and start_height <= LAUNCH_HEIGHT
+    metrics = {
+        "hold_time_above_s": hold,
+        "initial_height": start_height,
+        "fell_at_s": fell_at,
+        "max_load_raw": load,
+        "hacked": below.size == 0 and float(z.min()) > SUPPORT_HACK_HEIGHT,
+    }
+    indicator = load if passed else 0.0
+    if passed:
+        reason = (
+            f"cargo held {hold:.2f} s above {SUPPORT_HEIGHT:g}; "
+            + (f"fell at {fell_at:.2f} s carrying {load:.1f}" if fell_at is not None else f"never fell ({load:.1f})")
+        )
+    elif start_height > LAUNCH_HEIGHT:
+        reason = f"cargo started {start_height:.1f} units high (filter: ≤ {LAUNCH_HEIGHT:g})"
+    else:
+        reason = f"cargo held only {hold:.2f} s above {SUPPORT_HEIGHT:g} (needs ≥ {SUPPORT_HOLD_S:g} s)"
+    return Verdict(passed, indicator, metrics, reason)
+
+
+def thrust_to_weight(traj: Trajectory, total_mass: float) -> tuple[float, int, int]:
+    """Released TWR: ``(13.76·heated + 1.6·unheated) / total mass``; heated = ever logged burning."""
+    ever = traj.burning.any(axis=0) if traj.burning.size else np.zeros(len(traj.cannon_ids), dtype=bool)
+    n_hot = int(ever.sum())
+    n_cold = len(traj.cannon_ids) - n_hot
+    return (HEATED_THRUST * n_hot + 1.6 * n_cold) / total_mass, n_hot, n_cold
+
+
+def check_lift_engine(traj: Trajectory, total_mass: float) -> Verdict:
+    """Lift Lv.1 rule: TWR > 1 from the cannons' heating status."""
+    twr, hot, cold = thrust_to_weight(traj, total_mass)
+    metrics = {"twr": twr, "heated_cannons": hot, "unheated_cannons": cold, "total_mass": total_mass}
+    passed = twr > LIFT_TWR
+    reason = f"TWR {twr:.3f} ({hot} heated, {cold} unheated cannons, mass {total_mass:g}) " + (
+        f"> {LIFT_TWR:g}" if passed else f"≤ {LIFT_TWR:g}"
+    )
+    return Verdict(passed, twr, metrics, reason)
+
+
+def tracked_ids(traj: Trajectory, seed: int) -> list[str]:
+    """Lift Lv.2/3 tracked blocks: the starting block plus all other blocks, or 4 of them drawn with ``seed``."""
+    start = _starting_id(traj)
+    others = [i for i in traj.ids if i not in (start, "Ballast")]
+    if len(others) > LIFT_TRACKED:
+        rng = np.random.default_rng(seed)
+        others = [others[k] for k in sorted(rng.choice(len(others), LIFT_TRACKED, replace=False))]
+    return [start, *others]
+
+
+def _window_max(t: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
+    sel = (t > lo) & (t <= hi)
+    return float(z[sel].max()) if sel.any() else -math.inf
+
+
+def check_lift_flight(traj: Trajectory, total_mass: float, seed: int) -> Verdict:
+    """Lift Lv.2/3 rule: max tracked height > 30 and (max z in (7,12] s − max z in (2,7] s) > 5."""
+    ids = tracked_ids(traj, seed)
+    z = np.stack([traj.series(i)[:, 2] for i in ids], axis=1).max(axis=1)
+    height = float(z.max())
+    climb = _window_max(traj.time, z, 7.0, 12.0) - _window_max(traj.time, z, 2.0, 7.0)
+    twr, _, _ = thrust_to_weight(traj, total_mass)
+    passed = height > LIFT_HEIGHT and climb > LIFT_CLIMB
+    metrics = {
+        "max_height": height,
+        "elevation_change": climb,
+        "tracked": ids,
+        "twr": twr,
+        "hacked": passed and twr < LIFT_TWR,
+    }
+    if passed:
+        reason = f"reached {height:.1f} (> {LIFT_HEIGHT:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"
+    elif height <= LIFT_HEIGHT:
+        reason = f"highest tracked block reached only {height:.2f} (needs > {LIFT_HEIGHT:g})"
+    else:
+        reason = f"stopped climbing: elevation change {climb:.2f} between 2–7 s and 7–12 s (needs > {LIFT_CLIMB:g})"
+    return Verdict(passed, height, metrics, reason)
+
+
+def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0, collapsed: bool = False) -> Verdict:
+    """Apply ``task``'s pass rule to a trajectory of ``machine`` (``collapsed``: the run blew up early)."""
+    if task.category == "transport":
+        return check_transport(traj, task.level, _count(machine, "Powered Wheel"))
+    if task.category == "support":
+        return check_support(traj, collapsed)
+    if task.level == 1:
+        return check_lift_engine(traj, machine.mass)
+    return check_lift_flight(traj, machine.mass, seed)
+
+
+def simulate(
+    machine: Machine,
+    task_id: str,
+    *,
+    seed: int = 0,
+    control: list[ControlEntry] | None = None,
+    config: PhysicsConfig = DEFAULT_CONFIG,
+    duration_s: float | None = None,
+) -> SimResult:
+    """Simulate ``machine`` on task ``task_id`` and judge it.
+
+    Args:
+        machine: A machine built with the library.
+        task_id: ``transport-1`` … ``lift-3``.
+        seed: Chooses the tracked blocks of Lift Lv.2/3 (the physics itself is deterministic).
+        control: Timed key presses for Transport; default the machine's own
+            control sequence. Other tasks press keys on their own protocol.
+        config: Physics settings.
+        duration_s: Stop early (for callers that need only the start of a run); default the task's.
+
+    Raises:
+        ValueError: For an unknown task or a machine without solid blocks.
+    """
+    task = get_task(task_id)
+    catalogue = load_catalogue()
+    unknown = sorted({b.type for b in machine.blocks.values() if b.type not in catalogue.specs})
+    if unknown:
+        raise ValueError(f"machine has unknown block types: {', '.join(unknown)}")
+    if task.category != "transport":
+        # Only Transport runs a control sequence; Lift Lv.1 never fires and Lv.2/3 fire every
+        # cannon on the task's schedule (released simulation scripts, spec 3.5).
+        control = []
+    run = run_scene(machine, scene_for(task, machine, duration_s), control, config)
+    traj = run.trajectory
+    if traj.time.size < 2:
+        verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")
+    else:
+        verdict = judge(task, machine, traj, seed, collapsed=run.diverged_at_s is not None)
+    if run.diverged_at_s is not None:
+        # The log up to the blow-up is valid; the rules judge it. A Support run that blew up counts
+        # as the bridge collapsing then (the Support rule reads the load at that moment).
+        verdict = Verdict(
+            verdict.passed,
+            verdict.indicator,
+            verdict.metrics,
+            f"{verdict.reason} (the simulation diverged at {run.diverged_at_s:.2f} s and was judged up to there)",
+        )
+    metrics = dict(verdict.metrics)
+    metrics.update(
+        {
+            "task": task.id,
+            "parts": machine.num_blocks,
+            "broken_welds": len(run.broken),
+            "first_break_s": run.broken[0].time_s if run.broken else None,
+            "simulated_s": float(traj.time[-1]) if traj.time.size else 0.0,
+            "diverged_at_s": run.diverged_at_s,
+            "wall_s": run.wall_s,
+            "steps": run.steps,
+        }
+    )
+    return SimResult(
+        verdict.passed,
+        verdict.indicator,
+        metrics,
+        traj,
+        verdict.reason,
+        [f"{b.label} at {b.time_s:.3f} s (F={b.force_n:.0f} N, T={b.torque_nm:.0f} N·m)" for b in run.broken],
+    )

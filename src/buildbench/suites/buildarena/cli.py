@@ -1,0 +1,143 @@
+"""``buildbench buildarena …``: replay library calls, simulate a machine, export it for Besiege.
+
+MACHINE.json may be a history JSON (a list of ``{"op", "params", "result"}``,
+as ``export.history_json`` writes), a machine document
+(``Machine.to_json``), or an episode outcome of a run (``env.outcome``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .model import Machine
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.ClickException(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+
+
+def load_machine(path: Path) -> Machine:
+    """A machine from any of the three file forms (see the module docstring).
+
+    Raises:
+        click.ClickException: Unreadable file or unknown content, with the reason.
+    """
+    from .env import OUTCOME_FORMAT, rebuild_outcome
+    from .export import load_history
+
+    raw = _read_json(path)
+    try:
+        if isinstance(raw, list):
+            return load_history(json.dumps(raw))
+        if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:
+            machine = rebuild_outcome(raw)
+            if machine is None:
+                raise ValueError("the episode produced no machine")
+            return machine
+        if isinstance(raw, dict) and "format" in raw:
+            return Machine.from_json(raw)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+    raise click.ClickException(
+        f"{path}: expected a history list, a machine document or an episode outcome, got {type(raw).__name__}")
+
+
+@click.group(name="buildarena")
+def cli() -> None:
+    """BuildArena: Besiege-style block machines built with the geometry library and simulated with MuJoCo."""
+
+
+@cli.command()
+@click.argument("calls", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+def replay(calls: Path) -> None:
+    """Replay each line of CALLS.jsonl (a list of {"op", "params"}) on a fresh machine.
+
+    Prints one JSON line per non-empty input line: every call's returned text and the final blocks'
+    ids, types, positions and rotations (real frame). "-" reads standard input.
+    """
+    from .library import replay_line
+
+    if str(calls) == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = calls.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise click.ClickException(f"cannot read {calls}: {exc.strerror or exc}") from None
+    for line in lines:
+        if line.strip():
+            click.echo(replay_line(line))
+
+
+@cli.command()
+@click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--task", "task_id", required=True, help="Task id: transport-1 … lift-3.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
+@click.option("--duration", type=click.FloatRange(min=0.04), help="Simulate only this many seconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool) -> None:
+    """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary."""
+    from .check import simulate as run
+    from .tasks import TASKS
+
+    if task_id not in TASKS:
+        raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
+    built = load_machine(machine)
+    try:
+        result = run(built, task_id, seed=seed, duration_s=duration)
+    except ValueError as exc:
+        raise click.ClickException(f"{machine}: {exc}") from None
+    report = {
+        "task": task_id,
+        "passed": result.passed,
+        "indicator": result.indicator,
+        "reason": result.reason,
+        "parts": built.num_blocks,
+        "metrics": result.metrics,
+        "broken": result.broken,
+        "trajectory": result.trajectory.summary(),
+    }
+    if as_json:
+        click.echo(json.dumps(report, default=str))
+        return
+    click.echo(f"task {task_id}: {'PASS' if result.passed else 'FAIL'} — {result.reason}")
+    click.echo(f"indicator: {result.indicator:.4f}   parts: {built.num_blocks}")
+    summary = report["trajectory"]
+    click.echo(f"trajectory: {summary['samples']} samples over {summary['duration_s']:.2f} s")
+    for block_id, end in summary["end"].items():
+        click.echo(f"  {block_id}: start {summary['start'][block_id]} → end {end}")
+    for line in result.broken:
+        click.echo(f"  broke: {line}")
+
+
+@cli.command("export-bsg")
+@click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option("--name", default=None, help="Machine name in the file (default: the file's stem).")
+def export_bsg(machine: Path, out: Path | None, name: str | None) -> None:
+    """Write MACHINE.json as a Besiege .bsg machine file (for users who own the game)."""
+    from .export import to_bsg
+
+    text = to_bsg(load_machine(machine), name=name or machine.stem)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    cli()

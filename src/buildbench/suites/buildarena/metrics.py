@@ -1,0 +1,172 @@
+"""Episode metrics of BuildArena runs and their aggregation (paper §2.4, spec 3.6).
+
+``score.py`` aggregates simulation results of one task level; this module
+scores whole *episodes* (what the Runner stores) and aggregates them for the
+report. Per episode (``score_episode``): the final machine is rebuilt from its
+history and simulated on the task (``check.simulate``); the metrics are
+
+* ``passed`` (0/1) — averaged over episodes this is the success rate over
+  the n samples of a task (``--samples``, 64 in the paper);
+* ``indicator`` — the task's Table 2 indicator (max displacement, max load,
+  TWR, max height); 0 for an episode without an approved machine;
+* ``parts`` — blocks in the final machine, starting block and connectors
+  included; 0 without an approved machine (the paper's Lift Lv.3 0.0 parts
+  suggest failed constructions count as 0, spec 3.6 — an inference);
+* ``calls`` / ``invalid_calls`` / ``invalid_action_rate`` — library calls
+  made and the share that failed (spec 3.6: "share of library calls that
+  failed", our reading of the ablation metric);
+* ``fail_<category>`` — failed calls by reason (Fig. 6 categories).
+
+Tokens and requests are not in the outcome: ``level_rows`` takes them from
+each episode's usage (the paper's per-sample sums over all stages, spec 4.2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from buildbench.harness import Episode, Task
+
+#: Failure-reason categories, checked in order against a failed call's text.
+#: ``excess_connection`` is our reading of the paper's Fig. 6 label: joining
+#: two faces that already touch (the library's "too close" refusal).
+FAILURE_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("malformed_call", ("not valid JSON", "arguments must be a JSON object")),
+    ("tool_unavailable", ("is not available in this stage",)),
+    ("bad_call", ("Unknown operation", "Unexpected parameter", "Missing parameter", "must be a string",
+                  "must be a block id", "must be a JSON object", "no tool call")),
+    ("overlap", ("overlaps with existing blocks",)),
+    ("occupied_face", ("is already occupied",)),
+    ("excess_connection", ("too close to each other",)),
+    ("missing_face", ("does not have face", "does not have any faces")),
+    ("unknown_block", ("not found",)),
+    ("control", ("control key", "Key '", "controllable locomotion", "is not available for block",
+                 "is out of range")),
+    ("unavailable_block_type", ("not available", "can not be used as connectors",
+                                "can not be attached to a single face")),
+    ("not_started", ("has not been started", "Machine already exists")),
+    ("unsupported_operation", ("can not be removed", "can not be twisted", "does not spin",
+                               "only available while assembling", "has no starting block")),
+    ("out_of_range", ("must be within", "beyond ±", "must be a list of three", "must be a finite",
+                      "maximum is")),
+)
+FAILURE_CATEGORIES: tuple[str, ...] = (*(name for name, _ in FAILURE_PATTERNS), "other")
+
+
+def failure_category(text: str) -> str:
+    """The category of a failed call from the text it returned (``other`` when none matches)."""
+    for name, needles in FAILURE_PATTERNS:
+        if any(n in text for n in needles):
+            return name
+    return "other"
+
+
+def _num(value: Any) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return out if math.isfinite(out) else 0.0
+
+
+def call_metrics(stats: dict[str, Any]) -> dict[str, float]:
+    """Call counts, invalid-action rate and failure counts from an outcome's ``stats``."""
+    calls = _num(stats.get("calls"))
+    invalid = _num(stats.get("invalid_calls"))
+    out = {
+        "calls": calls,
+        "invalid_calls": invalid,
+        "invalid_action_rate": invalid / calls if calls else 0.0,
+    }
+    failures = stats.get("failures") or {}
+    for name in FAILURE_CATEGORIES:
+        out[f"fail_{name}"] = _num(failures.get(name))
+    return out
+
+
+def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """Rebuild and simulate the episode's final machine; never trusts what the env reported.
+
+    Args:
+        task: The harness task (its id is the BuildArena task id).
+        outcome: ``BuildArenaEnv.outcome()``.
+    """
+    from .check import simulate
+    from .env import rebuild_outcome
+
+    metrics = call_metrics(outcome.get("stats") or {})
+    metrics.update({"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0})
+    machine = rebuild_outcome(outcome)
+    if machine is None or not outcome.get("approved"):
+        return metrics
+    metrics["approved"] = 1.0
+    metrics["parts"] = float(machine.num_blocks)
+    try:
+        result = simulate(machine, task.id, seed=int(outcome.get("seed") or 0),
+                          duration_s=outcome.get("sim_duration_s"))
+    except ValueError:  # a machine with no solid block cannot be simulated: it fails the task
+        return metrics
+    metrics["simulated"] = 1.0
+    metrics["passed"] = float(result.passed)
+    metrics["indicator"] = _num(result.indicator)
+    metrics["broken_welds"] = _num(result.metrics.get("broken_welds"))
+    return metrics
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def level_rows(episodes: Sequence[Episode]) -> dict[str, dict[str, float]]:
+    """Per task id: episodes, parts, success rate (%), indicator, tokens (×10³), requests, invalid rate (%).
+
+    Means are over every scored episode of the task, failed constructions
+    counting 0 parts and 0 indicator (spec 3.6). Episodes that crashed
+    (status ``error``) have no metrics and are left out.
+    """
+    by_task: dict[str, list[Episode]] = {}
+    for ep in episodes:
+        if ep.metrics:
+            by_task.setdefault(ep.task_id, []).append(ep)
+    rows = {}
+    for task_id, eps in sorted(by_task.items()):
+        calls = math.fsum(e.metrics.get("calls", 0.0) for e in eps)
+        invalid = math.fsum(e.metrics.get("invalid_calls", 0.0) for e in eps)
+        rows[task_id] = {
+            "episodes": float(len(eps)),
+            "parts": _mean([e.metrics.get("parts", 0.0) for e in eps]),
+            "success_rate": 100.0 * _mean([e.metrics.get("passed", 0.0) for e in eps]),
+            "indicator": _mean([e.metrics.get("indicator", 0.0) for e in eps]),
+            "input_ktokens": _mean([e.usage.get("input_tokens", 0) / 1000.0 for e in eps]),
+            "output_ktokens": _mean([e.usage.get("output_tokens", 0) / 1000.0 for e in eps]),
+            "requests": _mean([float(e.usage.get("requests", 0)) for e in eps]),
+            "invalid_action_rate": 100.0 * invalid / calls if calls else 0.0,
+        }
+    return rows
+
+
+def failure_counts(episodes: Sequence[Episode]) -> dict[str, float]:
+    """Failed calls by category, summed over episodes (Fig. 6)."""
+    return {name: math.fsum(e.metrics.get(f"fail_{name}", 0.0) for e in episodes) for name in FAILURE_CATEGORIES}
+
+
+def role_costs(episodes: Sequence[Episode]) -> dict[str, dict[str, float]]:
+    """Per role: mean turns, input/output tokens (×10³) and requests per episode (spec 4.2 stage accounting).
+
+    Only roles that spent model calls appear (scripted agents spend none).
+    """
+    totals: dict[str, dict[str, float]] = {}
+    for ep in episodes:
+        for step in ep.steps:
+            if not step.usage:
+                continue
+            row = totals.setdefault(step.role, {"turns": 0.0, "input_ktokens": 0.0, "output_ktokens": 0.0,
+                                                "requests": 0.0})
+            row["turns"] += 1
+            row["input_ktokens"] += step.usage.get("input_tokens", 0) / 1000.0
+            row["output_ktokens"] += step.usage.get("output_tokens", 0) / 1000.0
+            row["requests"] += step.usage.get("requests", 0)
+    n = max(len(episodes), 1)
+    return {role: {k: v / n for k, v in row.items()} for role, row in totals.items()}

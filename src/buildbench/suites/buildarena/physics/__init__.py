@@ -1,0 +1,28 @@
+"""Open physics for BuildArena machines: MuJoCo built with ``MjSpec`` (replaces Besiege, spec 6).
+
+``config`` holds every published number, ``scene`` the world around the
+machine, ``placement`` where the evaluator puts it, ``build`` the MuJoCo
+model, ``sim`` the loop and ``trajectory`` the 25 Hz log.
+"""
+
+from .config import DEFAULT_CONFIG, PhysicsConfig
+from .placement import Placement, on_ground, over_gap
+from .scene import Cargo, FireAll, Scene, StaticBox
+from .sim import BrokenWeld, RunOutput, run_scene
+from .trajectory import Trajectory
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "BrokenWeld",
+    "Cargo",
+    "FireAll",
+    "PhysicsConfig",
+    "Placement",
+    "RunOutput",
+    "Scene",
+    "StaticBox",
+    "Trajectory",
+    "on_ground",
+    "over_gap",
+    "run_scene",
+]

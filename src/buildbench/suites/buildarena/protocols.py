@@ -1,0 +1,433 @@
+"""The BuildArena workflow on function calling (spec 4.1; paper §2.3, App. H, I).
+
+Stages of the five-role workflow (``roles="five"``):
+
+1. **Plan** — the Planner answers with a ``<building_plan>``; one retry on a
+   parse error.
+2. **Draft–Review** per sub-structure — Drafter ↔ Reviewer, at most
+   ``draft_turns`` (50) messages; the Reviewer approves with TERMINATE or
+   ends the branch with ``raise_objection_draft``; the Drafter then writes
+   the final blueprint.
+3. **Build–Guidance** — Builder ↔ Guidance, Builder first, at most
+   ``build_turns`` (300) messages; one library call per Builder reply;
+   Guidance approves with TERMINATE or objects with ``raise_objection_build``.
+4. **Refine** — only for machines with a spinning block: Guidance first, on
+   a copy, with the refine and query tools (``raise_objection_refine``).
+5. **Assemble** — only for plans with several sub-structures: an assembly of
+   the approved machines with the assembly tools.
+6. **Control** — Transport only: the Controller's JSON design, up to three
+   trials with trajectory feedback; the best counts.
+
+Only a TERMINATE approves a machine: an objection or a turn limit leaves the
+episode without an approved machine (a failed sample). Ablations:
+``guidance-builder`` (no plan, draft or review) and ``builder`` (the Builder
+alone). ``rounds > 1`` adds the closed loop of the paper's Table 6:
+simulate, and on failure revise a copy with the simulator's feedback.
+Scripted design agents (``plays_script``) are played step by step instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, Task
+
+from .agents import OBJECTION_TOOLS
+from .env import STAGE_GROUPS, BuildArenaEnv
+from .library import COMMANDS, Workbench
+from .plan import Plan, PlanError, describe, parse_plan
+
+Roles = Literal["five", "guidance-builder", "builder"]
+TERMINATE = "TERMINATE"
+MAX_SCRIPT_STEPS = 50_000
+"""Safety stop for scripted agents (designs are a few hundred calls)."""
+
+
+@dataclass(frozen=True)
+class WorkflowSettings:
+    """Limits and variant of the workflow.
+
+    Attributes:
+        roles: ``five`` (P, D, R, G, B), ``guidance-builder`` or ``builder`` (Table 4 ablations).
+        draft_turns: Messages in a Drafter ↔ Reviewer loop (released code: 50).
+        build_turns: Messages in a Builder ↔ Guidance loop (released code: 300).
+        max_substructures: Sub-structures of a plan that are built (the tasks allow 1–3).
+        rounds: Closed-loop rounds; 1 is the benchmark's single pass (Table 6 uses 5).
+    """
+
+    roles: Roles = "five"
+    draft_turns: int = 50
+    build_turns: int = 300
+    max_substructures: int = 3
+    rounds: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("draft_turns", "build_turns", "max_substructures", "rounds"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class LoopResult:
+    """How a two-role loop ended: approved (TERMINATE), an objection, or the turn limit."""
+
+    approved: bool
+    objection: str | None
+    turns: int
+
+
+class _Stop(Exception):
+    """The agent could not answer (API error, budget): the episode ends."""
+
+
+def _terminates(text: str | None) -> bool:
+    return TERMINATE in (text or "")
+
+
+def _objection(action: Action) -> str | None:
+    for call in action.tool_calls:
+        if call.name in OBJECTION_TOOLS:
+            args = call.arguments
+            return f"{call.name}: {args.get('key_failure', '')} — {args.get('objection', '')}".strip()
+    return None
+
+
+def _call_report(action: Action, result_text: str) -> str:
+    call = action.tool_calls[0]
+    lines = [action.text] if action.text else []
+    lines += [f"Called {call.name}({call.raw_arguments})", f"Result:\n{result_text}"]
+    return "\n".join(lines)
+
+
+def _library_text(env: BuildArenaEnv, machine_id: str, op: str) -> str:
+    return Workbench(env.machine(machine_id), env.rules).call(op).text
+
+
+def _builder_tools(kind: str) -> list[str]:
+    return [c.name for c in COMMANDS.values() if c.group in STAGE_GROUPS[kind]]
+
+
+def _begin(env: BuildArenaEnv, ctx: EpisodeContext, kind: str, machine_id: str, **kw: Any) -> Observation:
+    """Open a stage and log the switch, so the episode says which machine each call edited."""
+    observation = env.begin(kind, machine_id, **kw)
+    ctx.log(Action(data={"stage": kind, "machine": machine_id, **kw}), observation, role="protocol")
+    return observation
+
+
+def _has_wheel(env: BuildArenaEnv, machine_id: str) -> bool:
+    return any(b.type == "Powered Wheel" for b in env.machine(machine_id).blocks.values())
+
+
+class Workflow(Protocol):
+    """The multi-role construction workflow (see the module docstring)."""
+
+    def __init__(self, settings: WorkflowSettings, *, name: str = "workflow") -> None:
+        self.settings = settings
+        self.name = name
+
+    async def _say(self, agent: Agent, ctx: EpisodeContext, role: str, thread: str, text: str,
+                   tools: list[str] | tuple[str, ...] = (), tool_results: Any = ()) -> Action:
+        state = {"role": role, "thread": thread, "tools": list(tools)}
+        action = await agent.act(Observation(text=text, tool_results=list(tool_results), state=state), ctx)
+        if action.error:
+            ctx.log(action, Observation(), role=role, terminated=True,
+                    info={"agent_error": action.error, "thread": thread})
+            ctx.notes["agent_error"] = action.error
+            raise _Stop(action.error)
+        return action
+
+    async def run(self, env: Any, agent: Agent, ctx: EpisodeContext) -> None:
+        observation, _ = await ctx.reset(env)
+        try:
+            if getattr(agent, "plays_script", False):
+                await play_script(env, agent, ctx, observation)
+                return
+            final = await self._construct(env, agent, ctx, observation.text)
+            if final is None:
+                return
+            await self._control(env, agent, ctx, observation.text, final)
+            if self.settings.rounds > 1:
+                await self._closed_loop(env, agent, ctx, observation.text)
+        except _Stop:
+            return
+
+    # -- construction -------------------------------------------------------------------------
+
+    async def _construct(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> str | None:
+        """Build the machine; returns the final machine's id when it was approved."""
+        roles = self.settings.roles
+        if roles != "five":
+            _begin(env, ctx, "build", "1")
+            intro = f"{task_text}\n\nBuild the machine that solves this task."
+            if roles == "builder":
+                result = await self._solo(env, agent, ctx, "build1", intro)
+            else:
+                result = await self._duo(env, agent, ctx, "build1", _builder_tools("build"),
+                                         "raise_objection_build", intro, intro, guidance_first=False)
+            return await self._finish_machine(env, agent, ctx, "1", result, intro, roles == "guidance-builder")
+        plan = await self._plan(agent, ctx, task_text)
+        if plan is None:
+            return None
+        subs = plan.sub_structures[: self.settings.max_substructures]
+        built: list[tuple[str, dict[str, str]]] = []
+        for i, sub in enumerate(subs, start=1):
+            blueprint = await self._draft(agent, ctx, task_text, plan, i, len(subs))
+            if blueprint is None:
+                return None
+            mid = str(i)
+            _begin(env, ctx, "build", mid)
+            context = f"{task_text}\n\nBlueprint of sub-structure {i} ({sub.get('name', '')}):\n{blueprint}"
+            result = await self._duo(env, agent, ctx, f"build{i}", _builder_tools("build"), "raise_objection_build",
+                                     context + "\n\nBuild it: first list your tools, then call start.",
+                                     context + "\n\nGuide the builder one step at a time.", guidance_first=False)
+            mid = await self._finish_machine(env, agent, ctx, mid, result, context, True)
+            if mid is None:
+                return None
+            built.append((mid, sub))
+        if len(built) == 1:
+            return built[0][0]
+        return await self._assemble(env, agent, ctx, task_text, plan, built)
+
+    async def _finish_machine(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, mid: str,
+                              result: LoopResult, context: str, refine: bool) -> str | None:
+        """Approve a built machine and refine it when it has wheels; returns the id to use, or None."""
+        env.approve(mid, result.approved)
+        env.set_final(mid)
+        if not result.approved or not (refine and _has_wheel(env, mid)):
+            return mid if result.approved else None
+        rid = f"{mid}_rfd"
+        _begin(env, ctx, "refine", rid, source=mid)
+        text = ("The machine has been built; now carefully review the rotation of the rotatable blocks and "
+                "refine the machine to meet the design requirements.\n\n" + context +
+                "\n\nBuild result:\n" + _library_text(env, rid, "get_machine_summary"))
+        refined = await self._duo(env, agent, ctx, f"refine{mid}", _builder_tools("refine"),
+                                  "raise_objection_refine", text, text, guidance_first=True)
+        env.approve(rid, refined.approved)
+        env.set_final(rid)
+        return rid if refined.approved else None
+
+    async def _plan(self, agent: Agent, ctx: EpisodeContext, task_text: str) -> Plan | None:
+        text = task_text
+        for attempt in range(2):
+            action = await self._say(agent, ctx, "planner", "plan", text)
+            try:
+                plan = parse_plan(action.text or "")
+            except PlanError as exc:
+                ctx.log(action, Observation(), role="planner", info={"thread": "plan", "plan_error": str(exc)})
+                text = f"The output is not well-formatted, please try again. Error parsing the content: {exc}"
+                continue
+            ctx.log(action, Observation(), role="planner",
+                    info={"thread": "plan", "sub_structures": len(plan.sub_structures), "attempt": attempt + 1})
+            return plan
+        return None
+
+    async def _draft(self, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan, i: int,
+                     n: int) -> str | None:
+        """Drafter ↔ Reviewer; the final blueprint, or None when objected or never approved."""
+        sub = describe(plan.sub_structures[i - 1])
+        context = (f"{task_text}\n\nOverall structure:\n{describe(plan.overall)}\n\n"
+                   f"Sub-structure {i} of {n}:\n{sub}")
+        to_drafter = context + "\n\nWrite the blueprint of this sub-structure."
+        review_intro = context + "\n\nReview the drafter's blueprint.\n\n"
+        approved, turns = False, 0
+        d_thread, r_thread = f"draft{i}:drafter", f"draft{i}:reviewer"
+        while turns < self.settings.draft_turns:
+            draft = await self._say(agent, ctx, "drafter", d_thread, to_drafter)
+            ctx.log(draft, Observation(), role="drafter", info={"thread": d_thread})
+            turns += 1
+            if _terminates(draft.text):
+                approved = True
+                break
+            if turns >= self.settings.draft_turns:
+                break
+            review = await self._say(agent, ctx, "reviewer", r_thread, review_intro + "Drafter:\n" + (draft.text or ""),
+                                     ("raise_objection_draft",))
+            objection = _objection(review)
+            ctx.log(review, Observation(), role="reviewer", info={"thread": r_thread, "objection": objection})
+            turns += 1
+            review_intro = ""
+            if objection:
+                return None
+            if _terminates(review.text):
+                approved = True
+                break
+            to_drafter = "Reviewer:\n" + (review.text or "")
+        if not approved:
+            return None
+        final = await self._say(agent, ctx, "drafter", d_thread,
+                                "Please write out the final version of the blueprint according to the "
+                                "final decision of the reviewer.")
+        ctx.log(final, Observation(), role="drafter", info={"thread": d_thread, "final_blueprint": True})
+        return final.text or ""
+
+    async def _duo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, builder_tools: list[str],
+                   objection: str, builder_intro: str, guidance_intro: str, *, guidance_first: bool) -> LoopResult:
+        """Builder ↔ Guidance, one library call per Builder reply."""
+        b_thread, g_thread = f"{label}:builder", f"{label}:guidance"
+        to_builder, to_guidance = builder_intro, guidance_intro + "\n\n"
+        results: Any = ()
+        speaker = "guidance" if guidance_first else "builder"
+        turns = 0
+        while turns < self.settings.build_turns:
+            turns += 1
+            if speaker == "builder":
+                action = await self._say(agent, ctx, "builder", b_thread, to_builder, builder_tools, results)
+                if action.tool_calls:
+                    step = await ctx.step(env, action, role="builder")
+                    results = step.observation.tool_results
+                    report = _call_report(action, step.observation.text)
+                    if step.truncated:
+                        return LoopResult(False, "library call budget spent", turns)
+                else:
+                    ctx.log(action, Observation(), role="builder", info={"thread": b_thread})
+                    results, report = (), action.text or "(no reply)"
+                if _terminates(action.text):
+                    return LoopResult(True, None, turns)
+                to_guidance += "Builder:\n" + report
+                speaker = "guidance"
+            else:
+                action = await self._say(agent, ctx, "guidance", g_thread, to_guidance, (objection,))
+                found = _objection(action)
+                ctx.log(action, Observation(), role="guidance", info={"thread": g_thread, "objection": found})
+                if found:
+                    return LoopResult(False, found, turns)
+                if _terminates(action.text):
+                    return LoopResult(True, None, turns)
+                prefix = to_builder + "\n\n" if turns == 1 else ""
+                to_builder = prefix + "Guidance:\n" + (action.text or "Continue.")
+                to_guidance = ""
+                speaker = "builder"
+        return LoopResult(False, None, turns)
+
+    async def _solo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, intro: str) -> LoopResult:
+        """The Builder alone (ablation): it ends the build itself with TERMINATE."""
+        thread = f"{label}:builder"
+        text = intro + ("\n\nYou work alone: make one tool call per reply; when the machine is complete, check it "
+                        "with get_machine_summary and then reply with TERMINATE.")
+        results: Any = ()
+        for turn in range(1, self.settings.build_turns + 1):
+            action = await self._say(agent, ctx, "builder", thread, text, _builder_tools("build"), results)
+            text = ""
+            if action.tool_calls:
+                step = await ctx.step(env, action, role="builder")
+                results = step.observation.tool_results
+                if step.truncated:
+                    return LoopResult(False, "library call budget spent", turn)
+            else:
+                ctx.log(action, Observation(), role="builder", info={"thread": thread})
+                results = ()
+                text = "Continue with one tool call, or reply with TERMINATE when the machine is complete."
+            if _terminates(action.text):
+                return LoopResult(True, None, turn)
+        return LoopResult(False, None, self.settings.build_turns)
+
+    async def _assemble(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan,
+                        built: list[tuple[str, dict[str, str]]]) -> str | None:
+        candidates = "\n".join(f"- machine {mid}: sub-structure '{sub.get('name', '')}': {sub.get('description', '')}"
+                               for mid, sub in built)
+        _begin(env, ctx, "assemble", "assembly", candidates=tuple(mid for mid, _ in built))
+        context = (f"{task_text}\n\nOverall structure:\n{describe(plan.overall)}\n\nBuilt machines:\n{candidates}\n\n"
+                   "Assemble the final machine using at least one machine from each sub-structure: add_machine "
+                   "places a built machine as sub-structure A, B, ... (shift and rotate them apart so they do not "
+                   "overlap), then join them, for example with braces.")
+        result = await self._duo(env, agent, ctx, "assemble", _builder_tools("assemble"), "raise_objection_build",
+                                 context, context, guidance_first=False)
+        env.approve("assembly", result.approved)
+        env.set_final("assembly")
+        return "assembly" if result.approved else None
+
+    # -- control and closed loop --------------------------------------------------------------
+
+    async def _control(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str,
+                       final: str) -> None:
+        if env.spec.category != "transport":
+            return
+        powered = _library_text(env, final, "review_powered_blocks")
+        _begin(env, ctx, "control", final)
+        text = f"{task_text}\n\nThe finished machine's powered blocks:\n{powered}\n\nDesign its control."
+        for _ in range(env.control_trials):
+            action = await self._say(agent, ctx, "controller", f"control:{final}", text)
+            step = await ctx.step(env, action, role="controller")
+            if step.terminated:
+                return
+            text = (step.observation.text + "\n\nPlease analyse the motion trajectory of the previous control result "
+                    "and design a new control configuration and sequence that does better on the task.")
+
+    async def _closed_loop(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> None:
+        for round_no in range(1, self.settings.rounds + 1):
+            evaluation = await ctx.call(env.evaluate)
+            entry = env.record_round(evaluation)
+            ctx.log(Action(data={"evaluate": env.final}), Observation(text=evaluation.text), role="simulator",
+                    info=entry)
+            if evaluation.passed or round_no == self.settings.rounds or env.final is None:
+                return
+            source = env.final
+            vid = f"{source.split('_v')[0]}_v{round_no + 1}"
+            _begin(env, ctx, "revise", vid, source=source)
+            text = (f"{task_text}\n\nThe machine was tested in the simulator and did not pass:\n{evaluation.text}\n\n"
+                    "Revise it so that it passes. Current machine:\n" + _library_text(env, vid, "get_machine_summary"))
+            result = await self._duo(env, agent, ctx, f"revise{round_no + 1}", _builder_tools("revise"),
+                                     "raise_objection_build", text, text, guidance_first=True)
+            if not result.approved:
+                return
+            env.approve(vid)
+            env.set_final(vid)
+            env.new_control_round()
+            await self._control(env, agent, ctx, task_text, vid)
+
+
+async def play_script(env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, observation: Observation) -> None:
+    """Play a scripted agent's data actions: stage switches, approvals and library calls."""
+    for _ in range(MAX_SCRIPT_STEPS):
+        action = await agent.act(observation, ctx)
+        if action.error:
+            ctx.log(action, observation, terminated=True, info={"agent_error": action.error})
+            ctx.notes["agent_error"] = action.error
+            return
+        data = action.data if isinstance(action.data, dict) else {}
+        if data.get("done"):
+            return
+        if "stage" in data:
+            stage = dict(data["stage"])
+            stage["candidates"] = tuple(stage.get("candidates", ()))
+            observation = env.begin(stage.pop("kind"), stage.pop("machine_id"), **stage)
+            ctx.log(action, observation, role="protocol")
+        elif "approve" in data:
+            env.approve(str(data["approve"]))
+            if data.get("final"):
+                env.set_final(str(data["approve"]))
+            observation = Observation(text=f"machine {data['approve']} approved")
+            ctx.log(action, observation, role="protocol")
+        else:
+            step = await ctx.step(env, action, role="builder")
+            observation = step.observation
+            if step.truncated:
+                return
+
+
+def _settings(options: dict[str, Any], **fixed: Any) -> WorkflowSettings:
+    keys = ("draft_turns", "build_turns", "max_substructures", "rounds")
+    given = {k: int(options[k]) for k in keys if k in options}
+    return replace(WorkflowSettings(**given), **fixed)
+
+
+def workflow(task: Task, options: dict[str, Any]) -> Workflow:
+    """The five-role workflow (``-o draft_turns=… -o build_turns=… -o max_substructures=…``)."""
+    return Workflow(_settings(options), name="workflow")
+
+
+def closed_loop(task: Task, options: dict[str, Any]) -> Workflow:
+    """The workflow with simulator feedback, ``-o rounds=N`` rounds (default 5, paper Table 6)."""
+    return Workflow(_settings({"rounds": 5, **options}), name="closed-loop")
+
+
+def guidance_builder(task: Task, options: dict[str, Any]) -> Workflow:
+    """Ablation: Guidance and Builder only (paper Table 4)."""
+    return Workflow(_settings(options, roles="guidance-builder"), name="guidance-builder")
+
+
+def builder_only(task: Task, options: dict[str, Any]) -> Workflow:
+    """Ablation: the Builder alone (paper Table 4)."""
+    return Workflow(_settings(options, roles="builder"), name="builder-only")
+

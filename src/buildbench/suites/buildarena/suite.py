@@ -1,0 +1,71 @@
+"""Registration of the BuildArena suite (registry import string ``buildbench.suites.buildarena:buildarena_suite``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
+
+from . import agents, protocols
+from .env import make_env
+from .metrics import score_episode
+from .report import summarize
+from .tasks import TASKS
+
+SUITE = "buildarena"
+DEMO_TASKS = ("transport-1", "support-1", "lift-1")
+"""The ``demo`` split: the Lv.1 task of each category."""
+
+
+def to_task(task_id: str) -> Task:
+    """The harness task of a BuildArena task id."""
+    spec = TASKS[task_id]
+    return Task(
+        id=spec.id,
+        suite=SUITE,
+        inputs={"text": spec.text, "category": spec.category, "level": spec.level,
+                "max_substructures": spec.max_substructures},
+        target={"duration_s": spec.duration_s},
+        metadata={"category": spec.category, "level": spec.level},
+    )
+
+
+def load_tasks(split: str, seed: int) -> list[Task]:
+    """``default``: the nine task levels; ``demo``: the three Lv.1 tasks; a task id: that task alone.
+
+    The tasks are fixed: the seed does not change them (it seeds the episodes).
+    """
+    ids = {"default": list(TASKS), "demo": list(DEMO_TASKS)}.get(split, [split])
+    return [to_task(i) for i in ids]
+
+
+def _spec(name: str, factory: Any, description: str) -> ProtocolSpec:
+    return ProtocolSpec(name, factory, description)
+
+
+suite = Suite(
+    name=SUITE,
+    description="Build vehicles, bridges and rockets from Besiege-style blocks; judged by MuJoCo simulation.",
+    load_tasks=load_tasks,
+    make_env=make_env,
+    score=score_episode,
+    summarize=summarize,
+    agents={
+        "reference": AgentSpec("reference", agents.reference, "scripted reference design of each task level"),
+        "negative": AgentSpec("negative", agents.negative, "negative-control design that must fail"),
+        "llm": AgentSpec("llm", agents.llm, "a chat model playing every workflow role", needs_model=True,
+                         kind="io"),
+    },
+    protocols={
+        "workflow": _spec("workflow", protocols.workflow,
+                          "Planner, Drafter-Reviewer, Builder-Guidance, Refine, Assemble, Controller"),
+        "closed-loop": _spec("closed-loop", protocols.closed_loop,
+                             "the workflow plus simulator feedback rounds (-o rounds=5)"),
+        "guidance-builder": _spec("guidance-builder", protocols.guidance_builder, "ablation: Guidance and Builder"),
+        "builder-only": _spec("builder-only", protocols.builder_only, "ablation: the Builder alone"),
+    },
+    splits=("default", "demo", *TASKS),
+    default_agent="reference",
+    default_protocol="workflow",
+    cli="buildbench.suites.buildarena.cli:cli",
+)

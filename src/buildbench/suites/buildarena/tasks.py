@@ -1,0 +1,268 @@
+"""The nine BuildArena tasks: Transport, Support, Lift × Lv.1–3 (spec 3, ``levels.yaml``).
+
+Task texts are ours; they carry every requirement of the released prompts.
+Each task also fixes its simulation protocol (released simulation scripts):
+duration, ground or terrain, cargo and its mass ramp, and which controls
+are pressed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from buildbench.suites.buildarena.library.bodies import body_graph
+from buildbench.suites.buildarena.model import Machine
+
+from .physics import Cargo, FireAll, Scene, StaticBox, on_ground, over_gap
+from .physics.placement import CARGO_ABOVE_TOP
+
+Category = Literal["transport", "support", "lift"]
+
+TERRAIN_HEIGHT = 5.0
+"""Support terrains are 30 (east–west) × 20 (north–south) × 5 (high) static boxes (``support_*.blv``)."""
+TERRAIN_SIZE = (30.0, 20.0, TERRAIN_HEIGHT)
+SUPPORT_FALLEN_Z = 4.0
+"""Support: below this height the cargo has fallen into the gap (``sim_support.py``: HEIGHT_THRESHOLD)."""
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task level.
+
+    Attributes:
+        id: ``<category>-<level>``, e.g. ``transport-1``.
+        category: ``transport``, ``support`` or ``lift``.
+        level: 1 (Easy / ``soft``), 2 (Medium) or 3 (Hard).
+        text: The task statement models read.
+        duration_s: Simulated seconds (released scripts: Transport 30, Support 17, Lift 10 / 30).
+        max_substructures: Most sub-structures the text allows.
+        cargo_size: Ballast extents (m) or None.
+        cargo_mass_max: Mass at the end of the ramp.
+        cargo_ramp_s: Ramp duration.
+        gap: Support gap width (m), else None.
+        fire_all: Lift Lv.2/3: every cannon fires on this schedule.
+    """
+
+    id: str
+    category: Category
+    level: int
+    text: str
+    duration_s: float
+    max_substructures: int = 1
+    cargo_size: tuple[float, float, float] | None = None
+    cargo_mass_max: float = 0.0
+    cargo_ramp_s: float = 1.0
+    gap: float | None = None
+    fire_all: FireAll | None = None
+
+    @property
+    def level_name(self) -> str:
+        """The released code's level name (``soft``, ``medium``, ``hard``)."""
+        return ("soft", "medium", "hard")[self.level - 1]
+
+
+_DRIVE_PROTOCOL = (
+    "How it is tested: the machine is set on flat ground with its centre at (x=0, y=0). A controller "
+    "writes an open-loop key sequence, a list of [time to press, key, seconds to hold], for the keys "
+    "you bind to the powered blocks; it gets three attempts, sees the recorded trajectory after each, "
+    "and the best attempt counts. The run lasts 30 seconds."
+)
+_DRIVE_SCORING = (
+    "What counts: how far the {thing} gets from the start (it must get more than 10 units away), "
+    "how closely it follows the straight line to the goal, whether the machine stays in one piece, "
+    "how quickly it arrives, and how few blocks you use."
+)
+_CARGO_RULES = (
+    "The cargo is not part of what you build and does not appear while building; leave it out of your "
+    "plan. At the start it is dropped onto the machine from above the start point (x=0, y=0, z=3.5) and "
+    "simply rests on it: nothing fastens it."
+)
+
+
+def _transport(level: int) -> str:
+    if level == 1:
+        return "\n".join(
+            [
+                "Build a vehicle as a single sub-structure, with four or more wheels.",
+                "It must be able to drive forward and to change direction. The available blocks cannot "
+                "turn wheels relative to the body, so ordinary steering is impossible: find another way "
+                "to steer.",
+                "Goal: drive from the start (x=0, y=0) on the ground towards the point (x=10, y=10), "
+                "north-east of it.",
+                _DRIVE_PROTOCOL,
+                _DRIVE_SCORING.format(thing="vehicle"),
+            ]
+        )
+    cargo = "a 2.5 × 2.5 × 1.5 box" if level == 2 else "a 4 × 8 × 1.5 box lying with its long side north–south"
+    goal = "to the point (x=10, y=10), north-east of it" + (
+        "" if level == 2 else ", and then bring it back to the start"
+    )
+    return "\n".join(
+        [
+            "Build a machine as a single sub-structure that carries cargo.",
+            f"The cargo is {cargo} of 50 mass units. Goal: move it from the start (x=0, y=0) on the "
+            f"ground {goal}.",
+            _CARGO_RULES,
+            _DRIVE_PROTOCOL,
+            _DRIVE_SCORING.format(thing="cargo"),
+        ]
+    )
+
+
+def _support(level: int, gap: float) -> str:
+    half = gap / 2
+    parts = "one sub-structure" if level == 1 else "at most three sub-structures"
+    return "\n".join(
+        [
+            f"Build a bridge from {parts} that spans a gap {gap:g} units wide between two flat, 5-unit-high "
+            "terrain blocks, and that holds a 2.5 × 2.5 × 1.5 cargo placed over the middle of the gap.",
+            f"The terrain edges run east–west at y={half:g} and y=-{half:g} (x=0, top at z=5), so the gap "
+            "runs across the north–south direction and drops 5 units.",
+            "How it is tested: the bridge is released just above the terrain tops, centred over the gap "
+            "(about x=0, y=0, z=7), and settles under gravity; nothing fastens it to the terrain. The cargo "
+            "is then dropped onto it over the centre of the gap and rests on it loosely. Its weight grows "
+            "steadily from almost nothing (no impact) and the cargo's height is followed: the weight at "
+            "which it sinks below the terrain tops is the bridge's maximum load.",
+            "A bridge that does not span the gap, or that misses the cargo at the start, scores 0.",
+            "What counts: the maximum load (higher is better) and how few blocks you use.",
+        ]
+    )
+
+
+def _lift(level: int) -> str:
+    if level == 1:
+        return "\n".join(
+            [
+                "Build one rocket engine, as a single sub-structure, that pushes in a single direction.",
+                "How it is tested: the engine stands on the ground at (x=0, y=0, z=0) and its firing key "
+                "is held down for the whole run; its thrust is judged against its weight.",
+                "What counts: the engine's thrust-to-weight ratio (higher is better) and how few blocks "
+                "you use.",
+            ]
+        )
+    build = (
+        "Build a rocket, as a single sub-structure, that takes off from the ground and climbs into the sky."
+        if level == 2
+        else "Build two sub-structures: one rocket engine that pushes in a single direction, and a simple "
+        "chassis onto which copies of the engine are braced so that together they form a symmetric "
+        "rocket. The assembled rocket must take off from the ground and climb into the sky."
+    )
+    return "\n".join(
+        [
+            build,
+            "How it is tested: the rocket stands on the ground at (x=0, y=0, z=0); every firing key is held "
+            "down continuously, and the motion of its blocks is recorded.",
+            "What counts: the greatest height any block reaches (it must pass 30 units and keep climbing), "
+            "how little the flight strays sideways from the vertical, the top speed, and how few blocks "
+            "you use.",
+        ]
+    )
+
+
+def _make_tasks() -> dict[str, TaskSpec]:
+    tasks: list[TaskSpec] = []
+    for level in (1, 2, 3):
+        cargo = None if level == 1 else ((2.5, 2.5, 1.5) if level == 2 else (4.0, 8.0, 1.5))
+        tasks.append(
+            TaskSpec(
+                f"transport-{level}",
+                "transport",
+                level,
+                _transport(level),
+                30.0,
+                cargo_size=cargo,
+                cargo_mass_max=50.0,
+                cargo_ramp_s=2.0,
+            )
+        )
+    for level, gap in ((1, 5.0), (2, 10.0), (3, 20.0)):
+        tasks.append(
+            TaskSpec(
+                f"support-{level}",
+                "support",
+                level,
+                _support(level, gap),
+                17.0,
+                max_substructures=1 if level == 1 else 3,
+                cargo_size=(2.5, 2.5, 1.5),
+                cargo_mass_max=1500.0,
+                cargo_ramp_s=15.0,
+                gap=gap,
+            )
+        )
+    tasks.append(TaskSpec("lift-1", "lift", 1, _lift(1), 10.0))
+    for level in (2, 3):
+        tasks.append(
+            TaskSpec(
+                f"lift-{level}",
+                "lift",
+                level,
+                _lift(level),
+                30.0,
+                max_substructures=1 if level == 2 else 2,
+                fire_all=FireAll(start_s=2.0, hold_s=30.0),
+            )
+        )
+    return {t.id: t for t in tasks}
+
+
+TASKS: dict[str, TaskSpec] = _make_tasks()
+"""All nine tasks by id."""
+
+
+def get_task(task_id: str) -> TaskSpec:
+    """The task with this id.
+
+    Raises:
+        ValueError: For an unknown id (the message lists the valid ones).
+    """
+    task = TASKS.get(task_id)
+    if task is None:
+        raise ValueError(f"unknown task {task_id!r}; valid tasks: {', '.join(TASKS)}")
+    return task
+
+
+def terrain_for(gap: float) -> tuple[StaticBox, ...]:
+    """The two Support terrain boxes whose inner edges are ``gap`` apart (``support_*.blv``)."""
+    offset = gap / 2 + TERRAIN_SIZE[1] / 2
+    z = TERRAIN_HEIGHT / 2
+    return (StaticBox((0.0, offset, z), TERRAIN_SIZE), StaticBox((0.0, -offset, z), TERRAIN_SIZE))
+
+
+def scene_for(task: TaskSpec, machine: Machine, duration_s: float | None = None) -> Scene:
+    """The scene the evaluator builds around ``machine`` for ``task``.
+
+    Args:
+        task: The task level.
+        machine: The machine to place.
+        duration_s: Shorter run for callers that need only part of it (default: the task's).
+
+    Raises:
+        ValueError: When the machine has no solid block.
+    """
+    graph = body_graph(machine)
+    if not graph.bodies:
+        raise ValueError("the machine has no solid blocks to simulate")
+    place = over_gap(graph, task.gap) if task.gap is not None else on_ground(graph)
+    cargo = None
+    if task.cargo_size is not None:
+        cargo = Cargo(
+            size=task.cargo_size,
+            center=(0.0, 0.0, place.top_centre_z + CARGO_ABOVE_TOP),
+            mass_start=5.0,
+            mass_max=task.cargo_mass_max,
+            ramp_s=task.cargo_ramp_s,
+        )
+    return Scene(
+        duration_s=task.duration_s if duration_s is None else min(duration_s, task.duration_s),
+        placement_rotation=place.rotation,
+        placement_offset=np.asarray(place.offset),
+        ground=True,
+        terrain=terrain_for(task.gap) if task.gap is not None else (),
+        cargo=cargo,
+        fire_all=task.fire_all,
+        stop_below_z=SUPPORT_FALLEN_Z if task.category == "support" else None,
+    )
