@@ -187,11 +187,16 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
 @cli.command()
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"),
               show_default=True, help="Where the demo runs are stored (replaced on each demo).")
-def demo(run_dir: Path) -> None:
-    """Run the built-in end-to-end evaluation (no network, no keys) and print its table."""
-    from .demo import run_demo
+@click.option("--suite", "suites", multiple=True,
+              type=click.Choice(["dreamhouse", "buildarena", "bimedit", "example"]),
+              help="Only these suites (repeatable); default: dreamhouse, buildarena, bimedit.")
+@click.option("--dreamhouse-limit", default=4, show_default=True, type=click.IntRange(min=1),
+              help="DreamHouse tasks per agent × protocol × condition.")
+def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:
+    """Run the built-in end-to-end evaluations (no network, no keys) and print their tables."""
+    from .demo import DEMO_SUITES, run_demo
 
-    run_demo(run_dir)
+    run_demo(run_dir, suites or DEMO_SUITES, dreamhouse_limit=dreamhouse_limit)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -100,7 +100,9 @@ class Suite:
 #: ``buildbench.suites`` entry-point group.
 BUILTIN_SUITES: dict[str, str] = {
     "example": "buildbench.suites.example:suite",
+    "dreamhouse": "buildbench.suites.dreamhouse.suite:suite",
     "buildarena": "buildbench.suites.buildarena:buildarena_suite",
+    "bimedit": "buildbench.suites.bimedit:bimedit_suite",
 }
 
 _loaded: dict[str, Suite] = {}

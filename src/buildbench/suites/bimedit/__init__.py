@@ -2,9 +2,38 @@
 
 Re-implements the evaluator of "BIM-Edit: Benchmarking Large Language Models for
 IFC-Based Building Information Modeling" (spec: shared/specs/bimedit.md) with seeded
-scene generation. Entry point: :func:`score_edit`.
+scene generation. Entry points: :func:`score_edit` and the harness suite
+:data:`bimedit_suite`.
+
+Names load on first use: the sandboxed child of ``execute_ifc_code`` imports
+:mod:`.namespace` through this package and must not pay for the scorer's imports.
 """
 
-from buildbench.suites.bimedit.score import EditScore, EditTask, score_edit
+from __future__ import annotations
 
-__all__ = ["EditScore", "EditTask", "score_edit"]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from buildbench.harness import Suite
+    from buildbench.suites.bimedit.score import EditScore, EditTask, score_edit
+
+    bimedit_suite: Suite
+
+_LAZY = {
+    "EditScore": "score",
+    "EditTask": "score",
+    "score_edit": "score",
+    "bimedit_suite": "suite",
+}
+
+__all__ = ["EditScore", "EditTask", "bimedit_suite", "score_edit"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -57,6 +57,7 @@ class _Facts:
     connected: frozenset[str]
     hosted: tuple[str, ...]
     host_rooms: frozenset[str] | None
+    host: str | None
     storey: str | None
     centre: np.ndarray
 
@@ -85,6 +86,7 @@ class DescriptionIndex:
         return _Facts(guid=el.GlobalId, bounds=_bounded_spaces(el), bounded_by=_bounding_elements(el),
                       connected=_connected(el), hosted=tuple(hosted),
                       host_rooms=None if host is None else _bounded_spaces(host),
+                      host=None if host is None else str(host.GlobalId),
                       storey=None if container is None else str(container.GlobalId),
                       centre=self.shapes.centre(el.GlobalId))
 
@@ -124,8 +126,12 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
         found = [e for e in found if set(facts["hosts"]) <= set(e.hosted)]
     if "between_rooms" in facts:
         found = [e for e in found if e.host_rooms == frozenset(facts["between_rooms"])]
+    if "host" in facts:
+        found = [e for e in found if e.host == facts["host"]]
     if "storey" in facts:
         found = [e for e in found if e.storey == facts["storey"]]
+    if "touches" in facts:
+        found = [e for e in found if all(_touching(index, e.guid, g) for g in facts["touches"])]
     if "nearest_to" in facts and found:
         d = np.array([np.linalg.norm(e.centre - np.asarray(facts["nearest_to"], dtype=float)) for e in found])
         found = [e for e, di in zip(found, d, strict=True) if di < d.min() + MARGIN_M]
@@ -134,6 +140,21 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
         v = np.array([sign * e.centre[axis] for e in found])
         found = [e for e, vi in zip(found, v, strict=True) if vi > v.max() - MARGIN_M]
     return [e.guid for e in found]
+
+
+def _aabb(index: DescriptionIndex, guid: str) -> np.ndarray | None:
+    mesh = index.shapes.mesh(guid)
+    return None if mesh is None else np.stack([mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)])
+
+
+def _touching(index: DescriptionIndex, a: str, b: str, tol_m: float = 0.01) -> bool:
+    """Whether the axis-aligned boxes of ``a`` and ``b`` meet or overlap (within ``tol_m``)."""
+    if a == b:
+        return False
+    ba, bb = _aabb(index, a), _aabb(index, b)
+    if ba is None or bb is None:
+        return False
+    return bool(np.all(ba[0] <= bb[1] + tol_m) and np.all(bb[0] <= ba[1] + tol_m))
 
 
 def _names(guids: Iterable[str]) -> str:
@@ -147,7 +168,8 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     ``facts`` keys: ``class`` (always), ``bounds`` (exact set of spaces it bounds),
     ``bounded_by`` (elements that bound a space), ``connected_to`` (walls it is
     path-connected to), ``hosts`` (a filling in its openings), ``between_rooms`` (the
-    rooms the host wall of a door/window bounds), ``storey``, ``nearest_to`` (a point,
+    rooms the host wall of a door/window bounds), ``host`` (the wall a door/window is in), ``touches`` (elements whose boxes it meets),
+    ``storey``, ``nearest_to`` (a point,
     metres) and ``extreme`` ("+x", "-x", "+y", "-y"). A nearest or extreme element
     must beat the runner-up by :data:`MARGIN_M`.
     """
@@ -177,6 +199,12 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
         where = "the outside" if len(rooms) == 1 else _names(rooms[1:])
         options.append(Description("topological", f"the {noun} between room ({rooms[0]}) and {where}",
                                    {"class": cls, "between_rooms": rooms}))
+    if cls == "IfcColumn":
+        walls_near = [w.guid for w in index.facts("IfcWall") if _touching(index, guid, w.guid)]
+        for i, a in enumerate(walls_near):
+            for b in walls_near[i + 1:]:
+                options.append(Description("topological", f"the {noun} adjoining the walls {_names([a, b])}",
+                                           {"class": cls, "touches": sorted([a, b])}))
     if me.storey is not None:
         options.append(Description("topological", f"the only {noun} on the storey ({me.storey})",
                                    {"class": cls, "storey": me.storey}))

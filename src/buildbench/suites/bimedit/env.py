@@ -1,0 +1,365 @@
+"""The BIM-Edit env: the paper's tool protocol over a persistent sandboxed IfcOpenShell worker.
+
+Description:
+    The agent gets the instruction and the path of its working copy of the model, and one
+    tool, ``execute_ifc_code(code)``, whose code runs in a sandboxed worker process with
+    ``ifc``, ``ifcopenshell``, ``api``, ``util``, ``element_util``, ``guid``, ``result`` and
+    ``commit()`` bound (spec 1.3–1.4). With ``action_format="structured"`` it gets instead a
+    small structured tool set (:mod:`.structured`) run in the same worker, for comparison.
+
+Action space:
+    Tool calls. Every call counts against the budget, malformed ones included; an action
+    without tool calls is the agent's final answer.
+
+Observation space:
+    The instruction prompt, then one JSON envelope per tool call (status, result, stdout,
+    stderr, error, traceback), clipped to ``max_output_chars``.
+
+Episode end:
+    ``terminated`` on the final answer; ``truncated`` when the agent asks for a call past the
+    budget (failure class ``budget``). Timeouts, memory blow-ups and crashes of the worker
+    are reported to the agent and the episode goes on in a fresh worker that reloads the
+    last committed model.
+
+Outcome:
+    The last committed model (the only thing scored, spec 1.1) as a file under the
+    episode's artifact folder, or embedded (zlib + base64) when the env has no folder; the
+    failure class (``executed``, ``budget``, ``crash``, ``api``, ``timeout``, ``other``; spec
+    3.7) and per-call statuses.
+
+Arguments (``-o key=value``):
+    ``max_calls`` (20), ``call_timeout_s`` (120), ``memory_mb`` (4096), ``reload_per_call``
+    (false: one worker keeps ``ifc`` and variables across calls; true: every call starts a
+    fresh worker from the last commit, like the predecessor harness), ``action_format``
+    (``code`` | ``structured``), ``strict`` (score in strict mode), ``isolation``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import shutil
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.errors import ConfigError
+from buildbench.llm import Tool, ToolCall
+from buildbench.sandbox import Envelope, Limits, Worker
+
+from . import structured
+from .tasks import from_harness
+
+PROMPTS = Path(__file__).with_name("prompts")
+CODE_TOOL = "execute_ifc_code"
+SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
+MODEL_NAME = "model.ifc"
+#: Failure classes of the paper's runtime classifier (spec 3.7), in report order.
+FAILURE_CLASSES = ("executed", "budget", "crash", "api", "timeout", "other")
+_CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "killed": "crash", "crash": "crash"}
+
+
+@dataclass(frozen=True)
+class ToolConfig:
+    """How the tool behaves; defaults are the paper's (spec 1.4).
+
+    Attributes:
+        max_calls: Tool calls allowed per episode (paper: 20).
+        call_timeout_s: Wall seconds per call (paper: 120).
+        memory_mb: Address-space limit of the worker.
+        reload_per_call: Start every call from the last committed model in a fresh worker.
+        action_format: ``code`` (``execute_ifc_code``) or ``structured`` (the comparison set).
+        strict: Score in strict mode (collateral damage counts).
+        max_output_chars: Longest tool answer shown to the agent.
+        isolation: Sandbox backend (``auto``, ``bwrap``, ``process``).
+    """
+
+    max_calls: int = 20
+    call_timeout_s: float = 120.0
+    memory_mb: int = 4096
+    reload_per_call: bool = False
+    action_format: str = "code"
+    strict: bool = False
+    max_output_chars: int = 20_000
+    isolation: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.max_calls < 1:
+            raise ConfigError(f"max_calls must be >= 1, got {self.max_calls}")
+        if self.call_timeout_s <= 0:
+            raise ConfigError(f"call_timeout_s must be > 0, got {self.call_timeout_s}")
+        if self.action_format not in ("code", "structured"):
+            raise ConfigError(f"action_format must be 'code' or 'structured', got {self.action_format!r}")
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> ToolConfig:
+        """Read the ``-o`` options that concern the env (others are ignored)."""
+        def flag(value: Any) -> bool:
+            return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+        kw: dict[str, Any] = {}
+        try:
+            for key, conv in (("max_calls", int), ("call_timeout_s", float), ("memory_mb", int),
+                              ("max_output_chars", int), ("action_format", str), ("isolation", str)):
+                if key in options:
+                    kw[key] = conv(options[key])
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"bimedit env option: {exc}") from exc
+        for key in ("reload_per_call", "strict"):
+            if key in options:
+                kw[key] = flag(options[key])
+        return cls(**kw)
+
+
+def code_tool() -> Tool:
+    """The paper's single tool, described in our own words."""
+    return Tool(name=CODE_TOOL, description=(PROMPTS / "code_tool.md").read_text().strip(),
+                parameters={"type": "object", "properties": {"code": {
+                    "type": "string", "description": "Python source to run"}}, "required": ["code"]})
+
+
+@dataclass
+class CallRecord:
+    """One tool call as the env saw it (kept in the outcome and the step info)."""
+
+    tool: str
+    status: str
+    duration_s: float = 0.0
+    committed: bool = False
+    error: str | None = None
+
+
+@dataclass
+class _Failure:
+    kind: str = "executed"
+    detail: str = ""
+
+
+@dataclass
+class _Episode:
+    workdir: Path
+    model: Path
+    worker: Worker
+    committed_hash: str
+    calls: list[CallRecord] = field(default_factory=list)
+    failure: _Failure = field(default_factory=_Failure)
+    final_text: str | None = None
+
+
+def _digest(path: Path) -> str:
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+
+
+class BimEditEnv(Env):
+    """One BIM-Edit task at a time (see the module docstring).
+
+    Args:
+        config: Tool settings.
+        output_dir: Where the committed model is kept for scoring; protocols set it to the
+            episode's artifact folder before ``reset``. None embeds the model in the outcome.
+    """
+
+    def __init__(self, config: ToolConfig | None = None, output_dir: Path | None = None) -> None:
+        self.config = config or ToolConfig()
+        self.output_dir = output_dir
+        self.tools = [code_tool()] if self.config.action_format == "code" else structured.tools()
+        self.task: Task | None = None
+        self._ep: _Episode | None = None
+        self._outcome: dict[str, Any] | None = None
+
+    # -- episode ------------------------------------------------------------------------------
+    def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
+        self.close()
+        view = from_harness(task)
+        if not Path(view.input_ifc).is_file():
+            raise ConfigError(f"task {task.id}: input model {view.input_ifc} does not exist")
+        workdir = Path(tempfile.mkdtemp(prefix="bimedit-")).resolve()
+        model = workdir / MODEL_NAME
+        shutil.copyfile(view.input_ifc, model)
+        limits = Limits(wall_s=self.config.call_timeout_s, cpu_s=max(1, math.ceil(self.config.call_timeout_s)),
+                        memory_mb=self.config.memory_mb)
+        worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
+                        isolation=self.config.isolation)  # type: ignore[arg-type]
+        self.task = task
+        self._ep = _Episode(workdir, model, worker, _digest(model))
+        self._outcome = None
+        text = self._prompt(view.instruction, model)
+        state = {"model_path": str(model), "tools": [t.name for t in self.tools],
+                 "max_calls": self.config.max_calls}
+        return ResetResult(Observation(text=text, state=state), {"task_id": task.id})
+
+    def _prompt(self, instruction: str, model: Path) -> str:
+        if self.config.action_format == "structured":
+            notes = structured.PROMPT_NOTES
+        elif self.config.reload_per_call:
+            notes = ("Every call starts from the model as last committed: variables and uncommitted "
+                     "edits do not carry over to the next call.")
+        else:
+            notes = ("Variables, including ifc with any uncommitted edits, carry over from one call to "
+                     "the next.")
+        names = [t.name for t in self.tools]
+        phrase = f"the tool {names[0]}" if len(names) == 1 else f"the tools {', '.join(names)}"
+        template = (PROMPTS / "user.md").read_text()
+        return template.format(instruction=instruction.strip(), model_path=model, tools_phrase=phrase,
+                               tool_notes=notes,
+                               max_calls=self.config.max_calls, timeout_s=self.config.call_timeout_s).strip()
+
+    def step(self, action: Action) -> StepResult:
+        ep = self._require()
+        calls = list(action.tool_calls)
+        if not calls:
+            ep.final_text = action.text or ""
+            obs = Observation(text="Episode finished; the last committed model will be evaluated.",
+                              state=self._state())
+            return StepResult(obs, 0.0, True, False, {"final": True, "calls": len(ep.calls)})
+        answers: list[tuple[str, str]] = []
+        records: list[dict[str, Any]] = []
+        for call in calls:
+            if len(ep.calls) >= self.config.max_calls:
+                if ep.failure.kind == "executed":
+                    ep.failure = _Failure("budget", f"the agent asked for call {len(ep.calls) + 1} "
+                                                    f"with a budget of {self.config.max_calls}")
+                answers.append((call.id, f"Not executed: the budget of {self.config.max_calls} tool calls "
+                                         "is spent. The episode is over."))
+                continue
+            record, text = self._run_call(call)
+            ep.calls.append(record)
+            records.append(record.__dict__)
+            answers.append((call.id, text))
+        truncated = ep.failure.kind == "budget"
+        info = {"calls": records, "calls_used": len(ep.calls)}
+        if truncated:
+            info["failure"] = "budget"
+        text = "\n\n".join(t for _, t in answers)
+        return StepResult(Observation(text=text, tool_results=answers, state=self._state()), 0.0, False,
+                          truncated, info)
+
+    def _run_call(self, call: ToolCall) -> tuple[CallRecord, str]:
+        ep = self._require()
+        problem = self._malformed(call)
+        if problem is not None:
+            return CallRecord(call.name, "malformed", error=problem), json.dumps(
+                {"status": "malformed", "error": problem})
+        if self.config.action_format == "code":
+            code = str(call.arguments["code"])
+        else:
+            code = structured.call_code(call.name, call.arguments)
+        if self.config.reload_per_call:
+            ep.worker.reset()
+        envelope = ep.worker.call(code)
+        committed = self._check_commit()
+        failure = _CALL_FAILURES.get(envelope.status)
+        if failure is not None and ep.failure.kind == "executed":
+            ep.failure = _Failure(failure, f"tool call {len(ep.calls) + 1}: {envelope.status}: {envelope.error}")
+        record = CallRecord(call.name, envelope.status, round(envelope.duration_s, 3), committed, envelope.error)
+        return record, self._describe(envelope, committed)
+
+    def _malformed(self, call: ToolCall) -> str | None:
+        names = [t.name for t in self.tools]
+        if call.name not in names:
+            return f"unknown tool {call.name!r}; the tools are {', '.join(names)}"
+        if call.parse_error:
+            return f"the arguments are not a JSON object ({call.parse_error}); nothing was run"
+        if self.config.action_format == "code":
+            code = call.arguments.get("code")
+            if not isinstance(code, str) or not code.strip():
+                return "the argument 'code' must be a non-empty string of Python; nothing was run"
+            return None
+        return structured.check_arguments(call.name, call.arguments)
+
+    def _check_commit(self) -> bool:
+        ep = self._require()
+        try:
+            digest = _digest(ep.model)
+        except OSError:  # the agent deleted its model; the last good commit is gone with it
+            return False
+        changed = digest != ep.committed_hash
+        ep.committed_hash = digest
+        return changed
+
+    def _describe(self, envelope: Envelope, committed: bool) -> str:
+        out: dict[str, Any] = {"status": envelope.status, "result": envelope.result}
+        for key in ("stdout", "stderr", "error", "traceback"):
+            value = getattr(envelope, key)
+            if value:
+                out[key] = value
+        if committed:  # the saved model differs from the previous save
+            out["committed"] = True
+        if envelope.worker_restarted and not self.config.reload_per_call:
+            out["note"] = ("the previous call killed the worker: this call ran in a fresh one, where ifc "
+                           "was reloaded from the last commit and earlier variables are gone")
+        if envelope.status == "timeout":
+            out["note"] = f"stopped after the {self.config.call_timeout_s:g} s limit per call"
+        text = json.dumps(out, default=str)
+        limit = self.config.max_output_chars
+        if len(text) > limit:
+            text = text[: limit // 2] + f" … [{len(text) - limit} characters cut] … " + text[-limit // 2:]
+        return text
+
+    def record_failure(self, kind: str, detail: str) -> None:
+        """Note a failure seen outside the env (model API errors); the first one wins."""
+        if kind not in FAILURE_CLASSES:
+            raise ValueError(f"failure class must be one of {FAILURE_CLASSES}, got {kind!r}")
+        ep = self._require()
+        if ep.failure.kind == "executed":
+            ep.failure = _Failure(kind, detail)
+
+    def _state(self) -> dict[str, Any]:
+        ep = self._require()
+        return {"calls_used": len(ep.calls), "failure": ep.failure.kind}
+
+    def _require(self) -> _Episode:
+        if self._ep is None:
+            raise RuntimeError("BimEditEnv: call reset(task) before step()")
+        return self._ep
+
+    # -- result -------------------------------------------------------------------------------
+    def outcome(self) -> dict[str, Any]:
+        """The last committed model and how the run went (computed once per episode)."""
+        if self._outcome is not None:
+            return self._outcome
+        ep = self._require()
+        changed = ep.committed_hash != _initial_hash(self.task)
+        out: dict[str, Any] = {
+            "committed": changed,
+            "failure": ep.failure.kind,
+            "failure_detail": ep.failure.detail,
+            "tool_calls": len(ep.calls),
+            "call_status": [c.status for c in ep.calls],
+            "commits": sum(c.committed for c in ep.calls),
+            "final_text": ep.final_text,
+            "strict": self.config.strict,
+            "action_format": self.config.action_format,
+            "reload_per_call": self.config.reload_per_call,
+        }
+        if changed and ep.model.is_file():
+            if self.output_dir is not None:
+                self.output_dir.mkdir(parents=True, exist_ok=True)
+                kept = self.output_dir / "committed.ifc"
+                shutil.copyfile(ep.model, kept)
+                out["model_path"] = str(kept.resolve())
+            else:
+                out["model_zb64"] = base64.b64encode(zlib.compress(ep.model.read_bytes(), 6)).decode("ascii")
+        self._outcome = out
+        return out
+
+    def close(self) -> None:
+        if self._ep is not None:
+            self._ep.worker.close()
+            shutil.rmtree(self._ep.workdir, ignore_errors=True)
+            self._ep = None
+
+
+def _initial_hash(task: Task | None) -> str:
+    assert task is not None
+    return _digest(Path(from_harness(task).input_ifc))
+
+
+def make_env(task: Task, options: dict[str, Any]) -> BimEditEnv:
+    """The suite's env factory."""
+    return BimEditEnv(ToolConfig.from_options(options))

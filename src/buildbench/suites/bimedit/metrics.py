@@ -1,0 +1,68 @@
+"""The suite's scorer: ``score_edit`` on the episode's last committed model.
+
+Paper metrics are the headline (``geometry``, ``semantics``, ``topology``, ``final``,
+``solved``); the strict variant (ours) is always computed beside them (``strict_*``),
+since one strict scoring yields both. With ``-o strict=true`` the strict values become the
+headline and the paper's move to ``paper_*``.
+"""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from buildbench.harness import Task
+
+from .env import FAILURE_CLASSES
+from .tasks import from_harness
+
+#: Score seed of the geometry sampler; fixed so a model always gets the same score.
+SCORE_SEED = 0
+
+
+def predicted_model(task: Task, outcome: dict[str, Any], scratch: Path) -> Path:
+    """The file to score: the committed model, or the input model when nothing was committed."""
+    if outcome.get("model_path"):
+        return Path(outcome["model_path"])
+    if outcome.get("model_zb64"):
+        path = scratch / "committed.ifc"
+        path.write_bytes(zlib.decompress(base64.b64decode(outcome["model_zb64"])))
+        return path
+    return Path(from_harness(task).input_ifc)
+
+
+def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """Metrics of one episode (all floats, solved flags as 0/1)."""
+    from .score import score_edit
+
+    bim = from_harness(task)
+    with tempfile.TemporaryDirectory(prefix="bimedit-score-") as scratch:
+        pred = predicted_model(task, outcome, Path(scratch))
+        s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=SCORE_SEED)
+    paper = s.diagnostics.get("paper", {})
+    p_topo = float(paper.get("topology", s.topology))
+    p_final = float(paper.get("final", s.final))
+    p_solved = float(bool(paper.get("solved", s.solved)))
+    strict = bool(outcome.get("strict", False))
+    out = {
+        "geometry": s.geometry,
+        "semantics": s.semantics,
+        "topology": s.topology if strict else p_topo,
+        "final": s.final if strict else p_final,
+        "solved": float(s.solved) if strict else p_solved,
+        "strict_topology": s.topology,
+        "strict_final": s.final,
+        "strict_solved": float(s.solved),
+        "collateral": float(len(s.diagnostics.get("collateral", []))),
+        "tool_calls": float(outcome.get("tool_calls", 0)),
+        "commits": float(outcome.get("commits", 0)),
+    }
+    if strict:
+        out.update({"paper_topology": p_topo, "paper_final": p_final, "paper_solved": p_solved})
+    failure = outcome.get("failure", "executed")
+    for kind in FAILURE_CLASSES:
+        out[f"failure_{kind}"] = float(failure == kind)
+    return out

@@ -1,0 +1,39 @@
+"""Registration of the BIM-Edit suite (import string ``buildbench.suites.bimedit:bimedit_suite``)."""
+
+from __future__ import annotations
+
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite
+
+from . import agents
+from .env import make_env
+from .metrics import score
+from .protocols import tool_loop
+from .report import summarize
+from .tasks import SPLITS, load_harness_tasks
+
+bimedit_suite = Suite(
+    name="bimedit",
+    description="Edit IFC building models with IfcOpenShell code; scored on geometry, semantics, topology.",
+    load_tasks=load_harness_tasks,
+    make_env=make_env,
+    score=score,
+    summarize=summarize,
+    splits=SPLITS,
+    agents={
+        "llm": AgentSpec("llm", agents.llm, "a chat model with the execute_ifc_code tool (the paper's agent)",
+                         needs_model=True, kind="io"),
+        "oracle": AgentSpec("oracle", agents.oracle, "runs the task's reference code through the tool"),
+        "noop": AgentSpec("noop", agents.noop, "answers at once and commits nothing"),
+        "door-without-opening": AgentSpec("door-without-opening", agents.door_without_opening,
+                                          "flawed: moves a door/window but not its opening (filling updates)"),
+        "wall-keeps-openings": AgentSpec("wall-keeps-openings", agents.wall_keeps_openings,
+                                         "flawed: deletes a wall but leaves its openings (wall deletes)"),
+        "uncontained-wall": AgentSpec("uncontained-wall", agents.uncontained_wall,
+                                      "flawed: creates a wall outside its storey (wall creates)"),
+    },
+    protocols={"tool-loop": ProtocolSpec("tool-loop", tool_loop,
+                                         "the paper's loop: 20 tool calls, 120 s each, one inference retry")},
+    default_agent="oracle",
+    default_protocol="tool-loop",
+    cli="buildbench.suites.bimedit.cli:cli",
+)

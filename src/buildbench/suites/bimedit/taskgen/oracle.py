@@ -1,0 +1,75 @@
+"""Run oracle code the way the agent tool does, and make the result deterministic.
+
+The agent tool (paper App. F; spec section 1.3) binds ``ifc``, ``ifcopenshell``, ``api``,
+``util``, ``element_util``, ``guid``, ``result`` and ``commit()``. Ground truths are made
+by running a task's ``oracle_code`` in exactly that namespace, so what the oracle agent
+sends through the tool is what made M*.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ifcopenshell
+import ifcopenshell.api
+import ifcopenshell.guid
+import ifcopenshell.util
+import ifcopenshell.util.element
+import ifcopenshell.util.placement
+import ifcopenshell.util.unit
+import numpy as np
+
+from buildbench.suites.bimedit.generate.builder import FIXED_TIMESTAMP
+
+
+def tool_namespace(model: ifcopenshell.file, commit: Callable[[], None]) -> dict[str, Any]:
+    """The names the ``execute_ifc_code`` tool binds (spec section 1.3)."""
+    return {"ifc": model, "ifcopenshell": ifcopenshell, "api": ifcopenshell.api, "util": ifcopenshell.util,
+            "element_util": ifcopenshell.util.element, "guid": ifcopenshell.guid, "result": None,
+            "commit": commit}
+
+
+def run_oracle(code: str, model: ifcopenshell.file) -> ifcopenshell.file:
+    """Execute ``code`` on ``model`` in the tool namespace (in place); ``commit()`` is a no-op here.
+
+    Raises:
+        RuntimeError: the code raised; the message names the failing exception.
+    """
+    namespace = tool_namespace(model, lambda: None)
+    try:
+        exec(compile(code, "<oracle>", "exec"), namespace)  # noqa: S102 - our own generated code
+    except Exception as exc:
+        raise RuntimeError(f"oracle code failed: {type(exc).__name__}: {exc}") from exc
+    return model
+
+
+def stabilise(model: ifcopenshell.file, before: set[str], seed: int) -> None:
+    """Make an edited model byte-stable: seeded GlobalIds for new roots, sorted relations, fixed header time.
+
+    ``ifcopenshell.api`` draws fresh random GlobalIds and collects related objects in sets,
+    so the same edit would otherwise give different bytes on every run.
+    """
+    rng = np.random.default_rng([seed, 0x6E7])
+    for ent in sorted(model.by_type("IfcRoot"), key=lambda e: e.id()):
+        if ent.GlobalId not in before:
+            ent.GlobalId = ifcopenshell.guid.compress(uuid.UUID(bytes=rng.bytes(16)).hex)
+    for rel in model.by_type("IfcRelationship"):
+        for name, value in rel.get_info(recursive=False).items():
+            if isinstance(value, tuple) and value and all(isinstance(v, ifcopenshell.entity_instance)
+                                                          for v in value):
+                setattr(rel, name, sorted(value, key=lambda e: e.id()))
+    model.header.file_name.time_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(FIXED_TIMESTAMP))
+
+
+def apply_and_write(code: str, input_path: str | Path, out_path: str | Path, seed: int) -> ifcopenshell.file:
+    """Open M0, run the oracle code, stabilise and write M*; returns the edited model."""
+    model = ifcopenshell.open(str(input_path))
+    before = {e.GlobalId for e in model.by_type("IfcRoot")}
+    run_oracle(code, model)
+    stabilise(model, before, seed)
+    model.write(str(out_path))
+    return model

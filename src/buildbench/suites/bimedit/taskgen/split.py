@@ -1,0 +1,225 @@
+"""Generate task splits: scenes, inputs, ground truths and the JSONL task file.
+
+The default split mirrors the paper's composition (Table 4; spec section 2.2): 54 base
+edits (per element create/update/delete: wall 4/4/4, slab 4/4/4, space 4/4/4, door
+3/1/2, window 1/3/2, column 2/2/2), each made on a simple and on a complex scene and
+phrased three ways — 324 tasks, 108 per instruction type, 162 per scene type; the three
+phrasings share one M0 and one M*. Scene files are shared between base edits (simple
+scenes are cheap; complex ones take seconds, so a few are reused).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import ifcopenshell
+import numpy as np
+
+from buildbench.suites.bimedit.check.model import load_model
+from buildbench.suites.bimedit.check.shapes import ShapeCache
+from buildbench.suites.bimedit.generate.describe import DescriptionIndex, resolve
+from buildbench.suites.bimedit.generate.scenes import write_scene
+from buildbench.suites.bimedit.taskgen import creates, recipes
+from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
+from buildbench.suites.bimedit.taskgen.recipes import Edit, NoCandidate, Scene
+from buildbench.suites.bimedit.tasks import CATEGORIES, IFC_CLASSES, TASKS_FILE, BimTask, TaskId, write_tasks
+
+#: Base edits per (element, operation): paper Table 4 divided by 6 (3 phrasings × 2 scene kinds).
+BASE_COUNTS: dict[tuple[str, str], int] = {
+    ("wall", "create"): 4, ("wall", "update"): 4, ("wall", "delete"): 4,
+    ("slab", "create"): 4, ("slab", "update"): 4, ("slab", "delete"): 4,
+    ("space", "create"): 4, ("space", "update"): 4, ("space", "delete"): 4,
+    ("door", "create"): 3, ("door", "update"): 1, ("door", "delete"): 2,
+    ("window", "create"): 1, ("window", "update"): 3, ("window", "delete"): 2,
+    ("column", "create"): 2, ("column", "update"): 2, ("column", "delete"): 2,
+}
+#: Simple scenes per round of base edits and complex scenes (each ~4-9 s to build) reused across them.
+N_SIMPLE_SCENES, N_COMPLEX_SCENES = 9, 2
+#: The demo split: four simple-scene base edits, three phrasings each.
+DEMO_GROUPS: tuple[tuple[str, str], ...] = (("door", "update"), ("wall", "delete"), ("wall", "create"),
+                                            ("space", "create"))
+
+
+@dataclass(frozen=True)
+class BaseEdit:
+    """One base edit to make: its id parts, variant and scene."""
+
+    element: str
+    operation: str
+    scene: str
+    index: int
+    variant: int
+    scene_seed: int
+    unit: str
+
+
+def _stable(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
+
+
+def base_edits(seed: int, rounds: int = 1) -> Iterator[BaseEdit]:
+    """The base edits of ``rounds`` copies of the paper's composition (round r uses fresh scenes)."""
+    for r in range(rounds):
+        for scene in ("simple", "complex"):
+            n = 0
+            for (element, op), count in BASE_COUNTS.items():
+                for k in range(count):
+                    if scene == "simple":
+                        s = seed * 1000 + r * 100 + n % N_SIMPLE_SCENES
+                        unit = "mm" if n % N_SIMPLE_SCENES == 2 else "m"
+                    else:
+                        s = seed * 1000 + r * 100 + 50 + n % N_COMPLEX_SCENES
+                        unit = "m"
+                    yield BaseEdit(element, op, scene, r * count + k + 1, k, s, unit)
+                    n += 1
+
+
+def _recipe(scene: Scene, be: BaseEdit, rng: np.random.Generator) -> Edit:
+    cls = IFC_CLASSES[be.element]
+    if be.operation == "delete":
+        return recipes.delete_any(scene, cls, rng)
+    if be.operation == "update":
+        if be.element in ("door", "window"):
+            return recipes.update_filling(scene, be.element, be.variant, rng)
+        if be.element == "column":
+            return recipes.update_column(scene, be.variant, rng)
+        if be.element == "wall":
+            return recipes.update_wall(scene, be.variant, rng)
+        return recipes.update_slab_or_space(scene, cls, be.variant, rng)
+    if be.element == "column":
+        return creates.create_column(scene, rng)
+    if be.element == "wall":
+        return creates.create_wall(scene, rng)
+    if be.element in ("slab", "space"):
+        return creates.recreate_extrusion(scene, cls, rng)
+    return creates.recreate_filling(scene, be.element, rng)
+
+
+class _Scenes:
+    """Scene files and their description indexes, built once per generation run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._cache: dict[tuple[str, int, str], tuple[Path, Scene]] = {}
+
+    def get(self, kind: str, seed: int, unit: str) -> tuple[Path, Scene]:
+        key = (kind, seed, unit)
+        if key not in self._cache:
+            path = self.root / f"{kind}-s{seed}-{unit}-IFC4.ifc"
+            if not path.is_file():
+                write_scene(kind, seed, self.root, unit=unit)
+            model = load_model(path)
+            index = DescriptionIndex(model, ShapeCache(model))
+            self._cache[key] = (path, Scene(model.file, index, model.unit_scale_m))
+        return self._cache[key]
+
+
+def _index(path: Path) -> DescriptionIndex:
+    model = load_model(path)
+    return DescriptionIndex(model, ShapeCache(model))
+
+
+def _verify(edit: Edit, scene: Scene, m0: Path, gt: Path) -> dict[str, dict]:
+    """Run every indirect description's query; returns the facts per category.
+
+    Raises:
+        NoCandidate: a query does not pick out exactly the intended element.
+    """
+    truth_index = None
+    created = None
+    for cat, check in edit.checks.items():
+        if check.on == "input":
+            want = [check.guid]
+            got = resolve(scene.index, check.facts)
+        else:
+            if truth_index is None:
+                truth_index = _index(gt)
+                before = {e.GlobalId for e in ifcopenshell.open(str(m0)).by_type(edit.created_class or "IfcRoot")}
+                created = [e.GlobalId for e in truth_index.model.file.by_type(edit.created_class or "IfcRoot")
+                           if e.GlobalId not in before]
+            want, got = created or [], resolve(truth_index, check.facts)
+        if len(want) != 1 or got != want:
+            raise NoCandidate(f"{cat} description resolves to {got}, not {want}")
+    return {cat: dict(c.facts) for cat, c in edit.checks.items()}
+
+
+def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimTask]:
+    """Generate one base edit's M0 and M* and its three tasks.
+
+    Raises:
+        RuntimeError: no usable target was found in the scene after several draws.
+    """
+    path, scene = scenes.get(be.scene, be.scene_seed, be.unit)
+    group = TaskId(be.element, be.operation, "direct", be.scene, be.index).group_id
+    problems = []
+    for attempt in range(6):
+        rng = np.random.default_rng([seed, _stable(group), attempt])
+        try:
+            edit = _recipe(scene, be, rng)
+            m0 = path
+            if edit.prepare is not None:
+                m0 = out / "inputs" / f"{group}.ifc"
+                m0.parent.mkdir(parents=True, exist_ok=True)
+                apply_and_write(edit.prepare, path, m0, _stable(group + "/input"))
+            gt = out / "truth" / f"{group}.ifc"
+            gt.parent.mkdir(parents=True, exist_ok=True)
+            apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
+            facts = _verify(edit, scene, m0, gt)
+        except NoCandidate as exc:
+            problems.append(str(exc))
+            continue
+        return [BimTask(task_id=str(TaskId(be.element, be.operation, cat, be.scene, be.index)), element=be.element,
+                        operation=be.operation, category=cat, scene=be.scene, instruction=edit.texts[cat],
+                        input_ifc=str(m0), ground_truth_ifc=str(gt), target_guids=edit.target_guids,
+                        relevant_properties=edit.relevant_properties, unit=be.unit, oracle_code=edit.code,
+                        group_id=group, seed=seed, facts=facts.get(cat, {}))
+                for cat in CATEGORIES]
+    raise RuntimeError(f"{group}: no usable target in scene {path.name}: {'; '.join(problems)}")
+
+
+def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".") -> list[BimTask]:
+    """Generate the default split (``n`` None: 324 tasks) or the first ``n`` tasks of as many rounds as needed.
+
+    Writes scenes, inputs, ground truths and ``tasks.jsonl`` under ``out_dir``.
+
+    Raises:
+        ValueError: ``n`` is not positive.
+    """
+    if n is not None and n < 1:
+        raise ValueError(f"n must be a positive number of tasks, got {n}")
+    total = 324 if n is None else n
+    out = Path(out_dir)
+    scenes = _Scenes(out / "scenes")
+    tasks: list[BimTask] = []
+    for be in base_edits(seed, rounds=math.ceil(total / 324)):
+        if len(tasks) >= total:
+            break
+        tasks.extend(make_group(be, scenes, out, seed))
+    tasks = tasks[:total]
+    write_tasks(tasks, out / TASKS_FILE)
+    return tasks
+
+
+def generate_demo(seed: int = 0, out_dir: str | Path = ".") -> list[BimTask]:
+    """The 12-task demo split: :data:`DEMO_GROUPS` on simple scenes, three phrasings each."""
+    out = Path(out_dir)
+    scenes = _Scenes(out / "scenes")
+    wanted = list(DEMO_GROUPS)
+    tasks: list[BimTask] = []
+    for be in base_edits(seed):
+        if be.scene == "simple" and (be.element, be.operation) in wanted:
+            wanted.remove((be.element, be.operation))
+            tasks.extend(make_group(be, scenes, out, seed))
+    write_tasks(tasks, out / TASKS_FILE)
+    return tasks
+
+
+def generate_split(split: str, *, seed: int = 0, out_dir: str | Path) -> list[BimTask]:
+    """Generate a named split ("default" or "demo") into ``out_dir``."""
+    if split == "demo":
+        return generate_demo(seed, out_dir)
+    return generate_tasks(None, seed, out_dir)

@@ -1,0 +1,380 @@
+"""DreamHouse protocols (paper §5.4, Table 6): Planner-Atomic, Planner-Reactive,
+Planner-Managed and Iterative Refinement with visual feedback.
+
+Every protocol starts with Phase 0: the agent's JSON plan, checked by :mod:`.plan` (lot
+size to 2 decimals, taxonomy, dependency DAG, bounds); a rejected plan is retried within
+the protocol's budget. Then:
+
+- **Atomic**: one complete submission per attempt; the scene persists across attempts
+  (paper §5.1); accept when every test passes.
+- **Reactive**: one complete submission per attempt, checked phase by phase in the order
+  it built (load path + stability on each prefix), then with every test; a failure
+  regenerates the whole submission from an empty scene.
+- **Managed**: the plan's steps are unlocked one at a time; each must pass load path +
+  stability on the whole scene; a failed attempt is rolled back (earlier steps are never
+  invalidated); per-step and global retry budgets.
+- **Refinement**: Atomic, then up to 10 full revisions scored by visual fidelity with
+  side-by-side images; a revision that fails any structural test is rejected even if it
+  looks better.
+
+Tool-calling agents build over several calls; a tool step counts as an attempt only when
+it runs ``validate``, and ``max_actions`` bounds the turns of any episode.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass, replace
+from typing import Any
+
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, StepResult
+from buildbench.harness.errors import ConfigError
+
+from .env import DreamHouseEnv, render_call
+from .plan import PlanCheck, PlanStep, check_plan
+from .prompts import plan_retry_text, render, retry_text
+from .views import VisualScore, VisualScorer, visual_scorer
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One protocol's hyperparameters (paper Table 6).
+
+    Attributes:
+        max_retries: Retries after the first attempt (per step under Managed).
+        max_tokens: Completion tokens per model call.
+        tau_retry: Visual similarity below which a passing attempt is retried (when the
+            visual gate is on) or refinement continues.
+        history: Exchanges kept besides the task turn (None: the full conversation).
+        global_retries: Managed only: retries across all steps.
+        max_actions: Agent turns per episode, a guard for tool-calling agents ([S]; the
+            paper speaks of "up to ~50 API calls").
+        revisions: Refinement only: revisions after the Atomic pass.
+    """
+
+    max_retries: int
+    max_tokens: int
+    tau_retry: float
+    history: int | None = None
+    global_retries: int | None = None
+    max_actions: int = 60
+    revisions: int = 0
+
+
+#: Table 6 (all models share these values except the Managed history: full for GPT-5 and
+#: Gemini, last 5 for Claude; choose with ``-o history=5``). Refinement's "10 retries" are
+#: its revisions; the Atomic run it starts from keeps Atomic's 5 retries.
+TABLE6: dict[str, Budget] = {
+    "planner-atomic": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.8),
+    "planner-reactive": Budget(max_retries=10, max_tokens=64_000, tau_retry=0.6),
+    "planner-managed": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
+    "iterative-refinement": Budget(max_retries=5, max_tokens=65_536, tau_retry=0.6, revisions=10),
+}
+
+
+def budget_from_options(name: str, options: dict[str, Any]) -> Budget:
+    """Table 6's budget for protocol ``name`` with ``-o`` overrides applied.
+
+    Raises:
+        ConfigError: For a malformed override.
+    """
+    base = TABLE6[name]
+    changes: dict[str, Any] = {}
+    try:
+        for key in ("max_retries", "global_retries", "max_actions", "revisions"):
+            if key in options:
+                changes[key] = int(options[key])
+        if "tau_retry" in options:
+            changes["tau_retry"] = float(options["tau_retry"])
+        if "max_tokens" in options:
+            changes["max_tokens"] = int(options["max_tokens"])
+        if "history" in options:
+            changes["history"] = None if options["history"] in (None, "full") else int(options["history"])
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"protocol {name}: bad budget option: {exc}") from exc
+    bad = [k for k, v in changes.items() if isinstance(v, int) and v < 0]
+    if bad:
+        raise ConfigError(f"protocol {name}: {', '.join(bad)} must be >= 0")
+    return replace(base, **changes)
+
+
+class _Stop(Exception):
+    """The episode ends (agent error or action cap); the reason is already logged."""
+
+
+class DreamHouseProtocol(Protocol):
+    """Shared machinery: agent set-up, Phase 0, acting with caps, feedback turns.
+
+    Args:
+        budget: Table 6 budget (with overrides).
+        name: Label recorded with episodes.
+        require_visual: Retry structurally passing attempts whose visual fidelity is below
+            τ_retry (needs a visual scorer; the Qwen3.5 run turned this off).
+        visual: Visual scorer; default the one installed in :mod:`.views`.
+    """
+
+    def __init__(self, budget: Budget, *, name: str, require_visual: bool = False,
+                 visual: VisualScorer | None = None) -> None:
+        self.budget = budget
+        self.name = name
+        self.require_visual = require_visual
+        self._visual = visual
+        self.actions = 0
+        self.retries = 0
+
+    @property
+    def visual(self) -> VisualScorer | None:
+        """The visual scorer in use, if any."""
+        return self._visual or visual_scorer()
+
+    async def run(self, env: Any, agent: Agent, ctx: EpisodeContext) -> None:
+        if not isinstance(env, DreamHouseEnv):
+            raise TypeError(f"{self.name} drives DreamHouseEnv, got {type(env).__name__}")
+        self._configure(agent, ctx)
+        obs, _ = await ctx.reset(env)
+        try:
+            plan = await self._plan(env, agent, ctx, obs)
+            if plan is not None:
+                await self.build(env, agent, ctx, plan)
+        except _Stop:
+            pass
+        env.notes.update(retries=self.retries, actions=self.actions)
+
+    def _configure(self, agent: Agent, ctx: EpisodeContext) -> None:
+        from buildbench.harness.llm_agent import LLMAgent
+
+        if isinstance(agent, LLMAgent):
+            if "max_tokens" not in ctx.options:
+                agent.max_tokens = self.budget.max_tokens
+            if "history" not in ctx.options:
+                agent.history = self.budget.history
+
+    async def act(self, agent: Agent, obs: Observation, ctx: EpisodeContext, *, role: str) -> Action:
+        """One agent turn; an agent error or the action cap ends the episode."""
+        if self.actions >= self.budget.max_actions:
+            ctx.notes["stopped"] = f"action cap {self.budget.max_actions} reached"
+            raise _Stop
+        self.actions += 1
+        action = await agent.act(obs, ctx)
+        if action.error:
+            ctx.log(action, obs, role=role, terminated=True, info={"agent_error": action.error})
+            ctx.notes["agent_error"] = action.error
+            raise _Stop
+        return action
+
+    async def _plan(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext,
+                    obs: Observation) -> PlanCheck | None:
+        lot = dict(ctx.task.inputs["lot_size"])
+        obs = Observation(text=obs.text, images=obs.images, state={**obs.state, "request": "plan"})
+        for attempt in range(self.budget.max_retries + 1):
+            action = await self.act(agent, obs, ctx, role="planner")
+            check = check_plan(action.data if action.data is not None else (action.text or ""), lot)
+            left = self.budget.max_retries - attempt
+            text = "Plan accepted." if check.ok else plan_retry_text(list(check.problems), left=left)
+            info = {"plan_ok": check.ok, "problems": list(check.problems), "steps": len(check.steps)}
+            ctx.log(action, Observation(text=text), role="planner", info=info)
+            if check.ok:
+                env.notes["plan"] = {"ok": True, "attempts": attempt + 1, "steps": len(check.steps)}
+                return check
+            if left == 0 or not self._spend_retry():
+                break
+            obs = Observation(text=text, state={"request": "plan", "problems": list(check.problems)})
+        env.notes["plan"] = {"ok": False, "attempts": attempt + 1}
+        return None
+
+    def _spend_retry(self) -> bool:
+        """Count one retry against the global budget; False when it is spent."""
+        cap = self.budget.global_retries
+        if cap is not None and self.retries >= cap:
+            return False
+        self.retries += 1
+        return True
+
+    async def attempt(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, obs: Observation,
+                      *, role: str) -> StepResult:
+        """Act and step until the agent submits something that is checked.
+
+        Tool steps that do not validate keep building (within ``max_actions``); their
+        tool results go back to the agent as they are.
+        """
+        while True:
+            action = await self.act(agent, obs, ctx, role=role)
+            result = await ctx.step(env, action, role=role)
+            if not action.tool_calls or any(c.name == "validate" for c in action.tool_calls):
+                return result
+            obs = Observation(text=result.observation.text, tool_results=result.observation.tool_results,
+                              state={**obs.state, "feedback": True})
+
+    def visual_check(self, env: DreamHouseEnv, ctx: EpisodeContext) -> VisualScore | None:
+        """Visual fidelity of the current scene, when a scorer is available."""
+        scorer = self.visual
+        if scorer is None:
+            return None
+        return render_call(scorer, ctx.task, env.structure, env.options.condition)
+
+    def accepts(self, env: DreamHouseEnv, ctx: EpisodeContext, result: StepResult) -> tuple[bool, str]:
+        """Whether a checked attempt ends the protocol, and extra feedback when only visuals fail."""
+        if not result.info.get("all_passed"):
+            return False, ""
+        if not self.require_visual:
+            return True, ""
+        score = self.visual_check(env, ctx)
+        if score is None or score.score >= self.budget.tau_retry:
+            return True, ""
+        return False, (f"\nEvery structural test passes, but visual fidelity S = {score.score:.3f} is below "
+                       f"{self.budget.tau_retry:.2f}; make the frame match the target views.")
+
+    async def full_build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, request: str,
+                         *, fresh_scene: bool) -> bool:
+        """Whole-frame attempts until one is accepted or the retries run out."""
+        obs = Observation(text=render(request), state={"request": "build", "scope": env.check_scope})
+        for attempt in range(self.budget.max_retries + 1):
+            if fresh_scene:
+                env.reset_scene()
+            result = await self.attempt(env, agent, ctx, obs, role="builder")
+            ok, extra = self.accepts(env, ctx, result)
+            if ok:
+                env.notes["attempts_to_pass"] = attempt + 1
+                return True
+            left = self.budget.max_retries - attempt
+            if left == 0 or not self._spend_retry():
+                return False
+            text = retry_text(result.observation.text + extra, attempt=attempt + 1, left=left)
+            obs = Observation(text=text, tool_results=result.observation.tool_results,
+                              state={"request": "build", "scope": env.check_scope, "feedback": True})
+        return False
+
+    @abstractmethod
+    async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
+        """Everything after Phase 0."""
+
+
+class PlannerAtomic(DreamHouseProtocol):
+    """One complete submission per attempt; the scene persists across attempts."""
+
+    async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
+        env.check_scope = "all"
+        await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False)
+
+
+class PlannerReactive(DreamHouseProtocol):
+    """One complete submission per attempt, gated phase by phase; failures regenerate it all."""
+
+    async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
+        env.check_scope = "phased"
+        await self.full_build(env, agent, ctx, "request_reactive", fresh_scene=True)
+
+
+def _members_text(step: PlanStep) -> str:
+    return ", ".join(f"{t} x{n}" for t, n in step.members) or "as you planned"
+
+
+class PlannerManaged(DreamHouseProtocol):
+    """The plan's steps one at a time, each gated by load path + stability, with rollback."""
+
+    async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
+        total = len(plan.steps)
+        done = 0
+        for k, step in enumerate(plan.steps, start=1):
+            if not await self._one_step(env, agent, ctx, step, k, total):
+                break
+            done = k
+        env.notes["steps_passed"] = done
+        env.notes["steps_total"] = total
+        env.check_scope = "all"
+        ev = env.evaluate("all")
+        ctx.log(Action(), Observation(text=ev.text), role="validator", reward=1.0 if ev.all_passed else 0.0,
+                terminated=True, info=ev.info())
+
+    async def _one_step(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, step: PlanStep,
+                        k: int, total: int) -> bool:
+        env.check_scope = "early"
+        story = f", story {step.story}" if step.story else ""
+        text = render("request_step", step=k, total=total, phase=step.phase, section=step.section,
+                      story_text=story, members=_members_text(step), n_members=len(env.structure))
+        state = {"request": "step", "step": step.to_dict(), "index": k, "total": total}
+        obs = Observation(text=text, state=state)
+        checkpoint = env.checkpoint()
+        for attempt in range(self.budget.max_retries + 1):
+            result = await self.attempt(env, agent, ctx, obs, role="builder")
+            if result.info.get("passed"):
+                return True
+            env.restore(checkpoint)
+            left = self.budget.max_retries - attempt
+            if left == 0 or not self._spend_retry():
+                env.notes["failed_step"] = k
+                return False
+            obs = Observation(text=retry_text(result.observation.text, attempt=attempt + 1, left=left),
+                              tool_results=result.observation.tool_results, state={**state, "feedback": True})
+        return False
+
+
+class IterativeRefinement(DreamHouseProtocol):
+    """Atomic first; then visual revisions that must keep every structural test passing."""
+
+    async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
+        env.check_scope = "all"
+        if not await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False):
+            env.notes["refinement"] = {"status": "no_structural_pass"}
+            return
+        score = self.visual_check(env, ctx)
+        if score is None:
+            env.notes["refinement"] = {"status": "no_visual_scorer"}
+            return
+        notes: dict[str, Any] = {"status": "done", "baseline": score.score, "best": score.score,
+                                 "accepted": 0, "rejected": 0, "revisions": 0}
+        env.notes["refinement"] = notes
+        for _ in range(self.budget.revisions):
+            if score.score >= self.budget.tau_retry:
+                break
+            notes["revisions"] += 1
+            per_view = ", ".join(f"{v:.3f}" for v in score.per_view)
+            images_text = "The images show your frame beside the target, view by view. " if score.images else ""
+            obs = Observation(text=render("request_refine", score=score.score, per_view=per_view,
+                                          threshold=self.budget.tau_retry, images_text=images_text),
+                              images=list(score.images), state={"request": "refine", "score": score.score})
+            kept = env.checkpoint()
+            env.reset_scene()
+            result = await self.attempt(env, agent, ctx, obs, role="refiner")
+            if not result.info.get("all_passed"):
+                env.restore(kept)
+                notes["rejected"] += 1
+                ctx.log(Action(), Observation(text="Revision rejected: it breaks structural tests; "
+                                              "the previous frame is kept."),
+                        role="protocol", info={"rejected": True})
+                continue
+            notes["accepted"] += 1
+            new = self.visual_check(env, ctx)
+            score = new if new is not None else score
+            notes["best"] = max(notes["best"], score.score)
+        notes["final"] = score.score
+
+
+_CLASSES: dict[str, type[DreamHouseProtocol]] = {
+    "planner-atomic": PlannerAtomic,
+    "planner-reactive": PlannerReactive,
+    "planner-managed": PlannerManaged,
+    "iterative-refinement": IterativeRefinement,
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "planner-atomic": "Phase-0 plan, then one complete script per attempt (Table 6: 5 retries, 16,384 tokens)",
+    "planner-reactive": "one script checked phase by phase (load path + stability), regenerated on failure "
+                        "(10 retries, 64,000 tokens)",
+    "planner-managed": "plan steps unlocked one at a time, gated by load path + stability (5 per step / 30 "
+                       "global retries, 16,384 tokens)",
+    "iterative-refinement": "Atomic, then up to 10 visual revisions; structural regressions rejected "
+                            "(65,536 tokens)",
+}
+
+
+def make_protocol(name: str, options: dict[str, Any]) -> DreamHouseProtocol:
+    """Protocol ``name`` with Table 6's budget and the run's overrides.
+
+    Raises:
+        ConfigError: For an unknown name or a bad option.
+    """
+    if name not in _CLASSES:
+        raise ConfigError(f"unknown DreamHouse protocol {name!r}; known: {', '.join(_CLASSES)}")
+    visual = str(options.get("require_visual", "false")).lower() in ("1", "true", "yes")
+    return _CLASSES[name](budget_from_options(name, options), name=name, require_visual=visual)

@@ -1,0 +1,66 @@
+"""Episode metrics: structural pass, per-test pass flags and member counts.
+
+:func:`score` re-validates the final frame from scratch (it trusts nothing the env
+reported) and gathers metric groups from :data:`METRICS`, the last of which adds visual
+and topological fidelity and the joint pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from buildbench.harness import Task
+
+from .check import validate
+from .env import render_call, structure_from_compact
+from .metrics import fidelity_scores
+from .model import PHASES, SUBSYSTEM, Structure
+from .tasks import target_structure
+
+MetricGroup = Callable[[Task, Structure, dict[str, Any]], dict[str, float]]
+
+
+def structural_metrics(task: Task, built: Structure, outcome: dict[str, Any]) -> dict[str, float]:
+    """``structural_pass`` and ``test_<name>`` for the member check and every test of the profile."""
+    report = validate(built, str(outcome.get("profile", "paper")))
+    out = {"structural_pass": float(report.passed), "pass_rate": sum(r.passed for r in report.tests) / max(len(report.tests), 1)}
+    out.update({f"test_{r.name}": float(r.passed) for r in report.results})
+    return out
+
+
+def count_metrics(task: Task, built: Structure, outcome: dict[str, Any]) -> dict[str, float]:
+    """Member counts (built, target, per subsystem) and the episode's effort."""
+    target = target_structure(task)
+    out = {"members": float(len(built)), "target_members": float(len(target))}
+    for phase in PHASES:
+        out[f"members_{phase}"] = float(sum(1 for c in built.categories if SUBSYSTEM.get(c or "") == phase))
+    for key in ("attempts", "invalid_actions", "script_errors"):
+        out[key] = float(outcome.get(key, 0))
+    notes = outcome.get("protocol") or {}
+    plan = notes.get("plan") or {}
+    out["plan_ok"] = float(bool(plan.get("ok")))
+    out["retries"] = float(notes.get("retries", 0))
+    return out
+
+
+#: Metric groups, in order; each adds named floats. ``fidelity_scores`` adds visual S,
+#: topological T and the joint pass (``metrics``; NaN S/T for structures that fail).
+METRICS: list[MetricGroup] = [structural_metrics, count_metrics, fidelity_scores]
+
+
+def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """All metrics of one episode's final frame.
+
+    Runs on the process's render thread (:func:`.env.render_call`): fidelity renders, and a
+    GL context serves only the thread that made it, which may be the env's.
+    """
+    return render_call(_score, task, outcome)
+
+
+def _score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    built = structure_from_compact(outcome.get("structure") or {})
+    out: dict[str, float] = {}
+    for group in METRICS:
+        out.update(group(task, built, outcome))
+    return out

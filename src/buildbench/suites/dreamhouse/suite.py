@@ -1,0 +1,43 @@
+"""Registration of the DreamHouse suite (import string ``buildbench.suites.dreamhouse.suite:suite``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
+
+from . import agents
+from .env import make_env
+from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
+from .score import score
+from .tasks import SPLITS, load_tasks
+
+
+def _protocol(name: str) -> ProtocolSpec:
+    def factory(task: Task, options: dict[str, Any]) -> DreamHouseProtocol:
+        return make_protocol(name, options)
+
+    return ProtocolSpec(name, factory, DESCRIPTIONS[name])
+
+
+_AGENTS = {
+    "oracle": AgentSpec("oracle", agents.oracle, "the ground truth as Blender Python (-o action_format=json|tools)"),
+    "safe-house": AgentSpec("safe-house", agents.safe_house,
+                            "ignores the images; a code-compliant rectangular frame from the context fields"),
+    **{name: AgentSpec(name, agents.fault_agent(name), desc) for name, (_, desc) in agents.FAULTS.items()},
+    "llm": AgentSpec("llm", agents.llm, "a chat model with the DreamHouse prompts", needs_model=True, kind="io"),
+}
+
+suite = Suite(
+    name="dreamhouse",
+    description="Frame a timber house from five views in Blender Python; 10 IRC-based structural tests.",
+    load_tasks=load_tasks,
+    make_env=make_env,
+    agents=_AGENTS,
+    protocols={name: _protocol(name) for name in DESCRIPTIONS},
+    score=score,
+    splits=SPLITS,
+    default_agent="oracle",
+    default_protocol="planner-atomic",
+    cli="buildbench.suites.dreamhouse.cli:cli",
+)

@@ -1,0 +1,142 @@
+"""DreamHouse tasks from the procedural generator.
+
+A task's ``inputs`` carry what the paper gives the model (Prompt 0 Part 1: lot size,
+stories, roof type, complexity) plus the released server's task fields (style, footprint,
+wings, the description line) and the collection name the script must build into.
+Its ``target`` names the ground truth by generator reference (task id, dataset seed,
+generator version) instead of holding ~1,000 members inline, so the 1,200-task split
+stays small enough to pickle to worker processes; :func:`ground_truth` rebuilds the
+house (byte-identical, cached per process).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from buildbench.harness import Task
+from buildbench.harness.errors import ConfigError
+
+from .generate import (
+    GENERATOR_VERSION,
+    ROOF_TYPES,
+    STYLE_CODES,
+    STYLE_NAMES,
+    GeneratedHouse,
+    TaskId,
+    default_split,
+    generate_structure,
+)
+from .model import Structure
+
+SUITE = "dreamhouse"
+#: Splits: the paper's stratified 1,200 (13 styles × 4 roofs), one task per style, two per style.
+SPLITS: tuple[str, ...] = ("default", "demo", "demo26")
+
+
+@lru_cache(maxsize=32)
+def _house(task_id: str, seed: int) -> GeneratedHouse:
+    return generate_structure(task_id, seed)
+
+
+def lot_size(house: GeneratedHouse) -> dict[str, float]:
+    """The lot as Prompt 0 Part 1 injects it: width, depth and area, each to 2 decimals."""
+    c: dict[str, Any] = dict(house.constraints)
+    width, depth = float(c["lot_width"]), float(c["lot_depth"])
+    return {"width": width, "depth": depth, "area": round(width * depth, 2)}
+
+
+def make_task(task_id: str | TaskId, seed: int = 0) -> Task:
+    """The task of one generated house.
+
+    Raises:
+        ConfigError: For a malformed task id.
+    """
+    house = _house(str(task_id), int(seed))
+    c: dict[str, Any] = dict(house.constraints)
+    params = house.params
+    inputs: dict[str, Any] = {
+        "task_id": house.task_id,
+        "style": STYLE_NAMES[params.style],
+        "description": house.description,
+        "lot_size": lot_size(house),
+        "stories": int(c["stories"]),
+        "roof_type": str(c["roof_type"]),
+        "complexity": str(c["complexity"]),
+        "footprint": {"x": float(c["footprint_x"]), "y": float(c["footprint_y"])},
+        "wings": int(c["wings"]),
+        "constraints": c,
+        "collection": house.task_id,
+    }
+    target = {
+        "generator": {"task_id": house.task_id, "seed": int(seed), "version": GENERATOR_VERSION},
+        "n_members": len(house.structure),
+        "schedule": dict(house.schedule),
+    }
+    metadata = {
+        "style": params.style,
+        "roof_type": params.roof_type,
+        "complexity": params.complexity,
+        "stories": int(c["stories"]),
+        "config": params.config,
+    }
+    return Task(id=house.task_id, suite=SUITE, inputs=inputs, target=target, metadata=metadata)
+
+
+def ground_truth(task: Task) -> GeneratedHouse:
+    """The generated house behind ``task`` (rebuilt from its generator reference, cached).
+
+    Raises:
+        ConfigError: When the task has no generator reference or was made by another
+            generator version (its ground truth would differ).
+    """
+    ref = task.target.get("generator")
+    if not isinstance(ref, dict) or "task_id" not in ref:
+        raise ConfigError(f"task {task.id} has no generator reference in its target")
+    if int(ref.get("version", -1)) != GENERATOR_VERSION:
+        raise ConfigError(
+            f"task {task.id} was made by generator version {ref.get('version')}; "
+            f"this is version {GENERATOR_VERSION}, whose ground truth differs"
+        )
+    return _house(str(ref["task_id"]), int(ref.get("seed", 0)))
+
+
+def target_structure(task: Task) -> Structure:
+    """The ground-truth frame of ``task``: inline ``target["structure"]`` if present, else regenerated."""
+    inline = task.target.get("structure")
+    if inline is not None:
+        return Structure.from_json_dict(inline)
+    return ground_truth(task).structure
+
+
+def demo_ids(per_style: int = 1) -> list[TaskId]:
+    """A small stratified sample of the default split: ``per_style`` tasks per style,
+    roof types in turn across styles (so 13 tasks cover every style and every roof)."""
+    split = default_split()
+    out: list[TaskId] = []
+    for s, code in enumerate(STYLE_CODES):
+        for k in range(per_style):
+            roof = ROOF_TYPES[(s + k) % len(ROOF_TYPES)]
+            out.append(next(t for t in split if t.style == code and t.index % len(ROOF_TYPES) ==
+                            ROOF_TYPES.index(roof)))
+    return out
+
+
+def load_tasks(split: str, seed: int = 0) -> list[Task]:
+    """Tasks of a split: ``default`` (the stratified 1,200), ``demo`` (13), ``demo26`` (26).
+
+    The run seed does not change the houses: the benchmark's structures are fixed by
+    their ids (dataset seed 0), as the paper's dataset is.
+
+    Raises:
+        ConfigError: For an unknown split.
+    """
+    if split == "default":
+        ids = default_split()
+    elif split == "demo":
+        ids = demo_ids(1)
+    elif split == "demo26":
+        ids = demo_ids(2)
+    else:
+        raise ConfigError(f"unknown dreamhouse split {split!r}; splits: {', '.join(SPLITS)}")
+    return [make_task(t) for t in ids]

@@ -1,0 +1,482 @@
+"""The five target views of the paper's Table 4, rendered for the Frame and Facade conditions.
+
+Views (paper Table 4, spec §7.1), in Prompt 0 Part 1 image order:
+
+======== ======= ========= ===================
+view     azimuth elevation distance multiplier
+======== ======= ========= ===================
+front    0°      12°       1.05
+back     180°    12°       1.05
+left     270°    12°       1.05
+right    90°     12°       1.05
+front_right 45°  18°       1.10
+======== ======= ========= ===================
+
+Perspective, 32 mm lens, 512×512 RGBA with a transparent background; the camera looks at
+the centre b of the world bounding box from distance c_v·D (D its diagonal).
+
+Azimuth convention: the camera sits at b + d·(sin az·cos el, −cos az·cos el, sin el)
+(``buildbench.render``), the formula the spec suggests for Table 4. Azimuth 0° is on −Y
+(the front), 45° front-right (+X, −Y), 90° ("Right") on +X, 270° ("Left") on −X. So the
+left view stands on the house's left as a viewer facing its front sees it, which is what
+our prompts say (rules.md). The paper's Prompt 0 text puts "left" at +X instead; it
+contradicts its own Table 4 (spec §11 item 10), and we follow the table.
+
+Appearance (spec §7.2: the paper names no materials): flat, fixed colours per member
+category so the MSE is deterministic. Wall and floor framing are near-white, roof framing
+tan/pale pine as on the project page's showcase images, the foundation darker; members
+whose names match no category are grey. The Facade condition draws the frame plus the
+generator's skin: sheathing in a pale clapboard grey, roofing in dark slate.
+
+Framing: :func:`render_views` frames the structure's own bounds (the paper: "generated and
+target renders each use their own bounding diagonal"). For scoring, pass the *target's*
+bounds as ``frame`` (see :func:`target_frame`) so candidate and target renders share one
+camera and a misplaced or mis-scaled candidate shows as such instead of being re-centred.
+
+Rendering uses ``buildbench.render`` (moderngl on EGL) without anti-aliasing (see
+:data:`MSAA_SAMPLES`); a process forked after it rendered cannot render (use
+``spawn``/``forkserver`` pools).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import multiprocessing
+import os
+import struct
+import zlib
+from collections import deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from buildbench.harness import Task
+from buildbench.harness.errors import ConfigError
+from buildbench.render import Bounds, Boxes, Camera, OrbitView, Renderer, build_scene, frame_views
+from buildbench.render.camera import clip_planes_for_bounds
+
+from .model import Structure
+
+Condition = Literal["frame", "facade"]
+CONDITIONS: tuple[str, ...] = ("frame", "facade")
+#: Image order of Prompt 0 Part 1.
+VIEW_NAMES: tuple[str, ...] = ("front", "back", "left", "right", "front_right")
+#: Paper Table 4, in :data:`VIEW_NAMES` order.
+VIEWS: tuple[OrbitView, ...] = (
+    OrbitView("front", azimuth_deg=0.0, elevation_deg=12.0, distance_multiplier=1.05),
+    OrbitView("back", azimuth_deg=180.0, elevation_deg=12.0, distance_multiplier=1.05),
+    OrbitView("left", azimuth_deg=270.0, elevation_deg=12.0, distance_multiplier=1.05),
+    OrbitView("right", azimuth_deg=90.0, elevation_deg=12.0, distance_multiplier=1.05),
+    OrbitView("front_right", azimuth_deg=45.0, elevation_deg=18.0, distance_multiplier=1.10),
+)
+#: Paper §7.1: 512×512 renders, 32 mm lens.
+IMAGE_SIZE_PX = 512
+FOCAL_LENGTH_MM = 32.0
+#: Anti-aliasing of every render; target and candidate must share it (notes/rendering.md).
+#: Off: 4× MSAA costs 3.3× the CPU on llvmpipe (0.30 vs 0.09 CPU-s for a house's 10 views,
+#: measured here), which would put the 26,543-structure dataset over its 1 h budget, and
+#: the paper's Cycles anti-aliasing cannot be matched exactly anyway.
+MSAA_SAMPLES = 0
+
+#: Frame colours per category (RGB 0–255). Subsystems share a hue family (spec §7.2).
+CATEGORY_COLORS: Mapping[str, tuple[int, int, int]] = {
+    # foundation: weathered sill timber
+    "Sill": (150, 128, 104), "BeamPost": (140, 118, 96), "Post": (132, 112, 92), "Foundation": (120, 118, 114),
+    # floor: near-white
+    "Rim": (236, 230, 214), "Joist": (242, 238, 226), "CenterBeam": (226, 218, 200),
+    # walls: near-white, openings a touch warmer so headers read
+    "SolePlate": (232, 228, 220), "TopPlate": (232, 228, 220), "Plate": (232, 228, 220),
+    "Stud": (246, 244, 238), "GableStud": (240, 236, 226), "Header": (228, 214, 188),
+    "King": (240, 234, 220), "Trimmer": (236, 228, 210), "Cripple": (238, 232, 216),
+    # roof: tan / pale pine
+    "Ridge": (196, 160, 112), "Rafter": (218, 186, 138), "Hip": (206, 172, 124), "Valley": (206, 172, 124),
+    "Collar": (210, 178, 130), "Lookout": (214, 182, 134), "Purlin": (202, 168, 120),
+}  # fmt: skip
+#: Colour of members whose names match no category.
+UNKNOWN_COLOR: tuple[int, int, int] = (128, 128, 128)
+#: Facade skin colours by name prefix (the generator's ``Sheathing_*`` and ``Roofing_*``).
+SKIN_COLORS: Mapping[str, tuple[int, int, int]] = {"Sheathing": (200, 204, 198), "Roofing": (72, 76, 84)}
+#: Colour of skin panels with any other name.
+SKIN_DEFAULT_COLOR: tuple[int, int, int] = (180, 180, 176)
+
+
+def check_condition(condition: str) -> Condition:
+    """``condition`` if it is ``frame`` or ``facade``.
+
+    Raises:
+        ConfigError: Otherwise.
+    """
+    if condition not in CONDITIONS:
+        raise ConfigError(f"unknown condition {condition!r}; use frame or facade")
+    return condition  # type: ignore[return-value]
+
+
+def frame_colors(structure: Structure) -> np.ndarray:
+    """RGBA uint8 colour per frame member, shape ``(n, 4)``, from its category."""
+    table = np.array([*CATEGORY_COLORS.values(), UNKNOWN_COLOR], dtype=np.uint8)
+    index = {c: i for i, c in enumerate(CATEGORY_COLORS)}
+    codes = np.array(
+        [index.get(c, len(index)) if c else len(index) for c in structure.categories], dtype=np.int64
+    )
+    return _with_alpha(table[codes] if len(codes) else np.zeros((0, 3), np.uint8))
+
+
+def skin_colors(skin: Structure) -> np.ndarray:
+    """RGBA uint8 colour per skin panel, shape ``(n, 4)``, from its name prefix."""
+    rgb = [SKIN_COLORS.get(name.partition("_")[0], SKIN_DEFAULT_COLOR) for name in skin.names]
+    return _with_alpha(np.array(rgb, dtype=np.uint8).reshape(len(rgb), 3))
+
+
+def drawable(structure: Structure) -> np.ndarray:
+    """Boolean mask of members with finite, non-negative sizes and a finite, non-singular
+    transform: the ones that can be drawn. The others (which the validator reports) are left
+    out of renders."""
+    sizes, mats = structure.sizes_m, structure.matrices
+    with np.errstate(all="ignore"):
+        ok = np.all(np.isfinite(sizes), axis=1) & np.all(sizes >= 0, axis=1)
+        ok &= np.all(np.isfinite(mats), axis=(1, 2))
+        ok &= np.all(np.abs(mats[:, 3] - [0.0, 0.0, 0.0, 1.0]) <= 1e-9, axis=1)
+        lin = np.where(ok[:, None, None], mats[:, :3, :3], np.eye(3))
+        ok &= np.linalg.cond(lin) < 1e12 if len(ok) else ok
+    return ok
+
+
+def as_submitted(structure: Structure) -> Structure:
+    """The frame at the precision episodes store it (6 decimals, as the released submission
+    JSON and ``env.compact_structure``), so an exact copy of the target renders and scores
+    identically to the target (annotations dropped)."""
+    mats = structure.matrices.copy()
+    mats[:, :3, :] = np.round(mats[:, :3, :], 6)
+    return Structure.from_arrays(structure.names, np.round(structure.sizes_m, 6), mats, structure.meta)
+
+
+def view_bounds(structure: Structure, skin: Structure | None = None) -> Bounds | None:
+    """World AABB of the drawable members (and skin panels); ``None`` when there are none."""
+    lo, hi = [], []
+    for s in (structure, skin):
+        if s is None:
+            continue
+        keep = drawable(s)
+        if keep.any():
+            lo.append(s.aabb_min_m[keep].min(axis=0))
+            hi.append(s.aabb_max_m[keep].max(axis=0))
+    if not lo:
+        return None
+    return Bounds(np.min(lo, axis=0), np.max(hi, axis=0))
+
+
+def target_frame(target: Structure, skin: Structure | None = None) -> Bounds | None:
+    """The bounds that frame every render of a task: the target frame's (and skin's) AABB."""
+    return view_bounds(target, skin)
+
+
+def cameras(frame: Bounds, scene_bounds: Bounds | None = None) -> list[Camera]:
+    """The five Table-4 cameras framing ``frame``.
+
+    Clip planes also enclose ``scene_bounds`` (the geometry actually drawn), so a candidate
+    larger than the target it is framed on is not cut off by the near or far plane.
+    """
+    cams = frame_views(frame, VIEWS, focal_length_mm=FOCAL_LENGTH_MM)
+    if scene_bounds is None:
+        return cams
+    both = Bounds(np.minimum(frame.min_m, scene_bounds.min_m), np.maximum(frame.max_m, scene_bounds.max_m))
+    out = []
+    for cam in cams:
+        planes = clip_planes_for_bounds(cam.eye_m, cam.forward, both)
+        out.append(dataclasses.replace(cam, near_m=planes.near_m, far_m=planes.far_m))
+    return out
+
+
+def render_views(
+    structure: Structure,
+    skin: Structure | None = None,
+    condition: str = "frame",
+    *,
+    frame: Bounds | None = None,
+) -> np.ndarray:
+    """Render the five Table-4 views of a frame (``frame``) or of the frame clad in its skin (``facade``).
+
+    Args:
+        structure: The timber frame; members that cannot be drawn are left out.
+        skin: The facade panels (``GeneratedHouse.skin``); required for ``facade``.
+        condition: ``frame`` or ``facade``.
+        frame: Bounds to frame the cameras on; by default the rendered geometry's own. Pass
+            the target's (:func:`target_frame`) to render a candidate comparably.
+
+    Returns:
+        uint8 RGBA of shape ``(5, 512, 512, 4)`` in :data:`VIEW_NAMES` order; fully
+        transparent when there is nothing to draw (or nothing to frame).
+
+    Raises:
+        ConfigError: For an unknown condition, or ``facade`` without a skin.
+        RenderUnavailableError: When no headless OpenGL context can be created.
+    """
+    check_condition(condition)
+    if condition == "facade" and skin is None:
+        raise ConfigError("the facade condition needs the structure's skin (facade panels) to render")
+    batches = [_boxes(structure, frame_colors(structure))]
+    if condition == "facade" and skin is not None:
+        batches.append(_boxes(skin, skin_colors(skin)))
+    scene = build_scene([b for b in batches if len(b)])
+    framing = frame if frame is not None else scene.bounds
+    if scene.bounds is None or framing is None or framing.diagonal_m == 0.0:
+        return np.zeros((len(VIEWS), IMAGE_SIZE_PX, IMAGE_SIZE_PX, 4), dtype=np.uint8)
+    return _renderer().render(scene, cameras(framing, scene.bounds))
+
+
+def save_views(images: np.ndarray, out_dir: str | Path, prefix: str = "") -> list[Path]:
+    """Write five views as ``<out_dir>/<prefix><view>.png`` (fast PNG compression); returns the paths.
+
+    Raises:
+        ConfigError: When the folder cannot be created or written.
+    """
+    out = Path(out_dir)
+    paths = [out / f"{prefix}{name}.png" for name in VIEW_NAMES]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for path, img in zip(paths, images, strict=True):
+            path.write_bytes(png_bytes(img))
+        return paths
+    except OSError as exc:
+        raise ConfigError(f"cannot write renders to {out}: {exc.strerror or exc}") from exc
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    """Encode a uint8 RGBA image as PNG: rows unfiltered, zlib level 1.
+
+    2.6× less CPU than Pillow at its fastest level and smaller files on these mostly
+    transparent renders (3.3 vs 8.7 ms, 17 vs 20 kB for a 512² facade view, measured here);
+    a candidate to replace ``buildbench.render.to_png_bytes``.
+    """
+    img = np.ascontiguousarray(image, dtype=np.uint8)
+    if img.ndim != 3 or img.shape[2] != 4:
+        raise ConfigError(f"png_bytes expects a uint8 RGBA image (H, W, 4), got shape {img.shape}")
+    h, w, _ = img.shape
+    rows = np.zeros((h, 1 + 4 * w), dtype=np.uint8)  # a leading 0 per row: filter type None
+    rows[:, 1:] = img.reshape(h, 4 * w)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+        + chunk(b"IEND", b"")
+    )
+
+
+def render_house(structure: Structure, skin: Structure, out_dir: str | Path) -> list[Path]:
+    """Render a generated house under both conditions into ``out_dir`` as
+    ``frame_<view>.png`` and ``facade_<view>.png`` (each condition framed on its own bounds)."""
+    paths = []
+    for condition in CONDITIONS:
+        paths += save_views(render_views(structure, skin, condition), out_dir, f"{condition}_")
+    return paths
+
+
+def render_dataset(dataset_dir: str | Path, workers: int = 2, limit: int | None = None) -> int:
+    """Render every house of a dataset folder (``generate.write_dataset``) into
+    ``<dataset_dir>/renders/<task_id>/{frame,facade}_<view>.png``.
+
+    Workers are ``forkserver`` processes (a forked GL context cannot render), each fed a few
+    houses at a time so memory stays flat over a 26,543-structure dataset.
+
+    Args:
+        dataset_dir: Folder with the dataset manifest.
+        workers: Render processes; 1 renders in this process.
+        limit: Render only the first ``limit`` houses.
+
+    Returns:
+        The number of houses rendered.
+
+    Raises:
+        ConfigError: When the folder holds no readable dataset or cannot be written.
+    """
+    from .generate import read_dataset
+
+    root = Path(dataset_dir)
+    houses = itertools.islice(read_dataset(root), limit)
+    jobs = ((h.task_id, h.structure, h.skin) for h in houses)
+    renders = root / "renders"
+    count = 0
+    if workers <= 1:
+        for task_id, frame, skin in jobs:
+            render_house(frame, skin, renders / task_id)
+            count += 1
+        return count
+    ctx = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        pending: deque[Future[list[Path]]] = deque()
+        for task_id, frame, skin in jobs:
+            pending.append(pool.submit(render_house, frame, skin, renders / task_id))
+            if len(pending) >= 4 * workers:
+                pending.popleft().result()
+                count += 1
+        for fut in pending:
+            fut.result()
+            count += 1
+    return count
+
+
+def views_for(task: Task, condition: str = "frame") -> list[np.ndarray]:
+    """The five target views of ``task`` as RGBA uint8 arrays, in Prompt 0 order.
+
+    Views come from PNG files the task names in ``inputs["views"][condition]`` (a rendered
+    dataset) when it names them; otherwise they are rendered from the task's ground truth
+    (cached per process).
+
+    Raises:
+        ConfigError: For an unknown condition, a named view file that is missing or not a
+            PNG, or a facade request for a task whose ground truth has no skin.
+    """
+    check_condition(condition)
+    named = task.inputs.get("views")
+    if isinstance(named, dict) and named.get(condition):
+        return _load_named(task, named[condition], condition)
+    return list(target_views(task, condition))
+
+
+def target_views(task: Task, condition: str = "frame") -> np.ndarray:
+    """The task's ground truth rendered under ``condition``, framed on itself, shape ``(5, 512, 512, 4)``.
+
+    The frame is taken at stored precision (:func:`as_submitted`).
+
+    Cached per process by task id, generator reference and condition.
+
+    Raises:
+        ConfigError: As :func:`views_for`.
+    """
+    check_condition(condition)
+    ref = task.target.get("generator")
+    key = repr(sorted(ref.items())) if isinstance(ref, dict) else ""
+    if not key:
+        from .tasks import target_structure
+
+        # A task with an inline ground truth is not cached: its id does not pin its content.
+        if condition == "facade":
+            raise ConfigError(
+                f"task {task.id} has no generated ground truth, so no skin for the facade condition"
+            )
+        return render_views(as_submitted(target_structure(task)))
+    return _cached_target_views(task, key, condition)
+
+
+# Target renders per (pid, task id, generator reference, condition); ~5 MB each. The pid
+# keeps a forked child from trusting entries it did not make.
+_target_cache: dict[tuple[int, str, str, str], np.ndarray] = {}
+_TARGET_CACHE_SIZE = 8
+
+
+def _cached_target_views(task: Task, key: str, condition: str) -> np.ndarray:
+    from .tasks import ground_truth
+
+    ck = (os.getpid(), task.id, key, condition)
+    hit = _target_cache.get(ck)
+    if hit is not None:
+        return hit
+    house = ground_truth(task)
+    images = render_views(as_submitted(house.structure), house.skin, condition)
+    images.setflags(write=False)
+    if len(_target_cache) >= _TARGET_CACHE_SIZE:
+        _target_cache.pop(next(iter(_target_cache)))
+    _target_cache[ck] = images
+    return images
+
+
+def _load_named(task: Task, paths: Mapping[str, str], condition: str) -> list[np.ndarray]:
+    from buildbench.render import RenderInputError, load_png
+
+    missing = [v for v in VIEW_NAMES if v not in paths]
+    if missing:
+        raise ConfigError(f"task {task.id}: {condition} views lack {', '.join(missing)}")
+    images = []
+    for view in VIEW_NAMES:
+        path = Path(paths[view])
+        try:
+            images.append(load_png(path))
+        except RenderInputError as exc:
+            raise ConfigError(
+                f"task {task.id}: cannot read {condition} view {view} at {path}: {exc}"
+            ) from exc
+    return images
+
+
+def _with_alpha(rgb: np.ndarray) -> np.ndarray:
+    return np.concatenate([rgb, np.full((len(rgb), 1), 255, np.uint8)], axis=1)
+
+
+def _boxes(structure: Structure, colors: np.ndarray) -> Boxes:
+    keep = drawable(structure)
+    return Boxes(structure.matrices[keep], structure.sizes_m[keep], colors[keep])
+
+
+_renderers: dict[int, Renderer] = {}
+
+
+def _renderer() -> Renderer:
+    """One 512×512 renderer per process (GL contexts do not survive a fork)."""
+    pid = os.getpid()
+    if pid not in _renderers:
+        _renderers[pid] = Renderer(IMAGE_SIZE_PX, IMAGE_SIZE_PX, samples=MSAA_SAMPLES)
+    return _renderers[pid]
+
+
+@dataclass(frozen=True)
+class VisualScore:
+    """Visual fidelity of a frame against the target views (paper Eq. 1).
+
+    Attributes:
+        score: Mean S over the views.
+        per_view: S_v per view, in :data:`VIEW_NAMES` order.
+        images: Side-by-side comparison images (current vs target) shown to the agent.
+    """
+
+    score: float
+    per_view: tuple[float, ...]
+    images: tuple[np.ndarray, ...] = ()
+
+
+VisualScorer = Callable[[Task, Structure, str], VisualScore]
+_registered: dict[str, VisualScorer] = {}
+
+
+def register_visual_scorer(scorer: VisualScorer) -> None:
+    """Install the function that renders a frame and scores it against a task's views.
+
+    Iterative refinement and the τ_retry visual gate use it; without one they report that
+    visual feedback is unavailable.
+    """
+    _registered["scorer"] = scorer
+
+
+def visual_scorer() -> VisualScorer | None:
+    """The installed visual scorer, else :func:`score_visual`."""
+    return _registered.get("scorer", score_visual)
+
+
+def score_visual(task: Task, structure: Structure, condition: str) -> VisualScore:
+    """Render ``structure`` framed on the target and score it against the target's frame views.
+
+    S follows paper Eq. 1 on frame renders under either condition (see ``metrics``). The
+    comparison images put each candidate view (left) beside the view the agent was given
+    under ``condition`` (right), each ``512 × 1024`` RGBA.
+
+    Raises:
+        ConfigError: As :func:`views_for`.
+    """
+    from .metrics import visual_fidelity
+    from .tasks import target_structure
+
+    target = as_submitted(target_structure(task))
+    candidate = render_views(structure, frame=target_frame(target))
+    fidelity = visual_fidelity(candidate, target_views(task, "frame"))
+    shown = views_for(task, condition)
+    images = tuple(np.concatenate([c, t], axis=1) for c, t in zip(candidate, shown, strict=True))
+    return VisualScore(score=fidelity.mean, per_view=fidelity.per_view, images=images)
