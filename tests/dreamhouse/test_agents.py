@@ -34,8 +34,8 @@ EXPECTED = {
 
 @pytest.fixture(autouse=True)
 def no_rendering(monkeypatch):
-    """Keep these tests off the GL renderer (fidelity has its own tests): a process's GL
-    context serves one thread, and later tests in this process render on the main thread."""
+    """Score structure only: rendering fidelity for every episode here would dominate the
+    run time, and fidelity has its own tests (test_metrics, test_views, test_fidelity_e2e)."""
     from buildbench.suites.dreamhouse import protocols, score
 
     monkeypatch.setattr(score, "METRICS", [score.structural_metrics, score.count_metrics])

@@ -22,7 +22,7 @@ from buildbench.render.camera import (
     frame_bounds,
     frame_views,
 )
-from buildbench.render.context import GLInfo, get_context, gl_info
+from buildbench.render.context import GLInfo, get_context, gl_info, on_gl_thread
 from buildbench.render.errors import EGL_SYSTEM_PACKAGES, RenderInputError, RenderUnavailableError
 from buildbench.render.image import load_png, save_png, to_png_bytes
 from buildbench.render.metrics import (
@@ -56,6 +56,7 @@ __all__ = [
     "frame_bounds",
     "frame_views",
     "get_context",
+    "on_gl_thread",
     "gl_info",
     "load_png",
     "masked_mse",

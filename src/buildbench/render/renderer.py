@@ -18,7 +18,7 @@ import moderngl
 import numpy as np
 
 from buildbench.render.camera import DEFAULT_FOCAL_LENGTH_MM, Camera, OrbitView, frame_views
-from buildbench.render.context import get_context
+from buildbench.render.context import get_context, on_gl_thread
 from buildbench.render.errors import RenderInputError
 from buildbench.render.scene import VERTEX_ATTRIBUTES, VERTEX_FORMAT, Scene
 
@@ -145,6 +145,10 @@ class Renderer:
     """
 
     def __init__(self, width: int = 512, height: int = 512, samples: int = 4, lighting: Lighting | None = None):
+        # Every GL call runs on the process's GL thread, so renderers work from any thread.
+        on_gl_thread(self._init_gl, width, height, samples, lighting)
+
+    def _init_gl(self, width: int, height: int, samples: int, lighting: Lighting | None) -> None:
         if width <= 0 or height <= 0:
             raise RenderInputError(f"Renderer size must be positive, got {width}x{height}")
         self.width, self.height = int(width), int(height)
@@ -204,6 +208,9 @@ class Renderer:
                 renderer.
             RenderUnavailableError: in a process forked after the GL context was created.
         """
+        return on_gl_thread(self._render, scene, cameras)
+
+    def _render(self, scene: Scene, cameras: Camera | Sequence[Camera]) -> np.ndarray:
         get_context()  # raises in a child forked after the context was made, instead of hanging
         if not self._gl_objects:
             raise RenderInputError("this Renderer was released; create a new one")
@@ -257,6 +264,9 @@ class Renderer:
 
     def release(self) -> None:
         """Free this renderer's GL objects (the shared context stays); idempotent."""
+        on_gl_thread(self._release)
+
+    def _release(self) -> None:
         for obj in [self._vao, self._vbo, *self._gl_objects]:
             if obj is not None:
                 obj.release()

@@ -27,7 +27,6 @@ Arguments (``-o key=value``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -49,12 +48,12 @@ T = TypeVar("T")
 # A GL context belongs to one thread (``buildbench.render.context``), while the harness runs
 # env calls on a pool of threads: every render of this suite's env and protocols goes
 # through this one thread.
-_RENDER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dreamhouse-render")
-
-
 def render_call(fn: Callable[..., T], *args: Any) -> T:
-    """Run ``fn(*args)`` (anything that renders) on the process's render thread."""
-    return _RENDER_THREAD.submit(fn, *args).result()
+    """Run ``fn(*args)`` (anything that renders) on the process's GL thread."""
+    from buildbench.render import on_gl_thread
+
+    return on_gl_thread(fn, *args)
+
 
 #: The mid-phase subset 𝒱_mid (paper §4.4; released ``EARLY_TESTS``), plus the member check.
 EARLY_TESTS: tuple[str, ...] = (MEMBER_CHECK, "load_path", "stability_score")
