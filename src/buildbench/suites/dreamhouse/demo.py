@@ -77,20 +77,21 @@ def run_demo(run_dir: str | Path, *, split: str = "demo", limit: int | None = No
 
 
 def demo_table(rows: list[DemoRow]) -> Any:
-    """A rich table in Table 1's layout (metric columns split Frame / Facade)."""
+    """A rich table in Table 1's layout: each metric cell reads ``Frame / Facade``."""
     from rich.table import Table
 
-    table = Table(title="DreamHouse (demo split): agent × protocol, Frame / Facade")
+    table = Table(title="DreamHouse (demo split): agent × protocol (Planner-…); cells are Frame/Facade")
     table.add_column("agent", no_wrap=True)
     table.add_column("protocol", no_wrap=True)
     for label, _ in COLUMNS:
-        for condition in CONDITIONS:
-            table.add_column(f"{label} {'F' if condition == 'frame' else 'Fa'}", justify="right", no_wrap=True)
+        table.add_column(label, justify="right", no_wrap=True)
     for row in rows:
-        cells = [row.agent, row.protocol]
+        cells = [row.agent, row.protocol.removeprefix("planner-").replace("iterative-", "")]
         for _, key in COLUMNS:
+            parts = []
             for condition in CONDITIONS:
                 v = row.values[key].get(condition, math.nan)
-                cells.append("–" if math.isnan(v) else f"{v:.3f}")
+                parts.append("–" if math.isnan(v) else f"{v:.2f}")
+            cells.append("/".join(parts))
         table.add_row(*cells)
     return table
