@@ -11,6 +11,7 @@ import pytest
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulate
 from buildbench.suites.buildarena.library import Workbench
+from buildbench.suites.buildarena.library.bodies import body_graph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 from buildbench.suites.buildarena.physics import (
     DEFAULT_CONFIG,
@@ -19,10 +20,14 @@ from buildbench.suites.buildarena.physics import (
     PhysicsConfig,
     Scene,
     StaticBox,
+    build,
     run_scene,
+    sim,
 )
 from buildbench.suites.buildarena.physics.build import compile_scene
+from buildbench.suites.buildarena.physics.ordering import body_order, reverse_fill
 from buildbench.suites.buildarena.physics.sim import weld_loads
+from buildbench.suites.buildarena.tasks import get_task, scene_for
 
 G = DEFAULT_CONFIG.gravity_mps2
 DT = DEFAULT_CONFIG.timestep_s
@@ -150,7 +155,9 @@ def test_winch_rope_catches_a_block_whose_weld_broke() -> None:
         ("connect_blocks", {"block_a": 4, "face_a": "E", "block_b": 3, "face_b": "C", "connector": "Winch"}),
     )
     pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
-    run = run_scene(machine, _scene(2.0, 0.5 - config.collision_gap_m / 2, ground=False, terrain=(pillar,)), config=config)
+    run = run_scene(
+        machine, _scene(2.0, 0.5 - config.collision_gap_m / 2, ground=False, terrain=(pillar,)), config=config
+    )
     assert "4->1.A" in [b.label for b in run.broken]
     # Rope from the far block's east face to the top of block 3 (length ~3.5): it hangs, it does not fall.
     assert -4.5 < run.trajectory.series("4")[-1, 2] < -0.5
@@ -195,3 +202,67 @@ def test_welded_neighbours_do_not_collide_but_others_do() -> None:
 def test_config_rejects_unstable_weld_time_constant() -> None:
     with pytest.raises(ValueError, match="2\\*timestep"):
         PhysicsConfig(weld_timeconst_s=0.001)
+
+
+def test_bridges_get_a_fill_reducing_body_order_and_trees_keep_machine_order() -> None:
+    bridge = body_graph(designs.build(designs.REFERENCE["support-3"]()))
+    machine_order = list(range(len(bridge.bodies)))
+    reordered = body_order(bridge)
+    assert sorted(reordered) == machine_order
+    assert reverse_fill(bridge, reordered) < 0.6 * reverse_fill(bridge, machine_order)
+    rocket = body_graph(designs.build(designs.REFERENCE["lift-3"]()))
+    assert body_order(rocket) == list(range(len(rocket.bodies)))
+    # A weld tree added root first factors without fill-in.
+    assert reverse_fill(rocket, body_order(rocket)) == len(rocket.bodies) - 1
+
+
+def test_body_order_changes_only_rounding_and_the_log_keeps_machine_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    machine = designs.build(designs.REFERENCE["support-2"]())
+    reordered = simulate(machine, "support-2", duration_s=1.0)
+    monkeypatch.setattr(build, "body_order", lambda graph: list(range(len(graph.bodies))))
+    plain = simulate(machine, "support-2", duration_s=1.0)
+    solid_in_machine_order = [i for i in machine.blocks if i in plain.trajectory.ids]
+    assert reordered.trajectory.ids == plain.trajectory.ids == [*solid_in_machine_order, "Ballast"]
+    assert np.allclose(reordered.trajectory.position, plain.trajectory.position, rtol=0.0, atol=1e-9)
+
+
+def test_break_pretest_finds_exactly_the_welds_the_full_test_finds() -> None:
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    compiled = compile_scene(machine, scene_for(get_task("support-1"), machine, None), DEFAULT_CONFIG)
+    model, data = compiled.model, mujoco.MjData(compiled.model)
+    mujoco.mj_step(model, data, 200)
+    ids, force, torque = weld_loads(compiled, data)
+    # Thresholds at the current median loads: some welds are over, some under, the pre-test must not hide any.
+    lowered = dataclasses.replace(
+        compiled,
+        weld_break_force=np.full(model.neq, np.median(force)),
+        weld_break_torque=np.full(model.neq, np.median(torque)),
+    )
+    expected = np.flatnonzero((force > np.median(force)) | (torque > np.median(torque)))
+    assert [eq for eq, _, _ in sim._Breaker.of(lowered).snapped(lowered, data)] == [
+        int(ids[k]) for k in expected
+    ]
+    assert expected.size and sim._Breaker.of(compiled).snapped(compiled, data) == []
+
+
+def test_speed_limit_catches_one_fast_component_and_nan_but_not_a_large_norm() -> None:
+    limit = DEFAULT_CONFIG.max_speed_mps
+    assert sim._too_fast(np.array([0.0, 1.0, limit]), limit)
+    assert sim._too_fast(np.array([0.0, np.nan]), limit)
+    assert not sim._too_fast(np.full(4, 0.9 * limit), limit)  # norm 1.8·limit, every component below
+    assert not sim._too_fast(np.zeros(6), limit)
+
+
+def test_thrust_stops_on_the_tick_the_fire_key_is_released() -> None:
+    machine = designs.build(designs.Design("twin", designs.twin_rocket()))
+    run = run_scene(machine, _scene(1.5, 0.0, ground=False, fire_all=FireAll(0.0, 0.5)))
+    traj = run.trajectory
+    z = traj.series("1")[:, 2]
+    step = traj.time[1] - traj.time[0]
+    accel = np.diff(z, 2) / step**2
+    climbing = accel[traj.time[1:-1] < 0.45]
+    falling = accel[traj.time[1:-1] > 0.6]
+    assert np.all(climbing > 0.0)
+    assert np.allclose(falling, -G, atol=0.01)  # the welds relax for a few ticks after the release

@@ -2,7 +2,8 @@
 
 ``config`` holds every published number, ``scene`` the world around the
 machine, ``placement`` where the evaluator puts it, ``build`` the MuJoCo
-model, ``sim`` the loop and ``trajectory`` the 25 Hz log.
+model (with ``ordering``, the fill-reducing body order), ``sim`` the loop
+and ``trajectory`` the 25 Hz log.
 """
 
 from .config import DEFAULT_CONFIG, PhysicsConfig
