@@ -14,7 +14,7 @@ from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex, resolve
 from buildbench.suites.bimedit.score import score_edit
-from buildbench.suites.bimedit.taskgen import BASE_COUNTS, generate_demo, tool_namespace
+from buildbench.suites.bimedit.taskgen import BASE_COUNTS, generate_demo, score_oracle, tool_namespace
 from buildbench.suites.bimedit.taskgen.split import base_edits
 from buildbench.suites.bimedit.tasks import BimTask, TaskId, from_harness, load_tasks, read_tasks, write_tasks
 
@@ -87,13 +87,20 @@ def test_indirect_descriptions_pick_out_one_element(demo: list[BimTask]) -> None
 
 def test_oracle_code_reproduces_the_ground_truth(demo: list[BimTask], tmp_path: Path) -> None:
     for t in demo:
-        model = ifcopenshell.open(t.input_ifc)
-        out = tmp_path / f"{t.task_id}.ifc"
-        ns = tool_namespace(model, lambda m=model, p=out: m.write(str(p)))
-        exec(compile(t.oracle_code, t.task_id, "exec"), ns)  # noqa: S102 - generated oracle code
-        s = score_edit(t.input_ifc, t.ground_truth_ifc, out, t.score_spec())
+        s = score_oracle(t, tmp_path)
         assert (s.geometry, s.semantics, s.topology) == (1.0, 1.0, 1.0), (t.task_id, s.reason, s.notes)
-        assert s.solved
+        assert s.solved and s.reason == "scored"
+
+
+def test_oracle_code_runs_in_the_tool_namespace_and_commits(demo: list[BimTask], tmp_path: Path) -> None:
+    t = demo[0]
+    model = ifcopenshell.open(t.input_ifc)
+    out = tmp_path / "committed.ifc"
+    ns = tool_namespace(model, lambda: model.write(str(out)))
+    exec(compile(t.oracle_code, t.task_id, "exec"), ns)  # noqa: S102 - generated oracle code
+    assert out.is_file() and score_edit(t.input_ifc, t.ground_truth_ifc, out, t.score_spec()).solved
+    noop = score_edit(t.input_ifc, t.ground_truth_ifc, t.input_ifc, t.score_spec())
+    assert not noop.solved  # the ground truth really differs from the input
 
 
 def test_generation_is_deterministic(demo: list[BimTask], tmp_path: Path) -> None:
@@ -110,3 +117,15 @@ def test_load_tasks_uses_the_cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path
     tasks = load_tasks("demo", 0)
     assert len(tasks) == 12 and str(tmp_path) in tasks[0].input_ifc
     assert load_tasks("demo", 0) == tasks  # second call reads the file
+
+
+def test_single_pretty_printed_task_file(demo: list[BimTask], tmp_path: Path) -> None:
+    folder = Path(demo[0].input_ifc).parents[1]
+    single = folder / "single.json"
+    single.write_text(json.dumps(json.loads((folder / "tasks.jsonl").read_text().splitlines()[0]), indent=2))
+    assert read_tasks(single) == [demo[0]]
+    record = demo[0].to_dict() | {"unit": "km"}
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record))
+    with pytest.raises(ConfigError, match="unit must be"):
+        read_tasks(bad)

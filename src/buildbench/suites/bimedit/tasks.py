@@ -242,11 +242,12 @@ def read_tasks(path: str | Path) -> list[BimTask]:
     except OSError as exc:
         raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from exc
     base = p.parent
-    stripped = text.strip()
-    if stripped.startswith("{") and "\n" not in stripped:
-        return [_parse_record(stripped, p, 1, base)]
-    if stripped.startswith("{") and not stripped.splitlines()[0].rstrip().endswith("}"):
-        return [_parse_record(stripped, p, 1, base)]  # a pretty-printed single task
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None  # JSON lines (or broken JSON, reported per line below)
+    if isinstance(whole, dict):  # one task, possibly pretty-printed
+        return [_parse_record(text, p, 1, base)]
     return [_parse_record(line, p, n, base) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 

@@ -6,7 +6,13 @@
 * :mod:`.split` — the paper's 324-task composition, the demo split, any number more.
 """
 
-from buildbench.suites.bimedit.taskgen.oracle import apply_and_write, run_oracle, tool_namespace
+from buildbench.suites.bimedit.taskgen.oracle import (
+    apply_and_write,
+    run_oracle,
+    score_oracle,
+    tool_namespace,
+    write_oracle_prediction,
+)
 from buildbench.suites.bimedit.taskgen.split import (
     BASE_COUNTS,
     generate_demo,
@@ -15,4 +21,4 @@ from buildbench.suites.bimedit.taskgen.split import (
 )
 
 __all__ = ["BASE_COUNTS", "apply_and_write", "generate_demo", "generate_split", "generate_tasks", "run_oracle",
-           "tool_namespace"]
+           "score_oracle", "tool_namespace", "write_oracle_prediction"]

@@ -24,6 +24,8 @@ import ifcopenshell.util.unit
 import numpy as np
 
 from buildbench.suites.bimedit.generate.builder import FIXED_TIMESTAMP
+from buildbench.suites.bimedit.score import EditScore, score_edit
+from buildbench.suites.bimedit.tasks import BimTask
 
 
 def tool_namespace(model: ifcopenshell.file, commit: Callable[[], None]) -> dict[str, Any]:
@@ -73,3 +75,18 @@ def apply_and_write(code: str, input_path: str | Path, out_path: str | Path, see
     stabilise(model, before, seed)
     model.write(str(out_path))
     return model
+
+
+def write_oracle_prediction(task: BimTask, out_path: str | Path) -> Path:
+    """Run the task's oracle code on its M0 as the tool would, with ``commit()`` writing to ``out_path``."""
+    model = ifcopenshell.open(task.input_ifc)
+    out = Path(out_path)
+    namespace = tool_namespace(model, lambda: model.write(str(out)))
+    exec(compile(task.oracle_code, task.task_id, "exec"), namespace)  # noqa: S102 - generated oracle code
+    return out
+
+
+def score_oracle(task: BimTask, out_dir: str | Path) -> EditScore:
+    """The oracle's prediction for ``task`` (written under ``out_dir``) scored against the ground truth."""
+    pred = write_oracle_prediction(task, Path(out_dir) / f"{task.task_id}.ifc")
+    return score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec())
