@@ -36,17 +36,19 @@ class _SuiteGroups(click.Group):
 
 
 def _suite_cli(name: str) -> str | None:
-    # Suites declare their CLI in a constant of their package so listing commands does not
-    # import simulators or IFC libraries.
+    # A suite's CLI is the ``cli`` group in the ``cli`` module of its package; it is found
+    # without importing the suite, so listing commands does not load simulators or IFC.
+    import importlib.util
+
     from buildbench.harness.suite import BUILTIN_SUITES
 
     if name not in BUILTIN_SUITES:
         return None
-    import importlib.util
-
     module = BUILTIN_SUITES[name].partition(":")[0]
-    spec = importlib.util.find_spec(module + ".cli")
-    return f"{module}.cli:cli" if spec is not None else None
+    spec = importlib.util.find_spec(module)
+    if spec is not None and spec.submodule_search_locations is None:
+        module = module.rpartition(".")[0]  # registered by a module inside the suite package
+    return f"{module}.cli:cli" if importlib.util.find_spec(module + ".cli") is not None else None
 
 
 @click.group(cls=_SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})

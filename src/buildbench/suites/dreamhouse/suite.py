@@ -9,6 +9,7 @@ from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
 from . import agents
 from .env import make_env
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
+from .report import summarize
 from .score import score
 from .tasks import SPLITS, load_tasks
 
@@ -36,6 +37,7 @@ suite = Suite(
     agents=_AGENTS,
     protocols={name: _protocol(name) for name in DESCRIPTIONS},
     score=score,
+    summarize=summarize,
     splits=SPLITS,
     default_agent="oracle",
     default_protocol="planner-atomic",
