@@ -18,7 +18,19 @@ Topological fidelity (Eq. 2): T = 0.3·C + 0.4·M + 0.3·V with
   distance (Hungarian) assignment of target to candidate member centroids, N the target
   member count ([S], as the spec suggests);
 * voxel IoU V on a grid of pitch 0.05 m ([S]: the paper says only "fixed grid resolution";
-  0.05 m keeps 38 mm members visible at a cost of ~50 ms for a 1,500-member house).
+  0.05 m keeps 38 mm members visible).
+
+Geometric tolerance ε = :data:`COINCIDENCE_TOLERANCE_M` (0.1 mm). Members travel as numbers
+rounded to 6 decimals (scripts' centres, sizes and Euler angles; the env's stored lists), so
+an exact copy of the target reaches the scorer with corners moved by up to ~3.5·10⁻⁵ m. Both V
+and S sample geometry at points (voxel centres, pixel centres), and the generator puts many
+faces exactly on voxel-centre planes: moved by 10⁻⁶ m, such a face flips whole layers of
+voxels (V ≈ 0.98 for a copy perturbed by 10⁻⁶ m) and a few silhouette pixels. So a
+candidate member whose box coincides with a target member's within ε (every corner within ε
+of the other's corners, both ways; :func:`coincident_members`) is scored at that target
+member's geometry, in V and in the S renders alike. A candidate equal to the target within
+ε then scores V = 1 and renders as the target; any other candidate moves by at most ε, so
+V stays the voxel IoU of what it built at 0.05 m.
 
 S and T are defined on structurally passed structures; :func:`fidelity_metrics` reports NaN
 for them otherwise (the harness's mean skips NaN). Joint pass = structural pass ∧ visual pass.
@@ -27,7 +39,7 @@ for them otherwise (the harness's mean skips NaN). Joint pass = structural pass 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -52,6 +64,12 @@ VISUAL_TAU = 0.6
 MATCH_DELTA_M = 0.3
 #: Voxel pitch in metres ([S], see the module docstring).
 VOXEL_PITCH_M = 0.05
+#: ε in metres (module docstring): ~3× the worst corner displacement that two 6-decimal
+#: round trips cause on a 15 m member (rotation entries off by ≤ 2.5·10⁻⁶, so ≤ 3.5·10⁻⁵ m),
+#: and 1/500 of the voxel pitch.
+COINCIDENCE_TOLERANCE_M = 1e-4
+#: Candidate neighbours (by centre, within ε) tried for each member in :func:`coincident_members`.
+_COINCIDENCE_NEIGHBOURS = 4
 #: Eq. 2 weights (w_C, w_M, w_V).
 T_WEIGHTS: tuple[float, float, float] = (0.3, 0.4, 0.3)
 #: Largest target × candidate cost matrix solved exactly by the Hungarian method (~130 MB);
@@ -60,6 +78,7 @@ MAX_HUNGARIAN_CELLS = 16_000_000
 
 VisualPassMode = Literal["all_views", "mean"]
 _UNKNOWN = "<unknown>"
+_CORNER_SIGNS = np.array([[sx, sy, sz] for sx in (-1.0, 1.0) for sy in (-1.0, 1.0) for sz in (-1.0, 1.0)])
 
 
 @dataclass(frozen=True)
@@ -113,10 +132,26 @@ class VoxelOverlap:
         pitch_m: The voxel edge used: :data:`VOXEL_PITCH_M`, doubled as often as needed to
             keep the shared grid under ``geometry.DEFAULT_MAX_VOXELS`` (a candidate far
             larger than the target).
+        snapped_members: Candidate members scored at a coincident target member's geometry
+            (:func:`coincident_members`).
     """
 
     iou: float
     pitch_m: float
+    snapped_members: int
+
+
+@dataclass(frozen=True)
+class Coincidence:
+    """Candidate members that coincide with a target member within a tolerance.
+
+    Attributes:
+        candidate_index: Indices into the candidate, ascending, shape ``(k,)``.
+        target_index: The target member each coincides with, shape ``(k,)``.
+    """
+
+    candidate_index: np.ndarray
+    target_index: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -216,13 +251,80 @@ def centroid_match(
     return CentroidMatch(matched / n, matched, n, "within_delta")
 
 
+def coincident_members(
+    candidate: Structure, target: Structure, *, tolerance_m: float = COINCIDENCE_TOLERANCE_M
+) -> Coincidence:
+    """The drawable candidate members whose boxes coincide with a drawable target member's.
+
+    Two boxes coincide when the Hausdorff distance between their corner sets is at most
+    ``tolerance_m``; the boxes themselves are then within that distance of each other (each
+    is the hull of its corners). Comparing corner *sets* makes the test independent of how a
+    box is described (axes permuted or flipped with the sizes to match). Each candidate
+    member takes the first coincident target member among the few nearest by centre.
+
+    Raises:
+        ConfigError: For a negative or non-finite tolerance.
+    """
+    if not (np.isfinite(tolerance_m) and tolerance_m >= 0):
+        raise ConfigError(f"coincidence tolerance_m must be a finite length >= 0, got {tolerance_m}")
+    ci, ti = np.flatnonzero(drawable(candidate)), np.flatnonzero(drawable(target))
+    if not len(ci) or not len(ti):
+        return Coincidence(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    k = min(_COINCIDENCE_NEIGHBOURS, len(ti))
+    # Coincident boxes with edges longer than 2·tolerance pair their corners one to one, so
+    # their centres (the corners' means) are within the tolerance too; a degenerate pair
+    # missed here is merely not snapped. The bound is exclusive, hence the next float up.
+    dist, near = cKDTree(target.centers_m[ti]).query(
+        candidate.centers_m[ci], k=k, distance_upper_bound=np.nextafter(tolerance_m, np.inf)
+    )
+    dist, near = dist.reshape(len(ci), k), near.reshape(len(ci), k)
+    cand_corners, targ_corners = _corners(candidate, ci), _corners(target, ti)
+    chosen = np.full(len(ci), -1, dtype=np.int64)
+    for j in range(k):
+        # Neighbours come sorted by distance; a missing one has distance inf.
+        rows = np.flatnonzero(np.isfinite(dist[:, j]) & (chosen < 0))
+        if not len(rows):
+            break
+        gap = _corner_hausdorff(cand_corners[rows], targ_corners[near[rows, j]])
+        hit = rows[gap <= tolerance_m]
+        chosen[hit] = near[hit, j]
+    keep = chosen >= 0
+    return Coincidence(ci[keep], ti[chosen[keep]])
+
+
+def snap_to_target(
+    candidate: Structure, target: Structure, *, tolerance_m: float = COINCIDENCE_TOLERANCE_M
+) -> Structure:
+    """``candidate`` with each member that coincides with a target member within
+    ``tolerance_m`` (:func:`coincident_members`) given that member's size and transform; names
+    and annotations stay the candidate's. The S renders are made of this structure."""
+    match = coincident_members(candidate, target, tolerance_m=tolerance_m)
+    if not len(match.candidate_index):
+        return candidate
+    sizes, mats = candidate.sizes_m.copy(), candidate.matrices.copy()
+    sizes[match.candidate_index] = target.sizes_m[match.target_index]
+    mats[match.candidate_index] = target.matrices[match.target_index]
+    return replace(candidate, sizes_m=sizes, matrices=mats)
+
+
 def voxel_similarity(
-    candidate: Structure, target: Structure, *, pitch_m: float = VOXEL_PITCH_M
+    candidate: Structure,
+    target: Structure,
+    *,
+    pitch_m: float = VOXEL_PITCH_M,
+    tolerance_m: float = COINCIDENCE_TOLERANCE_M,
 ) -> VoxelOverlap:
-    """V of Eq. 2: voxel IoU of the two frames on one shared grid (drawable members only)."""
+    """V of Eq. 2: voxel IoU of the two frames on one shared grid (drawable members only),
+    candidate members that coincide with a target member within ``tolerance_m`` taken at the
+    target member's geometry (module docstring).
+
+    Raises:
+        ConfigError: For a pitch ≤ 0 or a bad tolerance.
+    """
     if not pitch_m > 0:
         raise ConfigError(f"voxel pitch_m must be > 0, got {pitch_m}")
-    a, b = _geometry(candidate), _geometry(target)
+    match = coincident_members(candidate, target, tolerance_m=tolerance_m)
+    a, b = _geometry(candidate, target, match), _geometry(target)
     boxes = [x for x in (a, b) if len(x)]
     if boxes:
         lo = np.min([x.aabbs()[0].min(axis=0) for x in boxes], axis=0)
@@ -230,7 +332,7 @@ def voxel_similarity(
         while np.prod(np.ceil(hi / pitch_m) - np.floor(lo / pitch_m) + 1) > DEFAULT_MAX_VOXELS:
             pitch_m *= 2.0
         grid_for_bounds(lo, hi, pitch_m)  # raises with a clear message if it still does not fit
-    return VoxelOverlap(voxel_iou(a, b, pitch_m), pitch_m)
+    return VoxelOverlap(voxel_iou(a, b, pitch_m), pitch_m, len(match.candidate_index))
 
 
 def topological_fidelity(
@@ -239,14 +341,16 @@ def topological_fidelity(
     *,
     delta_m: float = MATCH_DELTA_M,
     pitch_m: float = VOXEL_PITCH_M,
+    tolerance_m: float = COINCIDENCE_TOLERANCE_M,
     weights: tuple[float, float, float] = T_WEIGHTS,
 ) -> TopologicalFidelity:
-    """T = 0.3·C + 0.4·M + 0.3·V (Eq. 2); members with unusable geometry count in C only."""
+    """T = 0.3·C + 0.4·M + 0.3·V (Eq. 2); members with unusable geometry count in C only.
+    ``tolerance_m`` is V's coincidence tolerance (:func:`voxel_similarity`)."""
     census = census_similarity(candidate, target)
     match = centroid_match(
         candidate.centers_m[drawable(candidate)], target.centers_m[drawable(target)], delta_m=delta_m
     )
-    voxels = voxel_similarity(candidate, target, pitch_m=pitch_m)
+    voxels = voxel_similarity(candidate, target, pitch_m=pitch_m, tolerance_m=tolerance_m)
     w_c, w_m, w_v = weights
     return TopologicalFidelity(census, match, voxels, w_c * census + w_m * match.fraction + w_v * voxels.iou)
 
@@ -310,8 +414,10 @@ def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) ->
 
     S compares *frame* renders under both conditions (paper Eq. 1 defines it on timber
     frames; the Facade condition changes only what the agent is shown). Candidate renders
-    are framed on the target's bounds (:func:`~.views.target_frame`); the target is taken
-    at the precision the episode stored the candidate (:func:`~.views.as_submitted`).
+    are framed on the target's bounds (:func:`~.views.target_frame`) and drawn with members
+    that coincide with a target member within ε at its geometry (:func:`snap_to_target`, as
+    V does); the target is taken at the precision the episode stored the candidate
+    (:func:`~.views.as_submitted`).
     """
     from .check import validate
     from .tasks import target_structure
@@ -320,7 +426,7 @@ def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) ->
     target = as_submitted(target_structure(task))
     if not passed:
         return fidelity_metrics(False, built, target, None, None)
-    candidate_views = render_views(built, frame=target_frame(target))
+    candidate_views = render_views(snap_to_target(built, target), frame=target_frame(target))
     return fidelity_metrics(True, built, target, candidate_views, target_views(task, "frame"))
 
 
@@ -354,6 +460,29 @@ def _centres(centres: np.ndarray, what: str) -> np.ndarray:
     return arr
 
 
-def _geometry(structure: Structure) -> Boxes:
+def _geometry(
+    structure: Structure, target: Structure | None = None, match: Coincidence | None = None
+) -> Boxes:
+    """The drawable members as boxes; with ``match``, the matched ones take the target's
+    arrays as they are (bit for bit, so a snapped member voxelizes exactly as its target)."""
+    centres, half = structure.centers_m.copy(), structure.sizes_m / 2.0
+    rot = structure.matrices[:, :3, :3].copy()
+    if target is not None and match is not None:
+        c, t = match.candidate_index, match.target_index
+        centres[c], half[c], rot[c] = target.centers_m[t], target.sizes_m[t] / 2.0, target.matrices[t, :3, :3]
     keep = drawable(structure)
-    return structure.subset(np.flatnonzero(keep)).to_boxes()
+    return Boxes(centres[keep], half[keep], rot[keep])
+
+
+def _corners(structure: Structure, index: np.ndarray) -> np.ndarray:
+    """World corners of the members at ``index``, shape ``(k, 8, 3)`` (any corner order)."""
+    half = structure.sizes_m[index] / 2.0
+    local = _CORNER_SIGNS[None, :, :] * half[:, None, :]
+    rot = structure.matrices[index, :3, :3]
+    return np.einsum("kij,kcj->kci", rot, local) + structure.centers_m[index][:, None, :]
+
+
+def _corner_hausdorff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Hausdorff distance between paired corner sets ``a[i]`` and ``b[i]`` (each ``(8, 3)``)."""
+    d = np.linalg.norm(a[:, :, None, :] - b[:, None, :, :], axis=-1)
+    return np.maximum(d.min(axis=2).max(axis=1), d.min(axis=1).max(axis=1))

@@ -471,11 +471,12 @@ def score_visual(task: Task, structure: Structure, condition: str) -> VisualScor
     Raises:
         ConfigError: As :func:`views_for`.
     """
-    from .metrics import visual_fidelity
+    from .metrics import snap_to_target, visual_fidelity
     from .tasks import target_structure
 
     target = as_submitted(target_structure(task))
-    candidate = render_views(structure, frame=target_frame(target))
+    # The same coincidence rule as the final score, so in-episode and final S agree.
+    candidate = render_views(snap_to_target(structure, target), frame=target_frame(target))
     fidelity = visual_fidelity(candidate, target_views(task, "frame"))
     shown = views_for(task, condition)
     images = tuple(np.concatenate([c, t], axis=1) for c, t in zip(candidate, shown, strict=True))
