@@ -22,7 +22,7 @@ import moderngl
 import numpy as np
 from _common import Figure, median_time
 
-from buildbench.render import Boxes, Camera, OrbitView, Renderer, Scene, build_scene, frame_views, gl_info
+from buildbench.render import Boxes, Camera, OrbitView, Renderer, Scene, build_scene, frame_views, gl_info, on_gl_thread
 from buildbench.render.renderer import _FRAGMENT_SHADER, _VERTEX_SHADER
 from buildbench.render.scene import VERTEX_ATTRIBUTES, VERTEX_FORMAT
 
@@ -94,6 +94,10 @@ class NaiveRenderer:
     """
 
     def __init__(self, reference: Renderer):
+        # GL calls must run on the process's GL thread, like the Renderer's own.
+        on_gl_thread(self._init_gl, reference)
+
+    def _init_gl(self, reference: Renderer) -> None:
         self.ref = reference
         self.ctx = reference._ctx
         self.program = self.ctx.program(vertex_shader=_VERTEX_SHADER, fragment_shader=_FRAGMENT_SHADER)
@@ -106,6 +110,9 @@ class NaiveRenderer:
             self.program[name].value = value
 
     def render(self, scene: Scene, cameras: list[Camera]) -> np.ndarray:
+        return on_gl_thread(self._render, scene, cameras)
+
+    def _render(self, scene: Scene, cameras: list[Camera]) -> np.ndarray:
         ref, ctx = self.ref, self.ctx
         out = np.empty((len(cameras), ref.height, ref.width, 4), np.uint8)
         per_box = scene.vertices.reshape(-1, 36)

@@ -8,6 +8,10 @@ Two kinds of concurrency, because two kinds of waiting dominate:
   process pool of ``workers`` processes, so checks and simulations use every core.
 
 Either way only the main process writes to the store, one transaction per finished episode.
+
+Worker processes start from a ``forkserver`` (a GL context or SDK threads do not survive a
+plain fork), so a script that calls ``Runner.run`` itself needs the usual
+``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
@@ -205,7 +209,15 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     if suite_name in BUILTIN_SUITES:
         preload.append(BUILTIN_SUITES[suite_name].partition(":")[0])
     context.set_forkserver_preload(preload)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    # Start the workers now, while the first model calls are in flight, not on first use.
+    for _ in range(workers):
+        pool.submit(_warm)
+    return pool
+
+
+def _warm() -> None:
+    """No-op task that makes a pool start its worker processes."""
 
 
 def versions() -> dict[str, str]:
