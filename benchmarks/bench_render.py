@@ -22,7 +22,17 @@ import moderngl
 import numpy as np
 from _common import Figure, median_time
 
-from buildbench.render import Boxes, Camera, OrbitView, Renderer, Scene, build_scene, frame_views, gl_info, on_gl_thread
+from buildbench.render import (
+    Boxes,
+    Camera,
+    OrbitView,
+    Renderer,
+    Scene,
+    build_scene,
+    frame_views,
+    gl_info,
+    on_gl_thread,
+)
 from buildbench.render.renderer import _FRAGMENT_SHADER, _VERTEX_SHADER
 from buildbench.render.scene import VERTEX_ATTRIBUTES, VERTEX_FORMAT
 

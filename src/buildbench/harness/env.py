@@ -94,5 +94,5 @@ class Env(ABC):
     def outcome(self) -> dict[str, Any]:
         """The JSON-serialisable product of the episode so far (what gets scored)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional hook, deliberately not abstract)
         """Release processes or files held by the env."""

@@ -34,7 +34,7 @@ from buildbench.harness.errors import ConfigError
 
 SUITE = "bimedit"
 #: Bump when generated tasks or ground truths change; it names the cache folder.
-TASKS_VERSION = 1
+TASKS_VERSION = 2
 #: Task file name inside a split folder.
 TASKS_FILE = "tasks.jsonl"
 #: Splits :func:`load_tasks` knows: the paper's 324-task composition and a 12-task sample.

@@ -91,7 +91,6 @@ def check_tower(blocks: Blocks, *, target_height_m: float, footprint_half_m: flo
 
 
 def _grounded(blocks: Blocks, i: np.ndarray, j: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    n = blocks.count
     on_ground = blocks.mins[:, 2] <= TOUCH_TOL_M
     if i.size:
         area_overlap = (depth[:, 0] > TOUCH_TOL_M) & (depth[:, 1] > TOUCH_TOL_M)

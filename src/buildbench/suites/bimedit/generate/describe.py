@@ -12,13 +12,23 @@ bounds, which walls it is path-connected to, which wall hosts a door or window a
 which rooms that wall separates, which storey contains an element. Spatial queries
 use element centres (metres): the element of a class nearest to a point, or the one
 furthest along an axis on a storey, each with a clear margin over the runner-up.
+
+Viewpoint queries are egocentric: an observer stands in a room (at its centre, facing an
+axis or one of its doors; or in one of its doors, facing into the room) and the target is
+the element of the room (or storey) straight ahead, on the left, on the right or behind.
+Conventions, all in plan (x, y; z ignored): with facing direction f and the vector v from
+the observer to the element, ``dot = f·v`` is positive ahead and ``cross = f_x v_y - f_y v_x``
+is positive on the left (x to the right of y, as seen from above); the side is the one
+whose sign dominates, i.e. the 90-degree sector around ahead/left/behind/right that holds
+v. A wall's point is the point of its plan axis nearest the observer (the part of it you
+see), any other element's point is its centre.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import ifcopenshell
 import ifcopenshell.util.element
@@ -30,6 +40,15 @@ from buildbench.suites.bimedit.check.shapes import ShapeCache
 #: A nearest/extreme element must beat the runner-up by this much (metres) to be unambiguous.
 MARGIN_M = 0.5
 _AXES = {"+x": (0, 1.0), "-x": (0, -1.0), "+y": (1, 1.0), "-y": (1, -1.0)}
+#: Viewpoint sides: the direction of each sector's centre, degrees anticlockwise from facing.
+SIDES = {"ahead": 0.0, "left": 90.0, "behind": 180.0, "right": -90.0}
+#: A viewpoint query counts elements up to this far (degrees) outside a side's 90-degree sector
+#: as candidates, and a description is only offered for a target this far inside it, so an
+#: element near the diagonal never decides uniqueness one way or the other.
+SECTOR_SLACK_DEG = 15.0
+#: Elements closer than this to the observer in plan (metres) have no side (the wall you stand in).
+NEAR_M = 0.3
+_SIDE_TEXT = {"ahead": "straight ahead", "left": "on your left", "right": "on your right", "behind": "behind you"}
 
 
 @dataclass(frozen=True)
@@ -69,6 +88,7 @@ class DescriptionIndex:
         self.model = model
         self.shapes = shapes
         self._by_class: dict[str, list[_Facts]] = {}
+        self._segments: dict[str, PlanSegment] = {}
 
     def facts(self, ifc_class: str) -> list[_Facts]:
         """Facts of every element of ``ifc_class`` (subtypes included), by GlobalId."""
@@ -76,6 +96,25 @@ class DescriptionIndex:
         if found is None:
             ents = sorted(self.model.file.by_type(ifc_class), key=lambda e: e.GlobalId)
             found = self._by_class[ifc_class] = [self._facts(e) for e in ents]
+        return found
+
+    def get(self, guid: str) -> _Facts:
+        """Facts of one element by GlobalId.
+
+        Raises:
+            KeyError: no element has that GlobalId.
+        """
+        try:
+            cls = self.model.file.by_guid(guid).is_a()
+        except RuntimeError:
+            raise KeyError(f"no element with GlobalId {guid!r} in the model") from None
+        return next(e for e in self.facts(cls) if e.guid == guid)
+
+    def segment(self, guid: str) -> PlanSegment:
+        """The plan axis of an element's mesh: the long axis of its footprint through its centre (metres)."""
+        found = self._segments.get(guid)
+        if found is None:
+            found = self._segments[guid] = _plan_segment(self.shapes, guid)
         return found
 
     def _facts(self, el: ifcopenshell.entity_instance) -> _Facts:
@@ -89,6 +128,95 @@ class DescriptionIndex:
                       host=None if host is None else str(host.GlobalId),
                       storey=None if container is None else str(container.GlobalId),
                       centre=self.shapes.centre(el.GlobalId))
+
+
+class PlanSegment(NamedTuple):
+    """A straight segment in plan (metres)."""
+
+    start_m: np.ndarray
+    end_m: np.ndarray
+
+    def nearest(self, point_m: np.ndarray) -> np.ndarray:
+        """The point of the segment nearest ``point_m``."""
+        d = self.end_m - self.start_m
+        length2 = float(d @ d)
+        t = 0.0 if length2 == 0.0 else float(np.clip((point_m - self.start_m) @ d / length2, 0.0, 1.0))
+        return self.start_m + t * d
+
+
+def _plan_segment(shapes: ShapeCache, guid: str) -> PlanSegment:
+    mesh = shapes.mesh(guid)
+    centre = shapes.centre(guid)[:2]
+    if mesh is None:
+        return PlanSegment(centre, centre)
+    pts = mesh.vertices[:, :2] - centre
+    # the footprint's principal direction is the wall's run; its extent along it, the ends
+    _, vecs = np.linalg.eigh(pts.T @ pts)
+    axis = vecs[:, -1]
+    t = pts @ axis
+    return PlanSegment(centre + t.min() * axis, centre + t.max() * axis)
+
+
+class Observer(NamedTuple):
+    """Where a viewer stands in plan and which way they face.
+
+    Attributes:
+        position_m: (x, y) in metres.
+        facing: unit (x, y) direction.
+    """
+
+    position_m: np.ndarray
+    facing: np.ndarray
+
+
+def observer(index: DescriptionIndex, view: dict[str, Any]) -> Observer:
+    """The observer of a viewpoint: ``{"room": R}`` plus one of ``"facing"`` (an axis, at the
+    room's centre), ``"facing_door"`` (a door, looked at from the room's centre) or
+    ``"through_door"`` (standing in that door, facing into the room, square to its wall).
+
+    Raises:
+        ValueError: the viewpoint names no way to face, its door has no host wall, or the door
+            it faces sits at the room's centre.
+    """
+    room = index.get(view["room"]).centre[:2]
+    if "facing" in view:
+        axis, sign = _AXES[view["facing"]]
+        f = np.zeros(2)
+        f[axis] = sign
+        return Observer(room, f)
+    if "facing_door" in view:
+        f = index.get(view["facing_door"]).centre[:2] - room
+        if np.linalg.norm(f) < NEAR_M:
+            raise ValueError(f"door {view['facing_door']} is at the centre of room {view['room']}: no way to face it")
+        return Observer(room, f / np.linalg.norm(f))
+    if "through_door" in view:
+        door = index.get(view["through_door"])
+        at = door.centre[:2]
+        seg = index.segment(door.host) if door.host is not None else None
+        run = None if seg is None else seg.end_m - seg.start_m
+        if run is None or not np.linalg.norm(run):
+            raise ValueError(f"door {door.guid} has no host wall to walk through")
+        normal = np.array([-run[1], run[0]]) / np.linalg.norm(run)
+        return Observer(at, normal if normal @ (room - at) >= 0 else -normal)
+    raise ValueError(f"viewpoint {view} names neither 'facing', 'facing_door' nor 'through_door'")
+
+
+def bearing_deg(index: DescriptionIndex, obs: Observer, e: _Facts) -> float | None:
+    """Angle of element ``e`` from the observer's facing direction, degrees anticlockwise (left
+    positive), from the 2-D dot and cross products; None when it is within :data:`NEAR_M`."""
+    wall = index.model.file.by_guid(e.guid).is_a("IfcWall")
+    point = index.segment(e.guid).nearest(obs.position_m) if wall else e.centre[:2]
+    v = point - obs.position_m
+    if np.linalg.norm(v) < NEAR_M:
+        return None
+    dot = float(obs.facing @ v)
+    cross = float(obs.facing[0] * v[1] - obs.facing[1] * v[0])
+    return float(np.degrees(np.arctan2(cross, dot)))
+
+
+def _off_side_deg(bearing: float, side: str) -> float:
+    """How far (degrees, >= 0) ``bearing`` is from the centre of ``side``'s sector."""
+    return abs((bearing - SIDES[side] + 180.0) % 360.0 - 180.0)
 
 
 def _bounded_spaces(el: ifcopenshell.entity_instance) -> frozenset[str]:
@@ -130,6 +258,9 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
         found = [e for e in found if e.host == facts["host"]]
     if "storey" in facts:
         found = [e for e in found if e.storey == facts["storey"]]
+    if "of_room" in facts:
+        found = [e for e in found if facts["of_room"] in e.bounds
+                 or (e.host_rooms is not None and facts["of_room"] in e.host_rooms)]
     if "touches" in facts:
         found = [e for e in found if all(_touching(index, e.guid, g) for g in facts["touches"])]
     if "nearest_to" in facts and found:
@@ -139,6 +270,12 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
         axis, sign = _AXES[facts["extreme"]]
         v = np.array([sign * e.centre[axis] for e in found])
         found = [e for e, vi in zip(found, v, strict=True) if vi > v.max() - MARGIN_M]
+    if "viewpoint" in facts and found:
+        view = facts["viewpoint"]
+        obs = observer(index, view)
+        half = 45.0 + SECTOR_SLACK_DEG
+        found = [e for e in found if e.guid != view["room"]
+                 and (b := bearing_deg(index, obs, e)) is not None and _off_side_deg(b, view["side"]) <= half]
     return [e.guid for e in found]
 
 
@@ -169,9 +306,12 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     ``bounded_by`` (elements that bound a space), ``connected_to`` (walls it is
     path-connected to), ``hosts`` (a filling in its openings), ``between_rooms`` (the
     rooms the host wall of a door/window bounds), ``host`` (the wall a door/window is in), ``touches`` (elements whose boxes it meets),
-    ``storey``, ``nearest_to`` (a point,
-    metres) and ``extreme`` ("+x", "-x", "+y", "-y"). A nearest or extreme element
-    must beat the runner-up by :data:`MARGIN_M`.
+    ``storey``, ``of_room`` (a room its wall, or its host wall, bounds), ``nearest_to`` (a point,
+    metres), ``extreme`` ("+x", "-x", "+y", "-y") and ``viewpoint`` (an :func:`observer`
+    plus ``side``: "ahead", "left", "right" or "behind"). A nearest or extreme element
+    must beat the runner-up by :data:`MARGIN_M`; a viewpoint target must lie
+    :data:`SECTOR_SLACK_DEG` inside its side's sector and be the only candidate within that
+    much outside it.
     """
     el = index.model.file.by_guid(guid)
     cls = el.is_a()
@@ -212,7 +352,59 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
             options.append(Description("spatial", f"the {noun} furthest in the {direction} direction on "
                                                   f"storey ({me.storey})",
                                        {"class": cls, "storey": me.storey, "extreme": direction}))
+    options.extend(_viewpoints(index, me, cls, noun))
     c = np.round(me.centre, 2)
     options.append(Description("spatial", f"the {noun} closest to the point ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
                                {"class": cls, "nearest_to": c.tolist()}))
     return [d for d in options if resolve(index, d.facts) == [guid]]
+
+
+def _viewpoints(index: DescriptionIndex, me: _Facts, cls: str, noun: str) -> list[Description]:
+    """Egocentric descriptions of ``me`` from the rooms it belongs to (or, for columns and
+    rooms, the rooms near or next to it); see the module docstring for the conventions."""
+    rooms = index.facts("IfcSpace")
+    if cls in ("IfcWall", "IfcWallStandardCase", "IfcDoor", "IfcWindow"):
+        own = sorted(me.host_rooms or () if cls in ("IfcDoor", "IfcWindow") else me.bounds)
+        scope: dict[str, Any] = {}
+    elif cls == "IfcSpace":
+        own = [r.guid for r in rooms if r.guid != me.guid and r.bounded_by & me.bounded_by]
+        scope = {"storey": me.storey}
+    elif cls == "IfcColumn":
+        near = sorted((float(np.linalg.norm(r.centre[:2] - me.centre[:2])), r.guid) for r in rooms
+                      if r.storey == me.storey)
+        own = [g for _, g in near[:2]]
+        scope = {"storey": me.storey}
+    else:
+        return []
+    out = []
+    for room in own:
+        doors = [d.guid for d in index.facts("IfcDoor") if d.host_rooms is not None and room in d.host_rooms]
+        views: list[dict[str, Any]] = [{"room": room, "facing": a} for a in _AXES]
+        views += [{"room": room, "facing_door": d} for d in doors]
+        views += [{"room": room, "through_door": d} for d in doors]
+        facts = {"class": cls, **scope} if scope else {"class": cls, "of_room": room}
+        for view in views:
+            if me.guid in view.values():
+                continue
+            try:
+                bearing = bearing_deg(index, observer(index, view), me)
+            except ValueError:  # a door this viewpoint cannot face or walk through
+                continue
+            side = None if bearing is None else min(SIDES, key=lambda s: _off_side_deg(bearing, s))
+            if side is None or _off_side_deg(bearing, side) > 45.0 - SECTOR_SLACK_DEG:
+                continue
+            out.append(Description("spatial", _viewpoint_text(noun, view, side, own_room=not scope),
+                                   {**facts, "viewpoint": {**view, "side": side}}))
+    return out
+
+
+def _viewpoint_text(noun: str, view: dict[str, Any], side: str, own_room: bool) -> str:
+    room = f"room ({view['room']})"
+    subject, ref = (f"the {noun} of {room}", "it") if own_room else (f"the {noun}", room)
+    if "through_door" in view:
+        how = f"when you walk into {ref} through the door ({view['through_door']})"
+    elif "facing_door" in view:
+        how = f"when you stand in the middle of {ref} looking towards the door ({view['facing_door']})"
+    else:
+        how = f"when you stand in the middle of {ref} facing the {view['facing']} direction"
+    return f"{subject} {_SIDE_TEXT[side]} {how}"

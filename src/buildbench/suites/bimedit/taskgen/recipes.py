@@ -2,7 +2,7 @@
 
 A recipe picks its target (or, for creates, its anchors) with a seeded generator, writes
 the oracle code (:mod:`.code`) and phrases the edit three ways: *direct* (GlobalIds and
-every parameter), *spatial* (position, distance, direction) and *topological*
+every parameter), *spatial* (position, distance, direction, viewpoint) and *topological*
 (relations). Every indirect phrase carries a :class:`Check`: the query behind it, run by
 the generator against M0 (for an existing element) or M* (for a created one), which must
 return exactly one element (spec section 7.2, step 2).
@@ -113,12 +113,29 @@ def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequenc
                  and not any(x in str(d.facts) for x in exclude)]
         if not found and kind == "topological":
             found = _host_description(scene, guid)
+        if kind == "spatial":
+            found = _mix_viewpoints(found)
         if not found:
             raise NoCandidate(f"{guid}: no {kind} description")
         d = found[int(rng.integers(len(found)))]
         out[kind] = d.text
         out[kind + "_check"] = Check("input", dict(d.facts), guid)
     return out
+
+
+def _mix_viewpoints(found: list[Description]) -> list[Description]:
+    """Spatial options with the egocentric (viewpoint) ones thinned to about a third of them.
+
+    A room offers a viewpoint per axis and per door, so they far outnumber the position and
+    distance phrases; keeping an evenly spaced share of them mixes all flavours in a split.
+    """
+    views = [d for d in found if "viewpoint" in d.facts]
+    others = [d for d in found if "viewpoint" not in d.facts]
+    if not others or not views:
+        return found
+    keep = max(1, len(others) // 2)
+    step = len(views) / keep
+    return others + [views[int((i + 0.5) * step)] for i in range(min(keep, len(views)))]
 
 
 def _host_description(scene: Scene, guid: str) -> list[Description]:
