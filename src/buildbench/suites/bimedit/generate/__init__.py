@@ -5,7 +5,7 @@
   metre/millimetre and IFC4/IFC2X3 variants, and loading real models as scenes;
 * :mod:`.edits` — edits that follow good IFC practice (move a filling with its opening,
   delete an element with its openings, fillings and boundaries, resize a wall);
-* :mod:`.describe` — spatial and topological descriptions of an element, each checked to
+* :mod:`.describe` — spatial (viewpoint included) and topological descriptions of an element, each checked to
   pick out that element alone (for instruction generation).
 """
 
