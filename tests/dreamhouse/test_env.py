@@ -183,3 +183,16 @@ def test_python_actions_in_the_fast_executor_persist_fail_safely_and_resync(task
         assert r.info["tests"]["member_integrity"] is False
     finally:
         env.close()
+
+
+def test_task_lists_are_cached_and_equal_to_fresh_ones(tmp_path, monkeypatch):
+    from buildbench.suites.dreamhouse.tasks import load_tasks
+
+    monkeypatch.setenv("BUILDBENCH_CACHE", str(tmp_path))
+    fresh = load_tasks("demo")
+    files = list(tmp_path.rglob("demo.jsonl"))
+    assert len(files) == 1
+    cached = load_tasks("demo")
+    assert [t.to_dict() for t in cached] == [t.to_dict() for t in fresh]
+    files[0].write_text("not json\n")  # a damaged cache is rebuilt, not trusted
+    assert [t.to_dict() for t in load_tasks("demo")] == [t.to_dict() for t in fresh]

@@ -1,6 +1,7 @@
 """The shared vocabulary: Task, Env, Agent, Protocol, Episode, Runner, Store, Suite."""
 
 from .agent import Agent, ScriptedAgent
+from .cache import cache_dir
 from .context import EpisodeContext
 from .env import Action, Env, Observation, ResetResult, StepResult
 from .episode import Episode, Step
@@ -17,6 +18,6 @@ __all__ = [
     "Action", "Agent", "AgentSpec", "BuildbenchError", "ConfigError", "Env", "Episode",
     "EpisodeContext", "Observation", "Protocol", "ProtocolSpec", "ResetResult", "RunConfig",
     "RunResult", "Runner", "ScriptedAgent", "Step", "StepLoop", "StepResult", "Store", "Suite",
-    "Task", "UnknownNameError", "episode_seed", "execute_episode", "export_jsonl",
+    "Task", "UnknownNameError", "cache_dir", "episode_seed", "execute_episode", "export_jsonl",
     "export_parquet", "get_suite", "mean_metrics", "print_report", "run_report", "suite_names",
 ]

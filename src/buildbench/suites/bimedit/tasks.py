@@ -22,7 +22,6 @@ be moved as a whole.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -264,8 +263,9 @@ def _parse_record(line: str, path: Path, lineno: int, base: Path) -> BimTask:
 
 def cache_root() -> Path:
     """Where generated splits live: ``$BUILDBENCH_CACHE/bimedit/v<version>`` (default ``~/.cache/buildbench``)."""
-    base = os.environ.get("BUILDBENCH_CACHE") or str(Path.home() / ".cache" / "buildbench")
-    return Path(base) / SUITE / f"v{TASKS_VERSION}"
+    from buildbench.harness.cache import cache_dir
+
+    return cache_dir(SUITE, f"v{TASKS_VERSION}")
 
 
 def split_dir(split: str, seed: int = 0) -> Path:

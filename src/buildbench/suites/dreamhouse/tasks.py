@@ -11,7 +11,11 @@ house (byte-identical, cached per process).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
@@ -139,4 +143,42 @@ def load_tasks(split: str, seed: int = 0) -> list[Task]:
         ids = demo_ids(2)
     else:
         raise ConfigError(f"unknown dreamhouse split {split!r}; splits: {', '.join(SPLITS)}")
-    return [make_task(t) for t in ids]
+    return _cached_tasks(split, [str(t) for t in ids])
+
+
+@lru_cache(maxsize=1)
+def _source_fingerprint() -> str:
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for source in sorted([*(here / "generate").glob("*.py"), here / "tasks.py"]):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _cached_tasks(split: str, ids: list[str]) -> list[Task]:
+    """Tasks of ``ids``, read from the cache when it holds exactly them.
+
+    Building a task generates its house (its prompt fields describe it), which costs ~30–50 s
+    for the 1,200-task split. The cache folder is keyed by the generator version and a hash
+    of the generator's source and of this module, so an edited generator never serves stale
+    prompt fields beside a freshly generated ground truth.
+    """
+    from buildbench.harness.cache import cache_dir
+
+    path = cache_dir(SUITE, f"v{GENERATOR_VERSION}-{_source_fingerprint()}") / f"{split}.jsonl"
+    try:
+        cached = [Task.from_dict(json.loads(line)) for line in path.read_text().splitlines() if line]
+        if [t.id for t in cached] == ids:
+            return cached
+    except (OSError, ValueError, KeyError):
+        pass  # absent, unreadable or stale: rebuild below
+    # Normalised through JSON so a fresh list and a cached one are equal, type for type.
+    tasks = [Task.from_dict(json.loads(json.dumps(make_task(t).to_dict()))) for t in ids]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text("".join(json.dumps(t.to_dict()) + "\n" for t in tasks))
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only cache only costs time
+    return tasks
