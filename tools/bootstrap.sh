@@ -8,19 +8,8 @@ APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri bubblewrap)
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "bootstrap: installing system packages: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "bootstrap: warning: missing system packages (${missing[*]}); install them with apt-get as root" >&2
-  fi
-fi
+source tools/apt.sh
+ensure_apt_packages bootstrap "${APT_PACKAGES[@]}"
 
 # Real Blender (its own venv) for the DreamHouse `blender` executor and conformance tests;
 # BUILDBENCH_SKIP_BLENDER=1 skips it and those tests say so.

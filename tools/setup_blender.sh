@@ -19,19 +19,8 @@ if [ "${BUILDBENCH_SKIP_BLENDER:-0}" = 1 ]; then
   exit 0
 fi
 
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "setup_blender: installing system packages: ${missing[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  else
-    echo "setup_blender: warning: missing system packages (${missing[*]}); install them with apt-get as root" >&2
-  fi
-fi
+source tools/apt.sh
+ensure_apt_packages setup_blender "${APT_PACKAGES[@]}"
 
 stamp="$VENV/.bpy-stamp"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$BPY_VERSION" ] && [ -x "$VENV/bin/python" ]; then

@@ -108,9 +108,8 @@ def _grounded(blocks: Blocks, i: np.ndarray, j: np.ndarray, depth: np.ndarray) -
     while frontier.size:
         lo = np.searchsorted(below_sorted, frontier, "left")
         hi = np.searchsorted(below_sorted, frontier, "right")
-        nxt = np.concatenate([above_sorted[a:b] for a, b in zip(lo, hi, strict=True)]) if frontier.size else []
-        nxt = np.unique(np.asarray(nxt, dtype=int))
-        nxt = nxt[~grounded[nxt]] if nxt.size else nxt
+        nxt = np.unique(np.concatenate([above_sorted[a:b] for a, b in zip(lo, hi, strict=True)]))
+        nxt = nxt[~grounded[nxt]]
         grounded[nxt] = True
         frontier = nxt
     return grounded

@@ -4,7 +4,6 @@ design in place."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
@@ -34,19 +33,22 @@ class TowerEnv(Env):
     """One tower task. Reward 1.0 on the step where every test passes."""
 
     def __init__(self, task: Task) -> None:
+        self._start(task)
+        try:
+            self.tools = [_submit_tool()]
+        except ImportError:
+            self.tools = []
+
+    def _start(self, task: Task) -> None:
         self.task = task
         self.blocks: Blocks | None = None
         self.last_feedback = ""
         self.attempts = 0
         self.invalid_actions = 0
         self.passed = False
-        try:
-            self.tools = [_submit_tool()]
-        except ImportError:
-            self.tools = []
 
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
-        self.__init__(task)  # type: ignore[misc]
+        self._start(task)
         return ResetResult(Observation(text=PROMPT.format(**task.inputs), state={"blocks": []}), {})
 
     def step(self, action: Action) -> StepResult:
@@ -110,6 +112,3 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         "invalid_actions": float(outcome.get("invalid_actions", 0)),
     }
 
-
-def blocks_json(blocks: list[dict[str, Any]]) -> str:
-    return json.dumps({"blocks": blocks})
