@@ -86,3 +86,9 @@ def test_sigkill_then_resume_gives_every_episode_exactly_once(tmp_path, agent, w
     with Store(run_dir) as s:
         keys = [(e.task_id, e.sample) for e in s.episodes()]
     assert len(keys) == 100 and len(set(keys)) == 100
+
+
+def test_bad_protocol_option_is_a_config_error_before_any_episode(tmp_path):
+    with pytest.raises(ConfigError, match="max_steps"):
+        Runner(_config(options={"max_steps": -1}), tmp_path / "run").run()
+    assert not (tmp_path / "run").exists()

@@ -263,6 +263,12 @@ class Runner:
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
         tasks = select_tasks(suite, self.config)
+        if tasks:
+            # Bad protocol options would otherwise fail every episode one by one.
+            try:
+                suite.protocol(self.config.protocol).factory(tasks[0], dict(self.config.options))
+            except (ValueError, TypeError) as exc:
+                raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
         store = self._open_store(len(tasks))
         try:
             done = store.finished()
