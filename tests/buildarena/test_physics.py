@@ -11,7 +11,6 @@ import pytest
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulate
 from buildbench.suites.buildarena.library import Workbench
-from buildbench.suites.buildarena.library.bodies import body_graph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 from buildbench.suites.buildarena.physics import (
     DEFAULT_CONFIG,
@@ -20,14 +19,12 @@ from buildbench.suites.buildarena.physics import (
     PhysicsConfig,
     Scene,
     StaticBox,
-    build,
     run_scene,
     sim,
 )
 from buildbench.suites.buildarena.physics.build import compile_scene
-from buildbench.suites.buildarena.physics.ordering import body_order, reverse_fill
 from buildbench.suites.buildarena.physics.sim import weld_loads
-from buildbench.suites.buildarena.tasks import get_task, scene_for
+from buildbench.suites.buildarena.physics.stress import weld_network
 
 G = DEFAULT_CONFIG.gravity_mps2
 DT = DEFAULT_CONFIG.timestep_s
@@ -102,10 +99,12 @@ def test_wheels_brake_when_the_key_is_released() -> None:
 
 
 def _cantilever(config: PhysicsConfig) -> tuple[mujoco.MjModel, mujoco.MjData, object]:
-    """A wooden block sticking out east over the edge of a pillar, held only by its weld to the start."""
+    """A wooden block sticking out east over the edge of a pillar, held only by its weld to the start.
+
+    A second block on top of the start keeps the group's centre of mass over the pillar.
+    """
     machine = _machine(
-        ("attach_block_to", {"base_block": 1, "face": "B", "new_block": "Small Wooden Block"}),
-        ("attach_block_to", {"base_block": 2, "face": "E", "new_block": "Small Wooden Block"}),
+        ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Small Wooden Block"}),
         ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Small Wooden Block"}),
     )
     pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
@@ -118,29 +117,28 @@ def test_cantilever_weld_carries_m_g_and_m_g_lever() -> None:
     model, data, compiled = _cantilever(DEFAULT_CONFIG)
     mujoco.mj_step(model, data, 400)
     ids, force, torque = weld_loads(compiled, data)
-    k = int(np.flatnonzero(np.array(compiled.weld_names)[ids] == "4->1.A")[0])
+    k = int(np.flatnonzero(np.array(compiled.weld_names)[ids] == "3->1.A")[0])
     weight = 0.3 * G
     assert force[k] == pytest.approx(weight, rel=0.01)
     assert torque[k] == pytest.approx(weight * 0.5, rel=0.02)  # weld at the face, mass 0.5 beyond
 
 
-# The weld takes up the load in a few steps with a ~32 % overshoot, so "holds" is tested at 1.4×.
-@pytest.mark.parametrize(("factor", "breaks"), [(0.9, True), (1.4, False)])
+# Blocks are rigid and the weld's static load is exact: 3 % either side of it decides.
+@pytest.mark.parametrize(("factor", "breaks"), [(0.97, True), (1.03, False)])
 def test_weld_breaks_exactly_above_its_threshold(factor: float, breaks: bool) -> None:
     static_torque = 0.3 * G * 0.5
     config = dataclasses.replace(DEFAULT_CONFIG, weld_break_torque_nm=factor * static_torque)
     machine = _machine(
-        ("attach_block_to", {"base_block": 1, "face": "B", "new_block": "Small Wooden Block"}),
-        ("attach_block_to", {"base_block": 2, "face": "E", "new_block": "Small Wooden Block"}),
+        ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Small Wooden Block"}),
         ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Small Wooden Block"}),
     )
     pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
     scene = _scene(1.5, 0.5 - config.collision_gap_m / 2, ground=False, terrain=(pillar,))
     run = run_scene(machine, scene, config=config)
     broken = [b.label for b in run.broken]
-    tip = run.trajectory.series("4")[-1, 2]
+    tip = run.trajectory.series("3")[-1, 2]
     if breaks:
-        assert broken[:1] == ["4->1.A"] and tip < -1.0
+        assert broken[:1] == ["3->1.A"] and tip < -1.0
         assert run.broken[0].torque_nm > config.weld_break_torque_nm
     else:
         assert broken == [] and tip == pytest.approx(0.5, abs=0.05)
@@ -149,18 +147,17 @@ def test_weld_breaks_exactly_above_its_threshold(factor: float, breaks: bool) ->
 def test_winch_rope_catches_a_block_whose_weld_broke() -> None:
     config = dataclasses.replace(DEFAULT_CONFIG, weld_break_torque_nm=0.5)  # the cantilever snaps at once
     machine = _machine(
-        ("attach_block_to", {"base_block": 1, "face": "B", "new_block": "Small Wooden Block"}),
-        ("attach_block_to", {"base_block": 2, "face": "E", "new_block": "Small Wooden Block"}),
+        ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Small Wooden Block"}),
         ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Small Wooden Block"}),
-        ("connect_blocks", {"block_a": 4, "face_a": "E", "block_b": 3, "face_b": "C", "connector": "Winch"}),
+        ("connect_blocks", {"block_a": 3, "face_a": "E", "block_b": 2, "face_b": "C", "connector": "Winch"}),
     )
     pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
     run = run_scene(
         machine, _scene(2.0, 0.5 - config.collision_gap_m / 2, ground=False, terrain=(pillar,)), config=config
     )
-    assert "4->1.A" in [b.label for b in run.broken]
-    # Rope from the far block's east face to the top of block 3 (length ~3.5): it hangs, it does not fall.
-    assert -4.5 < run.trajectory.series("4")[-1, 2] < -0.5
+    assert "3->1.A" in [b.label for b in run.broken]
+    # Rope from the far block's east face to the top of block 2 (length ~2.1): it hangs, it does not fall.
+    assert -4.5 < run.trajectory.series("3")[-1, 2] < -0.5
 
 
 def test_same_machine_and_seed_give_identical_trajectories() -> None:
@@ -199,52 +196,9 @@ def test_welded_neighbours_do_not_collide_but_others_do() -> None:
     assert (min(a, b), max(a, b)) in excluded
 
 
-def test_config_rejects_unstable_weld_time_constant() -> None:
+def test_config_rejects_contacts_stiffer_than_two_steps() -> None:
     with pytest.raises(ValueError, match="2\\*timestep"):
-        PhysicsConfig(weld_timeconst_s=0.001)
-
-
-def test_bridges_get_a_fill_reducing_body_order_and_trees_keep_machine_order() -> None:
-    bridge = body_graph(designs.build(designs.REFERENCE["support-3"]()))
-    machine_order = list(range(len(bridge.bodies)))
-    reordered = body_order(bridge)
-    assert sorted(reordered) == machine_order
-    assert reverse_fill(bridge, reordered) < 0.6 * reverse_fill(bridge, machine_order)
-    rocket = body_graph(designs.build(designs.REFERENCE["lift-3"]()))
-    assert body_order(rocket) == list(range(len(rocket.bodies)))
-    # A weld tree added root first factors without fill-in.
-    assert reverse_fill(rocket, body_order(rocket)) == len(rocket.bodies) - 1
-
-
-def test_body_order_changes_only_rounding_and_the_log_keeps_machine_order(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    machine = designs.build(designs.REFERENCE["support-2"]())
-    reordered = simulate(machine, "support-2", duration_s=1.0)
-    monkeypatch.setattr(build, "body_order", lambda graph: list(range(len(graph.bodies))))
-    plain = simulate(machine, "support-2", duration_s=1.0)
-    solid_in_machine_order = [i for i in machine.blocks if i in plain.trajectory.ids]
-    assert reordered.trajectory.ids == plain.trajectory.ids == [*solid_in_machine_order, "Ballast"]
-    assert np.allclose(reordered.trajectory.position, plain.trajectory.position, rtol=0.0, atol=1e-9)
-
-
-def test_break_pretest_finds_exactly_the_welds_the_full_test_finds() -> None:
-    machine = designs.build(designs.REFERENCE["support-1"]())
-    compiled = compile_scene(machine, scene_for(get_task("support-1"), machine, None), DEFAULT_CONFIG)
-    model, data = compiled.model, mujoco.MjData(compiled.model)
-    mujoco.mj_step(model, data, 200)
-    ids, force, torque = weld_loads(compiled, data)
-    # Thresholds at the current median loads: some welds are over, some under, the pre-test must not hide any.
-    lowered = dataclasses.replace(
-        compiled,
-        weld_break_force=np.full(model.neq, np.median(force)),
-        weld_break_torque=np.full(model.neq, np.median(torque)),
-    )
-    expected = np.flatnonzero((force > np.median(force)) | (torque > np.median(torque)))
-    assert [eq for eq, _, _ in sim._Breaker.of(lowered).snapped(lowered, data)] == [
-        int(ids[k]) for k in expected
-    ]
-    assert expected.size and sim._Breaker.of(compiled).snapped(compiled, data) == []
+        PhysicsConfig(contact_timeconst_s=0.001)
 
 
 def test_speed_limit_catches_one_fast_component_and_nan_but_not_a_large_norm() -> None:
@@ -266,3 +220,104 @@ def test_thrust_stops_on_the_tick_the_fire_key_is_released() -> None:
     falling = accel[traj.time[1:-1] > 0.6]
     assert np.all(climbing > 0.0)
     assert np.allclose(falling, -G, atol=0.01)  # the welds relax for a few ticks after the release
+
+
+def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness() -> None:
+    unit = np.array([[1.0, 1.0 / 12.0]])
+    # A block hanging off node 0 at x = 1, welded at x = 0.5: it must receive its weight and the lever torque.
+    tree = weld_network(
+        np.array([[0.0, 0, 0], [1.0, 0, 0]]),
+        np.array([-1, 0]),
+        np.zeros(3),
+        np.array([[0, 1]]),
+        np.array([[0.5, 0, 0]]),
+        unit,
+    )
+    # Subtree wrenches as MuJoCo gives them: (torque about the origin, force); node 1 needs +1 N up.
+    subtree = np.array([[0, 0, 0, 0, 0, 0], [0, -1.0, 0, 0, 0, 1.0]])
+    wrench = tree.wrenches(subtree)
+    assert np.allclose(wrench, [[0, 0, 1.0, 0, -0.5, 0]])
+    # Three nodes in a row, 0–1–2 and 0–2 directly: a pull on node 2 splits 1/3 over the two-weld path.
+    line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
+    loop = weld_network(
+        line,
+        np.array([-1, 0, 1]),
+        np.zeros(3),
+        np.array([[0, 1], [1, 2], [0, 2]]),
+        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
+        np.repeat(unit, 3, axis=0),
+    )
+    pull = np.zeros((3, 6))
+    pull[2, 3] = -1.0  # node 2's subtree force
+    pull[1, 3] = -1.0  # node 1's subtree contains node 2
+    assert np.allclose(loop.wrenches(pull)[:, 0], [-1 / 3, -1 / 3, -2 / 3])
+    # A stiffer direct weld takes a larger share.
+    stiff = weld_network(
+        line,
+        np.array([-1, 0, 1]),
+        np.zeros(3),
+        np.array([[0, 1], [1, 2], [0, 2]]),
+        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
+        unit * np.array([[1.0], [1.0], [4.0]]),
+    )
+    assert np.allclose(stiff.wrenches(pull)[:, 0], [-1 / 9, -1 / 9, -8 / 9])
+
+
+def test_welds_of_an_unconnected_group_are_rejected() -> None:
+    with pytest.raises(ValueError, match="do not connect"):
+        weld_network(
+            np.array([[0.0, 0, 0], [1.0, 0, 0], [5.0, 0, 0]]),
+            np.array([-1, 0, -1]),
+            np.zeros(3),
+            np.array([[0, 1]]),
+            np.array([[0.5, 0, 0]]),
+            np.array([[1.0, 1.0 / 12.0]]),
+        )
+
+
+def test_cannon_welds_carry_thrust_less_the_cannons_own_weight_and_inertia() -> None:
+    machine = designs.build(designs.Design("twin", designs.twin_rocket()))
+    scene = _scene(1.0, 0.0, ground=False, fire_all=FireAll(0.0, 10.0))
+    result = run_scene(machine, scene)
+    assert result.trajectory.burning.all() and not result.broken
+    compiled = compile_scene(machine, scene, DEFAULT_CONFIG)
+    model, data = compiled.model, mujoco.MjData(compiled.model)
+    thrust = 1.6 * G * 8.6
+    data.ctrl[list(compiled.cannon_actuators.values())] = thrust
+    mujoco.mj_step(model, data, 20)
+    ids, force, _ = weld_loads(compiled, data)
+    total_mass = float(model.body_subtreemass[compiled.groups[0].root])
+    accel = 2 * thrust / total_mass - G
+    for cannon in compiled.cannon_actuators:
+        weld = [k for k, name in enumerate(compiled.weld_names) if name.startswith(f"{cannon}->")][0]
+        mass = float(model.body_mass[model.body(f"b{cannon}").id])
+        assert force[list(ids).index(weld)] == pytest.approx(thrust - mass * (accel + G), rel=1e-3)
+
+
+def test_a_break_splits_the_group_and_the_pieces_move_on_smoothly() -> None:
+    config = dataclasses.replace(DEFAULT_CONFIG, weld_break_torque_nm=0.5)
+    machine = _machine(
+        ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Small Wooden Block"}),
+        ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Small Wooden Block"}),
+    )
+    pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
+    scene = _scene(1.0, 0.5 - config.collision_gap_m / 2, ground=False, terrain=(pillar,))
+    run = run_scene(machine, scene, config=config)
+    assert run.broken[0].label == "3->1.A"
+    tip = run.trajectory.series("3")
+    # 25 Hz samples of a block that falls from rest: no jump at the rebuild, just free fall.
+    steps = np.linalg.norm(np.diff(tip, axis=0), axis=1)
+    assert steps.max() < G * run.trajectory.time[-1] * 0.04 + 0.01
+    assert tip[-1, 2] < -1.0
+    assert np.allclose(run.trajectory.series("1")[-1], run.trajectory.series("1")[0], atol=0.02)
+
+
+def test_the_weld_response_keeps_a_landing_cargo_from_snapping_a_bridge() -> None:
+    machine = designs.build(designs.REFERENCE["support-3"]())
+    held = simulate(machine, "support-3", duration_s=1.5)
+    instant = simulate(
+        machine, "support-3", duration_s=1.5, config=dataclasses.replace(DEFAULT_CONFIG, weld_response_s=0.0)
+    )
+    assert held.metrics["broken_welds"] == 0
+    # Read unfiltered, the one-tick impact of the 5-unit cargo landing breaks welds.
+    assert instant.metrics["broken_welds"] > 0 and instant.metrics["first_break_s"] < 1.0

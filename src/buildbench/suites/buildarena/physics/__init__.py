@@ -2,8 +2,9 @@
 
 ``config`` holds every published number, ``scene`` the world around the
 machine, ``placement`` where the evaluator puts it, ``build`` the MuJoCo
-model (with ``ordering``, the fill-reducing body order), ``sim`` the loop
-and ``trajectory`` the 25 Hz log.
+model (blocks joined by intact welds as one rigid group each), ``stress``
+the weld forces inside a group, ``sim`` the loop (breaking welds and
+rebuilding the groups) and ``trajectory`` the 25 Hz log.
 """
 
 from .config import DEFAULT_CONFIG, PhysicsConfig

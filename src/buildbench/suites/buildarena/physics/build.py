@@ -1,37 +1,42 @@
 """Compile a machine and its scene into a MuJoCo model with ``MjSpec``.
 
-One free body per block (real frame, z up; body frame = the block's
-outline shape frame, so inertia is diagonal and centred); one breakable
-weld per attachment anchored at the shared face centre; a Brace is a weld
-between its two end blocks anchored midway; a Winch is a rope (a spatial
-tendon that may slacken but not stretch beyond its built length). A
-Powered Wheel is a hub (welded, breakable) carrying the disc on a hinge
-driven by a velocity servo. A Water Cannon carries a site actuator whose
-force points against its spray, and a non-colliding full-size box that
-the torches' non-colliding flame spheres are tested against. Welded
-neighbours do not collide, nor do blocks whose bodies already overlap as
-built (the library only checks its shrunk colliders); collision boxes are
-``collision_gap_m`` smaller than the blocks.
+Blocks joined by intact welds form a rigid group: the group's first block
+(machine order) is a free body and every other block is a child body of the
+block it is welded to, with no joint between them, so the group moves as one
+rigid body (MuJoCo gives it six degrees of freedom instead of six per block,
+and filters contacts inside it). Each block stays its own body with its own
+geoms, mass and inertia, so the per-block loads that the weld forces are
+computed from (``stress``) come out of MuJoCo's inverse dynamics. When a
+weld breaks, the simulation rebuilds the model with the new groups
+(``rebuild``) and carries every body's pose and velocity over.
 
-Bodies are added cargo first, then blocks in the order ``ordering`` picks
-to keep the solver's sparse factor small; ``Compiled.blocks`` (and so the
-log) stays in machine order.
+A Brace is a weld between its two end blocks anchored midway (it may close
+a loop inside a group, which ``stress`` resolves by stiffness); a Winch is a
+rope (a spatial tendon that may slacken but not stretch beyond its built
+length). A Powered Wheel is a hub (a welded block) carrying the disc on a
+hinge driven by a velocity servo. A Water Cannon carries a site actuator
+whose force points against its spray, and a non-colliding full-size box
+that the torches' non-colliding flame spheres are tested against. Welded
+neighbours never collide (also after their weld broke), nor do blocks whose
+bodies already overlap as built (the library only checks its shrunk
+colliders); collision boxes are ``collision_gap_m`` smaller than the blocks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
+from scipy.spatial import cKDTree
 
 from buildbench.suites.buildarena.library.bodies import Body, BodyGraph, body_graph
 from buildbench.suites.buildarena.library.frames import matrix_to_quat
 from buildbench.suites.buildarena.model import Machine
 
 from .config import PhysicsConfig
-from .ordering import body_order
 from .scene import Scene
+from .stress import WeldNetwork, weld_network
 
 BALLAST = "Ballast"
 
@@ -52,32 +57,121 @@ class BlockBody:
 
 
 @dataclass(frozen=True)
+class Weld:
+    """One breakable joint of the machine (an attachment or a Brace).
+
+    Attributes:
+        first: Block id of the base (attachment) or first end (Brace).
+        second: Block id of the attached block or second end.
+        anchor: Anchor point in the placed frame as built (m): the base
+            face centre, or midway between a Brace's two faces.
+        label: ``child->base.face`` or ``brace <id>``.
+        brace: Whether it is a Brace.
+    """
+
+    first: str
+    second: str
+    anchor: np.ndarray
+    label: str
+    brace: bool
+
+
+@dataclass(frozen=True)
+class Group:
+    """Blocks held together by intact welds: one rigid body in the model.
+
+    Attributes:
+        root: Body id of the block with the free joint (node 0).
+        bodies: Body ids of its blocks (hubs for wheels), root first.
+        welds: Indices into ``Compiled.welds`` of the intact welds inside it.
+        network: Their factored stiffness (None without welds).
+        cannon_nodes: Node indices of its Water Cannons.
+        cannon_acts: Their thrust actuator ids.
+        cannon_axes: Their thrust directions (unit) in the root block's frame.
+    """
+
+    root: int
+    bodies: np.ndarray
+    welds: np.ndarray
+    network: WeldNetwork | None
+    cannon_nodes: np.ndarray
+    cannon_acts: np.ndarray
+    cannon_axes: np.ndarray
+
+
+@dataclass(frozen=True)
+class Rope:
+    """A Winch rope: tendon id and its two end sites and bodies."""
+
+    tendon: int
+    sites: tuple[int, int]
+    bodies: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything about a machine in a scene that does not change when welds break.
+
+    Attributes:
+        scene: The scene.
+        config: Physics settings.
+        graph: Bodies, attachments and links of the machine.
+        poses: Block id → (centre, rotation) in the placed frame as built.
+        welds: Every weld, attachments first (graph order), then Braces.
+        never_collide: Body-name pairs excluded from collision: welded
+            neighbours, a wheel's disc and the block on the other side of its
+            hub's weld, and blocks that overlap as built.
+        networks: Weld networks already factored, by group (blocks, welds):
+            a rebuild after a break re-factors only the groups that changed.
+    """
+
+    scene: Scene
+    config: PhysicsConfig
+    graph: BodyGraph
+    poses: dict[str, tuple[np.ndarray, np.ndarray]]
+    welds: list[Weld]
+    never_collide: list[tuple[str, str]] = field(default_factory=list)
+    networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Compiled:
     """A compiled scene and the index arrays the simulation loop needs.
 
     Attributes:
         model: The MuJoCo model.
+        plan: What it was built from (for ``rebuild``).
+        intact: Per weld of ``plan.welds``, whether it still holds.
         blocks: Logged blocks in machine order (cargo excluded).
-        weld_break_force: Break force per equality id (N).
-        weld_break_torque: Break torque per equality id (N·m).
-        weld_names: ``child->base`` (or connector id) per equality id, for reports.
+        groups: The rigid groups.
+        weld_break_force: Break force per weld (N).
+        weld_break_torque: Break torque per weld (N·m).
         wheel_actuators: Actuator id per wheel block id.
         cannon_actuators: Actuator id per cannon block id.
         heat_pairs: ``(cannon index, hull geom, flame geom)`` for every cannon and torch:
             the cannon's full-size box and the torch's heating sphere, both
             non-colliding geoms used only for ``mj_geomDistance``.
+        ropes: The Winch ropes.
         cargo_body: Ballast body id, or -1.
     """
 
     model: mujoco.MjModel
+    plan: Plan
+    intact: np.ndarray
     blocks: list[BlockBody]
+    groups: list[Group]
     weld_break_force: np.ndarray
     weld_break_torque: np.ndarray
-    weld_names: list[str]
     wheel_actuators: dict[str, int]
     cannon_actuators: dict[str, int]
     heat_pairs: list[tuple[int, int, int]]
+    ropes: list[Rope]
     cargo_body: int
+
+    @property
+    def weld_names(self) -> list[str]:
+        """Label per weld."""
+        return [w.label for w in self.plan.welds]
 
 
 def _box_inertia(mass: float, full: np.ndarray) -> np.ndarray:
@@ -103,34 +197,65 @@ def _extra_masses(graph: BodyGraph) -> dict[str, float]:
     return extra
 
 
+def plan_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Plan:
+    """Place ``machine`` in ``scene`` and list its welds and never-colliding pairs.
+
+    Raises:
+        ValueError: When the machine has no solid block.
+    """
+    graph = body_graph(machine)
+    if not graph.bodies:
+        raise ValueError("the machine has no solid blocks to simulate")
+    rot = np.asarray(scene.placement_rotation, dtype=float)
+    offset = np.asarray(scene.placement_offset, dtype=float)
+
+    def place(point: np.ndarray) -> np.ndarray:
+        return rot @ np.asarray(point, dtype=float) + offset
+
+    poses = {b.id: (place(b.shape.center), rot @ b.shape.rotation) for b in graph.bodies}
+    welds = [
+        Weld(j.base, j.child, place(j.point), f"{j.child}->{j.base}.{j.base_face}", False)
+        for j in graph.joints
+    ]
+    welds += [
+        Weld(
+            link.a.block,
+            link.b.block,
+            0.5 * (place(link.point_a) + place(link.point_b)),
+            f"brace {link.id}",
+            True,
+        )
+        for link in graph.links
+        if link.type == "Brace"
+    ]
+    wheels = {b.id for b in graph.bodies if b.spin_axis is not None}
+    pairs = []
+    for joint in graph.joints:
+        pairs.append((f"b{joint.child}", f"b{joint.base}"))
+        # A wheel's disc is a child of its hub: exclude it from the block on the other side too.
+        for wheel, other in ((joint.child, joint.base), (joint.base, joint.child)):
+            if wheel in wheels:
+                pairs.append((f"disc{wheel}", f"b{other}"))
+    return Plan(scene, config, graph, poses, welds, pairs)
+
+
 class _Builder:
-    def __init__(self, scene: Scene, config: PhysicsConfig) -> None:
-        self.scene, self.config = scene, config
+    def __init__(self, plan: Plan) -> None:
+        self.plan, self.scene, self.config = plan, plan.scene, plan.config
+        self.rot = np.asarray(plan.scene.placement_rotation, dtype=float)
         self.spec = mujoco.MjSpec()
-        self.rot = np.asarray(scene.placement_rotation, dtype=float)
-        self.offset = np.asarray(scene.placement_offset, dtype=float)
-        self.poses: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.anchor_body: dict[str, str] = {}
-        self.weld_force: list[float] = []
-        self.weld_torque: list[float] = []
-        self.weld_names: list[str] = []
+        config = plan.config
         opt = self.spec.option
         opt.timestep = config.timestep_s
         opt.gravity = [0.0, 0.0, -config.gravity_mps2]
         opt.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{config.integrator.upper()}")
         opt.iterations = config.iterations
 
-    def place(self, point: np.ndarray) -> np.ndarray:
-        return self.rot @ np.asarray(point, dtype=float) + self.offset
-
-    def friction(self) -> list[float]:
-        return [self.config.friction, 0.005, 0.0001]
-
     def contact(self) -> dict[str, object]:
         """Geom attributes shared by every collider (friction and contact softness)."""
         cfg = self.config
         return {
-            "friction": self.friction(),
+            "friction": [cfg.friction, 0.005, 0.0001],
             "solref": [cfg.contact_timeconst_s, 1.0],
             "solimp": [*cfg.contact_solimp, 0.5, 2.0],
         }
@@ -148,16 +273,21 @@ class _Builder:
                 name=f"terrain{i}",
             )
 
-    def add_block(self, body: Body, extra_mass: float) -> str:
+    def add_block(
+        self,
+        parent: mujoco.MjsBody,
+        body: Body,
+        extra_mass: float,
+        pos: np.ndarray,
+        rot: np.ndarray,
+        free: bool,
+    ) -> mujoco.MjsBody:
+        """Add ``body`` under ``parent`` at ``pos``/``rot`` (parent frame); returns the block's body."""
         shape = body.shape
-        rot = self.rot @ shape.rotation
-        centre = self.place(shape.center)
         mass = body.mass + extra_mass
-        name = f"b{body.id}"
-        is_wheel = body.spin_axis is not None
-        b = self.spec.worldbody.add_body(name=name, pos=list(centre), quat=_quat(rot))
-        b.add_freejoint()
-        self.poses[body.id] = (centre, rot)
+        b = parent.add_body(name=f"b{body.id}", pos=list(pos), quat=_quat(rot))
+        if free:
+            b.add_freejoint()
         if shape.kind == "box":
             full = np.array(shape.size)
             half = 0.5 * full
@@ -171,7 +301,7 @@ class _Builder:
             half_len = max(0.5 * (height - self.config.collision_gap_m), 0.25 * height)
             geom = dict(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0])
         holder = b
-        if is_wheel:
+        if body.spin_axis is not None:
             hub_mass = self.config.wheel_hub_mass_fraction * mass
             b.mass, b.inertia = hub_mass, list(inertia * self.config.wheel_hub_mass_fraction)
             b.ipos, b.iquat, b.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
@@ -179,24 +309,24 @@ class _Builder:
             mass -= hub_mass
             inertia = inertia * (1 - self.config.wheel_hub_mass_fraction)
             # Positive control = rolling the captioned way: angular velocity -spin_axis (see sim docs).
-            axis_local = rot.T @ (self.rot @ -np.asarray(body.spin_axis))
+            built_rot = self.plan.poses[body.id][1]
+            axis_local = built_rot.T @ (self.rot @ -np.asarray(body.spin_axis))
             holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=list(axis_local), name=f"spin{body.id}")
         holder.mass, holder.inertia = mass, list(inertia)
         holder.ipos, holder.iquat, holder.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
         holder.add_geom(density=0, name=f"g{body.id}", **geom, **self.contact())
-        self._add_heat_geom(body, holder, centre, rot, half)
-        self.anchor_body[body.id] = name
-        return holder.name
+        self._add_heat_geom(body, holder, half)
+        return b
 
-    def _add_heat_geom(
-        self, body: Body, holder: mujoco.MjsBody, centre: np.ndarray, rot: np.ndarray, half: np.ndarray
-    ) -> None:
+    def _add_heat_geom(self, body: Body, holder: mujoco.MjsBody, half: np.ndarray) -> None:
         """Non-colliding geoms for the heating test: a cannon's full box, a torch's flame sphere."""
         sensor = {"contype": 0, "conaffinity": 0, "group": 3, "density": 0}
         if body.type == "Water Cannon":
             holder.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half), name=f"hull{body.id}", **sensor)
         elif body.type == "Torch":
-            flame = self.place(torch_display_centre(body)) + self.rot @ np.asarray(body.pointer)
+            centre, rot = self.plan.poses[body.id]
+            offset = np.asarray(self.scene.placement_offset, dtype=float)
+            flame = self.rot @ (torch_display_centre(body) + np.asarray(body.pointer)) + offset
             holder.add_geom(
                 type=mujoco.mjtGeom.mjGEOM_SPHERE,
                 size=[self.config.torch_heat_radius, 0, 0],
@@ -204,132 +334,6 @@ class _Builder:
                 name=f"flame{body.id}",
                 **sensor,
             )
-
-    def add_weld(self, a: str, b: str, point_world: np.ndarray, label: str, brace: bool = False) -> None:
-        """Weld block ``a`` to block ``b`` at ``point_world`` (placed frame); braces use their own settings."""
-        cfg = self.config
-        timeconst = cfg.brace_timeconst_s if brace else cfg.weld_timeconst_s
-        solimp = cfg.brace_solimp if brace else cfg.weld_solimp
-        centre, rot = self.poses[b]
-        anchor = rot.T @ (point_world - centre)
-        data = np.zeros(12)
-        data[0:3] = anchor
-        data[10] = 1.0  # torquescale; relpose (data[3:10]) zero = taken from the built pose
-        self.spec.add_equality(
-            type=mujoco.mjtEq.mjEQ_WELD,
-            objtype=mujoco.mjtObj.mjOBJ_BODY,
-            name1=self.anchor_body[a],
-            name2=self.anchor_body[b],
-            data=list(data),
-            solref=[timeconst, cfg.weld_dampratio],
-            solimp=[*solimp, 0.5, 2.0],
-        )
-        self.weld_force.append(cfg.brace_break_force_n if brace else cfg.weld_break_force_n)
-        self.weld_torque.append(cfg.brace_break_torque_nm if brace else cfg.weld_break_torque_nm)
-        self.weld_names.append(label)
-
-
-def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Compiled:
-    """Build and compile the MuJoCo model of ``machine`` in ``scene``.
-
-    Raises:
-        ValueError: When the machine has no solid block.
-    """
-    graph = body_graph(machine)
-    if not graph.bodies:
-        raise ValueError("the machine has no solid blocks to simulate")
-    builder = _Builder(scene, config)
-    builder.add_world()
-    extra = _extra_masses(graph)
-    # The cargo touches many blocks: as the first body it is eliminated last and adds no fill-in
-    # to the solver's factor; the blocks follow in fill-reducing order (``ordering``). The log
-    # keeps machine order.
-    cargo_body_name = _add_cargo(builder)
-    poses = {}
-    for i in body_order(graph):
-        body = graph.bodies[i]
-        poses[body.id] = builder.add_block(body, extra.get(body.id, 0.0))
-    blocks = [(body, poses[body.id]) for body in graph.bodies]
-    spec = builder.spec
-    wheels = {b.id for b in graph.bodies if b.spin_axis is not None}
-    for joint in graph.joints:
-        builder.add_weld(
-            joint.child,
-            joint.base,
-            builder.place(joint.point),
-            f"{joint.child}->{joint.base}.{joint.base_face}",
-        )
-        spec.add_exclude(
-            bodyname1=builder.anchor_body[joint.child], bodyname2=builder.anchor_body[joint.base]
-        )
-        # A wheel's disc is a child of its hub: exclude it from the block on the other side too.
-        for wheel, other in ((joint.child, joint.base), (joint.base, joint.child)):
-            if wheel in wheels:
-                spec.add_exclude(bodyname1=f"disc{wheel}", bodyname2=builder.anchor_body[other])
-    for link in graph.links:
-        pa, pb = builder.place(link.point_a), builder.place(link.point_b)
-        if link.type == "Brace":
-            builder.add_weld(
-                link.a.block,
-                link.b.block,
-                0.5 * (pa + pb),
-                f"brace {link.id}",
-                brace=True,
-            )
-            continue
-        _add_rope(builder, link.id, link.a.block, pa, link.b.block, pb)
-    wheel_acts, cannon_acts = _add_actuators(builder, graph)
-    model = spec.compile()
-    overlapping = _overlapping_pairs(model, cargo_body_name)
-    if overlapping:
-        for a, b in overlapping:
-            spec.add_exclude(bodyname1=a, bodyname2=b)
-        model = spec.compile()
-    cannons = [b.id for b in graph.bodies if b.type == "Water Cannon"]
-    torches = [b.id for b in graph.bodies if b.type == "Torch"]
-    heat_pairs = [
-        (i, model.geom(f"hull{c}").id, model.geom(f"flame{t}").id)
-        for i, c in enumerate(cannons)
-        for t in torches
-    ]
-    return Compiled(
-        model=model,
-        blocks=[BlockBody(body.id, body.type, model.body(pose).id) for body, pose in blocks],
-        weld_break_force=np.array(builder.weld_force),
-        weld_break_torque=np.array(builder.weld_torque),
-        weld_names=builder.weld_names,
-        wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
-        cannon_actuators={k: model.actuator(v).id for k, v in cannon_acts.items()},
-        heat_pairs=heat_pairs,
-        cargo_body=-1 if cargo_body_name is None else model.body(cargo_body_name).id,
-    )
-
-
-OVERLAP_TOLERANCE_M = 1e-3
-"""Blocks whose bodies already interpenetrate by more than this when built never collide."""
-
-
-def _overlapping_pairs(model: mujoco.MjModel, cargo: str | None) -> list[tuple[str, str]]:
-    """Pairs of machine bodies that overlap in the built pose.
-
-    The library accepts a block when its shrunk (×0.8) collider is clear
-    (spec 2.2), so full-size bodies of neighbours may overlap, e.g. a torch
-    whose flame nozzle reaches into the cannon it heats. Such built-in
-    overlaps are parts of one rigid assembly, not collisions: they are
-    excluded, as welded neighbours are.
-    """
-    data = mujoco.MjData(model)
-    mujoco.mj_forward(model, data)
-    pairs: set[tuple[str, str]] = set()
-    for contact in data.contact[: data.ncon]:
-        if contact.dist >= -OVERLAP_TOLERANCE_M:
-            continue
-        b1, b2 = (int(model.geom_bodyid[g]) for g in contact.geom)
-        names = sorted((model.body(b1).name, model.body(b2).name))
-        if 0 in (b1, b2) or cargo in names:
-            continue
-        pairs.add((names[0], names[1]))
-    return sorted(pairs)
 
 
 def torch_display_centre(torch: Body) -> np.ndarray:
@@ -341,30 +345,294 @@ def torch_display_centre(torch: Body) -> np.ndarray:
     return np.asarray(torch.shape.center) - 0.25 * np.asarray(torch.pointer)
 
 
-def _add_rope(builder: _Builder, link_id: str, a: str, pa: np.ndarray, b: str, pb: np.ndarray) -> None:
-    sites = []
-    for block, point in ((a, pa), (b, pb)):
-        centre, rot = builder.poses[block]
-        body = builder.spec.body(builder.anchor_body[block])
-        name = f"rope{link_id}_{len(sites)}"
-        body.add_site(name=name, pos=list(rot.T @ (point - centre)))
-        sites.append(name)
-    length = float(np.linalg.norm(pa - pb))
-    tendon = builder.spec.add_tendon(
-        name=f"rope{link_id}",
-        limited=True,
-        range=[0.0, length],
-        solref_limit=[builder.config.winch_stiffness_timeconst_s, 1.0],
+@dataclass(frozen=True)
+class _Tree:
+    """One group as a spanning tree: blocks in breadth-first order, each one's parent, its welds."""
+
+    order: list[str]
+    parent: dict[str, str]
+    welds: list[int]
+
+
+def _trees(plan: Plan, intact: np.ndarray) -> list[_Tree]:
+    """The rigid groups: connected components of the intact welds, roots first in machine order."""
+    adjacent: dict[str, list[tuple[int, str]]] = {b.id: [] for b in plan.graph.bodies}
+    for k, weld in enumerate(plan.welds):
+        if intact[k] and weld.first in adjacent and weld.second in adjacent:
+            adjacent[weld.first].append((k, weld.second))
+            adjacent[weld.second].append((k, weld.first))
+    seen: set[str] = set()
+    trees = []
+    for root in adjacent:
+        if root in seen:
+            continue
+        seen.add(root)
+        order, parent, welds = [root], {}, set()
+        for node in order:  # grows while iterating: breadth-first
+            for k, other in adjacent[node]:
+                welds.add(k)
+                if other not in seen:
+                    seen.add(other)
+                    parent[other] = node
+                    order.append(other)
+        trees.append(_Tree(order, parent, sorted(welds)))
+    return trees
+
+
+def _network(plan: Plan, tree: _Tree) -> WeldNetwork | None:
+    """Factored stiffness of a group's welds in its root block's frame (as built), cached in ``plan``."""
+    key = (tuple(tree.order), tuple(tree.welds))
+    if key not in plan.networks:
+        plan.networks[key] = _factor(plan, tree) if tree.welds else None
+    return plan.networks[key]
+
+
+def _factor(plan: Plan, tree: _Tree) -> WeldNetwork:
+    cfg = plan.config
+    root_centre, root_rot = plan.poses[tree.order[0]]
+    index = {block: i for i, block in enumerate(tree.order)}
+    centres = (np.array([plan.poses[b][0] for b in tree.order]) - root_centre) @ root_rot
+    extra = _extra_masses(plan.graph)
+    mass = {b.id: b.mass + extra.get(b.id, 0.0) for b in plan.graph.bodies}
+    weights = np.array([mass[b] for b in tree.order])
+    welds = [plan.welds[k] for k in tree.welds]
+    anchors = (np.array([w.anchor for w in welds]) - root_centre) @ root_rot
+    ends = np.array([(index[w.first], index[w.second]) for w in welds])
+    scale = np.array([cfg.brace_stiffness_fraction if w.brace else 1.0 for w in welds])
+    return weld_network(
+        centres,
+        np.array([index.get(tree.parent.get(b, ""), -1) for b in tree.order]),
+        weights @ centres / weights.sum(),
+        ends,
+        anchors,
+        scale[:, None] * np.array([1.0, cfg.weld_rotational_stiffness_m2]),
     )
-    for site in sites:
-        tendon.wrap_site(site)
 
 
-def _add_actuators(builder: _Builder, graph: BodyGraph) -> tuple[dict[str, str], dict[str, str]]:
+def _thrusters(
+    plan: Plan, tree: _Tree, cannon_acts: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A group's cannons: node indices, actuator ids and thrust directions in the group's frame."""
+    root_rot = plan.poses[tree.order[0]][1]
+    rot = np.asarray(plan.scene.placement_rotation, dtype=float)
+    bodies = {b.id: b for b in plan.graph.bodies}
+    nodes = [k for k, block in enumerate(tree.order) if block in cannon_acts]
+    axes = [root_rot.T @ (rot @ -np.asarray(bodies[tree.order[k]].pointer)) for k in nodes]
+    return (
+        np.array(nodes, dtype=int),
+        np.array([cannon_acts[tree.order[k]] for k in nodes], dtype=int),
+        np.array(axes).reshape(-1, 3),
+    )
+
+
+def _compile(
+    plan: Plan, intact: np.ndarray, root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+) -> Compiled:
+    """Build the model with one rigid group per connected set of intact welds.
+
+    Args:
+        plan: The placed machine.
+        intact: Per weld, whether it holds.
+        root_poses: Block id → world (centre, rotation) for group roots; default as built.
+    """
+    builder = _Builder(plan)
+    builder.add_world()
+    extra = _extra_masses(plan.graph)
+    bodies = {b.id: b for b in plan.graph.bodies}
+    cargo_name = _add_cargo(builder)
+    trees = _trees(plan, intact)
+    spec_bodies: dict[str, mujoco.MjsBody] = {}
+    for tree in trees:
+        for block in tree.order:
+            centre, rot = plan.poses[block]
+            if block in tree.parent:
+                p_centre, p_rot = plan.poses[tree.parent[block]]
+                holder, pos, rel = (
+                    spec_bodies[tree.parent[block]],
+                    p_rot.T @ (centre - p_centre),
+                    p_rot.T @ rot,
+                )
+                free = False
+            else:
+                holder, free = builder.spec.worldbody, True
+                pos, rel = (centre, rot) if root_poses is None else root_poses[block]
+            spec_bodies[block] = builder.add_block(
+                holder, bodies[block], extra.get(block, 0.0), pos, rel, free
+            )
+    for a, b in plan.never_collide:
+        builder.spec.add_exclude(bodyname1=a, bodyname2=b)
+    ropes = _add_ropes(builder)
+    wheel_acts, cannon_acts = _add_actuators(builder)
+    model = builder.spec.compile()
+    cannons = [b.id for b in plan.graph.bodies if b.type == "Water Cannon"]
+    torches = [b.id for b in plan.graph.bodies if b.type == "Torch"]
+    cannon_ids = {k: model.actuator(v).id for k, v in cannon_acts.items()}
+    groups = [
+        Group(
+            model.body(f"b{tree.order[0]}").id,
+            np.array([model.body(f"b{b}").id for b in tree.order]),
+            np.array(tree.welds, dtype=int),
+            _network(plan, tree),
+            *_thrusters(plan, tree, cannon_ids),
+        )
+        for tree in trees
+    ]
+    return Compiled(
+        model=model,
+        plan=plan,
+        intact=np.asarray(intact, dtype=bool).copy(),
+        blocks=[
+            BlockBody(b.id, b.type, model.body(f"disc{b.id}" if b.spin_axis is not None else f"b{b.id}").id)
+            for b in plan.graph.bodies
+        ],
+        groups=groups,
+        weld_break_force=np.array([weld_limits(plan.config, w)[0] for w in plan.welds]),
+        weld_break_torque=np.array([weld_limits(plan.config, w)[1] for w in plan.welds]),
+        wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
+        cannon_actuators=cannon_ids,
+        heat_pairs=[
+            (i, model.geom(f"hull{c}").id, model.geom(f"flame{t}").id)
+            for i, c in enumerate(cannons)
+            for t in torches
+        ],
+        ropes=[
+            Rope(
+                model.tendon(name).id,
+                (model.site(f"{name}_0").id, model.site(f"{name}_1").id),
+                (model.body(f"b{a}").id, model.body(f"b{b}").id),
+            )
+            for name, a, b in ropes
+        ],
+        cargo_body=-1 if cargo_name is None else model.body(cargo_name).id,
+    )
+
+
+def weld_limits(config: PhysicsConfig, weld: Weld) -> tuple[float, float]:
+    """Break force (N) and torque (N·m) of ``weld``."""
+    if weld.brace:
+        return config.brace_break_force_n, config.brace_break_torque_nm
+    return config.weld_break_force_n, config.weld_break_torque_nm
+
+
+def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Compiled:
+    """Build and compile the MuJoCo model of ``machine`` in ``scene`` with every weld intact.
+
+    Raises:
+        ValueError: When the machine has no solid block.
+    """
+    plan = plan_scene(machine, scene, config)
+    intact = np.ones(len(plan.welds), dtype=bool)
+    compiled = _compile(plan, intact)
+    overlapping = _overlapping_pairs(compiled)
+    if not overlapping:
+        return compiled
+    plan = Plan(
+        scene, config, plan.graph, plan.poses, plan.welds, [*plan.never_collide, *overlapping], plan.networks
+    )
+    return _compile(plan, intact)
+
+
+def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:
+    """Recompile with only the ``intact`` welds and carry the state over.
+
+    Every block keeps its pose and velocity: each new group's root takes its
+    current world pose and velocity, the rest of the group follows rigidly
+    (a group's blocks never move relative to each other); wheel hinges, the
+    cargo, actuator controls and the clock carry over by name.
+    """
+    old = compiled.model
+    roots: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for block in compiled.plan.graph.bodies:
+        b = old.body(f"b{block.id}").id
+        roots[block.id] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
+    new = _compile(compiled.plan, intact, roots)
+    model = new.model
+    state = mujoco.MjData(model)
+    state.time = data.time
+    state.ctrl[:] = data.ctrl
+    velocity = np.zeros(6)
+    for j in range(model.njnt):
+        name = model.joint(j).name
+        qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            body = int(model.jnt_bodyid[j])
+            b_old = old.body(model.body(body).name).id
+            mujoco.mj_objectVelocity(old, data, mujoco.mjtObj.mjOBJ_BODY, b_old, velocity, 0)
+            state.qpos[qa : qa + 3] = data.xpos[b_old]
+            state.qpos[qa + 3 : qa + 7] = data.xquat[b_old]
+            state.qvel[va : va + 3] = velocity[3:]
+            state.qvel[va + 3 : va + 6] = data.xmat[b_old].reshape(3, 3).T @ velocity[:3]
+        else:
+            j_old = old.joint(name).id
+            state.qpos[qa] = data.qpos[old.jnt_qposadr[j_old]]
+            state.qvel[va] = data.qvel[old.jnt_dofadr[j_old]]
+    mujoco.mj_forward(model, state)
+    return new, state
+
+
+OVERLAP_TOLERANCE_M = 1e-3
+"""Blocks whose bodies already interpenetrate by more than this when built never collide."""
+
+
+def _overlapping_pairs(compiled: Compiled) -> list[tuple[str, str]]:
+    """Pairs of block bodies whose colliders overlap in the built pose.
+
+    The library accepts a block when its shrunk (×0.8) collider is clear
+    (spec 2.2), so full-size bodies of neighbours may overlap, e.g. a torch
+    whose flame nozzle reaches into the cannon it heats. Such built-in
+    overlaps are parts of one rigid assembly, not collisions: they are
+    excluded, as welded neighbours are (MuJoCo does not collide blocks of one
+    rigid group anyway, so this matters once a weld between them breaks).
+    """
+    model = compiled.model
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    geoms = np.array([model.geom(f"g{b.id}").id for b in compiled.plan.graph.bodies], dtype=int)
+    reach = 2.0 * float(model.geom_rbound[geoms].max())
+    pairs: set[tuple[str, str]] = set()
+    for i, j in sorted(cKDTree(data.geom_xpos[geoms]).query_pairs(reach)):
+        g1, g2 = int(geoms[i]), int(geoms[j])
+        if model.geom_rbound[g1] + model.geom_rbound[g2] < np.linalg.norm(
+            data.geom_xpos[g1] - data.geom_xpos[g2]
+        ):
+            continue
+        if mujoco.mj_geomDistance(model, data, g1, g2, 1.0, None) < -OVERLAP_TOLERANCE_M:
+            names = sorted(model.body(int(model.geom_bodyid[g])).name for g in (g1, g2))
+            pairs.add((names[0], names[1]))
+    return sorted(pairs)
+
+
+def _add_ropes(builder: _Builder) -> list[tuple[str, str, str]]:
+    """A spatial tendon per Winch; returns ``(tendon name, end block a, end block b)``."""
+    ropes = []
+    plan = builder.plan
+    rot, offset = builder.rot, np.asarray(builder.scene.placement_offset, dtype=float)
+    for link in plan.graph.links:
+        if link.type == "Brace":
+            continue
+        ends = ((link.a.block, rot @ link.point_a + offset), (link.b.block, rot @ link.point_b + offset))
+        name = f"rope{link.id}"
+        for k, (block, point) in enumerate(ends):
+            centre, brot = plan.poses[block]
+            builder.spec.body(f"b{block}").add_site(name=f"{name}_{k}", pos=list(brot.T @ (point - centre)))
+        length = float(np.linalg.norm(ends[0][1] - ends[1][1]))
+        tendon = builder.spec.add_tendon(
+            name=name,
+            limited=True,
+            range=[0.0, length],
+            solref_limit=[builder.config.winch_stiffness_timeconst_s, 1.0],
+        )
+        for k in range(2):
+            tendon.wrap_site(f"{name}_{k}")
+        ropes.append((name, link.a.block, link.b.block))
+    return ropes
+
+
+def _add_actuators(builder: _Builder) -> tuple[dict[str, str], dict[str, str]]:
     cfg = builder.config
     wheels: dict[str, str] = {}
     cannons: dict[str, str] = {}
-    for body in graph.bodies:
+    for body in builder.plan.graph.bodies:
         if body.spin_axis is not None:
             act = builder.spec.add_actuator(
                 name=f"motor{body.id}", target=f"spin{body.id}", trntype=mujoco.mjtTrn.mjTRN_JOINT
@@ -374,11 +642,12 @@ def _add_actuators(builder: _Builder, graph: BodyGraph) -> tuple[dict[str, str],
             act.forcerange = [-cfg.wheel_max_torque_nm, cfg.wheel_max_torque_nm]
             wheels[body.id] = act.name
         elif body.type == "Water Cannon":
-            centre, rot = builder.poses[body.id]
+            rot = builder.plan.poses[body.id][1]
             recoil_world = builder.rot @ -np.asarray(body.pointer)
             site_rot = _frame_with_z(rot.T @ recoil_world)
-            holder = builder.spec.body(builder.anchor_body[body.id])
-            holder.add_site(name=f"nozzle{body.id}", pos=[0, 0, 0], quat=_quat(site_rot))
+            builder.spec.body(f"b{body.id}").add_site(
+                name=f"nozzle{body.id}", pos=[0, 0, 0], quat=_quat(site_rot)
+            )
             act = builder.spec.add_actuator(
                 name=f"thrust{body.id}",
                 target=f"nozzle{body.id}",

@@ -24,10 +24,9 @@ class PhysicsConfig:
 
     Attributes:
         timestep_s: Fixed step. Besiege's fixed update is 100 Hz (spec 1.4);
-            we step at 200 Hz because MuJoCo's stiffest stable weld time
-            constant is 2 steps: with 10 ms steps a 13-block beam over the
-            10-unit gap sagged ~1 m and slipped off (measured), with 5 ms a
-            few centimetres.
+            we step at 200 Hz so contacts (time constant
+            ``contact_timeconst_s``, at least two steps) stay as stiff as
+            MuJoCo's default and a heavy cargo on a bridge rests steadily.
         gravity_mps2: Downward gravity; "normal gravity" of the block
             descriptions (App. E.2), taken as Earth's.
         integrator: MuJoCo integrator name; ``implicitfast`` treats the
@@ -35,38 +34,34 @@ class PhysicsConfig:
         iterations: Newton solver iterations per step (MuJoCo default 100;
             the solver converges in far fewer for these scenes, the cap
             only bounds the worst case).
-        weld_timeconst_s: Weld ``solref`` time constant: 2·timestep, the
-            stiffest MuJoCo accepts (it clamps below), so attached blocks
-            behave as rigidly as the step allows.
-        weld_dampratio: Weld ``solref`` damping ratio (critical).
-        weld_solimp: Weld impedance ``(dmin, dmax, width)``: 0.99–0.999
-            instead of MuJoCo's 0.9–0.95 default, because the default let a
-            13-block beam over the 10-unit gap sag ~0.6 m under its own
-            weight at this step and slip off the terrain (measured).
+        weld_rotational_stiffness_m2: A weld's rotational stiffness per unit
+            of its translational stiffness (m²). Only loops of welds (braces)
+            read it: they share their load by stiffness. A weld joins two
+            unit faces, so it is taken as a bar of unit-square section:
+            bending over axial stiffness ``I/A = a²/12`` with ``a = 1``.
         weld_break_force_n: A weld breaks when the magnitude of its
-            constraint force exceeds this (N). Our choice: about the
+            force exceeds this (N). Our choice: about the
             weight of 1000 mass units, so shear never breaks a beam before
             bending does, as in Besiege, where bridges mostly fail by
             snapping near mid-span.
-        weld_break_torque_nm: A weld breaks when its constraint torque
-            exceeds this (N·m). Our choice, in the magnitude of the paper's
-            Support loads (Table 2: ~100–600 mass units): a plain 13-block,
-            1-wide beam over the 10-unit gap snapped at mid-span under 230
-            units, a 1-wide beam cannot span the 20-unit gap under the
-            ~150 units of the 2 s hold, three parallel beams hold ~280
-            there (measured).
-        brace_timeconst_s: ``solref`` time constant of a Brace weld. Braces
-            close loops in a tree of welds (a statically indeterminate
-            frame). With near-rigid braces the solver's split of internal
-            force between the loop's members is set by numerical noise: we
-            read self-cancelling 10–80 kN forces, spurious breaks and
-            divergence in braced bridges with block-weld settings (measured,
-            3 designs × 6 settings). A brace is therefore a compliant member
-            (like a slender rod) with MuJoCo's default softness: stiff
-            enough to hold a braced engine straight under 4 g (Lift Lv.3
-            reference), soft enough that braced bridges stayed stable;
-            softer braces (0.05 s, 0.5–0.6) let engines tumble.
-        brace_solimp: ``solimp`` of a Brace weld (MuJoCo's default).
+        weld_break_torque_nm: A weld breaks when its torque about its
+            anchor exceeds this (N·m). Our choice, in the magnitude of the
+            paper's Support loads (Table 2: ~100–600 mass units): a plain
+            13-block, 1-wide beam over the 10-unit gap snaps at mid-span
+            under ~230 units; a 1-wide beam cannot span the 20-unit gap
+            under the ~150 units of the 2 s hold.
+        brace_stiffness_fraction: A Brace's stiffness as a fraction of a
+            block weld's. A brace is a slender rod joined at two faces, so
+            it is softer than a face-to-face weld; braces close loops in a
+            group, and in a loop the softer member takes the smaller share.
+        weld_response_s: Time constant (s) of the welds' response to load:
+            the break test reads each weld's force and torque through a
+            first-order lag (``sim._WeldResponse``). Blocks move rigidly, so
+            an impact's contact force reaches the welds within one step;
+            without the lag a 13-block bridge dropped 0.5 units onto its
+            supports read five times its static bending moment for one tick
+            (measured). 0.02 s: MuJoCo's default constraint time
+            constant, as the contacts use (0 reads every load unfiltered).
         brace_break_force_n: Break force of a Brace weld (N); our choice:
             twice a block weld's, as a brace is joined at two faces.
         brace_break_torque_nm: Break torque of a Brace weld (N·m), twice.
@@ -114,17 +109,15 @@ class PhysicsConfig:
         log_hz: Trajectory sampling rate (Lua script, spec 1.4).
     """
 
-    timestep_s: float = 0.005
+    timestep_s: float = 0.01
     gravity_mps2: float = 9.81
     integrator: str = "implicitfast"
     iterations: int = 50
-    weld_timeconst_s: float = 0.01
-    weld_dampratio: float = 1.0
-    weld_solimp: tuple[float, float, float] = (0.99, 0.999, 0.001)
+    weld_rotational_stiffness_m2: float = 1.0 / 12.0
     weld_break_force_n: float = 10_000.0
     weld_break_torque_nm: float = 4_000.0
-    brace_timeconst_s: float = 0.02
-    brace_solimp: tuple[float, float, float] = (0.9, 0.95, 0.001)
+    brace_stiffness_fraction: float = 0.25
+    weld_response_s: float = 0.05
     brace_break_force_n: float = 20_000.0
     brace_break_torque_nm: float = 8_000.0
     winch_stiffness_timeconst_s: float = 0.02
@@ -145,10 +138,14 @@ class PhysicsConfig:
     log_hz: float = 25.0
 
     def __post_init__(self) -> None:
-        if self.weld_timeconst_s < 2 * self.timestep_s:
+        if self.contact_timeconst_s < 2 * self.timestep_s:
             raise ValueError(
-                f"weld_timeconst_s={self.weld_timeconst_s} is below 2*timestep_s; MuJoCo would clamp it"
+                f"contact_timeconst_s={self.contact_timeconst_s} is below 2*timestep_s; MuJoCo would clamp it"
             )
+        if not self.weld_response_s >= 0:
+            raise ValueError("weld_response_s must be >= 0")
+        if not (self.weld_rotational_stiffness_m2 > 0 and self.brace_stiffness_fraction > 0):
+            raise ValueError("weld stiffnesses must be positive")
         for name, ratio in (
             ("control_hz", 1.0 / (self.control_hz * self.timestep_s)),
             ("log_hz", self.control_hz / self.log_hz),
