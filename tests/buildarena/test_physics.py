@@ -228,6 +228,7 @@ def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness()
     tree = weld_network(
         np.array([[0.0, 0, 0], [1.0, 0, 0]]),
         np.array([-1, 0]),
+        np.array([-1, 0]),
         np.zeros(3),
         np.array([[0, 1]]),
         np.array([[0.5, 0, 0]]),
@@ -235,38 +236,48 @@ def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness()
     )
     # Subtree wrenches as MuJoCo gives them: (torque about the origin, force); node 1 needs +1 N up.
     subtree = np.array([[0, 0, 0, 0, 0, 0], [0, -1.0, 0, 0, 0, 1.0]])
-    wrench = tree.wrenches(subtree)
-    assert np.allclose(wrench, [[0, 0, 1.0, 0, -0.5, 0]])
+    assert np.allclose(tree.wrenches(subtree), [[0, 0, 1.0, 0, -0.5, 0]])
     # Three nodes in a row, 0–1–2 and 0–2 directly: a pull on node 2 splits 1/3 over the two-weld path.
     line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
-    loop = weld_network(
+    ends = np.array([[0, 1], [1, 2], [0, 2]])
+    anchors = np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]])
+    pull = np.zeros((3, 6))
+    pull[1:, 3] = -1.0  # node 2 is pulled west; node 1's subtree contains node 2
+
+    def shares(scale: list[float]) -> np.ndarray:
+        network = weld_network(
+            line,
+            np.array([-1, 0, 1]),
+            np.array([-1, 0, 1]),
+            np.zeros(3),
+            ends,
+            anchors,
+            unit * np.array(scale)[:, None],
+        )
+        return network.wrenches(pull)[:, 0]
+
+    assert np.allclose(shares([1.0, 1.0, 1.0]), [-1 / 3, -1 / 3, -2 / 3])
+    assert np.allclose(shares([1.0, 1.0, 4.0]), [-1 / 9, -1 / 9, -8 / 9])  # a stiffer direct weld takes more
+    # The same pull as a force the subtree wrenches do not count (thrust): the welds deliver the opposite.
+    thrust = weld_network(
         line,
         np.array([-1, 0, 1]),
+        np.array([-1, 0, 1]),
         np.zeros(3),
-        np.array([[0, 1], [1, 2], [0, 2]]),
-        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
+        ends,
+        anchors,
         np.repeat(unit, 3, axis=0),
     )
-    pull = np.zeros((3, 6))
-    pull[2, 3] = -1.0  # node 2's subtree force
-    pull[1, 3] = -1.0  # node 1's subtree contains node 2
-    assert np.allclose(loop.wrenches(pull)[:, 0], [-1 / 3, -1 / 3, -2 / 3])
-    # A stiffer direct weld takes a larger share.
-    stiff = weld_network(
-        line,
-        np.array([-1, 0, 1]),
-        np.zeros(3),
-        np.array([[0, 1], [1, 2], [0, 2]]),
-        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
-        unit * np.array([[1.0], [1.0], [4.0]]),
+    assert np.allclose(
+        thrust.wrenches(np.zeros((3, 6)), {2: np.array([-1.0, 0, 0, 0, 0, 0])})[:, 0], [1 / 3, 1 / 3, 2 / 3]
     )
-    assert np.allclose(stiff.wrenches(pull)[:, 0], [-1 / 9, -1 / 9, -8 / 9])
 
 
-def test_welds_of_an_unconnected_group_are_rejected() -> None:
-    with pytest.raises(ValueError, match="do not connect"):
+def test_a_block_without_the_weld_to_its_parent_is_rejected() -> None:
+    with pytest.raises(ValueError, match="joins it to its parent"):
         weld_network(
             np.array([[0.0, 0, 0], [1.0, 0, 0], [5.0, 0, 0]]),
+            np.array([-1, 0, 0]),
             np.array([-1, 0, -1]),
             np.zeros(3),
             np.array([[0, 1]]),

@@ -84,7 +84,7 @@ class Group:
         root: Body id of the block with the free joint (node 0).
         bodies: Body ids of its blocks (hubs for wheels), root first.
         welds: Indices into ``Compiled.welds`` of the intact welds inside it.
-        network: Their factored stiffness (None without welds).
+        network: Their analysis (None without welds).
         cannon_nodes: Node indices of its Water Cannons.
         cannon_acts: Their thrust actuator ids.
         cannon_axes: Their thrust directions (unit) in the root block's frame.
@@ -121,8 +121,8 @@ class Plan:
         never_collide: Body-name pairs excluded from collision: welded
             neighbours, a wheel's disc and the block on the other side of its
             hub's weld, and blocks that overlap as built.
-        networks: Weld networks already factored, by group (blocks, welds):
-            a rebuild after a break re-factors only the groups that changed.
+        networks: Weld analyses already prepared, by group (blocks, welds):
+            a rebuild after a break prepares only the groups that changed.
     """
 
     scene: Scene
@@ -347,10 +347,12 @@ def torch_display_centre(torch: Body) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Tree:
-    """One group as a spanning tree: blocks in breadth-first order, each one's parent, its welds."""
+    """One group as a spanning tree: blocks in breadth-first order, each one's parent and
+    the weld joining them (machine weld index), and all the group's welds."""
 
     order: list[str]
     parent: dict[str, str]
+    edge: dict[str, int]
     welds: list[int]
 
 
@@ -367,20 +369,20 @@ def _trees(plan: Plan, intact: np.ndarray) -> list[_Tree]:
         if root in seen:
             continue
         seen.add(root)
-        order, parent, welds = [root], {}, set()
+        order, parent, edge, welds = [root], {}, {}, set()
         for node in order:  # grows while iterating: breadth-first
             for k, other in adjacent[node]:
                 welds.add(k)
                 if other not in seen:
                     seen.add(other)
-                    parent[other] = node
+                    parent[other], edge[other] = node, k
                     order.append(other)
-        trees.append(_Tree(order, parent, sorted(welds)))
+        trees.append(_Tree(order, parent, edge, sorted(welds)))
     return trees
 
 
 def _network(plan: Plan, tree: _Tree) -> WeldNetwork | None:
-    """Factored stiffness of a group's welds in its root block's frame (as built), cached in ``plan``."""
+    """The weld analysis of a group in its root block's frame (as built), cached in ``plan``."""
     key = (tuple(tree.order), tuple(tree.welds))
     if key not in plan.networks:
         plan.networks[key] = _factor(plan, tree) if tree.welds else None
@@ -399,9 +401,11 @@ def _factor(plan: Plan, tree: _Tree) -> WeldNetwork:
     anchors = (np.array([w.anchor for w in welds]) - root_centre) @ root_rot
     ends = np.array([(index[w.first], index[w.second]) for w in welds])
     scale = np.array([cfg.brace_stiffness_fraction if w.brace else 1.0 for w in welds])
+    local = {k: i for i, k in enumerate(tree.welds)}
     return weld_network(
         centres,
         np.array([index.get(tree.parent.get(b, ""), -1) for b in tree.order]),
+        np.array([local.get(tree.edge.get(b, -1), -1) for b in tree.order]),
         weights @ centres / weights.sum(),
         ends,
         anchors,

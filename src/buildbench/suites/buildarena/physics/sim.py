@@ -167,13 +167,17 @@ def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.
     for group in groups:
         rot = data.xmat[group.root].reshape(3, 3)
         subtree = data.cfrc_int[group.bodies].reshape(-1, 3) @ rot
-        extra = None
-        if group.cannon_nodes.size or ropes:
-            extra = np.zeros((group.bodies.size, 6))
-            extra[group.cannon_nodes, :3] = data.actuator_force[group.cannon_acts, None] * group.cannon_axes
-            for node, body in enumerate(group.bodies):
-                if int(body) in ropes:
-                    extra[node] += (ropes[int(body)].reshape(2, 3) @ rot).reshape(6)
+        extra = {}
+        if group.cannon_nodes.size:
+            push = data.actuator_force[group.cannon_acts, None] * group.cannon_axes
+            extra = {
+                int(k): np.concatenate([f, np.zeros(3)])
+                for k, f in zip(group.cannon_nodes, push, strict=True)
+            }
+        if ropes:
+            for node, body in enumerate(group.bodies.tolist()):
+                if body in ropes:
+                    extra[node] = extra.get(node, 0.0) + (ropes[body].reshape(2, 3) @ rot).reshape(6)
         wrenches.append(group.network.wrenches(subtree, extra))  # type: ignore[union-attr]
         ids.append(group.welds)
     both = np.concatenate(wrenches).reshape(-1, 2, 3)
