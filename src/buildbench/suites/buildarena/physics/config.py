@@ -23,10 +23,10 @@ class PhysicsConfig:
     """Solver settings, break thresholds and actuator constants (SI-like: units = metres, mass units = kg).
 
     Attributes:
-        timestep_s: Fixed step. Besiege's fixed update is 100 Hz (spec 1.4);
-            we step at 200 Hz so contacts (time constant
-            ``contact_timeconst_s``, at least two steps) stay as stiff as
-            MuJoCo's default and a heavy cargo on a bridge rests steadily.
+        timestep_s: Fixed step: Besiege's fixed update, 100 Hz (spec 1.4).
+            Blocks joined by welds move rigidly, so no weld stiffness limits
+            the step; contacts keep MuJoCo's default time constant (two
+            steps).
         gravity_mps2: Downward gravity; "normal gravity" of the block
             descriptions (App. E.2), taken as Earth's.
         integrator: MuJoCo integrator name; ``implicitfast`` treats the
@@ -48,8 +48,8 @@ class PhysicsConfig:
             anchor exceeds this (N·m). Our choice, in the magnitude of the
             paper's Support loads (Table 2: ~100–600 mass units): a plain
             13-block, 1-wide beam over the 10-unit gap snaps at mid-span
-            under ~230 units; a 1-wide beam cannot span the 20-unit gap
-            under the ~150 units of the 2 s hold.
+            under ~270 units; a 1-wide beam over the 20-unit gap snaps when
+            the cargo lands (measured).
         brace_stiffness_fraction: A Brace's stiffness as a fraction of a
             block weld's. A brace is a slender rod joined at two faces, so
             it is softer than a face-to-face weld; braces close loops in a
@@ -58,10 +58,11 @@ class PhysicsConfig:
             the break test reads each weld's force and torque through a
             first-order lag (``sim._WeldResponse``). Blocks move rigidly, so
             an impact's contact force reaches the welds within one step;
-            without the lag a 13-block bridge dropped 0.5 units onto its
-            supports read five times its static bending moment for one tick
-            (measured). 0.02 s: MuJoCo's default constraint time
-            constant, as the contacts use (0 reads every load unfiltered).
+            without the lag the Support Lv.3 reference bridge's most loaded
+            weld read 10 kN·m for one tick when the bridge dropped 0.5 units
+            onto its supports and 18 kN·m when the cargo landed on it, against
+            ~0.5 kN·m static a few ticks later (measured). 0.05 s is a fraction of a timber bridge's natural
+            period (~0.1–0.5 s); 0 reads every load unfiltered.
         brace_break_force_n: Break force of a Brace weld (N); our choice:
             twice a block weld's, as a brace is joined at two faces.
         brace_break_torque_nm: Break torque of a Brace weld (N·m), twice.
