@@ -1,8 +1,9 @@
 """Open physics for BuildArena machines: MuJoCo built with ``MjSpec`` (replaces Besiege, spec 6).
 
 ``config`` holds every published number, ``scene`` the world around the
-machine, ``placement`` where the evaluator puts it, ``build`` the MuJoCo
-model (blocks joined by intact welds as one rigid group each), ``stress``
+machine, ``placement`` where the evaluator puts it, ``layout`` the placed
+machine and its welds, ``groups`` the rigid groups (blocks joined by intact
+welds), ``build`` the MuJoCo model of the groups, ``stress``
 the weld forces inside a group, ``sim`` the loop (breaking welds and
 rebuilding the groups) and ``trajectory`` the 25 Hz log.
 """

@@ -24,19 +24,20 @@ colliders); collision boxes are ``collision_gap_m`` smaller than the blocks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import mujoco
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buildbench.suites.buildarena.library.bodies import Body, BodyGraph, body_graph
+from buildbench.suites.buildarena.library.bodies import Body
 from buildbench.suites.buildarena.library.frames import matrix_to_quat
 from buildbench.suites.buildarena.model import Machine
 
 from .config import PhysicsConfig
+from .groups import Group, network, spanning_trees, thrusters
+from .layout import Layout, lay_out, weld_limits
 from .scene import Scene
-from .stress import WeldNetwork, weld_network
 
 BALLAST = "Ballast"
 
@@ -57,49 +58,6 @@ class BlockBody:
 
 
 @dataclass(frozen=True)
-class Weld:
-    """One breakable joint of the machine (an attachment or a Brace).
-
-    Attributes:
-        first: Block id of the base (attachment) or first end (Brace).
-        second: Block id of the attached block or second end.
-        anchor: Anchor point in the placed frame as built (m): the base
-            face centre, or midway between a Brace's two faces.
-        label: ``child->base.face`` or ``brace <id>``.
-        brace: Whether it is a Brace.
-    """
-
-    first: str
-    second: str
-    anchor: np.ndarray
-    label: str
-    brace: bool
-
-
-@dataclass(frozen=True)
-class Group:
-    """Blocks held together by intact welds: one rigid body in the model.
-
-    Attributes:
-        root: Body id of the block with the free joint (node 0).
-        bodies: Body ids of its blocks (hubs for wheels), root first.
-        welds: Indices into ``Compiled.welds`` of the intact welds inside it.
-        network: Their analysis (None without welds).
-        cannon_nodes: Node indices of its Water Cannons.
-        cannon_acts: Their thrust actuator ids.
-        cannon_axes: Their thrust directions (unit) in the root block's frame.
-    """
-
-    root: int
-    bodies: np.ndarray
-    welds: np.ndarray
-    network: WeldNetwork | None
-    cannon_nodes: np.ndarray
-    cannon_acts: np.ndarray
-    cannon_axes: np.ndarray
-
-
-@dataclass(frozen=True)
 class Rope:
     """A Winch rope: tendon id and its two end sites and bodies."""
 
@@ -109,39 +67,13 @@ class Rope:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """Everything about a machine in a scene that does not change when welds break.
-
-    Attributes:
-        scene: The scene.
-        config: Physics settings.
-        graph: Bodies, attachments and links of the machine.
-        poses: Block id → (centre, rotation) in the placed frame as built.
-        welds: Every weld, attachments first (graph order), then Braces.
-        never_collide: Body-name pairs excluded from collision: welded
-            neighbours, a wheel's disc and the block on the other side of its
-            hub's weld, and blocks that overlap as built.
-        networks: Weld analyses already prepared, by group (blocks, welds):
-            a rebuild after a break prepares only the groups that changed.
-    """
-
-    scene: Scene
-    config: PhysicsConfig
-    graph: BodyGraph
-    poses: dict[str, tuple[np.ndarray, np.ndarray]]
-    welds: list[Weld]
-    never_collide: list[tuple[str, str]] = field(default_factory=list)
-    networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Compiled:
     """A compiled scene and the index arrays the simulation loop needs.
 
     Attributes:
         model: The MuJoCo model.
-        plan: What it was built from (for ``rebuild``).
-        intact: Per weld of ``plan.welds``, whether it still holds.
+        layout: What it was built from (for ``rebuild``).
+        intact: Per weld of ``layout.welds``, whether it still holds.
         blocks: Logged blocks in machine order (cargo excluded).
         groups: The rigid groups.
         weld_break_force: Break force per weld (N).
@@ -156,7 +88,7 @@ class Compiled:
     """
 
     model: mujoco.MjModel
-    plan: Plan
+    layout: Layout
     intact: np.ndarray
     blocks: list[BlockBody]
     groups: list[Group]
@@ -171,7 +103,7 @@ class Compiled:
     @property
     def weld_names(self) -> list[str]:
         """Label per weld."""
-        return [w.label for w in self.plan.welds]
+        return [w.label for w in self.layout.welds]
 
 
 def _box_inertia(mass: float, full: np.ndarray) -> np.ndarray:
@@ -188,63 +120,12 @@ def _quat(rot: np.ndarray) -> list[float]:
     return list(matrix_to_quat(rot))
 
 
-def _extra_masses(graph: BodyGraph) -> dict[str, float]:
-    """Connector masses split equally onto their two end blocks (connectors have no body of their own)."""
-    extra: dict[str, float] = {}
-    for link in graph.links:
-        for ref in (link.a, link.b):
-            extra[ref.block] = extra.get(ref.block, 0.0) + 0.5 * link.mass
-    return extra
-
-
-def plan_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Plan:
-    """Place ``machine`` in ``scene`` and list its welds and never-colliding pairs.
-
-    Raises:
-        ValueError: When the machine has no solid block.
-    """
-    graph = body_graph(machine)
-    if not graph.bodies:
-        raise ValueError("the machine has no solid blocks to simulate")
-    rot = np.asarray(scene.placement_rotation, dtype=float)
-    offset = np.asarray(scene.placement_offset, dtype=float)
-
-    def place(point: np.ndarray) -> np.ndarray:
-        return rot @ np.asarray(point, dtype=float) + offset
-
-    poses = {b.id: (place(b.shape.center), rot @ b.shape.rotation) for b in graph.bodies}
-    welds = [
-        Weld(j.base, j.child, place(j.point), f"{j.child}->{j.base}.{j.base_face}", False)
-        for j in graph.joints
-    ]
-    welds += [
-        Weld(
-            link.a.block,
-            link.b.block,
-            0.5 * (place(link.point_a) + place(link.point_b)),
-            f"brace {link.id}",
-            True,
-        )
-        for link in graph.links
-        if link.type == "Brace"
-    ]
-    wheels = {b.id for b in graph.bodies if b.spin_axis is not None}
-    pairs = []
-    for joint in graph.joints:
-        pairs.append((f"b{joint.child}", f"b{joint.base}"))
-        # A wheel's disc is a child of its hub: exclude it from the block on the other side too.
-        for wheel, other in ((joint.child, joint.base), (joint.base, joint.child)):
-            if wheel in wheels:
-                pairs.append((f"disc{wheel}", f"b{other}"))
-    return Plan(scene, config, graph, poses, welds, pairs)
-
-
 class _Builder:
-    def __init__(self, plan: Plan) -> None:
-        self.plan, self.scene, self.config = plan, plan.scene, plan.config
-        self.rot = np.asarray(plan.scene.placement_rotation, dtype=float)
+    def __init__(self, layout: Layout) -> None:
+        self.layout, self.scene, self.config = layout, layout.scene, layout.config
+        self.rot = np.asarray(layout.scene.placement_rotation, dtype=float)
         self.spec = mujoco.MjSpec()
-        config = plan.config
+        config = layout.config
         opt = self.spec.option
         opt.timestep = config.timestep_s
         opt.gravity = [0.0, 0.0, -config.gravity_mps2]
@@ -277,14 +158,13 @@ class _Builder:
         self,
         parent: mujoco.MjsBody,
         body: Body,
-        extra_mass: float,
         pos: np.ndarray,
         rot: np.ndarray,
         free: bool,
     ) -> mujoco.MjsBody:
         """Add ``body`` under ``parent`` at ``pos``/``rot`` (parent frame); returns the block's body."""
         shape = body.shape
-        mass = body.mass + extra_mass
+        mass = self.layout.masses[body.id]
         b = parent.add_body(name=f"b{body.id}", pos=list(pos), quat=_quat(rot))
         if free:
             b.add_freejoint()
@@ -309,7 +189,7 @@ class _Builder:
             mass -= hub_mass
             inertia = inertia * (1 - self.config.wheel_hub_mass_fraction)
             # Positive control = rolling the captioned way: angular velocity -spin_axis (see sim docs).
-            built_rot = self.plan.poses[body.id][1]
+            built_rot = self.layout.poses[body.id][1]
             axis_local = built_rot.T @ (self.rot @ -np.asarray(body.spin_axis))
             holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=list(axis_local), name=f"spin{body.id}")
         holder.mass, holder.inertia = mass, list(inertia)
@@ -324,7 +204,7 @@ class _Builder:
         if body.type == "Water Cannon":
             holder.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half), name=f"hull{body.id}", **sensor)
         elif body.type == "Torch":
-            centre, rot = self.plan.poses[body.id]
+            centre, rot = self.layout.poses[body.id]
             offset = np.asarray(self.scene.placement_offset, dtype=float)
             flame = self.rot @ (torch_display_centre(body) + np.asarray(body.pointer)) + offset
             holder.add_geom(
@@ -345,112 +225,27 @@ def torch_display_centre(torch: Body) -> np.ndarray:
     return np.asarray(torch.shape.center) - 0.25 * np.asarray(torch.pointer)
 
 
-@dataclass(frozen=True)
-class _Tree:
-    """One group as a spanning tree: blocks in breadth-first order, each one's parent and
-    the weld joining them (machine weld index), and all the group's welds."""
-
-    order: list[str]
-    parent: dict[str, str]
-    edge: dict[str, int]
-    welds: list[int]
-
-
-def _trees(plan: Plan, intact: np.ndarray) -> list[_Tree]:
-    """The rigid groups: connected components of the intact welds, roots first in machine order."""
-    adjacent: dict[str, list[tuple[int, str]]] = {b.id: [] for b in plan.graph.bodies}
-    for k, weld in enumerate(plan.welds):
-        if intact[k] and weld.first in adjacent and weld.second in adjacent:
-            adjacent[weld.first].append((k, weld.second))
-            adjacent[weld.second].append((k, weld.first))
-    seen: set[str] = set()
-    trees = []
-    for root in adjacent:
-        if root in seen:
-            continue
-        seen.add(root)
-        order, parent, edge, welds = [root], {}, {}, set()
-        for node in order:  # grows while iterating: breadth-first
-            for k, other in adjacent[node]:
-                welds.add(k)
-                if other not in seen:
-                    seen.add(other)
-                    parent[other], edge[other] = node, k
-                    order.append(other)
-        trees.append(_Tree(order, parent, edge, sorted(welds)))
-    return trees
-
-
-def _network(plan: Plan, tree: _Tree) -> WeldNetwork | None:
-    """The weld analysis of a group in its root block's frame (as built), cached in ``plan``."""
-    key = (tuple(tree.order), tuple(tree.welds))
-    if key not in plan.networks:
-        plan.networks[key] = _factor(plan, tree) if tree.welds else None
-    return plan.networks[key]
-
-
-def _factor(plan: Plan, tree: _Tree) -> WeldNetwork:
-    cfg = plan.config
-    root_centre, root_rot = plan.poses[tree.order[0]]
-    index = {block: i for i, block in enumerate(tree.order)}
-    centres = (np.array([plan.poses[b][0] for b in tree.order]) - root_centre) @ root_rot
-    extra = _extra_masses(plan.graph)
-    mass = {b.id: b.mass + extra.get(b.id, 0.0) for b in plan.graph.bodies}
-    weights = np.array([mass[b] for b in tree.order])
-    welds = [plan.welds[k] for k in tree.welds]
-    anchors = (np.array([w.anchor for w in welds]) - root_centre) @ root_rot
-    ends = np.array([(index[w.first], index[w.second]) for w in welds])
-    scale = np.array([cfg.brace_stiffness_fraction if w.brace else 1.0 for w in welds])
-    local = {k: i for i, k in enumerate(tree.welds)}
-    return weld_network(
-        centres,
-        np.array([index.get(tree.parent.get(b, ""), -1) for b in tree.order]),
-        np.array([local.get(tree.edge.get(b, -1), -1) for b in tree.order]),
-        weights @ centres / weights.sum(),
-        ends,
-        anchors,
-        scale[:, None] * np.array([1.0, cfg.weld_rotational_stiffness_m2]),
-    )
-
-
-def _thrusters(
-    plan: Plan, tree: _Tree, cannon_acts: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A group's cannons: node indices, actuator ids and thrust directions in the group's frame."""
-    root_rot = plan.poses[tree.order[0]][1]
-    rot = np.asarray(plan.scene.placement_rotation, dtype=float)
-    bodies = {b.id: b for b in plan.graph.bodies}
-    nodes = [k for k, block in enumerate(tree.order) if block in cannon_acts]
-    axes = [root_rot.T @ (rot @ -np.asarray(bodies[tree.order[k]].pointer)) for k in nodes]
-    return (
-        np.array(nodes, dtype=int),
-        np.array([cannon_acts[tree.order[k]] for k in nodes], dtype=int),
-        np.array(axes).reshape(-1, 3),
-    )
-
-
 def _compile(
-    plan: Plan, intact: np.ndarray, root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+    layout: Layout, intact: np.ndarray, root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 ) -> Compiled:
     """Build the model with one rigid group per connected set of intact welds.
 
     Args:
-        plan: The placed machine.
+        layout: The placed machine.
         intact: Per weld, whether it holds.
         root_poses: Block id → world (centre, rotation) for group roots; default as built.
     """
-    builder = _Builder(plan)
+    builder = _Builder(layout)
     builder.add_world()
-    extra = _extra_masses(plan.graph)
-    bodies = {b.id: b for b in plan.graph.bodies}
+    bodies = {b.id: b for b in layout.graph.bodies}
     cargo_name = _add_cargo(builder)
-    trees = _trees(plan, intact)
+    trees = spanning_trees(layout, intact)
     spec_bodies: dict[str, mujoco.MjsBody] = {}
     for tree in trees:
         for block in tree.order:
-            centre, rot = plan.poses[block]
+            centre, rot = layout.poses[block]
             if block in tree.parent:
-                p_centre, p_rot = plan.poses[tree.parent[block]]
+                p_centre, p_rot = layout.poses[tree.parent[block]]
                 holder, pos, rel = (
                     spec_bodies[tree.parent[block]],
                     p_rot.T @ (centre - p_centre),
@@ -460,38 +255,37 @@ def _compile(
             else:
                 holder, free = builder.spec.worldbody, True
                 pos, rel = (centre, rot) if root_poses is None else root_poses[block]
-            spec_bodies[block] = builder.add_block(
-                holder, bodies[block], extra.get(block, 0.0), pos, rel, free
-            )
-    for a, b in plan.never_collide:
+            spec_bodies[block] = builder.add_block(holder, bodies[block], pos, rel, free)
+    for a, b in layout.never_collide:
         builder.spec.add_exclude(bodyname1=a, bodyname2=b)
     ropes = _add_ropes(builder)
     wheel_acts, cannon_acts = _add_actuators(builder)
     model = builder.spec.compile()
-    cannons = [b.id for b in plan.graph.bodies if b.type == "Water Cannon"]
-    torches = [b.id for b in plan.graph.bodies if b.type == "Torch"]
+    limits = np.array([weld_limits(layout.config, w) for w in layout.welds]).reshape(-1, 2)
+    cannons = [b.id for b in layout.graph.bodies if b.type == "Water Cannon"]
+    torches = [b.id for b in layout.graph.bodies if b.type == "Torch"]
     cannon_ids = {k: model.actuator(v).id for k, v in cannon_acts.items()}
     groups = [
         Group(
             model.body(f"b{tree.order[0]}").id,
             np.array([model.body(f"b{b}").id for b in tree.order]),
             np.array(tree.welds, dtype=int),
-            _network(plan, tree),
-            *_thrusters(plan, tree, cannon_ids),
+            network(layout, tree),
+            *thrusters(layout, tree, cannon_ids),
         )
         for tree in trees
     ]
     return Compiled(
         model=model,
-        plan=plan,
+        layout=layout,
         intact=np.asarray(intact, dtype=bool).copy(),
         blocks=[
             BlockBody(b.id, b.type, model.body(f"disc{b.id}" if b.spin_axis is not None else f"b{b.id}").id)
-            for b in plan.graph.bodies
+            for b in layout.graph.bodies
         ],
         groups=groups,
-        weld_break_force=np.array([weld_limits(plan.config, w)[0] for w in plan.welds]),
-        weld_break_torque=np.array([weld_limits(plan.config, w)[1] for w in plan.welds]),
+        weld_break_force=limits[:, 0],
+        weld_break_torque=limits[:, 1],
         wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
         cannon_actuators=cannon_ids,
         heat_pairs=[
@@ -511,29 +305,19 @@ def _compile(
     )
 
 
-def weld_limits(config: PhysicsConfig, weld: Weld) -> tuple[float, float]:
-    """Break force (N) and torque (N·m) of ``weld``."""
-    if weld.brace:
-        return config.brace_break_force_n, config.brace_break_torque_nm
-    return config.weld_break_force_n, config.weld_break_torque_nm
-
-
 def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Compiled:
     """Build and compile the MuJoCo model of ``machine`` in ``scene`` with every weld intact.
 
     Raises:
         ValueError: When the machine has no solid block.
     """
-    plan = plan_scene(machine, scene, config)
-    intact = np.ones(len(plan.welds), dtype=bool)
-    compiled = _compile(plan, intact)
+    layout = lay_out(machine, scene, config)
+    intact = np.ones(len(layout.welds), dtype=bool)
+    compiled = _compile(layout, intact)
     overlapping = _overlapping_pairs(compiled)
     if not overlapping:
         return compiled
-    plan = Plan(
-        scene, config, plan.graph, plan.poses, plan.welds, [*plan.never_collide, *overlapping], plan.networks
-    )
-    return _compile(plan, intact)
+    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact)
 
 
 def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:
@@ -546,10 +330,10 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
     """
     old = compiled.model
     roots: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for block in compiled.plan.graph.bodies:
+    for block in compiled.layout.graph.bodies:
         b = old.body(f"b{block.id}").id
         roots[block.id] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
-    new = _compile(compiled.plan, intact, roots)
+    new = _compile(compiled.layout, intact, roots)
     model = new.model
     state = mujoco.MjData(model)
     state.time = data.time
@@ -591,7 +375,7 @@ def _overlapping_pairs(compiled: Compiled) -> list[tuple[str, str]]:
     model = compiled.model
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    geoms = np.array([model.geom(f"g{b.id}").id for b in compiled.plan.graph.bodies], dtype=int)
+    geoms = np.array([model.geom(f"g{b.id}").id for b in compiled.layout.graph.bodies], dtype=int)
     reach = 2.0 * float(model.geom_rbound[geoms].max())
     pairs: set[tuple[str, str]] = set()
     for i, j in sorted(cKDTree(data.geom_xpos[geoms]).query_pairs(reach)):
@@ -609,15 +393,15 @@ def _overlapping_pairs(compiled: Compiled) -> list[tuple[str, str]]:
 def _add_ropes(builder: _Builder) -> list[tuple[str, str, str]]:
     """A spatial tendon per Winch; returns ``(tendon name, end block a, end block b)``."""
     ropes = []
-    plan = builder.plan
+    layout = builder.layout
     rot, offset = builder.rot, np.asarray(builder.scene.placement_offset, dtype=float)
-    for link in plan.graph.links:
+    for link in layout.graph.links:
         if link.type == "Brace":
             continue
         ends = ((link.a.block, rot @ link.point_a + offset), (link.b.block, rot @ link.point_b + offset))
         name = f"rope{link.id}"
         for k, (block, point) in enumerate(ends):
-            centre, brot = plan.poses[block]
+            centre, brot = layout.poses[block]
             builder.spec.body(f"b{block}").add_site(name=f"{name}_{k}", pos=list(brot.T @ (point - centre)))
         length = float(np.linalg.norm(ends[0][1] - ends[1][1]))
         tendon = builder.spec.add_tendon(
@@ -636,7 +420,7 @@ def _add_actuators(builder: _Builder) -> tuple[dict[str, str], dict[str, str]]:
     cfg = builder.config
     wheels: dict[str, str] = {}
     cannons: dict[str, str] = {}
-    for body in builder.plan.graph.bodies:
+    for body in builder.layout.graph.bodies:
         if body.spin_axis is not None:
             act = builder.spec.add_actuator(
                 name=f"motor{body.id}", target=f"spin{body.id}", trntype=mujoco.mjtTrn.mjTRN_JOINT
@@ -646,7 +430,7 @@ def _add_actuators(builder: _Builder) -> tuple[dict[str, str], dict[str, str]]:
             act.forcerange = [-cfg.wheel_max_torque_nm, cfg.wheel_max_torque_nm]
             wheels[body.id] = act.name
         elif body.type == "Water Cannon":
-            rot = builder.plan.poses[body.id][1]
+            rot = builder.layout.poses[body.id][1]
             recoil_world = builder.rot @ -np.asarray(body.pointer)
             site_rot = _frame_with_z(rot.T @ recoil_world)
             builder.spec.body(f"b{body.id}").add_site(

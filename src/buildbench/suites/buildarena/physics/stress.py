@@ -29,7 +29,7 @@ first gets the opposite).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -196,15 +196,4 @@ def weld_network(
     energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))
     # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches).
     solve = np.linalg.solve(energy, weighted)
-    return WeldNetwork(
-        parents=network.parents,
-        child=child,
-        tree_rows=tree_rows,
-        tree_welds=edge,
-        loop_welds=loop,
-        transfer=transfer,
-        centres_to_origin=network.centres_to_origin,
-        redundants=(solve, give_up),
-        n_welds=m,
-        paths=network.paths,
-    )
+    return replace(network, redundants=(solve, give_up))
