@@ -24,7 +24,7 @@ from buildbench.suites.buildarena.physics import (
 )
 from buildbench.suites.buildarena.physics.build import compile_scene
 from buildbench.suites.buildarena.physics.sim import weld_loads
-from buildbench.suites.buildarena.physics.stress import weld_network
+from buildbench.suites.buildarena.physics.stress import WeldNetwork, stack, weld_network
 
 G = DEFAULT_CONFIG.gravity_mps2
 DT = DEFAULT_CONFIG.timestep_s
@@ -222,6 +222,12 @@ def test_thrust_stops_on_the_tick_the_fire_key_is_released() -> None:
     assert np.allclose(falling, -G, atol=0.01)  # the welds relax for a few ticks after the release
 
 
+def _in_weld_order(network: WeldNetwork, rows: np.ndarray) -> np.ndarray:
+    out = np.empty_like(rows)
+    out[network.welds] = rows
+    return out
+
+
 def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness() -> None:
     unit = np.array([[1.0, 1.0 / 12.0]])
     # A block hanging off node 0 at x = 1, welded at x = 0.5: it must receive its weight and the lever torque.
@@ -234,15 +240,16 @@ def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness()
         np.array([[0.5, 0, 0]]),
         unit,
     )
-    # Subtree wrenches as MuJoCo gives them: (torque about the origin, force); node 1 needs +1 N up.
-    subtree = np.array([[0, 0, 0, 0, 0, 0], [0, -1.0, 0, 0, 0, 1.0]])
-    assert np.allclose(tree.wrenches(subtree), [[0, 0, 1.0, 0, -0.5, 0]])
+    # Block wrenches as MuJoCo gives them: (torque about the origin, force); node 1 needs +1 N up.
+    # Node 0's own wrench never matters: no weld lies beyond the root.
+    blocks = np.array([[9.0, 9, 9, 9, 9, 9], [0, -1.0, 0, 0, 0, 1.0]])
+    assert np.allclose(tree.wrenches(blocks), [[0, 0, 1.0, 0, -0.5, 0]])
     # Three nodes in a row, 0–1–2 and 0–2 directly: a pull on node 2 splits 1/3 over the two-weld path.
     line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
     ends = np.array([[0, 1], [1, 2], [0, 2]])
     anchors = np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]])
     pull = np.zeros((3, 6))
-    pull[1:, 3] = -1.0  # node 2 is pulled west; node 1's subtree contains node 2
+    pull[2, 3] = -1.0  # node 2 is pulled west
 
     def shares(scale: list[float]) -> np.ndarray:
         network = weld_network(
@@ -254,11 +261,11 @@ def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness()
             anchors,
             unit * np.array(scale)[:, None],
         )
-        return network.wrenches(pull)[:, 0]
+        return _in_weld_order(network, network.wrenches(pull))[:, 0]
 
     assert np.allclose(shares([1.0, 1.0, 1.0]), [-1 / 3, -1 / 3, -2 / 3])
     assert np.allclose(shares([1.0, 1.0, 4.0]), [-1 / 9, -1 / 9, -8 / 9])  # a stiffer direct weld takes more
-    # The same pull as a force the subtree wrenches do not count (thrust): the welds deliver the opposite.
+    # The same pull as a force the block wrenches do not count (thrust): the welds deliver the opposite.
     thrust = weld_network(
         line,
         np.array([-1, 0, 1]),
@@ -268,9 +275,40 @@ def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness()
         anchors,
         np.repeat(unit, 3, axis=0),
     )
-    assert np.allclose(
-        thrust.wrenches(np.zeros((3, 6)), {2: np.array([-1.0, 0, 0, 0, 0, 0])})[:, 0], [1 / 3, 1 / 3, 2 / 3]
+    pushed = thrust.wrenches(np.zeros((3, 6)), np.array([2]), np.array([[-1.0, 0, 0, 0, 0, 0]]))
+    assert np.allclose(_in_weld_order(thrust, pushed)[:, 0], [1 / 3, 1 / 3, 2 / 3])
+
+
+def test_stacked_networks_give_each_group_its_own_welds() -> None:
+    unit = np.array([[1.0, 1.0 / 12.0]])
+    line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
+    looped = weld_network(
+        line,
+        np.array([-1, 0, 1]),
+        np.array([-1, 0, 1]),
+        np.zeros(3),
+        np.array([[0, 1], [1, 2], [0, 2]]),
+        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
+        np.repeat(unit, 3, axis=0),
     )
+    pair = weld_network(
+        line[:2],
+        np.array([-1, 0]),
+        np.array([-1, 0]),
+        np.zeros(3),
+        np.array([[0, 1]]),
+        np.array([[0.5, 0, 0]]),
+        unit,
+    )
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
+    both = stack([pair, looped, pair])
+    out = both.wrenches(np.concatenate([b, a, b]))
+    expected = np.concatenate([pair.wrenches(b), looped.wrenches(a), pair.wrenches(b)])
+    expected_welds = np.concatenate([pair.welds, looped.welds + 1, pair.welds + 4])
+    assert sorted(both.welds.tolist()) == list(range(5))
+    for weld, row in zip(expected_welds, expected, strict=True):
+        assert np.allclose(out[list(both.welds).index(weld)], row)
 
 
 def test_a_block_without_the_weld_to_its_parent_is_rejected() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Trajectory, run_scene
 from .tasks import SUPPORT_FALLEN_Z, TaskSpec, get_task, scene_for
@@ -269,7 +270,8 @@ def simulate(
         # Only Transport runs a control sequence; Lift Lv.1 never fires and Lv.2/3 fire every
         # cannon on the task's schedule (released simulation scripts, spec 3.5).
         control = []
-    run = run_scene(machine, scene_for(task, machine, duration_s), control, config)
+    graph = body_graph(machine)
+    run = run_scene(machine, scene_for(task, machine, duration_s, graph), control, config, graph)
     traj = run.trajectory
     if traj.time.size < 2:
         verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")

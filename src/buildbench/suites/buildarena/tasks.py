@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from buildbench.suites.buildarena.library.bodies import body_graph
+from buildbench.suites.buildarena.library.bodies import BodyGraph, body_graph
 from buildbench.suites.buildarena.model import Machine
 
 from .physics import Cargo, FireAll, Scene, StaticBox, on_ground, over_gap
@@ -232,18 +232,21 @@ def terrain_for(gap: float) -> tuple[StaticBox, ...]:
     return (StaticBox((0.0, offset, z), TERRAIN_SIZE), StaticBox((0.0, -offset, z), TERRAIN_SIZE))
 
 
-def scene_for(task: TaskSpec, machine: Machine, duration_s: float | None = None) -> Scene:
+def scene_for(
+    task: TaskSpec, machine: Machine, duration_s: float | None = None, graph: BodyGraph | None = None
+) -> Scene:
     """The scene the evaluator builds around ``machine`` for ``task``.
 
     Args:
         task: The task level.
         machine: The machine to place.
         duration_s: Shorter run for callers that need only part of it (default: the task's).
+        graph: The machine's body graph when the caller already has it.
 
     Raises:
         ValueError: When the machine has no solid block.
     """
-    graph = body_graph(machine)
+    graph = body_graph(machine) if graph is None else graph
     if not graph.bodies:
         raise ValueError("the machine has no solid blocks to simulate")
     place = over_gap(graph, task.gap) if task.gap is not None else on_ground(graph)

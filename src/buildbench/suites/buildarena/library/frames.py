@@ -12,16 +12,17 @@ import math
 import numpy as np
 
 _SWAP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+_SWAPPED_AXES = np.array([0, 2, 1])
 
 
 def to_real(v: np.ndarray) -> np.ndarray:
     """Virtual ``[east, up, north]`` → real ``[east, north, up]`` (also the inverse)."""
-    return np.asarray(v, dtype=float)[..., [0, 2, 1]]
+    return np.asarray(v, dtype=float).take(_SWAPPED_AXES, axis=-1)
 
 
 def to_virtual(v: np.ndarray) -> np.ndarray:
     """Real → virtual; the swap is its own inverse."""
-    return np.asarray(v, dtype=float)[..., [0, 2, 1]]
+    return np.asarray(v, dtype=float).take(_SWAPPED_AXES, axis=-1)
 
 
 def rotation_to_real(rot: np.ndarray) -> np.ndarray:

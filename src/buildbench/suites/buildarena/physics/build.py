@@ -1,14 +1,15 @@
 """Compile a machine and its scene into a MuJoCo model with ``MjSpec``.
 
 Blocks joined by intact welds form a rigid group: the group's first block
-(machine order) is a free body and every other block is a child body of the
-block it is welded to, with no joint between them, so the group moves as one
+(machine order) is a free body and every other block of the group is a
+child body of it, with no joint between them, so the group moves as one
 rigid body (MuJoCo gives it six degrees of freedom instead of six per block,
 and filters contacts inside it). Each block stays its own body with its own
 geoms, mass and inertia, so the per-block loads that the weld forces are
 computed from (``stress``) come out of MuJoCo's inverse dynamics. When a
-weld breaks, the simulation rebuilds the model with the new groups
-(``rebuild``) and carries every body's pose and velocity over.
+weld breaks and a group falls apart, the simulation rebuilds the model with
+the new groups (``rebuild``) and carries every body's pose and velocity
+over; a break that leaves every group whole changes the weld analysis only.
 
 A Brace is a weld between its two end blocks anchored midway (it may close
 a loop inside a group, which ``stress`` resolves by stiffness); a Winch is a
@@ -30,13 +31,13 @@ import mujoco
 import numpy as np
 from scipy.spatial import cKDTree
 
-from buildbench.suites.buildarena.library.bodies import Body
-from buildbench.suites.buildarena.library.frames import matrix_to_quat
+from buildbench.suites.buildarena.library.bodies import BodyGraph
 from buildbench.suites.buildarena.model import Machine
 
 from .config import PhysicsConfig
-from .groups import Group, network, spanning_trees, thrusters
+from .groups import Group, Tree, WeldAnalysis, same_bodies, spanning_trees, weld_analysis
 from .layout import Layout, lay_out, weld_limits
+from .parts import box_inertia, parts
 from .scene import Scene
 
 BALLAST = "Ballast"
@@ -75,7 +76,10 @@ class Compiled:
         layout: What it was built from (for ``rebuild``).
         intact: Per weld of ``layout.welds``, whether it still holds.
         blocks: Logged blocks in machine order (cargo excluded).
-        groups: The rigid groups.
+        body_ids: Block id → the body its welds hold (the hub for wheels).
+        trees: The rigid groups as spanning trees of blocks.
+        groups: The rigid groups' bodies.
+        analysis: The weld analysis of the groups with welds (None without intact welds).
         weld_break_force: Break force per weld (N).
         weld_break_torque: Break torque per weld (N·m).
         wheel_actuators: Actuator id per wheel block id.
@@ -91,7 +95,10 @@ class Compiled:
     layout: Layout
     intact: np.ndarray
     blocks: list[BlockBody]
+    body_ids: dict[str, int]
+    trees: list[Tree]
     groups: list[Group]
+    analysis: WeldAnalysis | None
     weld_break_force: np.ndarray
     weld_break_torque: np.ndarray
     wheel_actuators: dict[str, int]
@@ -106,24 +113,23 @@ class Compiled:
         return [w.label for w in self.layout.welds]
 
 
-def _box_inertia(mass: float, full: np.ndarray) -> np.ndarray:
-    a, b, c = full
-    return mass / 12.0 * np.array([b * b + c * c, a * a + c * c, a * a + b * b])
-
-
-def _cyl_inertia(mass: float, radius: float, height: float) -> np.ndarray:
-    side = mass * (3 * radius * radius + height * height) / 12.0
-    return np.array([side, side, 0.5 * mass * radius * radius])
-
-
 def _quat(rot: np.ndarray) -> list[float]:
-    return list(matrix_to_quat(rot))
+    quat = np.empty(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rot, dtype=float).reshape(9))
+    return quat.tolist()
+
+
+def _set_inertial(body: mujoco.MjsBody, mass: float, inertia: list[float]) -> None:
+    """Mass and principal moments about the body's origin, along its axes."""
+    body.mass, body.inertia, body.explicitinertial = mass, inertia, True
+    body.ipos, body.iquat = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
 
 
 class _Builder:
     def __init__(self, layout: Layout) -> None:
         self.layout, self.scene, self.config = layout, layout.scene, layout.config
         self.rot = np.asarray(layout.scene.placement_rotation, dtype=float)
+        self.parts = parts(layout)
         self.spec = mujoco.MjSpec()
         config = layout.config
         opt = self.spec.option
@@ -131,104 +137,74 @@ class _Builder:
         opt.gravity = [0.0, 0.0, -config.gravity_mps2]
         opt.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{config.integrator.upper()}")
         opt.iterations = config.iterations
-
-    def contact(self) -> dict[str, object]:
-        """Geom attributes shared by every collider (friction and contact softness)."""
-        cfg = self.config
-        return {
-            "friction": [cfg.friction, 0.005, 0.0001],
-            "solref": [cfg.contact_timeconst_s, 1.0],
-            "solimp": [*cfg.contact_solimp, 0.5, 2.0],
-        }
+        # Every geom shares friction and contact softness.
+        geom = self.spec.default.geom
+        geom.friction = [config.friction, 0.005, 0.0001]
+        geom.solref = [config.contact_timeconst_s, 1.0]
+        geom.solimp = [*config.contact_solimp, 0.5, 2.0]
 
     def add_world(self) -> None:
         world = self.spec.worldbody
         if self.scene.ground:
-            world.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], name="ground", **self.contact())
+            world.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], name="ground")
         for i, box in enumerate(self.scene.terrain):
             world.add_geom(
                 type=mujoco.mjtGeom.mjGEOM_BOX,
                 pos=list(box.center),
                 size=[0.5 * s for s in box.size],
-                **self.contact(),
                 name=f"terrain{i}",
             )
 
+    def add_tree(self, tree: Tree, root_pose: tuple[np.ndarray, np.ndarray] | None) -> None:
+        """Add a rigid group: its root a free body (at ``root_pose``, world; default as built),
+        every other block a jointless child body of the root."""
+        layout = self.layout
+        r_centre, r_rot = layout.poses[tree.order[0]]
+        pos, rot = (r_centre, r_rot) if root_pose is None else root_pose
+        root = self.add_block(self.spec.worldbody, tree.order[0], pos, _quat(rot))
+        root.add_freejoint()
+        others = tree.order[1:]
+        if not others:
+            return
+        centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
+        turns = r_rot.T @ np.array([layout.poses[b][1] for b in others])
+        for block, centre, turn in zip(others, centres, turns, strict=True):
+            self.add_block(root, block, centre, _quat(turn))
+
     def add_block(
-        self,
-        parent: mujoco.MjsBody,
-        body: Body,
-        pos: np.ndarray,
-        rot: np.ndarray,
-        free: bool,
+        self, parent: mujoco.MjsBody, block: str, pos: np.ndarray, quat: list[float]
     ) -> mujoco.MjsBody:
-        """Add ``body`` under ``parent`` at ``pos``/``rot`` (parent frame); returns the block's body."""
-        shape = body.shape
-        mass = self.layout.masses[body.id]
-        b = parent.add_body(name=f"b{body.id}", pos=list(pos), quat=_quat(rot))
-        if free:
-            b.add_freejoint()
-        if shape.kind == "box":
-            full = np.array(shape.size)
-            half = 0.5 * full
-            inertia = _box_inertia(mass, full)
-            gap = 0.5 * self.config.collision_gap_m
-            geom = dict(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(np.maximum(half - gap, 0.5 * half)))
-        else:
-            radius, height = shape.size[0], shape.size[2]
-            half = np.array([radius, radius, 0.5 * height])
-            inertia = _cyl_inertia(mass, radius, height)
-            half_len = max(0.5 * (height - self.config.collision_gap_m), 0.25 * height)
-            geom = dict(type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[radius, half_len, 0])
-        holder = b
-        if body.spin_axis is not None:
-            hub_mass = self.config.wheel_hub_mass_fraction * mass
-            b.mass, b.inertia = hub_mass, list(inertia * self.config.wheel_hub_mass_fraction)
-            b.ipos, b.iquat, b.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
-            holder = b.add_body(name=f"disc{body.id}")
-            mass -= hub_mass
-            inertia = inertia * (1 - self.config.wheel_hub_mass_fraction)
-            # Positive control = rolling the captioned way: angular velocity -spin_axis (see sim docs).
-            built_rot = self.layout.poses[body.id][1]
-            axis_local = built_rot.T @ (self.rot @ -np.asarray(body.spin_axis))
-            holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=list(axis_local), name=f"spin{body.id}")
-        holder.mass, holder.inertia = mass, list(inertia)
-        holder.ipos, holder.iquat, holder.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
-        holder.add_geom(density=0, name=f"g{body.id}", **geom, **self.contact())
-        self._add_heat_geom(body, holder, half)
-        return b
-
-    def _add_heat_geom(self, body: Body, holder: mujoco.MjsBody, half: np.ndarray) -> None:
-        """Non-colliding geoms for the heating test: a cannon's full box, a torch's flame sphere."""
-        sensor = {"contype": 0, "conaffinity": 0, "group": 3, "density": 0}
-        if body.type == "Water Cannon":
-            holder.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half), name=f"hull{body.id}", **sensor)
-        elif body.type == "Torch":
-            centre, rot = self.layout.poses[body.id]
-            offset = np.asarray(self.scene.placement_offset, dtype=float)
-            flame = self.rot @ (torch_display_centre(body) + np.asarray(body.pointer)) + offset
-            holder.add_geom(
-                type=mujoco.mjtGeom.mjGEOM_SPHERE,
-                size=[self.config.torch_heat_radius, 0, 0],
-                pos=list(rot.T @ (flame - centre)),
-                name=f"flame{body.id}",
-                **sensor,
-            )
+        """Add ``block`` under ``parent`` at ``pos``/``quat`` (parent frame); returns the block's body."""
+        part = self.parts[block]
+        body = parent.add_body(name=f"b{block}", pos=list(pos), quat=quat)
+        _set_inertial(body, part.mass, part.inertia)
+        holder = body
+        if part.disc is not None:
+            holder = body.add_body(name=f"disc{block}")
+            holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=part.disc.axis, name=f"spin{block}")
+            _set_inertial(holder, part.disc.mass, part.disc.inertia)
+        holder.add_geom(**part.collider)
+        if part.sensor is not None:
+            holder.add_geom(**part.sensor)
+        return body
 
 
-def torch_display_centre(torch: Body) -> np.ndarray:
-    """A torch's displayed centre (real frame, unplaced): the flame sits one unit beyond it (App. E.2).
+@dataclass(frozen=True)
+class _Spec:
+    """A model's spec before compiling, with the names the index arrays are read from."""
 
-    The outline box is shifted 0.25 along the pointer from the displayed centre (torch YAML:
-    translation [0, 0.25, 0] along ``vec_base``).
-    """
-    return np.asarray(torch.shape.center) - 0.25 * np.asarray(torch.pointer)
+    builder: _Builder
+    trees: list[Tree]
+    cargo: str | None
+    ropes: list[tuple[str, str, str]]
+    wheels: dict[str, str]
+    cannons: dict[str, str]
 
 
-def _compile(
+def _spec(
     layout: Layout, intact: np.ndarray, root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-) -> Compiled:
-    """Build the model with one rigid group per connected set of intact welds.
+) -> _Spec:
+    """The spec with one rigid group per connected set of intact welds.
 
     Args:
         layout: The placed machine.
@@ -237,44 +213,26 @@ def _compile(
     """
     builder = _Builder(layout)
     builder.add_world()
-    bodies = {b.id: b for b in layout.graph.bodies}
-    cargo_name = _add_cargo(builder)
+    cargo = _add_cargo(builder)
     trees = spanning_trees(layout, intact)
-    spec_bodies: dict[str, mujoco.MjsBody] = {}
     for tree in trees:
-        for block in tree.order:
-            centre, rot = layout.poses[block]
-            if block in tree.parent:
-                p_centre, p_rot = layout.poses[tree.parent[block]]
-                holder, pos, rel = (
-                    spec_bodies[tree.parent[block]],
-                    p_rot.T @ (centre - p_centre),
-                    p_rot.T @ rot,
-                )
-                free = False
-            else:
-                holder, free = builder.spec.worldbody, True
-                pos, rel = (centre, rot) if root_poses is None else root_poses[block]
-            spec_bodies[block] = builder.add_block(holder, bodies[block], pos, rel, free)
+        builder.add_tree(tree, None if root_poses is None else root_poses[tree.order[0]])
     for a, b in layout.never_collide:
         builder.spec.add_exclude(bodyname1=a, bodyname2=b)
     ropes = _add_ropes(builder)
-    wheel_acts, cannon_acts = _add_actuators(builder)
-    model = builder.spec.compile()
+    wheels, cannons = _add_actuators(builder)
+    return _Spec(builder, trees, cargo, ropes, wheels, cannons)
+
+
+def _compile(layout: Layout, intact: np.ndarray, spec: _Spec, model: mujoco.MjModel) -> Compiled:
+    """Index the compiled ``model`` of ``spec``."""
+    trees, ropes, cargo_name = spec.trees, spec.ropes, spec.cargo
+    wheel_acts, cannon_acts = spec.wheels, spec.cannons
     limits = np.array([weld_limits(layout.config, w) for w in layout.welds]).reshape(-1, 2)
     cannons = [b.id for b in layout.graph.bodies if b.type == "Water Cannon"]
     torches = [b.id for b in layout.graph.bodies if b.type == "Torch"]
     cannon_ids = {k: model.actuator(v).id for k, v in cannon_acts.items()}
-    groups = [
-        Group(
-            model.body(f"b{tree.order[0]}").id,
-            np.array([model.body(f"b{b}").id for b in tree.order]),
-            np.array(tree.welds, dtype=int),
-            network(layout, tree),
-            *thrusters(layout, tree, cannon_ids),
-        )
-        for tree in trees
-    ]
+    body_ids = {b.id: model.body(f"b{b.id}").id for b in layout.graph.bodies}
     return Compiled(
         model=model,
         layout=layout,
@@ -283,7 +241,10 @@ def _compile(
             BlockBody(b.id, b.type, model.body(f"disc{b.id}" if b.spin_axis is not None else f"b{b.id}").id)
             for b in layout.graph.bodies
         ],
-        groups=groups,
+        body_ids=body_ids,
+        trees=trees,
+        groups=_groups(trees, body_ids),
+        analysis=weld_analysis(layout, trees, body_ids, cannon_ids),
         weld_break_force=limits[:, 0],
         weld_break_torque=limits[:, 1],
         wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
@@ -305,19 +266,38 @@ def _compile(
     )
 
 
-def compile_scene(machine: Machine, scene: Scene, config: PhysicsConfig) -> Compiled:
+def _groups(trees: list[Tree], body_ids: dict[str, int]) -> list[Group]:
+    return [
+        Group(
+            body_ids[tree.order[0]],
+            np.array([body_ids[b] for b in tree.order], dtype=int),
+            np.array(tree.welds, dtype=int),
+        )
+        for tree in trees
+    ]
+
+
+def compile_scene(
+    machine: Machine, scene: Scene, config: PhysicsConfig, graph: BodyGraph | None = None
+) -> Compiled:
     """Build and compile the MuJoCo model of ``machine`` in ``scene`` with every weld intact.
+
+    ``graph`` is the machine's body graph when the caller already has it.
 
     Raises:
         ValueError: When the machine has no solid block.
     """
-    layout = lay_out(machine, scene, config)
+    layout = lay_out(machine, scene, config, graph)
     intact = np.ones(len(layout.welds), dtype=bool)
-    compiled = _compile(layout, intact)
-    overlapping = _overlapping_pairs(compiled)
-    if not overlapping:
-        return compiled
-    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact)
+    spec = _spec(layout, intact)
+    model = spec.builder.spec.compile()
+    overlapping = _overlapping_pairs(layout, model)
+    if overlapping:
+        for a, b in overlapping:
+            spec.builder.spec.add_exclude(bodyname1=a, bodyname2=b)
+        layout = replace(layout, never_collide=[*layout.never_collide, *overlapping])
+        model = spec.builder.spec.compile()
+    return _compile(layout, intact, spec, model)
 
 
 def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:
@@ -326,14 +306,28 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
     Every block keeps its pose and velocity: each new group's root takes its
     current world pose and velocity, the rest of the group follows rigidly
     (a group's blocks never move relative to each other); wheel hinges, the
-    cargo, actuator controls and the clock carry over by name.
+    cargo, actuator controls and the clock carry over by name. When every
+    group holds together (other welds still join the two sides of each
+    broken one), the model and state stay as they are and only the weld
+    analysis changes.
     """
+    trees = spanning_trees(compiled.layout, intact)
+    if same_bodies(trees, compiled.trees):
+        cannon_ids = compiled.cannon_actuators
+        return replace(
+            compiled,
+            intact=np.asarray(intact, dtype=bool).copy(),
+            trees=trees,
+            groups=_groups(trees, compiled.body_ids),
+            analysis=weld_analysis(compiled.layout, trees, compiled.body_ids, cannon_ids),
+        ), data
     old = compiled.model
     roots: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for block in compiled.layout.graph.bodies:
         b = old.body(f"b{block.id}").id
         roots[block.id] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
-    new = _compile(compiled.layout, intact, roots)
+    spec = _spec(compiled.layout, intact, roots)
+    new = _compile(compiled.layout, intact, spec, spec.builder.spec.compile())
     model = new.model
     state = mujoco.MjData(model)
     state.time = data.time
@@ -362,7 +356,7 @@ OVERLAP_TOLERANCE_M = 1e-3
 """Blocks whose bodies already interpenetrate by more than this when built never collide."""
 
 
-def _overlapping_pairs(compiled: Compiled) -> list[tuple[str, str]]:
+def _overlapping_pairs(layout: Layout, model: mujoco.MjModel) -> list[tuple[str, str]]:
     """Pairs of block bodies whose colliders overlap in the built pose.
 
     The library accepts a block when its shrunk (×0.8) collider is clear
@@ -372,21 +366,25 @@ def _overlapping_pairs(compiled: Compiled) -> list[tuple[str, str]]:
     excluded, as welded neighbours are (MuJoCo does not collide blocks of one
     rigid group anyway, so this matters once a weld between them breaks).
     """
-    model = compiled.model
     data = mujoco.MjData(model)
     mujoco.mj_kinematics(model, data)
-    geoms = np.array([model.geom(f"g{b.id}").id for b in compiled.layout.graph.bodies], dtype=int)
-    reach = 2.0 * float(model.geom_rbound[geoms].max())
+    geoms = np.array([model.geom(f"g{b.id}").id for b in layout.graph.bodies], dtype=int)
+    owners = [model.body(int(model.geom_bodyid[g])).name for g in geoms]
+    excluded = {frozenset(pair) for pair in layout.never_collide}
+    centres, radii = data.geom_xpos[geoms], model.geom_rbound[geoms]
+    near = cKDTree(centres).query_pairs(2.0 * float(radii.max()), output_type="ndarray").reshape(-1, 2)
+    near = near[np.linalg.norm(centres[near[:, 0]] - centres[near[:, 1]], axis=1) <= radii[near].sum(axis=1)]
     pairs: set[tuple[str, str]] = set()
-    for i, j in sorted(cKDTree(data.geom_xpos[geoms]).query_pairs(reach)):
-        g1, g2 = int(geoms[i]), int(geoms[j])
-        if model.geom_rbound[g1] + model.geom_rbound[g2] < np.linalg.norm(
-            data.geom_xpos[g1] - data.geom_xpos[g2]
-        ):
+    for i, j in sorted(map(tuple, near.tolist())):
+        names = (owners[i], owners[j])
+        if frozenset(names) in excluded:
             continue
-        if mujoco.mj_geomDistance(model, data, g1, g2, 1.0, None) < -OVERLAP_TOLERANCE_M:
-            names = sorted(model.body(int(model.geom_bodyid[g])).name for g in (g1, g2))
-            pairs.add((names[0], names[1]))
+        if (
+            mujoco.mj_geomDistance(model, data, int(geoms[i]), int(geoms[j]), 1.0, None)
+            < -OVERLAP_TOLERANCE_M
+        ):
+            first, second = sorted(names)
+            pairs.add((first, second))
     return sorted(pairs)
 
 
@@ -433,9 +431,7 @@ def _add_actuators(builder: _Builder) -> tuple[dict[str, str], dict[str, str]]:
             rot = builder.layout.poses[body.id][1]
             recoil_world = builder.rot @ -np.asarray(body.pointer)
             site_rot = _frame_with_z(rot.T @ recoil_world)
-            builder.spec.body(f"b{body.id}").add_site(
-                name=f"nozzle{body.id}", pos=[0, 0, 0], quat=_quat(site_rot)
-            )
+            builder.spec.body(f"b{body.id}").add_site(name=f"nozzle{body.id}", quat=_quat(site_rot))
             act = builder.spec.add_actuator(
                 name=f"thrust{body.id}",
                 target=f"nozzle{body.id}",
@@ -464,7 +460,6 @@ def _add_cargo(builder: _Builder) -> str | None:
     full = np.array(cargo.size)
     body = builder.spec.worldbody.add_body(name=BALLAST, pos=list(cargo.center))
     body.add_freejoint()
-    body.mass, body.inertia = mass, list(_box_inertia(mass, full))
-    body.ipos, body.iquat, body.explicitinertial = [0, 0, 0], [1, 0, 0, 0], True
-    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(0.5 * full), density=0, **builder.contact())
+    _set_inertial(body, mass, box_inertia(mass, full).tolist())
+    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(0.5 * full))
     return BALLAST

@@ -1,8 +1,8 @@
 """Rigid groups: the connected sets of intact welds, each a spanning tree of blocks.
 
-``spanning_trees`` finds the groups, ``network`` prepares each group's weld analysis
-(``stress``) and ``thrusters`` lists its cannons; ``build`` nests the blocks
-of each tree as MuJoCo bodies.
+``spanning_trees`` finds the groups; ``build`` nests the blocks of each tree
+as MuJoCo bodies; ``weld_analysis`` stacks the groups' weld analyses
+(``stress``) with the body ids and cannons that the simulation reads them with.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .layout import Layout
-from .stress import WeldNetwork, weld_network
+from .stress import WeldNetwork, stack, weld_network
 
 
 @dataclass(frozen=True)
@@ -23,19 +23,44 @@ class Group:
         root: Body id of the block with the free joint (node 0).
         bodies: Body ids of its blocks (hubs for wheels), root first.
         welds: Indices into ``Layout.welds`` of the intact welds inside it.
-        network: Their analysis (None without welds).
-        cannon_nodes: Node indices of its Water Cannons.
-        cannon_acts: Their thrust actuator ids.
-        cannon_axes: Their thrust directions (unit) in the root block's frame.
     """
 
     root: int
     bodies: np.ndarray
     welds: np.ndarray
-    network: WeldNetwork | None
+
+
+@dataclass(frozen=True)
+class WeldAnalysis:
+    """Every group with welds, stacked: what turns MuJoCo's per-block wrenches into weld loads.
+
+    Attributes:
+        network: The groups' stacked weld networks.
+        bodies: Body id per node.
+        spans: Per group: its root's body id (whose frame its nodes' wrenches
+            are taken in) and the slice of its nodes.
+        welds: Index into ``Layout.welds`` per output row of ``network``.
+        cannon_nodes: Nodes of the Water Cannons.
+        cannon_acts: Their thrust actuator ids.
+        cannon_axes: Their thrust directions (unit) in their group's frame, (k, 3).
+    """
+
+    network: WeldNetwork
+    bodies: np.ndarray
+    spans: tuple[tuple[int, slice], ...]
+    welds: np.ndarray
     cannon_nodes: np.ndarray
     cannon_acts: np.ndarray
     cannon_axes: np.ndarray
+
+    def node(self, body: int) -> int:
+        """The node of body id ``body`` (-1 when it is in no group with welds)."""
+        hits = np.flatnonzero(self.bodies == body)
+        return int(hits[0]) if hits.size else -1
+
+    def frame(self, node: int) -> int:
+        """Body id of the root of ``node``'s group."""
+        return next(root for root, nodes in self.spans if nodes.start <= node < nodes.stop)
 
 
 @dataclass(frozen=True)
@@ -74,6 +99,16 @@ def spanning_trees(layout: Layout, intact: np.ndarray) -> list[Tree]:
     return trees
 
 
+def same_bodies(a: list[Tree], b: list[Tree]) -> bool:
+    """Whether two sets of groups hold the same blocks under the same roots.
+
+    Then they compile to the same model; only the welds' analysis differs.
+    """
+    return len(a) == len(b) and all(
+        x.order[0] == y.order[0] and set(x.order) == set(y.order) for x, y in zip(a, b, strict=True)
+    )
+
+
 def network(layout: Layout, tree: Tree) -> WeldNetwork | None:
     """The weld analysis of a group in its root block's frame (as built), cached in ``layout``."""
     key = (tuple(tree.order), tuple(tree.welds))
@@ -104,17 +139,37 @@ def _analysis(layout: Layout, tree: Tree) -> WeldNetwork:
     )
 
 
-def thrusters(
-    layout: Layout, tree: Tree, cannon_acts: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A group's cannons: node indices, actuator ids and thrust directions in the group's frame."""
-    root_rot = layout.poses[tree.order[0]][1]
+def weld_analysis(
+    layout: Layout, trees: list[Tree], body_ids: dict[str, int], cannon_acts: dict[str, int]
+) -> WeldAnalysis | None:
+    """Stack the analyses of the groups that have welds (None when no weld holds).
+
+    Args:
+        layout: The placed machine.
+        trees: The groups.
+        body_ids: Block id → its body id in the compiled model.
+        cannon_acts: Water Cannon block id → its thrust actuator id.
+    """
+    welded = [(tree, net) for tree in trees if (net := network(layout, tree)) is not None]
+    if not welded:
+        return None
     rot = np.asarray(layout.scene.placement_rotation, dtype=float)
-    bodies = {b.id: b for b in layout.graph.bodies}
-    nodes = [k for k, block in enumerate(tree.order) if block in cannon_acts]
-    axes = [root_rot.T @ (rot @ -np.asarray(bodies[tree.order[k]].pointer)) for k in nodes]
-    return (
-        np.array(nodes, dtype=int),
-        np.array([cannon_acts[tree.order[k]] for k in nodes], dtype=int),
-        np.array(axes).reshape(-1, 3),
+    pointers = {b.id: np.asarray(b.pointer, dtype=float) for b in layout.graph.bodies}
+    order = [block for tree, _ in welded for block in tree.order]
+    starts = np.cumsum([0] + [len(tree.order) for tree, _ in welded]).tolist()
+    spans = tuple(
+        (body_ids[tree.order[0]], slice(starts[k], starts[k + 1])) for k, (tree, _) in enumerate(welded)
+    )
+    roots = [tree.order[0] for tree, _ in welded for _ in tree.order]
+    nodes = [k for k, block in enumerate(order) if block in cannon_acts]
+    axes = [layout.poses[roots[k]][1].T @ (rot @ -pointers[order[k]]) for k in nodes]
+    stacked = stack([net for _, net in welded])
+    return WeldAnalysis(
+        network=stacked,
+        bodies=np.array([body_ids[b] for b in order], dtype=int),
+        spans=spans,
+        welds=np.array([k for tree, _ in welded for k in tree.welds], dtype=int)[stacked.welds],
+        cannon_nodes=np.array(nodes, dtype=int),
+        cannon_acts=np.array([cannon_acts[order[k]] for k in nodes], dtype=int),
+        cannon_axes=np.array(axes).reshape(-1, 3),
     )

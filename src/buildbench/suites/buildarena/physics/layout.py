@@ -8,6 +8,7 @@ splits it into rigid groups.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,6 +56,8 @@ class Layout:
             hub's weld, and blocks that overlap as built.
         networks: Weld analyses already prepared, by group (blocks, welds):
             a rebuild after a break prepares only the groups that changed.
+        parts: Each block's MuJoCo pieces by block id, filled on first use
+            (``parts.parts``).
     """
 
     scene: Scene
@@ -65,6 +68,7 @@ class Layout:
     masses: dict[str, float]
     never_collide: list[tuple[str, str]] = field(default_factory=list)
     networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
+    parts: dict[str, Any] = field(default_factory=dict)
 
 
 def _connector_shares(graph: BodyGraph) -> dict[str, float]:
@@ -76,13 +80,15 @@ def _connector_shares(graph: BodyGraph) -> dict[str, float]:
     return extra
 
 
-def lay_out(machine: Machine, scene: Scene, config: PhysicsConfig) -> Layout:
+def lay_out(machine: Machine, scene: Scene, config: PhysicsConfig, graph: BodyGraph | None = None) -> Layout:
     """Place ``machine`` in ``scene`` and list its welds and never-colliding pairs.
+
+    ``graph`` is the machine's body graph when the caller already has it.
 
     Raises:
         ValueError: When the machine has no solid block.
     """
-    graph = body_graph(machine)
+    graph = body_graph(machine) if graph is None else graph
     if not graph.bodies:
         raise ValueError("the machine has no solid blocks to simulate")
     rot = np.asarray(scene.placement_rotation, dtype=float)

@@ -25,10 +25,12 @@ import mujoco
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from buildbench.suites.buildarena.library.bodies import BodyGraph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 
 from .build import Compiled, compile_scene, rebuild
 from .config import DEFAULT_CONFIG, PhysicsConfig
+from .groups import WeldAnalysis
 from .scene import Cargo, Scene
 from .trajectory import Trajectory
 
@@ -149,40 +151,55 @@ def _rope_loads(compiled: Compiled, data: mujoco.MjData) -> dict[int, np.ndarray
 
 
 def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Indices of intact welds with their force (N) and torque about their anchor (N·m).
-
-    MuJoCo's inverse dynamics (``mj_rnePostConstraint``) gives, per block,
-    the wrench its kinematic parent delivers to it and everything beyond it
-    (``cfrc_int``); each rigid group's frame analysis (``stress``) turns
-    these, in the group's frame, into weld wrenches. Thrust and rope tension
-    act through an actuator and a tendon, which the inverse dynamics does not
-    count as external forces, so they are passed in beside.
-    """
-    groups = [g for g in compiled.groups if g.network is not None]
-    if not groups:
+    """Indices of intact welds with their force (N) and torque about their anchor (N·m)."""
+    if compiled.analysis is None:
         return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
+    loads = _weld_magnitudes(compiled.analysis, compiled, data)
+    return compiled.analysis.welds, loads[:, 0], loads[:, 1]
+
+
+def _weld_magnitudes(analysis: WeldAnalysis, compiled: Compiled, data: mujoco.MjData) -> np.ndarray:
+    """Force (N) and torque (N·m) magnitudes per row of ``analysis``, shape (n_welds, 2).
+
+    MuJoCo's inverse dynamics (``mj_rnePostConstraint``) gives, per body,
+    the wrench its parent delivers to it and its children (``cfrc_int``): a
+    group's blocks are childless children of its root, so that is what the
+    group delivers to each of them (the root's own is never needed: no
+    weld lies beyond it). The groups' frame analysis (``stress``) turns
+    these, in each group's frame, into weld wrenches. Thrust and rope
+    tension act through an actuator and a tendon, which the inverse
+    dynamics does not count as external forces, so they are passed in beside.
+    """
     mujoco.mj_rnePostConstraint(compiled.model, data)
-    ropes = _rope_loads(compiled, data) if compiled.ropes else {}
-    ids, wrenches = [], []
-    for group in groups:
-        rot = data.xmat[group.root].reshape(3, 3)
-        subtree = data.cfrc_int[group.bodies].reshape(-1, 3) @ rot
-        extra = {}
-        if group.cannon_nodes.size:
-            push = data.actuator_force[group.cannon_acts, None] * group.cannon_axes
-            extra = {
-                int(k): np.concatenate([f, np.zeros(3)])
-                for k, f in zip(group.cannon_nodes, push, strict=True)
-            }
-        if ropes:
-            for node, body in enumerate(group.bodies.tolist()):
-                if body in ropes:
-                    extra[node] = extra.get(node, 0.0) + (ropes[body].reshape(2, 3) @ rot).reshape(6)
-        wrenches.append(group.network.wrenches(subtree, extra))  # type: ignore[union-attr]
-        ids.append(group.welds)
-    both = np.concatenate(wrenches).reshape(-1, 2, 3)
-    magnitude = np.sqrt(np.square(both).sum(axis=2))
-    return np.concatenate(ids), magnitude[:, 0], magnitude[:, 1]
+    # (torque, force) rows per node, world frame → its group's frame (row vectors times the rotation).
+    blocks = data.cfrc_int[analysis.bodies]
+    for root, nodes in analysis.spans:
+        blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ data.xmat[root].reshape(3, 3)).reshape(-1, 6)
+    pushed, loads = analysis.cannon_nodes, None
+    if pushed.size:
+        loads = np.zeros((pushed.size, 6))
+        loads[:, :3] = data.actuator_force[analysis.cannon_acts, None] * analysis.cannon_axes
+    if compiled.ropes:
+        pushed, loads = _with_ropes(analysis, compiled, data, pushed, loads)
+    both = analysis.network.wrenches(blocks, pushed, loads).reshape(-1, 2, 3)
+    return np.sqrt(np.square(both).sum(axis=2))
+
+
+def _with_ropes(
+    analysis: WeldAnalysis,
+    compiled: Compiled,
+    data: mujoco.MjData,
+    nodes: np.ndarray,
+    loads: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Add rope tension to the extra loads: one row per node, in each node's group frame."""
+    extra = {int(k): row for k, row in zip(nodes, loads if loads is not None else [], strict=True)}
+    for body, wrench in _rope_loads(compiled, data).items():
+        node = analysis.node(body)
+        if node >= 0:
+            turned = (wrench.reshape(2, 3) @ data.xmat[analysis.frame(node)].reshape(3, 3)).reshape(6)
+            extra[node] = extra.get(node, 0.0) + turned
+    return np.array(list(extra), dtype=int), np.array(list(extra.values())).reshape(-1, 6)
 
 
 @dataclass
@@ -196,27 +213,44 @@ class _WeldResponse:
     the welds in full. Each weld's force and torque follow a first-order
     lag with time constant ``config.weld_response_s``; a steady load is
     read in full.
+
+    ``state`` and ``limits`` follow the rows of ``analysis`` (force, torque
+    per weld); ``held`` keeps every weld's state across a change of analysis.
     """
 
     gain: float
-    force: np.ndarray
-    torque: np.ndarray
+    held: np.ndarray
+    analysis: WeldAnalysis | None = None
+    state: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    limits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
     @classmethod
     def of(cls, n_welds: int, tick_s: float, config: PhysicsConfig) -> _WeldResponse:
         gain = 1.0 - float(np.exp(-tick_s / config.weld_response_s)) if config.weld_response_s > 0 else 1.0
-        return cls(gain, np.zeros(n_welds), np.zeros(n_welds))
+        return cls(gain, np.zeros((n_welds, 2)))
+
+    def _follow(self, compiled: Compiled) -> None:
+        """Re-index the state after the welds were regrouped (a break)."""
+        if self.analysis is not None:
+            self.held[self.analysis.welds] = self.state
+        self.analysis = compiled.analysis
+        if self.analysis is not None:
+            ids = self.analysis.welds
+            self.state = self.held[ids]
+            self.limits = np.column_stack([compiled.weld_break_force[ids], compiled.weld_break_torque[ids]])
 
     def snapped(self, compiled: Compiled, data: mujoco.MjData) -> list[tuple[int, float, float]]:
         """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over)."""
-        ids, force, torque = weld_loads(compiled, data)
-        self.force[ids] += self.gain * (force - self.force[ids])
-        self.torque[ids] += self.gain * (torque - self.torque[ids])
-        force, torque = self.force[ids], self.torque[ids]
-        snap = np.flatnonzero(
-            ~(force <= compiled.weld_break_force[ids]) | ~(torque <= compiled.weld_break_torque[ids])
-        )
-        return [(int(ids[k]), float(force[k]), float(torque[k])) for k in snap]
+        if compiled.analysis is not self.analysis:
+            self._follow(compiled)
+        if self.analysis is None:
+            return []
+        self.state += self.gain * (_weld_magnitudes(self.analysis, compiled, data) - self.state)
+        held = self.state <= self.limits
+        if held.all():
+            return []
+        over = np.flatnonzero(~held.all(axis=1))
+        return [(int(self.analysis.welds[k]), float(self.state[k, 0]), float(self.state[k, 1])) for k in over]
 
 
 _QUIET_MARGIN = 1.0 - 1e-9
@@ -310,6 +344,7 @@ def run_scene(
     scene: Scene,
     control: list[ControlEntry] | None = None,
     config: PhysicsConfig = DEFAULT_CONFIG,
+    graph: BodyGraph | None = None,
 ) -> RunOutput:
     """Simulate ``machine`` in ``scene`` and log it at ``config.log_hz``.
 
@@ -323,18 +358,23 @@ def run_scene(
         scene: Placement, terrain, cargo, duration.
         control: Timed key presses; default the machine's own sequence.
         config: Physics settings.
+        graph: The machine's body graph when the caller already has it.
     """
     # The frame analysis's small matrix products gain nothing from BLAS threads, whose
     # spinning workers would take a second core from a parallel run.
     with _BLAS.limit(limits=1, user_api="blas"):
-        return _run(machine, scene, control, config)
+        return _run(machine, scene, control, config, graph)
 
 
 def _run(
-    machine: Machine, scene: Scene, control: list[ControlEntry] | None, config: PhysicsConfig
+    machine: Machine,
+    scene: Scene,
+    control: list[ControlEntry] | None,
+    config: PhysicsConfig,
+    graph: BodyGraph | None,
 ) -> RunOutput:
     wall0 = _time.perf_counter()
-    compiled = compile_scene(machine, scene, config)
+    compiled = compile_scene(machine, scene, config, graph)
     model = compiled.model
     data = mujoco.MjData(model)
     presses = machine.control_sequence if control is None else control
@@ -366,7 +406,6 @@ def _run(
     badqacc = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
     steps, log_every, max_speed = config.steps_per_tick, config.ticks_per_log, config.max_speed_mps
     stop_z = scene.stop_below_z if cb >= 0 else None
-    check_welds = bool(intact.any())
     response = _WeldResponse.of(intact.size, tick_s, config)
     logged = 0
     mass = 0.0
@@ -403,7 +442,7 @@ def _run(
         if abs(data.time - (t + tick_s)) > 1e-6 or badqacc.number or _too_fast(data.qvel, max_speed):
             diverged = t
             break
-        snapped = response.snapped(compiled, data) if check_welds else []
+        snapped = response.snapped(compiled, data)
         if snapped:
             for weld, force, torque in snapped:
                 intact[weld] = False
@@ -415,7 +454,6 @@ def _run(
             cb = compiled.cargo_body
             if ramp is not None:
                 ramp = _Cargo.of(model, ramp.cargo, cb, config)
-            check_welds = bool(intact.any())
     traj = Trajectory(
         time=np.arange(logged) * (config.ticks_per_log * tick_s),
         ids=[b.block_id for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),
