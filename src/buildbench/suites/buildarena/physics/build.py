@@ -1,4 +1,4 @@
-"""Compile a machine and its scene into a MuJoCo model with ``MjSpec``.
+"""Compile a machine and its scene into a MuJoCo model (written as MJCF by ``mjcf``).
 
 Blocks joined by intact welds form a rigid group: the group's first block
 (machine order) is a free body and every other block of the group is a
@@ -12,15 +12,10 @@ the new groups (``rebuild``) and carries every body's pose and velocity
 over; a break that leaves every group whole changes the weld analysis only.
 
 A Brace is a weld between its two end blocks anchored midway (it may close
-a loop inside a group, which ``stress`` resolves by stiffness); a Winch is a
-rope (a spatial tendon that may slacken but not stretch beyond its built
-length). A Powered Wheel is a hub (a welded block) carrying the disc on a
-hinge driven by a velocity servo. A Water Cannon carries a site actuator
-whose force points against its spray, and a non-colliding full-size box
-that the torches' non-colliding flame spheres are tested against. Welded
+a loop inside a group, which ``stress`` resolves by stiffness). Welded
 neighbours never collide (also after their weld broke), nor do blocks whose
 bodies already overlap as built (the library only checks its shrunk
-colliders); collision boxes are ``collision_gap_m`` smaller than the blocks.
+colliders).
 """
 
 from __future__ import annotations
@@ -37,10 +32,8 @@ from buildbench.suites.buildarena.model import Machine
 from .config import PhysicsConfig
 from .groups import Group, Tree, WeldAnalysis, same_bodies, spanning_trees, weld_analysis
 from .layout import Layout, lay_out, weld_limits
-from .parts import box_inertia, parts
+from .mjcf import document
 from .scene import Scene
-
-BALLAST = "Ballast"
 
 
 @dataclass(frozen=True)
@@ -113,121 +106,16 @@ class Compiled:
         return [w.label for w in self.layout.welds]
 
 
-def _quat(rot: np.ndarray) -> list[float]:
-    quat = np.empty(4)
-    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rot, dtype=float).reshape(9))
-    return quat.tolist()
-
-
-def _set_inertial(body: mujoco.MjsBody, mass: float, inertia: list[float]) -> None:
-    """Mass and principal moments about the body's origin, along its axes."""
-    body.mass, body.inertia, body.explicitinertial = mass, inertia, True
-    body.ipos, body.iquat = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
-
-
-class _Builder:
-    def __init__(self, layout: Layout) -> None:
-        self.layout, self.scene, self.config = layout, layout.scene, layout.config
-        self.rot = np.asarray(layout.scene.placement_rotation, dtype=float)
-        self.parts = parts(layout)
-        self.spec = mujoco.MjSpec()
-        config = layout.config
-        opt = self.spec.option
-        opt.timestep = config.timestep_s
-        opt.gravity = [0.0, 0.0, -config.gravity_mps2]
-        opt.integrator = getattr(mujoco.mjtIntegrator, f"mjINT_{config.integrator.upper()}")
-        opt.iterations = config.iterations
-        # Every geom shares friction and contact softness.
-        geom = self.spec.default.geom
-        geom.friction = [config.friction, 0.005, 0.0001]
-        geom.solref = [config.contact_timeconst_s, 1.0]
-        geom.solimp = [*config.contact_solimp, 0.5, 2.0]
-
-    def add_world(self) -> None:
-        world = self.spec.worldbody
-        if self.scene.ground:
-            world.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1], name="ground")
-        for i, box in enumerate(self.scene.terrain):
-            world.add_geom(
-                type=mujoco.mjtGeom.mjGEOM_BOX,
-                pos=list(box.center),
-                size=[0.5 * s for s in box.size],
-                name=f"terrain{i}",
-            )
-
-    def add_tree(self, tree: Tree, root_pose: tuple[np.ndarray, np.ndarray] | None) -> None:
-        """Add a rigid group: its root a free body (at ``root_pose``, world; default as built),
-        every other block a jointless child body of the root."""
-        layout = self.layout
-        r_centre, r_rot = layout.poses[tree.order[0]]
-        pos, rot = (r_centre, r_rot) if root_pose is None else root_pose
-        root = self.add_block(self.spec.worldbody, tree.order[0], pos, _quat(rot))
-        root.add_freejoint()
-        others = tree.order[1:]
-        if not others:
-            return
-        centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
-        turns = r_rot.T @ np.array([layout.poses[b][1] for b in others])
-        for block, centre, turn in zip(others, centres, turns, strict=True):
-            self.add_block(root, block, centre, _quat(turn))
-
-    def add_block(
-        self, parent: mujoco.MjsBody, block: str, pos: np.ndarray, quat: list[float]
-    ) -> mujoco.MjsBody:
-        """Add ``block`` under ``parent`` at ``pos``/``quat`` (parent frame); returns the block's body."""
-        part = self.parts[block]
-        body = parent.add_body(name=f"b{block}", pos=list(pos), quat=quat)
-        _set_inertial(body, part.mass, part.inertia)
-        holder = body
-        if part.disc is not None:
-            holder = body.add_body(name=f"disc{block}")
-            holder.add_joint(type=mujoco.mjtJoint.mjJNT_HINGE, axis=part.disc.axis, name=f"spin{block}")
-            _set_inertial(holder, part.disc.mass, part.disc.inertia)
-        holder.add_geom(**part.collider)
-        if part.sensor is not None:
-            holder.add_geom(**part.sensor)
-        return body
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """A model's spec before compiling, with the names the index arrays are read from."""
-
-    builder: _Builder
-    trees: list[Tree]
-    cargo: str | None
-    ropes: list[tuple[str, str, str]]
-    wheels: dict[str, str]
-    cannons: dict[str, str]
-
-
-def _spec(
-    layout: Layout, intact: np.ndarray, root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
-) -> _Spec:
-    """The spec with one rigid group per connected set of intact welds.
-
-    Args:
-        layout: The placed machine.
-        intact: Per weld, whether it holds.
-        root_poses: Block id → world (centre, rotation) for group roots; default as built.
-    """
-    builder = _Builder(layout)
-    builder.add_world()
-    cargo = _add_cargo(builder)
-    trees = spanning_trees(layout, intact)
-    for tree in trees:
-        builder.add_tree(tree, None if root_poses is None else root_poses[tree.order[0]])
-    for a, b in layout.never_collide:
-        builder.spec.add_exclude(bodyname1=a, bodyname2=b)
-    ropes = _add_ropes(builder)
-    wheels, cannons = _add_actuators(builder)
-    return _Spec(builder, trees, cargo, ropes, wheels, cannons)
-
-
-def _compile(layout: Layout, intact: np.ndarray, spec: _Spec, model: mujoco.MjModel) -> Compiled:
-    """Index the compiled ``model`` of ``spec``."""
-    trees, ropes, cargo_name = spec.trees, spec.ropes, spec.cargo
-    wheel_acts, cannon_acts = spec.wheels, spec.cannons
+def _compile(
+    layout: Layout,
+    intact: np.ndarray,
+    trees: list[Tree],
+    root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Compiled:
+    """Compile the model of ``trees`` (group roots at ``root_poses``, default as built) and index it."""
+    doc = document(layout, trees, root_poses)
+    model = mujoco.MjModel.from_xml_string(doc.text)
+    ropes, cargo_name, wheel_acts, cannon_acts = doc.ropes, doc.cargo, doc.wheels, doc.cannons
     limits = np.array([weld_limits(layout.config, w) for w in layout.welds]).reshape(-1, 2)
     cannons = [b.id for b in layout.graph.bodies if b.type == "Water Cannon"]
     torches = [b.id for b in layout.graph.bodies if b.type == "Torch"]
@@ -289,15 +177,12 @@ def compile_scene(
     """
     layout = lay_out(machine, scene, config, graph)
     intact = np.ones(len(layout.welds), dtype=bool)
-    spec = _spec(layout, intact)
-    model = spec.builder.spec.compile()
-    overlapping = _overlapping_pairs(layout, model)
-    if overlapping:
-        for a, b in overlapping:
-            spec.builder.spec.add_exclude(bodyname1=a, bodyname2=b)
-        layout = replace(layout, never_collide=[*layout.never_collide, *overlapping])
-        model = spec.builder.spec.compile()
-    return _compile(layout, intact, spec, model)
+    trees = spanning_trees(layout, intact)
+    compiled = _compile(layout, intact, trees)
+    overlapping = _overlapping_pairs(layout, compiled.model)
+    if not overlapping:
+        return compiled
+    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact, trees)
 
 
 def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:
@@ -326,8 +211,7 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
     for block in compiled.layout.graph.bodies:
         b = old.body(f"b{block.id}").id
         roots[block.id] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
-    spec = _spec(compiled.layout, intact, roots)
-    new = _compile(compiled.layout, intact, spec, spec.builder.spec.compile())
+    new = _compile(compiled.layout, intact, trees, roots)
     model = new.model
     state = mujoco.MjData(model)
     state.time = data.time
@@ -386,80 +270,3 @@ def _overlapping_pairs(layout: Layout, model: mujoco.MjModel) -> list[tuple[str,
             first, second = sorted(names)
             pairs.add((first, second))
     return sorted(pairs)
-
-
-def _add_ropes(builder: _Builder) -> list[tuple[str, str, str]]:
-    """A spatial tendon per Winch; returns ``(tendon name, end block a, end block b)``."""
-    ropes = []
-    layout = builder.layout
-    rot, offset = builder.rot, np.asarray(builder.scene.placement_offset, dtype=float)
-    for link in layout.graph.links:
-        if link.type == "Brace":
-            continue
-        ends = ((link.a.block, rot @ link.point_a + offset), (link.b.block, rot @ link.point_b + offset))
-        name = f"rope{link.id}"
-        for k, (block, point) in enumerate(ends):
-            centre, brot = layout.poses[block]
-            builder.spec.body(f"b{block}").add_site(name=f"{name}_{k}", pos=list(brot.T @ (point - centre)))
-        length = float(np.linalg.norm(ends[0][1] - ends[1][1]))
-        tendon = builder.spec.add_tendon(
-            name=name,
-            limited=True,
-            range=[0.0, length],
-            solref_limit=[builder.config.winch_stiffness_timeconst_s, 1.0],
-        )
-        for k in range(2):
-            tendon.wrap_site(f"{name}_{k}")
-        ropes.append((name, link.a.block, link.b.block))
-    return ropes
-
-
-def _add_actuators(builder: _Builder) -> tuple[dict[str, str], dict[str, str]]:
-    cfg = builder.config
-    wheels: dict[str, str] = {}
-    cannons: dict[str, str] = {}
-    for body in builder.layout.graph.bodies:
-        if body.spin_axis is not None:
-            act = builder.spec.add_actuator(
-                name=f"motor{body.id}", target=f"spin{body.id}", trntype=mujoco.mjtTrn.mjTRN_JOINT
-            )
-            act.set_to_velocity(kv=cfg.wheel_gain_nms)
-            act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
-            act.forcerange = [-cfg.wheel_max_torque_nm, cfg.wheel_max_torque_nm]
-            wheels[body.id] = act.name
-        elif body.type == "Water Cannon":
-            rot = builder.layout.poses[body.id][1]
-            recoil_world = builder.rot @ -np.asarray(body.pointer)
-            site_rot = _frame_with_z(rot.T @ recoil_world)
-            builder.spec.body(f"b{body.id}").add_site(name=f"nozzle{body.id}", quat=_quat(site_rot))
-            act = builder.spec.add_actuator(
-                name=f"thrust{body.id}",
-                target=f"nozzle{body.id}",
-                trntype=mujoco.mjtTrn.mjTRN_SITE,
-                gear=[0, 0, 1, 0, 0, 0],
-            )
-            act.set_to_motor()
-            cannons[body.id] = act.name
-    return wheels, cannons
-
-
-def _frame_with_z(z: np.ndarray) -> np.ndarray:
-    """A rotation whose third column is unit vector ``z``."""
-    z = z / np.linalg.norm(z)
-    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    x = helper - (helper @ z) * z
-    x /= np.linalg.norm(x)
-    return np.column_stack([x, np.cross(z, x), z])
-
-
-def _add_cargo(builder: _Builder) -> str | None:
-    cargo = builder.scene.cargo
-    if cargo is None:
-        return None
-    mass = float(cargo.mass(0.0))
-    full = np.array(cargo.size)
-    body = builder.spec.worldbody.add_body(name=BALLAST, pos=list(cargo.center))
-    body.add_freejoint()
-    _set_inertial(body, mass, box_inertia(mass, full).tolist())
-    body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(0.5 * full))
-    return BALLAST

@@ -8,7 +8,6 @@ splits it into rigid groups.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -56,8 +55,8 @@ class Layout:
             hub's weld, and blocks that overlap as built.
         networks: Weld analyses already prepared, by group (blocks, welds):
             a rebuild after a break prepares only the groups that changed.
-        parts: Each block's MuJoCo pieces by block id, filled on first use
-            (``parts.parts``).
+        markup: Each block's MJCF body content by block id, written on
+            first use (``mjcf.markup``).
     """
 
     scene: Scene
@@ -68,7 +67,7 @@ class Layout:
     masses: dict[str, float]
     never_collide: list[tuple[str, str]] = field(default_factory=list)
     networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
-    parts: dict[str, Any] = field(default_factory=dict)
+    markup: dict[str, str] = field(default_factory=dict)
 
 
 def _connector_shares(graph: BodyGraph) -> dict[str, float]:

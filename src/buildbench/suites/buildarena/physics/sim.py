@@ -172,9 +172,13 @@ def _weld_magnitudes(analysis: WeldAnalysis, compiled: Compiled, data: mujoco.Mj
     """
     mujoco.mj_rnePostConstraint(compiled.model, data)
     # (torque, force) rows per node, world frame → its group's frame (row vectors times the rotation).
-    blocks = data.cfrc_int[analysis.bodies]
-    for root, nodes in analysis.spans:
-        blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ data.xmat[root].reshape(3, 3)).reshape(-1, 6)
+    if len(analysis.spans) == 1:
+        turn = data.xmat[analysis.spans[0][0]].reshape(3, 3)
+        blocks = (data.cfrc_int[analysis.bodies].reshape(-1, 3) @ turn).reshape(-1, 6)
+    else:
+        blocks = data.cfrc_int[analysis.bodies]
+        for root, nodes in analysis.spans:
+            blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ data.xmat[root].reshape(3, 3)).reshape(-1, 6)
     pushed, loads = analysis.cannon_nodes, None
     if pushed.size:
         loads = np.zeros((pushed.size, 6))
@@ -182,7 +186,7 @@ def _weld_magnitudes(analysis: WeldAnalysis, compiled: Compiled, data: mujoco.Mj
     if compiled.ropes:
         pushed, loads = _with_ropes(analysis, compiled, data, pushed, loads)
     both = analysis.network.wrenches(blocks, pushed, loads).reshape(-1, 2, 3)
-    return np.sqrt(np.square(both).sum(axis=2))
+    return np.sqrt(np.einsum("wki,wki->wk", both, both))
 
 
 def _with_ropes(
@@ -293,6 +297,7 @@ class _Cargo:
     dofs: slice
     dof_invweight0: np.ndarray
     applied: float = float("nan")
+    body_mass: float = float("nan")
 
     @classmethod
     def of(cls, model: mujoco.MjModel, cargo: Cargo, body: int, config: PhysicsConfig) -> _Cargo:
@@ -321,11 +326,13 @@ class _Cargo:
             return mass
         self.applied = mass
         body_mass = min(mass, self.cap)
-        ratio = body_mass / self.mass0
-        model.body_mass[self.body] = body_mass
-        model.body_inertia[self.body] = self.inertia0 * ratio
-        model.body_invweight0[self.body] = self.invweight0 / ratio
-        model.dof_invweight0[self.dofs] = self.dof_invweight0 / ratio
+        if body_mass != self.body_mass:
+            self.body_mass = body_mass
+            ratio = body_mass / self.mass0
+            model.body_mass[self.body] = body_mass
+            model.body_inertia[self.body] = self.inertia0 * ratio
+            model.body_invweight0[self.body] = self.invweight0 / ratio
+            model.dof_invweight0[self.dofs] = self.dof_invweight0 / ratio
         data.xfrc_applied[self.body, 2] = -(mass - body_mass) * self.gravity
         return mass
 
@@ -448,12 +455,13 @@ def _run(
                 intact[weld] = False
                 broken.append(BrokenWeld(compiled.weld_names[weld], t + tick_s, force, torque))
             compiled, data = rebuild(compiled, data, intact)
-            model = compiled.model
-            badqacc = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
-            log_bodies = _log_bodies(compiled)
-            cb = compiled.cargo_body
-            if ramp is not None:
-                ramp = _Cargo.of(model, ramp.cargo, cb, config)
+            if compiled.model is not model:
+                model = compiled.model
+                badqacc = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+                log_bodies = _log_bodies(compiled)
+                cb = compiled.cargo_body
+                if ramp is not None:
+                    ramp = _Cargo.of(model, ramp.cargo, cb, config)
     traj = Trajectory(
         time=np.arange(logged) * (config.ticks_per_log * tick_s),
         ids=[b.block_id for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),

@@ -185,13 +185,20 @@ def weld_network(
         # A unit wrench in a loop weld is delivered to its second block and taken from its first:
         # the tree welds on the path of either end (not on both) give it up.
         crossing = ancestors[ends[loop, 1]] - ancestors[ends[loop, 0]]  # (r, m_t)
-        per_loop = transfer[None] @ _to_origin(origin, anchors[loop])[:, None]  # (r, m_t, 6, 6)
-        give_up = (crossing[:, :, None, None] * per_loop).transpose(1, 2, 0, 3).reshape(6 * child.size, -1)
+        # Each loop crosses only the tree welds between its two ends: M's nonzero 6×6 blocks.
+        loop_of, row_of = np.nonzero(crossing)
+        at_origin = _to_origin(origin, anchors[loop])
+        give_up = np.zeros((child.size, 6, loop.size, 6))
+        give_up[row_of, :, loop_of, :] = crossing[loop_of, row_of, None, None] * (
+            transfer[row_of] @ at_origin[loop_of]
+        )
+        give_up = give_up.reshape(6 * child.size, 6 * loop.size)
         flex = 1.0 / np.repeat(stiffness, 3, axis=1)  # (m, 6) compliance per wrench component
         weighted = give_up.T * flex[edge].reshape(-1)  # Mᵀ·D⁻¹
         energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))
-        # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches).
-        solve = np.linalg.solve(energy, weighted)
+        # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
+        # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
+        solve = np.linalg.inv(energy) @ weighted
         loops = (Loops(slice(0, child.size), slice(child.size, m), solve, give_up),)
     return WeldNetwork(
         welds=np.concatenate([edge, loop]).astype(int),
