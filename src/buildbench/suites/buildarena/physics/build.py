@@ -208,9 +208,9 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
         ), data
     old = compiled.model
     roots: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for block in compiled.layout.graph.bodies:
-        b = old.body(f"b{block.id}").id
-        roots[block.id] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
+    for tree in trees:
+        b = compiled.body_ids[tree.order[0]]
+        roots[tree.order[0]] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
     new = _compile(compiled.layout, intact, trees, roots)
     model = new.model
     state = mujoco.MjData(model)

@@ -26,6 +26,7 @@ from html import escape
 
 import mujoco
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from buildbench.suites.buildarena.library.bodies import Body
 
@@ -76,7 +77,7 @@ def _cylinder_inertia(mass: float, radius: float, height: float) -> np.ndarray:
     return np.array([side, side, 0.5 * mass * radius * radius])
 
 
-def _inertial(mass: float, inertia: np.ndarray) -> str:
+def _inertial(mass: float, inertia: Iterable[float]) -> str:
     return f'<inertial pos="0 0 0" mass="{mass!r}" diaginertia="{_v(inertia)}"/>'
 
 
@@ -103,36 +104,42 @@ def _block(layout: Layout, body: Body, sites: str) -> str:
     cfg = layout.config
     name = escape(body.id)
     shape, mass = body.shape, layout.masses[body.id]
+    gap = cfg.collision_gap_m
     if shape.kind == "box":
-        half = 0.5 * np.array(shape.size)
-        inertia = box_inertia(mass, 2 * half)
-        size = np.maximum(half - 0.5 * cfg.collision_gap_m, 0.5 * half)
+        a, b, c = (float(x) for x in shape.size)
+        half = (0.5 * a, 0.5 * b, 0.5 * c)
+        inertia = (
+            mass / 12.0 * (b * b + c * c),
+            mass / 12.0 * (a * a + c * c),
+            mass / 12.0 * (a * a + b * b),
+        )
+        size = (max(h - 0.5 * gap, 0.5 * h) for h in half)
         collider = f'<geom name="g{name}" type="box" size="{_v(size)}"/>'
     else:
-        radius, height = shape.size[0], shape.size[2]
-        half = np.array([radius, radius, 0.5 * height])
-        inertia = _cylinder_inertia(mass, radius, height)
-        half_len = max(0.5 * (height - cfg.collision_gap_m), 0.25 * height)
+        radius, height = float(shape.size[0]), float(shape.size[2])
+        half = (radius, radius, 0.5 * height)
+        inertia = tuple(_cylinder_inertia(mass, radius, height))
+        half_len = max(0.5 * (height - gap), 0.25 * height)
         collider = f'<geom name="g{name}" type="cylinder" size="{_v((radius, half_len))}"/>'
     sensor = _sensor(layout, body, half)
-    rot = layout.poses[body.id][1]
-    placed = np.asarray(layout.scene.placement_rotation, dtype=float)
     if body.type == "Water Cannon":
+        rot, placed = layout.poses[body.id][1], np.asarray(layout.scene.placement_rotation, dtype=float)
         recoil = _frame_with_z(rot.T @ (placed @ -np.asarray(body.pointer)))
         sites += f'<site name="nozzle{name}" quat="{_v(quat(recoil))}"/>'
     if body.spin_axis is None:
         return _inertial(mass, inertia) + collider + sensor + sites
     share = cfg.wheel_hub_mass_fraction
+    rot, placed = layout.poses[body.id][1], np.asarray(layout.scene.placement_rotation, dtype=float)
     # Positive control = rolling the captioned way: angular velocity -spin_axis (see sim docs).
     axis = rot.T @ (placed @ -np.asarray(body.spin_axis))
     disc = (
-        f'<body name="disc{name}">{_inertial((1 - share) * mass, inertia * (1 - share))}'
+        f'<body name="disc{name}">{_inertial((1 - share) * mass, [i * (1 - share) for i in inertia])}'
         f'<joint name="spin{name}" type="hinge" axis="{_v(axis)}"/>{collider}{sensor}</body>'
     )
-    return _inertial(share * mass, inertia * share) + sites + disc
+    return _inertial(share * mass, [i * share for i in inertia]) + sites + disc
 
 
-def _sensor(layout: Layout, body: Body, half: np.ndarray) -> str:
+def _sensor(layout: Layout, body: Body, half: tuple[float, float, float]) -> str:
     """Non-colliding geom for the heating test: a cannon's full box, a torch's flame sphere."""
     flags = 'contype="0" conaffinity="0" group="3"'
     if body.type == "Water Cannon":
@@ -233,11 +240,11 @@ def document(
         others = tree.order[1:]
         if others:
             centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
-            turns = r_rot.T @ np.array([layout.poses[b][1] for b in others])
-            for block, centre, turn in zip(others, centres, turns, strict=True):
+            turns = Rotation.from_matrix(r_rot.T @ np.array([layout.poses[b][1] for b in others]))
+            quats = turns.as_quat(scalar_first=True)
+            for block, centre, turn in zip(others, centres.tolist(), quats.tolist(), strict=True):
                 parts.append(
-                    f'<body name="b{escape(block)}" pos="{_v(centre)}" quat="{_v(quat(turn))}">'
-                    f"{blocks[block]}</body>"
+                    f'<body name="b{escape(block)}" pos="{_v(centre)}" quat="{_v(turn)}">{blocks[block]}</body>'
                 )
         parts.append("</body>")
     parts.append("</worldbody><contact>")
