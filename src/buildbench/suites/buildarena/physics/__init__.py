@@ -1,11 +1,11 @@
-"""Open physics for BuildArena machines: MuJoCo built with ``MjSpec`` (replaces Besiege, spec 6).
+"""Open physics for BuildArena machines on MuJoCo (replaces Besiege, spec 6).
 
 ``config`` holds every published number, ``scene`` the world around the
 machine, ``placement`` where the evaluator puts it, ``layout`` the placed
 machine and its welds, ``groups`` the rigid groups (blocks joined by intact
-welds), ``build`` the MuJoCo model of the groups, ``stress``
-the weld forces inside a group, ``sim`` the loop (breaking welds and
-rebuilding the groups) and ``trajectory`` the 25 Hz log.
+welds), ``mjcf`` the model's MJCF text, ``build`` the compiled model of the
+groups, ``stress`` the weld forces inside the groups, ``sim`` the loop
+(breaking welds and regrouping) and ``trajectory`` the 25 Hz log.
 """
 
 from .config import DEFAULT_CONFIG, PhysicsConfig

@@ -8,8 +8,8 @@ only by making a new config; results under different configs are not
 comparable.
 
 Choices that change only the rounding of the solver's sums, not the model
-(the order in which bodies are added, ``ordering``), are not settings: the
-reference trajectories moved by less than 1e-7 m under them.
+(the order in which bodies are added, how a rigid group's bodies are
+nested), are not settings: the reference indicators did not move under them.
 """
 
 from __future__ import annotations

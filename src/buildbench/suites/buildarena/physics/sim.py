@@ -7,8 +7,9 @@ for a given binary).
 Welds: blocks joined by intact welds move as one rigid group; after each
 tick the weld loads come from MuJoCo's inverse dynamics and the groups'
 frame analysis (``stress``), pass through the welds' response lag, and
-every weld over its threshold breaks. A break rebuilds the model with the
-new groups and carries the state over (``build.rebuild``).
+every weld over its threshold breaks. A break that splits a group rebuilds
+the model with the new groups and carries the state over
+(``build.rebuild``); otherwise only the weld analysis changes.
 
 Speed: per tick, constant cargo mass and unchanged thrust are not
 re-applied, heating is tested only while a cannon fires or a sample is
