@@ -410,8 +410,8 @@ def _run(
     firing = False
     cannon_dirty = cannon_idx.size > 0
     hot_key = b""
-    # A live view of the warning counter: reading it each tick costs no lookup.
-    badqacc = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+    # Live views of the warning counter and the velocities: reading them each tick costs no lookup.
+    badqacc, qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
     steps, log_every, max_speed = config.steps_per_tick, config.ticks_per_log, config.max_speed_mps
     stop_z = scene.stop_below_z if cb >= 0 else None
     response = _WeldResponse.of(intact.size, tick_s, config)
@@ -447,7 +447,7 @@ def _run(
             break
         mujoco.mj_step(model, data, steps)
         # On a blow-up MuJoCo resets the data (time back to 0): stop there.
-        if abs(data.time - (t + tick_s)) > 1e-6 or badqacc.number or _too_fast(data.qvel, max_speed):
+        if abs(data.time - (t + tick_s)) > 1e-6 or badqacc.number or _too_fast(qvel, max_speed):
             diverged = t
             break
         snapped = response.snapped(compiled, data)
@@ -458,7 +458,7 @@ def _run(
             compiled, data = rebuild(compiled, data, intact)
             if compiled.model is not model:
                 model = compiled.model
-                badqacc = data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+                badqacc, qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
                 log_bodies = _log_bodies(compiled)
                 cb = compiled.cargo_body
                 if ramp is not None:
