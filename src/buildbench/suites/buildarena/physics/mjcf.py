@@ -195,7 +195,6 @@ def document(
     layout: Layout,
     trees: list[Tree],
     root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
-    never_collide: list[tuple[str, str]] | None = None,
 ) -> Document:
     """The model with one rigid group per tree: its root a free body, every other block a jointless
     child body of the root.
@@ -204,7 +203,6 @@ def document(
         layout: The placed machine.
         trees: The rigid groups.
         root_poses: Block id → world (centre, rotation) for group roots; default as built.
-        never_collide: Body-name pairs excluded from collision; default ``layout.never_collide``.
     """
     cfg, scene = layout.config, layout.scene
     blocks = markup(layout)
@@ -248,7 +246,7 @@ def document(
                 )
         parts.append("</body>")
     parts.append("</worldbody><contact>")
-    for a, b in layout.never_collide if never_collide is None else never_collide:
+    for a, b in layout.never_collide:
         parts.append(f'<exclude body1="{escape(a)}" body2="{escape(b)}"/>')
     parts.append("</contact><tendon>")
     ropes = []
