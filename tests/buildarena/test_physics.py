@@ -22,9 +22,10 @@ from buildbench.suites.buildarena.physics import (
     run_scene,
     sim,
 )
-from buildbench.suites.buildarena.physics.build import compile_scene
+from buildbench.suites.buildarena.physics.build import compile_scene, rebuild
 from buildbench.suites.buildarena.physics.sim import weld_loads
 from buildbench.suites.buildarena.physics.stress import WeldNetwork, stack, weld_network
+from buildbench.suites.buildarena.tasks import TASKS, scene_for
 
 G = DEFAULT_CONFIG.gravity_mps2
 DT = DEFAULT_CONFIG.timestep_s
@@ -222,6 +223,36 @@ def test_thrust_stops_on_the_tick_the_fire_key_is_released() -> None:
     assert np.allclose(falling, -G, atol=0.01)  # the welds relax for a few ticks after the release
 
 
+_UNIT_WELD = np.array([[1.0, 1.0 / 12.0]])
+_LINE = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
+
+
+def _pair_network() -> WeldNetwork:
+    """Node 1 at x = 1 welded to node 0 at x = 0.5."""
+    return weld_network(
+        _LINE[:2],
+        np.array([-1, 0]),
+        np.array([-1, 0]),
+        np.zeros(3),
+        np.array([[0, 1]]),
+        np.array([[0.5, 0, 0]]),
+        _UNIT_WELD,
+    )
+
+
+def _triangle_network(scale: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> WeldNetwork:
+    """Three nodes in a row, welded 0–1, 1–2 and 0–2 directly (the last closes a loop)."""
+    return weld_network(
+        _LINE,
+        np.array([-1, 0, 1]),
+        np.array([-1, 0, 1]),
+        np.zeros(3),
+        np.array([[0, 1], [1, 2], [0, 2]]),
+        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
+        _UNIT_WELD * np.array(scale)[:, None],
+    )
+
+
 def _in_weld_order(network: WeldNetwork, rows: np.ndarray) -> np.ndarray:
     out = np.empty_like(rows)
     out[network.welds] = rows
@@ -229,77 +260,29 @@ def _in_weld_order(network: WeldNetwork, rows: np.ndarray) -> np.ndarray:
 
 
 def test_frame_analysis_gives_statics_on_a_tree_and_shares_a_loop_by_stiffness() -> None:
-    unit = np.array([[1.0, 1.0 / 12.0]])
     # A block hanging off node 0 at x = 1, welded at x = 0.5: it must receive its weight and the lever torque.
-    tree = weld_network(
-        np.array([[0.0, 0, 0], [1.0, 0, 0]]),
-        np.array([-1, 0]),
-        np.array([-1, 0]),
-        np.zeros(3),
-        np.array([[0, 1]]),
-        np.array([[0.5, 0, 0]]),
-        unit,
-    )
     # Block wrenches as MuJoCo gives them: (torque about the origin, force); node 1 needs +1 N up.
     # Node 0's own wrench never matters: no weld lies beyond the root.
     blocks = np.array([[9.0, 9, 9, 9, 9, 9], [0, -1.0, 0, 0, 0, 1.0]])
-    assert np.allclose(tree.wrenches(blocks), [[0, 0, 1.0, 0, -0.5, 0]])
-    # Three nodes in a row, 0–1–2 and 0–2 directly: a pull on node 2 splits 1/3 over the two-weld path.
-    line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
-    ends = np.array([[0, 1], [1, 2], [0, 2]])
-    anchors = np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]])
+    assert np.allclose(_pair_network().wrenches(blocks), [[0, 0, 1.0, 0, -0.5, 0]])
+    # A pull on node 2 of the triangle splits 1/3 over the two-weld path.
     pull = np.zeros((3, 6))
     pull[2, 3] = -1.0  # node 2 is pulled west
 
-    def shares(scale: list[float]) -> np.ndarray:
-        network = weld_network(
-            line,
-            np.array([-1, 0, 1]),
-            np.array([-1, 0, 1]),
-            np.zeros(3),
-            ends,
-            anchors,
-            unit * np.array(scale)[:, None],
-        )
+    def shares(scale: tuple[float, float, float]) -> np.ndarray:
+        network = _triangle_network(scale)
         return _in_weld_order(network, network.wrenches(pull))[:, 0]
 
-    assert np.allclose(shares([1.0, 1.0, 1.0]), [-1 / 3, -1 / 3, -2 / 3])
-    assert np.allclose(shares([1.0, 1.0, 4.0]), [-1 / 9, -1 / 9, -8 / 9])  # a stiffer direct weld takes more
+    assert np.allclose(shares((1.0, 1.0, 1.0)), [-1 / 3, -1 / 3, -2 / 3])
+    assert np.allclose(shares((1.0, 1.0, 4.0)), [-1 / 9, -1 / 9, -8 / 9])  # a stiffer direct weld takes more
     # The same pull as a force the block wrenches do not count (thrust): the welds deliver the opposite.
-    thrust = weld_network(
-        line,
-        np.array([-1, 0, 1]),
-        np.array([-1, 0, 1]),
-        np.zeros(3),
-        ends,
-        anchors,
-        np.repeat(unit, 3, axis=0),
-    )
+    thrust = _triangle_network()
     pushed = thrust.wrenches(np.zeros((3, 6)), np.array([2]), np.array([[-1.0, 0, 0, 0, 0, 0]]))
     assert np.allclose(_in_weld_order(thrust, pushed)[:, 0], [1 / 3, 1 / 3, 2 / 3])
 
 
 def test_stacked_networks_give_each_group_its_own_welds() -> None:
-    unit = np.array([[1.0, 1.0 / 12.0]])
-    line = np.array([[0.0, 0, 0], [1.0, 0, 0], [2.0, 0, 0]])
-    looped = weld_network(
-        line,
-        np.array([-1, 0, 1]),
-        np.array([-1, 0, 1]),
-        np.zeros(3),
-        np.array([[0, 1], [1, 2], [0, 2]]),
-        np.array([[0.5, 0, 0], [1.5, 0, 0], [1.0, 0, 0]]),
-        np.repeat(unit, 3, axis=0),
-    )
-    pair = weld_network(
-        line[:2],
-        np.array([-1, 0]),
-        np.array([-1, 0]),
-        np.zeros(3),
-        np.array([[0, 1]]),
-        np.array([[0.5, 0, 0]]),
-        unit,
-    )
+    looped, pair = _triangle_network(), _pair_network()
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=(3, 6)), rng.normal(size=(2, 6))
     both = stack([pair, looped, pair])
@@ -370,3 +353,28 @@ def test_the_weld_response_keeps_a_landing_cargo_from_snapping_a_bridge() -> Non
     assert held.metrics["broken_welds"] == 0
     # Read unfiltered, the one-tick impact of the 5-unit cargo landing breaks welds.
     assert instant.metrics["broken_welds"] > 0 and instant.metrics["first_break_s"] < 1.0
+
+
+def test_a_break_that_leaves_the_group_whole_keeps_the_model() -> None:
+    machine = designs.build(designs.REFERENCE["support-3"]())
+    compiled = compile_scene(machine, scene_for(TASKS["support-3"], machine), DEFAULT_CONFIG)
+    data = mujoco.MjData(compiled.model)
+    mujoco.mj_step(compiled.model, data, 5)
+    brace = next(k for k, weld in enumerate(compiled.layout.welds) if weld.brace)
+    intact = compiled.intact.copy()
+    intact[brace] = False
+    kept, same_data = rebuild(compiled, data, intact)
+    assert kept.model is compiled.model and same_data is data
+    assert brace not in kept.analysis.welds and brace in compiled.analysis.welds
+    # A leaf block's only weld: the block falls off as a group of its own, and the model is rebuilt.
+    leaf = next(
+        k
+        for k, weld in enumerate(compiled.layout.welds)
+        if not weld.brace
+        and sum(w.first == weld.second or w.second == weld.second for w in compiled.layout.welds) == 1
+    )
+    intact = compiled.intact.copy()
+    intact[leaf] = False
+    split, state = rebuild(compiled, data, intact)
+    assert split.model is not compiled.model and len(split.groups) == len(compiled.groups) + 1
+    assert state.time == pytest.approx(data.time)
