@@ -155,12 +155,12 @@ def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.
     """Indices of intact welds with their force (N) and torque about their anchor (N·m)."""
     if compiled.analysis is None:
         return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
-    loads = _weld_magnitudes(compiled.analysis, compiled, data)
+    loads = _weld_magnitudes(compiled, compiled.analysis, data)
     return compiled.analysis.welds, loads[:, 0], loads[:, 1]
 
 
-def _weld_magnitudes(analysis: WeldAnalysis, compiled: Compiled, data: mujoco.MjData) -> np.ndarray:
-    """Force (N) and torque (N·m) magnitudes per row of ``analysis``, shape (n_welds, 2).
+def _weld_magnitudes(compiled: Compiled, analysis: WeldAnalysis, data: mujoco.MjData) -> np.ndarray:
+    """Force (N) and torque (N·m) magnitudes per row of ``analysis`` (``compiled``'s), shape (n_welds, 2).
 
     MuJoCo's inverse dynamics (``mj_rnePostConstraint``) gives, per body,
     the wrench its parent delivers to it and its children (``cfrc_int``): a
@@ -173,7 +173,7 @@ def _weld_magnitudes(analysis: WeldAnalysis, compiled: Compiled, data: mujoco.Mj
     """
     mujoco.mj_rnePostConstraint(compiled.model, data)
     # (torque, force) rows per node, world frame → its group's frame (row vectors times the rotation).
-    if len(analysis.spans) == 1:
+    if len(analysis.spans) == 1:  # one group, the common case: one product, no copy per group
         turn = data.xmat[analysis.spans[0][0]].reshape(3, 3)
         blocks = (data.cfrc_int[analysis.bodies].reshape(-1, 3) @ turn).reshape(-1, 6)
     else:
@@ -250,7 +250,7 @@ class _WeldResponse:
             self._follow(compiled)
         if self.analysis is None:
             return []
-        self.state += self.gain * (_weld_magnitudes(self.analysis, compiled, data) - self.state)
+        self.state += self.gain * (_weld_magnitudes(compiled, self.analysis, data) - self.state)
         held = self.state <= self.limits
         if held.all():
             return []
