@@ -71,7 +71,6 @@ class Compiled:
         blocks: Logged blocks in machine order (cargo excluded).
         body_ids: Block id → the body its welds hold (the hub for wheels).
         trees: The rigid groups as spanning trees of blocks.
-        groups: The rigid groups' bodies.
         analysis: The weld analysis of the groups with welds (None without intact welds).
         weld_break_force: Break force per weld (N).
         weld_break_torque: Break torque per weld (N·m).
@@ -90,7 +89,6 @@ class Compiled:
     blocks: list[BlockBody]
     body_ids: dict[str, int]
     trees: list[Tree]
-    groups: list[Group]
     analysis: WeldAnalysis | None
     weld_break_force: np.ndarray
     weld_break_torque: np.ndarray
@@ -99,6 +97,18 @@ class Compiled:
     heat_pairs: list[tuple[int, int, int]]
     ropes: list[Rope]
     cargo_body: int
+
+    @property
+    def groups(self) -> list[Group]:
+        """The rigid groups' bodies, one per tree."""
+        return [
+            Group(
+                self.body_ids[tree.order[0]],
+                np.array([self.body_ids[b] for b in tree.order], dtype=int),
+                np.array(tree.welds, dtype=int),
+            )
+            for tree in self.trees
+        ]
 
     @property
     def weld_names(self) -> list[str]:
@@ -131,7 +141,6 @@ def _compile(
         ],
         body_ids=body_ids,
         trees=trees,
-        groups=_groups(trees, body_ids),
         analysis=weld_analysis(layout, trees, body_ids, cannon_ids),
         weld_break_force=limits[:, 0],
         weld_break_torque=limits[:, 1],
@@ -152,17 +161,6 @@ def _compile(
         ],
         cargo_body=-1 if cargo_name is None else model.body(cargo_name).id,
     )
-
-
-def _groups(trees: list[Tree], body_ids: dict[str, int]) -> list[Group]:
-    return [
-        Group(
-            body_ids[tree.order[0]],
-            np.array([body_ids[b] for b in tree.order], dtype=int),
-            np.array(tree.welds, dtype=int),
-        )
-        for tree in trees
-    ]
 
 
 def compile_scene(
@@ -203,7 +201,6 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
             compiled,
             intact=np.asarray(intact, dtype=bool).copy(),
             trees=trees,
-            groups=_groups(trees, compiled.body_ids),
             analysis=weld_analysis(compiled.layout, trees, compiled.body_ids, cannon_ids),
         ), data
     old = compiled.model
