@@ -18,9 +18,9 @@ class _SuiteGroups(click.Group):
     """Adds each suite's own click group as a subcommand, importing it on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        from buildbench.harness.suite import BUILTIN_SUITES
+        from buildbench.harness.suite import suite_names
 
-        return sorted(set(super().list_commands(ctx)) | {n for n in BUILTIN_SUITES if _suite_cli(n)})
+        return sorted(set(super().list_commands(ctx)) | {n for n in suite_names() if _suite_cli(n)})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         cmd = super().get_command(ctx, name)
@@ -40,11 +40,13 @@ def _suite_cli(name: str) -> str | None:
     # without importing the suite, so listing commands does not load simulators or IFC.
     import importlib.util
 
-    from buildbench.harness.suite import BUILTIN_SUITES
+    from buildbench.harness.errors import UnknownNameError
+    from buildbench.harness.suite import suite_target
 
-    if name not in BUILTIN_SUITES:
+    try:
+        module = suite_target(name).partition(":")[0]
+    except UnknownNameError:
         return None
-    module = BUILTIN_SUITES[name].partition(":")[0]
     spec = importlib.util.find_spec(module)
     if spec is not None and spec.submodule_search_locations is None:
         module = module.rpartition(".")[0]  # registered by a module inside the suite package

@@ -115,7 +115,8 @@ def suite_names() -> list[str]:
     return sorted(names)
 
 
-def _target(name: str) -> str:
+def suite_target(name: str) -> str:
+    """The import string (``module:attribute``) a suite is registered under."""
     if name in BUILTIN_SUITES:
         return BUILTIN_SUITES[name]
     for ep in entry_points(group="buildbench.suites"):
@@ -127,11 +128,11 @@ def _target(name: str) -> str:
 def get_suite(name: str) -> Suite:
     """Import and return the suite registered as ``name``."""
     if name not in _loaded:
-        module_name, _, attr = _target(name).partition(":")
+        module_name, _, attr = suite_target(name).partition(":")
         obj = getattr(importlib.import_module(module_name), attr or "suite")
         suite = obj() if callable(obj) and not isinstance(obj, Suite) else obj
         if not isinstance(suite, Suite):
-            raise TypeError(f"{_target(name)} is not a buildbench Suite")
+            raise TypeError(f"{suite_target(name)} is not a buildbench Suite")
         _loaded[name] = suite
     return _loaded[name]
 
