@@ -160,3 +160,12 @@ def test_buildbench_entry_point_mounts_the_group(house: tuple[Path, Path]) -> No
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "[SUCCESS]" in out.stdout
+
+
+def test_failing_validation_exits_1_through_the_buildbench_command(tmp_path: Path) -> None:
+    """The top-level command keeps a subcommand's exit status (it used to drop ``ctx.exit(1)``)."""
+    from buildbench.cli import main
+
+    path = tmp_path / "floating.json"
+    Structure.from_members([Member.from_aabb("Stud_01", (0, 0, 1.0), (0.038, 0.089, 3.4))]).save(path)
+    assert main(["dreamhouse", "validate", str(path)]) == 1

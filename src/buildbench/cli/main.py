@@ -47,10 +47,14 @@ def _suite_cli(name: str) -> str | None:
         module = suite_target(name).partition(":")[0]
     except UnknownNameError:
         return None
-    spec = importlib.util.find_spec(module)
-    if spec is not None and spec.submodule_search_locations is None:
-        module = module.rpartition(".")[0]  # registered by a module inside the suite package
-    return f"{module}.cli:cli" if importlib.util.find_spec(module + ".cli") is not None else None
+    try:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.submodule_search_locations is None:
+            module = module.rpartition(".")[0]  # registered by a module inside the suite package
+        found = importlib.util.find_spec(module + ".cli") is not None
+    except ImportError:  # a plugin registered but not installed must not break every command
+        return None
+    return f"{module}.cli:cli" if found else None
 
 
 @click.group(cls=_SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,9 +71,15 @@ def suites(as_json: bool) -> None:
 
     rows = []
     for name in suite_names():
-        s = get_suite(name)
+        try:
+            s = get_suite(name)
+        except Exception as exc:  # one broken plugin must not hide the others
+            rows.append({"name": name, "description": f"(cannot be loaded: {type(exc).__name__}: {exc})",
+                         "agents": [], "protocols": [], "splits": [], "options": []})
+            continue
         rows.append({"name": name, "description": s.description, "agents": list(s.agents),
-                     "protocols": list(s.protocols), "splits": list(s.splits)})
+                     "protocols": list(s.protocols), "splits": list(s.splits),
+                     "options": [o.name for o in s.options]})
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -155,19 +165,40 @@ def run(suite: str, agent: str | None, protocol: str | None, model: str | None, 
                        options=_parse_options(options), record=record, replay=replay)
     run_dir = run_dir or Path("runs") / f"{suite}-{agent}-{protocol}-s{seed}"
     result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
+    rep = run_report(run_dir)
     if not quiet:
         click.echo(f"ran {result.ran} episode(s), skipped {result.skipped} already finished; stored in {run_dir}")
-        print_report(run_report(run_dir))
+        print_report(rep)
+    if rep["episodes"] and rep["unscored"] == rep["episodes"]:
+        statuses = ", ".join(f"{n} {k}" for k, n in sorted(rep["status"].items()))
+        first = _first_error(run_dir)
+        click.echo(f"error: no episode produced a result ({statuses}){first}; see `buildbench report {run_dir}`",
+                   err=True)
+        ctx = click.get_current_context()
+        ctx.exit(1)
+
+
+def _first_error(run_dir: Path) -> str:
+    from buildbench.harness import Store
+
+    with Store(run_dir, create=False) as store:
+        for ep in store.episodes():
+            if ep.error:
+                return f"; first: {ep.error.splitlines()[0][:200]}"
+    return ""
 
 
 @cli.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as one JSON object.")
-def report(run_dir: Path, as_json: bool) -> None:
+@click.option("--errors-as-failures", is_flag=True,
+              help="Count episodes without a result (errors, API failures) as failed episodes "
+                   "(0 on every metric) instead of leaving them out of the means.")
+def report(run_dir: Path, as_json: bool, errors_as_failures: bool) -> None:
     """Summarise the run stored in RUN_DIR."""
     from buildbench.harness import print_report, run_report
 
-    data = run_report(run_dir)
+    data = run_report(run_dir, errors_as_failures=errors_as_failures)
     if as_json:
         click.echo(json.dumps(data, default=str))
     else:
@@ -206,14 +237,18 @@ def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
     try:
-        cli.main(args=argv, prog_name="buildbench", standalone_mode=False)
-        return 0
+        # Without standalone mode click returns the code of ``ctx.exit(N)`` instead of exiting.
+        rc = cli.main(args=argv, prog_name="buildbench", standalone_mode=False)
+        return rc if isinstance(rc, int) and not isinstance(rc, bool) else 0
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
+        # Usage and input errors, one convention: one line starting "error:", exit status 2.
+        where = f" (buildbench {exc.ctx.command_path.partition(' ')[2]})" if getattr(exc, "ctx", None) and \
+            exc.ctx.command_path.count(" ") else ""  # type: ignore[union-attr]
+        click.echo(f"error: {exc.format_message()}{where}", err=True)
+        return 2
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except BuildbenchError as exc:

@@ -4,9 +4,10 @@ from .agent import Agent, ScriptedAgent
 from .cache import cache_dir
 from .context import EpisodeContext
 from .env import Action, Env, Observation, ResetResult, StepResult
-from .episode import Episode, Step
+from .episode import SCORED_STATUSES, Episode, Step, is_scored
 from .errors import BuildbenchError, ConfigError, UnknownNameError
 from .export import export_jsonl, export_parquet
+from .options import COMMON_OPTIONS, OptionSpec, check_options
 from .protocol import Protocol, StepLoop
 from .report import print_report, run_report
 from .runner import RunConfig, Runner, RunResult, execute_episode
@@ -15,9 +16,9 @@ from .suite import AgentSpec, ProtocolSpec, Suite, get_suite, mean_metrics, suit
 from .task import Task, episode_seed
 
 __all__ = [
-    "Action", "Agent", "AgentSpec", "BuildbenchError", "ConfigError", "Env", "Episode",
-    "EpisodeContext", "Observation", "Protocol", "ProtocolSpec", "ResetResult", "RunConfig",
+    "COMMON_OPTIONS", "SCORED_STATUSES", "Action", "Agent", "AgentSpec", "BuildbenchError", "ConfigError", "Env", "Episode",
+    "EpisodeContext", "Observation", "OptionSpec", "Protocol", "ProtocolSpec", "ResetResult", "RunConfig",
     "RunResult", "Runner", "ScriptedAgent", "Step", "StepLoop", "StepResult", "Store", "Suite",
-    "Task", "UnknownNameError", "cache_dir", "episode_seed", "execute_episode", "export_jsonl",
-    "export_parquet", "get_suite", "mean_metrics", "print_report", "run_report", "suite_names",
+    "Task", "UnknownNameError", "cache_dir", "check_options", "episode_seed", "execute_episode", "export_jsonl",
+    "export_parquet", "get_suite", "is_scored", "mean_metrics", "print_report", "run_report", "suite_names",
 ]

@@ -12,6 +12,11 @@ from typing import Any, Literal
 
 EpisodeStatus = Literal["ok", "error", "api_error", "budget"]
 
+#: Statuses whose episodes carry a score. ``budget`` is the agent's own doing (it spent its
+#: token or request budget) and is scored like the paper does; ``error`` (the env, protocol or
+#: scorer broke) and ``api_error`` (the model endpoint failed) have no score at all.
+SCORED_STATUSES: tuple[str, ...] = ("ok", "budget")
+
 
 @dataclass
 class Step:
@@ -77,6 +82,24 @@ class Episode:
         fields = dict(data)
         fields["steps"] = [Step(**s) for s in fields.get("steps", [])]
         return cls(**fields)
+
+
+def is_scored(episode: Episode) -> bool:
+    """Whether ``episode`` produced a result that may enter metric means."""
+    return episode.status in SCORED_STATUSES
+
+
+def as_failure(episode: Episode, metric_keys: list[str]) -> Episode:
+    """A copy of an unscored episode that counts as a failure: 0.0 for every metric.
+
+    For reports that follow a paper which counted infrastructure failures as failed tasks;
+    the copy says so in ``metadata["counted_as_failure"]``.
+    """
+    data = episode.to_dict()
+    data["metrics"] = {key: 0.0 for key in metric_keys}
+    data["metadata"] = {**data["metadata"], "counted_as_failure": episode.status}
+    data["status"] = "ok"
+    return Episode.from_dict(data)
 
 
 def add_usage(total: dict[str, int], extra: dict[str, int]) -> dict[str, int]:

@@ -5,20 +5,27 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .episode import add_usage
+from .episode import add_usage, as_failure, is_scored
 from .store import Store
 from .suite import get_suite, mean_metrics
 
 
-def run_report(run_dir: str | Path) -> dict[str, Any]:
+def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict[str, Any]:
     """The run's metrics as one JSON-serialisable object.
 
     Recomputed from the committed episodes (not the cached summary), so a run that was
-    killed before it finished still reports what it has.
+    killed before it finished still reports what it has. Episodes without a result (errors,
+    API failures) stay out of every mean and are counted under ``unscored``; with
+    ``errors_as_failures`` they count as failed episodes (0 on every metric) instead, as some
+    papers report.
     """
     with Store(run_dir, create=False) as store:
         manifest = store.manifest()
         episodes = list(store.episodes())
+    unscored = sum(1 for ep in episodes if not is_scored(ep))
+    if errors_as_failures:
+        keys = sorted({k for ep in episodes if is_scored(ep) for k in ep.metrics})
+        episodes = [ep if is_scored(ep) else as_failure(ep, keys) for ep in episodes]
     config = manifest.get("config", {})
     suite_name = config.get("suite")
     summarize = mean_metrics
@@ -38,6 +45,8 @@ def run_report(run_dir: str | Path) -> dict[str, Any]:
         "model": config.get("model"),
         "expected_episodes": manifest.get("tasks", 0) * config.get("samples", 1),
         **summarize(episodes),
+        "unscored": unscored,
+        "errors_as_failures": errors_as_failures,
         "usage": usage,
     }
 
@@ -49,7 +58,7 @@ def print_report(report: dict[str, Any]) -> None:
 
     console = Console()
     head = Table(title=f"run {report['run_dir']}", show_header=False)
-    for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes"):
+    for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes", "unscored"):
         head.add_row(key, str(report.get(key)))
     head.add_row("status", ", ".join(f"{k}: {v}" for k, v in sorted(report.get("status", {}).items())))
     if report.get("usage"):

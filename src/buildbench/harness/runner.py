@@ -25,13 +25,14 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .context import EpisodeContext
 from .episode import Episode
 from .errors import ConfigError
+from .options import check_options
 from .store import Store
 from .suite import Suite, get_suite, mean_metrics
 from .task import Task, episode_seed
@@ -163,7 +164,9 @@ async def execute_episode(
     finally:
         if env is not None:
             env.close()
-    if episode.status != "error":
+    # An episode the model endpoint broke has no result to score: scoring its half-built
+    # outcome would turn an infrastructure failure into a low score.
+    if episode.status not in ("error", "api_error"):
         try:
             if score is not None:
                 episode.metrics = await score(task, episode.outcome)
@@ -262,6 +265,8 @@ class Runner:
         suite.protocol(self.config.protocol)
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
+        self.config = replace(self.config, options=check_options(
+            self.config.options, suite.options, where=f"suite {suite.name!r}"))
         tasks = select_tasks(suite, self.config)
         if tasks:
             # Bad protocol options would otherwise fail every episode one by one.

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .agent import Agent
 from .env import Env
-from .episode import Episode
+from .episode import Episode, is_scored
 from .errors import UnknownNameError
+from .options import OptionSpec
 from .protocol import Protocol
 from .task import Task
 
@@ -69,6 +70,9 @@ class Suite:
         score: ``score(task, outcome) -> metrics``; pure, so it can run in a worker process.
         summarize: Aggregate metrics over episodes; defaults to the mean of each metric.
         cli: Optional import string of a click group mounted as ``buildbench <name>``.
+        options: The ``-o`` options its env, agents and protocols read, beyond the common
+            model options (:data:`~buildbench.harness.options.COMMON_OPTIONS`); any other key
+            is refused before a run starts.
     """
 
     name: str
@@ -83,6 +87,7 @@ class Suite:
     default_agent: str = "reference"
     default_protocol: str = ""
     cli: str | None = None
+    options: Sequence[OptionSpec] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def agent(self, name: str) -> AgentSpec:
@@ -138,17 +143,22 @@ def get_suite(name: str) -> Suite:
 
 
 def mean_metrics(episodes: Sequence[Episode]) -> dict[str, Any]:
-    """Default summary: episode count, status counts and the mean of every metric."""
+    """Default summary: episode count, status counts, how many episodes have no result
+    (``unscored``: errors and API failures, never averaged in) and the mean of every metric
+    over the scored ones."""
     out: dict[str, Any] = {"episodes": len(episodes)}
     statuses: dict[str, int] = {}
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for ep in episodes:
         statuses[ep.status] = statuses.get(ep.status, 0) + 1
+        if not is_scored(ep):
+            continue
         for key, value in ep.metrics.items():
             if isinstance(value, (int, float)) and value == value:
                 sums[key] = sums.get(key, 0.0) + float(value)
                 counts[key] = counts.get(key, 0) + 1
     out["status"] = statuses
+    out["unscored"] = sum(1 for ep in episodes if not is_scored(ep))
     out["metrics"] = {k: sums[k] / counts[k] for k in sorted(sums)}
     return out

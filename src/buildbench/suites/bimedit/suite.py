@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from buildbench.harness import AgentSpec, ProtocolSpec, Suite
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
 
 from . import agents
 from .env import make_env
@@ -36,4 +36,16 @@ bimedit_suite = Suite(
     default_agent="oracle",
     default_protocol="tool-loop",
     cli="buildbench.suites.bimedit.cli:cli",
+    options=(
+        OptionSpec("max_calls", "int", "tool calls per episode (20 in the paper)", minimum=1),
+        OptionSpec("call_timeout_s", "float", "seconds per tool call (120 in the paper)", minimum=0.001),
+        OptionSpec("memory_mb", "int", "sandbox memory per call", minimum=64),
+        OptionSpec("max_output_chars", "int", "tool output shown to the agent", minimum=0),
+        OptionSpec("action_format", "str", "how the agent edits", ("code", "structured")),
+        OptionSpec("isolation", "str", "sandbox backend", ("auto", "bwrap", "process")),
+        OptionSpec("reload_per_call", "bool", "reload the model before every call"),
+        OptionSpec("strict", "bool", "refuse tool calls that break the protocol"),
+        OptionSpec("retries", "int", "inference retries after an API error", minimum=0),
+        OptionSpec("retry_delay_s", "float", "seconds between inference retries", minimum=0.0),
+    ),
 )

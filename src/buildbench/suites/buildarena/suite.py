@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
 
 from . import agents, protocols
 from .env import make_env
@@ -68,4 +68,15 @@ suite = Suite(
     default_agent="reference",
     default_protocol="workflow",
     cli="buildbench.suites.buildarena.cli:cli",
+    options=(
+        OptionSpec("sim_duration_s", "float", "shorten every simulation, seconds", minimum=0.01),
+        OptionSpec("max_calls", "int", "library calls per episode", minimum=1),
+        OptionSpec("max_shift", "float-or-none", "largest move of a block, or none", minimum=0.0),
+        OptionSpec("control_trials", "int", "controller generations allowed (3 in the paper)", minimum=1),
+        OptionSpec("control", "str", "the negative control design to build"),
+        OptionSpec("draft_turns", "int", "Drafter-Reviewer turns", minimum=1),
+        OptionSpec("build_turns", "int", "Builder-Guidance turns", minimum=1),
+        OptionSpec("max_substructures", "int", "substructures the Planner may ask for", minimum=1),
+        OptionSpec("rounds", "int", "closed-loop simulator feedback rounds", minimum=1),
+    ),
 )

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from buildbench.harness import Episode, mean_metrics
+from buildbench.harness import Episode, is_scored, mean_metrics
 
 #: Paper Table 1 verbatim (spec §6.3): (model, protocol) → Struct F/Fa, Visual F/Fa, Topo F/Fa, Joint F/Fa.
 PAPER_TABLE1: dict[tuple[str, str], tuple[float, ...]] = {
@@ -62,21 +62,20 @@ def condition_of(episode: Episode) -> str:
 
 
 def group_mean(episodes: Sequence[Episode], key: str) -> float | None:
-    """Table 1 cell: rate over all episodes, or for S/T the mean over passed ones; None if undefined."""
+    """Table 1 cell: rate over the scored episodes, or for S/T the mean over passed ones; None if undefined."""
     if not episodes:
         return None
     if key in PASSED_ONLY:
         values = [
             ep.metrics[key]
             for ep in episodes
-            if ep.status != "error"
+            if is_scored(ep)
             and ep.metrics.get("structural_pass") == 1.0
             and _finite(ep.metrics.get(key))
         ]
         return sum(values) / len(values) if values else None
-    return sum(float(ep.metrics.get(key, 0.0)) if ep.status != "error" else 0.0 for ep in episodes) / len(
-        episodes
-    )
+    scored = [ep for ep in episodes if is_scored(ep)]
+    return sum(float(ep.metrics.get(key, 0.0)) for ep in scored) / len(scored) if scored else None
 
 
 def table1_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
 
 from . import agents
 from .env import make_env
+from .prompts import ACTION_FORMATS
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
 from .report import summarize
 from .score import score
@@ -42,4 +43,17 @@ suite = Suite(
     default_agent="oracle",
     default_protocol="planner-atomic",
     cli="buildbench.suites.dreamhouse.cli:cli",
+    options=(
+        OptionSpec("executor", "str", "fast (our bpy) or blender (real Blender)", ("fast", "blender")),
+        OptionSpec("profile", "str", "validator profile", ("paper", "released")),
+        OptionSpec("condition", "str", "which target views are shown", ("frame", "facade")),
+        OptionSpec("action_format", "str", "what the prompt teaches", tuple(ACTION_FORMATS)),
+        OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process")),
+        OptionSpec("images", "str", "show the five target views", ("on", "off")),
+        OptionSpec("global_retries", "int", "Table 6 budget override", minimum=0),
+        OptionSpec("max_actions", "int", "Table 6 budget override", minimum=0),
+        OptionSpec("revisions", "int", "Table 6 budget override (iterative refinement)", minimum=0),
+        OptionSpec("tau_retry", "float", "Table 6 retry threshold", minimum=0.0, maximum=1.0),
+        OptionSpec("require_visual", "bool", "refinement needs the visual scorer"),
+    ),
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from buildbench.harness import AgentSpec, ProtocolSpec, StepLoop, Suite, Task
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, StepLoop, Suite, Task
 
 from . import agents
 from .env import make_env, score
@@ -39,4 +39,8 @@ suite = Suite(
         "refine": ProtocolSpec("refine", _refine, "up to -o max_steps=N submissions with feedback"),
     },
     default_protocol="refine",
+    options=(
+        OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1),
+        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0),
+    ),
 )
