@@ -245,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except click.ClickException as exc:
         # Usage and input errors, one convention: one line starting "error:", exit status 2.
-        where = f" (buildbench {exc.ctx.command_path.partition(' ')[2]})" if getattr(exc, "ctx", None) and \
-            exc.ctx.command_path.count(" ") else ""  # type: ignore[union-attr]
+        ctx = getattr(exc, "ctx", None)  # usage errors know their command
+        command = ctx.command_path.partition(" ")[2] if ctx is not None else ""
+        where = f" (buildbench {command})" if command else ""
         click.echo(f"error: {exc.format_message()}{where}", err=True)
         return 2
     except click.exceptions.Exit as exc:

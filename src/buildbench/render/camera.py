@@ -13,7 +13,8 @@ makes the DreamHouse Table 4 azimuths consistent (Front 0°, Front-right 45°, R
 
 Lens model: a pinhole with Blender's default sensor fit ("auto"): the sensor width (36 mm
 by default) spans the larger image dimension, so a 32 mm lens on a square image has a
-field of view of 2·atan(18/32) ≈ 58.7° both ways.
+field of view of 2·atan(18/32) ≈ 58.7° both ways. A camera with ``ortho_scale_m`` set is
+orthographic instead, Blender's way: the larger image dimension spans that many metres.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ class Camera:
         far_m: Far clip distance in metres (> near_m).
         focal_length_mm: Lens focal length in millimetres.
         sensor_width_mm: Sensor width in millimetres; spans the larger image dimension.
+        ortho_scale_m: None for a perspective camera; otherwise the camera is orthographic
+            and the larger image dimension spans this many metres (the lens is then unused).
     """
 
     eye_m: np.ndarray
@@ -129,6 +132,7 @@ class Camera:
     far_m: float
     focal_length_mm: float = DEFAULT_FOCAL_LENGTH_MM
     sensor_width_mm: float = DEFAULT_SENSOR_WIDTH_MM
+    ortho_scale_m: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("eye_m", "target_m", "up"):
@@ -150,6 +154,8 @@ class Camera:
                 f"Camera focal_length_mm and sensor_width_mm must be > 0, got "
                 f"{self.focal_length_mm} and {self.sensor_width_mm}"
             )
+        if self.ortho_scale_m is not None and not (math.isfinite(self.ortho_scale_m) and self.ortho_scale_m > 0):
+            raise RenderInputError(f"Camera.ortho_scale_m must be a finite number > 0 or None, got {self.ortho_scale_m}")
 
     @classmethod
     def orbit(
@@ -213,18 +219,44 @@ class Camera:
         return m
 
     def projection_matrix(self, width_px: int, height_px: int) -> np.ndarray:
-        """Camera-to-clip 4x4 perspective matrix (OpenGL: NDC depth in [−1, 1]), float64."""
+        """Camera-to-clip 4x4 matrix, perspective or orthographic (OpenGL: NDC depth in [−1, 1]), float64."""
         if width_px <= 0 or height_px <= 0:
             raise RenderInputError(f"image size must be positive, got {width_px}x{height_px}")
-        fov = self.field_of_view(width_px, height_px)
         n, f = self.near_m, self.far_m
         m = np.zeros((4, 4))
+        if self.ortho_scale_m is not None:
+            span_x = self.ortho_scale_m * min(1.0, width_px / height_px)
+            span_y = self.ortho_scale_m * min(1.0, height_px / width_px)
+            m[0, 0], m[1, 1] = 2.0 / span_x, 2.0 / span_y
+            m[2, 2], m[2, 3], m[3, 3] = -2.0 / (f - n), -(f + n) / (f - n), 1.0
+            return m
+        fov = self.field_of_view(width_px, height_px)
         m[0, 0] = 1.0 / math.tan(0.5 * fov.x_rad)
         m[1, 1] = 1.0 / math.tan(0.5 * fov.y_rad)
         m[2, 2] = -(f + n) / (f - n)
         m[2, 3] = -2.0 * f * n / (f - n)
         m[3, 2] = -1.0
         return m
+
+    def project_to_pixels(self, points_m: np.ndarray, width_px: int, height_px: int) -> np.ndarray:
+        """Where world points land in a rendered image, as :class:`~buildbench.render.Renderer` draws it.
+
+        Args:
+            points_m: World points, shape (n, 3).
+            width_px, height_px: The image size.
+
+        Returns:
+            float64 array (n, 3): column and row in pixels (continuous: pixel ``(c, r)`` covers
+            ``[c, c + 1) × [r, r + 1)``, row 0 at the top) and the depth in front of the camera
+            in metres (negative behind it, where the column and row are meaningless).
+        """
+        pts = np.asarray(points_m, dtype=np.float64).reshape(-1, 3)
+        cam = (pts - self.eye_m) @ self.view_matrix()[:3, :3].T
+        clip = np.c_[cam, np.ones(len(cam))] @ self.projection_matrix(width_px, height_px).T
+        w = np.where(np.abs(clip[:, 3]) < 1e-12, 1e-12, clip[:, 3])
+        col = (clip[:, 0] / w + 1.0) * 0.5 * width_px
+        row = (1.0 - clip[:, 1] / w) * 0.5 * height_px
+        return np.c_[col, row, -cam[:, 2]]
 
 
 def clip_planes_for_bounds(eye_m: np.ndarray, forward: np.ndarray, bounds: Bounds) -> ClipPlanes:

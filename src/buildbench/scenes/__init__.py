@@ -3,3 +3,7 @@
 Modules, one concept each:
 
 * :mod:`~buildbench.scenes.model` — rooms, walls, doors, windows, objects (metres, y up).
+* :mod:`~buildbench.scenes.catalogue` — asset sizes and attributes, materials, categories.
+* :mod:`~buildbench.scenes.build` — houses built in code with Holodeck's ids.
+* :mod:`~buildbench.scenes.io` — load/save THOR house JSON and SceneReVis JSON.
+"""
