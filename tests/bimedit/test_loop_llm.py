@@ -10,7 +10,7 @@ import ifcopenshell
 import ifcopenshell.util.element
 import pytest
 
-from buildbench.harness import RunConfig, Runner, Store, Task
+from buildbench.harness import RunConfig, Runner, Store, Task, run_report
 from buildbench.harness import suite as suite_registry
 from buildbench.llm import Fault, ScriptedServer, ServerReply, ServerToolCall
 from buildbench.suites.bimedit import bimedit_suite
@@ -100,6 +100,12 @@ def test_a_second_api_error_ends_the_episode_and_the_last_commit_is_scored(regis
     assert ep.status == "api_error" and ep.outcome["failure"] == "api"
     assert ep.metrics["final"] == 1.0 and ep.metrics["failure_api"] == 1.0
     assert result.summary["tables"]["Table 3: runtime failure rates (%)"][0]["api"] == 100.0
+    # Kept out of the means unless the report counts API failures the paper's way.
+    assert result.summary["unscored"] == 1 and result.summary["metrics"] == {}
+    assert result.summary["tables"]["Table 1: scores, 0-100, mean ± std"][0]["n"] == 0
+    paper_way = run_report(tmp_path, errors_as_failures=True)
+    assert paper_way["metrics"]["final"] == 1.0
+    assert paper_way["tables"]["Table 1: scores, 0-100, mean ± std"][0]["n"] == 1
 
 
 def test_the_call_budget_ends_the_episode(registered, tmp_path):

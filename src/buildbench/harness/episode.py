@@ -90,13 +90,14 @@ def is_scored(episode: Episode) -> bool:
 
 
 def as_failure(episode: Episode, metric_keys: list[str]) -> Episode:
-    """A copy of an unscored episode that counts as a failure: 0.0 for every metric.
+    """A copy of an unscored episode that counts as a failed attempt.
 
-    For reports that follow a paper which counted infrastructure failures as failed tasks;
-    the copy says so in ``metadata["counted_as_failure"]``.
+    For reports that follow a paper which counted infrastructure failures as failed tasks:
+    the metrics the suite computed for what the episode left (e.g. BIM-Edit's last commit),
+    else 0.0 for every metric. The copy says so in ``metadata["counted_as_failure"]``.
     """
     data = episode.to_dict()
-    data["metrics"] = {key: 0.0 for key in metric_keys}
+    data["metrics"] = {key: float(episode.metrics.get(key, 0.0)) for key in metric_keys}
     data["metadata"] = {**data["metadata"], "counted_as_failure": episode.status}
     data["status"] = "ok"
     return Episode.from_dict(data)

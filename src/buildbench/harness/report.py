@@ -24,7 +24,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
         episodes = list(store.episodes())
     unscored = sum(1 for ep in episodes if not is_scored(ep))
     if errors_as_failures:
-        keys = sorted({k for ep in episodes if is_scored(ep) for k in ep.metrics})
+        keys = sorted({k for ep in episodes for k in ep.metrics})
         episodes = [ep if is_scored(ep) else as_failure(ep, keys) for ep in episodes]
     config = manifest.get("config", {})
     suite_name = config.get("suite")

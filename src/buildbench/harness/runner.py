@@ -164,9 +164,10 @@ async def execute_episode(
     finally:
         if env is not None:
             env.close()
-    # An episode the model endpoint broke has no result to score: scoring its half-built
-    # outcome would turn an infrastructure failure into a low score.
-    if episode.status not in ("error", "api_error"):
+    # An episode the model endpoint cut short is still scored the way its paper scores it
+    # (BIM-Edit keeps the last commit), but its metrics never enter a mean unless a report
+    # asks to count such episodes as failures (see `is_scored`).
+    if episode.status != "error":
         try:
             if score is not None:
                 episode.metrics = await score(task, episode.outcome)

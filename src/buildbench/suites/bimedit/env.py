@@ -51,6 +51,7 @@ from buildbench.harness import Action, Env, Observation, ResetResult, StepResult
 from buildbench.harness.errors import ConfigError
 from buildbench.llm import Tool, ToolCall
 from buildbench.sandbox import Envelope, Limits, Worker
+from buildbench.sandbox.files import AgentFileError, read_agent_file
 
 from . import structured
 from .tasks import from_harness
@@ -149,10 +150,23 @@ class _Episode:
     calls: list[CallRecord] = field(default_factory=list)
     failure: _Failure = field(default_factory=_Failure)
     final_text: str | None = None
+    #: The bytes of the last commit, read safely once; the outcome writes these, never the path.
+    committed_bytes: bytes | None = None
+    #: Why the model file could not be read after the last call, if it could not.
+    unreadable: str | None = None
 
 
-def _digest(path: Path) -> str:
-    return hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+#: Largest committed model the harness reads back from the agent's work folder.
+MAX_MODEL_BYTES = 512 * 1024 * 1024
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _read_model(path: Path) -> bytes:
+    """The agent-writable model, read without following links (see `read_agent_file`)."""
+    return read_agent_file(path, max_bytes=MAX_MODEL_BYTES)
 
 
 class BimEditEnv(Env):
@@ -186,7 +200,7 @@ class BimEditEnv(Env):
         worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
                         isolation=self.config.isolation)  # type: ignore[arg-type]
         self.task = task
-        self._ep = _Episode(workdir, model, worker, _digest(model))
+        self._ep = _Episode(workdir, model, worker, _digest(model.read_bytes()))
         self._outcome = None
         text = self._prompt(view.instruction, model)
         state = {"model_path": str(model), "tools": [t.name for t in self.tools],
@@ -275,11 +289,18 @@ class BimEditEnv(Env):
     def _check_commit(self) -> bool:
         ep = self._require()
         try:
-            digest = _digest(ep.model)
-        except OSError:  # the agent deleted its model; the last good commit is gone with it
+            data = _read_model(ep.model)
+        except AgentFileError as exc:
+            # Deleted, replaced by a link, FIFO or device, or too large: the last good commit
+            # stays what it was, and the agent is told why this one does not count.
+            ep.unreadable = str(exc)
             return False
+        ep.unreadable = None
+        digest = _digest(data)
         changed = digest != ep.committed_hash
         ep.committed_hash = digest
+        if changed:
+            ep.committed_bytes = data
         return changed
 
     def _describe(self, envelope: Envelope, committed: bool) -> str:
@@ -290,6 +311,8 @@ class BimEditEnv(Env):
                 out[key] = value
         if committed:  # the saved model differs from the previous save
             out["committed"] = True
+        if self._require().unreadable:
+            out["model_unreadable"] = self._require().unreadable
         if envelope.worker_restarted and not self.config.reload_per_call:
             out["note"] = ("the previous call killed the worker: this call ran in a fresh one, where ifc "
                            "was reloaded from the last commit and earlier variables are gone")
@@ -337,14 +360,15 @@ class BimEditEnv(Env):
             "action_format": self.config.action_format,
             "reload_per_call": self.config.reload_per_call,
         }
-        if changed and ep.model.is_file():
+        data = ep.committed_bytes if changed else None
+        if data is not None:
             if self.output_dir is not None:
                 self.output_dir.mkdir(parents=True, exist_ok=True)
                 kept = self.output_dir / "committed.ifc"
-                shutil.copyfile(ep.model, kept)
+                kept.write_bytes(data)
                 out["model_path"] = str(kept.resolve())
             else:
-                out["model_zb64"] = base64.b64encode(zlib.compress(ep.model.read_bytes(), 6)).decode("ascii")
+                out["model_zb64"] = base64.b64encode(zlib.compress(data, 6)).decode("ascii")
         self._outcome = out
         return out
 
@@ -357,7 +381,7 @@ class BimEditEnv(Env):
 
 def _initial_hash(task: Task | None) -> str:
     assert task is not None
-    return _digest(Path(from_harness(task).input_ifc))
+    return _digest(Path(from_harness(task).input_ifc).read_bytes())
 
 
 def make_env(task: Task, options: dict[str, Any]) -> BimEditEnv:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from buildbench.harness import Episode, mean_metrics
+from buildbench.harness import Episode, is_scored, mean_metrics
 from buildbench.harness.errors import ConfigError
 
 from .env import FAILURE_CLASSES
@@ -69,7 +69,9 @@ class _Scores:
     """The scored episodes as arrays (0–100), with their labels."""
 
     def __init__(self, episodes: Sequence[Episode]) -> None:
-        scored = [e for e in episodes if "final" in e.metrics]
+        # API failures keep their last commit's score (the paper's rule) but enter the
+        # tables only under `buildbench report --errors-as-failures`.
+        scored = [e for e in episodes if is_scored(e) and "final" in e.metrics]
         self.labels = [_labels(e) for e in scored]
         self.axes = {a: np.array([100.0 * e.metrics[a] for e in scored]) for a in AXES}
         self.solved = np.array([bool(e.metrics.get("solved", 0.0)) for e in scored], dtype=bool)
