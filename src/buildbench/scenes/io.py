@@ -1,0 +1,119 @@
+"""Load and save scenes in any supported format, detected from the content.
+
+Formats: AI2-THOR house JSON (Holodeck and ProcTHOR conventions; :mod:`.thor`) and
+SceneReVis flat/grouped scene JSON (:mod:`.revis`; a ReSpace-style record with the room
+under ``scene`` is accepted too). Errors are :class:`SceneFormatError` with one line naming
+the file and the element/field, e.g. ``house.json: walls[3].polygon: expected 4 points``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from shapely.geometry import Polygon
+
+from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
+from buildbench.scenes.thor import read_thor, write_thor
+
+__all__ = ["load_scene", "save_scene", "read_thor", "write_thor", "read_revis", "write_revis",
+           "detect_format", "scene_problems", "MAX_SCENE_BYTES"]
+
+#: Larger files are refused before parsing (a house JSON is a few MB at most).
+MAX_SCENE_BYTES = 200 * 1024 * 1024
+FORMATS = ("thor", "holodeck", "procthor", FLAT, GROUPED)
+
+
+def detect_format(data: Any) -> str:
+    """``thor`` or ``scenerevis-flat``/``scenerevis-grouped``; SceneFormatError otherwise."""
+    if isinstance(data, dict) and isinstance(data.get("rooms"), list):
+        return "thor"
+    if is_revis(data):
+        return GROUPED if ("groups" in data or "room_envelope" in data) else FLAT
+    if isinstance(data, dict):
+        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
+        raise SceneFormatError(f"not a scene: no 'rooms' (THOR) or 'bounds_bottom'/'room_envelope' "
+                               f"(SceneReVis); top-level keys: {keys}")
+    raise SceneFormatError(f"not a scene: expected a JSON object, got {type(data).__name__}")
+
+
+def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
+    """A scene from a file path or an already-parsed dict, format auto-detected."""
+    if isinstance(path_or_dict, dict):
+        return _read(path_or_dict)
+    if not isinstance(path_or_dict, (str, Path)):
+        raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
+    path = Path(path_or_dict)
+    try:
+        size = path.stat().st_size
+        if size > MAX_SCENE_BYTES:
+            raise SceneFormatError(f"{path}: {size} bytes is over the {MAX_SCENE_BYTES}-byte limit")
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
+    except SceneFormatError as exc:
+        raise SceneFormatError(exc.args[0] if str(path) in exc.args[0] else f"{path}: {exc.args[0]}") from None
+    except OSError as exc:
+        raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SceneFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise SceneFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if isinstance(data, dict) and "scene" in data and is_revis(data["scene"]):
+        data = data["scene"]  # a ReSpace dataset record: the room sits under "scene"
+    try:
+        return _read(data)
+    except SceneFormatError as exc:
+        raise SceneFormatError(f"{path}: {exc.args[0]}") from None
+
+
+def save_scene(scene: Scene, path: str | Path, format: str | None = None) -> None:  # noqa: A002
+    """Write ``scene`` as JSON (2-space indent). ``format``: ``thor`` (also ``holodeck``,
+    ``procthor``), ``scenerevis-flat`` or ``scenerevis-grouped``; default: the format it
+    was read from (THOR for scenes made in code)."""
+    fmt = format or (scene.source_format if scene.source_format in (FLAT, GROUPED) else "thor")
+    if fmt not in FORMATS:
+        raise SceneFormatError(f"unknown scene format {fmt!r} (known: {', '.join(FORMATS)})")
+    if fmt in (FLAT, GROUPED):
+        data = write_revis(scene, grouped=fmt == GROUPED)
+    else:
+        data = write_thor(scene)
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(target)  # never leave a half-written scene behind
+
+
+def scene_problems(scene: Scene) -> list[str]:
+    """Soft problems worth reporting but not refusing: overlapping or self-intersecting
+    rooms, objects outside every room, non-finite object numbers."""
+    problems: list[str] = []
+    polys = []
+    for room in scene.rooms:
+        poly = Polygon(room.vertices)
+        if not poly.is_valid:
+            problems.append(f"room {room.id!r}: floor polygon is self-intersecting")
+            poly = poly.buffer(0)
+        polys.append((room.id, poly))
+    for i, (a_id, a) in enumerate(polys):
+        for b_id, b in polys[i + 1:]:
+            overlap = a.intersection(b).area
+            if overlap > 1e-4:
+                problems.append(f"rooms {a_id!r} and {b_id!r} overlap by {overlap:.3f} m²")
+    for obj in scene.objects:
+        if not all(math.isfinite(v) for v in (*obj.center, *obj.size, *obj.rotation_xyzw)):
+            problems.append(f"object {obj.id!r}: non-finite position, size or rotation")
+        elif scene.rooms and not obj.room_id:
+            problems.append(f"object {obj.id!r}: centre lies outside every room")
+    return problems
+
+
+def _read(data: Any) -> Scene:
+    fmt = detect_format(data)
+    return read_thor(data) if fmt == "thor" else read_revis(data)
+
+
+def _reject_constant(name: str) -> float:
+    raise SceneFormatError(f"non-finite number {name} in JSON")

@@ -1,0 +1,341 @@
+"""AI2-THOR house JSON (as Holodeck and ProcTHOR write it) <-> :class:`Scene`.
+
+Reading accepts both id conventions (``wall|{room}|{direction}|{j}`` and
+``wall|{n}|{x0}|{z0}|{x1}|{z1}``), nested ``children`` (flattened into ``Scene.objects`` with
+``parent_id``), walls without ``direction``/``segment``/``width``/``height`` and wall polygons
+in either point order, exterior walls marked by ``roomId`` or by id, rooms given by
+``vertices`` or ``floorPolygon``. Writing starts from each element's original record and
+overwrites only what differs from a re-read of that record, so an unchanged scene writes
+back equal to its file (``write_thor(read_thor(d)) == d``); elements made in code are
+written in Holodeck's layout.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+from dataclasses import replace
+from typing import Any
+
+from shapely.geometry import Point, Polygon
+
+from buildbench.scenes import thor_parse as tp
+from buildbench.scenes.catalogue import Catalogue, default_catalogue
+from buildbench.scenes.model import (
+    EXTERIOR,
+    Opening,
+    Room,
+    Scene,
+    SceneFormatError,
+    SceneObject,
+    Wall,
+    wall_direction,
+)
+
+log = logging.getLogger(__name__)
+
+_MODELLED = ("query", "rooms", "walls", "doors", "windows", "objects")
+_LAYER = "Procedural0"
+
+
+def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> Scene:
+    """A scene from a THOR house dict; raises SceneFormatError naming element and field."""
+    if not isinstance(house, dict):
+        raise SceneFormatError(f"house: expected a JSON object, got {type(house).__name__}")
+    if not isinstance(house.get("rooms"), list):
+        raise SceneFormatError("rooms: missing or not a list (not a THOR house JSON)")
+    cat = catalogue or default_catalogue()
+    rooms = [tp.room_from(r, f"rooms[{i}]") for i, r in enumerate(tp.record_list(house, "rooms"))]
+    wall_records = tp.record_list(house, "walls")
+    interior = {}
+    for i, rec in enumerate(wall_records):
+        if not tp.is_exterior_wall(rec) and isinstance(rec.get("roomId"), str):
+            start, end, *_ = tp.wall_geometry(rec, f"walls[{i}]")
+            interior[tp.segment_key(start, end)] = rec["roomId"]
+    walls = [tp.wall_from(r, f"walls[{i}]", interior) for i, r in enumerate(wall_records)]
+    for room in rooms:
+        tops = [w.bottom_y + w.height_m for w in walls if w.room_id == room.id]
+        room.ceiling_y = max(tops) if tops else None
+    doors = [tp.opening_from(r, f"doors[{i}]", "door") for i, r in enumerate(tp.record_list(house, "doors"))]
+    windows = [tp.opening_from(r, f"windows[{i}]", "window")
+               for i, r in enumerate(tp.record_list(house, "windows"))]
+    room_at = _room_locator(rooms)
+    objects: list[SceneObject] = []
+    for i, rec in enumerate(tp.record_list(house, "objects")):
+        _read_object_tree(rec, f"objects[{i}]", cat, None, room_at, objects)
+    _link_flat_children(objects)
+    raw = {k: (None if k in _MODELLED else v) for k, v in house.items()}
+    query = house.get("query") if isinstance(house.get("query"), str) else ""
+    scene = Scene(rooms, walls, doors, windows, objects, str(query), _convention(rooms, wall_records), raw)
+    check_references(scene)
+    return scene
+
+
+def write_thor(scene: Scene) -> dict[str, Any]:
+    """The house dict for ``scene`` (see the module docstring for what is kept)."""
+    if scene.source_format not in ("holodeck", "procthor"):  # records of another format are no help
+        scene = _without_raw(scene)
+    holodeck = scene.source_format != "procthor"
+    out: dict[str, Any] = {}
+    layout = scene.raw or {k: None for k in _MODELLED}
+    for key, value in layout.items():
+        out[key] = copy.deepcopy(value)
+    if scene.query or "query" in layout:
+        out["query"] = scene.query
+    interior = {tp.segment_key(w.start, w.end): w.room_id for w in scene.walls if not w.exterior}
+    rooms_by_id = {r.id: r for r in scene.rooms}
+    out["rooms"] = [_room_record(r) for r in scene.rooms]
+    wall_ids = {w.id for w in scene.walls}
+    out["walls"] = [_wall_record(w, rooms_by_id, interior, holodeck, wall_ids) for w in scene.walls]
+    out["doors"] = [_opening_record(d) for d in scene.doors]
+    out["windows"] = [_opening_record(w) for w in scene.windows]
+    out["objects"] = _object_records(scene, _room_locator(scene.rooms))
+    for key in ("walls", "doors", "windows", "objects"):
+        if scene.raw and key not in scene.raw and not out[key]:
+            del out[key]  # a list the file did not have stays absent
+    if not scene.raw:
+        out.setdefault("proceduralParameters", _default_procedural(scene))
+        out.setdefault("metadata", {"schema": "1.0.0", "warnings": {}})
+    return out
+
+
+def _without_raw(scene: Scene) -> Scene:
+    return Scene(rooms=[replace(r, raw={}) for r in scene.rooms], walls=[replace(w, raw={}) for w in scene.walls],
+                 doors=[replace(d, raw={}) for d in scene.doors], windows=[replace(w, raw={}) for w in scene.windows],
+                 objects=[replace(o, raw={}) for o in scene.objects], query=scene.query, source_format="", raw={})
+
+
+def check_references(scene: Scene) -> None:
+    """Raise SceneFormatError for duplicate ids or references to unknown rooms/walls."""
+    groups: list[tuple[str, list[Any]]] = [("rooms", scene.rooms), ("walls", scene.walls), ("doors", scene.doors),
+                                           ("windows", scene.windows), ("objects", scene.objects)]
+    for kind, items in groups:
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item.id in seen:
+                raise SceneFormatError(f"{kind}[{i}].id: duplicate id {item.id!r}")
+            seen.add(item.id)
+    room_ids = {r.id for r in scene.rooms} | {EXTERIOR}
+    wall_ids = {w.id for w in scene.walls}
+    for kind, items in (("doors", scene.doors), ("windows", scene.windows)):
+        for i, o in enumerate(items):
+            for field, value in (("room0", o.room0), ("room1", o.room1)):
+                if value not in room_ids:
+                    raise SceneFormatError(f"{kind}[{i}].{field}: unknown room {value!r}")
+            for field, wall in (("wall0", o.wall0), ("wall1", o.wall1)):
+                if wall is not None and wall not in wall_ids:
+                    raise SceneFormatError(f"{kind}[{i}].{field}: unknown wall {wall!r}")
+    for i, w in enumerate(scene.walls):
+        if w.room_id not in room_ids:
+            raise SceneFormatError(f"walls[{i}].roomId: unknown room {w.room_id!r}")
+    for i, obj in enumerate(scene.objects):
+        if obj.room_id and obj.room_id not in room_ids:
+            raise SceneFormatError(f"objects[{i}].roomId: unknown room {obj.room_id!r} ({obj.id!r})")
+
+
+# --- reading helpers ------------------------------------------------------------------------
+def _read_object_tree(rec: dict[str, Any], where: str, cat: Catalogue, parent: SceneObject | None,
+                      room_at: Any, out: list[SceneObject]) -> None:
+    obj, warnings = tp.object_from(rec, where, cat, parent=parent, room_at=room_at)
+    for message in warnings:
+        log.warning(message)
+    if parent is not None:
+        obj.attributes["thor_nested"] = True
+    out.append(obj)
+    children = rec.get("children")
+    if children is None:
+        return
+    if not isinstance(children, list):
+        raise SceneFormatError(f"{where}.children: expected a list, got {type(children).__name__}")
+    for j, child in enumerate(children):
+        if not isinstance(child, dict):
+            raise SceneFormatError(f"{where}.children[{j}]: expected an object, got {type(child).__name__}")
+        _read_object_tree(child, f"{where}.children[{j}]", cat, obj, room_at, out)
+
+
+def _link_flat_children(objects: list[SceneObject]) -> None:
+    """Holodeck writes small objects flat, named ``{category}-{k}|{receptacleId}``."""
+    ids = {o.id for o in objects}
+    for obj in objects:
+        if obj.parent_id is None and "|" in obj.id:
+            receptacle = obj.id.split("|", 1)[1]
+            if receptacle in ids and receptacle != obj.id:
+                obj.parent_id = receptacle
+
+
+def _room_locator(rooms: list[Room]) -> Any:
+    polygons = [(r.id, Polygon(r.vertices).buffer(1e-6)) for r in rooms if len(r.vertices) >= 3]
+
+    def room_at(x: float, z: float) -> str:
+        point = Point(x, z)
+        for room_id, poly in polygons:
+            if poly.is_valid and poly.contains(point):
+                return room_id
+        return ""
+
+    return room_at
+
+
+def _convention(rooms: list[Room], walls: list[dict[str, Any]]) -> str:
+    if rooms and all(r.id.startswith("room|") for r in rooms) and not any("direction" in w for w in walls):
+        return "procthor"
+    return "holodeck"
+
+
+# --- writing helpers ------------------------------------------------------------------------
+def _pt(x: float, y: float, z: float) -> dict[str, float]:
+    return {"x": x, "y": y, "z": z}
+
+
+def _set_material(rec: dict[str, Any], key: str, name: str | None, old: str | None) -> None:
+    if name == old:
+        return
+    if name is None:
+        rec.pop(key, None)
+    elif isinstance(rec.get(key), dict):
+        rec[key] = {**rec[key], "name": name}
+    else:
+        rec[key] = {"name": name}
+
+
+def _room_record(room: Room) -> dict[str, Any]:
+    if not room.raw:
+        return {"id": room.id, "roomType": room.room_type or room.id,
+                "floorMaterial": {"name": room.floor_material or "DarkWoodFloors"},
+                "wallMaterial": {"name": room.wall_material or "Drywall"},
+                "floorPolygon": [_pt(x, room.floor_y, z) for x, z in room.vertices],
+                "vertices": [[x, z] for x, z in room.vertices], "children": [], "ceilings": [], "layer": _LAYER}
+    rec = copy.deepcopy(room.raw)
+    old = tp.room_from(room.raw, "room")
+    rec["id"] = room.id
+    if room.room_type != old.room_type:
+        rec["roomType"] = room.room_type
+    _set_material(rec, "floorMaterial", room.floor_material, old.floor_material)
+    _set_material(rec, "wallMaterial", room.wall_material, old.wall_material)
+    if room.vertices != old.vertices or room.floor_y != old.floor_y:
+        if "floorPolygon" in rec:
+            rec["floorPolygon"] = [_pt(x, room.floor_y, z) for x, z in room.vertices]
+        if "vertices" in rec:
+            rec["vertices"] = [[x, z] for x, z in room.vertices]
+    return rec
+
+
+def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], holodeck: bool,
+                 wall_ids: set[str]) -> dict[str, Any]:
+    room = rooms.get(wall.room_id)
+    direction = wall_direction(wall.start, wall.end, room.vertices) if room else "north"
+    if not wall.raw:
+        rec: dict[str, Any] = {"id": wall.id, "roomId": wall.room_id, "material": {"name": wall.material or "Drywall"},
+                               "polygon": _wall_polygon(wall, None)}
+        if holodeck:
+            rec.update(width=wall.width_m, height=wall.height_m, direction=direction,
+                       segment=[list(wall.start), list(wall.end)])
+            if not wall.exterior and f"{wall.id}|exterior" in wall_ids:
+                rec["connect_exterior"] = f"{wall.id}|exterior"
+        rec["layer"] = _LAYER
+        return rec
+    rec = copy.deepcopy(wall.raw)
+    old = tp.wall_from(wall.raw, "wall", interior)
+    rec["id"] = wall.id
+    if wall.room_id != old.room_id:
+        rec["roomId"] = wall.room_id
+    _set_material(rec, "material", wall.material, old.material)
+    if (wall.start, wall.end, wall.height_m, wall.bottom_y) != (old.start, old.end, old.height_m, old.bottom_y):
+        pattern = tp.wall_geometry(wall.raw, "wall")[4]
+        rec["polygon"] = _wall_polygon(wall, pattern)
+        for key, value in (("width", wall.width_m), ("height", wall.height_m), ("direction", direction),
+                           ("segment", [list(wall.start), list(wall.end)])):
+            if key in rec:  # derived keys are written back only where the file had them
+                rec[key] = value
+    return rec
+
+
+def _wall_polygon(wall: Wall, pattern: list[tuple[int, bool]] | None) -> list[dict[str, float]]:
+    ends = (wall.start, wall.end)
+    order = pattern or [(0, False), (0, True), (1, True), (1, False)]  # Holodeck: p, p top, q top, q
+    top = wall.bottom_y + wall.height_m
+    return [_pt(ends[i][0], top if up else wall.bottom_y, ends[i][1]) for i, up in order]
+
+
+def _opening_record(opening: Opening) -> dict[str, Any]:
+    hole = [_pt(opening.hole_min[0], opening.hole_min[1], 0), _pt(opening.hole_max[0], opening.hole_max[1], 0)]
+    center = _pt((opening.hole_min[0] + opening.hole_max[0]) / 2, (opening.hole_min[1] + opening.hole_max[1]) / 2, 0)
+    if not opening.raw:
+        rec: dict[str, Any] = {"id": opening.id, "assetId": opening.asset_id}
+        if opening.kind == "door":
+            rec.update(openable=opening.openable, openness=opening.openness)
+        rec.update(room0=opening.room0, room1=opening.room1, wall0=opening.wall0, wall1=opening.wall1,
+                   holePolygon=hole, assetPosition=center)
+        if opening.kind == "window":
+            rec.update(roomId=opening.room0, layer=_LAYER)
+        return rec
+    rec = copy.deepcopy(opening.raw)
+    old = tp.opening_from(opening.raw, "opening", opening.kind)
+    for key, new, was in (("id", opening.id, old.id), ("assetId", opening.asset_id, old.asset_id),
+                          ("room0", opening.room0, old.room0), ("room1", opening.room1, old.room1),
+                          ("wall0", opening.wall0, old.wall0), ("wall1", opening.wall1, old.wall1),
+                          ("openable", opening.openable, old.openable), ("openness", opening.openness, old.openness)):
+        if new != was:
+            rec[key] = new
+    if (opening.hole_min, opening.hole_max) != (old.hole_min, old.hole_max):
+        rec["holePolygon"] = hole
+        if "assetPosition" in rec:
+            rec["assetPosition"] = {**rec["assetPosition"], "x": center["x"], "y": center["y"]}
+    return rec
+
+
+def _object_records(scene: Scene, room_at: Any) -> list[dict[str, Any]]:
+    nested_default = scene.source_format == "procthor"
+    records: dict[str, dict[str, Any]] = {}
+    top: list[dict[str, Any]] = []
+    by_id = {o.id: o for o in scene.objects}
+    for obj in scene.objects:
+        rec = _object_record(obj, by_id.get(obj.parent_id or ""), room_at)
+        records[obj.id] = rec
+        nest = obj.parent_id in records and obj.attributes.get("thor_nested", nested_default and not obj.raw)
+        if nest:
+            records[obj.parent_id].setdefault("children", []).append(rec)  # type: ignore[index]
+        else:
+            top.append(rec)
+    return top
+
+
+def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -> dict[str, Any]:
+    rotation = tp.quat_euler(obj.rotation_xyzw)
+    if not obj.raw:
+        name = obj.id.split(" (")[0].split("|")[0]
+        return {"id": obj.id, "object_name": name, "assetId": obj.asset_id,
+                "position": _pt(*obj.center), "rotation": rotation, "roomId": obj.room_id,
+                "kinematic": True, "material": None, "layer": _LAYER}
+    rec = copy.deepcopy(obj.raw)
+    old, _ = tp.object_from(obj.raw, "object", default_catalogue(), parent=parent, room_at=room_at)
+    rec["id"] = obj.id
+    if obj.asset_id != old.asset_id:
+        rec["assetId"] = obj.asset_id
+    if obj.center != old.center:
+        rec["position"] = {**rec.get("position", {}), **_pt(*obj.center)}
+    if not _same_rotation(obj.rotation_xyzw, old.rotation_xyzw):
+        rec["rotation"] = rotation
+    if obj.room_id != old.room_id:
+        rec["roomId"] = obj.room_id
+    if "children" in rec:  # refilled from the scene's own children by _object_records
+        rec["children"] = []
+    return rec
+
+
+def _same_rotation(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return all(math.isclose(x, y, abs_tol=1e-12) for x, y in zip(a, b, strict=True))
+
+
+def _default_procedural(scene: Scene) -> dict[str, Any]:
+    lights = [{"id": "DirectionalLight", "type": "directional", "intensity": 1.0,
+               "position": _pt(0.0, 5.0, 0.0), "rotation": _pt(66.0, 75.0, 0.0), "rgb": {"r": 1.0, "g": 1.0, "b": 1.0}}]
+    for room in scene.rooms:
+        cx, cz = room.centroid
+        lights.append({"id": f"light|{room.id}", "type": "point", "roomId": room.id, "intensity": 0.75,
+                       "range": 15, "position": _pt(cx, (room.ceiling_y or 2.7) - 0.3, cz),
+                       "rgb": {"r": 1.0, "g": 1.0, "b": 1.0}, "layer": _LAYER})
+    return {"ceilingColor": {"r": 1.0, "g": 1.0, "b": 1.0}, "ceilingMaterial": {"name": "PureWhite"},
+            "floorColliderThickness": 1.0, "lights": lights, "receptacleHeight": 0.7, "reflections": [],
+            "skyboxId": "SkyMountain"}
