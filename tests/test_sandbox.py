@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -51,15 +51,10 @@ def backend(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
-@pytest.fixture
-def importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Put the folder holding the ``tests`` package on sys.path, which the child inherits.
-
-    pytest imports this module as ``tests.test_sandbox`` without touching sys.path; the
-    sandboxed child finds the setup hooks above only through its PYTHONPATH.
-    """
-    root = Path(__file__).resolve().parents[len(__name__.split(".")) - 1]
-    monkeypatch.syspath_prepend(str(root))
+#: The folder holding the ``tests`` package: pytest imports this module as
+#: ``tests.test_sandbox`` without putting it on sys.path, and the child never inherits the
+#: caller's sys.path, so hooks defined here are found only through ``python_path``.
+TESTS_ROOT = (str(Path(__file__).resolve().parents[len(__name__.split(".")) - 1]),)
 
 
 def test_result_round_trip_and_stdout(backend: str) -> None:
@@ -213,23 +208,24 @@ def test_worker_restarts_after_crash_and_reset_is_silent(backend: str) -> None:
         assert after_reset.result is False and not after_reset.worker_restarted
 
 
-@pytest.mark.usefixtures("importable_tests")
 def test_setup_hook_builds_namespace(backend: str) -> None:
     setup = f"{__name__}:make_namespace"
-    with Worker(setup=setup, inputs={"base": 40}, limits=FAST, isolation=backend) as worker:
+    with Worker(setup=setup, inputs={"base": 40}, limits=FAST, isolation=backend,
+                python_path=TESTS_ROOT) as worker:
         worker.call("log.append(base)")
         envelope = worker.call("log.append(base + 2)\nresult = log")
         assert envelope.result == [40, 42]
     collected = run_code(
-        "log.append('built')", setup=f"{__name__}:make_collecting_namespace", isolation=backend
+        "log.append('built')", setup=f"{__name__}:make_collecting_namespace", isolation=backend,
+        python_path=TESTS_ROOT,
     )
     assert collected.result == {"log": ["built"]}
 
 
-@pytest.mark.usefixtures("importable_tests")
 def test_setup_failure_is_reported(backend: str) -> None:
     envelope = run_code(
-        "result = 1", setup=f"{__name__}:failing_setup", inputs={"path": "a.ifc"}, isolation=backend
+        "result = 1", setup=f"{__name__}:failing_setup", inputs={"path": "a.ifc"}, isolation=backend,
+        python_path=TESTS_ROOT,
     )
     assert envelope.status == "error"
     assert envelope.error == f"setup '{__name__}:failing_setup' failed: RuntimeError: cannot open a.ifc"
@@ -275,12 +271,14 @@ def test_auto_falls_back_to_process_and_warns_once(
         run_code("pass", isolation="bwrap")
 
 
-def test_bwrap_plan_isolates_and_rebinds_hidden_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bwrap_plan_isolates_and_binds_only_what_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
-    plan = _launch.plan_launch("bwrap", "/tmp/runs/job-1", FAST, 5, 6)
+    plan = _launch.plan_launch("bwrap", "/tmp/runs/job-1", FAST, 5, 6, readable=("/etc/hostname",))
     argv = " ".join(plan.argv)
-    for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--clearenv", "--ro-bind / /"):
+    for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--clearenv", "--ro-bind /usr /usr"):
         assert option in argv
+    assert "--ro-bind / /" not in argv  # the host tree is not shown, only named paths
+    assert f"--ro-bind {Path(sys.base_prefix).resolve()} " in argv
     assert "sk-test-secret" not in argv and "sk-test-secret" not in plan.env.values()
     assert set(plan.env) == {
         "PATH", "HOME", "TMPDIR", "LANG", "USER", "LOGNAME", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "MALLOC_ARENA_MAX"
@@ -289,18 +287,6 @@ def test_bwrap_plan_isolates_and_rebinds_hidden_paths(monkeypatch: pytest.Monkey
     assert "--perms 0755 --dir /tmp/runs" in argv
     assert argv.index("--tmpfs /tmp") < argv.index("--bind /tmp/runs/job-1 /tmp/runs/job-1")
     assert plan.cwd == "/tmp/runs/job-1"
-
-
-def test_hidden_parents_covers_the_first_untraversable_folder() -> None:
-    with tempfile.TemporaryDirectory() as top:
-        os.chmod(top, 0o755)
-        locked = Path(top) / "home"
-        (locked / "user" / "python").mkdir(parents=True)
-        locked.chmod(0o700)
-        wanted = str(locked / "user" / "python")
-        assert _launch.hidden_parents([wanted], [], uid=None) == []  # same user: nothing to hide
-        assert _launch.hidden_parents([wanted], [], uid=12345) == [str(locked)]
-        assert _launch.hidden_parents([wanted], [top], uid=12345) == []  # already private
 
 
 def test_oversized_result_is_a_clear_error() -> None:

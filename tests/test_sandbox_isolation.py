@@ -132,6 +132,37 @@ def test_private_tmp_and_hidden_home(tmp_path: Path) -> None:
     assert not os.path.exists(scratch)  # the sandbox's /tmp was its own
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_only_the_interpreter_and_named_paths_are_visible(tmp_path: Path) -> None:
+    """No checkout, run folder, home or mounted data: only what the code needs."""
+    readable = tmp_path / "inputs"
+    readable.mkdir()
+    (readable / "task.json").write_text("{}")
+    (tmp_path / "run-folder").mkdir()
+    probes = {
+        "tests": str(REPO / "tests"), "makefile": str(REPO / "Makefile"), "git": str(REPO / ".git"),
+        "shared": str(REPO.parent / "shared"), "run_folder": str(tmp_path / "run-folder"),
+        "home_root": "/root/.bashrc", "srv": "/srv", "mnt": "/mnt", "opt": "/opt", "var": "/var",
+    }
+    code = (
+        "import os, json\n"
+        f"probes = {probes!r}\n"
+        "result = {k: os.path.exists(v) for k, v in probes.items()}\n"
+        f"result['input'] = open({str(readable / 'task.json')!r}).read()\n"
+        "import numpy, buildbench\n"
+        "result['imports'] = True\n"
+    )
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    envelope = run_code(code, limits=TIGHT, isolation="bwrap", workdir=workdir, readable=(readable,))
+    assert envelope.status == "ok", envelope
+    seen = envelope.result
+    assert seen.pop("input") == "{}" and seen.pop("imports") is True
+    assert not any(seen.values()), {k: v for k, v in seen.items() if v}
+
+
 def test_worker_memory_limit_restarts_and_machine_stays_healthy() -> None:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with Worker(limits=Limits(wall_s=5, memory_mb=256), isolation="bwrap") as worker:

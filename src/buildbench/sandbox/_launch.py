@@ -2,9 +2,11 @@
 
 Two backends:
 
-- ``bwrap``: bubblewrap namespaces. No network, private PID/IPC/UTS namespaces,
-  the host filesystem read-only, one writable work folder, private ``/tmp``,
-  ``/dev/shm`` and ``/run``. When the parent is root, bwrap runs privileged and the child drops
+- ``bwrap``: bubblewrap namespaces. No network, private PID/IPC/UTS namespaces, and a
+  filesystem built from an empty root: the system folders (``/usr``, ``/etc``, the ``/lib``
+  and ``/bin`` links), the interpreter with its libraries and the caller's ``readable`` paths,
+  all read-only, one writable work folder, private ``/tmp`` and ``/dev/shm``. Nothing else of
+  the host exists inside: no home folders, checkouts, run folders or mounted data. When the parent is root, bwrap runs privileged and the child drops
   to a fresh unprivileged uid with ``setpriv`` (no capabilities, no-new-privs), so
   RLIMIT_NPROC really limits its processes (the kernel exempts root from it) and
   file permissions protect root's files. Without root, bwrap makes a user
@@ -20,7 +22,6 @@ import functools
 import os
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -66,23 +67,10 @@ def new_sandbox_uid() -> int:
 
 
 def python_path_entries() -> list[str]:
-    """Directories the child needs on PYTHONPATH to import buildbench and the caller's modules.
-
-    The interpreter finds its own standard library and site-packages; everything else
-    on the parent's ``sys.path`` (the source tree, a test folder) is passed on.
-    """
-    package_root = str(Path(buildbench.__file__).resolve().parent.parent)
-    prefixes = {str(Path(sys.prefix).resolve()), str(Path(sys.base_prefix).resolve())}
-    entries = [package_root]
-    for entry in sys.path:
-        if not entry or not os.path.isdir(entry):
-            continue
-        resolved = str(Path(entry).resolve())
-        if resolved not in entries and not any(
-            resolved == p or resolved.startswith(p + os.sep) for p in prefixes
-        ):
-            entries.append(resolved)
-    return entries
+    """Folders the child needs on PYTHONPATH besides the interpreter's own: the one holding
+    ``buildbench`` (a source tree under an editable install). Nothing else of the caller's
+    ``sys.path`` (the current folder, a checkout, a test folder) is passed on or shown."""
+    return [str(Path(buildbench.__file__).resolve().parent.parent)]
 
 
 def child_environment(workdir: str, pythonpath: list[str]) -> dict[str, str]:
@@ -115,41 +103,9 @@ def _is_under(path: str, roots: list[str]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
-def hidden_parents(paths: list[str], already_private: list[str], uid: int | None) -> list[str]:
-    """Folders to cover with a fresh tmpfs so that ``uid`` can reach ``paths`` at all.
-
-    An unprivileged uid cannot traverse a folder without the "others" execute bit
-    (``/root`` is 0700, and pyenv installs Python under it). Covering the first such
-    ancestor with a tmpfs and bind-mounting the needed paths back into it gives the
-    sandbox exactly those paths, and hides the rest of that folder (home-directory
-    secrets) as a bonus.
-    """
-    if uid is None:
-        return []
-    covers: list[str] = []
-    for path in paths:
-        current = "/"
-        for part in Path(path).parts[1:-1]:
-            current = os.path.join(current, part)
-            if _is_under(current, already_private + covers):
-                break
-            if not os.stat(current).st_mode & stat.S_IXOTH:
-                covers.append(current)
-                break
-    return sorted(set(covers), key=lambda p: (p.count("/"), p))
-
-
-def _folders_between(path: str, private_roots: list[str]) -> list[str]:
-    """The folders bwrap must create between the private tmpfs holding ``path`` and ``path``."""
-    roots = [root for root in private_roots if _is_under(path, [root]) and root != path]
-    if not roots:
-        return []
-    current = max(roots, key=len)
-    folders = []
-    for part in Path(path).relative_to(current).parts[:-1]:
-        current = os.path.join(current, part)
-        folders.append(current)
-    return folders
+#: System folders every sandbox sees read-only (a link, as on merged-/usr systems, is
+#: recreated as the same link). Everything else must be named to be visible.
+SYSTEM_PATHS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 @functools.cache
@@ -168,47 +124,48 @@ def _tmpfs(mode: str, size_bytes: int, target: str) -> list[str]:
     return ["--perms", mode, *size, "--tmpfs", target]
 
 
-def _mount_arguments(readable: list[str], workdir: str, uid: int | None, tmpfs_bytes: int) -> list[str]:
-    """Private tmpfs folders, then the read-only paths and the work folder bound back in.
-
-    ``/tmp`` and ``/run`` (host sockets, runtime state) are always private; folders
-    the sandbox uid could not traverse are covered too (see `hidden_parents`). A
-    needed path inside any of them (a venv under ``/tmp``, Python under ``/root``)
-    is bound back read-only. Each tmpfs holds at most ``tmpfs_bytes`` (where bwrap
-    can cap it): tmpfs pages do not count against RLIMIT_AS, so an unbounded one could
-    fill the host's memory.
-    """
-    always = ["/tmp", "/run"]
-    covers = hidden_parents([*readable, workdir], always, uid)
-    private = always + covers
+def _system_mounts() -> list[str]:
     args: list[str] = []
-    for folder in always:
-        args += _tmpfs("1777" if folder == "/tmp" else "0755", tmpfs_bytes, folder)
-    for cover in covers:
-        args += _tmpfs("0755", tmpfs_bytes, cover)
-    # A private folder itself (sys.path holding "/tmp") is never bound: that would
-    # replace the private copy with the host's.
-    bound = [path for path in readable if _is_under(path, private) and path not in private]
-    # bwrap would create the missing parents of a bind target with mode 0700, which
-    # the sandbox uid could not traverse: create them world-traversable first.
-    folders = {f for path in [*bound, workdir] for f in _folders_between(path, private)}
+    for path in SYSTEM_PATHS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _mount_arguments(readable: list[str], workdir: str, tmpfs_bytes: int) -> list[str]:
+    """The sandbox's filesystem below the system folders: private ``/tmp``, each readable
+    path bound read-only, the work folder read-write.
+
+    Folders between ``/`` and a bound path are created world-traversable on the sandbox's
+    own root (bwrap would make them 0700, which the sandbox uid could not pass), so the path
+    is reachable while its siblings on the host do not exist inside. Each tmpfs holds at most
+    ``tmpfs_bytes`` where bwrap can cap it: tmpfs pages do not count against RLIMIT_AS.
+    """
+    system = [p for p in SYSTEM_PATHS if os.path.exists(p)]
+    bound = sorted({p for p in readable if os.path.exists(p) and not _is_under(p, system)})
+    # A path inside another bound path is already visible.
+    bound = [p for p in bound if not any(p != q and _is_under(p, [q]) for q in bound)]
+    args = _tmpfs("1777", tmpfs_bytes, "/tmp")
+    folders = {str(parent) for path in [*bound, workdir] for parent in Path(path).parents if str(parent) != "/"}
     for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
-        args += ["--perms", "0755", "--dir", folder]
+        if folder != "/tmp" and not _is_under(folder, bound):
+            args += ["--perms", "0755", "--dir", folder]
     for path in bound:
         args += ["--ro-bind", path, path]
     return args + ["--bind", workdir, workdir]
 
 
-def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int | None) -> list[str]:
+def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int | None,
+                     readable: list[str]) -> list[str]:
     """bwrap options: namespaces, mounts, environment (everything before the command)."""
     tmpfs_bytes = limits.memory_mb * 1024 * 1024
     args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-    args += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += ["--die-with-parent", "--new-session", *_system_mounts(), "--dev", "/dev", "--proc", "/proc"]
     args += _tmpfs("1777", tmpfs_bytes, "/dev/shm")
-    readable = sorted(
-        {str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, *env["PYTHONPATH"].split(os.pathsep)]}
-    )
-    args += _mount_arguments(readable, workdir, uid, tmpfs_bytes)
+    paths = [sys.prefix, sys.base_prefix, *env["PYTHONPATH"].split(os.pathsep), *readable]
+    args += _mount_arguments(sorted({str(Path(p).resolve()) for p in paths}), workdir, tmpfs_bytes)
     args += ["--chdir", workdir, "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
@@ -221,7 +178,8 @@ def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int
     return args
 
 
-def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int, reply_fd: int) -> LaunchPlan:
+def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int, reply_fd: int,
+                readable: tuple[str, ...] = (), python_path: tuple[str, ...] = ()) -> LaunchPlan:
     """Build the command that starts a child for ``backend`` in ``workdir``.
 
     Args:
@@ -230,16 +188,20 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
         limits: The limits (the private ``/tmp`` and ``/dev/shm`` hold ``memory_mb`` each).
         request_fd: The pipe end the child reads requests from.
         reply_fd: The pipe end the child writes replies to.
+        readable: Host paths the code may read besides the interpreter (task inputs, a
+            second interpreter it starts); bwrap only.
+        python_path: Folders added to the child's PYTHONPATH (and made readable), for setup
+            hooks that live outside installed packages.
 
     Raises:
         SandboxUnavailable: The bwrap backend cannot be set up (no setpriv as root).
     """
-    env = child_environment(workdir, python_path_entries())
+    env = child_environment(workdir, [*python_path_entries(), *python_path])
     command = _child_command(request_fd, reply_fd)
     if backend == "process":
         return LaunchPlan(argv=command, env=env, cwd=workdir, sandbox_uid=None)
     if os.geteuid() != 0:
-        argv = [*_bwrap_arguments(workdir, limits, env, None), "--", *command]
+        argv = [*_bwrap_arguments(workdir, limits, env, None, list(readable)), "--", *command]
         return LaunchPlan(argv=argv, env=env, cwd=workdir, sandbox_uid=None)
     setpriv = shutil.which("setpriv")
     if setpriv is None:
@@ -247,7 +209,7 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
             "running as root, the bwrap backend needs setpriv (util-linux) to drop privileges"
         )
     uid = new_sandbox_uid()
-    argv = [*_bwrap_arguments(workdir, limits, env, uid), "--"]
+    argv = [*_bwrap_arguments(workdir, limits, env, uid, list(readable)), "--"]
     argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
     return LaunchPlan(argv=argv + command, env=env, cwd=workdir, sandbox_uid=uid)
 

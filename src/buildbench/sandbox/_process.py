@@ -124,7 +124,8 @@ class SandboxProcess:
     Not thread-safe; `Worker` serialises calls.
     """
 
-    def __init__(self, backend: Backend, workdir: str, limits: Limits) -> None:
+    def __init__(self, backend: Backend, workdir: str, limits: Limits, readable: tuple[str, ...] = (),
+                 python_path: tuple[str, ...] = ()) -> None:
         self.backend = backend
         self.limits = limits
         self._workdir = workdir
@@ -135,7 +136,8 @@ class SandboxProcess:
         child_ends = (request_read, reply_write, out_write, err_write)
         plan: LaunchPlan | None = None
         try:
-            plan = self._plan = plan_launch(backend, workdir, limits, request_read, reply_write)
+            plan = self._plan = plan_launch(backend, workdir, limits, request_read, reply_write, readable,
+                                            python_path)
             if plan.sandbox_uid is not None:
                 hand_over(workdir, plan.sandbox_uid, plan.sandbox_uid)
             self._popen = _spawner.popen(

@@ -171,6 +171,8 @@ class Worker:
         workdir: str | os.PathLike[str] | None = None,
         files: Mapping[str, bytes | str] | None = None,
         isolation: Isolation = "auto",
+        readable: tuple[str | os.PathLike[str], ...] = (),
+        python_path: tuple[str | os.PathLike[str], ...] = (),
     ) -> None:
         """Prepare the worker; the process starts on the first call.
 
@@ -184,6 +186,10 @@ class Worker:
                 sandbox uid while a process runs and to the caller's uid afterwards.
             files: Files to write into the work folder first (relative path -> content).
             isolation: ``"auto"``, ``"bwrap"`` or ``"process"``.
+            readable: Host paths the code may read (read-only) besides the interpreter and
+                its libraries: under bwrap nothing else of the host is visible.
+            python_path: Folders put on the child's PYTHONPATH (read-only), for a setup hook
+                outside installed packages; the caller's own ``sys.path`` is never passed on.
 
         Raises:
             ValueError: A bad ``setup``, ``inputs``, ``files`` path or ``isolation``.
@@ -193,6 +199,8 @@ class Worker:
         self._setup = setup
         self.limits = limits or Limits()
         self.backend: Backend = resolve_isolation(isolation)
+        self.readable = tuple(str(Path(p).resolve()) for p in readable)
+        self.python_path = tuple(str(Path(p).resolve()) for p in python_path)
         self._remove_workdir: weakref.finalize | None = None
         if workdir is None:
             folder = Path(tempfile.mkdtemp(prefix="buildbench-sandbox-")).resolve()
@@ -243,7 +251,8 @@ class Worker:
 
     def _start(self) -> Envelope | None:
         """Start a process and run the setup hook; an envelope only if that failed."""
-        self._process = SandboxProcess(self.backend, str(self.workdir), self.limits)
+        self._process = SandboxProcess(self.backend, str(self.workdir), self.limits, self.readable,
+                                       self.python_path)
         message = {
             "op": "setup",
             "limits": _limits_message(self.limits, self.backend),
@@ -294,6 +303,8 @@ def run_code(
     setup: str | None = None,
     inputs: Mapping[str, Any] | None = None,
     isolation: Isolation = "auto",
+    readable: tuple[str | os.PathLike[str], ...] = (),
+    python_path: tuple[str | os.PathLike[str], ...] = (),
 ) -> Envelope:
     """Run ``code`` once in a fresh sandboxed process and return its envelope.
 
@@ -305,6 +316,7 @@ def run_code(
         45
     """
     with Worker(
-        setup=setup, inputs=inputs, limits=limits, workdir=workdir, files=files, isolation=isolation
+        setup=setup, inputs=inputs, limits=limits, workdir=workdir, files=files, isolation=isolation,
+        readable=readable, python_path=python_path,
     ) as worker:
         return worker.call(code)

@@ -84,10 +84,12 @@ class Executor:
         inputs: dict[str, Any],
         limits: Limits,
         isolation: Isolation = "auto",
+        readable: tuple[str, ...] = (),
     ) -> None:
-        """Prepare the worker (it starts on the first run)."""
+        """Prepare the worker (it starts on the first run); ``readable``: host paths the
+        sandbox must see besides our own interpreter (another one that it starts)."""
         self.limits = limits
-        self._worker = Worker(setup=setup, inputs=inputs, limits=limits, isolation=isolation)
+        self._worker = Worker(setup=setup, inputs=inputs, limits=limits, isolation=isolation, readable=readable)
 
     def __enter__(self) -> Executor:
         return self

@@ -78,12 +78,18 @@ class BlenderExecutor(Executor):
             if not binary.exists():
                 raise BlenderUnavailable(f"blender binary {binary} does not exist")
             command = [str(binary), "--background", "--factory-startup", "--python", driver, "--"]
+            # A binary ships its libraries beside it (the official tarball) or in /usr.
+            readable: tuple[str, ...] = (str(binary.resolve().parent),)
         else:
-            command = [str(find_blender_python(venv)), "-s", "-B", driver]
+            python = find_blender_python(venv)
+            command = [str(python), "-s", "-B", driver]
+            # The venv and the interpreter it was made from (its python links there).
+            readable = (str(python.parents[1]), str(python.resolve().parents[1]))
         limits = limits or BLENDER_LIMITS
         super().__init__(
             setup="buildbench.suites.dreamhouse.executors._child_hooks:blender_setup",
             inputs={"command": command, "collection": collection, "cpu_s": limits.cpu_s},
             limits=limits,
             isolation=isolation,
+            readable=readable,
         )
