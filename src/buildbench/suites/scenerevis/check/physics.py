@@ -1,0 +1,222 @@
+"""Collision and out-of-bounds checks of a SceneReVis room, in the spec's three variants.
+
+Objects are oriented boxes (we have no asset meshes) with their true 3-D rotation. The
+penetration depth of two boxes is their minimum translation distance, from the exact
+15-axis separating-axis test of :mod:`buildbench.geometry` (for boxes this is what
+trimesh + FCL report as ``depth``; the benchmark compares the two). Unlike FCL on
+meshes, which only sees surfaces, a box wholly inside another counts as penetrating.
+
+The variants (SceneReVis spec §2.5, kept apart as :class:`PhysicsRules`):
+
+* :data:`EVALUATION` (paper C.6, ``eval/myeval.py``): a pair collides when its depth
+  exceeds 1 cm; an object is out of bounds when more than 1 % of its surface lies outside
+  the floor polygon buffered by 1 mm or outside [floor − 1 mm, ceiling + 1 mm].
+* :data:`REWARD` (RL ``TrimeshPhysicsMetrics``): the same, but any penetration counts.
+* :data:`OPTIMIZER` (inference ``RuleBasedSceneOptimizer``, Algorithm 2): depth > 1 cm;
+  out of bounds when any corner of the box's floor footprint lies outside the polygon.
+  The released code takes the corners as ``pos ± size / 2`` and ignores rotation; we use
+  the rotated corners (and the 1 mm buffer, so flush objects are not pushed around).
+
+Out-of-bounds volume, as the released metric defines it, is the box volume times the
+outside share of its surface (:mod:`.bounds` computes that share exactly).
+
+Depths are compared with a 1 nm slack (:data:`DEPTH_SLACK_M`): scene files round to the
+centimetre, so pairs overlapping by exactly 1 cm are common, and float rounding must not
+decide them (FCL, in float32, happens to report 0.99999 cm for them).
+
+FCL on box meshes agrees with these collision sets on all 500 shared real rooms except
+such exact-1 cm pairs; its *depth* for deep overlaps is a triangle-pair depth that can
+exceed the minimum translation distance (1.10 m against 0.63 m for a nightstand sunk
+into a bed), so summed depths (the reward's R_pen) differ there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from buildbench.geometry import contact_pairs, sat_separation
+
+from .bounds import FLOOR_BUFFER_M, HEIGHT_TOLERANCE_M, outside_fractions, room_polygon
+from .layout import RoomLayout
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class PhysicsRules:
+    """Thresholds of one variant.
+
+    Attributes:
+        name: ``evaluation``, ``reward`` or ``optimizer``.
+        min_depth_m: A pair collides when its penetration depth exceeds this (plus
+            :data:`DEPTH_SLACK_M`).
+        max_outside_fraction: An object is out of bounds when more than this share of its
+            surface is outside (surface rule); unused by the corner rule.
+        corner_rule: Out of bounds when any footprint corner is outside (optimizer).
+        floor_buffer_m: Growth of the floor polygon before testing.
+        height_tolerance_m: Slack below the floor and above the ceiling.
+    """
+
+    name: str
+    min_depth_m: float
+    max_outside_fraction: float = 0.01
+    corner_rule: bool = False
+    floor_buffer_m: float = FLOOR_BUFFER_M
+    height_tolerance_m: float = HEIGHT_TOLERANCE_M
+
+
+#: Depth comparisons ignore differences below this (float rounding), metres.
+DEPTH_SLACK_M = 1e-9
+
+EVALUATION = PhysicsRules("evaluation", min_depth_m=0.01)
+REWARD = PhysicsRules("reward", min_depth_m=0.0)
+OPTIMIZER = PhysicsRules("optimizer", min_depth_m=0.01, corner_rule=True)
+RULES = {r.name: r for r in (EVALUATION, REWARD, OPTIMIZER)}
+
+
+@dataclass(frozen=True)
+class Contact:
+    """Objects ``a < b`` penetrate by ``depth_m`` metres (minimum translation distance)."""
+
+    a: int
+    b: int
+    depth_m: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a, "b": self.b, "depth_m": round(self.depth_m, 6)}
+
+
+@dataclass(frozen=True)
+class PhysicsReport:
+    """One room checked under one variant. Indices are object indices of the layout.
+
+    Attributes:
+        contacts: Colliding pairs, deepest first (ties by index).
+        colliding: Objects in any colliding pair, ascending.
+        outside_fraction: ``(n,)`` outside share of each object's surface.
+        out_of_bounds: Out-of-bounds objects, ascending.
+        oob_volume_m3: ``(n,)`` volume × outside share for out-of-bounds objects, else 0.
+    """
+
+    rules: PhysicsRules
+    n_objects: int
+    contacts: tuple[Contact, ...]
+    colliding: tuple[int, ...]
+    outside_fraction: FloatArray = field(repr=False)
+    out_of_bounds: tuple[int, ...]
+    oob_volume_m3: FloatArray = field(repr=False)
+
+    @property
+    def collision_rate_pct(self) -> float:
+        return 100.0 * len(self.colliding) / self.n_objects if self.n_objects else 0.0
+
+    @property
+    def oob_rate_pct(self) -> float:
+        return 100.0 * len(self.out_of_bounds) / self.n_objects if self.n_objects else 0.0
+
+    @property
+    def total_penetration_m(self) -> float:
+        return float(sum(c.depth_m for c in self.contacts))
+
+    @property
+    def mean_penetration_m(self) -> float:
+        return self.total_penetration_m / len(self.contacts) if self.contacts else 0.0
+
+    @property
+    def total_oob_volume_m3(self) -> float:
+        return float(self.oob_volume_m3.sum())
+
+    @property
+    def mean_oob_volume_m3(self) -> float:
+        return self.total_oob_volume_m3 / len(self.out_of_bounds) if self.out_of_bounds else 0.0
+
+    @property
+    def clean(self) -> bool:
+        return not self.contacts and not self.out_of_bounds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.name,
+            "n_objects": self.n_objects,
+            "colliding": list(self.colliding),
+            "out_of_bounds": list(self.out_of_bounds),
+            "pairs": [c.to_dict() for c in self.contacts],
+            "collision_rate": self.collision_rate_pct,
+            "oob_rate": self.oob_rate_pct,
+            "collision_free": 100.0 if not self.contacts else 0.0,
+            "valid_placement": 100.0 if not self.out_of_bounds else 0.0,
+            "n_colliding_pairs": len(self.contacts),
+            "total_penetration_m": self.total_penetration_m,
+            "mean_penetration_m": self.mean_penetration_m,
+            "total_oob_volume_m3": self.total_oob_volume_m3,
+            "mean_oob_volume_m3": self.mean_oob_volume_m3,
+            "outside_fraction": [round(float(f), 6) for f in self.outside_fraction],
+        }
+
+
+def penetrations(layout: RoomLayout) -> list[Contact]:
+    """Every pair of boxes that overlaps with positive depth, in index order."""
+    if len(layout) < 2:
+        return []
+    boxes = layout.boxes
+    pairs = contact_pairs(boxes, tol=0.0)
+    if not len(pairs):
+        return []
+    depth = -sat_separation(boxes.subset(pairs[:, 0]), boxes.subset(pairs[:, 1]))
+    return [Contact(int(a), int(b), float(d)) for (a, b), d in zip(pairs, depth, strict=True) if d > 0.0]
+
+
+def check_physics(layout: RoomLayout, rules: PhysicsRules = EVALUATION) -> PhysicsReport:
+    """Collisions and out-of-bounds objects of ``layout`` under ``rules``."""
+    kept = [c for c in penetrations(layout) if c.depth_m > rules.min_depth_m + DEPTH_SLACK_M]
+    kept.sort(key=lambda c: (-c.depth_m, c.a, c.b))
+    colliding = tuple(sorted({c.a for c in kept} | {c.b for c in kept}))
+    fractions = outside_fractions(
+        layout, buffer_m=rules.floor_buffer_m, height_tolerance_m=rules.height_tolerance_m
+    )
+    if rules.corner_rule:
+        oob_mask = corners_outside(layout, rules.floor_buffer_m)
+    else:
+        oob_mask = fractions > rules.max_outside_fraction
+    volumes = np.where(oob_mask, layout.volumes_m3 * fractions, 0.0)
+    return PhysicsReport(
+        rules,
+        len(layout),
+        tuple(kept),
+        colliding,
+        fractions,
+        tuple(int(i) for i in np.flatnonzero(oob_mask)),
+        volumes,
+    )
+
+
+def corners_outside(layout: RoomLayout, buffer_m: float = FLOOR_BUFFER_M) -> NDArray[np.bool_]:
+    """``(n,)`` whether any corner of each box's (rotated) floor footprint is off the floor."""
+    if len(layout) == 0:
+        return np.zeros(0, dtype=bool)
+    poly = room_polygon(layout, buffer_m)
+    corners = layout.corners()[:, :, [0, 2]]
+    covered = shapely.intersects_xy(poly, corners[..., 0], corners[..., 1])  # a point: intersects == covers
+    return ~np.all(covered, axis=1)
+
+
+def feedback_text(report: PhysicsReport, names: list[str], top_k: int = 3) -> str:
+    """The RL environment's physics hint: the ``top_k`` deepest collisions (cm) and the
+    ``top_k`` objects most outside (% of surface), named by ``names[index]``; "" when clean."""
+    parts = []
+    if report.contacts:
+        listed = "; ".join(
+            f"'{names[c.a]}' and '{names[c.b]}' (depth: {100 * c.depth_m:.1f}cm)"
+            for c in report.contacts[:top_k]
+        )
+        parts.append(f"Collisions: {listed}. Separate these objects to avoid overlap.")
+    if report.out_of_bounds:
+        worst = sorted(report.out_of_bounds, key=lambda i: (-report.outside_fraction[i], i))[:top_k]
+        listed = "; ".join(f"'{names[i]}' ({100 * report.outside_fraction[i]:.0f}% outside)" for i in worst)
+        parts.append(f"Out of bounds: {listed}. Move these objects inside the room boundaries.")
+    return "[Physics] " + " ".join(parts) if parts else ""
