@@ -262,6 +262,12 @@ def main(argv: list[str] | None = None) -> int:
             return _unexpected(exc)
         click.echo(f"error: {exc}", err=True)
         return 2
+    except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
+        # Backstop for inputs a reader did not bound itself: one line, not a traceback.
+        what = {"RecursionError": "input nested too deeply", "UnicodeDecodeError": "input is not UTF-8 text",
+                "MemoryError": "input too large for memory"}[type(exc).__name__]
+        click.echo(f"error: {what} ({type(exc).__name__}: {str(exc)[:200]})", err=True)
+        return 2
     except Exception as exc:
         return _unexpected(exc)
 

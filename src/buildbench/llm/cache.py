@@ -18,6 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
+from buildbench.jsonio import parse_json
+
 from .client import ChatModel, LLMConfigError
 from .types import ApiError, ChatRequest, ChatResponse, canonical_json
 
@@ -51,7 +53,7 @@ def load_entries(path: Path) -> dict[str, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = parse_json(line)
             entries[str(record["key"])] = record["response"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             if number == len(lines):  # no newline after it: torn final write

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from buildbench.jsonio import parse_json
+
 from .parts import ImagePart, Part, TextPart, part_from_dict, require_field
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -55,7 +57,7 @@ class ToolCall:
         if not raw.strip():
             return cls(id, name, {}, raw)  # servers send "" for tools without parameters
         try:
-            value = json.loads(raw)
+            value = parse_json(raw)
         except json.JSONDecodeError as exc:
             return cls(id, name, {}, raw, f"invalid JSON at character {exc.pos}: {exc.msg}")
         if not isinstance(value, dict):

@@ -30,6 +30,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.jsonio import parse_json
 
 SUITE = "bimedit"
 #: Bump when generated tasks or ground truths change; it names the cache folder.
@@ -237,12 +238,14 @@ def read_tasks(path: str | Path) -> list[BimTask]:
     """
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_bytes().decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"task file {p} is not UTF-8 text (byte {exc.start})") from None
     base = p.parent
     try:
-        whole = json.loads(text)
+        whole = parse_json(text)
     except json.JSONDecodeError:
         whole = None  # JSON lines (or broken JSON, reported per line below)
     if isinstance(whole, dict):  # one task, possibly pretty-printed
@@ -252,7 +255,7 @@ def read_tasks(path: str | Path) -> list[BimTask]:
 
 def _parse_record(line: str, path: Path, lineno: int, base: Path) -> BimTask:
     try:
-        data = json.loads(line)
+        data = parse_json(line)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
     try:

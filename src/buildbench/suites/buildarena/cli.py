@@ -14,16 +14,20 @@ from typing import Any
 
 import click
 
+from buildbench.jsonio import read_json_file
+
 from .model import Machine
+
+#: A machine file at the block limit is about 2 MB (5,000 blocks, a history of a few calls
+#: each); anything far beyond is refused before it is parsed.
+MAX_MACHINE_FILE_BYTES = 16 * 1024 * 1024
 
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        return read_json_file(path, max_bytes=MAX_MACHINE_FILE_BYTES)
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise click.ClickException(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None

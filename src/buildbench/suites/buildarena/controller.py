@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.jsonio import parse_json
+
 from .library import Workbench
 from .model import STARTING_BLOCK
 from .physics import Trajectory
@@ -76,7 +78,7 @@ def extract_json(text: str) -> Any:
     match = _FENCE.search(text)
     body = match.group(1) if match else text
     try:
-        return json.loads(body)
+        return parse_json(body)
     except json.JSONDecodeError as exc:
         raise ControlDesignError(
             f"the control design is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"

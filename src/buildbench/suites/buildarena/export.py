@@ -21,6 +21,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+from buildbench.jsonio import parse_json
+
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
 from .library.replay import rebuild
@@ -43,15 +45,21 @@ def load_history(text: str, rules: Rules | None = None) -> Machine:
         ValueError: When the text is not a list of ``{"op", "params"}`` objects.
     """
     try:
-        raw = json.loads(text)
+        raw = parse_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"history is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from exc
     if not isinstance(raw, list) or not all(isinstance(e, dict) and "op" in e for e in raw):
         raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects")
+    rules = rules or Rules()
+    # Every block costs at least one call; a few calls per block (moves, rotations, wiring) is
+    # generous, and bounds the replay of a hostile file.
+    max_calls = 4 * rules.max_blocks
+    if len(raw) > max_calls:
+        raise ValueError(f"history has {len(raw)} calls, over the limit of {max_calls}")
     entries = [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
-    return rebuild(entries, rules or Rules())
+    return rebuild(entries, rules)
 
 
 def _euler_degrees(rot: np.ndarray) -> tuple[float, float, float]:

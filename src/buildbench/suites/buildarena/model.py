@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.limits import limit
+
 from .catalogue import (
     CANNON_RECOIL_MASS_UNITS,
     COLLIDER_SCALE,
@@ -78,7 +80,7 @@ class Rules:
 
     max_shift: float | None = 0.5
     allow_disabled_blocks: bool = False
-    max_blocks: int = 5000
+    max_blocks: int = field(default_factory=lambda: limit("machine_blocks"))
 
     @classmethod
     def released(cls) -> Rules:
@@ -318,17 +320,28 @@ class Machine:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Machine:
+    def from_json(cls, raw: dict[str, Any], *, max_blocks: int | None = None) -> Machine:
         """Inverse of ``to_json``.
 
         Raises:
-            ValueError: When ``raw`` is not a machine document.
+            ValueError: When ``raw`` is not a machine document, holds more than ``max_blocks``
+                blocks (the cap the construction library enforces), or a non-finite pose.
         """
         if not isinstance(raw, dict) or raw.get("format") != "buildbench.buildarena.machine/1":
             raise ValueError(
                 "not a buildarena machine document (missing format 'buildbench.buildarena.machine/1')"
             )
-        blocks = [Block.from_json(b) for b in raw.get("blocks", [])]
+        if max_blocks is None:
+            max_blocks = limit("machine_blocks")
+        entries = raw.get("blocks", [])
+        if not isinstance(entries, list):
+            raise ValueError('"blocks" must be a list')
+        if len(entries) > max_blocks:
+            raise ValueError(f"{len(entries)} blocks, over the limit of {max_blocks} blocks per machine")
+        blocks = [Block.from_json(b) for b in entries]
+        for b in blocks:
+            if not (np.isfinite(b.position).all() and np.isfinite(b.rotation).all()):
+                raise ValueError(f"block {b.id!r}: position or rotation is not finite")
         subs = [
             SubStructure(s["letter"], str(s["machine_id"]), _vec_tuple(s["shift"]), _vec_tuple(s["rotation"]))
             for s in raw.get("substructures", [])

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.jsonio import parse_json
 
 from .model import Member, Structure
 
@@ -82,7 +83,7 @@ def read_text(text: str) -> TextAction:
 
 def _loads(body: str, where: str) -> Any:
     try:
-        return json.loads(body)
+        return parse_json(body)
     except json.JSONDecodeError as exc:
         raise ActionError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 

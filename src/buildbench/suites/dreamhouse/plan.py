@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from buildbench.jsonio import parse_json
+
 from .model import PAPER_CATEGORIES, PHASES
 
 #: Slack on section extents against the lot, metres (bounds are written to centimetres).
@@ -78,7 +80,7 @@ def read_plan(text_or_data: Any) -> Any:
     match = _FENCE.search(text_or_data)
     body = match.group(1) if match else text_or_data.strip()
     try:
-        return json.loads(body)
+        return parse_json(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"the plan is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 

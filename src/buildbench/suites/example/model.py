@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.jsonio import parse_json
+
 #: Largest block edge accepted, metres; bigger is an agent mistake, not a design.
 MAX_EDGE_M = 20.0
 
@@ -50,7 +52,7 @@ def extract_json(text: str) -> Any:
     match = _FENCE.search(text)
     body = match.group(1) if match else text
     try:
-        return json.loads(body)
+        return parse_json(body)
     except json.JSONDecodeError as exc:
         raise BlockListError(f"could not parse JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 

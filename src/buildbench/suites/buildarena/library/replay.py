@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from buildbench.jsonio import parse_json
 from buildbench.suites.buildarena.model import HistoryEntry, Machine, Rules
 
 from .frames import matrix_to_quat, rotation_to_real, to_real
@@ -118,7 +119,7 @@ def replay(
 def replay_line(line: str, rules: Rules | None = None) -> str:
     """Replay one JSONL input line and return one JSON output line."""
     try:
-        calls = json.loads(line)
+        calls = parse_json(line)
     except json.JSONDecodeError as exc:
         return json.dumps(
             ReplayResult([], [], error=f"invalid JSON at column {exc.colno}: {exc.msg}").to_json()

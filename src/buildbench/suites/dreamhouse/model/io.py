@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.jsonio import read_json_file
+from buildbench.limits import limit
 
 from .structure import FORMAT_ID, Member, Structure, _as_mat4, _as_vec3
 
@@ -26,7 +28,7 @@ def load_structure(path: str | Path) -> Structure:
     """
     p = Path(path)
     try:
-        data = json.loads(p.read_text())
+        data = read_json_file(p)
     except OSError as exc:
         raise StructureFormatError(f"cannot read structure file {p}: {exc.strerror or exc}") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -51,6 +53,9 @@ def parse_document(data: Any) -> Structure:
     members = data.get("members")
     if not isinstance(members, list):
         raise StructureFormatError('structure document needs a "members" list')
+    if len(members) > limit("house_members"):
+        raise StructureFormatError(f"{len(members)} members, over the limit of {limit('house_members')} "
+                                   "(BUILDBENCH_LIMIT_HOUSE_MEMBERS)")
     meta = data.get("meta", {})
     if not isinstance(meta, Mapping):
         raise StructureFormatError('"meta" must be a JSON object')

@@ -1,0 +1,43 @@
+"""Input limits: how large a file, a document or an action may be before it is refused.
+
+Each limit has a documented default and can be raised or lowered per process with the
+environment variable ``BUILDBENCH_LIMIT_<NAME>`` (e.g. ``BUILDBENCH_LIMIT_HOUSE_MEMBERS=50000``).
+A refused input gets one line naming the limit and the variable, never a hang or a crash.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["LIMITS", "limit"]
+
+#: name -> (default, what it bounds)
+LIMITS: dict[str, tuple[int, str]] = {
+    "json_depth": (200, "nesting levels of any JSON input"),
+    "json_file_bytes": (64 * 1024 * 1024, "bytes of a JSON or JSONL input file"),
+    "house_members": (20_000, "members of a DreamHouse structure"),
+    "machine_blocks": (5_000, "blocks of a BuildArena machine"),
+    "scene_objects": (5_000, "objects of an indoor scene"),
+    "scene_rooms": (200, "rooms of an indoor scene"),
+}
+
+
+def limit(name: str) -> int:
+    """The limit ``name``, from ``BUILDBENCH_LIMIT_<NAME>`` when set, else its default.
+
+    Raises:
+        ValueError: For an unknown name or a malformed override (the message names the variable).
+    """
+    if name not in LIMITS:
+        raise ValueError(f"unknown limit {name!r}; limits: {', '.join(sorted(LIMITS))}")
+    var = f"BUILDBENCH_LIMIT_{name.upper()}"
+    raw = os.environ.get(var)
+    if raw is None:
+        return LIMITS[name][0]
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{var}={raw!r} is not an integer") from None
+    if value < 1:
+        raise ValueError(f"{var}={raw!r} must be >= 1")
+    return value
