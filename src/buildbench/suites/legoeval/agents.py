@@ -1,0 +1,189 @@
+"""LEGO-Eval agents: evaluators that end an episode with a verdict per constraint.
+
+* ``llm``: the LEGO-Eval pipeline (plan, select arguments, run tools, validate) on any chat
+  model; ``-o constraints=identify`` re-derives the constraints from the instruction
+  (end-to-end, Table 4) instead of taking the task's; ``-o disable=environment,multimodal``
+  drops tool groups (Table 2); ``-o render=false`` keeps the text tools only.
+* ``tool-agent``: a chat model driving the env's tools itself by function calling.
+* ``deterministic``: typed programs from the template grammar, decided by the geometric checker.
+* ``translate``: like ``deterministic``, with a chat model writing programs for sentences the
+  grammar cannot read (the program, not the model, decides).
+* ``vlm-judge``: the paper's VLM-as-a-judge, 3 samples, majority.
+* ``sceneeval`` / ``sceneeval-measurable``: fixed criteria, SceneEval style (§6.4).
+* ``always-valid`` / ``always-invalid``: constant predictors.
+
+Scripted agents read only ``task.inputs`` (the instruction, the scene, the constraint texts),
+never the labels or programs in ``task.target``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.harness.errors import ConfigError
+from buildbench.llm import ChatModel
+from buildbench.scenes.model import SceneFormatError
+
+from .env import load_task_scene
+
+Outcome = dict[str, Any]
+
+
+def _unjudged(task: Task, why: str) -> Outcome:
+    return {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": why}
+                         for c in task.inputs["constraints"]], "valid": None}
+
+
+def _constraints(task: Task) -> list[dict[str, str]]:
+    return [{"id": str(c["id"]), "text": str(c["text"]), "type": str(c["type"])} for c in task.inputs["constraints"]]
+
+
+class VerdictAgent(Agent):
+    """Computes the whole outcome at its first turn and submits it as one action."""
+
+    def __init__(self, name: str, judge: Callable[[], Awaitable[Outcome]]) -> None:
+        self.name = name
+        self._judge = judge
+
+    async def act(self, observation: Observation, ctx: EpisodeContext) -> Action:
+        try:
+            outcome = await self._judge()
+        except SceneFormatError as exc:
+            why = f"error: scene unreadable: {str(exc).splitlines()[0]}"
+            outcome = _unjudged(ctx.task, why)
+        usage = outcome.pop("usage", {}) if isinstance(outcome.get("usage"), dict) else {}
+        return Action(data=outcome, usage=usage)
+
+
+def _sync(fn: Callable[[], Outcome]) -> Callable[[], Awaitable[Outcome]]:
+    async def run() -> Outcome:
+        return fn()
+
+    return run
+
+
+def _disabled(options: dict[str, Any]) -> tuple[str, ...]:
+    raw = options.get("disable", "")
+    groups = tuple(g.strip() for g in str(raw).split(",") if g.strip())
+    bad = [g for g in groups if g not in ("textual", "environment", "multimodal")]
+    if bad:
+        raise ConfigError(f"-o disable: unknown tool group(s) {bad}; use textual, environment, multimodal")
+    return groups
+
+
+def _flag(options: dict[str, Any], key: str, default: bool) -> bool:
+    value = options.get(key, default)
+    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def llm(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .pipeline.evaluator import LLMEvaluator
+
+    if model is None:
+        raise ConfigError("agent llm needs --model")
+    mode = str(options.get("constraints", "given"))
+    if mode not in ("given", "identify"):
+        raise ConfigError(f"-o constraints must be 'given' or 'identify', got {mode!r}")
+    try:
+        image_px = int(options.get("image_px", 336))
+    except (TypeError, ValueError):
+        raise ConfigError(f"-o image_px: expected an integer, got {options.get('image_px')!r}") from None
+    evaluator = LLMEvaluator(model, render=_flag(options, "render", True), disabled_groups=_disabled(options),
+                             wall_midpoint_positions=_flag(options, "wall_midpoint_positions", False),
+                             image_px=image_px)
+
+    async def judge() -> Outcome:
+        scene = load_task_scene(task)
+        given = _constraints(task)
+        result = await evaluator.evaluate(scene, str(task.inputs["instruction"]),
+                                          given if mode == "given" else None)
+        outcome = result.outcome()
+        if mode == "identify":
+            # Identified constraints need not line up with the task's; a verdict per task
+            # constraint is then the holistic one (the paper's Table 4 scores holistic/partial SR).
+            outcome["identified"] = outcome.pop("verdicts")
+            outcome["verdicts"] = [{"id": c["id"], "holds": result.valid, "explanation": "holistic verdict"}
+                                   for c in given]
+        return outcome
+
+    return VerdictAgent("llm", judge)
+
+
+def tool_agent(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
+
+    if model is None:
+        raise ConfigError("agent tool-agent needs --model")
+    settings = {"max_tokens": 2048, "temperature": 0.0, **llm_agent_options(options), "use_tools": True}
+    return LLMAgent(model, system_prompt="You inspect 3D houses with tools and judge them against descriptions.",
+                    name="tool-agent", **settings)
+
+
+def deterministic(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .check import deterministic as check_task
+
+    return VerdictAgent("deterministic", _sync(lambda: check_task(task)))
+
+
+def translate(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .check import check
+    from .constraints import ProgramError, constraint_type
+    from .constraints.translate import translate as to_program
+    from .tasks import ConstraintVerdict, holistic
+
+    async def judge() -> Outcome:
+        scene = load_task_scene(task)
+        verdicts = []
+        for c in _constraints(task):
+            try:
+                t = await to_program(model, c["text"], where=f"constraint {c['id']}")
+                result = check(scene, t.program)
+                verdicts.append(ConstraintVerdict(c["id"], result.holds,
+                                                  f"[{constraint_type(t.program)}, {t.source}] {result.explanation}"))
+            except (ProgramError, KeyError, ValueError) as exc:
+                verdicts.append(ConstraintVerdict(c["id"], None, f"error: {str(exc).splitlines()[0]}"))
+        return {"verdicts": [v.to_dict() for v in verdicts], "valid": holistic(verdicts)}
+
+    return VerdictAgent("translate", judge)
+
+
+def vlm_judge(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .pipeline.baselines import VLMJudge
+
+    if model is None:
+        raise ConfigError("agent vlm-judge needs --model")
+    judge_ = VLMJudge(model, samples=int(options.get("samples_per_judgment", 3)),
+                      per_constraint=_flag(options, "per_constraint", True))
+
+    async def judge() -> Outcome:
+        return await judge_.judge(load_task_scene(task), str(task.inputs["instruction"]), _constraints(task))
+
+    return VerdictAgent("vlm-judge", judge)
+
+
+def _sceneeval(mode: str) -> Callable[[Task, ChatModel | None, dict[str, Any]], Agent]:
+    def factory(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+        from .pipeline.baselines import sceneeval_check
+
+        return VerdictAgent(f"sceneeval-{mode}",
+                            _sync(lambda: sceneeval_check(load_task_scene(task), _constraints(task), mode)))  # type: ignore[arg-type]
+
+    return factory
+
+
+sceneeval = _sceneeval("full")
+sceneeval_measurable = _sceneeval("measurable")
+
+
+def always_valid(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .check import always_valid as constant
+
+    return VerdictAgent("always-valid", _sync(lambda: constant(task)))
+
+
+def always_invalid(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from .check import always_invalid as constant
+
+    return VerdictAgent("always-invalid", _sync(lambda: constant(task)))

@@ -1,0 +1,208 @@
+"""``buildbench legoeval``: run any tool on any house, list the tools, check a house against
+constraints with the deterministic evaluator, generate the benchmark, print a run's tables.
+
+Exit codes: 0 success (``evaluate``: the house is valid), 1 ``evaluate`` found a violated
+constraint, 2 bad input (printed as one ``error:`` line).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from buildbench.harness.errors import ConfigError
+
+
+def _load_scene(path: str) -> Any:
+    from buildbench.scenes.io import load_scene
+    from buildbench.scenes.model import SceneFormatError
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"--scene {path}: no such file")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--scene {path}: not JSON ({exc})") from None
+    try:
+        return load_scene(data)
+    except (SceneFormatError, KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"--scene {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def _parse_args(text: str | None) -> Any:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--args: not JSON ({exc.msg} at character {exc.pos})") from None
+
+
+def _image_file(out: Path, key: str, used: set[str]) -> Path:
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", key.replace("output__image", "")).strip("_") or "image"
+    name, k = stem, 1
+    while name in used:
+        k += 1
+        name = f"{stem}_{k}"
+    used.add(name)
+    return out / f"{name}.png"
+
+
+def write_images(output: dict[str, Any], out: Path | None) -> dict[str, Any]:
+    """The output with each PNG written under ``out`` and replaced by its path (or, without
+    ``out``, by a note of its size)."""
+    from .tools import is_image_key
+
+    shown: dict[str, Any] = {}
+    used: set[str] = set()
+    for key, value in output.items():
+        if not is_image_key(key):
+            shown[key] = value
+        elif out is None:
+            shown[key] = f"<PNG, {len(value)} bytes; pass --out DIR to write it>"
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            path = _image_file(out, key, used)
+            path.write_bytes(value)
+            shown[key] = str(path)
+    return shown
+
+
+@click.group()
+def cli() -> None:
+    """LEGO-Eval: tool-augmented evaluation of 3D houses against fine-grained instructions."""
+
+
+@cli.command("tools")
+@click.option("--json", "as_json", is_flag=True, help="Print the registry as JSON.")
+def tools_cmd(as_json: bool) -> None:
+    """List the 21 tools with their group, argument family and argument."""
+    from .tools import MENUS, TOOLS
+
+    rows: list[dict[str, Any]] = [{"name": s.name, "group": s.group, "family": s.family, "argument": s.param, "optional": s.optional,
+             "menus": [t for t, menu in MENUS.items() if s.name in menu], "description": s.description,
+             "schema": s.schema()} for s in TOOLS.values()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        arg = f"{r['argument']}=[...]" if r["argument"] else ""
+        arg = f"[{arg}]" if r["optional"] else arg
+        click.echo(f"{r['name']}({arg})  [{r['group']}, family {r['family']}, menus {','.join(r['menus'])}]")
+        click.echo(f"    {r['description']}")
+
+
+@cli.command("tool")
+@click.argument("name")
+@click.option("--scene", "scene_path", required=True, help="House JSON (AI2-THOR/Holodeck/ProcTHOR or SceneReVis).")
+@click.option("--args", "args_json", default=None, help='Arguments as JSON: {"room_ids": [...]} or a bare list.')
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the PNG images (their paths replace them in the output).")
+@click.option("--json", "as_json", is_flag=True, help="Print the output dict as JSON.")
+@click.option("--wall-midpoint", is_flag=True, help="Door/window positions as the original reports them.")
+@click.option("--px", type=click.IntRange(32, 2048), default=512, show_default=True, help="Image size.")
+@click.option("--constraint", default="", help="The constraint text (read by the multimodal tools).")
+def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None, as_json: bool,
+             wall_midpoint: bool, px: int, constraint: str) -> None:
+    """Run tool NAME on a house and print its output."""
+    from .tools import TOOLS, ToolArgumentError, ToolContext, run_tool
+
+    if name not in TOOLS:
+        raise ConfigError(f"unknown tool {name!r}; `buildbench legoeval tools` lists them")
+    args = _parse_args(args_json)
+    scene = _load_scene(scene_path)
+    ctx = ToolContext.for_scene(scene, wall_midpoint_positions=wall_midpoint, image_px=px, constraint=constraint)
+    try:
+        output = run_tool(ctx, name, args)
+    except ToolArgumentError as exc:
+        raise ConfigError(f"--args: {exc}") from None
+    shown = write_images(output, out)
+    if as_json:
+        click.echo(json.dumps(shown, indent=2, default=str))
+        return
+    for key, value in shown.items():
+        click.echo(f"{key}: {json.dumps(value, default=str)}")
+
+
+def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"--constraints {path}: no such file")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix.lower() != ".json":
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--constraints {path}: not JSON ({exc})") from None
+    items = data.get("constraints") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise ConfigError(f"--constraints {path}: expected a list of constraints or {{\"constraints\": [...]}}")
+    out = []
+    for i, c in enumerate(items):
+        if isinstance(c, str):
+            out.append({"id": f"c{i}", "text": c})
+        elif isinstance(c, dict) and ("text" in c or "program" in c):
+            out.append({"id": str(c.get("id", f"c{i}")), **{k: c[k] for k in ("text", "program") if k in c}})
+        else:
+            raise ConfigError(f"--constraints {path}: item {i} is neither a sentence nor an object with text/program")
+    return (str(data.get("instruction", "")) if isinstance(data, dict) else ""), out
+
+
+@cli.command("evaluate")
+@click.option("--scene", "scene_path", required=True, help="House JSON to check.")
+@click.option("--constraints", "constraints_path", required=True,
+              help="Constraints: a .json list (sentences, or {id, text|program}) or a text file, one per line.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
+def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
+    """Check a house against constraints with the deterministic evaluator (exit 1 if one fails)."""
+    from .check import evaluate
+    from .tasks import holistic
+
+    scene = _load_scene(scene_path)
+    instruction, constraints = _read_constraints(constraints_path)
+    verdicts = evaluate(scene, constraints)
+    valid = holistic(verdicts)
+    if as_json:
+        click.echo(json.dumps({"instruction": instruction, "valid": valid,
+                               "verdicts": [v.to_dict() for v in verdicts]}, indent=2))
+    else:
+        for v in verdicts:
+            mark = {True: "PASS", False: "FAIL", None: "ERROR"}[v.holds]
+            click.echo(f"{mark} {v.id}: {v.explanation}")
+        click.echo(f"house {'valid' if valid else 'invalid' if valid is False else 'not fully judged'}")
+    if valid is None and any(v.holds is None for v in verdicts) and not any(v.holds is False for v in verdicts):
+        bad = next(v for v in verdicts if v.holds is None)
+        raise ConfigError(f"constraint {bad.id} could not be checked: {bad.explanation}")
+    if valid is False:
+        raise click.exceptions.Exit(1)
+
+
+@cli.command("generate")
+@click.option("--pairs", type=click.IntRange(min=1), default=130, show_default=True,
+              help="Aligned scenes (each with a misaligned twin).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("legoeval-bench"),
+              show_default=True, help="Folder for the LEGO-Bench-layout files.")
+def generate_cmd(pairs: int, seed: int, out: Path) -> None:
+    """Generate instruction–scene pairs in the released LEGO-Bench layout."""
+    from .generate import write_benchmark
+
+    written = write_benchmark(out, n_pairs=pairs, seed=seed)
+    click.echo(f"wrote {written} to {out}")
+
+
+@cli.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
+def report_cmd(run_dir: Path, as_json: bool) -> None:
+    """Print a stored LEGO-Eval run as the paper's tables (Table 1 agreement, success rates)."""
+    from .report import print_run_report
+
+    print_run_report(run_dir, as_json=as_json)

@@ -1,0 +1,195 @@
+"""The LEGO-Eval env: the evaluator is the agent.
+
+``reset`` shows the instruction, its constraints (id, type, text) and a summary of the house,
+and offers the 21 tools plus ``submit_verdicts``. Every tool call is an action answered with
+the tool's text output (images ride along in ``Observation.images``), so a model or an RL
+policy can drive the tools itself; a verdict action (the ``submit_verdicts`` tool, or
+``data={"verdicts": [...], "valid": ...}``) ends the episode. A bad action is feedback and
+changes nothing.
+
+Outcome (scored by :func:`~.metrics.score`)::
+
+    {"verdicts": [{"id", "holds", "explanation"}], "valid": bool | None,
+     "tool_calls": int, "invalid_actions": int, "trace": [...]}   # trace: the agent's plans
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.scenes.model import Scene, SceneFormatError
+
+from .tasks import holistic, parse_outcome
+from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
+
+SUBMIT = "submit_verdicts"
+#: Characters of one tool answer shown to the agent.
+ANSWER_CHARS = 8000
+
+PROMPT = """You are checking whether a 3D house matches a description. Units are metres; x and z span the floor, y is up, north is +z, east is +x; at rotation 0 an object faces +z.
+Description: {instruction}
+Constraints to judge, in order:
+{constraints}
+House: {summary}
+Use the tools to inspect the house (ids are case-sensitive and must be quoted in full). When every constraint is judged, call submit_verdicts with one verdict per constraint: {{"verdicts": [{{"id": "c0", "holds": true, "explanation": "... (ID: '...') ..."}}], "valid": true}}. The house is valid only if every constraint holds."""
+
+
+def _submit_tool() -> Any:
+    from buildbench.llm import Tool
+
+    verdict = {"type": "object", "properties": {"id": {"type": "string"}, "holds": {"type": ["boolean", "null"]},
+                                                 "explanation": {"type": "string"}},
+               "required": ["id", "holds"]}
+    return Tool(SUBMIT, "Submit the verdict of every constraint and of the whole house; ends the check.",
+                {"type": "object", "properties": {"verdicts": {"type": "array", "items": verdict},
+                                                  "valid": {"type": ["boolean", "null"]}},
+                 "required": ["verdicts"]})
+
+
+def load_task_scene(task: Task) -> Scene:
+    """The task's scene as a :class:`Scene` (raises SceneFormatError naming what is wrong)."""
+    from buildbench.scenes.io import load_scene
+
+    try:
+        return load_scene(dict(task.inputs["scene"]))
+    except (KeyError, TypeError) as exc:
+        raise SceneFormatError(f"task {task.id}: scene unreadable: {exc}") from None
+
+
+def scene_summary(scene: Scene) -> str:
+    rooms = ", ".join(f"{r.id!r} ({r.room_type or 'room'}, {r.area_m2:.1f} m2)" for r in scene.rooms)
+    return (f"{len(scene.rooms)} rooms: {rooms}; {len(scene.doors)} doors, {len(scene.windows)} windows, "
+            f"{len(scene.objects)} objects.")
+
+
+class LegoEvalEnv(Env):
+    """One instruction–scene pair.
+
+    Args:
+        render: Render images for the environment tools (off: text only).
+        wall_midpoint_positions: The original's door/window positions (§2.5).
+    """
+
+    def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False) -> None:
+        self.render = render
+        self.wall_midpoint_positions = wall_midpoint_positions
+        try:
+            self.tools = [*llm_tools(), _submit_tool()]
+        except ImportError:
+            self.tools = []
+        self._start(task)
+
+    def _start(self, task: Task) -> None:
+        self.task = task
+        self.ctx: ToolContext | None = None
+        self.scene_error: str | None = None
+        self.result: dict[str, Any] | None = None
+        self.tool_calls = 0
+        self.invalid_actions = 0
+
+    def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
+        self._start(task)
+        try:
+            scene = load_task_scene(task)
+            self.ctx = ToolContext.for_scene(scene, render=self.render,
+                                             wall_midpoint_positions=self.wall_midpoint_positions)
+            summary = scene_summary(scene)
+        except (SceneFormatError, ValueError) as exc:
+            self.scene_error = str(exc).splitlines()[0]
+            summary = f"(the scene could not be read: {self.scene_error})"
+        constraints = "\n".join(f"- {c['id']} [{c['type']}] {c['text']}" for c in task.inputs["constraints"])
+        text = PROMPT.format(instruction=task.inputs["instruction"], constraints=constraints, summary=summary)
+        state = {"instruction": task.inputs["instruction"], "constraints": list(task.inputs["constraints"]),
+                 "scene_error": self.scene_error}
+        return ResetResult(Observation(text=text, state=state), {"scene_error": self.scene_error})
+
+    def step(self, action: Action) -> StepResult:
+        if isinstance(action.data, dict) and "verdicts" in action.data:
+            return self._submit(action.data, None)
+        if isinstance(action.data, dict) and "tool" in action.data:
+            return self._tools([(None, str(action.data["tool"]), action.data.get("args"))])
+        if action.tool_calls:
+            calls: list[tuple[str | None, str, Any]] = []
+            for call in action.tool_calls:
+                if call.parse_error:
+                    return self._invalid(f"tool call {call.name}: arguments are not valid JSON ({call.parse_error})",
+                                         call.id)
+                if call.name == SUBMIT:
+                    return self._submit(call.arguments, call.id)
+                calls.append((call.id, call.name, call.arguments))
+            return self._tools(calls)
+        if action.text:
+            try:
+                data = json.loads(action.text[action.text.find("{"): action.text.rfind("}") + 1])
+            except json.JSONDecodeError:
+                data = None
+            if isinstance(data, dict) and "verdicts" in data:
+                return self._submit(data, None)
+        return self._invalid("no tool call and no verdicts; call a tool or submit_verdicts", None)
+
+    def _invalid(self, message: str, call_id: str | None) -> StepResult:
+        self.invalid_actions += 1
+        text = f"Invalid action: {message}. Nothing changed."
+        results = [(call_id, text)] if call_id else []
+        return StepResult(Observation(text=text, tool_results=results), 0.0, False, False, {"invalid": message})
+
+    def _tools(self, calls: list[tuple[str | None, str, Any]]) -> StepResult:
+        if self.ctx is None:
+            return self._invalid(f"the scene could not be read ({self.scene_error}); only submit_verdicts works",
+                                 calls[0][0])
+        answers: list[tuple[str, str]] = []
+        images: list[bytes] = []
+        texts = []
+        for call_id, name, args in calls:
+            try:
+                output = run_tool(self.ctx, name, args)
+            except ToolArgumentError as exc:
+                self.invalid_actions += 1
+                text = f"error: {exc}"
+            else:
+                self.tool_calls += 1
+                shown = {k: v for k, v in output.items() if not is_image_key(k)}
+                keys = [k for k in output if is_image_key(k)]
+                images += [output[k] for k in keys]
+                text = json.dumps(shown, default=str)[:ANSWER_CHARS]
+                if keys:
+                    text += f"\nimages attached: {keys}"
+            texts.append(f"{name}: {text}")
+            if call_id:
+                answers.append((call_id, text))
+        obs = Observation(text="\n".join(texts), images=list(images), tool_results=answers)
+        return StepResult(obs, 0.0, False, False, {"tools": [c[1] for c in calls]})
+
+    def _submit(self, data: Any, call_id: str | None) -> StepResult:
+        try:
+            verdicts, valid = parse_outcome(data, self.task)
+        except ValueError as exc:
+            return self._invalid(str(exc), call_id)
+        if valid is None:
+            valid = holistic(verdicts)
+        self.result = {"verdicts": [v.to_dict() for v in verdicts], "valid": valid}
+        if isinstance(data, dict) and isinstance(data.get("trace"), list):
+            self.result["trace"] = data["trace"]
+        text = f"verdicts recorded: the house is judged {'valid' if valid else 'invalid' if valid is False else 'unknown'}"
+        obs = Observation(text=text, tool_results=[(call_id, text)] if call_id else [])
+        return StepResult(obs, 0.0, True, False, {"valid": valid})
+
+    def outcome(self) -> dict[str, Any]:
+        base = self.result or {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": "no verdict submitted"}
+                                            for c in self.task.inputs["constraints"]], "valid": None}
+        return {**base, "tool_calls": self.tool_calls, "invalid_actions": self.invalid_actions,
+                "scene_error": self.scene_error}
+
+
+def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
+    """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions."""
+    return LegoEvalEnv(task, render=_flag(options.get("render", True)),
+                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)))
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("1", "true", "yes", "on")

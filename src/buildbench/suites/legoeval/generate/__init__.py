@@ -1,0 +1,19 @@
+"""Seeded LEGO-Bench-style data: houses, fine-grained instructions, misaligned twins."""
+
+from ..legobench import write_benchmark
+from .house import build_house
+from .pairs import TYPE_SHARES, GenerationError, Pair, draw_n_constraints, generate_benchmark, make_pair
+from .twins import perturb, perturbable
+
+__all__ = [
+    "TYPE_SHARES",
+    "GenerationError",
+    "Pair",
+    "build_house",
+    "draw_n_constraints",
+    "generate_benchmark",
+    "make_pair",
+    "perturb",
+    "perturbable",
+    "write_benchmark",
+]

@@ -1,0 +1,314 @@
+"""LEGO-Eval metrics (spec section 6).
+
+* Agreement with labels (Table 1): precision, recall and F1 **macro-averaged over the two
+  classes** (valid / invalid; F1 is the mean of the per-class F1s, a class never predicted
+  has precision 0) and Cohen's κ = (p_o − p_e) / (1 − p_e), at two levels: *holistic* (one
+  label per scene) and *partial* (one per constraint). The constant predictor on balanced
+  data gets P 0.25, R 0.5, F1 0.333, κ 0, as SceneEval "Full" in the paper.
+* Generator success (Table 3): holistic SR = share of scenes whose every constraint holds;
+  partial SR per constraint type and "Avg." = Σ holding / Σ constraints (micro-average).
+* Planner quality (Tables 5, 7): tool F1 (per-constraint set F1, averaged), argument F1
+  (per-tool-call set F1, averaged), graph edit distance between tool DAGs (networkx, unit
+  costs, nodes labelled by tool name).
+* Ablations (Table 2): relative change of an F1 in percent.
+
+An unknown verdict (None: the evaluator could not judge) is never counted as right or
+wrong: it is left out of every mean and counted in ``n_unknown``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from buildbench.harness import Task
+
+from .tasks import BUCKETS, TYPES, ConstraintVerdict, holistic, parse_outcome
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Macro P/R/F1 and Cohen's κ of binary predictions against labels.
+
+    ``kappa`` is None when chance agreement is 1 (both sides constant and equal), where κ
+    is undefined; ``n`` counts judged items, ``n_unknown`` the unjudged ones.
+    """
+
+    f1: float
+    precision: float
+    recall: float
+    kappa: float | None
+    n: int
+    n_unknown: int = 0
+    accuracy: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def agreement_from_counts(tt: int, tf: int, ft: int, ff: int, unknown: int = 0) -> Agreement:
+    """Agreement from a confusion matrix: ``tf`` = label True, prediction False, etc."""
+    n = tt + tf + ft + ff
+    if n == 0:
+        return Agreement(0.0, 0.0, 0.0, None, 0, unknown)
+    # per class: (hits, predicted as the class, truly the class)
+    classes = ((tt, tt + ft, tt + tf), (ff, ff + tf, ff + ft))
+    precisions = [hit / pred if pred else 0.0 for hit, pred, _ in classes]
+    recalls = [hit / true if true else 0.0 for hit, _, true in classes]
+    f1s = [2 * p * r / (p + r) if p + r else 0.0 for p, r in zip(precisions, recalls, strict=True)]
+    p_o = (tt + ff) / n
+    p_true, p_pred = (tt + tf) / n, (tt + ft) / n
+    p_e = p_true * p_pred + (1 - p_true) * (1 - p_pred)
+    kappa = None if abs(1 - p_e) < 1e-12 else (p_o - p_e) / (1 - p_e)
+    if kappa is not None and abs(kappa) < 1e-12:
+        kappa = 0.0  # float noise around exact chance agreement
+    return Agreement(sum(f1s) / 2, sum(precisions) / 2, sum(recalls) / 2, kappa, n, unknown, p_o)
+
+
+def confusion(labels: Sequence[bool], predictions: Sequence[bool | None]) -> dict[str, int]:
+    """``tt``/``tf``/``ft``/``ff`` (label then prediction) and ``unknown`` counts."""
+    if len(labels) != len(predictions):
+        raise ValueError(f"agreement: {len(labels)} labels but {len(predictions)} predictions")
+    out = {"tt": 0, "tf": 0, "ft": 0, "ff": 0, "unknown": 0}
+    for t, p in zip(labels, predictions, strict=True):
+        if p is None:
+            out["unknown"] += 1
+        else:
+            out[("t" if t else "f") + ("t" if p else "f")] += 1
+    return out
+
+
+def agreement(labels: Sequence[bool], predictions: Sequence[bool | None]) -> Agreement:
+    """Agreement of ``predictions`` with ``labels`` (None predictions left out)."""
+    return agreement_from_counts(**confusion(labels, predictions))
+
+
+# --- per-task scoring -----------------------------------------------------------------------
+def _predicted_valid(verdicts: Sequence[ConstraintVerdict], valid: bool | None) -> bool | None:
+    # Spec 6.1: an evaluator without a holistic judgment is read as "valid iff every
+    # constraint holds".
+    return valid if valid is not None else holistic(verdicts)
+
+
+def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float | None]:
+    """One task's numbers, from which every table can be rebuilt by summing over episodes:
+    the holistic prediction (None when unjudged), the constraint count, the verdict counts
+    ``partial_holds``/``_fails``/``_unknown`` and per type (``FL_holds``…); for a labelled
+    task also the holistic label and hit and the confusion counts ``partial_tt``/``_tf``/
+    ``_ft``/``_ff`` (label letter first) overall and per type.
+
+    Raises:
+        tasks.OutcomeError: the outcome does not have the documented shape.
+    """
+    verdicts, valid = parse_outcome(outcome, task)
+    predicted = _predicted_valid(verdicts, valid)
+    holds = [v.holds for v in verdicts]
+    types = [str(c["type"]) for c in task.inputs["constraints"]]
+    raw_labels = task.target.get("labels")
+    out: dict[str, float | None] = {
+        "valid_pred": None if predicted is None else float(predicted),
+        "n_constraints": float(len(holds)),
+        "partial_holds": float(sum(h is True for h in holds)),
+        "partial_fails": float(sum(h is False for h in holds)),
+        "partial_unknown": float(sum(h is None for h in holds)),
+    }
+    for t in TYPES:
+        out[f"{t}_holds"] = float(sum(h is True for h, ty in zip(holds, types, strict=True) if ty == t))
+        out[f"{t}_fails"] = float(sum(h is False for h, ty in zip(holds, types, strict=True) if ty == t))
+        out[f"{t}_unknown"] = float(sum(h is None for h, ty in zip(holds, types, strict=True) if ty == t))
+    if raw_labels is None:  # a generator's scene: no labels, only the evaluator's verdicts
+        out.update({"valid_label": None, "holistic_correct": None, "partial_accuracy": None})
+        return out
+    labels = [bool(x) for x in raw_labels]
+    out["valid_label"] = float(bool(task.target["valid"]))
+    out["holistic_correct"] = None if predicted is None else float(predicted == bool(task.target["valid"]))
+    counts = confusion(labels, holds)
+    out.update({f"partial_{k}": float(v) for k, v in counts.items() if k != "unknown"})
+    judged = counts["tt"] + counts["tf"] + counts["ft"] + counts["ff"]
+    out["partial_accuracy"] = (counts["tt"] + counts["ff"]) / judged if judged else None
+    for t in TYPES:
+        mine = [i for i, ty in enumerate(types) if ty == t]
+        sub = confusion([labels[i] for i in mine], [holds[i] for i in mine])
+        out.update({f"{t}_{k}": float(v) for k, v in sub.items() if k != "unknown"})
+    return out
+
+
+Result = tuple[Task, Mapping[str, Any]]
+
+
+def holistic_agreement(results: Iterable[Result]) -> Agreement:
+    """Table 1, holistic: one label per instruction–scene pair."""
+    labels, preds = [], []
+    for task, outcome in results:
+        if task.target.get("labels") is None:
+            continue
+        verdicts, valid = parse_outcome(outcome, task)
+        labels.append(bool(task.target["valid"]))
+        preds.append(_predicted_valid(verdicts, valid))
+    return agreement(labels, preds)
+
+
+def partial_agreement(results: Iterable[Result], *, ctype: str | None = None) -> Agreement:
+    """Table 1, partial: one label per constraint (optionally of one type)."""
+    labels: list[bool] = []
+    preds: list[bool | None] = []
+    for task, outcome in results:
+        if task.target.get("labels") is None:
+            continue
+        verdicts, _ = parse_outcome(outcome, task)
+        for v, lab, c in zip(verdicts, task.target["labels"], task.inputs["constraints"], strict=True):
+            if ctype is None or c["type"] == ctype:
+                labels.append(bool(lab))
+                preds.append(v.holds)
+    return agreement(labels, preds)
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """One evaluator's Table 1 row, plus breakdowns by constraint type and bucket."""
+
+    holistic: Agreement
+    partial: Agreement
+    partial_by_type: dict[str, Agreement] = field(default_factory=dict)
+    holistic_by_bucket: dict[str, Agreement] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"holistic": self.holistic.to_dict(), "partial": self.partial.to_dict(),
+                "partial_by_type": {k: v.to_dict() for k, v in self.partial_by_type.items()},
+                "holistic_by_bucket": {k: v.to_dict() for k, v in self.holistic_by_bucket.items()}}
+
+
+def agreement_row(results: Sequence[Result]) -> AgreementRow:
+    """Everything Table 1 needs for one evaluator."""
+    by_bucket = {b: [r for r in results if r[0].metadata.get("bucket") == b] for b in BUCKETS}
+    return AgreementRow(
+        holistic=holistic_agreement(results),
+        partial=partial_agreement(results),
+        partial_by_type={t: partial_agreement(results, ctype=t) for t in TYPES},
+        holistic_by_bucket={b: holistic_agreement(rs) for b, rs in by_bucket.items() if rs},
+    )
+
+
+# --- generator success rates (Table 3) ------------------------------------------------------
+@dataclass(frozen=True)
+class SuccessRates:
+    """Holistic SR and partial SR per type and micro-averaged, in [0, 1] (None: nothing judged)."""
+
+    holistic: float | None
+    partial: float | None
+    by_type: dict[str, float | None]
+    by_bucket: dict[str, float | None]
+    n_scenes: int
+    n_constraints: int
+    n_unknown_scenes: int
+    n_unknown_constraints: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _rate(hits: int, n: int) -> float | None:
+    return hits / n if n else None
+
+
+def success_rates(results: Iterable[Result]) -> SuccessRates:
+    """Table 3: how often generated scenes satisfy their instructions, by an evaluator's
+    verdicts (one result per generated scene)."""
+    scenes: list[tuple[str, bool | None]] = []
+    per_type: dict[str, list[bool]] = {t: [] for t in TYPES}
+    unknown_c = 0
+    for task, outcome in results:
+        verdicts, valid = parse_outcome(outcome, task)
+        scenes.append((str(task.metadata.get("bucket", "")), _predicted_valid(verdicts, valid)))
+        for v, c in zip(verdicts, task.inputs["constraints"], strict=True):
+            if v.holds is None:
+                unknown_c += 1
+            else:
+                per_type.setdefault(str(c["type"]), []).append(v.holds)
+    judged = [ok for _, ok in scenes if ok is not None]
+    all_c = [h for hs in per_type.values() for h in hs]
+    by_bucket = {}
+    for b in BUCKETS:
+        mine = [ok for bucket, ok in scenes if bucket == b and ok is not None]
+        by_bucket[b] = _rate(sum(mine), len(mine))
+    return SuccessRates(
+        holistic=_rate(sum(judged), len(judged)),
+        partial=_rate(sum(all_c), len(all_c)),
+        by_type={t: _rate(sum(hs), len(hs)) for t, hs in per_type.items()},
+        by_bucket=by_bucket,
+        n_scenes=len(scenes),
+        n_constraints=len(all_c) + unknown_c,
+        n_unknown_scenes=len(scenes) - len(judged),
+        n_unknown_constraints=unknown_c,
+    )
+
+
+# --- planner components (Tables 5, 7) -------------------------------------------------------
+def set_f1(predicted: Iterable[Any], truth: Iterable[Any]) -> float:
+    """F1 of two sets (both empty: 1; one empty: 0)."""
+    p, t = set(predicted), set(truth)
+    if not p and not t:
+        return 1.0
+    hit = len(p & t)
+    if not hit:
+        return 0.0
+    prec, rec = hit / len(p), hit / len(t)
+    return 2 * prec * rec / (prec + rec)
+
+
+def tool_f1(predicted: Sequence[Iterable[str]], truth: Sequence[Iterable[str]]) -> float:
+    """Mean over constraints of the F1 between predicted and true tool-name sets."""
+    if len(predicted) != len(truth) or not truth:
+        raise ValueError(f"tool_f1: {len(predicted)} predicted plans for {len(truth)} true plans")
+    return sum(set_f1(p, t) for p, t in zip(predicted, truth, strict=True)) / len(truth)
+
+
+def _hashable(arg: Any) -> str:
+    return json.dumps(arg, sort_keys=True, default=str)
+
+
+def argument_f1(predicted: Sequence[Sequence[Any]], truth: Sequence[Sequence[Any]]) -> float:
+    """Mean over tool calls of the F1 between predicted and true argument sets (an argument
+    may be an id or a tuple of ids; tuples compare as wholes)."""
+    if len(predicted) != len(truth) or not truth:
+        raise ValueError(f"argument_f1: {len(predicted)} predicted calls for {len(truth)} true calls")
+    return sum(set_f1(map(_hashable, p), map(_hashable, t))
+               for p, t in zip(predicted, truth, strict=True)) / len(truth)
+
+
+def plan_graph(edges: Iterable[Mapping[str, str]]) -> nx.DiGraph:
+    """A tool DAG from ``[{"from": a, "to": b}, …]``; each node is labelled ``tool``."""
+    g = nx.DiGraph()
+    for i, e in enumerate(edges):
+        if not isinstance(e, Mapping) or "from" not in e or "to" not in e:
+            raise ValueError(f"plan edge {i}: expected {{'from': …, 'to': …}}, got {e!r}")
+        for node in (e["from"], e["to"]):
+            g.add_node(node, tool=node)
+        g.add_edge(e["from"], e["to"])
+    return g
+
+
+def plan_ged(predicted: Iterable[Mapping[str, str]], truth: Iterable[Mapping[str, str]], *,
+             timeout_s: float = 5.0) -> float:
+    """Graph edit distance between two tool plans (unit costs; nodes match by tool name).
+    Beyond ``timeout_s`` networkx returns the best distance found so far."""
+    g1, g2 = plan_graph(predicted), plan_graph(truth)
+    ged = nx.graph_edit_distance(g1, g2, node_match=lambda a, b: a["tool"] == b["tool"], timeout=timeout_s)
+    return float(ged if ged is not None else max(len(g1) + g1.size(), len(g2) + g2.size()))
+
+
+# --- ablations (Table 2) --------------------------------------------------------------------
+def relative_change_pct(full: float, ablated: float) -> float | None:
+    """``(ablated − full) / full`` in percent (negative: a drop), None when ``full`` is 0."""
+    return None if full == 0 else (ablated - full) / full * 100.0
+
+
+def ablation_deltas(full: AgreementRow, ablated: Mapping[str, AgreementRow]) -> dict[str, dict[str, float | None]]:
+    """Table 2: relative change of holistic and partial F1 per disabled tool group."""
+    return {name: {"holistic_f1_pct": relative_change_pct(full.holistic.f1, row.holistic.f1),
+                   "partial_f1_pct": relative_change_pct(full.partial.f1, row.partial.f1)}
+            for name, row in ablated.items()}

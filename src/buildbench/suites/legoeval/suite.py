@@ -1,0 +1,83 @@
+"""Registration of the LEGO-Eval suite (entry point ``buildbench.suites.legoeval.suite:suite``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from buildbench.harness import AgentSpec, Episode, ProtocolSpec, Suite, Task, mean_metrics
+
+from . import agents
+from .env import make_env
+from .metrics import score
+from .protocols import evaluate
+
+#: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
+SPLIT_PAIRS = {"default": 130, "demo": 6}
+
+
+def load_tasks(split: str, seed: int) -> list[Task]:
+    """The generated meta-benchmark: ``2 * pairs`` tasks (each aligned scene, then its twin)."""
+    if split not in SPLIT_PAIRS:
+        raise KeyError(f"legoeval has no split {split!r} (splits: {', '.join(SPLIT_PAIRS)})")
+    return list(_generated(SPLIT_PAIRS[split], seed))
+
+
+@cache
+def _generated(n_pairs: int, seed: int) -> tuple[Task, ...]:
+    # Generation takes seconds for the 260 tasks and is deterministic; runs of several
+    # agents in one process (the demo, tests) share it.
+    from .tasks import generated_tasks
+
+    return tuple(generated_tasks(n_pairs, seed))
+
+
+def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
+    """The harness means plus the paper's tables (Table 1 agreement, per-type agreement,
+    Table 3 success rates) for each agent in the run, beside the published numbers."""
+    from .report import run_tables
+
+    out = mean_metrics(episodes)
+    groups: dict[str, list[Episode]] = {}
+    for ep in episodes:
+        groups.setdefault(ep.agent, []).append(ep)
+    out["tables"] = run_tables(groups)
+    return out
+
+
+suite = Suite(
+    name="legoeval",
+    description="Judge 3D houses against fine-grained instructions with 21 tools (LEGO-Eval); scored "
+                "against labels as the paper's Table 1.",
+    load_tasks=load_tasks,
+    make_env=make_env,
+    score=score,
+    summarize=summarize,
+    splits=tuple(SPLIT_PAIRS),
+    agents={
+        "llm": AgentSpec("llm", agents.llm, "the LEGO-Eval pipeline: plan, select arguments, run tools, validate",
+                         needs_model=True, kind="io"),
+        "tool-agent": AgentSpec("tool-agent", agents.tool_agent,
+                                "a chat model calling the 21 tools itself, then submit_verdicts",
+                                needs_model=True, kind="io"),
+        "deterministic": AgentSpec("deterministic", agents.deterministic,
+                                   "typed programs from the template grammar, decided by geometry"),
+        "translate": AgentSpec("translate", agents.translate,
+                               "deterministic, with a chat model writing programs the grammar cannot read",
+                               needs_model=True, kind="io"),
+        "vlm-judge": AgentSpec("vlm-judge", agents.vlm_judge, "VLM-as-a-judge on 5 views, majority of 3 samples",
+                               needs_model=True, kind="io"),
+        "sceneeval": AgentSpec("sceneeval", agents.sceneeval,
+                               "SceneEval-style fixed criteria; unmeasurable constraints fail (Full)"),
+        "sceneeval-measurable": AgentSpec("sceneeval-measurable", agents.sceneeval_measurable,
+                                          "SceneEval-style fixed criteria on the measurable constraints only"),
+        "always-valid": AgentSpec("always-valid", agents.always_valid, "constant predictor: valid"),
+        "always-invalid": AgentSpec("always-invalid", agents.always_invalid, "constant predictor: invalid"),
+    },
+    protocols={"evaluate": ProtocolSpec("evaluate", evaluate,
+                                        "tool calls until a verdict is submitted (-o max_steps=N, default 40)")},
+    default_agent="deterministic",
+    default_protocol="evaluate",
+    cli="buildbench.suites.legoeval.cli:cli",
+)

@@ -1,0 +1,160 @@
+"""The ten textual-reasoning tools (§3.1): structured lookups in the scene.
+
+Each takes the :class:`ToolContext` and its id list and returns the original's output dict.
+An id the scene lacks gives a ``"<id>_error"`` entry naming it; the other ids are answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from buildbench.scenes.model import Opening
+
+from .context import ToolContext, footprint_cm, rounded, unknown, xyz, yaw_deg
+
+
+def get_room_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    return {"room_list": list(ctx.index.rooms)}
+
+
+def get_room_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for rid in ids:
+        room = ctx.index.rooms.get(rid)
+        if room is None:
+            out[f"{rid}_error"] = unknown("room", rid, ctx.index.rooms)
+            continue
+        out[f"{rid}_coordinates"] = [rounded(v) for v in room.vertices]
+        out[f"{rid}_floor_material"] = room.floor_material or "Unknown"
+        out[f"{rid}_room_type"] = room.room_type or "Unknown"
+        out[f"{rid}_area_m2"] = round(ctx.index.area_m2(rid), 2)
+    return out
+
+
+def get_wall_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for rid in ids:
+        if rid not in ctx.index.rooms:
+            out[f"{rid}_error"] = unknown("room", rid, ctx.index.rooms)
+            continue
+        out[f"{rid}_wall_list"] = list(ctx.index.walls_by_room.get(rid, []))
+    return out
+
+
+def get_wall_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for wid in ids:
+        wall = ctx.index.walls.get(wid)
+        if wall is None:
+            out[f"{wid}_error"] = unknown("wall", wid, ctx.index.walls)
+            continue
+        out[f"{wid}_id"] = wall.id
+        out[f"{wid}_roomId"] = wall.room_id
+        out[f"{wid}_coordinates"] = [rounded(wall.start), rounded(wall.end)]
+        out[f"{wid}_material"] = wall.material or "Unknown"
+        out[f"{wid}_width"] = round(wall.width_m, 2)
+        out[f"{wid}_height"] = round(wall.height_m, 2)
+        out[f"{wid}_direction"] = ctx.index.direction(wall)
+        out[f"{wid}_connected_rooms"] = ctx.index.connected_rooms(wall)
+    return out
+
+
+def _listing(ctx: ToolContext, ids: list[str], by_room: dict[str, list[str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for rid in ids:
+        if rid not in ctx.index.rooms:
+            out[f"{rid}_error"] = unknown("room", rid, ctx.index.rooms)
+            continue
+        out[rid] = list(by_room.get(rid, []))
+    return out
+
+
+def get_door_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    return _listing(ctx, ids, ctx.index.doors_by_room)
+
+
+def get_window_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    return _listing(ctx, ids, ctx.index.windows_by_room)
+
+
+def get_object_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    return _listing(ctx, ids, ctx.index.objects_by_room)
+
+
+def opening_position(ctx: ToolContext, opening: Opening) -> dict[str, float]:
+    """World centre of the hole, or with ``wall_midpoint_positions`` the original's value:
+    x/z of ``wall0``'s midpoint, y the hole's centre height (§2.5)."""
+    x, y, z = ctx.scene.opening_center(opening)
+    if ctx.wall_midpoint_positions:
+        wall = ctx.index.walls[opening.wall0]
+        x = (wall.start[0] + wall.end[0]) / 2.0
+        z = (wall.start[1] + wall.end[1]) / 2.0
+    return xyz((x, y, z))
+
+
+def _opening_info(ctx: ToolContext, oid: str, opening: Opening, out: dict[str, Any]) -> None:
+    out[f"{oid}_id"] = opening.id
+    out[f"{oid}_assetId"] = opening.asset_id
+    out[f"{oid}_rooms"] = [opening.room0, opening.room1]
+    out[f"{oid}_walls"] = [opening.wall0, opening.wall1]
+    out[f"{oid}_position"] = opening_position(ctx, opening)
+    out[f"{oid}_size"] = {"width": round(opening.width_m, 2), "height": round(opening.height_m, 2)}
+
+
+def get_door_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for did in ids:
+        door = ctx.index.doors.get(did)
+        if door is None:
+            out[f"{did}_error"] = unknown("door", did, ctx.index.doors)
+            continue
+        _opening_info(ctx, did, door, out)
+        out[f"{did}_openess"] = door.openness  # the original's spelling of the key
+    return out
+
+
+def get_window_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for wid in ids:
+        window = ctx.index.windows.get(wid)
+        if window is None:
+            out[f"{wid}_error"] = unknown("window", wid, ctx.index.windows)
+            continue
+        _opening_info(ctx, wid, window, out)
+    return out
+
+
+def get_object_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for oid in ids:
+        obj = ctx.index.objects.get(oid)
+        if obj is None:
+            out[f"{oid}_error"] = unknown("object", oid, ctx.index.objects)
+            continue
+        out[oid] = {
+            "id": obj.id,
+            "assetId": obj.asset_id,
+            "roomId": obj.room_id,
+            "position": xyz(obj.center),
+            "rotation": {"x": 0.0, "y": round(yaw_deg(obj), 2) + 0.0, "z": 0.0},
+            "coordinates": footprint_cm(obj),
+            "category": obj.category,
+            "size_m": rounded(obj.size),
+            "on": obj.parent_id,
+        }
+    return out
+
+
+TEXTUAL: dict[str, Callable[..., Any]] = {
+    "get_room_list": get_room_list,
+    "get_room_info": get_room_info,
+    "get_wall_list": get_wall_list,
+    "get_wall_info": get_wall_info,
+    "get_door_list": get_door_list,
+    "get_door_info": get_door_info,
+    "get_window_list": get_window_list,
+    "get_window_info": get_window_info,
+    "get_object_list": get_object_list,
+    "get_object_info": get_object_info,
+}
