@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from buildbench.harness import AgentSpec, Episode, ProtocolSpec, Suite, Task, mean_metrics
+from buildbench.harness import (
+    AgentSpec,
+    ConfigError,
+    Episode,
+    OptionSpec,
+    ProtocolSpec,
+    Suite,
+    Task,
+    mean_metrics,
+)
 
 from . import agents
 from .env import make_env
@@ -15,13 +25,34 @@ from .protocols import evaluate
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
 SPLIT_PAIRS = {"default": 130, "demo": 6}
+#: Where the ``legobench`` split reads the released LEGO-Bench (``full_data.json`` + ``data_{i}/``).
+LEGOBENCH_ENV = "BUILDBENCH_LEGOBENCH_DIR"
 
 
 def load_tasks(split: str, seed: int) -> list[Task]:
-    """The generated meta-benchmark: ``2 * pairs`` tasks (each aligned scene, then its twin)."""
+    """The generated meta-benchmark (``2 * pairs`` tasks: each aligned scene, then its twin),
+    or ``legobench``: the released LEGO-Bench from the folder in ``$BUILDBENCH_LEGOBENCH_DIR``."""
+    if split == "legobench":
+        return _released()
     if split not in SPLIT_PAIRS:
-        raise KeyError(f"legoeval has no split {split!r} (splits: {', '.join(SPLIT_PAIRS)})")
+        raise ConfigError(f"legoeval has no split {split!r} (splits: {', '.join(SPLITS)})")
     return list(_generated(SPLIT_PAIRS[split], seed))
+
+
+def _released() -> list[Task]:
+    from .legobench import LegoBenchError, load_legobench
+
+    root = os.environ.get(LEGOBENCH_ENV)
+    if not root:
+        raise ConfigError(f"split legobench reads the released LEGO-Bench: set {LEGOBENCH_ENV} to the folder "
+                          "holding full_data.json and data_{i}/ (Hugging Face LEGO-Eval/LEGO_Bench)")
+    try:
+        return load_legobench(root)
+    except (LegoBenchError, OSError) as exc:
+        raise ConfigError(f"{LEGOBENCH_ENV}={root}: {exc}") from None
+
+
+SPLITS = (*SPLIT_PAIRS, "legobench")
 
 
 @cache
@@ -54,7 +85,7 @@ suite = Suite(
     make_env=make_env,
     score=score,
     summarize=summarize,
-    splits=tuple(SPLIT_PAIRS),
+    splits=SPLITS,
     agents={
         "llm": AgentSpec("llm", agents.llm, "the LEGO-Eval pipeline: plan, select arguments, run tools, validate",
                          needs_model=True, kind="io"),
@@ -80,4 +111,14 @@ suite = Suite(
     default_agent="deterministic",
     default_protocol="evaluate",
     cli="buildbench.suites.legoeval.cli:cli",
+    options=(
+        OptionSpec("max_steps", "int", "tool calls plus the verdict per episode (default 40)", minimum=1),
+        OptionSpec("render", "bool", "environment tools render images (false: text-only tools)"),
+        OptionSpec("wall_midpoint_positions", "bool", "report door/window positions as the original (wall midpoint)"),
+        OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
+                   ("given", "identify")),
+        OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)"),
+        OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048),
+        OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1),
+    ),
 )
