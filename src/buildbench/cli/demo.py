@@ -4,6 +4,10 @@
   stratified sample, printed in the layout of the paper's Table 1.
 - BuildArena: the reference designs and the negative controls simulated on the Lv.1 tasks.
 - BIM-Edit: the oracle, the no-op agent and a flawed agent on generated IFC edit tasks.
+- SceneReVis: the scripted diagnose-and-act, one-pass, random and oracle agents on real
+  prompts, chains and goal tasks, with OBR/CNR.
+- LEGO-Eval: the deterministic evaluator and the baselines on the generated 130 + 130 pairs
+  (Table 1), and the LLM pipeline driven by a scripted model through a loopback server.
 - ``--suite example`` runs the tower walkthrough suite instead.
 """
 
@@ -19,7 +23,7 @@ from rich.table import Table
 
 from buildbench.harness import BuildbenchError, RunConfig, Runner, run_report
 
-DEMO_SUITES = ("dreamhouse", "buildarena", "bimedit")
+DEMO_SUITES = ("dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval")
 
 
 def _run(config: RunConfig, out: Path) -> dict[str, Any]:
@@ -93,6 +97,14 @@ def run_demo(run_dir: Path, suites: tuple[str, ...] = DEMO_SUITES, *, dreamhouse
             demo_buildarena(run_dir, console)
         elif name == "bimedit":
             demo_bimedit(run_dir, console)
+        elif name == "scenerevis":
+            from buildbench.suites.scenerevis.demo import run_demo as demo_scenerevis
+
+            demo_scenerevis(run_dir / "scenerevis", console)
+        elif name == "legoeval":
+            from buildbench.suites.legoeval.demo import run_demo as demo_legoeval
+
+            demo_legoeval(run_dir / "legoeval", console)
         elif name == "example":
             demo_example(run_dir, console)
         else:

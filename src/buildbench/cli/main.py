@@ -223,8 +223,8 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"),
               show_default=True, help="Where the demo runs are stored (replaced on each demo).")
 @click.option("--suite", "suites", multiple=True,
-              type=click.Choice(["dreamhouse", "buildarena", "bimedit", "example"]),
-              help="Only these suites (repeatable); default: dreamhouse, buildarena, bimedit.")
+              type=click.Choice(["dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "example"]),
+              help="Only these suites (repeatable); default: all five.")
 @click.option("--dreamhouse-limit", default=4, show_default=True, type=click.IntRange(min=1),
               help="DreamHouse tasks per agent × protocol × condition.")
 def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:

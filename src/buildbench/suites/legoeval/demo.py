@@ -79,33 +79,52 @@ def run_llm_pipeline(n_pairs: int = LLM_PAIRS) -> list[Episode]:
 
 
 def _llm_table(episodes: list[Episode]) -> Table:
-    table = Table(title="LEGO-Eval LLM pipeline, scripted model over the loopback OpenAI-compatible server")
-    for col in ("task", "constraints", "verdicts (T/F/?)", "valid (pred/label)", "model requests", "tool calls",
-                "reused", "images"):
-        table.add_column(col)
+    table = Table(title="LEGO-Eval LLM pipeline: a scripted model over the loopback OpenAI-compatible server")
+    table.add_column("task", no_wrap=True)
+    for col in ("holds T/F/?", "valid", "label", "requests", "tools", "reused", "images"):
+        table.add_column(col, justify="right")
     for ep in episodes:
         verdicts = [v["holds"] for v in ep.outcome["verdicts"]]
         calls = [c for step in ep.outcome.get("trace", []) for c in step["calls"]]
-        table.add_row(ep.task_id, str(len(verdicts)),
-                      f"{verdicts.count(True)}/{verdicts.count(False)}/{verdicts.count(None)}",
-                      f"{ep.outcome['valid']}/{bool(ep.metrics.get('valid_label'))}", str(ep.usage.get("requests", 0)),
-                      str(len(calls)), str(sum(c["reused"] for c in calls)), str(sum(len(c["image_keys"]) for c in calls)))
+        table.add_row(ep.task_id, f"{verdicts.count(True)}/{verdicts.count(False)}/{verdicts.count(None)}",
+                      str(ep.outcome["valid"]), str(bool(ep.metrics.get("valid_label"))),
+                      str(ep.usage.get("requests", 0)), str(len(calls)), str(sum(c["reused"] for c in calls)),
+                      str(sum(len(c["image_keys"]) for c in calls)))
+    return table
+
+
+def _table1(title: str, rows: list[dict[str, Any]]) -> Table:
+    """Table 1 in 80 columns: holistic and partial F1 and κ per method, the paper's rows first
+    (precision and recall are in ``buildbench legoeval report``)."""
+    table = Table(title=title)
+    table.add_column("method", no_wrap=True)
+    for col in ("holistic F1", "κ", "partial F1", "κ", "unknown"):
+        table.add_column(col, justify="right")
+
+    def cell(v: Any) -> str:
+        return "–" if v is None else f"{v:.2f}"
+
+    for r in rows:
+        unknown = r.get("unknown_constraints")
+        name = f"{r['method']} (paper)" if r["source"] == "paper" else str(r["method"])
+        table.add_row(name, *(cell(r.get(k)) for k in ("hol_f1", "hol_kappa", "part_f1", "part_kappa")),
+                      "–" if unknown is None else str(unknown))
     return table
 
 
 def run_demo(run_dir: Path, console: Console) -> None:
     """Run both parts into ``run_dir`` and print their tables."""
-    from .report import print_tables, run_tables
+    from .report import run_tables
 
     t0 = time.perf_counter()
     groups = run_benchmark(run_dir)
-    tables = run_tables(groups)
-    print_tables({k: v for k, v in tables.items() if k.startswith("Table 1")})
+    rows = run_tables(groups)["Table 1: agreement with labels"]
+    console.print(_table1("LEGO-Eval Table 1: agreement with labels on the generated 130 + 130 pairs", rows))
     console.print(f"deterministic + scripted baselines on {len(groups['deterministic'])} pairs: "
                   f"{time.perf_counter() - t0:.0f} s; runs under {run_dir}/legoeval-*")
     t1 = time.perf_counter()
     episodes = run_llm_pipeline()
     console.print(_llm_table(episodes))
-    llm_rows = run_tables({"llm (scripted model)": episodes})["Table 1: agreement with labels"][-1:]
-    print_tables({"Table 1 row of the scripted LLM pipeline (a plumbing check, not a model score)": llm_rows})
+    llm_rows = run_tables({"llm (scripted)": episodes})["Table 1: agreement with labels"][-1:]
+    console.print(_table1("Scripted LLM pipeline (a plumbing check, not a model score)", llm_rows))
     console.print(f"scripted LLM pipeline on {len(episodes)} tasks: {time.perf_counter() - t1:.0f} s")
