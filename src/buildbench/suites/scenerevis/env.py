@@ -1,0 +1,365 @@
+"""The SceneReVis environment: the diagnose-and-act loop over one room (spec §2.1–§2.7).
+
+Turn 0 expects ``<create_scene>`` with the empty room (no image is shown before it). Every
+later turn expects ``<think>`` + ``<tool_calls>``; the env applies the calls atomically (see
+:mod:`.actions`), retrieves assets for added or replaced objects (:mod:`.retrieval`), checks
+the physics (the reward variant, any penetration) and answers with the merged top + diagonal
+image, the scene JSON and, unless ``feedback`` is off, the physics hint. A malformed reply
+gets one line per problem and leaves the scene as it was.
+
+A task that carries ``inputs["initial_scene"]`` (goal-oriented refinement) starts at turn 1
+with that scene; turn 0 is skipped.
+
+The episode ends on ``terminate`` or when ``max_turns`` replies (counting turn 0) are spent.
+Rewards come from :mod:`.reward`: r_init on turn 0, the intermediate reward on editing turns
+and the final reward on the last turn (``terminate`` or the budget's last reply); the step's
+``info["reward_terms"]`` holds the breakdown and ``outcome()["trajectory_reward"]`` the
+trajectory return. The judge is the rule-based one unless ``-o judge=<model spec>`` names a
+chat model (a vision model sees the merged renders).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.errors import ConfigError
+
+from .actions import (
+    NEED_RETRIEVAL,
+    Addressing,
+    ApplyResult,
+    ReplyError,
+    SceneState,
+    apply_calls,
+    parse_create_scene,
+    parse_turn,
+)
+from .check.judge import Judge, RuleJudge, VisionJudge
+from .check.layout import parse_layout
+from .check.optimize import optimize_scene
+from .check.physics import REWARD, PhysicsReport, check_physics, feedback_text
+from .reward import HybridReward, TurnReward, trajectory_return
+
+#: Replies allowed per episode, counting turn 0 (RL used 7; inference 10 or 15 iterations).
+DEFAULT_MAX_TURNS = 10
+
+
+@dataclass(frozen=True)
+class EnvOptions:
+    """Settings of one env (``-o`` options of the suite).
+
+    Attributes:
+        address: ``id`` (unique instance ids, ours) or ``jid`` (the released behaviour).
+        max_turns: Replies per episode, turn 0 included.
+        render: Attach the merged image to observations.
+        feedback: Append the physics hint (``<feedback>``) to observations.
+        retrieve: Fill ``jid`` of added objects from the 3D-FUTURE index.
+        retrieved_size: Replace an added object's ``size`` by its retrieved size (the
+            release does this at inference; our sizes are category-level, so off by default).
+        optimize: Run the rule-based physics repair (Algorithm 2, seeded) after every edit,
+            as the release's ``--enable-physics-optimization`` does.
+        judge: ``rule`` (the deterministic judge, not comparable with the paper) or a model
+            spec for :func:`buildbench.llm.make_model`.
+    """
+
+    address: Addressing = Addressing.ID
+    max_turns: int = DEFAULT_MAX_TURNS
+    render: bool = True
+    feedback: bool = True
+    retrieve: bool = True
+    retrieved_size: bool = False
+    optimize: bool = False
+    judge: str = "rule"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "address", Addressing(self.address))
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> EnvOptions:
+        try:
+            address = Addressing(str(options.get("address", "id")))
+        except ValueError:
+            raise ConfigError(f"option address={options.get('address')!r}: expected id or jid") from None
+        max_turns = int(options.get("max_turns", DEFAULT_MAX_TURNS))
+        if max_turns < 2:
+            raise ConfigError(f"option max_turns={max_turns}: at least 2 (turn 0 creates the room)")
+        return cls(address=address, max_turns=max_turns,
+                   render=bool(options.get("render", True)), feedback=bool(options.get("feedback", True)),
+                   retrieve=bool(options.get("retrieve", True)),
+                   retrieved_size=bool(options.get("retrieved_size", False)),
+                   optimize=bool(options.get("optimize", False)), judge=str(options.get("judge", "rule")))
+
+    def make_judge(self) -> Judge:
+        if self.judge == "rule":
+            return RuleJudge()
+        from buildbench.llm import make_model
+
+        return VisionJudge(make_model(self.judge))
+
+
+@dataclass
+class _Episode:
+    """Per-episode state."""
+
+    task: Task
+    seed: int
+    instruction: str
+    state: SceneState | None = None
+    turn: int = 0
+    done: bool = False
+    termination: str = ""
+    invalid_replies: int = 0
+    applied_calls: int = 0
+    categories: dict[str, str] = field(default_factory=dict)
+    errors: list[list[str]] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    reward: HybridReward | None = None
+    last_image: Any = None
+
+
+# JSON strings never hold a raw newline, so a bracket followed by one is structure.
+_NUMBER_LIST = re.compile(r"\[\n\s*(-?[\d.eE+-]+(?:,\n\s*-?[\d.eE+-]+)*)\n\s*\]")
+
+
+def scene_json(scene: dict[str, Any]) -> str:
+    """Indented JSON with every list of numbers on one line (a vector per line)."""
+    text = json.dumps(scene, indent=2, ensure_ascii=False)
+    return _NUMBER_LIST.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
+
+
+def scene_block(scene: dict[str, Any]) -> str:
+    """The ``<current_scene>`` block of a user turn (spec §2.1)."""
+    return f"<current_scene>\n```json\n{scene_json(scene)}\n```\n</current_scene>"
+
+
+class SceneReVisEnv(Env):
+    """One room-layout episode at a time."""
+
+    def __init__(self, options: EnvOptions | None = None) -> None:
+        self.options = options or EnvOptions()
+        self._ep: _Episode | None = None
+        self._judge: Judge | None = None
+
+    @property
+    def judge(self) -> Judge:
+        if self._judge is None:
+            self._judge = self.options.make_judge()
+        return self._judge
+
+    # --- harness interface ---------------------------------------------------------------
+    def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
+        instruction = str(task.inputs.get("instruction") or "").strip()
+        if not instruction:
+            raise ConfigError(f"task {task.id}: inputs.instruction is empty")
+        ep = self._ep = _Episode(task, int(seed or 0), instruction)
+        room_type = str(task.target.get("room_type") or task.metadata.get("room_type") or "")
+        ep.reward = HybridReward(instruction, room_type, self.judge)
+        initial = task.inputs.get("initial_scene")
+        if initial is None:
+            return ResetResult(Observation(text=instruction, state=self._state_dict()), {"turn": 0})
+        try:
+            ep.state = SceneState.from_flat(dict(initial), where=f"task {task.id} initial_scene")
+        except ReplyError as exc:
+            raise ConfigError(str(exc)) from None
+        self._retrieve(ep.state, [o["id"] for o in ep.state.objects if not o.get("jid")])
+        ep.turn = 1
+        obs, _ = self._edit_observation(first=True, problems=self._physics(ep.state))
+        return ResetResult(obs, {"turn": 1})
+
+    def step(self, action: Action) -> StepResult:
+        ep = self._require()
+        if ep.done:
+            raise ConfigError("step() after the episode ended; call reset()")
+        text = action.text or ""
+        turn = ep.turn
+        ep.turn += 1
+        before = ep.state.to_flat(self.options.address) if ep.state is not None else None
+        obs, info = self._create(text) if before is None else self._edit(text)
+        final = ep.done or ep.turn >= self.options.max_turns
+        reward = self._turn_reward(text, before, obs, final)
+        ep.rewards.append(reward.total)
+        info.update(turn=turn, reward_terms=reward.to_dict())
+        terminated = ep.done
+        truncated = not terminated and final
+        if truncated:
+            ep.done, ep.termination = True, "budget"
+        return StepResult(obs, reward.total, terminated, truncated, info)
+
+    def _turn_reward(self, reply: str, before: dict[str, Any] | None, obs: Observation, final: bool) -> TurnReward:
+        """The §4.3 reward of this turn (init, intermediate or final)."""
+        ep = self._require()
+        assert ep.reward is not None
+        image = obs.images[0] if obs.images and isinstance(obs.images[0], np.ndarray) else None
+        if before is None and ep.state is None and final:
+            return TurnReward("final", -1.0, judge=self.judge.label, notes=["no room was ever created"])
+        if before is None:
+            ep.last_image = image
+            return ep.reward.init_turn(reply)
+        assert ep.state is not None
+        after = ep.state.to_flat(self.options.address)
+        if final:
+            return ep.reward.final(reply, before, after, after_image=image)
+        out = ep.reward.turn(reply, before, after, before_image=ep.last_image, after_image=image)
+        ep.last_image = image
+        return out
+
+    def outcome(self) -> dict[str, Any]:
+        ep = self._require()
+        scene = ep.state.to_flat(self.options.address) if ep.state is not None else None
+        return {
+            "instruction": ep.instruction,
+            "scene": scene,
+            "turns": ep.turn,
+            "termination": ep.termination or "incomplete",
+            "invalid_replies": ep.invalid_replies,
+            "applied_calls": ep.applied_calls,
+            "address": self.options.address.value,
+            "turn_rewards": list(ep.rewards),
+            "trajectory_reward": trajectory_return(ep.rewards),
+            "judge": self.judge.label,
+        }
+
+    # --- turns ----------------------------------------------------------------------------
+    def _create(self, text: str) -> tuple[Observation, dict[str, Any]]:
+        ep = self._require()
+        try:
+            record = parse_create_scene(text)
+            state = SceneState.from_flat(record, where="<create_scene>")
+        except ReplyError as exc:
+            ep.invalid_replies += 1
+            ep.errors.append([str(exc)])
+            msg = (f"Your reply could not create the room: {exc}\nReply again with <create_scene> and a ```json "
+                   "block holding room_type, room_id, bounds_top, bounds_bottom and \"objects\": [].")
+            return Observation(text=f"{msg}\n\nThe request: {ep.instruction}", state=self._state_dict()), \
+                {"valid": False, "errors": [str(exc)]}
+        ep.state = state
+        ep.errors.append([])
+        self._retrieve(state, [o["id"] for o in state.objects])
+        obs, info = self._edit_observation(first=True, problems=self._physics(state))
+        info["valid"] = True
+        return obs, info
+
+    def _edit(self, text: str) -> tuple[Observation, dict[str, Any]]:
+        ep = self._require()
+        assert ep.state is not None
+        try:
+            parsed = parse_turn(text)
+            result = apply_calls(ep.state, parsed.calls, self.options.address)
+        except ReplyError as exc:
+            result = ApplyResult(ep.state, errors=[str(exc)])
+        ep.errors.append(list(result.errors))
+        if result.errors:
+            ep.invalid_replies += 1
+            notes = ["Your reply was not applied; the scene is unchanged.", *result.errors]
+            return self._edit_observation(notes=notes, problems=self._physics(ep.state))
+        ep.state = result.state
+        ep.applied_calls += len(result.applied)
+        self._retrieve(ep.state, result.added)
+        notes = []
+        if self.options.optimize:
+            repaired = optimize_scene(ep.state.to_flat(), seed=ep.seed * 1000 + ep.turn)
+            ep.state.objects = [dict(o) for o in repaired.scene["objects"]]
+            if repaired.feedback():
+                notes.append(repaired.feedback())
+        if result.ignored:
+            notes.append(f"{result.ignored} call(s) after terminate were ignored.")
+        problems = self._physics(ep.state)
+        if result.terminated:
+            ep.done, ep.termination = True, "terminate"
+        obs, info = self._edit_observation(notes=notes, problems=problems)
+        info.update(applied=result.applied, added=result.added, edited=result.edited, removed=result.removed)
+        return obs, info
+
+    # --- observation pieces ----------------------------------------------------------------
+    def _edit_observation(self, *, first: bool = False, notes: list[str] | None = None,
+                          problems: PhysicsReport | None = None) -> tuple[Observation, dict[str, Any]]:
+        ep = self._require()
+        assert ep.state is not None
+        flat = ep.state.to_flat(self.options.address)
+        lines = list(notes or [])
+        hint = ""
+        if problems is not None and self.options.feedback:
+            hint = feedback_text(problems, self._names(ep.state))
+            if hint:
+                lines.append(hint)
+        head = ep.instruction if first else (
+            f'Please continue to improve the scene based on the original request: "{ep.instruction}"')
+        feedback = f"\n\n<feedback>\n{chr(10).join(lines)}\n</feedback>" if lines else ""
+        text = f"{head}{feedback}\n\n{scene_block(flat)}"
+        images = [self._render()] if self.options.render else []
+        info: dict[str, Any] = {"valid": not notes or not notes[0].startswith("Your reply was not applied")}
+        if problems is not None:
+            info["physics"] = {"collision_rate": problems.collision_rate_pct, "oob_rate": problems.oob_rate_pct,
+                               "pairs": len(problems.contacts)}
+        return Observation(text=text, images=images, state=self._state_dict(problems)), info
+
+    def _state_dict(self, problems: PhysicsReport | None = None) -> dict[str, Any]:
+        ep = self._require()
+        out: dict[str, Any] = {"turn": ep.turn, "instruction": ep.instruction,
+                               "phase": "create" if ep.state is None else "edit",
+                               "scene": ep.state.to_flat(self.options.address) if ep.state else None,
+                               "errors": ep.errors[-1] if ep.errors else [],
+                               "turns_left": self.options.max_turns - ep.turn}
+        if problems is not None and ep.state is not None:
+            ids = [o["id"] for o in ep.state.objects]
+            out["collisions"] = [[ids[c.a], ids[c.b], round(c.depth_m, 4)] for c in problems.contacts]
+            out["out_of_bounds"] = [[ids[i], round(float(problems.outside_fraction[i]), 4)]
+                                    for i in problems.out_of_bounds]
+        return out
+
+    def _names(self, state: SceneState) -> list[str]:
+        if self.options.address is Addressing.JID:
+            return [str(o.get("jid") or o["desc"][:40]) for o in state.objects]
+        return [f"{o['id']}: {o['desc'][:40]}" for o in state.objects]
+
+    def _physics(self, state: SceneState) -> PhysicsReport:
+        return check_physics(parse_layout(state.to_flat()), REWARD)
+
+    def _render(self) -> Any:
+        from .render import render_merged
+
+        ep = self._require()
+        assert ep.state is not None
+        flat = ep.state.to_flat()
+        for obj in flat["objects"]:
+            obj["category"] = ep.categories.get(obj["id"], "")
+        return render_merged(flat, seed=ep.seed, turn=ep.turn)
+
+    def _retrieve(self, state: SceneState, ids: list[str]) -> None:
+        """Fill ``jid`` (and optionally ``size``) of the named objects by retrieval."""
+        if not ids:
+            return
+        ep = self._require()
+        if not self.options.retrieve:
+            for oid in ids:
+                state.find(oid).setdefault("jid", NEED_RETRIEVAL)
+            return
+        from .retrieval import default_index
+
+        index = default_index()
+        for oid in ids:
+            obj = state.find(oid)
+            hit = index.retrieve(obj["desc"], tuple(obj["size"]))
+            if hit is None:
+                obj["jid"] = NEED_RETRIEVAL
+                continue
+            obj["jid"] = hit.asset.asset_id
+            ep.categories[oid] = hit.asset.category
+            if self.options.retrieved_size and hit.size_m is not None:
+                obj["size"] = [round(v, 4) for v in hit.size_m]
+                obj["retrieved_size"] = list(obj["size"])
+
+    def _require(self) -> _Episode:
+        if self._ep is None:
+            raise ConfigError("call reset() before using the env")
+        return self._ep
+
+
+def make_env(task: Task, options: dict[str, Any]) -> SceneReVisEnv:
+    return SceneReVisEnv(EnvOptions.from_options(options))

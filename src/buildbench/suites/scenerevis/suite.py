@@ -1,0 +1,48 @@
+"""Registration of the SceneReVis suite (entry point ``buildbench.suites.scenerevis.suite:suite``)."""
+
+from __future__ import annotations
+
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
+
+from . import agents
+from .env import DEFAULT_MAX_TURNS, make_env
+from .protocols import diagnose_act
+from .report import summarize
+from .score import score
+from .tasks import SPLITS, load_tasks
+
+suite = Suite(
+    name="scenerevis",
+    description="Lay out a room turn by turn (diagnose and act); scored on collisions, out-of-bounds and more.",
+    load_tasks=load_tasks,
+    make_env=make_env,
+    score=score,
+    summarize=summarize,
+    splits=SPLITS,
+    agents={
+        "diagnose": AgentSpec("diagnose", agents.diagnose,
+                              "scripted: repairs reported conflicts, adds core furniture at free wall spots"),
+        "one-pass": AgentSpec("one-pass", agents.one_pass, "scripted: every object in one turn, no repair"),
+        "random": AgentSpec("random", agents.random_placement, "scripted: the same objects at random spots"),
+        "oracle": AgentSpec("oracle", agents.oracle, "replays the recorded chain a task carries"),
+        "llm": AgentSpec("llm", agents.llm, "a chat model in the paper's text protocol", needs_model=True,
+                         kind="io"),
+    },
+    protocols={"diagnose-act": ProtocolSpec("diagnose-act", diagnose_act,
+                                            "create the room, then diagnose and edit until terminate or budget")},
+    default_agent="diagnose",
+    default_protocol="diagnose-act",
+    cli="buildbench.suites.scenerevis.cli:cli",
+    options=(
+        OptionSpec("address", "str", "how calls name objects: unique ids (ours) or jids (released)", ("id", "jid")),
+        OptionSpec("max_turns", "int", f"replies per episode, turn 0 included (default {DEFAULT_MAX_TURNS})",
+                   minimum=2, maximum=100),
+        OptionSpec("render", "bool", "attach the merged top + diagonal image"),
+        OptionSpec("feedback", "bool", "append the physics hint to observations"),
+        OptionSpec("retrieve", "bool", "fill jids of added objects by retrieval"),
+        OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size"),
+        OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit"),
+        OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)"),
+        OptionSpec("max_model_len", "int", "context window the llm agent truncates history to", minimum=1024),
+    ),
+)

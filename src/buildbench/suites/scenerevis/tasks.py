@@ -1,0 +1,130 @@
+"""SceneReVis tasks: the paper's 400 evaluation prompts (spec §5.1) and goal-oriented rooms.
+
+The prompts ship as package data (``data/prompts/*.txt``, one per line, verbatim from
+Runder-sun/SceneReVis ``split_prompts/`` at b1084e0, MIT, ``data/LICENSE-SceneReVis.txt``).
+The released files back the paper's §4 split sizes:
+
+* ``standard`` (300): bedroom 150 + living room 150;
+* ``long-tail`` (100): dining room 50 + study room 50;
+* ``default``: all 400; ``demo``: two prompts of each room type, drawn with the seed;
+* ``goal`` (Table 3): seeded furnished rooms (:mod:`.generate.rooms`) made messy and/or
+  incomplete by the rules of :mod:`.generate.goals`, one task per room and condition;
+* ``chains``: seeded furnished rooms with one Algorithm 1 chain each (:mod:`.generate.reverse`),
+  for the ``oracle`` agent, which rebuilds each room from its empty shell.
+
+A task's inputs hold the instruction only (turn 0 sees text alone); its target and metadata
+hold the room type (for the reward's room-type check and the report's tables). A task may
+carry ``target["chain"]``, a recorded forward trajectory ``{"room": {...}, "turns":
+[[call, ...], ...]}`` that the ``oracle`` agent replays, and ``inputs["initial_scene"]`` for
+goal-oriented refinement (the env then starts at turn 1 on that scene).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from buildbench.harness import Task
+from buildbench.harness.errors import ConfigError
+
+SUITE = "scenerevis"
+PROMPTS = Path(__file__).resolve().parent / "data" / "prompts"
+#: Prompt file stem → (room type as the scene names it, split).
+ROOMS: dict[str, tuple[str, str]] = {
+    "bedroom": ("bedroom", "standard"),
+    "living_room": ("living room", "standard"),
+    "dining_room": ("dining room", "long-tail"),
+    "study_room": ("study room", "long-tail"),
+}
+DEMO_PER_ROOM = 2
+#: Generated rooms behind the ``goal`` split (each gives up to one task per condition) and
+#: the ``chains`` split.
+GOAL_ROOMS = 14
+CHAIN_ROOMS = 7
+SPLITS = ("default", "standard", "long-tail", "demo", "goal", "chains")
+
+
+def read_prompts(room: str) -> list[str]:
+    """The prompts of one room file, in file order (blank lines skipped)."""
+    path = PROMPTS / f"{room}.txt"
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def prompt_task(room: str, index: int, prompt: str) -> Task:
+    room_type, split = ROOMS[room]
+    return Task(id=f"{room}_{index:03d}", suite=SUITE, inputs={"instruction": prompt},
+                target={"room_type": room_type},
+                metadata={"room": room, "room_type": room_type, "split": split, "source": "split_prompts"})
+
+
+def prompt_tasks(rooms: tuple[str, ...]) -> list[Task]:
+    return [prompt_task(room, i, p) for room in rooms for i, p in enumerate(read_prompts(room))]
+
+
+def demo_tasks(seed: int) -> list[Task]:
+    """``DEMO_PER_ROOM`` prompts of each room type, drawn with ``seed`` (file order kept)."""
+    out: list[Task] = []
+    for k, room in enumerate(ROOMS):
+        prompts = read_prompts(room)
+        rng = np.random.default_rng([seed, k])
+        picks = sorted(int(i) for i in rng.choice(len(prompts), size=DEMO_PER_ROOM, replace=False))
+        out.extend(prompt_task(room, i, prompts[i]) for i in picks)
+    return out
+
+
+def load_tasks(split: str, seed: int) -> list[Task]:
+    """Tasks of ``split`` (see the module docstring)."""
+    if split == "default":
+        return prompt_tasks(tuple(ROOMS))
+    if split in ("standard", "long-tail"):
+        return prompt_tasks(tuple(r for r, (_, s) in ROOMS.items() if s == split))
+    if split == "demo":
+        return demo_tasks(seed)
+    if split == "goal":
+        return goal_split(seed)
+    if split == "chains":
+        return chain_split(seed)
+    raise ConfigError(f"unknown split {split!r} of suite {SUITE}; splits: {', '.join(SPLITS)}")
+
+
+def chain_task(task_id: str, instruction: str, room: dict[str, Any], turns: list[list[dict[str, Any]]],
+               *, reference_scene: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None) -> Task:
+    """A task carrying a recorded chain for the ``oracle`` agent (ids as the env assigns
+    them) and, optionally, the room the chain rebuilds."""
+    room_type = str(room.get("room_type", ""))
+    target: dict[str, Any] = {"room_type": room_type, "chain": {"room": room, "turns": turns}}
+    if reference_scene is not None:
+        target["reference_scene"] = reference_scene
+    return Task(id=task_id, suite=SUITE, inputs={"instruction": instruction}, target=target,
+                metadata={"room_type": room_type, "split": "chains", **(metadata or {})})
+
+
+def goal_split(seed: int, n_rooms: int = GOAL_ROOMS) -> list[Task]:
+    """Goal-oriented refinement tasks under the three conditions of Table 3."""
+    from .generate.goals import CONDITIONS, goal_tasks, to_task
+    from .generate.rooms import generate_rooms
+
+    rooms = generate_rooms(n_rooms, seed)
+    goals = [g for condition in CONDITIONS for g in goal_tasks(rooms, condition, seed)]
+    # Room by room, the three conditions in turn: a prefix of the split covers every condition.
+    goals.sort(key=lambda g: (g["id"].rsplit("_", 1)[1], CONDITIONS.index(g["condition"])))
+    return [to_task(g) for g in goals]
+
+
+def chain_split(seed: int, n_rooms: int = CHAIN_ROOMS) -> list[Task]:
+    """One generated room per task with a recorded forward chain from its empty shell."""
+    from .generate.instructions import make_instruction
+    from .generate.reverse import chain_rng, reverse_chain
+    from .generate.rooms import generate_rooms
+
+    out = []
+    for i, room in enumerate(generate_rooms(n_rooms, seed)):
+        chain = reverse_chain(room, chain_rng(seed, i, 0))
+        instruction = make_instruction(room, np.random.default_rng([seed, i, 7])).text
+        shell = {k: v for k, v in chain.empty.items() if k != "objects"}
+        turns = [[{"name": c["name"], "arguments": c["arguments"]} for c in t.calls] for t in chain.turns]
+        out.append(chain_task(f"chain_{seed}_{i:03d}", instruction, shell, turns, reference_scene=room,
+                              metadata={"room": str(room["room_type"]).replace(" ", "_")}))
+    return out
