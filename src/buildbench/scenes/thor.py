@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 _MODELLED = ("query", "rooms", "walls", "doors", "windows", "objects")
 _LAYER = "Procedural0"
+# Holodeck floor/wall object ids: "{category}-{k} ({room})", no "|" in either part.
+_HOLODECK_OBJECT_ID = re.compile(r"[^|]+ \([^|]+\)")
 
 
 def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> Scene:
@@ -60,12 +63,18 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
     doors = [tp.opening_from(r, f"doors[{i}]", "door") for i, r in enumerate(tp.record_list(house, "doors"))]
     windows = [tp.opening_from(r, f"windows[{i}]", "window")
                for i, r in enumerate(tp.record_list(house, "windows"))]
+    wall_ids = {w.id for w in walls}
+    for kind, openings in (("doors", doors), ("windows", windows)):
+        for i, opening in enumerate(openings):
+            if _drop_missing_outside(opening, wall_ids):
+                log.warning(f"{kind}[{i}].wall1: exterior wall {opening.raw.get('wall1')!r} is not in the "
+                            "house (a partial house?); the opening is read without an outside wall")
     room_at = _room_locator(rooms)
     objects: list[SceneObject] = []
     for i, rec in enumerate(tp.record_list(house, "objects")):
         _read_object_tree(rec, f"objects[{i}]", cat, None, room_at, objects)
     _link_flat_children(objects)
-    raw = {k: (None if k in _MODELLED else v) for k, v in house.items()}
+    raw = {k: (_placeholder(k, v) if k in _MODELLED else v) for k, v in house.items()}
     query = house.get("query") if isinstance(house.get("query"), str) else ""
     scene = Scene(rooms, walls, doors, windows, objects, str(query), _convention(rooms, wall_records), raw)
     check_references(scene)
@@ -88,12 +97,14 @@ def write_thor(scene: Scene) -> dict[str, Any]:
     out["rooms"] = [_room_record(r) for r in scene.rooms]
     wall_ids = {w.id for w in scene.walls}
     out["walls"] = [_wall_record(w, rooms_by_id, interior, holodeck, wall_ids) for w in scene.walls]
-    out["doors"] = [_opening_record(d) for d in scene.doors]
-    out["windows"] = [_opening_record(w) for w in scene.windows]
+    out["doors"] = [_opening_record(d, wall_ids) for d in scene.doors]
+    out["windows"] = [_opening_record(w, wall_ids) for w in scene.windows]
     out["objects"] = _object_records(scene, _room_locator(scene.rooms))
     for key in ("walls", "doors", "windows", "objects"):
         if scene.raw and key not in scene.raw and not out[key]:
             del out[key]  # a list the file did not have stays absent
+        elif scene.raw and key in scene.raw and scene.raw[key] is None and not out[key]:
+            out[key] = None  # ProcTHOR's partial houses write an empty list as null
     if not scene.raw:
         out.setdefault("proceduralParameters", _default_procedural(scene))
         out.setdefault("metadata", {"schema": "1.0.0", "warnings": {}})
@@ -154,13 +165,33 @@ def _read_object_tree(rec: dict[str, Any], where: str, cat: Catalogue, parent: S
         _read_object_tree(child, f"{where}.children[{j}]", cat, obj, room_at, out)
 
 
+def _drop_missing_outside(opening: Opening, wall_ids: set[str]) -> bool:
+    """ProcTHOR's partial houses (saved by the generator before it adds the exterior walls)
+    name an outside door's exterior wall before it exists: that side becomes None instead
+    of failing the reference check. True when it did."""
+    wall1 = opening.wall1
+    if wall1 is None or wall1 in wall_ids or not tp.is_exterior_wall({"id": wall1}):
+        return False
+    opening.wall1 = None
+    return True
+
+
+def _placeholder(key: str, value: Any) -> list[Any] | None:
+    """What ``Scene.raw`` keeps of a modelled top-level key: its place in the key order,
+    and for the lists whether the file wrote ``null`` (None) rather than a list ([])."""
+    return [] if key != "query" and value is not None else None
+
+
 def _link_flat_children(objects: list[SceneObject]) -> None:
-    """Holodeck writes small objects flat, named ``{category}-{k}|{receptacleId}``."""
+    """Holodeck writes small objects flat, named ``{category}-{k}|{receptacleId}`` where the
+    receptacle id is ``{category}-{k} ({room})``. ProcTHOR's generator names objects
+    ``{room}|{k}|{j}``, whose tail ``{k}|{j}`` may happen to be another object's id, so only
+    a Holodeck-shaped receptacle id links."""
     ids = {o.id for o in objects}
     for obj in objects:
         if obj.parent_id is None and "|" in obj.id:
             receptacle = obj.id.split("|", 1)[1]
-            if receptacle in ids and receptacle != obj.id:
+            if receptacle in ids and receptacle != obj.id and _HOLODECK_OBJECT_ID.fullmatch(receptacle):
                 obj.parent_id = receptacle
 
 
@@ -258,7 +289,7 @@ def _wall_polygon(wall: Wall, pattern: list[tuple[int, bool]] | None) -> list[di
     return [_pt(ends[i][0], top if up else wall.bottom_y, ends[i][1]) for i, up in order]
 
 
-def _opening_record(opening: Opening) -> dict[str, Any]:
+def _opening_record(opening: Opening, wall_ids: set[str]) -> dict[str, Any]:
     hole = [_pt(opening.hole_min[0], opening.hole_min[1], 0), _pt(opening.hole_max[0], opening.hole_max[1], 0)]
     center = _pt((opening.hole_min[0] + opening.hole_max[0]) / 2, (opening.hole_min[1] + opening.hole_max[1]) / 2, 0)
     if not opening.raw:
@@ -272,6 +303,7 @@ def _opening_record(opening: Opening) -> dict[str, Any]:
         return rec
     rec = copy.deepcopy(opening.raw)
     old = tp.opening_from(opening.raw, "opening", opening.kind)
+    _drop_missing_outside(old, wall_ids)
     for key, new, was in (("id", opening.id, old.id), ("assetId", opening.asset_id, old.asset_id),
                           ("room0", opening.room0, old.room0), ("room1", opening.room1, old.room1),
                           ("wall0", opening.wall0, old.wall0), ("wall1", opening.wall1, old.wall1),
@@ -302,11 +334,10 @@ def _object_records(scene: Scene, room_at: Any) -> list[dict[str, Any]]:
 
 
 def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -> dict[str, Any]:
-    rotation = tp.quat_euler(obj.rotation_xyzw)
     if not obj.raw:
         name = obj.id.split(" (")[0].split("|")[0]
         return {"id": obj.id, "object_name": name, "assetId": obj.asset_id,
-                "position": _pt(*obj.center), "rotation": rotation, "roomId": obj.room_id,
+                "position": _pt(*obj.center), "rotation": tp.quat_euler(obj.rotation_xyzw), "roomId": obj.room_id,
                 "kinematic": True, "material": None, "layer": _LAYER}
     rec = copy.deepcopy(obj.raw)
     old, _ = tp.object_from(obj.raw, "object", default_catalogue(), parent=parent, room_at=room_at)
@@ -316,7 +347,7 @@ def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -
     if obj.center != old.center:
         rec["position"] = {**rec.get("position", {}), **_pt(*obj.center)}
     if not _same_rotation(obj.rotation_xyzw, old.rotation_xyzw):
-        rec["rotation"] = rotation
+        rec["rotation"] = tp.quat_euler(obj.rotation_xyzw)
     if obj.room_id != old.room_id:
         rec["roomId"] = obj.room_id
     if "children" in rec:  # refilled from the scene's own children by _object_records

@@ -181,7 +181,14 @@ def quat_euler(q: tuple[float, float, float, float]) -> dict[str, float]:
 
 def record_size(record: dict[str, Any], where: str) -> tuple[float, float, float] | None:
     """A size stored in the record itself: ``boundingBox``/``bbox`` as ``{x, y, z}``,
-    ``{size: {x, y, z}}`` or ``{min, max}`` (metres)."""
+    ``{size: {x, y, z}}`` or ``{min, max}``, or ``size`` as ``[sx, sy, sz]`` (metres; the
+    list form is what Hippo-style Holodeck derivatives write for generated assets)."""
+    listed = record.get("size")
+    if isinstance(listed, list):
+        if len(listed) != 3:
+            raise SceneFormatError(f"{where}.size: expected [sx, sy, sz], got {len(listed)} values")
+        sx, sy, sz = (num(v, f"{where}.size[{j}]") for j, v in enumerate(listed))
+        return (abs(sx), abs(sy), abs(sz))
     for key in ("boundingBox", "bbox", "size"):
         box = record.get(key)
         if isinstance(box, dict):
