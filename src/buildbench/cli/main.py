@@ -4,6 +4,7 @@ per suite (``buildbench dreamhouse validate …``), loaded only when named."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -234,8 +235,24 @@ def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:
     run_demo(run_dir, suites or DEMO_SUITES, dreamhouse_limit=dreamhouse_limit)
 
 
+class _LevelPrefix(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _log_to_stderr() -> None:
+    """Warnings from the library as ``warning: …`` lines on stderr (once per process)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(_LevelPrefix())
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG if os.environ.get("BUILDBENCH_DEBUG") else logging.WARNING)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
+    _log_to_stderr()
     try:
         # Without standalone mode click returns the code of ``ctx.exit(N)`` instead of exiting.
         rc = cli.main(args=argv, prog_name="buildbench", standalone_mode=False)

@@ -71,8 +71,14 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
                             "house (a partial house?); the opening is read without an outside wall")
     room_at = _room_locator(rooms)
     objects: list[SceneObject] = []
+    guessed: list[str] = []
     for i, rec in enumerate(tp.record_list(house, "objects")):
-        _read_object_tree(rec, f"objects[{i}]", cat, None, room_at, objects)
+        _read_object_tree(rec, f"objects[{i}]", cat, None, room_at, objects, guessed)
+    if guessed:
+        # One line per house: Objaverse assets (Holodeck's small objects) are routinely unknown.
+        shown = "; ".join(guessed[:3]) + (f"; … {len(guessed) - 3} more" if len(guessed) > 3 else "")
+        log.warning(f"{len(guessed)} object(s) of unknown asset size, category defaults used "
+                    f"(attributes['size_source']): {shown}")
     _link_flat_children(objects)
     raw = {k: (_placeholder(k, v) if k in _MODELLED else v) for k, v in house.items()}
     query = house.get("query") if isinstance(house.get("query"), str) else ""
@@ -147,10 +153,9 @@ def check_references(scene: Scene) -> None:
 
 # --- reading helpers ------------------------------------------------------------------------
 def _read_object_tree(rec: dict[str, Any], where: str, cat: Catalogue, parent: SceneObject | None,
-                      room_at: Any, out: list[SceneObject]) -> None:
+                      room_at: Any, out: list[SceneObject], guessed: list[str]) -> None:
     obj, warnings = tp.object_from(rec, where, cat, parent=parent, room_at=room_at)
-    for message in warnings:
-        log.warning(message)
+    guessed.extend(warnings)
     if parent is not None:
         obj.attributes["thor_nested"] = True
     out.append(obj)
@@ -162,7 +167,7 @@ def _read_object_tree(rec: dict[str, Any], where: str, cat: Catalogue, parent: S
     for j, child in enumerate(children):
         if not isinstance(child, dict):
             raise SceneFormatError(f"{where}.children[{j}]: expected an object, got {type(child).__name__}")
-        _read_object_tree(child, f"{where}.children[{j}]", cat, obj, room_at, out)
+        _read_object_tree(child, f"{where}.children[{j}]", cat, obj, room_at, out, guessed)
 
 
 def _drop_missing_outside(opening: Opening, wall_ids: set[str]) -> bool:

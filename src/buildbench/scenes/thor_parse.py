@@ -262,8 +262,7 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
     if size is None:
         size = pool[0].size_m if pool else DEFAULT_SIZE_M
         attributes["size_source"] = "category-default" if pool else "default"
-        warnings.append(f"{where} ({object_id!r}): asset {asset_id!r} has no known size; "
-                        f"using the {attributes['size_source']} {size}")
+        warnings.append(f"{where} {object_id!r}")
     room_id = record.get("roomId") if isinstance(record.get("roomId"), str) else None
     if room_id is None:
         room_id = parent.room_id if parent is not None else room_at(center[0], center[2])
