@@ -23,5 +23,9 @@ fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
+# The training extra (torch, transformers, trl, datasets) is optional: its tests skip without it.
+if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev,train]"; then
+  echo "bootstrap: the training extra (torch==2.13.0 CPU build …) could not be installed; its tests will skip" >&2
+fi
 echo "$want" > "$stamp"
 echo "bootstrap: .venv ready"

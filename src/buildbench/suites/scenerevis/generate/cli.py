@@ -1,0 +1,156 @@
+"""Data commands of ``buildbench scenerevis``: ``reverse``, ``export``, ``rooms``, ``goals``.
+
+The suite's click group mounts these commands. Every user error (unreadable or malformed
+file, bad option) ends the command with one line naming what and where, exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+
+class _UserError(click.ClickException):
+    """One-line error, exit status 2."""
+
+    exit_code = 2
+
+
+def _scenes(path: Path) -> list:
+    from .flat import SceneRecordError, read_scenes
+
+    try:
+        return list(read_scenes(path))
+    except SceneRecordError as exc:
+        raise _UserError(str(exc)) from None
+
+
+@click.command()
+@click.argument("scenes", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--no-images", is_flag=True, help="Skip the per-turn renders (and the <image> tags).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Processes.")
+@click.option("--candidates", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Algorithm 1 chains drawn per room.")
+@click.option("--keep", type=click.IntRange(min=1), default=3, show_default=True, help="Best chains kept per room.")
+@click.option("--mode", type=click.Choice(["multi", "single"]), default="multi", show_default=True,
+              help="Operation probabilities of Algorithm 1.")
+@click.option("--no-filter", is_flag=True, help="Reverse every room, not only those passing the §3.1 filter.")
+@click.option("--descs", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="model_info_3dfuture_assets_simple_descs.json: draw distractors and replacements from it.")
+@click.option("--text-model", default=None,
+              help="Chat model spec (e.g. openai:gpt-4o) that rewrites instructions and reasoning; "
+                   "default: our deterministic templates.")
+@click.option("--hf", is_flag=True, help="Also write a Hugging Face datasets folder OUT/hf.")
+@click.option("--parquet", is_flag=True, help="Also write verl RL parquet OUT/verl.parquet.")
+def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, candidates: int, keep: int,
+            mode: str, no_filter: bool, descs: Path | None, text_model: str | None, hf: bool,
+            parquet: bool) -> None:
+    """Reverse-engineer build trajectories (Algorithm 1) from the rooms in SCENES (JSONL: one
+    scene, or a record with it under "scene", a line) into OUT/chains.jsonl (ms-swift)."""
+    from .assets import pool_from_descs_file
+    from .pipeline import ReverseOptions, generate_chains
+
+    if keep > candidates:
+        raise _UserError(f"--keep {keep} is more than --candidates {candidates}")
+    rooms = _scenes(scenes)
+    try:
+        pool = pool_from_descs_file(descs) if descs else None
+        if text_model:
+            from buildbench.llm import parse_spec
+
+            parse_spec(text_model)
+    except ValueError as exc:
+        raise _UserError(str(exc)) from None
+    opts = ReverseOptions(seed=seed, candidates=candidates, keep=keep, mode=mode,
+                          images_dir=None if no_images else out / "images", filter_sources=not no_filter, pool=pool,
+                          text_model=text_model)
+    t0 = time.perf_counter()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        stats = generate_chains(rooms, out / "chains.jsonl", opts, workers)
+    except OSError as exc:
+        raise _UserError(f"{out}: cannot write ({exc.strerror})") from None
+    summary = {**stats.to_dict(), "seconds": round(time.perf_counter() - t0, 2), "seed": seed,
+               "source": str(scenes), "with_images": not no_images}
+    if hf or parquet:
+        summary.update(_export(out / "chains.jsonl", out, hf=hf, parquet=parquet, split="train"))
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    click.echo(f"{stats.chains} chains from {stats.scenes - stats.filtered_out}/{stats.scenes} rooms "
+               f"({stats.turns} edit turns, {stats.images} images) → {out / 'chains.jsonl'}")
+
+
+def _export(chains: Path, out: Path, *, hf: bool, parquet: bool, split: str) -> dict[str, int]:
+    from .export import ExportError, read_records, save_hf, write_verl_parquet
+
+    try:
+        records = list(read_records(chains))
+        done = {}
+        if hf:
+            done["hf_rows"] = save_hf(records, out / "hf")
+        if parquet:
+            done["verl_rows"] = write_verl_parquet(records, out / "verl.parquet", split)
+    except ExportError as exc:
+        raise _UserError(str(exc)) from None
+    return done
+
+
+@click.command()
+@click.argument("chains", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+@click.option("--format", "fmt", type=click.Choice(["hf", "parquet", "all"]), default="all", show_default=True)
+@click.option("--split", default="train", show_default=True, help="Split name written into verl rows.")
+def export(chains: Path, out: Path, fmt: str, split: str) -> None:
+    """Export CHAINS (ms-swift JSONL from `reverse`) as a Hugging Face datasets folder (OUT/hf)
+    and/or verl parquet (OUT/verl.parquet)."""
+    done = _export(chains, out, hf=fmt in ("hf", "all"), parquet=fmt in ("parquet", "all"), split=split)
+    click.echo(", ".join(f"{k} {v}" for k, v in done.items()) + f" → {out}")
+
+
+@click.command()
+@click.option("--n", "n", type=click.IntRange(min=1), default=100, show_default=True, help="Rooms.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--type", "types", multiple=True, help="Room type(s) (default: all seven, in turn).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
+def rooms(n: int, seed: int, types: tuple[str, ...], out: Path) -> None:
+    """Generate N furnished rooms that pass the §3.1 filter, one scene a line."""
+    from .rooms import ROOM_TYPES, generate_rooms
+
+    try:
+        made = generate_rooms(n, seed, tuple(types) or ROOM_TYPES)
+    except ValueError as exc:
+        raise _UserError(str(exc)) from None
+    _write_lines(out, [json.dumps(r) for r in made])
+    click.echo(f"{len(made)} rooms → {out}")
+
+
+@click.command()
+@click.argument("scenes", type=click.Path(path_type=Path))
+@click.option("--condition", type=click.Choice(["chaotic_missing", "chaotic", "missing", "all"]), default="all",
+              show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
+def goals(scenes: Path, condition: str, seed: int, out: Path) -> None:
+    """Goal-oriented repair tasks from the rooms in SCENES, one task a line."""
+    from .goals import CONDITIONS, goal_tasks
+
+    rooms_in = _scenes(scenes)
+    conds = CONDITIONS if condition == "all" else (condition,)
+    tasks = [t for c in conds for t in goal_tasks(rooms_in, c, seed)]
+    _write_lines(out, [json.dumps(t) for t in tasks])
+    click.echo(f"{len(tasks)} tasks ({', '.join(conds)}) → {out}")
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    except OSError as exc:
+        raise _UserError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+COMMANDS = (reverse, export, rooms, goals)
