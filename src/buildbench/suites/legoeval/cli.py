@@ -179,7 +179,7 @@ def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
         click.echo(f"house {'valid' if valid else 'invalid' if valid is False else 'not fully judged'}")
     if valid is None and any(v.holds is None for v in verdicts) and not any(v.holds is False for v in verdicts):
         bad = next(v for v in verdicts if v.holds is None)
-        raise ConfigError(f"constraint {bad.id} could not be checked: {bad.explanation}")
+        raise ConfigError(f"constraint {bad.id} could not be checked: {bad.explanation.removeprefix('error: ')}")
     if valid is False:
         raise click.exceptions.Exit(1)
 
@@ -199,10 +199,21 @@ def generate_cmd(pairs: int, seed: int, out: Path) -> None:
 
 
 @cli.command("report")
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
-def report_cmd(run_dir: Path, as_json: bool) -> None:
-    """Print a stored LEGO-Eval run as the paper's tables (Table 1 agreement, success rates)."""
-    from .report import print_run_report
+def report_cmd(run_dirs: tuple[Path, ...], as_json: bool) -> None:
+    """Print stored LEGO-Eval runs as the paper's tables beside its numbers: Table 1
+    agreement, Table 3 success rates, Tables 5/7 planner and argument quality (LLM runs),
+    Table 2 ablations (runs with -o disable=... next to the same run without) and Table 4
+    (-o constraints=identify next to given)."""
+    from buildbench.harness.errors import BuildbenchError
 
-    print_run_report(run_dir, as_json=as_json)
+    from .report import print_runs_report
+
+    for run_dir in run_dirs:
+        if not (run_dir / "run.sqlite").is_file():
+            raise ConfigError(f"{run_dir}: not a buildbench run (no run.sqlite)")
+    try:
+        print_runs_report(run_dirs, as_json=as_json)
+    except BuildbenchError as exc:
+        raise ConfigError(str(exc).splitlines()[0]) from None

@@ -353,14 +353,23 @@ def _parse_attribute(s: str, where: str) -> Attribute | None:
     return Attribute(sel, attrs, quant)
 
 
+#: Number words read in counts ("There are two chairs …"); digits work too.
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUMBER_RE = r"\d+|" + "|".join(_NUMBER_WORDS)
+
+
 def _parse_count(s: str, where: str) -> Count | None:
-    m = re.match(r"^there is no (.+)$", s, re.IGNORECASE)
+    m = re.match(r"^there (is|are) no (.+)$", s, re.IGNORECASE)
     if m:
-        return Count(parse_noun_phrase(m.group(1), where), "eq", 0)
-    m = re.match(rf"^there (?:is|are) ({_CMP_RE}) (\d+) (.+)$", s, re.IGNORECASE)
+        return Count(parse_noun_phrase(m.group(2), where, many=m.group(1).lower() == "are"), "eq", 0)
+    # A bare number ("There are 3 chairs …") asks for exactly that many, as an instruction means it.
+    m = re.match(rf"^there (?:is|are) (?:({_CMP_RE}) )?({_NUMBER_RE}) (.+)$", s, re.IGNORECASE)
     if m:
-        n = int(m.group(2))
-        return Count(parse_noun_phrase(m.group(3), where, many=n != 1), _WORD_CMPS[m.group(1).lower()], n)
+        word = m.group(2).lower()
+        n = int(word) if word.isdigit() else _NUMBER_WORDS[word]
+        cmp = _WORD_CMPS[m.group(1).lower()] if m.group(1) else "eq"
+        return Count(parse_noun_phrase(m.group(3), where, many=n != 1), cmp, n)
     m = re.match(r"^there is (?:an|a) (.+)$", s, re.IGNORECASE)
     if m and not m.group(1).lower().startswith("door between "):
         return Count(parse_noun_phrase(m.group(1), where), "ge", 1)
