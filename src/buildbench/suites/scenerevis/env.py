@@ -16,12 +16,19 @@ and the final reward on the last turn (``terminate`` or the budget's last reply)
 ``info["reward_terms"]`` holds the breakdown and ``outcome()["trajectory_reward"]`` the
 trajectory return. The judge is the rule-based one unless ``-o judge=<model spec>`` names a
 chat model (a vision model sees the merged renders).
+
+Once a protocol has called :meth:`SceneReVisEnv.finish`, the outcome also carries
+``latency_s``, the time from reset to the episode's end without the reward's own work (what
+the paper's latency per scene measures), and ``eval_judge``, the evaluation judge's record,
+once one is stored (:meth:`SceneReVisEnv.record_evaluation`). Both stay out of the outcome of
+an env driven directly, which is then the same for the same seed.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +128,11 @@ class _Episode:
     rewards: list[float] = field(default_factory=list)
     reward: HybridReward | None = None
     last_image: Any = None
+    started_s: float = field(default_factory=time.perf_counter)
+    ended_s: float | None = None
+    reward_s: float = 0.0
+    evaluation: dict[str, Any] | None = None
+
 
 
 # JSON strings never hold a raw newline, so a bracket followed by one is structure.
@@ -182,7 +194,9 @@ class SceneReVisEnv(Env):
         before = ep.state.to_flat(self.options.address) if ep.state is not None else None
         obs, info = self._create(text) if before is None else self._edit(text)
         final = ep.done or ep.turn >= self.options.max_turns
+        t0 = time.perf_counter()
         reward = self._turn_reward(text, before, obs, final)
+        ep.reward_s += time.perf_counter() - t0
         ep.rewards.append(reward.total)
         info.update(turn=turn, reward_terms=reward.to_dict())
         terminated = ep.done
@@ -223,7 +237,30 @@ class SceneReVisEnv(Env):
             "turn_rewards": list(ep.rewards),
             "trajectory_reward": trajectory_return(ep.rewards),
             "judge": self.judge.label,
+            **({"latency_s": round(ep.ended_s - ep.started_s - ep.reward_s, 4)} if ep.ended_s is not None else {}),
+            **({"eval_judge": dict(ep.evaluation)} if ep.evaluation is not None else {}),
         }
+
+    # --- evaluation (spec §5.2) -------------------------------------------------------------
+    def finish(self) -> float:
+        """Stop the latency clock (the first call counts); the latency per scene in seconds:
+        reset to now, the reward's own work left out."""
+        ep = self._require()
+        if ep.ended_s is None:
+            ep.ended_s = time.perf_counter()
+        return ep.ended_s - ep.started_s - ep.reward_s
+
+    def final_view(self) -> tuple[dict[str, Any], np.ndarray] | None:
+        """The final scene and its merged render for an evaluation judge (None before a room
+        exists)."""
+        ep = self._require()
+        if ep.state is None:
+            return None
+        return ep.state.to_flat(self.options.address), self._render()
+
+    def record_evaluation(self, record: dict[str, Any]) -> None:
+        """Keep the evaluation judge's record (scores or failure) for :meth:`outcome`."""
+        self._require().evaluation = dict(record)
 
     # --- turns ----------------------------------------------------------------------------
     def _create(self, text: str) -> tuple[Observation, dict[str, Any]]:

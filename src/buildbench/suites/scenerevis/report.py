@@ -2,8 +2,11 @@
 
 OBR and CNR are the per-scene out-of-bounds and collision shares (%), averaged over scenes;
 Ra/Spa/Ac are the judge's 1–10 scores and Avg their mean; VBL is the voxel loss × 10³ and
-Phy the mean of OBR and CNR. Scores from the rule-based judge are labelled as not comparable
-with the paper's GPT-5 scores. Episodes that could not be scored are kept out of every mean.
+Phy the mean of OBR and CNR. Every row names its judge in a ``judge`` column: the paper's rows
+GPT-5, ours the model that judged them, or ``rule judge: not comparable`` when the rule-based
+judge scored them (its scores are not comparable with the paper's). An episode whose model
+judge failed keeps its physics columns and has no judge scores (``judge failures`` counts
+them). Episodes that could not be scored are kept out of every mean.
 Published numbers are data (the ``PAPER_*`` tables), never computed.
 """
 
@@ -91,8 +94,23 @@ def _mean(episodes: Sequence[Episode], column: str) -> float | str:
     return round(sum(values) / len(values), 2) if values else "–"
 
 
-def _row(source: str, group: str, n: Any, values: dict[str, Any]) -> dict[str, Any]:
-    return {"source": source, "group": group, "n": n, **values}
+PAPER_JUDGE = "GPT-5 (paper)"
+RULE_MARK = "rule judge: not comparable"
+
+
+def judge_label(episodes: Sequence[Episode]) -> str:
+    """Which judge scored Ra/Spa/Ac of ``episodes``: the rule mark if any rule scores are
+    among them, else the model judges' labels, else ``–`` (nothing judged)."""
+    comparable = {e.metrics.get("judge_comparable") for e in episodes if "Ra" in e.metrics}
+    if 0.0 in comparable:
+        return RULE_MARK if comparable == {0.0} else f"mixed: {RULE_MARK} / model"
+    models = sorted({str((e.outcome.get("eval_judge") or {}).get("judge", "model")) for e in episodes
+                     if "Ra" in e.metrics})
+    return ", ".join(models) or "–"
+
+
+def _row(source: str, group: str, n: Any, values: dict[str, Any], judge: str) -> dict[str, Any]:
+    return {"source": source, "group": group, "n": n, **values, "judge": judge}
 
 
 def room_table(episodes: Sequence[Episode], label: str, groups: Sequence[str],
@@ -103,28 +121,35 @@ def room_table(episodes: Sequence[Episode], label: str, groups: Sequence[str],
     pooled = [e for g in groups for e in ours[g]]
     if not pooled:
         return []
-    rows = [_row(label, g, len(ours[g]), {c: _mean(ours[g], c) for c in COLUMNS}) for g in groups]
-    rows.append(_row(label, "mean", len(pooled), {c: _mean(pooled, c) for c in COLUMNS}))
+    judge = judge_label(pooled)
+    rows = [_row(label, g, len(ours[g]), {c: _mean(ours[g], c) for c in COLUMNS}, judge) for g in groups]
+    rows.append(_row(label, "mean", len(pooled), {c: _mean(pooled, c) for c in COLUMNS}, judge))
     for method, cols in paper.items():
-        rows += [_row(f"paper: {method}", g, "–", dict(zip(COLUMNS, cols[g], strict=True)))
+        rows += [_row(f"paper: {method}", g, "–", dict(zip(COLUMNS, cols[g], strict=True)), PAPER_JUDGE)
                  for g in (*groups, "mean")]
     return rows
 
 
 def ablation_table(episodes: Sequence[Episode], label: str) -> list[dict[str, Any]]:
-    rows = [{"source": label, "n": len(episodes), **{c: _mean(episodes, c) for c in ABLATION_COLUMNS}}]
-    rows += [{"source": f"paper: {name}", "n": "–", **dict(zip(ABLATION_COLUMNS, vals, strict=True))}
-             for name, vals in PAPER_TABLE4.items()]
+    rows = [{"source": label, "n": len(episodes), **{c: _mean(episodes, c) for c in ABLATION_COLUMNS},
+             "judge": judge_label(episodes)}]
+    rows += [{"source": f"paper: {name}", "n": "–", **dict(zip(ABLATION_COLUMNS, vals, strict=True)),
+              "judge": PAPER_JUDGE} for name, vals in PAPER_TABLE4.items()]
     return rows
 
 
 def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) -> list[dict[str, Any]]:
-    """Rates the paper reports in prose, plus the loop's own figures (turns, invalid replies)."""
+    """Rates the paper reports in prose, plus the loop's own figures (turns, invalid replies).
+
+    Latency per scene is the generation time the env measured (``latency_s``: reset to the
+    episode's end, reward and judging left out), else the episode's wall time."""
     def mean_of(key: str, eps: Sequence[Episode]) -> float | str:
         vals = [float(e.metrics[key]) for e in eps if isinstance(e.metrics.get(key), (int, float))]
         return round(sum(vals) / len(vals), 3) if vals else "–"
 
-    latency = [e.duration_s for e in all_episodes]
+    latency = [float(e.outcome["latency_s"]) if isinstance(e.outcome.get("latency_s"), (int, float))
+               else e.duration_s for e in all_episodes]
+    model_judged = [e for e in episodes if "judge_failed" in e.metrics]
     return [{
         "scored": len(episodes), "unscored": len(all_episodes) - len(episodes),
         "collision-free %": mean_of("collision_free", episodes),
@@ -135,17 +160,16 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
         "invalid replies": round(sum(float(e.outcome.get("invalid_replies", 0)) for e in all_episodes)
                                  / max(len(all_episodes), 1), 2),
         "latency per scene (s)": round(sum(latency) / len(latency), 3) if latency else "–",
+        "judge": judge_label(episodes),
+        "judge failures": sum(int(e.metrics["judge_failed"]) for e in model_judged) if model_judged else "–",
+        "judge latency (s)": mean_of("judge_latency_s", episodes),
         "paper latency (s)": "251 / 208",
     }]
 
 
 def _label(episodes: Sequence[Episode]) -> str:
     agents = sorted({e.agent for e in episodes})
-    label = f"ours: {', '.join(agents) or '?'}"
-    judged = [e for e in episodes if "Ra" in e.metrics]
-    if any("not comparable" in str(e.outcome.get("judge", "")).lower() for e in judged):
-        label += " (rule judge, not comparable)"
-    return label
+    return f"ours: {', '.join(agents) or '?'}"
 
 
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:

@@ -5,6 +5,17 @@ final SceneReVis scene JSON), re-runs the evaluation physics, the voxel loss and
 support check, and counts the room type's essentials. A missing or unreadable scene
 raises ``ValueError`` naming what was wrong: an episode that cannot be scored is an error,
 not a zero.
+
+Evaluation judge scores (spec §5.2: ``Ra``, ``Spa``, ``Ac`` on 1–10 and ``Avg`` their mean)
+follow the outcome's ``eval_judge`` record (set by the protocol, see :mod:`.protocols`):
+
+* ``rule``, or no record: the rule judge scores the final scene here (deterministic, pure),
+  with ``judge_comparable`` = 0, meaning not comparable with the paper's GPT-5 scores;
+* ``none``: no judge fields;
+* a model judge: its scores are copied (checked) with ``judge_comparable`` = 1 and
+  ``judge_failed`` = 0, or, when its call failed, only ``judge_failed`` = 1 (and
+  ``judge_latency_s``, the judge call's time in s, either way): the judge fields
+  stay absent so the failure never becomes a score, and the physics is scored as usual.
 """
 
 from __future__ import annotations
@@ -14,7 +25,8 @@ from typing import Any
 
 from buildbench.harness import Task
 
-from .check.layout import parse_layout
+from .check.evaluate import SCORE_KEYS, RuleEvalJudge
+from .check.layout import RoomLayout, parse_layout
 from .check.rooms import essentials_of, missing_essentials
 from .metrics import scene_metrics
 
@@ -42,7 +54,8 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
 
     Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``, the
     share of the room type's essentials present (``essentials_present``, 1 when the room
-    type has none) and, when the outcome reports them, ``latency_s`` and ``turns``.
+    type has none), the evaluation judge's fields (module docstring) and, when the outcome
+    reports them, ``latency_s`` (generation time per scene, s) and ``turns``.
     """
     scene = outcome.get("scene") if isinstance(outcome, Mapping) else None
     if not isinstance(scene, Mapping):
@@ -60,8 +73,38 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     essentials = essentials_of(room_type)
     missing = missing_essentials(room_type, layout.descs)
     out["essentials_present"] = 1.0 - len(missing) / len(essentials) if essentials else 1.0
+    out.update(judge_scores(task, outcome, layout))
     for key in ("latency_s", "turns"):
         value = outcome.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[key] = float(value)
     return out
+
+
+def judge_scores(task: Task, outcome: Mapping[str, Any], layout: RoomLayout) -> dict[str, float]:
+    """The evaluation judge's fields of one episode (see the module docstring)."""
+    record = outcome.get("eval_judge")
+    if record is None:
+        record = {"judge": "rule"}
+    if not isinstance(record, Mapping):
+        raise ValueError(f"task {task.id}: outcome 'eval_judge' is not a record: {record!r:.80}")
+    kind = str(record.get("judge", ""))
+    if kind == "none":
+        return {}
+    if kind == "rule":
+        instruction = str(outcome.get("instruction") or task.inputs.get("instruction") or "")
+        rule = RuleEvalJudge().judge(layout, instruction)
+        return {**rule.scores(), "judge_comparable": 0.0}
+    timing = record.get("latency_s")
+    out = {"judge_latency_s": float(timing)} if isinstance(timing, int | float) and not isinstance(timing, bool) else {}
+    if record.get("status") != "ok":
+        return {**out, "judge_failed": 1.0}
+    values: list[float] = []
+    for key in SCORE_KEYS:
+        value = record.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 10:
+            raise ValueError(f"task {task.id}: eval_judge {key}={value!r}: expected a score from 1 to 10")
+        values.append(float(value))
+    ra, spa, ac = values
+    return {**out, "Ra": ra, "Spa": spa, "Ac": ac, "Avg": (ra + spa + ac) / 3.0, "judge_comparable": 1.0,
+            "judge_failed": 0.0}

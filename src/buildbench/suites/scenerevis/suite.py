@@ -43,6 +43,9 @@ suite = Suite(
         OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size"),
         OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit"),
         OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)"),
+        OptionSpec("eval_judge", "str", "evaluation judge of Ra/Spa/Ac: 'rule' (default; not comparable with "
+                   "the paper), 'none', or a model spec (e.g. openai:gpt-5)"),
+        OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to"),
         OptionSpec("max_model_len", "int", "context window the llm agent truncates history to", minimum=1024),
     ),
 )

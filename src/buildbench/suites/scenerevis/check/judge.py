@@ -172,7 +172,7 @@ class RuleJudge(Judge):
         present = [m for m in wanted if not _missing_one(m, descs)]
         requirement = to_level(len(present) / len(wanted)) if wanted else 1.0
         support = check_support(layout)
-        graph = to_level((1.0 - support.unsupported_pct / 100.0 + _large_against_wall(layout)) / 2.0)
+        graph = to_level((1.0 - support.unsupported_pct / 100.0 + large_against_wall(layout)) / 2.0)
         return {"rationality": rationality, "requirement_match": requirement, "scene_graph": graph}
 
 
@@ -272,7 +272,7 @@ class VisionJudge(Judge):
         response = _run(self.model.generate(request))
         if response.error is not None:
             raise JudgeError(f"{self.label}: {response.error}")
-        return _first_json_object(response.text, self.label)
+        return first_json_object(response.text, self.label)
 
 
 def _run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -285,7 +285,7 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
-def _first_json_object(text: str, label: str) -> dict[str, Any]:
+def first_json_object(text: str, label: str) -> dict[str, Any]:
     start = text.find("{")
     while start >= 0:
         try:
@@ -331,9 +331,14 @@ def _missing_one(name: str, descs: Sequence[str]) -> bool:
 _LARGE = re.compile(r"\b(bed|wardrobe|sofa|couch|desk|bookshelf|bookcase|tv stand|cabinet|dresser|sideboard)")
 
 
-def _large_against_wall(layout: RoomLayout) -> float:
+def large_furniture(layout: RoomLayout) -> list[int]:
+    """Indices of the large pieces (bed, wardrobe, sofa, desk, shelves, cabinets…) by description."""
+    return [i for i, d in enumerate(layout.descs) if _LARGE.search(d.lower())]
+
+
+def large_against_wall(layout: RoomLayout) -> float:
     """Share of large furniture whose footprint comes within 0.3 m of a wall (1 when none)."""
-    large = [i for i, d in enumerate(layout.descs) if _LARGE.search(d.lower())]
+    large = large_furniture(layout)
     if not large:
         return 1.0
     boundary = shapely.Polygon(layout.floor_xz).exterior
