@@ -18,6 +18,7 @@ bench: setup
 
 lint: setup
 	@.venv/bin/ruff check src tests benchmarks
+	@.venv/bin/mypy src/buildbench
 
 clean:
 	rm -rf .venv runs bench-results .pytest_cache .hypothesis

@@ -8,11 +8,22 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import click
 
 from buildbench.harness.errors import BuildbenchError, ConfigError
+
+
+class _SuiteRow(TypedDict):
+    """One line of ``buildbench suites``."""
+
+    name: str
+    description: str
+    agents: list[str]
+    protocols: list[str]
+    splits: list[str]
+    options: list[str]
 
 
 class _SuiteGroups(click.Group):
@@ -70,7 +81,7 @@ def suites(as_json: bool) -> None:
     """List the registered suites with their agents and protocols."""
     from buildbench.harness import get_suite, suite_names
 
-    rows = []
+    rows: list[_SuiteRow] = []
     for name in suite_names():
         try:
             s = get_suite(name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.llm import Budget, BudgetedChat, ChatModel, ChatRequest, Message, ToolCall
+from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, ToolCall
 
 from .agent import Agent
 from .context import EpisodeContext
@@ -38,7 +38,7 @@ class LLMAgent(Agent):
 
     def __init__(self, model: ChatModel, *, system_prompt: str, use_tools: bool = False,
                  max_tokens: int | None = None, temperature: float | None = None,
-                 history: int | None = None, budget: dict[str, int] | Budget | None = None,
+                 history: int | None = None, budget: BudgetLimits | Budget | None = None,
                  name: str = "llm") -> None:
         if history is not None and history < 0:
             raise ValueError(f"history must be None or >= 0, got {history}")

@@ -7,7 +7,7 @@ from typing import Any
 
 from .episode import add_usage, as_failure, is_scored
 from .store import Store
-from .suite import get_suite, mean_metrics
+from .suite import Summarizer, get_suite, mean_metrics
 
 
 def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
         episodes = [ep if is_scored(ep) else as_failure(ep, keys) for ep in episodes]
     config = manifest.get("config", {})
     suite_name = config.get("suite")
-    summarize = mean_metrics
+    summarize: Summarizer = mean_metrics
     if suite_name:
         try:
             summarize = get_suite(suite_name).summarize or mean_metrics

@@ -12,7 +12,7 @@ the types or a scripted model should not pay for it.
 
 from typing import TYPE_CHECKING, Any
 
-from .budget import Budget, BudgetedChat
+from .budget import Budget, BudgetedChat, BudgetLimits
 from .cache import RecordReplay, request_hash
 from .client import ChatModel, LLMConfigError, RemoteChatModel
 from .factory import PRESETS, make_model, parse_spec
@@ -39,6 +39,7 @@ __all__ = [
     "ApiError",
     "Budget",
     "BudgetedChat",
+    "BudgetLimits",
     "ChatModel",
     "ChatRequest",
     "ChatResponse",

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from .client import ChatModel
 from .types import ApiError, ChatRequest, ChatResponse, Usage
+
+
+class BudgetLimits(TypedDict, total=False):
+    """A :class:`Budget`'s limits as plain data, e.g. ``{"max_requests": 5}``; a key left
+    out is no limit."""
+
+    max_requests: int | None
+    max_input_tokens: int | None
+    max_output_tokens: int | None
 
 
 @dataclass

@@ -65,9 +65,9 @@ def score(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
                f"topology {result.topology:.4f}  final {result.final:.4f}  solved {result.solved}")
     click.echo(f"reason: {result.reason}")
     if result.edit_sets is not None:
-        sets = result.edit_sets.to_dict()
-        click.echo(f"reference edit set: {', '.join(sets['reference']) or '(empty)'}")
-        click.echo(f"predicted edit set: {', '.join(sets['predicted']) or '(empty)'}")
+        sets = result.edit_sets
+        click.echo(f"reference edit set: {', '.join(sets.reference) or '(empty)'}")
+        click.echo(f"predicted edit set: {', '.join(sets.predicted) or '(empty)'}")
     for note in result.notes:
         click.echo(f"note: {note}")
 
@@ -86,18 +86,16 @@ def diff(a: str, b: str, as_json: bool) -> None:
     except (ModelError, ValueError) as exc:
         _fail(f"cannot read model: {exc}")
     ch = node_changes(ma, mb)
-    edges_added = sorted(mb.edges - ma.edges)
-    edges_removed = sorted(ma.edges - mb.edges)
-    out = {"added": sorted(ch.added), "removed": sorted(ch.removed), "modified": sorted(ch.modified),
-           "relations_added": [list(e) for e in edges_added], "relations_removed": [list(e) for e in edges_removed]}
+    nodes = {"added": sorted(ch.added), "removed": sorted(ch.removed), "modified": sorted(ch.modified)}
+    relations = {"relations_added": [list(e) for e in sorted(mb.edges - ma.edges)],
+                 "relations_removed": [list(e) for e in sorted(ma.edges - mb.edges)]}
     if as_json:
-        click.echo(json.dumps(out, indent=2))
+        click.echo(json.dumps({**nodes, **relations}, indent=2))
         return
-    for key in ("added", "removed", "modified"):
-        items = out[key]
+    for key, items in nodes.items():
         names = [f"{(mb if key == 'added' else ma).nodes[k].ifc_class} {k}" for k in items]
         click.echo(f"{key} ({len(items)}): {', '.join(names) or '-'}")
-    for key in ("relations_added", "relations_removed"):
-        click.echo(f"{key.replace('_', ' ')} ({len(out[key])})")
-        for e in out[key]:
+    for key, edges in relations.items():
+        click.echo(f"{key.replace('_', ' ')} ({len(edges)})")
+        for e in edges:
             click.echo("  " + " ".join(str(x) for x in e))

@@ -20,7 +20,7 @@ from string import Template
 from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
-from buildbench.llm import Budget, BudgetedChat, ChatModel, ChatRequest, Message, Tool, ToolCall
+from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, Tool, ToolCall
 
 from .library import tool_specs
 from .library.control import VALID_KEYS_TEXT
@@ -117,7 +117,7 @@ class Team(Agent):
     name = "llm"
 
     def __init__(self, model: ChatModel, *, temperature: float | None = DEFAULT_TEMPERATURE,
-                 max_tokens: int | None = None, budget: Budget | dict[str, int] | None = None,
+                 max_tokens: int | None = None, budget: Budget | BudgetLimits | None = None,
                  history: int | None = None) -> None:
         if isinstance(budget, dict):
             budget = Budget(**budget)

@@ -104,6 +104,7 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
         result = run(built, task_id, seed=seed, duration_s=duration)
     except ValueError as exc:
         raise click.ClickException(f"{machine}: {exc}") from None
+    summary = result.trajectory.summary()
     report = {
         "task": task_id,
         "passed": result.passed,
@@ -112,14 +113,13 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
         "parts": built.num_blocks,
         "metrics": result.metrics,
         "broken": result.broken,
-        "trajectory": result.trajectory.summary(),
+        "trajectory": summary,
     }
     if as_json:
         click.echo(json.dumps(report, default=str))
         return
     click.echo(f"task {task_id}: {'PASS' if result.passed else 'FAIL'} — {result.reason}")
     click.echo(f"indicator: {result.indicator:.4f}   parts: {built.num_blocks}")
-    summary = report["trajectory"]
     click.echo(f"trajectory: {summary['samples']} samples over {summary['duration_s']:.2f} s")
     for block_id, end in summary["end"].items():
         click.echo(f"  {block_id}: start {summary['start'][block_id]} → end {end}")

@@ -45,7 +45,8 @@ class _Ids:
 
 def _spine(calls: list[Call], ids: _Ids, per_side: int) -> tuple[list[int], list[int]]:
     """A north–south beam through the starting block: ``per_side`` blocks north and south of it."""
-    north, south = [], []
+    north: list[int] = []
+    south: list[int] = []
     for face, chain in (("E", north), ("F", south)):
         base = 1
         for _ in range(per_side):

@@ -309,6 +309,7 @@ class BuildArenaEnv(Env):
 
     def _read_call(self, action: Action) -> tuple[str | None, str, Any, str | None]:
         """``(call id, op, params, refusal)``; refusal is the message when the call cannot run."""
+        params: Any  # unchecked here: a tool call's arguments or a data action's ``params``
         if action.tool_calls:
             self.extra_calls += len(action.tool_calls) - 1
             call = action.tool_calls[0]

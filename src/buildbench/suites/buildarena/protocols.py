@@ -181,10 +181,10 @@ class Workflow(Protocol):
             result = await self._duo(env, agent, ctx, f"build{i}", _builder_tools("build"), "raise_objection_build",
                                      context + "\n\nBuild it: first list your tools, then call start.",
                                      context + "\n\nGuide the builder one step at a time.", guidance_first=False)
-            mid = await self._finish_machine(env, agent, ctx, mid, result, context, True)
-            if mid is None:
+            finished = await self._finish_machine(env, agent, ctx, mid, result, context, True)
+            if finished is None:
                 return None
-            built.append((mid, sub))
+            built.append((finished, sub))
         if len(built) == 1:
             return built[0][0]
         return await self._assemble(env, agent, ctx, task_text, plan, built)
@@ -407,9 +407,14 @@ async def play_script(env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, obs
 
 
 def _settings(options: dict[str, Any], **fixed: Any) -> WorkflowSettings:
-    keys = ("draft_turns", "build_turns", "max_substructures", "rounds")
-    given = {k: int(options[k]) for k in keys if k in options}
-    return replace(WorkflowSettings(**given), **fixed)
+    default = WorkflowSettings()
+    given = WorkflowSettings(
+        draft_turns=int(options.get("draft_turns", default.draft_turns)),
+        build_turns=int(options.get("build_turns", default.build_turns)),
+        max_substructures=int(options.get("max_substructures", default.max_substructures)),
+        rounds=int(options.get("rounds", default.rounds)),
+    )
+    return replace(given, **fixed)
 
 
 def workflow(task: Task, options: dict[str, Any]) -> Workflow:

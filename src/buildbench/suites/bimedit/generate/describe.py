@@ -219,6 +219,11 @@ def _off_side_deg(bearing: float, side: str) -> float:
     return abs((bearing - SIDES[side] + 180.0) % 360.0 - 180.0)
 
 
+def _nearest_side(bearing: float) -> str:
+    """The side whose sector centre is nearest ``bearing`` (degrees)."""
+    return min(SIDES, key=lambda s: _off_side_deg(bearing, s))
+
+
 def _bounded_spaces(el: ifcopenshell.entity_instance) -> frozenset[str]:
     return frozenset(b.RelatingSpace.GlobalId for b in getattr(el, "ProvidesBoundaries", ()) or ()
                      if b.RelatingSpace is not None)
@@ -390,8 +395,10 @@ def _viewpoints(index: DescriptionIndex, me: _Facts, cls: str, noun: str) -> lis
                 bearing = bearing_deg(index, observer(index, view), me)
             except ValueError:  # a door this viewpoint cannot face or walk through
                 continue
-            side = None if bearing is None else min(SIDES, key=lambda s: _off_side_deg(bearing, s))
-            if side is None or _off_side_deg(bearing, side) > 45.0 - SECTOR_SLACK_DEG:
+            if bearing is None:
+                continue
+            side = _nearest_side(bearing)
+            if _off_side_deg(bearing, side) > 45.0 - SECTOR_SLACK_DEG:
                 continue
             out.append(Description("spatial", _viewpoint_text(noun, view, side, own_room=not scope),
                                    {**facts, "viewpoint": {**view, "side": side}}))

@@ -168,8 +168,8 @@ def recreate_filling(scene: Scene, kind: str, rng: np.random.Generator) -> Edit:
     rng.shuffle(fills)
     for el in fills[:12]:
         opening = ifcopenshell.util.element.get_filled_void(el)
-        host = ifcopenshell.util.element.get_voided_element(opening)
-        if len(host.HasOpenings or ()) != 1:
+        host = ifcopenshell.util.element.get_voided_element(opening) if opening is not None else None
+        if opening is None or host is None or len(host.HasOpenings or ()) != 1:
             continue
         try:
             ref = indirect(scene, host.GlobalId, rng, exclude=(el.GlobalId, opening.GlobalId))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import ifcopenshell
 import ifcopenshell.util.element
@@ -87,9 +87,25 @@ class Scene:
         return float(ifcopenshell.util.element.get_pset(el, name)[key]) * self.scale ** power
 
     def storey(self, el: ifcopenshell.entity_instance) -> ifcopenshell.entity_instance:
-        """The storey containing (or aggregating) ``el``."""
+        """The storey containing (or aggregating) ``el``; NoCandidate when nothing does."""
         st = ifcopenshell.util.element.get_container(el) or ifcopenshell.util.element.get_aggregate(el)
+        if st is None:
+            raise NoCandidate(f"{el.GlobalId}: in no storey")
         return st
+
+    def filled_opening(self, filling: ifcopenshell.entity_instance) -> ifcopenshell.entity_instance:
+        """The opening a door or window fills; NoCandidate for one that fills none."""
+        opening = ifcopenshell.util.element.get_filled_void(filling)
+        if opening is None:
+            raise NoCandidate(f"{filling.GlobalId}: fills no opening")
+        return opening
+
+    def voided_host(self, opening: ifcopenshell.entity_instance) -> ifcopenshell.entity_instance:
+        """The wall (or slab) an opening voids; NoCandidate for an opening that voids nothing."""
+        host = ifcopenshell.util.element.get_voided_element(opening)
+        if host is None:
+            raise NoCandidate(f"{opening.GlobalId}: voids no element")
+        return host
 
     def elements(self, cls: str) -> list[ifcopenshell.entity_instance]:
         """Elements of ``cls`` in GlobalId order (stable across runs)."""
@@ -101,13 +117,23 @@ def pick(rng: np.random.Generator, options: Sequence[str]) -> str:
     return options[int(rng.integers(len(options)))]
 
 
-def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequence[str] = ()) -> dict[str, Check | str]:
+class Indirect(TypedDict):
+    """A spatial and a topological description of one M0 element, each with the check that must
+    pick the element out again."""
+
+    spatial: str
+    spatial_check: Check
+    topological: str
+    topological_check: Check
+
+
+def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequence[str] = ()) -> Indirect:
     """A spatial and a topological description of an M0 element (texts under "spatial"/"topological").
 
     Raises:
         NoCandidate: the element lacks one of the two kinds.
     """
-    out: dict[str, Any] = {}
+    chosen: dict[str, Description] = {}
     for kind in ("spatial", "topological"):
         found = [d for d in describe(scene.index, guid) if d.kind == kind
                  and not any(x in str(d.facts) for x in exclude)]
@@ -117,10 +143,10 @@ def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequenc
             found = _mix_viewpoints(found)
         if not found:
             raise NoCandidate(f"{guid}: no {kind} description")
-        d = found[int(rng.integers(len(found)))]
-        out[kind] = d.text
-        out[kind + "_check"] = Check("input", dict(d.facts), guid)
-    return out
+        chosen[kind] = found[int(rng.integers(len(found)))]
+    spatial, topological = chosen["spatial"], chosen["topological"]
+    return Indirect(spatial=spatial.text, spatial_check=Check("input", dict(spatial.facts), guid),
+                    topological=topological.text, topological_check=Check("input", dict(topological.facts), guid))
 
 
 def _mix_viewpoints(found: list[Description]) -> list[Description]:
@@ -163,7 +189,7 @@ def _candidates(scene: Scene, cls: str, rng: np.random.Generator,
 
 def _first_described(scene: Scene, cls: str, rng: np.random.Generator,
                      keep: Callable[[ifcopenshell.entity_instance], bool] = lambda e: True,
-                     exclude: Sequence[str] = ()) -> tuple[ifcopenshell.entity_instance, dict[str, Any]]:
+                     exclude: Sequence[str] = ()) -> tuple[ifcopenshell.entity_instance, Indirect]:
     for el in _candidates(scene, cls, rng, keep)[:12]:
         try:
             return el, indirect(scene, el.GlobalId, rng, exclude)
@@ -172,7 +198,7 @@ def _first_described(scene: Scene, cls: str, rng: np.random.Generator,
     raise NoCandidate(f"no {cls} with both a spatial and a topological description")
 
 
-def _edit(code_text: str, direct: str, ref: dict[str, Any], spatial: str, topo: str,
+def _edit(code_text: str, direct: str, ref: Indirect, spatial: str, topo: str,
           targets: Sequence[str], **kw: Any) -> Edit:
     return Edit(code_text, {"direct": direct, "spatial": spatial, "topological": topo},
                 {"spatial": ref["spatial_check"], "topological": ref["topological_check"]}, tuple(targets), **kw)
@@ -182,8 +208,8 @@ def _edit(code_text: str, direct: str, ref: dict[str, Any], spatial: str, topo: 
 
 def _host_axis(scene: Scene, filling: ifcopenshell.entity_instance) -> tuple[np.ndarray, float, float]:
     """Host wall direction, the opening's distance along it from the wall start, and the wall length (m)."""
-    opening = ifcopenshell.util.element.get_filled_void(filling)
-    host = ifcopenshell.util.element.get_voided_element(opening)
+    opening = scene.filled_opening(filling)
+    host = scene.voided_host(opening)
     hm, om = scene.world(host), scene.world(opening)
     d = hm[:3, 0] / np.linalg.norm(hm[:3, 0])
     along = float(np.dot(om[:3, 3] - hm[:3, 3], d))
@@ -194,13 +220,13 @@ def update_filling(scene: Scene, kind: str, variant: int, rng: np.random.Generat
     """Move a door or window (with its opening) along its wall, or a window up or down."""
     cls = "IfcDoor" if kind == "door" else "IfcWindow"
     el, ref = _first_described(scene, cls, rng)
-    opening = ifcopenshell.util.element.get_filled_void(el)
+    opening = scene.filled_opening(el)
     guids = [el.GlobalId, opening.GlobalId]
     noun = NOUNS[cls]
     if kind == "window" and variant % 3 == 1:
         dz = float(rng.choice([-0.2, -0.1, 0.1, 0.2]))
         word = "up" if dz > 0 else "down"
-        offset = np.array([0.0, 0.0, dz])
+        offset: np.ndarray = np.array([0.0, 0.0, dz])
         direct = (f"Move the {noun} with ID {el.GlobalId} {abs(dz):.2f} m {word} (in {'+' if dz > 0 else '-'}z "
                   f"direction), together with its opening {opening.GlobalId}, keeping all relationships.")
         tail = f"{abs(dz):.2f} m {word}, together with the opening it fills"
@@ -219,7 +245,7 @@ def update_filling(scene: Scene, kind: str, variant: int, rng: np.random.Generat
                   f"Move the placement of its opening {opening.GlobalId} the same way and keep all relationships.")
         tail = f"{dist:.2f} m in {direction} direction along its wall, moving its opening with it"
     verb = pick(rng, ["Move", "Shift", "Relocate"])
-    return _edit(code.move(guids, offset), direct, ref, f"{verb} {ref['spatial']} {tail}.",
+    return _edit(code.move(guids, offset.tolist()), direct, ref, f"{verb} {ref['spatial']} {tail}.",
                  f"{verb} {ref['topological']} {tail}.", guids)
 
 

@@ -188,11 +188,11 @@ def weld_network(
         # Each loop crosses only the tree welds between its two ends: M's nonzero 6×6 blocks.
         loop_of, row_of = np.nonzero(crossing)
         at_origin = _to_origin(origin, anchors[loop])
-        give_up = np.zeros((child.size, 6, loop.size, 6))
-        give_up[row_of, :, loop_of, :] = crossing[loop_of, row_of, None, None] * (
+        give_up_blocks = np.zeros((child.size, 6, loop.size, 6))
+        give_up_blocks[row_of, :, loop_of, :] = crossing[loop_of, row_of, None, None] * (
             transfer[row_of] @ at_origin[loop_of]
         )
-        give_up = give_up.reshape(6 * child.size, 6 * loop.size)
+        give_up = give_up_blocks.reshape(6 * child.size, 6 * loop.size)
         flex = 1.0 / np.repeat(stiffness, 3, axis=1)  # (m, 6) compliance per wrench component
         weighted = give_up.T * flex[edge].reshape(-1)  # Mᵀ·D⁻¹
         energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))

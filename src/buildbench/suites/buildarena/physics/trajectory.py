@@ -11,8 +11,19 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
+
+
+class TrajectorySummary(TypedDict):
+    """``Trajectory.summary()``: sample count, duration (s), and each id's first and last
+    centre ``[east, north, up]`` (m, rounded to mm); both maps are empty without samples."""
+
+    samples: int
+    duration_s: float
+    start: dict[str, list[float]]
+    end: dict[str, list[float]]
 
 
 @dataclass(frozen=True)
@@ -64,7 +75,7 @@ class Trajectory:
                 out.write(f"{t:.2f}, ID_Ballast, {self.ballast_mass[k]:.4f}\n")
         return out.getvalue()
 
-    def summary(self) -> dict[str, object]:
+    def summary(self) -> TrajectorySummary:
         """A short JSON-ready description (samples, duration, start and end of each id)."""
         return {
             "samples": int(self.time.size),

@@ -154,7 +154,7 @@ class Context:
     @cached_property
     def positive(self) -> np.ndarray:
         """Members at least ``min_size_m`` thick on every axis (NaN counts as not)."""
-        return (self.s.sizes_m >= self.cfg.min_size_m).all(axis=1)
+        return np.all(self.s.sizes_m >= self.cfg.min_size_m, axis=1)
 
     @cached_property
     def rigid(self) -> np.ndarray:

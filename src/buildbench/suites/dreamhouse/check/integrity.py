@@ -25,19 +25,19 @@ def check_members(ctx: Context, *, strict_names: bool) -> TestResult:
     msgs: list[str] = []
     bad: list[int] = []
     names = ctx.names
-    for i in np.flatnonzero(~ctx.finite):
+    for i in np.flatnonzero(~ctx.finite).tolist():
         msgs.append(
             f"{_who(ctx, i)} has a non-finite or out-of-range (beyond ±{ctx.cfg.max_coordinate_m:g} m) "
             f"number in its size or transform"
         )
-        bad.append(int(i))
-    for i in np.flatnonzero(ctx.finite & ~ctx.positive):
+        bad.append(i)
+    for i in np.flatnonzero(ctx.finite & ~ctx.positive).tolist():
         size = ", ".join(f"{v:g}" for v in ctx.s.sizes_m[i])
         msgs.append(f"{_who(ctx, i)} size ({size}) m must be at least {ctx.cfg.min_size_m:g} m on every axis")
-        bad.append(int(i))
-    for i in np.flatnonzero(ctx.finite & ctx.positive & ~ctx.rigid):
+        bad.append(i)
+    for i in np.flatnonzero(ctx.finite & ctx.positive & ~ctx.rigid).tolist():
         msgs.append(f"{_who(ctx, i)} transform is not a rotation plus translation (shear or bad last row)")
-        bad.append(int(i))
+        bad.append(i)
 
     hint = "/".join(PAPER_CATEGORIES[:6]) + "…"
     blank = [i for i, name in enumerate(names) if not name.strip()]
