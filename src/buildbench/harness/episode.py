@@ -97,7 +97,8 @@ def as_failure(episode: Episode, metric_keys: list[str]) -> Episode:
     else 0.0 for every metric. The copy says so in ``metadata["counted_as_failure"]``.
     """
     data = episode.to_dict()
-    data["metrics"] = {key: float(episode.metrics.get(key, 0.0)) for key in metric_keys}
+    kept = {k: v for k, v in episode.metrics.items() if isinstance(v, int | float) and v == v}
+    data["metrics"] = {key: float(kept.get(key, 0.0)) for key in metric_keys}
     data["metadata"] = {**data["metadata"], "counted_as_failure": episode.status}
     data["status"] = "ok"
     return Episode.from_dict(data)

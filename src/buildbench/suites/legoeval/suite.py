@@ -64,6 +64,12 @@ def _generated(n_pairs: int, seed: int) -> tuple[Task, ...]:
     return tuple(generated_tasks(n_pairs, seed))
 
 
+def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """The metrics of one episode; a metric the outcome leaves undefined (no verdict, no
+    label) is left out rather than stored as a number."""
+    return {k: v for k, v in score(task, outcome).items() if v is not None}
+
+
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """The harness means plus the paper's tables (Table 1 agreement, per-type agreement,
     Table 3 success rates) for each agent in the run, beside the published numbers."""
@@ -83,7 +89,7 @@ suite = Suite(
                 "against labels as the paper's Table 1.",
     load_tasks=load_tasks,
     make_env=make_env,
-    score=score,
+    score=score_episode,
     summarize=summarize,
     splits=SPLITS,
     agents={
@@ -118,6 +124,8 @@ suite = Suite(
         OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
                    ("given", "identify")),
         OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)"),
+        OptionSpec("plans", "str", "tool plans by the model, or the task's reference plans (only arguments "
+                   "are then chosen by the model, Table 7)", ("model", "reference")),
         OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048),
         OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1),
     ),

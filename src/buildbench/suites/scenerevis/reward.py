@@ -311,7 +311,10 @@ class HybridReward:
             self._mandatory = asked
         mandatory = self._mandatory
         counts = self._ask(lambda: self.judge.presence(mandatory, view), "presence", notes)
-        return presence_score(*counts, essentials_missing=False) if isinstance(counts, tuple) else 0.0
+        if not isinstance(counts, tuple) or len(counts) != 2:
+            return 0.0
+        present, total = counts
+        return presence_score(present, total, essentials_missing=False)
 
     def _ask(self, question: Any, what: str, notes: list[str]) -> Any:
         try:
@@ -329,7 +332,7 @@ def _weighted(
 
 
 def _scene_ids(scene: Mapping[str, Any]) -> set[str]:
-    ids = set()
+    ids: set[str] = set()
     for _, obj in scene_objects(scene):
         if isinstance(obj, Mapping):
             ids.update(str(obj[k]) for k in ("id", "jid", "uid") if obj.get(k))

@@ -161,7 +161,8 @@ def parse_layout(record: Mapping[str, Any]) -> RoomLayout:
     scene = scene_of(record)
     if not isinstance(scene, Mapping):
         raise SceneFormatError(f"scene: expected a JSON object, got {type(scene).__name__}")
-    envelope = scene.get("room_envelope") if isinstance(scene.get("room_envelope"), Mapping) else scene
+    inner = scene.get("room_envelope")
+    envelope: Mapping[str, Any] = inner if isinstance(inner, Mapping) else scene
     bottom = _points(envelope.get("bounds_bottom"), "bounds_bottom")
     top = _points(envelope.get("bounds_top"), "bounds_top")
     if len(bottom) < 3:

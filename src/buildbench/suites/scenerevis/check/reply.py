@@ -87,8 +87,11 @@ def init_reward(reply: str, instruction: str) -> tuple[float, str]:
         return -1.0, "scene JSON is not an object"
     if _object_count(scene):
         return -1.0, "the initial room must be empty"
-    envelope = scene.get("room_envelope") if isinstance(scene.get("room_envelope"), dict) else scene
+    inner = scene.get("room_envelope")
+    envelope: dict[str, Any] = inner if isinstance(inner, dict) else scene
     bottom, top = envelope.get("bounds_bottom"), envelope.get("bounds_top")
+    if not isinstance(bottom, list) or not isinstance(top, list):
+        return -1.0, "bounds missing, not [x, y, z] points, or different vertex counts"
     if not _points3(bottom) or not _points3(top) or len(bottom) != len(top):
         return -1.0, "bounds missing, not [x, y, z] points, or different vertex counts"
     type_score = room_type_score(scene, instruction)
