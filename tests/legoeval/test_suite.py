@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from buildbench.cli.main import main
-from buildbench.harness import get_suite, suite_names
+from buildbench.harness import ConfigError, get_suite, suite_names
 
 
 def test_the_suite_is_registered_with_its_agents_and_protocol() -> None:
     assert "legoeval" in suite_names()
     suite = get_suite("legoeval")
     assert {"llm", "deterministic", "vlm-judge", "sceneeval", "always-valid", "always-invalid"} <= set(suite.agents)
-    assert suite.default_protocol == "evaluate" and suite.splits == ("default", "demo")
+    assert suite.default_protocol == "evaluate" and suite.splits == ("default", "demo", "legobench")
     assert [t.metadata["aligned"] for t in suite.load_tasks("demo", 0)[:2]] == [True, False]
-    with pytest.raises(KeyError, match="no split 'huge'"):
+    with pytest.raises(ConfigError, match="no split 'huge'"):
         suite.load_tasks("huge", 0)
 
 
@@ -51,3 +51,20 @@ def test_demo_parts_run_offline(tmp_path: Path) -> None:
     assert all(ep.metrics["holistic_correct"] == 1.0 for ep in episodes)
     images = [k for ep in episodes for step in ep.outcome["trace"] for c in step["calls"] for k in c["image_keys"]]
     assert images and all(k.endswith("*/*output__image") for k in images)
+
+
+def test_legobench_split_reads_the_folder_named_by_the_environment(monkeypatch) -> None:
+    from pathlib import Path
+
+    from buildbench.harness import ConfigError
+    from buildbench.suites.legoeval.suite import LEGOBENCH_ENV, load_tasks
+
+    monkeypatch.delenv(LEGOBENCH_ENV, raising=False)
+    with pytest.raises(ConfigError, match=LEGOBENCH_ENV):
+        load_tasks("legobench", 0)
+    monkeypatch.setenv(LEGOBENCH_ENV, str(Path(__file__).parent / "fixtures" / "legobench_tiny"))
+    tasks = load_tasks("legobench", 0)
+    assert tasks and all(t.suite == "legoeval" for t in tasks)
+    monkeypatch.setenv(LEGOBENCH_ENV, "/nonexistent/folder")
+    with pytest.raises(ConfigError, match="/nonexistent/folder"):
+        load_tasks("legobench", 0)
