@@ -3,7 +3,10 @@
 * ``llm``: the LEGO-Eval pipeline (plan, select arguments, run tools, validate) on any chat
   model; ``-o constraints=identify`` re-derives the constraints from the instruction
   (end-to-end, Table 4) instead of taking the task's; ``-o disable=environment,multimodal``
-  drops tool groups (Table 2); ``-o render=false`` keeps the text tools only.
+  drops tool groups (Table 2); ``-o render=false`` keeps the text tools only; ``-o
+  plans=reference`` hands the pipeline each constraint's reference tool plan (tools and
+  edges from ``task.target["plans"]``, never their arguments) so the model only selects
+  arguments and validates (Table 7's setting).
 * ``tool-agent``: a chat model driving the env's tools itself by function calling.
 * ``deterministic``: typed programs from the template grammar, decided by the geometric checker.
 * ``translate``: like ``deterministic``, with a chat model writing programs for sentences the
@@ -12,14 +15,15 @@
 * ``sceneeval`` / ``sceneeval-measurable``: fixed criteria, SceneEval style (§6.4).
 * ``always-valid`` / ``always-invalid``: constant predictors.
 
-Scripted agents read only ``task.inputs`` (the instruction, the scene, the constraint texts),
-never the labels or programs in ``task.target``.
+Agents read only ``task.inputs`` (the instruction, the scene, the constraint texts), never
+the labels or programs in ``task.target``; the one exception is the experimental setting
+``-o plans=reference``, which by design gives the planner's answer (tools and edges only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
@@ -27,6 +31,9 @@ from buildbench.llm import ChatModel
 from buildbench.scenes.model import SceneFormatError
 
 from .env import load_task_scene
+
+if TYPE_CHECKING:
+    from .pipeline.plan import ToolPlan
 
 Outcome = dict[str, Any]
 
@@ -90,15 +97,17 @@ def llm(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
         image_px = int(options.get("image_px", 336))
     except (TypeError, ValueError):
         raise ConfigError(f"-o image_px: expected an integer, got {options.get('image_px')!r}") from None
-    evaluator = LLMEvaluator(model, render=_flag(options, "render", True), disabled_groups=_disabled(options),
+    disabled = _disabled(options)
+    evaluator = LLMEvaluator(model, render=_flag(options, "render", True), disabled_groups=disabled,
                              wall_midpoint_positions=_flag(options, "wall_midpoint_positions", False),
                              image_px=image_px)
+    plans = _given_plans(task, options, mode, disabled)
 
     async def judge() -> Outcome:
         scene = load_task_scene(task)
         given = _constraints(task)
         result = await evaluator.evaluate(scene, str(task.inputs["instruction"]),
-                                          given if mode == "given" else None)
+                                          given if mode == "given" else None, plans)
         outcome = result.outcome()
         if mode == "identify":
             # Identified constraints need not line up with the task's; a verdict per task
@@ -109,6 +118,26 @@ def llm(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
         return outcome
 
     return VerdictAgent("llm", judge)
+
+
+def _given_plans(task: Task, options: dict[str, Any], mode: str, disabled: tuple[str, ...]) -> dict[str, ToolPlan]:
+    """The reference plans the pipeline runs instead of planning (``-o plans=reference``);
+    a constraint without one (no program) is planned by the model as usual."""
+    from .pipeline.plan import given_plan
+    from .plans import task_plans
+
+    source = str(options.get("plans", "model"))
+    if source not in ("model", "reference"):
+        raise ConfigError(f"-o plans must be 'model' or 'reference', got {source!r}")
+    if source == "model":
+        return {}
+    if mode != "given":
+        raise ConfigError("-o plans=reference needs the task's constraints (-o constraints=given)")
+    out = {}
+    for c, plan in zip(_constraints(task), task_plans(task), strict=True):
+        if plan is not None:
+            out[c["id"]] = given_plan(plan, c["type"], disabled_groups=disabled)
+    return out
 
 
 def tool_agent(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:

@@ -10,7 +10,8 @@ changes nothing.
 Outcome (scored by :func:`~.metrics.score`)::
 
     {"verdicts": [{"id", "holds", "explanation"}], "valid": bool | None,
-     "tool_calls": int, "invalid_actions": int, "trace": [...]}   # trace: the agent's plans
+     "tool_calls": int, "invalid_actions": int, "trace": [...],   # trace: the agent's plans
+     "identified": [...]}   # verdicts on constraints the agent identified itself (-o constraints=identify)
 """
 
 from __future__ import annotations
@@ -170,8 +171,9 @@ class LegoEvalEnv(Env):
         if valid is None:
             valid = holistic(verdicts)
         self.result = {"verdicts": [v.to_dict() for v in verdicts], "valid": valid}
-        if isinstance(data, dict) and isinstance(data.get("trace"), list):
-            self.result["trace"] = data["trace"]
+        for key in ("trace", "identified"):  # the pipeline's plans; its own constraints' verdicts
+            if isinstance(data, dict) and isinstance(data.get(key), list):
+                self.result[key] = data[key]
         text = f"verdicts recorded: the house is judged {'valid' if valid else 'invalid' if valid is False else 'unknown'}"
         obs = Observation(text=text, tool_results=[(call_id, text)] if call_id else [])
         return StepResult(obs, 0.0, True, False, {"valid": valid})

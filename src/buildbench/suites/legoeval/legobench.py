@@ -30,6 +30,7 @@ from typing import Any
 from buildbench.harness import Task
 
 from .constraints import CONSTRAINT_TYPES, ProgramError, parse_program
+from .plans import plans_from_json
 from .tasks import SUITE, bucket_of
 
 FULL_DATA = "full_data.json"
@@ -178,7 +179,8 @@ def _task(e: dict[str, Any], scene: dict, labels: list[bool] | None, *, aligned:
         suite=SUITE,
         inputs={"instruction": e["instruction"], "scene": scene, "constraints": e["constraints"]},
         target={"valid": None if labels is None else all(labels), "labels": labels,
-                "programs": e["programs"] or [None] * n},
+                "programs": e["programs"] or [None] * n,
+                "plans": plans_from_json(scene, e["programs"] or [None] * n, f"entry {e['index']} programs")},
         metadata={"pair": pair, "aligned": aligned if labels is not None else None, "n_constraints": n,
                   "bucket": bucket_of(n), "types": {t: sum(c["type"] == t for c in e["constraints"])
                                                     for t in CONSTRAINT_TYPES},

@@ -9,12 +9,22 @@ Tables 1, 2, 3, 5, 7); ours are labelled by evaluator (agent) name.
 * Table 2: relative F1 change of tool-group ablations against the full evaluator.
 * Table 3: success rates (holistic, per constraint type, micro "Avg.") by an evaluator's
   verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers).
-* Tables 5/7: planner quality rows, when the caller measured them.
+* Table 4: identified (``-o constraints=identify``) against given constraints: holistic
+  and partial success rates (fractions, as the paper prints them) and holistic F1.
+* Table 5: tool F1, GED and argument F1 of the model's plans against the reference plans,
+  beside the evaluation F1s; Table 7: argument F1 when the reference plans are given
+  (``-o plans=reference``). Both only for runs whose outcomes carry the pipeline's trace.
+
+:func:`print_runs_report` combines stored runs (``buildbench legoeval report RUN_DIR ...``):
+each run is labelled by agent, model and options from its manifest; Table 2 pairs each run
+with ``-o disable=...`` with the run that differs only by not disabling anything, Table 4
+each ``constraints=identify`` run with its ``given`` twin.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +69,13 @@ PAPER_TABLE5: dict[str, tuple[float, ...]] = {
 PAPER_TABLE7: dict[str, tuple[float, ...]] = {
     "Gemma3-27B": (0.38, 0.65, 0.66), "Qwen2.5VL-32B": (0.46, 0.68, 0.68), "Qwen3-32B": (0.42, 0.68, 0.67),
 }
+#: Table 4: holistic SR M1-M4, partial SR M1-M4 (fractions), oracle / identified / difference.
+PAPER_TABLE4: dict[str, tuple[float, ...]] = {
+    "Oracle constraint": (0.12, 0.05, 0.05, 0.14, 0.66, 0.57, 0.35, 0.65),
+    "Identified constraint": (0.13, 0.07, 0.05, 0.12, 0.63, 0.57, 0.35, 0.64),
+    "Difference": (0.01, 0.02, 0.00, -0.02, -0.03, 0.00, 0.00, -0.01),
+}
+_T4_COLS = tuple(f"{level}_M{i}" for level in ("hol", "part") for i in range(1, 5))
 _T1_COLS = ("hol_f1", "hol_recall", "hol_precision", "hol_kappa", "part_f1", "part_recall", "part_precision",
             "part_kappa")
 
@@ -153,13 +170,77 @@ def table2_rows(full: dict[str, Any], ablated: Mapping[str, dict[str, Any]]) -> 
     return rows
 
 
+def _ratio(num: float, den: float) -> float | None:
+    return num / den if den else None
+
+
+def _plan_sum(episodes: Sequence[Episode], key: str) -> float:
+    return sum(float(v) for ep in episodes if is_scored(ep) and isinstance(v := ep.metrics.get(key), int | float))
+
+
+def has_plan_metrics(episodes: Sequence[Episode]) -> bool:
+    """Whether any scored episode carries the plan metrics (the LLM pipeline's trace)."""
+    return any(is_scored(ep) and "plan_constraints" in ep.metrics for ep in episodes)
+
+
+def plans_given(episodes: Sequence[Episode]) -> bool:
+    """Whether the episodes ran on given reference plans (``-o plans=reference``)."""
+    return _plan_sum(episodes, "plans_given") > 0
+
+
+def table5_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
+    """Planner and argument quality against the reference plans, beside the evaluation F1s
+    (means over scored constraints and argument calls of all episodes)."""
+    n, calls = _plan_sum(episodes, "plan_constraints"), _plan_sum(episodes, "arg_calls")
+    t1 = table1_row(name, episodes)
+    return {"method": name, "source": "ours", "tool_f1": _ratio(_plan_sum(episodes, "tool_f1_sum"), n),
+            "ged": _ratio(_plan_sum(episodes, "plan_ged_sum"), n),
+            "argument_f1": _ratio(_plan_sum(episodes, "arg_f1_sum"), calls),
+            "hol_f1": t1["hol_f1"], "part_f1": t1["part_f1"], "constraints": int(n),
+            "skipped": int(_plan_sum(episodes, "plan_skipped")), "calls": int(calls)}
+
+
+def table7_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
+    """Argument quality when the reference plans were given, beside the evaluation F1s."""
+    row = table5_row(name, episodes)
+    return {k: row[k] for k in ("method", "source", "argument_f1", "hol_f1", "part_f1", "constraints", "skipped",
+                                "calls")}
+
+
+def paper_table5() -> list[dict[str, Any]]:
+    cols = ("tool_f1", "ged", "argument_f1", "hol_f1", "part_f1")
+    return [{"method": m, "source": "paper", **dict(zip(cols, v, strict=True))} for m, v in PAPER_TABLE5.items()]
+
+
+def paper_table7() -> list[dict[str, Any]]:
+    cols = ("argument_f1", "hol_f1", "part_f1")
+    return [{"method": m, "source": "paper", **dict(zip(cols, v, strict=True))} for m, v in PAPER_TABLE7.items()]
+
+
+T5_TITLE = "Table 5: tool plans and arguments against the reference plans"
+T7_TITLE = "Table 7: argument selection with the reference plans given"
+
+
+def planner_tables(groups: Mapping[str, Sequence[Episode]]) -> dict[str, list[dict[str, Any]]]:
+    """Tables 5 and 7 for the groups that carry plan metrics (none: no tables)."""
+    planned = {n: eps for n, eps in groups.items() if has_plan_metrics(eps)}
+    t5 = [table5_row(n, eps) for n, eps in planned.items() if not plans_given(eps)]
+    t7 = [table7_row(n, eps) for n, eps in planned.items() if plans_given(eps)]
+    out = {}
+    if t5:
+        out[T5_TITLE] = paper_table5() + t5
+    if t7:
+        out[T7_TITLE] = paper_table7() + t7
+    return out
+
+
 def run_tables(groups: Mapping[str, Sequence[Episode]]) -> dict[str, list[dict[str, Any]]]:
     """All tables for evaluators named by ``groups`` (name -> its episodes)."""
     t1 = paper_table1() + [table1_row(n, eps) for n, eps in groups.items()]
     types = [r for n, eps in groups.items() for r in by_type_rows(n, eps)]
     t3 = paper_table3() + [table3_row(n, eps) for n, eps in groups.items()]
     return {"Table 1: agreement with labels": t1, "Partial agreement by constraint type": types,
-            "Table 3: success rates (%)": t3}
+            "Table 3: success rates (%)": t3, **planner_tables(groups)}
 
 
 def _cell(value: Any) -> str:
@@ -171,6 +252,7 @@ def _cell(value: Any) -> str:
 def print_tables(titled: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
     """Print titled row lists as rich tables (floats to 3 decimals, None as a dash)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console()
@@ -184,7 +266,7 @@ def print_tables(titled: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
         for col in cols:
             table.add_column(col)
         for row in rows:
-            table.add_row(*(_cell(row.get(c)) for c in cols))
+            table.add_row(*(escape(_cell(row.get(c))) for c in cols))  # run labels hold [model]
         console.print(table)
 
 
@@ -207,23 +289,154 @@ def episodes_from_results(agent: str, results: Sequence[tuple[Any, Mapping[str, 
     return out
 
 
-def read_run(run_dir: str | Path) -> dict[str, list[Episode]]:
-    """A stored run's episodes grouped by agent name."""
+#: Option values that mean "not set" (a run that names them equals one that does not).
+_DEFAULT_OPTIONS = {"constraints": "given", "plans": "model", "disable": ""}
+#: Letters of the tool groups in Table 2's row names, in the paper's order.
+_GROUP_LETTERS = {"textual": "T", "environment": "E", "multimodal": "M"}
+_IDENTITY = ("suite", "agent", "model", "split", "limit", "seed", "samples")
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One agent's episodes of a stored run, with the run's configuration (``{}`` when the
+    store has no manifest) and a label naming agent, model and options."""
+
+    path: Path
+    config: dict[str, Any]
+    agent: str
+    episodes: list[Episode]
+    label: str = ""
+
+    def options(self) -> dict[str, str]:
+        """The run's options as strings, defaults dropped, tool groups in a fixed order."""
+        out = {}
+        for key, value in sorted((self.config.get("options") or {}).items()):
+            text = str(value).strip()
+            if key == "disable":
+                text = ",".join(sorted({g.strip() for g in text.split(",") if g.strip()}))
+            if text != _DEFAULT_OPTIONS.get(key):
+                out[key] = text
+        return out
+
+    def key(self, *, without: str) -> tuple[Any, ...]:
+        """What must be equal for two runs to differ only in option ``without``."""
+        rest = tuple((k, v) for k, v in self.options().items() if k != without)
+        return (*(str(self.config.get(k)) for k in _IDENTITY if k != "agent"), self.agent, rest)
+
+
+def read_runs(run_dirs: Sequence[str | Path]) -> list[StoredRun]:
+    """Stored runs, one entry per agent in each, labelled ``agent[model] key=value ...``
+    (the folder name is added where two labels would be equal)."""
     from buildbench.harness import Store
 
-    groups: dict[str, list[Episode]] = {}
-    with Store(run_dir, create=False) as store:
-        for ep in store.episodes():
-            groups.setdefault(ep.agent, []).append(ep)
-    return groups
+    runs = []
+    for run_dir in run_dirs:
+        with Store(run_dir, create=False) as store:
+            config = dict(store.manifest().get("config") or {})
+            by_agent: dict[str, list[Episode]] = {}
+            for ep in store.episodes():
+                by_agent.setdefault(ep.agent, []).append(ep)
+        runs += [StoredRun(Path(run_dir), config, agent, eps) for agent, eps in by_agent.items()]
+    labels = [_label(r) for r in runs]
+    return [replace(r, label=lab if labels.count(lab) == 1 else f"{lab} ({r.path.name})")
+            for r, lab in zip(runs, labels, strict=True)]
 
 
-def print_run_report(run_dir: str | Path, *, as_json: bool = False) -> None:
-    """Print a stored run's tables (JSON with ``as_json``)."""
+def _label(run: StoredRun) -> str:
+    model = run.config.get("model")
+    opts = " ".join(f"{k}={v}" for k, v in run.options().items())
+    return f"{run.agent}{f'[{model}]' if model else ''}{f' {opts}' if opts else ''}"
+
+
+def _partner(run: StoredRun, runs: Sequence[StoredRun], option: str) -> StoredRun | None:
+    """The run equal to ``run`` except that ``option`` has its default."""
+    want = run.key(without=option)
+    return next((r for r in runs if option not in r.options() and r.key(without=option) == want), None)
+
+
+def ablation_name(disable: str) -> str:
+    """Table 2's row name for disabled groups: ``environment,multimodal`` -> ``w/o E+M``."""
+    groups = {g.strip() for g in disable.split(",") if g.strip()}
+    return "w/o " + "+".join(letter for g, letter in _GROUP_LETTERS.items() if g in groups)
+
+
+def ablation_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
+    """Table 2: each ``disable=...`` run against its full twin, beside the paper's drop."""
+    rows = []
+    for run in runs:
+        if "disable" not in run.options():
+            continue
+        name = ablation_name(run.options()["disable"])
+        full = _partner(run, runs, "disable")
+        if full is None:
+            paper = PAPER_TABLE2.get(name, (None, None))
+            row: dict[str, Any] = {"disabled": name, "hol_f1_pct": None, "part_f1_pct": None,
+                                   "paper_hol_f1_pct": paper[0], "paper_part_f1_pct": paper[1]}
+        else:
+            row = table2_rows(table1_row(full.label, full.episodes),
+                              {name: table1_row(run.label, run.episodes)})[0]
+        rows.append({**row, "run": run.label, "full run": None if full is None else full.label})
+    return rows
+
+
+def _success(episodes: Sequence[Episode], prefix: str) -> tuple[float | None, float | None]:
+    eps = [ep for ep in episodes if is_scored(ep)]
+    preds = [p for ep in eps if isinstance(p := ep.metrics.get("valid_pred"), int | float)]
+    holds, fails = _sum(eps, f"{prefix}_holds"), _sum(eps, f"{prefix}_fails")
+    return _ratio(sum(preds), len(preds)), _ratio(holds, holds + fails)
+
+
+def identify_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
+    """Table 4: each ``constraints=identify`` run against its ``given`` twin (holistic and
+    partial SR as fractions; the identified run's partial SR is over the constraints it
+    identified), the paper's rows (methods M1-M4) first."""
+    rows = [{"setting": s, "source": "paper", **dict(zip(_T4_COLS, v, strict=True))} for s, v in PAPER_TABLE4.items()]
+    for run in runs:
+        if run.options().get("constraints") != "identify":
+            continue
+        given = _partner(run, runs, "constraints")
+        hol_i, part_i = _success(run.episodes, "identified")
+        ident = {"setting": "Identified constraint", "source": "ours", "run": run.label, "hol_sr": hol_i,
+                 "part_sr": part_i, "hol_f1": table1_row(run.label, run.episodes)["hol_f1"]}
+        if given is None:
+            rows.append(ident)
+            continue
+        hol_g, part_g = _success(given.episodes, "partial")
+        oracle = {"setting": "Oracle constraint", "source": "ours", "run": given.label, "hol_sr": hol_g,
+                  "part_sr": part_g, "hol_f1": table1_row(given.label, given.episodes)["hol_f1"]}
+        diff = {"setting": "Difference", "source": "ours", "run": run.label,
+                **{k: None if ident[k] is None or oracle[k] is None else ident[k] - oracle[k]
+                   for k in ("hol_sr", "part_sr", "hol_f1")}}
+        rows += [oracle, ident, diff]
+    return rows
+
+
+T2_TITLE = "Table 2: relative F1 change with tool groups disabled (%)"
+T4_TITLE = "Table 4: identified vs given (oracle) constraints"
+
+
+def runs_tables(runs: Sequence[StoredRun]) -> dict[str, list[dict[str, Any]]]:
+    """Every table over several stored runs: Tables 1, 3, 5 and 7 per run, Table 2 and 4
+    from the pairs of runs that differ in ``disable`` or ``constraints``."""
+    tables = run_tables({r.label: r.episodes for r in runs})
+    if any("disable" in r.options() for r in runs):
+        tables[T2_TITLE] = ablation_rows(runs)
+    if any(r.options().get("constraints") == "identify" for r in runs):
+        tables[T4_TITLE] = identify_rows(runs)
+    return tables
+
+
+def print_runs_report(run_dirs: Sequence[str | Path], *, as_json: bool = False) -> None:
+    """Print the tables of stored runs (JSON with ``as_json``)."""
     import json
 
-    tables = run_tables(read_run(run_dir))
+    tables = runs_tables(read_runs(run_dirs))
     if as_json:
         print(json.dumps(tables, indent=2))
     else:
         print_tables(tables)
+
+
+def print_run_report(run_dir: str | Path, *, as_json: bool = False) -> None:
+    """Print a stored run's tables (JSON with ``as_json``)."""
+    print_runs_report([run_dir], as_json=as_json)

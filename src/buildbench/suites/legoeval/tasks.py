@@ -13,7 +13,8 @@ aligned with this instruction, and which of its constraints hold?
 
     {"valid": bool,                 # the scene satisfies every constraint
      "labels": [bool, ...],         # one per constraint, in order
-     "programs": [dict|None, ...]}  # the typed program of each constraint (None: text only)
+     "programs": [dict|None, ...],  # the typed program of each constraint (None: text only)
+     "plans": [dict|None, ...]}     # its reference tool plan on this scene (plans.py; None: no program)
 
 ``Task.metadata``::
 
@@ -105,6 +106,8 @@ def make_task(
     """Build a task in the documented shape."""
     if len(labels) != len(constraints):
         raise ValueError(f"task {task_id}: {len(labels)} labels for {len(constraints)} constraints")
+    from .plans import reference_plans
+
     types = {t: sum(c.type == t for c in constraints) for t in TYPES}
     return Task(
         id=task_id,
@@ -112,7 +115,8 @@ def make_task(
         inputs={"instruction": instruction, "scene": dict(scene),
                 "constraints": [c.to_input() for c in constraints]},
         target={"valid": all(labels), "labels": [bool(x) for x in labels],
-                "programs": [None if c.program is None else program_to_json(c.program) for c in constraints]},
+                "programs": [None if c.program is None else program_to_json(c.program) for c in constraints],
+                "plans": reference_plans(scene, [c.program for c in constraints])},
         metadata={"pair": pair, "aligned": aligned, "n_constraints": len(constraints),
                   "bucket": bucket_of(len(constraints)), "types": types, "violated": list(violated),
                   "source": source},

@@ -4,7 +4,7 @@ plus the paper's baselines and a scripted stand-in model for offline runs."""
 
 from .baselines import VLMJudge, sceneeval_check
 from .evaluator import ConstraintResult, EvaluationResult, LLMEvaluator
-from .plan import START, ToolPlan, parse_plan, reference_plan
+from .plan import START, ToolPlan, given_plan, parse_plan, reference_plan
 
 __all__ = ["START", "ConstraintResult", "EvaluationResult", "LLMEvaluator", "ToolPlan", "VLMJudge",
-           "parse_plan", "reference_plan", "sceneeval_check"]
+           "given_plan", "parse_plan", "reference_plan", "sceneeval_check"]

@@ -4,6 +4,7 @@ constraint in order, then AND over the constraints (§1.2, §4)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,10 +86,12 @@ class LLMEvaluator:
     wall_midpoint_positions: bool = False
     seed: int | None = None
 
-    async def evaluate(self, scene: Scene, instruction: str,
-                       constraints: list[dict[str, str]] | None = None) -> EvaluationResult:
+    async def evaluate(self, scene: Scene, instruction: str, constraints: list[dict[str, str]] | None = None,
+                       plans: Mapping[str, ToolPlan] | None = None) -> EvaluationResult:
         """Judge ``scene`` against ``instruction``; ``constraints`` (``{"id", "text", "type"}``)
-        skips identification (the paper's ``--lego_bench`` mode); a missing type is classified."""
+        skips identification (the paper's ``--lego_bench`` mode); a missing type is classified.
+        ``plans`` (by constraint id) replace the planner for those constraints: the model then
+        only selects arguments and validates (Table 7)."""
         asker = Asker(self.model, seed=self.seed)
         vision = Asker(self.vision_model or self.model, seed=self.seed)
         const = Asker(self.constraint_model or self.model, seed=self.seed)
@@ -99,7 +102,8 @@ class LLMEvaluator:
         previous: list[str] = []
         results = []
         for item in items:
-            result = await self._one(asker, vision, ctx, cache, instruction, item, previous)
+            given = (plans or {}).get(item["id"])
+            result = await self._one(asker, vision, ctx, cache, instruction, item, previous, given)
             results.append(result)
             if result.holds is not None:
                 previous.append(f"{result.id} ({result.text}): {result.holds}, {result.explanation}")
@@ -118,13 +122,13 @@ class LLMEvaluator:
         return out
 
     async def _one(self, asker: Asker, vision: Asker, ctx: ToolContext, cache: ToolCache, instruction: str,
-                   item: dict[str, str], previous: list[str]) -> ConstraintResult:
+                   item: dict[str, str], previous: list[str], given: ToolPlan | None = None) -> ConstraintResult:
         ctx.constraint = item["text"]
         ctx.visual_targets, ctx.visual_images = [], {}
         result = ConstraintResult(item["id"], item["text"], item["type"], None, "")
         try:
-            result.plan = await plan_tools(asker, item["text"], item["type"], previous,
-                                           disabled_groups=self.disabled_groups)
+            result.plan = given if given is not None else await plan_tools(
+                asker, item["text"], item["type"], previous, disabled_groups=self.disabled_groups)
             plan_json = json.dumps(result.plan.to_json())
 
             async def choose(tool: str, outputs: dict[str, Any]) -> list[Any]:

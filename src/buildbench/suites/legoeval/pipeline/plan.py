@@ -3,7 +3,9 @@
 Nodes are tool names; ``START`` is the virtual root. :func:`parse_plan` reads a planner
 reply and rejects tools outside the constraint type's menu and cycles;
 :func:`reference_plan` is a keyword-rule planner (§12's suggestion) used by the scripted
-reference model and as a labelled plan when no planner model is configured.
+reference model and as a labelled plan when no planner model is configured;
+:func:`given_plan` turns a task's reference plan into the plan the pipeline runs when the
+planner is bypassed (``-o plans=reference``, Table 7).
 """
 
 from __future__ import annotations
@@ -145,11 +147,28 @@ def reference_plan(constraint: str, ctype: str, *, disabled_groups: tuple[str, .
         if has["door"] or has["window"]:
             for kind in ("door", "window"):
                 edges += [("get_room_list", f"get_{kind}_list"), (f"get_{kind}_list", f"get_{kind}_info")]
-    menu = tool_menu(ctype, disabled_groups=disabled_groups)
-    kept = [(a, b) for a, b in dict.fromkeys(edges) if (a == START or a in menu) and b in menu]
-    reachable = {START}
-    for a, b in kept:  # edges are listed parents first, so one pass prunes orphaned tails
-        if a in reachable:
-            reachable.add(b)
-    kept = [(a, b) for a, b in kept if a in reachable]
+    kept = on_menu(edges, tool_menu(ctype, disabled_groups=disabled_groups))
     return ToolPlan(tuple(kept), f"rule plan for a {TYPE_NAMES[ctype]} constraint", source="rules")
+
+
+def on_menu(edges: list[tuple[str, str]], menu: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The edges among ``START`` and menu tools that are still reachable from ``START`` (a
+    tool whose only way in went through a removed tool goes too)."""
+    kept = [(a, b) for a, b in dict.fromkeys(edges) if (a == START or a in menu) and b in menu]
+    reachable, grew = {START}, True
+    while grew:
+        grew = False
+        for a, b in kept:
+            if a in reachable and b not in reachable:
+                reachable.add(b)
+                grew = True
+    return [(a, b) for a, b in kept if a in reachable]
+
+
+def given_plan(reference: dict[str, Any], ctype: str, *, disabled_groups: tuple[str, ...] = ()) -> ToolPlan:
+    """A reference plan (:mod:`buildbench.suites.legoeval.plans`) as the pipeline's plan: its
+    tools and edges only, never its arguments, less the tools of disabled groups (Table 7
+    gives the planner's answer and asks the model for the arguments)."""
+    edges = [(str(e["from"]), str(e["to"])) for e in reference["edges"]]
+    kept = on_menu(edges, tool_menu(ctype, disabled_groups=disabled_groups))
+    return ToolPlan(tuple(kept), "the reference plan for this constraint", source="reference")

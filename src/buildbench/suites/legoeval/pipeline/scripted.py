@@ -21,8 +21,9 @@ from buildbench.suites.legoeval.tools.multimodal import mentioned_categories
 
 from .arguments import reference_arguments
 from .identify import LABELS
-from .plan import reference_plan
+from .plan import ToolPlan, on_menu, reference_plan
 
+_MENU_ITEM = re.compile(r"^- (get_\w+)\(", re.MULTILINE)
 _LINE = re.compile(r"^(?P<key>[A-Za-z ]+?)(?: \([A-Za-z ]+\))?: (?P<value>.*)$", re.MULTILINE)
 
 
@@ -79,7 +80,10 @@ class ReferenceScript:
     def _tool_planning(self, f: dict[str, str]) -> str:
         ctype = next((c["type"] for c in self.constraints if c["text"] == f.get("Requirement")), "OP")
         plan = reference_plan(f.get("Requirement", ""), ctype)
-        return f"Chain-of-Thought: {plan.reasoning}\nTool Sequence: {plan.to_json()}"
+        # Plan only with the tools the prompt offers (a tool-group ablation shortens the menu).
+        menu = tuple(_MENU_ITEM.findall(f.get("_prompt", "")))
+        edges = on_menu(list(plan.edges), menu) if menu else list(plan.edges)
+        return f"Chain-of-Thought: {plan.reasoning}\nTool Sequence: {ToolPlan(tuple(edges)).to_json()}"
 
     def _argument_selection(self, f: dict[str, str]) -> str:
         args = reference_arguments(self.ctx, f.get("Tool", ""), f.get("Requirement", ""))

@@ -1,0 +1,178 @@
+"""The multi-run report (``buildbench legoeval report RUN_DIR ...``) on tiny stored runs:
+the scripted LLM pipeline on 2 demo pairs in four settings (full, ``disable=environment``,
+``constraints=identify``, ``plans=reference``) and the deterministic agent through the
+runner; Tables 2, 4, 5 and 7 checked against numbers recomputed from the episodes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buildbench.cli.main import main
+from buildbench.harness import Episode, RunConfig, Runner, Store, Task, execute_episode
+from buildbench.llm import ScriptedChat
+from buildbench.suites.legoeval.env import load_task_scene
+from buildbench.suites.legoeval.metrics import agreement
+from buildbench.suites.legoeval.pipeline.scripted import ReferenceScript
+from buildbench.suites.legoeval.report import (
+    PAPER_TABLE2,
+    PAPER_TABLE5,
+    PAPER_TABLE7,
+    T2_TITLE,
+    T4_TITLE,
+    T5_TITLE,
+    T7_TITLE,
+    ablation_name,
+    read_runs,
+    runs_tables,
+)
+from buildbench.suites.legoeval.suite import load_tasks
+
+MODEL = "scripted:blind-lenient"
+BASE = {"image_px": 32}
+SETTINGS = {"full": {}, "no-env": {"disable": "environment"}, "identify": {"constraints": "identify"},
+            "given-plans": {"plans": "reference"}}
+
+
+def blind_lenient(task: Task) -> ScriptedChat:
+    """The reference script, except that a validation shown no image says the constraint
+    holds: a model that trusts what it cannot see, so removing the views costs F1."""
+    script = ReferenceScript(load_task_scene(task), [dict(c) for c in task.inputs["constraints"]])
+
+    def reply(request: Any) -> str:
+        message = request.messages[-1]
+        if message.text.startswith("TASK: constraint validation") and not message.images:
+            return "Evaluation: <<True, nothing I can see contradicts it>>"
+        return script(message.text)
+
+    return ScriptedChat(reply)
+
+
+def store_llm_run(run_dir: Path, options: dict[str, Any], tasks: list[Task]) -> None:
+    """Play the llm agent on each task (one scripted model per scene) and store the run with
+    its manifest, as the runner would."""
+    config = RunConfig(suite="legoeval", agent="llm", protocol="evaluate", model=MODEL, split="demo",
+                       limit=len(tasks), options={**BASE, **options})
+    with Store(run_dir) as store:
+        store.write_manifest({"config": config.to_dict()})
+        for task in tasks:
+            store.add_episode(asyncio.run(execute_episode(config, task, 0, None, blind_lenient(task))))
+
+
+@pytest.fixture(scope="module")
+def run_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("runs")
+    demo = load_tasks("demo", 0)
+    tasks = demo[4:6] + demo[8:10]  # twins that break a relation and a wall material: things one sees
+    dirs = {}
+    for name, options in SETTINGS.items():
+        store_llm_run(root / name, options, tasks)
+        dirs[name] = root / name
+    Runner(RunConfig(suite="legoeval", agent="deterministic", protocol="evaluate", split="demo", limit=4,
+                     workers=0), root / "deterministic").run()
+    dirs["deterministic"] = root / "deterministic"
+    return dirs
+
+
+@pytest.fixture(scope="module")
+def tables(run_dirs: dict[str, Path]) -> dict[str, list[dict[str, Any]]]:
+    return runs_tables(read_runs(list(run_dirs.values())))
+
+
+def _episodes(run_dir: Path) -> list[Episode]:
+    with Store(run_dir, create=False) as store:
+        return list(store.episodes())
+
+
+def _hol_f1(run_dir: Path) -> float:
+    eps = _episodes(run_dir)
+    return agreement([bool(ep.metrics["valid_label"]) for ep in eps],
+                     [None if "valid_pred" not in ep.metrics else bool(ep.metrics["valid_pred"]) for ep in eps]).f1
+
+
+def test_runs_are_labelled_by_agent_model_and_options(run_dirs: dict[str, Path]) -> None:
+    labels = [r.label for r in read_runs(list(run_dirs.values()))]
+    assert labels == [f"llm[{MODEL}] image_px=32", f"llm[{MODEL}] disable=environment image_px=32",
+                      f"llm[{MODEL}] constraints=identify image_px=32", f"llm[{MODEL}] image_px=32 plans=reference",
+                      "deterministic"]
+
+
+def test_table2_pairs_the_ablation_with_its_full_run(run_dirs: dict[str, Path],
+                                                     tables: dict[str, list[dict[str, Any]]]) -> None:
+    (row,) = tables[T2_TITLE]
+    assert row["disabled"] == "w/o E" and row["full run"] == f"llm[{MODEL}] image_px=32"
+    full, ablated = _hol_f1(run_dirs["full"]), _hol_f1(run_dirs["no-env"])
+    # with views it judges these pairs right; without, it calls every scene valid: the
+    # constant predictor's 1/3, a drop of two thirds
+    assert full == 1.0 and ablated == pytest.approx(1 / 3)
+    assert row["hol_f1_pct"] == pytest.approx(-200 / 3)
+    assert row["hol_f1_pct"] == pytest.approx((ablated - full) / full * 100)
+    assert row["paper_hol_f1_pct"] is None  # the paper has no "w/o E" row
+    assert ablation_name("multimodal , environment") == "w/o E+M" and "w/o E+M" in PAPER_TABLE2
+
+
+def test_table4_compares_identified_with_given_constraints(run_dirs: dict[str, Path],
+                                                           tables: dict[str, list[dict[str, Any]]]) -> None:
+    rows = tables[T4_TITLE]
+    paper = [r for r in rows if r["source"] == "paper"]
+    assert [r["setting"] for r in paper] == ["Oracle constraint", "Identified constraint", "Difference"]
+    assert paper[0]["hol_M1"] == 0.12 and paper[2]["part_M4"] == -0.01
+    oracle, ident, diff = [r for r in rows if r["source"] == "ours"]
+    given_eps, ident_eps = _episodes(run_dirs["full"]), _episodes(run_dirs["identify"])
+    assert oracle["hol_sr"] == pytest.approx(sum(ep.metrics["valid_pred"] for ep in given_eps) / 4)
+    holds = sum(ep.metrics["partial_holds"] for ep in given_eps)
+    assert oracle["part_sr"] == pytest.approx(holds / (holds + sum(ep.metrics["partial_fails"] for ep in given_eps)))
+    # the script identifies exactly the given constraints, so the identified counts agree
+    assert sum(ep.metrics["identified_n"] for ep in ident_eps) == sum(ep.metrics["n_constraints"] for ep in given_eps)
+    assert ident["part_sr"] == pytest.approx(oracle["part_sr"]) and diff["part_sr"] == pytest.approx(0.0)
+    assert diff["hol_sr"] == pytest.approx(ident["hol_sr"] - oracle["hol_sr"])
+
+
+def test_tables5_and_7_split_planned_and_given_runs(run_dirs: dict[str, Path],
+                                                    tables: dict[str, list[dict[str, Any]]]) -> None:
+    t5 = {r["method"]: r for r in tables[T5_TITLE]}
+    t7 = {r["method"]: r for r in tables[T7_TITLE]}
+    assert set(PAPER_TABLE5) <= set(t5) and set(PAPER_TABLE7) <= set(t7) and t5["Qwen3-32B"]["ged"] == 2.55
+    planned = t5[f"llm[{MODEL}] image_px=32"]
+    eps = _episodes(run_dirs["full"])
+    n = sum(ep.metrics["plan_constraints"] for ep in eps)
+    assert planned["constraints"] == n and planned["skipped"] == 0
+    assert planned["tool_f1"] == pytest.approx(sum(ep.metrics["tool_f1_sum"] for ep in eps) / n)
+    assert planned["ged"] == pytest.approx(sum(ep.metrics["plan_ged_sum"] for ep in eps) / n)
+    assert planned["hol_f1"] == pytest.approx(_hol_f1(run_dirs["full"]))
+    # identified constraints have no reference plans: the row says so instead of scoring
+    ident = t5[f"llm[{MODEL}] constraints=identify image_px=32"]
+    assert ident["tool_f1"] is None and ident["skipped"] == ident["constraints"] + ident["skipped"] > 0
+    given = t7[f"llm[{MODEL}] image_px=32 plans=reference"]
+    geps = _episodes(run_dirs["given-plans"])
+    assert given["argument_f1"] == pytest.approx(sum(ep.metrics["arg_f1_sum"] for ep in geps)
+                                                 / sum(ep.metrics["arg_calls"] for ep in geps))
+    assert "tool_f1" not in given and "deterministic" not in t5 and "deterministic" not in t7
+
+
+def test_the_cli_combines_runs(run_dirs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["legoeval", "report", str(run_dirs["full"]), str(run_dirs["no-env"]), str(run_dirs["deterministic"]),
+                 "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    tables = json.loads(out)
+    ours = [r["method"] for r in tables["Table 1: agreement with labels"] if r["source"] == "ours"]
+    assert ours == [f"llm[{MODEL}] image_px=32", f"llm[{MODEL}] disable=environment image_px=32", "deterministic"]
+    assert T2_TITLE in tables and T4_TITLE not in tables
+    code = main(["legoeval", "report", str(run_dirs["full"])])
+    assert code == 0 and "Table 5" in capsys.readouterr().out
+
+
+def test_the_cli_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["legoeval", "report", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error:") and str(tmp_path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_ablation_without_its_full_run_has_no_numbers(run_dirs: dict[str, Path]) -> None:
+    (row,) = runs_tables(read_runs([run_dirs["no-env"]]))[T2_TITLE]
+    assert row["full run"] is None and row["hol_f1_pct"] is None
