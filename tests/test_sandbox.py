@@ -253,11 +253,19 @@ def test_envelope_to_dict_is_json() -> None:
     assert not envelope.ok
 
 
-def test_auto_falls_back_to_process_and_warns_once(
+def test_auto_refuses_without_bwrap_unless_opted_in(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(_worker, "_bwrap_problem", lambda: "bubblewrap (bwrap) is not installed")
     monkeypatch.setattr(_worker, "_fallback_warned", threading.Event())
+    monkeypatch.delenv("BUILDBENCH_ALLOW_UNSANDBOXED", raising=False)
+    with pytest.raises(SandboxUnavailable) as refused:
+        run_code("result = 1", limits=FAST)
+    message = str(refused.value)
+    assert "\n" not in message and "not installed" in message
+    assert "apt-get install bubblewrap" in message and "BUILDBENCH_ALLOW_UNSANDBOXED=1" in message
+    assert run_code("result = 0", limits=FAST, isolation="process").result == 0  # explicit: allowed
+    monkeypatch.setenv("BUILDBENCH_ALLOW_UNSANDBOXED", "1")
     with caplog.at_level(logging.WARNING, logger=_worker.__name__):
         first = run_code("result = 1", limits=FAST)
         second = run_code("result = 2", limits=FAST)

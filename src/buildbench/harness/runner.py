@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
+
 from .context import EpisodeContext
 from .episode import Episode
 from .errors import ConfigError
@@ -213,7 +215,10 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     if suite_name in BUILTIN_SUITES:
         preload.append(BUILTIN_SUITES[suite_name].partition(":")[0])
     context.set_forkserver_preload(preload)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    # Workers (and through them the forkserver and the resource tracker) end with this process,
+    # even when it is killed with SIGKILL: nothing of a run outlives it.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
+                               initargs=(os.getpid(),))
     # Start the workers now, while the first model calls are in flight, not on first use.
     for _ in range(workers):
         pool.submit(_warm)
@@ -261,6 +266,8 @@ class Runner:
         return asyncio.run(self.run_async())
 
     async def run_async(self) -> RunResult:
+        # Work folders of an earlier run that was killed before it could remove them.
+        clean_stale_workdirs()
         suite = get_suite(self.config.suite)
         agent_spec = suite.agent(self.config.agent)
         suite.protocol(self.config.protocol)

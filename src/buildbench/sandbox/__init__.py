@@ -2,28 +2,39 @@
 
 `run_code` runs a snippet once in a fresh sandboxed process; `Worker` keeps one
 sandboxed process (and its namespace) across many calls. Both return an `Envelope`
-whose ``status`` is one of ``ok | error | timeout | memory | killed | crash``.
+whose ``status`` is one of ``ok | error | timeout | memory | limit | killed | crash``.
 
 Isolation, chosen with ``isolation="auto" | "bwrap" | "process"``:
 
-- bwrap (bubblewrap), used when it works: no network; the host filesystem
-  read-only except one work folder; private ``/tmp``, ``/dev/shm``, ``/run`` and
-  PID namespace; an environment built from an allow-list (no API keys or tokens);
-  as root, a fresh unprivileged uid (so RLIMIT_NPROC bounds processes and threads,
-  and root-only files such as ``/root`` stay unreadable). Every process of the
-  sandbox is killed when it ends.
-- process: a plain subprocess in its own session with the same environment and
-  rlimits, but no filesystem, network or pid isolation. ``auto`` falls back to it
-  with a single logged warning per process; `sandbox_available` says which is used.
+- bwrap (bubblewrap), used when it works: no network; only the system folders, the
+  interpreter and named paths visible, read-only, plus one writable work folder; private
+  ``/tmp``, ``/dev/shm`` and PID namespace; an environment built from an allow-list (no API
+  keys or tokens); as root, a fresh unprivileged uid (so RLIMIT_NPROC bounds processes and
+  threads, and root-only files stay unreadable). Every process of the sandbox is killed
+  when it ends.
+- process: a plain subprocess in its own session with the same environment and rlimits,
+  but no filesystem, network or pid isolation. Only on request: ``isolation="process"``,
+  or ``auto`` where bwrap does not work *and* ``BUILDBENCH_ALLOW_UNSANDBOXED=1``; otherwise
+  ``auto`` refuses with `SandboxUnavailable` (one line: what is missing, how to install it,
+  how to opt in). `sandbox_available` says which backend ``auto`` finds.
 
 Limits (`Limits`): wall clock per call (the parent kills the process), CPU per call
 (RLIMIT_CPU: SIGXCPU -> ``timeout``), address space (RLIMIT_AS: ``MemoryError`` ->
 ``memory``), processes (RLIMIT_NPROC under bwrap: a fork bomb gets ``BlockingIOError``
--> ``error``, or runs into the wall limit -> ``timeout`` if it swallows that), and
-stdout/stderr bytes kept per call (the rest is read and dropped).
+-> ``error``, or runs into the wall limit -> ``timeout`` if it swallows that), the work
+folder's size (RLIMIT_FSIZE plus measurements during and after each call -> ``limit``),
+and stdout/stderr bytes kept per call (the rest is read and dropped).
 
-The parent and the child talk over two dedicated pipes with length-prefixed JSON
-frames; the user's stdout and stderr are separate pipes.
+Inside the sandbox a supervisor (`_child`) talks to the parent over two dedicated pipes
+with length-prefixed JSON frames, and forks the runner (`_session`) that runs the user's
+code. The runner holds no descriptor of the parent's pipes and cannot reopen them (the
+supervisor is non-dumpable), so it cannot write a reply; the supervisor echoes a nonce per
+request, reports the runner's exit status itself, and between calls stops the runner
+(SIGSTOP) and kills any other process the call left (a daemon). What the runner reports
+for a finished call (its result, or a collect hook's value) is data the user's code
+controls; it is checked for shape and size, never trusted as more. The user's stdout and
+stderr are separate pipes. `lifetime` makes pool workers die with the run and removes work
+folders a killed run left behind.
 """
 
 from __future__ import annotations

@@ -1,198 +1,206 @@
-"""The program that runs inside the sandbox: ``python -m buildbench.sandbox._child REQ_FD RESP_FD``.
+"""The supervisor inside the sandbox: ``python -m buildbench.sandbox._child REQ_FD REPLY_FD [PARENT_PID]``.
 
-It reads requests from the parent on ``REQ_FD`` and answers on ``RESP_FD`` (see
-`_protocol`). The first request is always ``setup``: it applies the resource limits
-to this process and builds the globals namespace (optionally through an import-path
-hook). Each ``exec`` request then runs user code in that namespace. After every
-request the child writes an end marker to its stdout and stderr so the parent knows
-where that request's output ends.
+It reads requests from the parent on ``REQ_FD`` and answers on ``REPLY_FD`` (see
+`_protocol`), but never runs user code itself. On ``setup`` it forks a *runner* (see
+`_session`) that holds neither of those descriptors, only two pipes to the supervisor; the
+runner applies the resource limits, builds the namespace and runs every ``exec`` request in
+it, so variables persist across calls. The supervisor makes itself non-dumpable before the
+fork: code in the runner, though it runs as the same uid, cannot reopen the reply pipe
+through ``/proc/PID/fd``, ptrace the supervisor or read its memory.
+
+Each request to the runner carries a fresh token the runner echoes in its report; a frame
+the code writes to the report pipe by itself (it can find the descriptor) lacks it, so the
+call ends as ``crash`` instead of passing a forged result on. Code that digs the token out of
+the runner's own memory can still write a report: that is no more than it could do by
+changing the runner's functions, which it can too.
+
+What the supervisor vouches for: the reply belongs to this request (it echoes the request's
+nonce, which the runner never sees), how the runner ended (its exit status, read with
+``waitpid``), where the request's output ends (the end marker, which the runner never sees
+either), and the reply's shape and sizes. What it cannot vouch for is the runner's report of
+a call that finished (``ok``/``error``/``memory``, the result, the error text): that comes
+from the process the user's code controlled, so it is user data, bounded and checked but not
+trusted.
 """
 
 from __future__ import annotations
 
-import builtins
-import importlib
-import json
-import linecache
-import math
 import os
-import resource
+import select
+import signal
 import sys
-import traceback
+import time
 
-from buildbench.sandbox._protocol import read_frame, write_frame
+from buildbench.sandbox._prctl import die_with_parent, set_dumpable
+from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
+from buildbench.sandbox._session import serve as serve_runner
 
 # Not `typing.TYPE_CHECKING`: importing typing would cost every sandboxed child's start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
     Reply = dict[str, Any]
 
-CODE_FILENAME = "<code>"
 _MAX_REQUEST_BYTES = (1 << 31) - 1
-_MAX_TRACEBACK_CHARS = 50_000
+# Room in a report beyond the result itself (error text, traceback).
+_REPORT_OVERHEAD_BYTES = 1_000_000
+# Once the first byte of a report is there, the rest follows at pipe speed.
+_REPORT_GRACE_S = 10.0
+# Longest the supervisor keeps killing a call's leftover processes before answering.
+_SWEEP_S = 5.0
 _MAX_ERROR_CHARS = 5_000
+_MAX_TRACEBACK_CHARS = 50_000
+_REPORT_FIELDS = {"status": str, "result_json": str, "error": str, "traceback": str}
 
 
 def _clip(text: str, limit: int) -> str:
-    """Shorten ``text`` to ``limit`` characters, keeping both ends (tracebacks end with the cause)."""
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n... [{len(text) - limit} characters cut] ...\n{text[-half:]}"
+    return text if len(text) <= limit else f"{text[: limit // 2]}\n... [cut] ...\n{text[-limit // 2:]}"
 
 
-def _describe(exc: BaseException) -> str:
-    """``"ExcType: message"``, or just the type name when the message is empty."""
-    message = str(exc)
-    return _clip(f"{type(exc).__name__}: {message}" if message else type(exc).__name__, _MAX_ERROR_CHARS)
+def checked_report(report: dict[str, Any], result_bytes: int) -> Reply:
+    """The runner's report reduced to the fields and sizes a reply may carry.
 
-
-def _trimmed_traceback(exc: BaseException) -> str:
-    """Format ``exc`` without the leading frames that belong to this harness module."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
-        tb = tb.tb_next
-    return _clip("".join(traceback.format_exception(type(exc), exc, tb)), _MAX_TRACEBACK_CHARS)
-
-
-def _failure(exc: BaseException, *, prefix: str = "") -> Reply:
-    """The reply for an exception raised by user code or by the setup hook."""
-    status = "memory" if isinstance(exc, MemoryError) else "error"
-    return {"status": status, "error": prefix + _describe(exc), "traceback": _trimmed_traceback(exc)}
-
-
-def _apply_limits(limits: dict[str, Any]) -> None:
-    """Lower this process's rlimits; without privileges it cannot raise them again."""
-    address_space = int(limits["memory_mb"]) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if limits.get("max_processes") is not None:
-        count = int(limits["max_processes"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (count, count))
-
-
-def _arm_cpu_limit(cpu_s: int) -> None:
-    """Allow ``cpu_s`` more CPU seconds from now; past that the kernel sends SIGXCPU.
-
-    RLIMIT_CPU counts the process's whole life, so each call moves the soft limit
-    forward; the hard limit stays where it was so the next call can move it again.
+    Raises:
+        ProtocolError: An unknown field or status, a field of the wrong type, or an oversized result.
     """
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    soft = math.ceil(usage.ru_utime + usage.ru_stime) + int(cpu_s)
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    for key, value in report.items():
+        expected = _REPORT_FIELDS.get(key)
+        if expected is None:
+            raise ProtocolError(f"the runner's report has an unknown field {key!r}")
+        if not (isinstance(value, expected) or (value is None and key != "status")):
+            raise ProtocolError(f"the runner's report field {key!r} is a {type(value).__name__}")
+    if report.get("status") not in ("ok", "error", "memory"):
+        raise ProtocolError(f"the runner reported an unknown status {report.get('status')!r}")
+    if len(report.get("result_json") or "") > result_bytes:
+        raise ProtocolError(f"the runner's result is over the {result_bytes}-byte limit")
+    reply = {"status": report["status"]}
+    if report.get("result_json") is not None:
+        reply["result_json"] = report["result_json"]
+    for key, limit in (("error", _MAX_ERROR_CHARS), ("traceback", _MAX_TRACEBACK_CHARS)):
+        if report.get(key) is not None:
+            reply[key] = _clip(report[key], limit)
+    return reply
 
 
-def _load_hook(path: str) -> Callable[..., Any]:
-    """Resolve ``"package.module:function"`` to the callable it names."""
-    module_name, sep, attribute = path.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError(f"setup must look like 'package.module:function', got {path!r}")
-    target: Any = importlib.import_module(module_name)
-    for part in attribute.split("."):
-        target = getattr(target, part)
-    if not callable(target):
-        raise TypeError(f"setup {path!r} names a {type(target).__name__}, not a callable")
-    return target
+def _namespace_pids() -> set[int]:
+    """Live processes of this PID namespace other than its init and this supervisor."""
+    pids = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (1, os.getpid()):
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            pids.add(int(name))
+    return pids
 
 
-def _is_setup_result(value: object) -> bool:
-    """isinstance check that imports the dataclass module only when a hook used it anyway."""
-    if "buildbench.sandbox._types" not in sys.modules:
-        return False
-    return isinstance(value, sys.modules["buildbench.sandbox._types"].SetupResult)
+def _signal_all(pids: set[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
 
-class _Session:
-    """The namespace and collect hook kept across the requests of one process."""
+class _Runner:
+    """The forked process that runs user code, and the supervisor's two pipes to it.
 
-    def __init__(self) -> None:
-        self.namespace: dict[str, Any] = {}
-        self.collect: Callable[[dict[str, Any]], Any] | None = None
+    Between two requests the runner, and the processes its setup started (Blender), are
+    stopped with SIGSTOP: a thread or child the code left behind cannot write to the work
+    folder, or anywhere, while nobody measures it. In a PID namespace of its own (bwrap), every
+    other process the code started (a daemon, a forgotten child) is killed when the call ends.
+    """
+
+    def __init__(self, parent_fds: tuple[int, int]) -> None:
+        request_read, self.request_fd = os.pipe()
+        self.report_fd, report_write = os.pipe()
+        supervisor = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (*parent_fds, self.request_fd, self.report_fd):
+                    os.close(fd)
+                die_with_parent(supervisor)
+                # Only the supervisor stays closed to its own uid; the runner is an ordinary process.
+                set_dumpable(True)
+                serve_runner(request_read, report_write)
+            finally:
+                os._exit(1)
+        os.close(request_read)
+        os.close(report_write)
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)
         self.result_bytes = 10_000_000
-        self.cpu_s = 30
+        self.kept = {pid}
 
-    def setup(self, request: dict[str, Any]) -> Reply:
-        """Apply limits, then build the namespace through the optional hook."""
-        limits = request["limits"]
-        _apply_limits(limits)
-        self.result_bytes = int(limits["result_bytes"])
-        self.cpu_s = int(limits["cpu_s"])
-        _arm_cpu_limit(self.cpu_s)
-        hook_path = request.get("setup")
-        if hook_path:
-            try:
-                built = _load_hook(hook_path)(request.get("inputs") or {})
-            except BaseException as exc:  # any failure of the hook is reported, not raised
-                return _failure(exc, prefix=f"setup {hook_path!r} failed: ")
-            if isinstance(built, dict):
-                self.namespace = built
-            elif _is_setup_result(built):
-                self.namespace, self.collect = built.globals, built.collect
+    def settle(self, *, own_namespace: bool, after_setup: bool) -> None:
+        """End the call's stray processes (keeping those the setup started) and stop the rest."""
+        if own_namespace:
+            if after_setup:
+                self.kept = _namespace_pids() | {self.pid}
             else:
-                return {
-                    "status": "error",
-                    "error": f"setup {hook_path!r} returned a {type(built).__name__}; expected a dict or SetupResult",
-                }
-        self.namespace.setdefault("__name__", "__main__")
-        self.namespace.setdefault("__builtins__", builtins)
-        return {"status": "ok"}
+                # A stray may fork while being killed, and a killed one lives on for a moment:
+                # repeat until none is left (RLIMIT_NPROC bounds how many there can be).
+                deadline = time.monotonic() + _SWEEP_S
+                while time.monotonic() < deadline:
+                    strays = _namespace_pids() - self.kept
+                    if not strays:
+                        break
+                    _signal_all(strays, signal.SIGKILL)
+                    time.sleep(0.001)
+        _signal_all(self.kept, signal.SIGSTOP)
 
-    def execute(self, code: str) -> Reply:
-        """Run ``code`` in the namespace and collect its result."""
-        _arm_cpu_limit(self.cpu_s)
-        linecache.cache[CODE_FILENAME] = (len(code), None, code.splitlines(keepends=True), CODE_FILENAME)
-        self.namespace.pop("result", None)
-        try:
-            exec(compile(code, CODE_FILENAME, "exec"), self.namespace)
-        except SystemExit as exc:
-            if exc.code not in (None, 0):
-                return _failure(exc)
-        except MemoryError as exc:
-            # The parent discards this process after a MemoryError; dropping the user's
-            # objects now leaves room to format the report.
-            self.namespace.clear()
-            try:
-                return _failure(exc)
-            except MemoryError:
-                return {"status": "memory", "error": "MemoryError"}
-        except BaseException as exc:  # everything the user code raises is reported
-            return _failure(exc)
-        return self._collect()
+    def resume(self) -> None:
+        _signal_all(self.kept, signal.SIGCONT)
 
-    def _collect(self) -> Reply:
-        """Serialise the call's result, turning any problem into a clear error reply."""
+    def ask(self, message: dict[str, Any]) -> Reply:
+        """Forward one request and wait for the report, or for the runner's end."""
+        if select.select([self.report_fd], [], [], 0)[0]:
+            return self._broken("the code wrote to the runner's report pipe between calls")
+        # os.urandom rather than secrets: importing secrets costs every sandbox ~10 ms of start-up.
+        token = os.urandom(16).hex()
         try:
-            value = self.collect(self.namespace) if self.collect else self.namespace.get("result")
-        except BaseException as exc:  # the hook is user-supplied code too
-            return _failure(exc, prefix="collect hook failed: ")
+            write_frame(self.request_fd, {**message, "token": token})
+        except BrokenPipeError:
+            return self._exited()
+        ready = select.select([self.report_fd, self.pidfd], [], [])[0]
+        if self.pidfd in ready:
+            return self._exited()
         try:
-            text = json.dumps(value)
-        except MemoryError as exc:
-            return _failure(exc)
-        except (TypeError, ValueError) as exc:
-            return {"status": "error", "error": f"TypeError: result is not JSON-serialisable: {exc}"}
-        if len(text) > self.result_bytes:
-            return {
-                "status": "error",
-                "error": f"ValueError: result is {len(text)} bytes as JSON, over the {self.result_bytes}-byte limit",
-            }
-        return {"status": "ok", "result_json": text}
+            report = read_frame(self.report_fd, max_bytes=self.result_bytes + _REPORT_OVERHEAD_BYTES,
+                                deadline=time.monotonic() + _REPORT_GRACE_S)
+            if report is None:
+                return self._exited()
+            if report.pop("token", None) != token:
+                return self._broken("the runner sent a report that does not answer this request")
+            return checked_report(report, self.result_bytes)
+        except (ProtocolError, FrameTimeout) as exc:
+            return self._broken(f"the runner broke the report protocol: {exc}")
+
+    def _broken(self, why: str) -> Reply:
+        self.kill()
+        return {"status": "crash", "error": why}
+
+    def _exited(self) -> Reply:
+        """The runner ended: wait for it and pass on its exit status (negative: the signal)."""
+        _, status = os.waitpid(self.pid, 0)
+        return {"status": "exited", "returncode": os.waitstatus_to_exitcode(status)}
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
 
 
 def _end_output(marker: bytes) -> None:
-    """Flush the user's streams and write the end marker to stdout and stderr."""
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            if stream is not None:
-                stream.flush()
-        except Exception:  # a stream the user broke must not stop the reply
-            pass
+    """Write the end marker to stdout and stderr: the runner's output of this request is all before it."""
     for fd in (1, 2):
         try:
             os.write(fd, marker)
@@ -201,35 +209,42 @@ def _end_output(marker: bytes) -> None:
 
 
 def serve(request_fd: int, reply_fd: int) -> None:
-    """Answer requests until the parent closes the request pipe."""
-    session = _Session()
-    harness_pid = os.getpid()
+    """Answer requests until the parent closes the request pipe or the runner ends."""
+    runner: _Runner | None = None
+    own_namespace = False
     while True:
         request = read_frame(request_fd, max_bytes=_MAX_REQUEST_BYTES)
         if request is None:
             return
-        try:
-            reply = session.setup(request) if request["op"] == "setup" else session.execute(request["code"])
-        finally:
-            if os.getpid() != harness_pid:
-                # A process the user code forked fell back into the harness: it must not
-                # answer the parent or write markers.
-                _end_output(b"")
-                os._exit(0)
-        _end_output(request["marker"].encode("ascii"))
-        try:
-            write_frame(reply_fd, reply)
-        except MemoryError:
-            write_frame(
-                reply_fd, {"status": "memory", "error": "MemoryError: out of memory while sending the reply"}
-            )
+        nonce, marker = request.pop("nonce"), request.pop("marker")
+        setup = request["op"] == "setup"
+        if setup:
+            if runner is not None:
+                runner.kill()
+            own_namespace = bool(request.pop("own_pid_namespace", False))
+            runner = _Runner((request_fd, reply_fd))
+            runner.result_bytes = int(request["limits"]["result_bytes"])
+        if runner is None:
+            reply: Reply = {"status": "crash", "error": "an exec request came before setup"}
+        else:
+            runner.resume()
+            reply = runner.ask(request)
+            if reply["status"] not in ("exited", "crash"):
+                runner.settle(own_namespace=own_namespace, after_setup=setup)
+        _end_output(marker.encode("ascii"))
+        write_frame(reply_fd, {**reply, "nonce": nonce})
+        if reply["status"] in ("exited", "crash"):
+            return
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``argv`` is ``[prog, request_fd, reply_fd]``."""
-    if len(argv) != 3:
-        print("usage: python -m buildbench.sandbox._child REQUEST_FD REPLY_FD", file=sys.stderr)
+    """Entry point: ``argv`` is ``[prog, request_fd, reply_fd]`` plus, outside bwrap, the parent's pid."""
+    if len(argv) not in (3, 4):
+        print("usage: python -m buildbench.sandbox._child REQUEST_FD REPLY_FD [PARENT_PID]", file=sys.stderr)
         return 2
+    # Under bwrap the PID namespace ends with the harness; a plain process needs the kernel's help.
+    die_with_parent(int(argv[3]) if len(argv) == 4 else None)
+    set_dumpable(False)
     serve(int(argv[1]), int(argv[2]))
     return 0
 

@@ -95,8 +95,10 @@ def child_environment(workdir: str, pythonpath: list[str]) -> dict[str, str]:
     }
 
 
-def _child_command(request_fd: int, reply_fd: int) -> list[str]:
-    return [sys.executable, "-s", "-B", "-m", "buildbench.sandbox._child", str(request_fd), str(reply_fd)]
+def _child_command(request_fd: int, reply_fd: int, parent_pid: int | None = None) -> list[str]:
+    """The supervisor's command line; ``parent_pid`` (a plain process) makes it die with this process."""
+    command = [sys.executable, "-s", "-B", "-m", "buildbench.sandbox._child", str(request_fd), str(reply_fd)]
+    return command if parent_pid is None else [*command, str(parent_pid)]
 
 
 def _is_under(path: str, roots: list[str]) -> bool:
@@ -199,7 +201,8 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
     env = child_environment(workdir, [*python_path_entries(), *python_path])
     command = _child_command(request_fd, reply_fd)
     if backend == "process":
-        return LaunchPlan(argv=command, env=env, cwd=workdir, sandbox_uid=None)
+        return LaunchPlan(argv=_child_command(request_fd, reply_fd, os.getpid()), env=env, cwd=workdir,
+                          sandbox_uid=None)
     if os.geteuid() != 0:
         argv = [*_bwrap_arguments(workdir, limits, env, None, list(readable)), "--", *command]
         return LaunchPlan(argv=argv, env=env, cwd=workdir, sandbox_uid=None)

@@ -6,6 +6,7 @@ import json
 import os
 import queue
 import secrets
+import select
 import signal
 import subprocess
 import threading
@@ -14,6 +15,7 @@ import weakref
 from concurrent.futures import Future
 from typing import Any
 
+from buildbench.sandbox._disk import DiskQuota, FolderUnmeasurable
 from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
 from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
 from buildbench.sandbox._streams import StreamCollector
@@ -36,6 +38,35 @@ _CRASH_SIGNALS = {
     signal.SIGSYS,
     signal.SIGTRAP,
 }
+
+
+#: What a reply from the supervisor may hold, and the type of each field.
+_REPLY_FIELDS: dict[str, type] = {"nonce": str, "status": str, "result_json": str, "error": str, "traceback": str,
+                                  "returncode": int}
+_REPLY_STATUSES = ("ok", "error", "memory", "crash", "exited")
+
+
+class _OverQuota(Exception):
+    """The work folder went over the disk quota during a call."""
+
+
+def _reply_problem(reply: dict[str, Any], nonce: str) -> str | None:
+    """What is wrong with a reply frame (fields, types, status, nonce), or None."""
+    for key, value in reply.items():
+        expected = _REPLY_FIELDS.get(key)
+        if expected is None:
+            return f"unknown field {key!r}"
+        if not isinstance(value, expected) or isinstance(value, bool):
+            return f"field {key!r} is a {type(value).__name__}"
+    if reply.get("nonce") != nonce:
+        return "it does not answer this request (wrong nonce)"
+    if reply.get("status") not in _REPLY_STATUSES:
+        return f"unknown status {reply.get('status')!r}"
+    if (reply["status"] == "exited") != ("returncode" in reply):
+        return "a returncode belongs to an exited status only"
+    if "result_json" in reply and reply["status"] != "ok":
+        return "a result comes with an ok status only"
+    return None
 
 
 def _signal_name(number: int) -> str:
@@ -162,6 +193,7 @@ class SandboxProcess:
         self._stderr = StreamCollector(err_read, limits.output_bytes)
         self._alive = True
         self._finalizer = weakref.finalize(self, _kill_group, self._popen)
+        self._quota = DiskQuota(workdir, limits.disk_mb * 1024 * 1024, plan.sandbox_uid)
 
     @property
     def alive(self) -> bool:
@@ -171,20 +203,23 @@ class SandboxProcess:
     def request(self, message: dict[str, Any]) -> Envelope:
         """Send one request (``setup`` or ``exec``) and wait, within the wall limit, for its outcome."""
         marker = secrets.token_hex(16)
+        nonce = secrets.token_hex(16)
         for stream in (self._stdout, self._stderr):
             stream.begin(f"\x00{marker}\x00".encode("ascii"))
         started = time.monotonic()
         deadline = started + self.limits.wall_s
+        disk_at_start = self._disk_at_start()
         reply: dict[str, Any] | None = None
         try:
-            write_frame(self._request_fd, {**message, "marker": f"\x00{marker}\x00"})
-            reply = read_frame(
-                self._reply_fd, max_bytes=self.limits.result_bytes + _REPLY_OVERHEAD_BYTES, deadline=deadline
-            )
+            write_frame(self._request_fd, {**message, "marker": f"\x00{marker}\x00", "nonce": nonce})
+            reply = self._await_reply(deadline, disk_at_start)
         except FrameTimeout:
             self.stop()
             error = f"wall-clock limit of {self.limits.wall_s:g} s exceeded; the process was killed"
             return self._envelope("timeout", started, error=error)
+        except _OverQuota as exc:
+            self.stop()
+            return self._envelope("limit", started, error=f"{exc}; the process was killed")
         except ProtocolError as exc:
             self.stop()
             return self._envelope(
@@ -196,15 +231,52 @@ class SandboxProcess:
             return self._died(started)
         for stream in (self._stdout, self._stderr):
             stream.wait_for_marker(_MARKER_GRACE_S)
+        problem = _reply_problem(reply, nonce)
+        if problem is not None:
+            self.stop()
+            return self._envelope("crash", started, error=f"the sandbox sent an invalid reply: {problem}")
+        over = self._quota.over(disk_at_start)
+        if over is not None:
+            self.stop()
+            return self._envelope("limit", started, error=over)
         return self._from_reply(reply, started)
 
+    def _disk_at_start(self) -> int:
+        """What the work folder holds as a call starts (known from the end of the previous call)."""
+        if self._quota.used_bytes is None:
+            try:
+                self._quota.measure()
+            except FolderUnmeasurable:
+                return 0  # the check after the call says why
+        return self._quota.used_bytes or 0
+
+    def _await_reply(self, deadline: float, disk_at_start: int) -> dict[str, Any] | None:
+        """Wait for the reply frame, measuring the work folder while the call runs.
+
+        Raises:
+            FrameTimeout: The wall limit passed.
+            _OverQuota: The work folder went over the disk quota.
+        """
+        poller = select.poll()
+        poller.register(self._reply_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        while True:
+            wait_s = min(deadline - time.monotonic(), self._quota.interval_s)
+            if wait_s <= 0:
+                raise FrameTimeout("no reply before the wall-clock limit")
+            if poller.poll(wait_s * 1000.0):
+                return read_frame(self._reply_fd, max_bytes=self.limits.result_bytes + _REPLY_OVERHEAD_BYTES,
+                                  deadline=deadline)
+            over = self._quota.over(disk_at_start)
+            if over is not None:
+                raise _OverQuota(over)
+
     def _from_reply(self, reply: dict[str, Any], started: float) -> Envelope:
-        status = reply.get("status")
-        if status not in ("ok", "error", "memory"):
+        status = reply["status"]
+        if status == "exited":
+            return self._runner_ended(int(reply["returncode"]), started)
+        if status == "crash":
             self.stop()
-            return self._envelope(
-                "crash", started, error=f"the sandboxed process sent an unknown status {status!r}"
-            )
+            return self._envelope("crash", started, error=reply.get("error"))
         result = None
         if status == "ok" and "result_json" in reply:
             try:
@@ -221,8 +293,23 @@ class SandboxProcess:
             status, started, result=result, error=reply.get("error"), traceback=reply.get("traceback")
         )
 
+    def _runner_ended(self, returncode: int, started: float) -> Envelope:
+        """The process running the code died during the call (``returncode`` as `subprocess` gives it)."""
+        self.stop()
+        status, error = self._classify(-returncode if returncode < 0 else 0, returncode)
+        return self._envelope(status, started, error=error, exit_code=returncode)
+
+    def _classify(self, signum: int, code: int) -> tuple[Status, str]:
+        if signum == signal.SIGXCPU:
+            return "timeout", f"CPU time limit of {self.limits.cpu_s} s exceeded"
+        if signum in _CRASH_SIGNALS:
+            return "crash", f"the interpreter crashed with {_signal_name(signum)} ({signum})"
+        if signum:
+            return "killed", f"the process was killed by {_signal_name(signum)} ({signum})"
+        return "crash", f"the interpreter exited with code {code} before finishing the call"
+
     def _died(self, started: float) -> Envelope:
-        """The child closed its reply pipe: classify from its exit status."""
+        """The supervisor closed its reply pipe: classify from its exit status."""
         try:
             code = self._popen.wait(timeout=_EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
@@ -233,17 +320,8 @@ class SandboxProcess:
         self.stop()
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = -code if code < 0 else code - 128 if self.backend == "bwrap" and code > 128 else 0
-        exit_code = -signum if signum else code
-        status: Status
-        if signum == signal.SIGXCPU:
-            status, error = "timeout", f"CPU time limit of {self.limits.cpu_s} s exceeded"
-        elif signum in _CRASH_SIGNALS:
-            status, error = "crash", f"the interpreter crashed with {_signal_name(signum)} ({signum})"
-        elif signum:
-            status, error = "killed", f"the process was killed by {_signal_name(signum)} ({signum})"
-        else:
-            status, error = "crash", f"the interpreter exited with code {code} before finishing the call"
-        return self._envelope(status, started, error=error, exit_code=exit_code)
+        status, error = self._classify(signum, code)
+        return self._envelope(status, started, error=error, exit_code=-signum if signum else code)
 
     def _envelope(
         self, status: Status, started: float, *, exit_code: int | None = None, **fields: Any

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["ok", "error", "timeout", "memory", "killed", "crash"]
+Status = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
 """How a sandboxed call ended.
 
 - ``ok``: the code ran to the end and its ``result`` was JSON-serialisable.
@@ -15,6 +15,8 @@ Status = Literal["ok", "error", "timeout", "memory", "killed", "crash"]
   ``SystemExit`` with a non-zero code, or a ``result`` that is not JSON-serialisable.
 - ``timeout``: the wall-clock or CPU time limit was reached.
 - ``memory``: ``MemoryError`` (the address-space limit) was hit.
+- ``limit``: the work folder went over the disk quota (``Limits.disk_mb``); the process
+  was stopped (its state is lost) and what it wrote stays in the folder.
 - ``killed``: the process died from a signal the sandbox did not send for time or
   memory (SIGKILL from the OOM killer, SIGTERM from outside, ...).
 - ``crash``: the interpreter died by itself (segfault, abort, ``os._exit``) or broke
@@ -40,6 +42,11 @@ class Limits:
         output_bytes: Bytes of stdout and of stderr kept per call; the rest is read
             and dropped.
         result_bytes: Largest serialised ``result`` accepted, in bytes.
+        disk_mb: Work-folder quota in MiB: no file may grow past it (RLIMIT_FSIZE: the write
+            fails with ``OSError: File too large``), and a call that leaves (or, measured every
+            0.1 s or so while it runs, makes) the folder hold more ends with status ``limit``.
+            A folder already over the quota when a call starts may shrink, not grow. The
+            private ``/tmp`` is memory, capped at ``memory_mb``.
     """
 
     wall_s: float = 30.0
@@ -48,9 +55,10 @@ class Limits:
     max_processes: int = 64
     output_bytes: int = 1_000_000
     result_bytes: int = 10_000_000
+    disk_mb: int = 2048
 
     def __post_init__(self) -> None:
-        for name in ("wall_s", "cpu_s", "memory_mb", "max_processes", "output_bytes", "result_bytes"):
+        for name in ("wall_s", "cpu_s", "memory_mb", "max_processes", "output_bytes", "result_bytes", "disk_mb"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
@@ -115,7 +123,10 @@ class SetupResult:
     Attributes:
         globals: The namespace the user code runs in (kept across worker calls).
         collect: Called with that namespace after each call; its return value
-            becomes ``Envelope.result`` instead of the variable ``result``.
+            becomes ``Envelope.result`` instead of the variable ``result``. It runs in the
+            process of the user code, which can change it or anything it reads: its value is
+            data the code controls (checked for JSON, size and shape like ``result``), never
+            proof of what the code did.
     """
 
     globals: dict[str, Any] = field(default_factory=dict)

@@ -21,6 +21,7 @@ from typing import Any
 from buildbench.sandbox._launch import Backend, SandboxUnavailable
 from buildbench.sandbox._process import SandboxProcess
 from buildbench.sandbox._types import Envelope, Isolation, Limits
+from buildbench.sandbox.lifetime import lock_workdir
 
 _log = logging.getLogger(__name__)
 _PROBE_LIMITS = Limits(wall_s=20, cpu_s=10, memory_mb=1024, max_processes=64)
@@ -83,12 +84,23 @@ def sandbox_available() -> IsolationInfo:
 
 _fallback_warned = threading.Event()
 
+#: Set to ``1`` to let ``isolation="auto"`` run agent code as a plain process where bwrap does not work.
+ALLOW_UNSANDBOXED_ENV = "BUILDBENCH_ALLOW_UNSANDBOXED"
+
+
+def _unsandboxed_allowed() -> bool:
+    return os.environ.get(ALLOW_UNSANDBOXED_ENV, "").strip().lower() in ("1", "true", "yes")
+
 
 def resolve_isolation(isolation: Isolation) -> Backend:
-    """Turn an isolation request into a backend; warn once per process on falling back.
+    """Turn an isolation request into a backend.
+
+    ``auto`` is bwrap where it works. Elsewhere it refuses, since untrusted code would run with
+    the harness's own rights, unless ``BUILDBENCH_ALLOW_UNSANDBOXED=1`` opts in to a plain
+    process (warned once per process); ``isolation="process"`` asks for one explicitly.
 
     Raises:
-        SandboxUnavailable: ``isolation="bwrap"`` was asked for and bwrap does not work here.
+        SandboxUnavailable: bwrap does not work here and nothing opted in to running without it.
         ValueError: ``isolation`` is not one of ``auto``, ``bwrap``, ``process``.
     """
     if isolation == "process":
@@ -100,11 +112,16 @@ def resolve_isolation(isolation: Isolation) -> Backend:
         return "bwrap"
     if isolation == "bwrap":
         raise SandboxUnavailable(problem)
+    if not _unsandboxed_allowed():
+        raise SandboxUnavailable(
+            f"{problem}, so agent code cannot be sandboxed; apt-get install bubblewrap, or set "
+            f"{ALLOW_UNSANDBOXED_ENV}=1 to run it unsandboxed"
+        )
     if not _fallback_warned.is_set():
         _fallback_warned.set()
         _log.warning(
-            "sandbox: %s; untrusted code runs as a plain subprocess (no network or filesystem isolation)",
-            problem,
+            "sandbox: %s; %s=1, so untrusted code runs as a plain subprocess (no network or filesystem "
+            "isolation)", problem, ALLOW_UNSANDBOXED_ENV,
         )
     return "process"
 
@@ -114,6 +131,7 @@ def _limits_message(limits: Limits, backend: Backend) -> dict[str, Any]:
         "memory_mb": limits.memory_mb,
         "cpu_s": limits.cpu_s,
         "result_bytes": limits.result_bytes,
+        "disk_bytes": limits.disk_mb * 1024 * 1024,
         "max_processes": limits.max_processes if backend == "bwrap" else None,
     }
 
@@ -185,7 +203,8 @@ class Worker:
                 Under bwrap as root, an existing folder and its contents belong to the
                 sandbox uid while a process runs and to the caller's uid afterwards.
             files: Files to write into the work folder first (relative path -> content).
-            isolation: ``"auto"``, ``"bwrap"`` or ``"process"``.
+            isolation: ``"auto"``, ``"bwrap"`` or ``"process"`` (see `resolve_isolation`: ``auto``
+                refuses where bwrap does not work unless ``BUILDBENCH_ALLOW_UNSANDBOXED=1``).
             readable: Host paths the code may read (read-only) besides the interpreter and
                 its libraries: under bwrap nothing else of the host is visible.
             python_path: Folders put on the child's PYTHONPATH (read-only), for a setup hook
@@ -193,7 +212,8 @@ class Worker:
 
         Raises:
             ValueError: A bad ``setup``, ``inputs``, ``files`` path or ``isolation``.
-            SandboxUnavailable: ``isolation="bwrap"`` and bwrap does not work here.
+            SandboxUnavailable: bwrap does not work here and ``isolation`` is ``"bwrap"``, or
+                ``"auto"`` without the opt-in.
         """
         self._inputs = _check_setup(setup, inputs)
         self._setup = setup
@@ -213,9 +233,12 @@ class Worker:
         self.workdir = folder
         try:
             _write_files(folder, files or {})
+            # Held while the worker lives: `clean_stale_workdirs` of a later run leaves the folder alone.
+            lock = lock_workdir(folder)
         except (OSError, TypeError, ValueError):
             self._discard_workdir()
             raise
+        self._unlock = weakref.finalize(self, os.close, lock)
         self._process: SandboxProcess | None = None
         self._state_lost = False
         self._closed = False
@@ -255,6 +278,7 @@ class Worker:
                                        self.python_path)
         message = {
             "op": "setup",
+            "own_pid_namespace": self.backend == "bwrap",
             "limits": _limits_message(self.limits, self.backend),
             "setup": self._setup,
             "inputs": self._inputs,
@@ -279,6 +303,7 @@ class Worker:
             self._closed = True
             self._stop()
             self._discard_workdir()
+            self._unlock()
 
     def _discard_workdir(self) -> None:
         if self._remove_workdir is not None:

@@ -28,7 +28,7 @@ Outcome:
     3.7) and per-call statuses.
 
 Arguments (``-o key=value``):
-    ``max_calls`` (20), ``call_timeout_s`` (120), ``memory_mb`` (4096), ``reload_per_call``
+    ``max_calls`` (20), ``call_timeout_s`` (120), ``memory_mb`` (4096), ``disk_mb`` (2048), ``reload_per_call``
     (false: one worker keeps ``ifc`` and variables across calls; true: every call starts a
     fresh worker from the last commit, like the predecessor harness), ``action_format``
     (``code`` | ``structured``), ``strict`` (score in strict mode), ``isolation``.
@@ -62,7 +62,7 @@ SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
 #: Failure classes of the paper's runtime classifier (spec 3.7), in report order.
 FAILURE_CLASSES = ("executed", "budget", "crash", "api", "timeout", "other")
-_CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "killed": "crash", "crash": "crash"}
+_CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "limit": "crash", "killed": "crash", "crash": "crash"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,7 @@ class ToolConfig:
         max_calls: Tool calls allowed per episode (paper: 20).
         call_timeout_s: Wall seconds per call (paper: 120).
         memory_mb: Address-space limit of the worker.
+        disk_mb: Work-folder quota of the worker (a call past it ends with status ``limit``).
         reload_per_call: Start every call from the last committed model in a fresh worker.
         action_format: ``code`` (``execute_ifc_code``) or ``structured`` (the comparison set).
         strict: Score in strict mode (collateral damage counts).
@@ -83,6 +84,7 @@ class ToolConfig:
     max_calls: int = 20
     call_timeout_s: float = 120.0
     memory_mb: int = 4096
+    disk_mb: int = 2048
     reload_per_call: bool = False
     action_format: str = "code"
     strict: bool = False
@@ -106,7 +108,7 @@ class ToolConfig:
         kw: dict[str, Any] = {}
         try:
             for key, conv in (("max_calls", int), ("call_timeout_s", float), ("memory_mb", int),
-                              ("max_output_chars", int), ("action_format", str), ("isolation", str)):
+                              ("disk_mb", int), ("max_output_chars", int), ("action_format", str), ("isolation", str)):
                 if key in options:
                     kw[key] = conv(options[key])
         except (TypeError, ValueError) as exc:
@@ -196,7 +198,7 @@ class BimEditEnv(Env):
         model = workdir / MODEL_NAME
         shutil.copyfile(view.input_ifc, model)
         limits = Limits(wall_s=self.config.call_timeout_s, cpu_s=max(1, math.ceil(self.config.call_timeout_s)),
-                        memory_mb=self.config.memory_mb)
+                        memory_mb=self.config.memory_mb, disk_mb=self.config.disk_mb)
         worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
                         isolation=self.config.isolation)  # type: ignore[arg-type]
         self.task = task

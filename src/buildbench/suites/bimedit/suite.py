@@ -40,6 +40,7 @@ bimedit_suite = Suite(
         OptionSpec("max_calls", "int", "tool calls per episode (20 in the paper)", minimum=1),
         OptionSpec("call_timeout_s", "float", "seconds per tool call (120 in the paper)", minimum=0.001),
         OptionSpec("memory_mb", "int", "sandbox memory per call", minimum=64),
+        OptionSpec("disk_mb", "int", "work-folder quota of the sandbox", minimum=1),
         OptionSpec("max_output_chars", "int", "tool output shown to the agent", minimum=0),
         OptionSpec("action_format", "str", "how the agent edits", ("code", "structured")),
         OptionSpec("isolation", "str", "sandbox backend", ("auto", "bwrap", "process")),

@@ -9,10 +9,10 @@ from typing import Any, Literal
 from buildbench.sandbox import Envelope, Isolation, Limits, Worker
 from buildbench.suites.dreamhouse.model import Structure
 
-ExecStatus = Literal["ok", "error", "timeout", "memory", "killed", "crash"]
+ExecStatus = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
 """How a run ended: ``ok``; ``error`` (the script raised, including a syntax error or an
 unsupported API in the fast executor; the scene keeps what the script did before the
-error, as Blender would); ``timeout``/``memory``/``killed``/``crash`` (the sandbox
+error, as Blender would); ``timeout``/``memory``/``limit``/``killed``/``crash`` (the sandbox
 stopped the process: the scene is lost and the next run starts from a fresh one)."""
 
 
