@@ -206,10 +206,12 @@ def allocate_samples(
     weights = a / a.sum() if a.sum() > 0 else np.full(n, 1.0 / n)
     if not redistribute:
         return np.clip(np.rint(total * weights), lo, hi).astype(np.int64)
+    # Zero-area objects stay at the minimum even when every other object is full.
+    ceiling = np.where(weights > 0, hi, lo)
     if n * lo >= total:
         share = np.full(n, lo)
-    elif n * hi <= total:
-        share = np.full(n, hi)
+    elif ceiling.sum() <= total:
+        share = ceiling
     else:
         share = _scaled_shares(weights, float(total), lo, hi)
     counts = np.floor(share).astype(np.int64)
