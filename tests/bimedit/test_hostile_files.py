@@ -37,9 +37,16 @@ def test_swapped_model_is_never_read(door_task: Task, tmp_path, attack: str) -> 
         assert time.monotonic() - t0 < 30
         reply = json.loads(step.observation.tool_results[0][1])
         assert "model_unreadable" in reply and "committed" not in reply
+        # The working copy is back: a worker that restarts opens the last commit, and the
+        # agent can go on committing.
+        crash = env.step(_call("import os\nos._exit(3)", 2))
+        assert json.loads(crash.observation.tool_results[0][1])["status"] == "crash"
+        again = env.step(_call("assert ifc.by_type('IfcDoor')[0].Name == 'moved'\n"
+                               "ifc.by_type('IfcDoor')[0].Name = 'again'\ncommit()", 3))
+        assert json.loads(again.observation.tool_results[0][1]).get("committed") is True
         out = env.outcome()
         kept = (tmp_path / "out" / "committed.ifc").read_bytes()
-        assert out["committed"] and kept.startswith(b"ISO-10303-21") and b"moved" in kept
+        assert out["committed"] and kept.startswith(b"ISO-10303-21") and b"again" in kept
         assert b"root:" not in kept
     finally:
         env.close()

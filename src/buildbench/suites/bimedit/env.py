@@ -40,6 +40,7 @@ import base64
 import hashlib
 import json
 import math
+import os
 import shutil
 import tempfile
 import zlib
@@ -162,6 +163,27 @@ class _Episode:
 MAX_MODEL_BYTES = 512 * 1024 * 1024
 
 
+def _restore(path: Path, data: bytes) -> None:
+    """Put ``data`` back at ``path`` whatever the agent left there, without following links;
+    the new file belongs to the work folder's owner, so the sandbox can commit again."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)  # never follows links inside
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        return  # the next read refuses it again; nothing of the host is touched
+    owner = os.stat(path.parent, follow_symlinks=False)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fchown(fd, owner.st_uid, owner.st_gid)
+    finally:
+        os.close(fd)
+
+
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -202,7 +224,8 @@ class BimEditEnv(Env):
         worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
                         isolation=self.config.isolation)  # type: ignore[arg-type]
         self.task = task
-        self._ep = _Episode(workdir, model, worker, _digest(model.read_bytes()))
+        initial = model.read_bytes()
+        self._ep = _Episode(workdir, model, worker, _digest(initial), committed_bytes=initial)
         self._outcome = None
         text = self._prompt(view.instruction, model)
         state = {"model_path": str(model), "tools": [t.name for t in self.tools],
@@ -294,8 +317,10 @@ class BimEditEnv(Env):
             data = _read_model(ep.model)
         except AgentFileError as exc:
             # Deleted, replaced by a link, FIFO or device, or too large: the last good commit
-            # stays what it was, and the agent is told why this one does not count.
-            ep.unreadable = str(exc)
+            # stays what it was, the working copy is put back (a restarted worker would open
+            # whatever the name points to), and the agent is told why this one does not count.
+            ep.unreadable = f"{exc}; the model file was restored to your last commit"
+            _restore(ep.model, ep.committed_bytes or b"")
             return False
         ep.unreadable = None
         digest = _digest(data)
