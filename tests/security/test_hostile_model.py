@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -57,8 +59,16 @@ def hostile(request: ServerRequest) -> ServerReply:
 @needs_bwrap
 @pytest.mark.slow
 def test_a_hostile_model_run_finishes_and_leaks_nothing(tmp_path: Path) -> None:
-    temp = tmp_path / "tmp"
-    temp.mkdir()
+    # A short private TMPDIR: the forkserver's socket lives there and AF_UNIX paths are
+    # limited to 107 bytes, which pytest-xdist's tmp_path can exceed.
+    temp = Path(tempfile.mkdtemp(prefix="bbsec-"))
+    try:
+        _hostile_run(tmp_path, temp)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _hostile_run(tmp_path: Path, temp: Path) -> None:
     env = {**os.environ, "BUILDBENCH_CACHE": str(tmp_path / "cache"), "TMPDIR": str(temp),
            "HOSTILE_CANARY_API_KEY": SECRET}
     env.pop("BUILDBENCH_ALLOW_UNSANDBOXED", None)  # the real default: sandbox or refuse
