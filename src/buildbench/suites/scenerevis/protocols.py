@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, Task
+from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, StepLoop, Task
 from buildbench.llm import ChatModel
 
 from .check.evaluate import VisionEvalJudge, eval_prompt, scores_record
@@ -97,17 +97,8 @@ class DiagnoseActLoop(Protocol):
             await self.evaluate(env, ctx)
 
     async def _play(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
-        observation, _ = await ctx.reset(env)
-        for _ in range(self.max_actions):
-            action = await agent.act(observation, ctx)
-            if action.error:
-                ctx.log(action, observation, terminated=True, info={"agent_error": action.error})
-                ctx.notes["agent_error"] = action.error
-                return
-            result = await ctx.step(env, action)
-            if result.terminated or result.truncated:
-                return
-            observation = result.observation
+        # The env's turn budget truncates the episode; the step loop is only a backstop.
+        await StepLoop(self.max_actions, name=self.name).run(env, agent, ctx)
 
     async def evaluate(self, env: SceneReVisEnv, ctx: EpisodeContext) -> None:
         """Judge the final scene (model judges) or note which judge the scorer applies."""

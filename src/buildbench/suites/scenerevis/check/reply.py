@@ -22,16 +22,10 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-#: Required arguments of each tool (the object id is checked separately).
-TOOL_ARGUMENTS: dict[str, tuple[str, ...]] = {
-    "add_object": ("object_description", "position", "rotation", "size"),
-    "remove_object": (),
-    "move_object": ("new_position",),
-    "rotate_object": ("new_rotation",),
-    "scale_object": ("new_size",),
-    "replace_object": ("new_object_description",),
-    "terminate": ("reason",),
-}
+from ..actions import TOOLS
+
+#: Required arguments of each tool (the object id is checked separately): the env's own table.
+TOOL_ARGUMENTS = TOOLS
 #: Argument names that may carry the target object's id, per tool.
 ID_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "remove_object": ("id", "jid", "uid"),
