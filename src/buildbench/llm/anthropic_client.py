@@ -167,9 +167,10 @@ class AnthropicChat(RemoteChatModel):
             kw["tool_choice"] = to_anthropic_tool_choice(request.tool_choice)
         if request.stop:
             kw["stop_sequences"] = list(request.stop)
-        if request.temperature is not None:
-            # This SDK version has no temperature argument; the API still reads the field.
-            kw["extra_body"] = {"temperature": request.temperature}
+        sampling = {"temperature": request.temperature, "top_p": request.top_p}
+        if any(v is not None for v in sampling.values()):
+            # This SDK version has no sampling arguments; the API still reads the fields.
+            kw["extra_body"] = {k: v for k, v in sampling.items() if v is not None}
         return kw
 
     async def _attempt(self, request: ChatRequest) -> ChatResponse:

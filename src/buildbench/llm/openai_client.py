@@ -179,6 +179,8 @@ class OpenAIChat(RemoteChatModel):
             kw["tool_choice"] = to_openai_tool_choice(request.tool_choice)
         if request.temperature is not None:
             kw["temperature"] = request.temperature
+        if request.top_p is not None:
+            kw["top_p"] = request.top_p
         if request.max_tokens is not None:
             kw[self.max_tokens_field] = request.max_tokens
         if request.stop:

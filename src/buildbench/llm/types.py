@@ -220,6 +220,7 @@ class ChatRequest:
         tool_choice: ``"auto"``, ``"none"``, ``"required"``, a tool name to force, or None.
         stop: Stop sequences.
         seed: Sampling seed for servers that honour one.
+        top_p: Nucleus-sampling mass in (0, 1]; None leaves the server default.
     """
 
     messages: tuple[Message, ...]
@@ -229,6 +230,7 @@ class ChatRequest:
     tool_choice: str | None = None
     stop: tuple[str, ...] = ()
     seed: int | None = None
+    top_p: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple(self.messages))
@@ -241,6 +243,10 @@ class ChatRequest:
             object.__setattr__(self, "temperature", float(self.temperature))
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ValueError(f"ChatRequest.max_tokens: must be >= 1, got {self.max_tokens}")
+        if self.top_p is not None:
+            object.__setattr__(self, "top_p", float(self.top_p))
+            if not 0.0 < self.top_p <= 1.0:
+                raise ValueError(f"ChatRequest.top_p: must be in (0, 1], got {self.top_p}")
         names = {t.name for t in self.tools}
         if self.tool_choice not in (None, "auto", "none", "required") and self.tool_choice not in names:
             raise ValueError(
@@ -248,7 +254,7 @@ class ChatRequest:
             )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "messages": [m.to_dict() for m in self.messages],
             "tools": [t.to_dict() for t in self.tools],
             "temperature": self.temperature,
@@ -257,6 +263,9 @@ class ChatRequest:
             "stop": list(self.stop),
             "seed": self.seed,
         }
+        if self.top_p is not None:  # absent when unset, so recordings made before top_p keep their cache keys
+            out["top_p"] = self.top_p
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "request") -> ChatRequest:
@@ -271,6 +280,7 @@ class ChatRequest:
             tool_choice=data.get("tool_choice"),
             stop=tuple(data.get("stop") or ()),
             seed=data.get("seed"),
+            top_p=data.get("top_p"),
         )
 
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from string import Template
 from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.harness.prompts import PROMPT_DIR, PromptFiles
 from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, Tool, ToolCall
 
 from .library import tool_specs
@@ -33,22 +35,35 @@ OBJECTION_TOOLS = ("raise_objection_draft", "raise_objection_build", "raise_obje
 """Tools that end a branch as failed (Reviewer: draft; Guidance: build, assemble, refine)."""
 
 DEFAULT_TEMPERATURE = 0.5
-"""Decoding temperature of the paper's runs (App. E.1, Table 5); top-p 0.7 has no portable setting."""
+"""Decoding temperature of the paper's runs (App. E.1, Table 5)."""
+DEFAULT_TOP_P = 0.7
+"""Nucleus sampling of the paper's runs (App. E.1, Table 5; ``-o top_p=none`` leaves the server default,
+e.g. for Anthropic models that refuse temperature and top-p together)."""
 
 UNANSWERED = "Not executed: only one tool call is run per reply."
 
 
+#: The replaceable prompt texts (``-o prompts=DIR``): ``common.md`` and one file per role,
+#: filled by ``string.Template`` (``$common``, ``$catalogue``, ``$objection``, ``$keys``).
+PROMPT_FILES = PromptFiles(Path(str(resources.files("buildbench.suites.buildarena") / "prompts")))
+
+
 def _read_prompt(name: str) -> str:
-    return (resources.files("buildbench.suites.buildarena") / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    return PROMPT_FILES.read(f"{name}.md")
 
 
-@functools.cache
 def role_prompt(role: str, objection: str = "raise_objection_build") -> str:
     """The system prompt of ``role``, with the block catalogue injected (the released code never did, spec 4.4).
 
     Raises:
         ValueError: For an unknown role.
     """
+    return _role_prompt(role, objection, PROMPT_DIR.get())
+
+
+@functools.cache
+def _role_prompt(role: str, objection: str, prompt_dir: Path | None) -> str:
+    # Cached per prompt folder: a run with -o prompts=DIR must not get another run's texts.
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
     common = Template(_read_prompt("common")).substitute(catalogue=load_catalogue().describe())
@@ -108,6 +123,7 @@ class Team(Agent):
     Args:
         model: The chat model.
         temperature: Sampling temperature (paper default 0.5).
+        top_p: Nucleus-sampling mass (paper default 0.7); None leaves the server default.
         max_tokens: Cap on each reply.
         budget: Limits for the whole episode, all roles together.
         history: Keep whole conversations (None) or the first message and the last ``history``
@@ -117,13 +133,14 @@ class Team(Agent):
     name = "llm"
 
     def __init__(self, model: ChatModel, *, temperature: float | None = DEFAULT_TEMPERATURE,
-                 max_tokens: int | None = None, budget: Budget | BudgetLimits | None = None,
+                 top_p: float | None = DEFAULT_TOP_P, max_tokens: int | None = None, budget: Budget | BudgetLimits | None = None,
                  history: int | None = None) -> None:
         if isinstance(budget, dict):
             budget = Budget(**budget)
         self.budget = budget or Budget()
         self.model = BudgetedChat(model, self.budget)
         self.temperature = temperature
+        self.top_p = top_p
         self.max_tokens = max_tokens
         self.history = history
         self.threads: dict[str, _Thread] = {}
@@ -159,6 +176,7 @@ class Team(Agent):
             max_tokens=self.max_tokens,
             tool_choice="auto" if tools else None,
             seed=ctx.seed,
+            top_p=self.top_p,
         )
         response = await self.model.generate(request)
         usage = response.usage.to_dict()
@@ -171,12 +189,14 @@ class Team(Agent):
 
 
 def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
-    """Factory of the model-backed team (``-o temperature=… -o max_tokens=… -o max_requests=…``)."""
+    """Factory of the model-backed team (``-o temperature=… -o top_p=… -o max_tokens=… -o max_requests=…``)."""
     from buildbench.harness.llm_agent import llm_agent_options
 
     settings = llm_agent_options(options)
     settings.pop("use_tools", None)
-    return Team(model, temperature=settings.pop("temperature", DEFAULT_TEMPERATURE), **settings)
+    top_p = options.get("top_p", DEFAULT_TOP_P)
+    return Team(model, temperature=settings.pop("temperature", DEFAULT_TEMPERATURE),
+                top_p=None if top_p in (None, "none") else float(top_p), **settings)
 
 
 # -- scripted designs ---------------------------------------------------------------------------

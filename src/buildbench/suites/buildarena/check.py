@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .analysis import lift_metrics, transport_metrics
 from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Trajectory, run_scene
@@ -113,6 +114,7 @@ def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
         "target": target,
         "one_piece": one_piece,
         "hacked": passed and (wheels == 0 or start_height > LAUNCH_HEIGHT),
+        **transport_metrics(traj, target),
     }
     if passed:
         reason = f"{target} got {distance:.2f} units from the origin (> {TRANSPORT_DISTANCE:g})"
@@ -126,7 +128,8 @@ def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
 
 
 def check_support(traj: Trajectory, collapsed: bool = False) -> Verdict:
-    """Support rule: the cargo spends ≥ 2 s at height ≥ 4.0; max load = mass when it first drops below.
+    """Support rule: the cargo spends ≥ 2 s at height ≥ 4.0; max load = the mass logged at (or, logs being
+    aligned, before) the first sample below it.
 
     Args:
         traj: The log.
@@ -135,15 +138,15 @@ def check_support(traj: Trajectory, collapsed: bool = False) -> Verdict:
     """
     z = traj.series("Ballast")[:, 2]
     mass = traj.ballast_mass
-    dt = np.diff(traj.time, append=traj.time[-1])
-    hold = float(np.sum(dt[z >= SUPPORT_HEIGHT]))
+    # Each interval counts when the sample that ends it is at or above the threshold (released analyser).
+    hold = float(np.sum(np.diff(traj.time)[z[1:] >= SUPPORT_HEIGHT]))
     start_height = float(z[0])
     below = np.flatnonzero(z < SUPPORT_HEIGHT)
     if collapsed and not below.size:
         below = np.array([z.size - 1])
     if below.size:
         first = int(below[0])
-        load = float(mass[max(first - 1, 0)])
+        load = float(mass[first])  # the last mass logged at or before the first sample below the threshold
         fell_at: float | None = float(traj.time[first])
     else:
         load = float(mass.max())
@@ -217,6 +220,7 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int) -> Verdict
         "tracked": ids,
         "twr": twr,
         "hacked": passed and twr < LIFT_TWR,
+        **lift_metrics(traj, ids),
     }
     if passed:
         reason = f"reached {height:.1f} (> {LIFT_HEIGHT:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"

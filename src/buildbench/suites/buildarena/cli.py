@@ -7,6 +7,7 @@ as ``export.history_json`` writes), a machine document
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -66,24 +67,44 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("calls", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
-def replay(calls: Path) -> None:
+@click.option("--profile", type=click.Choice(["default", "released"]), default="default", show_default=True,
+              help="default: our library with its fixes; released: the original library's behaviour.")
+def replay(calls: Path, profile: str) -> None:
     """Replay each line of CALLS.jsonl (a list of {"op", "params"}) on a fresh machine.
 
     Prints one JSON line per non-empty input line: every call's returned text and the final blocks'
-    ids, types, positions and rotations (real frame). "-" reads standard input.
+    ids, types, positions and rotations (real frame). "-" reads standard input; a .gz file is read
+    compressed. Lines recorded by the differential tool ({"seed", "calls": [...with "result"]})
+    also get an "agreement" count, and the totals are printed on standard error at the end.
     """
     from .library import replay_line
 
-    if str(calls) == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        try:
-            lines = calls.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise click.ClickException(f"cannot read {calls}: {exc.strerror or exc}") from None
+    lines = _read_lines(calls)
+    totals = {"calls": 0, "normalized": 0, "exact": 0}
     for line in lines:
         if line.strip():
-            click.echo(replay_line(line))
+            out = replay_line(line, profile=profile)
+            click.echo(out)
+            agreement = json.loads(out).get("agreement") or {}
+            for key in totals:
+                totals[key] += int(agreement.get(key, 0))
+    if totals["calls"]:
+        n = totals["calls"]
+        click.echo(f"agreement ({profile}): {totals['normalized']}/{n} normalized "
+                   f"({totals['normalized'] / n:.2%}), {totals['exact']}/{n} exact ({totals['exact'] / n:.2%})",
+                   err=True)
+
+
+def _read_lines(calls: Path) -> list[str]:
+    if str(calls) == "-":
+        return sys.stdin.read().splitlines()
+    try:
+        if calls.suffix == ".gz":
+            with gzip.open(calls, "rt", encoding="utf-8") as fh:
+                return fh.read().splitlines()
+        return calls.read_text(encoding="utf-8").splitlines()
+    except (OSError, EOFError) as exc:
+        raise click.ClickException(f"cannot read {calls}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 @cli.command()
@@ -125,6 +146,40 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
         click.echo(f"  {block_id}: start {summary['start'][block_id]} → end {end}")
     for line in result.broken:
         click.echo(f"  broke: {line}")
+
+
+@cli.command("analyze")
+@click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--machine", "machine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The machine that was run (history JSON, machine document or episode outcome).")
+@click.option("--task", "task_id", required=True, help="Task id: transport-1 … lift-3.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
+def analyze(log: Path, machine_path: Path, task_id: str, seed: int) -> None:
+    """Judge a trajectory LOG from Besiege (the exported .bsg's Lua log: "t, ID_k, x, y, z" lines).
+
+    Prints one JSON object: pass, indicator, reason and the metrics (trajectory metrics included),
+    computed by the same rules as our simulations. Exit 1 when the task is not passed.
+    """
+    from .besiege import TrajectoryCsvError, read_trajectory_csv
+    from .check import judge
+    from .tasks import TASKS
+
+    if task_id not in TASKS:
+        raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
+    machine = load_machine(machine_path)
+    try:
+        text = log.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"cannot read {log}: {exc}") from None
+    try:
+        traj = read_trajectory_csv(text, {b.id: b.type for b in machine.blocks.values()})
+        verdict = judge(TASKS[task_id], machine, traj, seed=seed)
+    except (TrajectoryCsvError, KeyError, ValueError) as exc:
+        raise click.ClickException(f"{log}: {exc}") from None
+    click.echo(json.dumps({"task": task_id, "passed": verdict.passed, "indicator": verdict.indicator,
+                           "reason": verdict.reason, "metrics": verdict.metrics}, default=str))
+    if not verdict.passed:
+        sys.exit(1)
 
 
 @cli.command("export-bsg")

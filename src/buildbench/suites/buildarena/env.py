@@ -46,10 +46,11 @@ from .controller import (
     trajectory_text,
 )
 from .library import COMMANDS, Workbench, tool_specs
-from .library.replay import rebuild
+from .library.released.convert import ReleasedStageBench, rebuild_released
+from .library.replay import PROFILES, rebuild
 from .metrics import failure_category
 from .model import HistoryEntry, Machine, Rules
-from .tasks import TaskSpec, get_task
+from .tasks import TaskSpec, get_task, load_levels
 
 #: Tool groups of each stage kind (released ``spatial/agent.py``; spec 2.1, 4.1).
 STAGE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -153,6 +154,8 @@ def rebuild_outcome(outcome: dict[str, Any]) -> Machine | None:
     if not final:
         return None
     rules = Rules(**outcome.get("rules", {}))
+    if outcome.get("profile") == "released" and not (final and final[0].get("op") == "add_machine"):
+        return rebuild_released(_entries(final)).machine
     saved = _rebuild_all(dict(outcome.get("machines") or {}), rules)
     return rebuild(_entries(final), rules, saved=saved)
 
@@ -170,11 +173,19 @@ class BuildArenaEnv(Env):
             None runs the task's full duration.
         max_calls: Library calls allowed per episode; the step that reaches it is truncated.
         control_trials: Controller generations allowed (3 in the paper).
+        profile: ``default`` (our library) or ``released`` (the original library's answers, quirks
+            and crashes, in build and refine stages; assembly and control stages use ours).
+        task_texts: Task statements replacing ours, by task id (the released ``levels.yaml``).
     """
 
     def __init__(self, task: Task, *, rules: Rules | None = None, sim_duration_s: float | None = None,
-                 max_calls: int | None = None, control_trials: int = 3) -> None:
+                 max_calls: int | None = None, control_trials: int = 3, profile: str = "default",
+                 task_texts: dict[str, str] | None = None) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f"unknown library profile {profile!r}; profiles: {', '.join(PROFILES)}")
         self.task = task
+        self.profile = profile
+        self.task_texts = dict(task_texts or {})
         self.rules = rules or Rules()
         self.sim_duration_s = sim_duration_s
         self.max_calls = max_calls
@@ -187,7 +198,7 @@ class BuildArenaEnv(Env):
         self.machines: dict[str, Machine] = {}
         self.approved: dict[str, bool] = {}
         self.final: str | None = None
-        self.bench = Workbench(rules=self.rules)
+        self.bench: Workbench | ReleasedStageBench = self._fresh_bench()
         self.stage = Stage("build", "1", ())
         self.tools: list[Tool] = []
         self.calls = 0
@@ -208,7 +219,7 @@ class BuildArenaEnv(Env):
         self._reset_state()
         observation = self.begin("build", "1")
         # The stage line stays out: every role's prompt quotes this text, and the tools travel as specs.
-        text = f"Task {self.spec.id}:\n{self.spec.text}"
+        text = f"Task {self.spec.id}:\n{self.task_texts.get(self.spec.id, self.spec.text)}"
         return ResetResult(dataclasses.replace(observation, text=text), {"task": self.spec.id})
 
     def begin(self, kind: str, machine_id: str, *, source: str | None = None,
@@ -232,6 +243,8 @@ class BuildArenaEnv(Env):
         if kind == "control":
             self._machine(machine_id)
             self.bench = Workbench(rules=self.rules)
+        elif kind in ("refine", "revise") and self.profile == "released":
+            self.bench = rebuild_released(self._machine(source or "").history)
         elif kind in ("refine", "revise"):
             base = self._machine(source or "")
             self.bench = Workbench(rebuild(base.history, self.rules, saved=self.machines), self.rules,
@@ -240,7 +253,7 @@ class BuildArenaEnv(Env):
             saved = {c: self._machine(c) for c in candidates}
             self.bench = Workbench(Machine(is_assembly=True), self.rules, saved=saved)
         else:
-            self.bench = Workbench(rules=self.rules)
+            self.bench = self._fresh_bench()
         self.stage = Stage(kind, machine_id, tuple(c.name for c in COMMANDS.values()
                                                    if c.group in STAGE_GROUPS[kind]))
         self.tools = _tools(STAGE_GROUPS[kind])
@@ -249,6 +262,9 @@ class BuildArenaEnv(Env):
         names = ", ".join(self.stage.tool_names) or "none (send a JSON control design)"
         return Observation(text=f"Stage {kind} on machine {machine_id}. Tools: {names}.",
                            state=self._state())
+
+    def _fresh_bench(self) -> Workbench | ReleasedStageBench:
+        return ReleasedStageBench() if self.profile == "released" else Workbench(rules=self.rules)
 
     def _machine(self, machine_id: str) -> Machine:
         if machine_id not in self.machines:
@@ -365,7 +381,11 @@ class BuildArenaEnv(Env):
             text = f"Trial {generation} could not run: {exc}."
             return self._result(action, call_id, text, {"ok": False, "trial": trial},
                                 terminated=generation >= self.control_trials)
-        machine = rebuild(self._machine(self.stage.machine_id).history, self.rules, saved=self.machines)
+        history = self._machine(self.stage.machine_id).history
+        if self.profile == "released" and not (history and history[0].op == "add_machine"):
+            machine = rebuild_released(history).machine
+        else:
+            machine = rebuild(history, self.rules, saved=self.machines)
         bench = Workbench(machine, self.rules, saved=dict(self.machines))
         applied = apply_design(bench, design)
         self.control_errors += len(applied.errors)
@@ -456,6 +476,7 @@ class BuildArenaEnv(Env):
             "seed": self.seed,
             "sim_duration_s": self.sim_duration_s,
             "rules": dataclasses.asdict(self.rules),
+            "profile": self.profile,
             "final": self.final,
             "approved": bool(self.final is not None and self.approved.get(self.final, False)),
             "machine": history_list(product) if product is not None else [],
@@ -476,7 +497,11 @@ class BuildArenaEnv(Env):
 
 def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
     """Env factory for the suite (``-o sim_duration_s=…``, ``-o max_calls=…``, ``-o control_trials=…``,
-    ``-o max_shift=…``)."""
+    ``-o max_shift=…``, ``-o profile=default|released``, ``-o levels=levels.yaml``).
+
+    Raises:
+        ValueError: An unreadable or foreign ``levels`` file, or an unknown profile.
+    """
     duration = options.get("sim_duration_s")
     max_calls = options.get("max_calls")
     rules = Rules()
@@ -489,4 +514,6 @@ def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
         sim_duration_s=None if duration is None else float(duration),
         max_calls=None if max_calls is None else int(max_calls),
         control_trials=int(options.get("control_trials", 3)),
+        profile=str(options.get("profile", "default")),
+        task_texts=load_levels(options["levels"]) if options.get("levels") else None,
     )

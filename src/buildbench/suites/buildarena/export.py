@@ -6,8 +6,10 @@ machine representation; ``load_history`` rebuilds a machine from it. The
 face centres in the virtual frame, rotations quaternions ``x y z w``,
 connector end points in the connector's local frame as fixed when connected
 (start/end rotations are our reading of the released exporter, unverified). Unlike the released
-exporter we write no ``None`` data for blocks without settings, and no Lua
-script (our simulator does not need one). The file cannot be validated
+exporter we write no ``None`` data for blocks without settings. The embedded
+Lua script (``besiege.lua_script``) presses the machine's control sequence,
+ramps a Ballast's mass and logs every block at 25 Hz, so a user who owns the
+game can compare its trajectory with ours. The file cannot be validated
 without the game.
 """
 
@@ -23,6 +25,7 @@ import numpy as np
 
 from buildbench.jsonio import parse_json
 
+from .besiege import CargoRamp, TrackedBlock, lua_script
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
 from .library.replay import rebuild
@@ -114,10 +117,37 @@ def _block_data(machine: Machine, block: Block) -> str:
     return _fill(spec.data_template, values).strip()
 
 
-def to_bsg(machine: Machine, name: str = "machine", seed: int = 0) -> str:
-    """Besiege machine XML; ``seed`` makes the block guids reproducible."""
+def _lua_data(machine: Machine, ref_keys: dict[str, str], cargo_mass: tuple[float, float]) -> list[str]:
+    tracked = [TrackedBlock("Ballast" if b.type == "Ballast" else b.id,
+                            None if b.type == STARTING_BLOCK else ref_keys[b.id], b.type)
+               for b in machine.blocks.values() if b.ends is None]
+    ballast = next((b for b in machine.blocks.values() if b.type == "Ballast"), None)
+    cargo = None if ballast is None else CargoRamp(ref_keys[ballast.id], *cargo_mass)
+    script = lua_script(machine.control_sequence, tracked, cargo)
+    return [
+        "    <Data>",
+        '        <StringArray key="lua_files">LuaRoot/main.lua</StringArray>',
+        f'        <StringArray key="lua_data">{escape(script)}</StringArray>',
+        '        <StringArray key="lua_modules_names">default</StringArray>',
+        '        <StringArray key="lua_modules_paths">LuaRoot/main.lua</StringArray>',
+        '        <Boolean key="lua">True</Boolean>',
+        '        <StringArray key="requiredMods" />',
+        "    </Data>",
+    ]
+
+
+def to_bsg(machine: Machine, name: str = "machine", seed: int = 0, *, lua: bool = True,
+           cargo_mass: tuple[float, float] = (50.0, 2.0)) -> str:
+    """Besiege machine XML; ``seed`` makes the block guids reproducible.
+
+    Args:
+        lua: Embed the control and logging script (Lua Scripting Mod).
+        cargo_mass: A Ballast's final mass and ramp time in seconds (Support: 1500, 15).
+    """
     rng = np.random.default_rng(seed)
     blocks = sorted(machine.blocks.values(), key=lambda b: b.type != STARTING_BLOCK)
+    guids = {b.id: str(uuid.UUID(bytes=rng.bytes(16), version=4)) for b in blocks}
+    ref_keys = {b.id: spec_of(b).name.replace(" ", "") + "_" + guids[b.id][:8] for b in blocks}
     lines = [
         '<?xml version="1.0" encoding="utf-8"?>',
         "<!--Besiege machine save file.-->",
@@ -126,17 +156,17 @@ def to_bsg(machine: Machine, name: str = "machine", seed: int = 0) -> str:
         '        <Position x="0" y="5" z="0" />',
         '        <Rotation x="0" y="0" z="0" w="1" />',
         "    </Global>",
-        "    <Data />",
+        *(_lua_data(machine, ref_keys, cargo_mass) if lua else ["    <Data />"]),
         "    <Blocks>",
     ]
     for block in blocks:
         spec = spec_of(block)
-        guid = str(uuid.UUID(bytes=rng.bytes(16), version=4))
+        guid = guids[block.id]
         w, x, y, z = matrix_to_quat(block.rotation)
         px, py, pz = (float(v) for v in block.position)
         sx, sy, sz = spec.scale
         data = _block_data(machine, block)
-        ref_key = spec.name.replace(" ", "") + "_" + guid[:8]
+        ref_key = ref_keys[block.id]
         lines += [
             f'        <Block id="{spec.game_id}" guid="{guid}">',
             "            <Transform>",

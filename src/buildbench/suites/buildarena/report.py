@@ -83,6 +83,55 @@ _TABLE6 = ((1, 0.0, 0.0, 26.5, 1.2, 56.8), (2, 72.2, 422.6, 61.0, 1.1, 128.8), (
            (4, 94.4, 568.8, 82.7, 0.9, 171.7), (5, 100.0, 586.9, 43.0, 1.2, 89.0))
 
 
+# protocol: parts, SR %, max load, invalid-action rate % (paper Table 4, Seed-1.6, Support Lv.1, n = 64)
+_TABLE4 = (("workflow", 33.4, 45.3, 197.4, 1.4), ("guidance-builder", 20.2, 4.7, 31.4, 1.7),
+           ("builder-only", 19.8, 22.6, 75.5, 44.7))
+# temperature (top-p 0.7): parts, SR %, max load, invalid-action rate % (paper Table 5, same setting)
+_TABLE5 = (("0.5 (default)", 33.4, 45.3, 197.4, 1.4), ("0.0", 30.0, 43.8, 168.8, 2.3),
+           ("1.0", 29.8, 42.2, 199.1, 1.8))
+
+
+def _ablation_cells(parts: float, sr: float, load: float, invalid: float) -> dict[str, str]:
+    return {"parts": f"{parts:.1f}", "SR %": f"{sr:.1f}", "max load": f"{load:.1f}", "invalid %": f"{invalid:.1f}"}
+
+
+def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
+    chosen = [e for e in episodes if e.task_id == "support-1" and e.status == "ok"]
+    if not chosen:
+        return None
+    calls = math.fsum(e.metrics.get("calls", 0.0) for e in chosen)
+    return {
+        "parts": math.fsum(e.metrics.get("parts", 0.0) for e in chosen) / len(chosen),
+        "sr": 100.0 * math.fsum(e.metrics.get("passed", 0.0) for e in chosen) / len(chosen),
+        "load": math.fsum(e.metrics.get("indicator", 0.0) for e in chosen) / len(chosen),
+        "invalid": 100.0 * math.fsum(e.metrics.get("invalid_calls", 0.0) for e in chosen) / calls if calls else 0.0,
+    }
+
+
+def ablation_rows(episodes: Sequence[Episode], label: str) -> dict[str, list[dict[str, Any]]]:
+    """Tables 4 (workflow roles) and 5 (decoding temperature): the paper's Support Lv.1 rows and ours.
+
+    Ours: Support Lv.1 episodes of this run, by protocol for Table 4 and as one row for Table 5 (a run has
+    one decoding setting; compare runs made with ``-o temperature=…``).
+    """
+    table4: list[dict[str, Any]] = []
+    for protocol, *paper in _TABLE4:
+        ours = _support1_means([e for e in episodes if e.protocol == protocol])
+        if ours is not None:
+            table4.append({"source": OURS, "setting": f"{protocol} ({label})",
+                           **_ablation_cells(ours["parts"], ours["sr"], ours["load"], ours["invalid"])})
+        table4.append({"source": PAPER, "setting": f"{protocol} (Seed-1.6)", **_ablation_cells(*paper)})
+    table5: list[dict[str, Any]] = []
+    ours_all = _support1_means(episodes)
+    if ours_all is not None:
+        table5.append({"source": OURS, "setting": label,
+                       **_ablation_cells(ours_all["parts"], ours_all["sr"], ours_all["load"], ours_all["invalid"])})
+    table5 += [{"source": PAPER, "setting": f"T = {t}, top-p 0.7 (Seed-1.6)", **_ablation_cells(*paper)}
+               for t, *paper in _TABLE5]
+    return {"Table 4: workflow ablation, Support Lv.1 (paper: Seed-1.6, n = 64)": table4,
+            "Table 5: decoding ablation, Support Lv.1 (paper: Seed-1.6, n = 64)": table5}
+
+
 def _parse(block: str) -> list[tuple[str, str, list[float]]]:
     rows = []
     for line in block.strip().splitlines():
@@ -174,6 +223,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
         "Failure reasons of library calls (Fig. 6 categories)":
             [{"category": k, "calls": v} for k, v in failure_counts(episodes).items() if v],
     }
+    tables.update(ablation_rows(episodes, label))
     loop = closed_loop_rows(episodes)
     if loop:
         tables["Table 6: closed-loop rounds (paper: Seed-1.6, Support Lv.1)"] = loop

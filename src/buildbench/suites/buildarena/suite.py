@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
+from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.task_files import require_fields
 
 from . import agents, protocols
+from .agents import PROMPT_FILES
 from .env import make_env
 from .metrics import score_episode
 from .report import summarize
@@ -78,5 +81,13 @@ suite = Suite(
         OptionSpec("build_turns", "int", "Builder-Guidance turns", minimum=1),
         OptionSpec("max_substructures", "int", "substructures the Planner may ask for", minimum=1),
         OptionSpec("rounds", "int", "closed-loop simulator feedback rounds", minimum=1),
+        OptionSpec("top_p", "float-or-none", "nucleus sampling of the llm team (0.7 as in the paper), or none",
+                   minimum=0.01, maximum=1.0),
+        OptionSpec("levels", "str", "the released levels.yaml: its task texts replace ours"),
+        OptionSpec("profile", "str", "library profile: default (our fixes) or released (the original's answers)",
+                   choices=("default", "released")),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPT_FILES,
+    validate_task=require_fields(inputs={"text": "string", "category": "string", "level": "integer"}),
 )

@@ -1,6 +1,8 @@
 """The nine BuildArena tasks: Transport, Support, Lift × Lv.1–3 (spec 3, ``levels.yaml``).
 
-Task texts are ours; they carry every requirement of the released prompts.
+Task texts are ours; they carry every requirement of the released prompts and reveal no more than
+they do (no pass thresholds). ``load_levels`` reads the released ``levels.yaml`` itself, for runs
+that want the original wording (``-o levels=FILE``).
 Each task also fixes its simulation protocol (released simulation scripts):
 duration, ground or terrain, cargo and its mass ramp, and which controls
 are pressed.
@@ -9,9 +11,11 @@ are pressed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import yaml
 
 from buildbench.suites.buildarena.library.bodies import BodyGraph, body_graph
 from buildbench.suites.buildarena.model import Machine
@@ -70,10 +74,10 @@ _DRIVE_PROTOCOL = (
     "you bind to the powered blocks; it gets three attempts, sees the recorded trajectory after each, "
     "and the best attempt counts. The run lasts 30 seconds."
 )
+# Scoring lines say no more than the released prompts (no pass threshold): what is measured, not the bar.
 _DRIVE_SCORING = (
-    "What counts: how far the {thing} gets from the start (it must get more than 10 units away), "
-    "how closely it follows the straight line to the goal, whether the machine stays in one piece, "
-    "how quickly it arrives, and how few blocks you use."
+    "What counts: how closely the {thing} follows the straight line from the start to the goal, "
+    "whether the machine stays in one piece, how quickly it gets there, and how few blocks you use."
 )
 _CARGO_RULES = (
     "The cargo is not part of what you build and does not appear while building; leave it out of your "
@@ -138,8 +142,9 @@ def _lift(level: int) -> str:
             [
                 "Build one rocket engine, as a single sub-structure, that pushes in a single direction.",
                 "How it is tested: the engine stands on the ground at (x=0, y=0, z=0) and its firing key "
-                "is held down for the whole run; its thrust is judged against its weight.",
-                "What counts: the engine's thrust-to-weight ratio (higher is better) and how few blocks "
+                "is held down for the whole run; its vertical push is worked out from how far it rises "
+                "between the start and the end of the run.",
+                "What counts: the greatest push the engine delivers (higher is better) and how few blocks "
                 "you use.",
             ]
         )
@@ -155,9 +160,8 @@ def _lift(level: int) -> str:
             build,
             "How it is tested: the rocket stands on the ground at (x=0, y=0, z=0); every firing key is held "
             "down continuously, and the motion of its blocks is recorded.",
-            "What counts: the greatest height any block reaches (it must pass 30 units and keep climbing), "
-            "how little the flight strays sideways from the vertical, the top speed, and how few blocks "
-            "you use.",
+            "What counts: the greatest height any block reaches, how little the flight strays sideways "
+            "from the vertical line on average, the top speed of any block, and how few blocks you use.",
         ]
     )
 
@@ -211,6 +215,32 @@ def _make_tasks() -> dict[str, TaskSpec]:
 
 TASKS: dict[str, TaskSpec] = _make_tasks()
 """All nine tasks by id."""
+
+
+_LEVEL_NUMBER = {"soft": 1, "medium": 2, "hard": 3}
+
+
+def load_levels(path: str | Path) -> dict[str, str]:
+    """Task texts by task id from a released ``levels.yaml`` (documents with ``level``, ``category``, ``task``).
+
+    Raises:
+        ValueError: Unreadable file, or a document that is not one of the nine task levels.
+    """
+    try:
+        documents = list(yaml.safe_load_all(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(f"levels file {path}: {exc}") from None
+    texts: dict[str, str] = {}
+    for number, doc in enumerate(d for d in documents if d is not None):
+        if not isinstance(doc, dict) or not isinstance(doc.get("task"), str):
+            raise ValueError(f"levels file {path}: document {number + 1} has no task text")
+        level, category = _LEVEL_NUMBER.get(str(doc.get("level"))), str(doc.get("category"))
+        task_id = f"{category}-{level}"
+        if level is None or task_id not in TASKS:
+            raise ValueError(f"levels file {path}: document {number + 1} names an unknown task "
+                             f"(category {category!r}, level {doc.get('level')!r})")
+        texts[task_id] = doc["task"].strip()
+    return texts
 
 
 def get_task(task_id: str) -> TaskSpec:

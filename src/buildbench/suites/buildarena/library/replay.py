@@ -1,12 +1,19 @@
 """Replay lists of library calls on fresh machines (the future ``buildbench buildarena replay``).
 
-Input line: ``[{"op": ..., "params": {...}}, ...]``. Output line: every
-call's returned text and the final blocks' ids, types, positions (real
-frame, displayed centre) and rotations (real-frame quaternion ``w, x, y, z``).
+Input line: ``[{"op": ..., "params": {...}}, ...]``, or a recorded sequence
+``{"seed", "calls": [{"op", "params", "result" | "exception", "ids_after"}]}``
+as the differential tool writes (``tools/buildarena_oracle``). Output line:
+every call's returned text and the final blocks' ids, types, positions (real
+frame, displayed centre) and rotations (real-frame quaternion ``w, x, y, z``);
+for a recorded sequence also how many answers agree with the recording.
+
+Profiles: ``default`` (our library, with its fixes) and ``released`` (the
+original library's behaviour, ``library.released``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -17,6 +24,8 @@ from buildbench.suites.buildarena.model import HistoryEntry, Machine, Rules
 
 from .frames import matrix_to_quat, rotation_to_real, to_real
 from .geometry import block_center
+from .released import ReleasedWorkbench
+from .released.agreement import expected_text, normalize
 from .workbench import Workbench
 
 
@@ -65,6 +74,7 @@ class ReplayResult:
     results: list[CallResult]
     blocks: list[BlockPose]
     error: str | None = None
+    agreement: dict[str, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -83,18 +93,39 @@ def _poses(machine: Machine) -> list[BlockPose]:
     ]
 
 
+PROFILES = ("default", "released")
+
+
+def _released_poses(bench: ReleasedWorkbench) -> list[BlockPose]:
+    return [
+        BlockPose(
+            key,
+            part.name,
+            [round(float(v), 9) + 0.0 for v in to_real(part.shown_position)],
+            [round(v, 9) + 0.0 for v in matrix_to_quat(rotation_to_real(part.orientation.matrix))],
+        )
+        for key, part in bench.machine.blocks.items()
+    ]
+
+
 def replay(
-    calls: object, rules: Rules | None = None, saved: Mapping[str, Machine] | None = None
+    calls: object, rules: Rules | None = None, saved: Mapping[str, Machine] | None = None,
+    profile: str = "default",
 ) -> ReplayResult:
     """Run ``calls`` on a fresh machine; never raises for malformed calls.
 
     Args:
         calls: A list of ``{"op": str, "params": dict}``.
-        rules: Library rules (default: ours).
-        saved: Saved machines for assembly commands.
+        rules: Library rules of the default profile (default: ours).
+        saved: Saved machines for assembly commands (default profile).
+        profile: ``default`` or ``released``.
     """
     if not isinstance(calls, list):
         return ReplayResult([], [], error=f"expected a JSON list of calls, got {type(calls).__name__}")
+    if profile not in PROFILES:
+        return ReplayResult([], [], error=f"unknown profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    if profile == "released":
+        return _replay_released(calls)
     bench = Workbench(rules=rules or Rules(), saved=dict(saved or {}))
     results: list[CallResult] = []
     for i, call in enumerate(calls):
@@ -116,7 +147,30 @@ def replay(
     return ReplayResult(results, _poses(bench.machine))
 
 
-def replay_line(line: str, rules: Rules | None = None) -> str:
+def _replay_released(calls: list[Any]) -> ReplayResult:
+    bench = ReleasedWorkbench()
+    results: list[CallResult] = []
+    for i, call in enumerate(calls):
+        if not isinstance(call, dict) or "op" not in call:
+            results.append(CallResult("", f"Call {i} must be an object with 'op' and 'params', got {call!r}", False))
+            continue
+        outcome = bench.call(call["op"], call.get("params"))
+        results.append(CallResult(str(call["op"]), outcome.text, outcome.ok))
+    return ReplayResult(results, _released_poses(bench))
+
+
+def _agreement(recorded: list[Any], result: ReplayResult) -> dict[str, int]:
+    counts = {"calls": 0, "normalized": 0, "exact": 0}
+    for call, got in zip(recorded, result.results, strict=False):
+        if isinstance(call, dict) and ("result" in call or "exception" in call):
+            theirs = expected_text(call)
+            counts["calls"] += 1
+            counts["exact"] += got.text == theirs
+            counts["normalized"] += normalize(got.text) == normalize(theirs)
+    return counts
+
+
+def replay_line(line: str, rules: Rules | None = None, profile: str = "default") -> str:
     """Replay one JSONL input line and return one JSON output line."""
     try:
         calls = parse_json(line)
@@ -124,7 +178,11 @@ def replay_line(line: str, rules: Rules | None = None) -> str:
         return json.dumps(
             ReplayResult([], [], error=f"invalid JSON at column {exc.colno}: {exc.msg}").to_json()
         )
-    return json.dumps(replay(calls, rules).to_json(), ensure_ascii=False)
+    recorded = calls.get("calls") if isinstance(calls, dict) else None
+    result = replay(recorded if recorded is not None else calls, rules, profile=profile)
+    if isinstance(recorded, list) and result.error is None:
+        result = dataclasses.replace(result, agreement=_agreement(recorded, result))
+    return json.dumps(result.to_json(), ensure_ascii=False)
 
 
 def rebuild(

@@ -1,0 +1,94 @@
+"""Agreement of library answers with recorded answers of the original library.
+
+Two measures per call: **exact** (the same text, character for character)
+and **normalized**: whitespace runs collapsed and dropped next to brackets
+and commas, every number rounded to 3 decimals (so ``-0.``, ``0.00`` and
+``2.22e-16`` all read ``0``), and the lines whose order the original took
+from Python's string hashing (``Overlapping detected …``, ``Key: …``)
+compared as sorted lists. A recorded exception is compared as its
+``Type: message`` line. The ``ids_after`` list (state) is compared exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_SPACE_NEAR = re.compile(r"\s*([\[\],])\s*")
+_UNORDERED = ("Overlapping detected between", "Key: ")
+
+
+def _number(match: re.Match[str]) -> str:
+    value = round(float(match.group(0)), 3)
+    return f"{value + 0.0:g}"
+
+
+def normalize(text: str) -> str:
+    """The normalized form of an answer (see the module docstring)."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not line.startswith(_UNORDERED)]
+    loose = sorted(line for line in lines if line.startswith(_UNORDERED))
+    body = "\n".join(kept + loose)
+    body = _NUMBER.sub(_number, body)
+    body = re.sub(r"[ \t]+", " ", body)
+    body = _SPACE_NEAR.sub(r"\1", body)
+    return "\n".join(line.strip() for line in body.split("\n"))
+
+
+def expected_text(call: dict[str, Any]) -> str:
+    """What the original answered: its result, or its exception line."""
+    if call.get("exception"):
+        return str(call["exception"])
+    return str(call.get("result"))
+
+
+@dataclass
+class Agreement:
+    """Counts of agreeing calls, overall and per operation."""
+
+    total: Counter[str] = field(default_factory=Counter)
+    exact: Counter[str] = field(default_factory=Counter)
+    normalized: Counter[str] = field(default_factory=Counter)
+    state: Counter[str] = field(default_factory=Counter)
+    misses: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, op: str, ours: str, theirs: str, ids_ok: bool, where: dict[str, Any]) -> None:
+        self.total[op] += 1
+        self.exact[op] += ours == theirs
+        same = normalize(ours) == normalize(theirs)
+        self.normalized[op] += same
+        self.state[op] += ids_ok
+        if not same or not ids_ok:
+            self.misses.append({**where, "op": op, "ours": ours, "theirs": theirs, "ids_ok": ids_ok})
+
+    def rate(self, kind: str = "normalized") -> float:
+        """Share of calls agreeing (``normalized``, ``exact`` or ``state``)."""
+        counts: Counter[str] = getattr(self, kind)
+        n = sum(self.total.values())
+        return sum(counts.values()) / n if n else 0.0
+
+    def table(self) -> list[dict[str, Any]]:
+        """One row per operation: calls, normalized, exact and state agreement counts."""
+        return [{"op": op, "calls": n, "normalized": self.normalized[op], "exact": self.exact[op],
+                 "state": self.state[op]} for op, n in sorted(self.total.items())]
+
+
+Runner = Callable[[], Callable[[str, dict[str, Any]], tuple[str, list[str]]]]
+"""Makes a fresh session and returns its ``call(op, params) -> (text, ids_after)``."""
+
+
+def measure(sequences: Iterable[dict[str, Any]], new_session: Runner, *,
+            ignore_state_after_divergence: bool = False) -> Agreement:
+    """Replay recorded sequences on fresh sessions and count agreeing answers."""
+    result = Agreement()
+    for seq in sequences:
+        call = new_session()
+        for index, recorded in enumerate(seq["calls"]):
+            text, ids = call(recorded["op"], recorded["params"])
+            result.add(recorded["op"], text, expected_text(recorded), ids == recorded.get("ids_after", ids),
+                       {"seed": seq.get("seed"), "index": index})
+    return result

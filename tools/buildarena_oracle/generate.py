@@ -1,0 +1,193 @@
+"""Seeded random call sequences for the BuildArena geometry library (a developer tool).
+
+The generator chooses each call from the live state of the library it drives
+(which ids exist, which faces each block has, which blocks are powered), so it
+runs beside the original library in ``run_original.py``. It is plain Python +
+numpy and never imports either library.
+
+Coverage: every operation of the build, refine, query and control groups;
+every block and connector (Ballast and the Starting Block included); every
+face label plus invalid ones; ids as int and str plus unknown, zero, float and
+None ids; out-of-range shifts, wrapped and fractional twist angles, wrongly
+typed arguments; short builds (10-49 calls) and long ones (50-150 calls).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+BLOCKS = ["Small Wooden Block", "Powered Wheel", "Water Cannon", "Torch"]
+CONNECTORS = ["Brace", "Winch"]
+ODD_BLOCKS = ["Ballast", "Starting Block", "Wheel", "Wooden Block", "small wooden block", ""]
+FACES = list("ABCDEF")
+ODD_FACES = ["G", "a", "top", "", "E ", "Z"]
+ACTIONS = ["spinning_forward", "spinning_backward", "hold_to_fire", "fly"]
+KEYS = ["UpArrow", "DownArrow", "LeftArrow", "RightArrow", "Alpha1", "Alpha0", "Keypad3", "Keypad9"]
+ODD_KEYS = ["Alpha10", "Space", "alpha2", "Keypad", "W"]
+NOTES = [None, None, None, "left wheel", "frame", "thruster", "Top of the frame", "brace (diagonal)"]
+
+#: Relative weight of each operation once the machine is started.
+WEIGHTS: dict[str, float] = {
+    "attach_block_to": 36, "connect_blocks": 9, "twist_block": 8, "shift_block": 7,
+    "get_machine_summary": 7, "get_block_details": 7, "remove_block": 5, "flip_spin": 4,
+    "start": 1.5, "reset": 0.6, "change_control_key": 3, "add_control_sequence": 2,
+    "remove_control_sequence": 1, "reset_control_sequence": 0.5, "review_powered_blocks": 1,
+    "review_control_config": 1, "review_control_sequence": 1,
+}
+
+
+@dataclass
+class View:
+    """What the generator may know of the library's state.
+
+    Attributes:
+        started: Whether ``start`` has succeeded since the last reset.
+        faces: Face labels of each block id, in listing order.
+        powered: Ids of blocks with control actions.
+        keys: Keys bound to any action.
+        sequence_length: Entries in the control sequence.
+    """
+
+    started: bool
+    faces: dict[str, list[str]]
+    powered: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    sequence_length: int = 0
+
+
+class CallGenerator:
+    """Draws one call at a time; the same seed and the same answers give the same calls."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng([seed, 13])
+        self.length = int(self.rng.integers(50, 151)) if self.rng.random() < 0.6 else int(self.rng.integers(10, 50))
+
+    def _p(self, p: float) -> bool:
+        return bool(self.rng.random() < p)
+
+    def _pick(self, items: list[Any]) -> Any:
+        return items[int(self.rng.integers(len(items)))]
+
+    def next_call(self, view: View, index: int) -> tuple[str, dict[str, Any]]:
+        """The ``index``-th call given the current state."""
+        if not view.started and (index == 0 or self._p(0.7)):
+            return "start", self._start()
+        names = list(WEIGHTS)
+        w = np.array([WEIGHTS[n] for n in names])
+        op = names[int(self.rng.choice(len(names), p=w / w.sum()))]
+        return op, getattr(self, "_" + op)(view)
+
+    # ids, faces, numbers --------------------------------------------------------------
+    def _id(self, view: View, among: list[str] | None = None) -> Any:
+        ids = among if among is not None else list(view.faces)
+        if ids and self._p(0.88):
+            chosen = self._pick(ids)
+            return int(chosen) if chosen.isdigit() and self._p(0.5) else chosen
+        return self._pick(["0", 0, "999", 57, "-1", "A_2", "2.0", 2.5, None, "", "1 "])
+
+    def _face(self, view: View, block_id: Any) -> str:
+        labels = view.faces.get(str(block_id), [])
+        if labels and self._p(0.85):
+            return self._pick(labels)
+        return self._pick(FACES) if self._p(0.7) else self._pick(ODD_FACES)
+
+    def _vector(self, scale: float) -> list[Any]:
+        r = self.rng.random()
+        if r < 0.6:
+            return [float(self._pick([-0.5, -0.25, 0, 0.25, 0.5, 0.1, -0.1])) * scale for _ in range(3)]
+        if r < 0.8:
+            return [int(self._pick([-2, -1, 0, 1, 2, 3])) for _ in range(3)]
+        if r < 0.95:
+            return [round(float(self.rng.uniform(-1.5, 1.5)), 3) for _ in range(3)]
+        return self._pick([[0.5, 0], [1e7, 0, 0], ["a", 0, 0], [0, 0, 0, 0]])
+
+    def _note(self) -> str | None:
+        return self._pick(NOTES)
+
+    # operations -------------------------------------------------------------------------
+    def _start(self, view: View | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if self._p(0.5):
+            params["init_shift"] = self._pick([[0, 0, 0], [0, 0, 5], [1, 2, 3], [0.5, -0.5, 0], [-3, 0, 1.5]])
+        if self._p(0.4):
+            params["init_rotation"] = self._pick(
+                [[0, 0, 0], [90, 0, 0], [0, 90, 0], [0, 0, 90], [45, 0, 0], [30, 20, 10], [180, 0, 0], [0, -90, 0]])
+        if self._p(0.3):
+            params["note"] = self._pick(["a car", "bridge spine", "rocket"])
+        return params
+
+    def _attach_block_to(self, view: View) -> dict[str, Any]:
+        base = self._id(view)
+        r = self.rng.random()
+        block = self._pick(BLOCKS) if r < 0.86 else self._pick(ODD_BLOCKS + CONNECTORS)
+        if r < 0.86 and self._p(0.35):
+            block = "Small Wooden Block"
+        params = {"base_block": base, "face": self._face(view, base), "new_block": block}
+        note = self._note()
+        if note is not None:
+            params["note"] = note
+        return params
+
+    def _connect_blocks(self, view: View) -> dict[str, Any]:
+        a, b = self._id(view), self._id(view)
+        r = self.rng.random()
+        conn = self._pick(CONNECTORS) if r < 0.85 else self._pick(["Rope", "Ballast", "Small Wooden Block",
+                                                                    "Starting Block", "Torch"])
+        params = {"block_a": a, "face_a": self._face(view, a), "block_b": b, "face_b": self._face(view, b),
+                  "connector": conn}
+        if self._p(0.2):
+            params["note"] = "brace"
+        return params
+
+    def _twist_block(self, view: View) -> dict[str, Any]:
+        angle: Any = self._pick([90, -90, 180, 45, 30, 270, 360, -180, 720, 15.5, 0, 90.0, -45.0, 135, 1000])
+        if self._p(0.02):
+            angle = "90"
+        return {"block_id": self._id(view), "angle": angle}
+
+    def _shift_block(self, view: View) -> dict[str, Any]:
+        return {"block_id": self._id(view), "shift_real": self._vector(1.0)}
+
+    def _get_machine_summary(self, view: View) -> dict[str, Any]:
+        return {}
+
+    def _get_block_details(self, view: View) -> dict[str, Any]:
+        return {"block_id": self._id(view)}
+
+    def _remove_block(self, view: View) -> dict[str, Any]:
+        return {"block_id": self._id(view)}
+
+    def _flip_spin(self, view: View) -> dict[str, Any]:
+        wheels = view.powered if view.powered and self._p(0.6) else None
+        return {"block_id": self._id(view, wheels)}
+
+    def _reset(self, view: View) -> dict[str, Any]:
+        return {}
+
+    def _change_control_key(self, view: View) -> dict[str, Any]:
+        target = self._id(view, view.powered if view.powered and self._p(0.8) else None)
+        key = self._pick(KEYS) if self._p(0.85) else self._pick(ODD_KEYS)
+        return {"block_id": target, "action": self._pick(ACTIONS), "new_key": key}
+
+    def _add_control_sequence(self, view: View) -> dict[str, Any]:
+        key = self._pick(view.keys) if view.keys and self._p(0.75) else self._pick(KEYS + ODD_KEYS)
+        return {"time": self._pick([0, 0.5, 1, 2.5, 10, 1.25]), "key": key,
+                "hold_for": self._pick([1, 0.5, 3, 2.0, 30])}
+
+    def _remove_control_sequence(self, view: View) -> dict[str, Any]:
+        return {"index": int(self.rng.integers(-1, view.sequence_length + 2))}
+
+    def _reset_control_sequence(self, view: View) -> dict[str, Any]:
+        return {}
+
+    def _review_powered_blocks(self, view: View) -> dict[str, Any]:
+        return {}
+
+    def _review_control_config(self, view: View) -> dict[str, Any]:
+        return {}
+
+    def _review_control_sequence(self, view: View) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,84 @@
+"""Drive the unmodified released BuildArena library with generated calls and record its answers.
+
+Run with the oracle's own Python 3.12 environment (see README.md), for example::
+
+    ORIG=/tmp/ba_orig PYTHONHASHSEED=0 /tmp/ba_venv/bin/python run_original.py \
+        --orig $ORIG --seeds 0:200 --out differential-dev.jsonl
+
+One JSON line per sequence, in the ``golden-dev.jsonl`` format: ``seed``, ``calls`` (``op``,
+``params``, ``result`` or ``exception`` as ``"Type: message"``, ``ids_after``) and a compact
+``final`` state (block order, virtual positions, wxyz quaternions, free faces, uid, started).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import CallGenerator, View  # noqa: E402
+
+
+def _view(machine: Any) -> View:
+    faces = {key: list(block.faces) for key, block in machine.blocks.items()}
+    powered = [key for key, block in machine.blocks.items() if block.locomotion]
+    keys = sorted({k for block in machine.blocks.values() if block.locomotion for ks in block.locomotion.values()
+                   for k in ks})
+    return View(bool(machine.started), faces, powered, keys, len(machine.control_sequence))
+
+
+def _final(machine: Any) -> dict[str, Any]:
+    blocks = []
+    for key, block in machine.blocks.items():
+        q = block.geo.rotation.quat
+        blocks.append({
+            "key": key, "name": block.name,
+            "position_virtual": [float(v) for v in block.geo.position.virtual],
+            "rotation_quat_wxyz": [float(q.w), float(q.x), float(q.y), float(q.z)],
+            "flipped": bool(block.flipped),
+            "free_faces": [label for label, face in block.faces.items() if face.sticky],
+        })
+    return {"started": bool(machine.started), "uid": machine.uid, "block_order": list(machine.blocks),
+            "blocks": blocks, "control_sequence": list(machine.control_sequence)}
+
+
+def run_sequence(machine_cls: Any, seed: int, workdir: str) -> dict[str, Any]:
+    machine = machine_cls(name=f"seq{seed}", db_path=os.path.join(workdir, f"seq{seed}", "db"))
+    gen = CallGenerator(seed)
+    calls = []
+    for index in range(gen.length):
+        op, params = gen.next_call(_view(machine), index)
+        record: dict[str, Any] = {"op": op, "params": params}
+        try:
+            record["result"] = getattr(machine, op)(**json.loads(json.dumps(params)))
+        except Exception as exc:  # the original's crashes are part of its behaviour
+            record["exception"] = f"{type(exc).__name__}: {exc}"
+        record["ids_after"] = list(machine.blocks)
+        calls.append(record)
+    return {"seed": seed, "calls": calls, "final": _final(machine)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--orig", required=True, help="checkout of the original repository at the pinned commit")
+    parser.add_argument("--seeds", required=True, help="FIRST:END (END excluded)")
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    first, end = (int(x) for x in args.seeds.split(":"))
+    os.chdir(args.orig)  # the original reads ./blocks/configs
+    sys.path.insert(0, args.orig)
+    from spatial.build import Machine
+
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory() as workdir, out.open("w", encoding="utf-8") as fh:
+        for seed in range(first, end):
+            fh.write(json.dumps(run_sequence(Machine, seed, workdir)) + "\n")
+
+
+if __name__ == "__main__":
+    main()
