@@ -1,8 +1,10 @@
-"""``buildbench buildarena …``: replay library calls, simulate a machine, export it for Besiege.
+"""``buildbench buildarena …``: replay library calls, simulate, draw or export a machine, judge a game log.
 
 MACHINE.json may be a history JSON (a list of ``{"op", "params", "result"}``,
 as ``export.history_json`` writes), a machine document
-(``Machine.to_json``), or an episode outcome of a run (``env.outcome``).
+(``Machine.to_json``), or an episode outcome of a run (``env.outcome``). A
+history is replayed with the library profile ``--profile`` names (an outcome
+records its own).
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from .model import Machine
 #: each); anything far beyond is refused before it is parsed.
 MAX_MACHINE_FILE_BYTES = 16 * 1024 * 1024
 
+PROFILE_OPTION = click.option(
+    "--profile", type=click.Choice(["default", "released"]), default="default", show_default=True,
+    help="Library profile that replays a history list (default: ours; released: the original's behaviour).")
+#: ``render.VIEWS`` and ``render.DEFAULT_VIEWS``, spelled out so that the help needs no renderer import.
+VIEW_NAMES = ("iso", "top", "bottom", "south", "east", "north", "west")
+DEFAULT_VIEWS = "iso,top,south,east"
+
 
 def _read_json(path: Path) -> Any:
     try:
@@ -34,19 +43,23 @@ def _read_json(path: Path) -> Any:
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
 
 
-def load_machine(path: Path) -> Machine:
+def load_machine(path: Path, profile: str = "default") -> Machine:
     """A machine from any of the three file forms (see the module docstring).
+
+    Args:
+        profile: Library profile that replays a history list (``default`` or ``released``).
 
     Raises:
         click.ClickException: Unreadable file or unknown content, with the reason.
     """
     from .env import OUTCOME_FORMAT, rebuild_outcome
-    from .export import load_history
+    from .export import load_history, load_released_history
 
     raw = _read_json(path)
     try:
         if isinstance(raw, list):
-            return load_history(json.dumps(raw))
+            text = json.dumps(raw)
+            return load_released_history(text) if profile == "released" else load_history(text)
         if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:
             machine = rebuild_outcome(raw)
             if machine is None:
@@ -113,14 +126,15 @@ def _read_lines(calls: Path) -> list[str]:
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @click.option("--duration", type=click.FloatRange(min=0.04), help="Simulate only this many seconds.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool) -> None:
+@PROFILE_OPTION
+def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool, profile: str) -> None:
     """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary."""
     from .check import simulate as run
     from .tasks import TASKS
 
     if task_id not in TASKS:
         raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
-    built = load_machine(machine)
+    built = load_machine(machine, profile)
     try:
         result = run(built, task_id, seed=seed, duration_s=duration)
     except ValueError as exc:
@@ -154,7 +168,8 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
               help="The machine that was run (history JSON, machine document or episode outcome).")
 @click.option("--task", "task_id", required=True, help="Task id: transport-1 … lift-3.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
-def analyze(log: Path, machine_path: Path, task_id: str, seed: int) -> None:
+@PROFILE_OPTION
+def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str) -> None:
     """Judge a trajectory LOG from Besiege (the exported .bsg's Lua log: "t, ID_k, x, y, z" lines).
 
     Prints one JSON object: pass, indicator, reason and the metrics (trajectory metrics included),
@@ -166,7 +181,7 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int) -> None:
 
     if task_id not in TASKS:
         raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
-    machine = load_machine(machine_path)
+    machine = load_machine(machine_path, profile)
     try:
         text = log.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -182,15 +197,64 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int) -> None:
         sys.exit(1)
 
 
+@cli.command("render")
+@click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="PNG to write (default: MACHINE with the suffix .png).")
+@click.option("--views", "views_text", default=DEFAULT_VIEWS, show_default=True,
+              help=f"Comma-separated views: {', '.join(VIEW_NAMES)}.")
+@click.option("--size", "px", default=384, show_default=True, type=int, help="Side of each view in pixels.")
+@click.option("--colors", type=click.Choice(["type", "block"]), default="type", show_default=True,
+              help="type: one colour per block type, with a legend; block: one colour per block.")
+@click.option("--labels/--no-labels", default=False, show_default=True, help="Write block ids on the blocks.")
+@PROFILE_OPTION
+def render(machine: Path, out: Path | None, views_text: str, px: int, colors: str, labels: bool,
+           profile: str) -> None:
+    """Draw MACHINE.json as a PNG: every block as its body, seen from several sides (machine_preview)."""
+    from buildbench.render import RenderUnavailableError, save_png
+
+    from .render import RenderRequestError, parse_views, render_machine
+
+    target = out or machine.with_suffix(".png")
+    try:
+        views = parse_views(views_text)
+        built = load_machine(machine, profile)
+        image = render_machine(built, views=views, px=px, colors="block" if colors == "block" else "type",
+                               labels=labels)
+    except RenderRequestError as exc:
+        raise click.ClickException(f"{machine}: {exc}") from None
+    except RenderUnavailableError as exc:
+        raise click.ClickException(f"cannot draw here: {exc}") from None
+    try:
+        save_png(image, target)
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {target}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {target} ({image.shape[1]}x{image.shape[0]} px, {built.num_blocks} blocks)")
+
+
+@cli.command("levels")
+@click.argument("levels_file", type=click.Path(dir_okay=False, path_type=Path))
+def levels(levels_file: Path) -> None:
+    """Check a released levels.yaml as `-o levels=FILE` will, and print its task texts as JSON by task id."""
+    from .tasks import load_levels
+
+    try:
+        texts = load_levels(levels_file)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps(texts, indent=2, ensure_ascii=False))
+
+
 @cli.command("export-bsg")
 @click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 @click.option("--name", default=None, help="Machine name in the file (default: the file's stem).")
-def export_bsg(machine: Path, out: Path | None, name: str | None) -> None:
+@PROFILE_OPTION
+def export_bsg(machine: Path, out: Path | None, name: str | None, profile: str) -> None:
     """Write MACHINE.json as a Besiege .bsg machine file (for users who own the game)."""
     from .export import to_bsg
 
-    text = to_bsg(load_machine(machine), name=name or machine.stem)
+    text = to_bsg(load_machine(machine, profile), name=name or machine.stem)
     if out is None:
         click.echo(text, nl=False)
     else:

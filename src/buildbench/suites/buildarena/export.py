@@ -28,6 +28,7 @@ from buildbench.jsonio import parse_json
 from .besiege import CargoRamp, TrackedBlock, lua_script
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
+from .library.released.convert import rebuild_released
 from .library.replay import rebuild
 from .model import STARTING_BLOCK, Block, HistoryEntry, Machine, Rules
 
@@ -41,12 +42,7 @@ def history_json(machine: Machine) -> str:
     )
 
 
-def load_history(text: str, rules: Rules | None = None) -> Machine:
-    """Rebuild a machine from history JSON text.
-
-    Raises:
-        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
-    """
+def _history_entries(text: str, rules: Rules) -> list[HistoryEntry]:
     try:
         raw = parse_json(text)
     except json.JSONDecodeError as exc:
@@ -55,14 +51,31 @@ def load_history(text: str, rules: Rules | None = None) -> Machine:
         ) from exc
     if not isinstance(raw, list) or not all(isinstance(e, dict) and "op" in e for e in raw):
         raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects")
-    rules = rules or Rules()
     # Every block costs at least one call; a few calls per block (moves, rotations, wiring) is
     # generous, and bounds the replay of a hostile file.
     max_calls = 4 * rules.max_blocks
     if len(raw) > max_calls:
         raise ValueError(f"history has {len(raw)} calls, over the limit of {max_calls}")
-    entries = [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
-    return rebuild(entries, rules)
+    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
+
+
+def load_history(text: str, rules: Rules | None = None) -> Machine:
+    """Rebuild a machine from history JSON text.
+
+    Raises:
+        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
+    """
+    rules = rules or Rules()
+    return rebuild(_history_entries(text, rules), rules)
+
+
+def load_released_history(text: str) -> Machine:
+    """Rebuild a machine from history JSON text with the released library profile (the original's answers).
+
+    Raises:
+        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
+    """
+    return rebuild_released(_history_entries(text, Rules())).machine
 
 
 def _euler_degrees(rot: np.ndarray) -> tuple[float, float, float]:

@@ -177,6 +177,36 @@ def _table(rows: dict[str, dict[str, float]], label: str, published: list[tuple[
     return table
 
 
+FIGURE7_TITLE = ("Figure 7 inputs: rank per task level among the paper's 8 models, by SR then indicator "
+                 "(the figure's per-dimension weights are not published: no weighted score)")
+
+
+def figure7_rows(rows: dict[str, dict[str, float]], label: str) -> list[dict[str, Any]]:
+    """Per task level: our success rate and indicator and where they would rank among the paper's models.
+
+    Figure 7 weights each model's per-task ranking by how much each task level exercises six difficulty
+    dimensions and averages over the nine levels; neither the weights (Figure 3's radar charts carry no
+    numbers) nor how a ranking becomes a score is published, so only these inputs can be given. Ranks
+    are competition ranks among nine (the paper's eight models and ours): success rate first, then
+    indicator, both from Table 2.
+    """
+    out: list[dict[str, Any]] = []
+    for task_id, row in rows.items():
+        category, _, level_text = task_id.rpartition("-")
+        level = int(level_text) - 1
+        paper = [(model, numbers[3 + level], numbers[6 + level])
+                 for cat, model, numbers in PAPER_TABLE2 if cat == category]
+        if not paper:
+            continue
+        ours = (row["success_rate"], row["indicator"])
+        better = sum(1 for _, sr, indicator in paper if (sr, indicator) > ours)
+        leader = max(paper, key=lambda p: (p[1], p[2]))
+        out.append({"task": task_id, "model": label, "SR %": _fmt(ours[0]), "indicator": _fmt(ours[1]),
+                    "rank of 9": 1 + better,
+                    "paper's first": f"{leader[0]} ({_fmt(leader[1])} %, {_fmt(leader[2])})"})
+    return out
+
+
 def closed_loop_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
     """Table 6 layout: per closed-loop round, our means beside the paper's (empty without rounds)."""
     histories = [ep.outcome.get("rounds") or [] for ep in episodes]
@@ -223,6 +253,9 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
         "Failure reasons of library calls (Fig. 6 categories)":
             [{"category": k, "calls": v} for k, v in failure_counts(episodes).items() if v],
     }
+    figure7 = figure7_rows(rows, label)
+    if figure7:
+        tables[FIGURE7_TITLE] = figure7
     tables.update(ablation_rows(episodes, label))
     loop = closed_loop_rows(episodes)
     if loop:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
+from buildbench.harness import AgentSpec, OptionSpec, Protocol, ProtocolSpec, Suite, Task
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
@@ -13,9 +15,10 @@ from .agents import PROMPT_FILES
 from .env import make_env
 from .metrics import score_episode
 from .report import summarize
-from .tasks import TASKS
+from .tasks import TASKS, load_levels
 
 SUITE = "buildarena"
+ProtocolFactory = Callable[[Task, dict[str, Any]], Protocol]
 DEMO_TASKS = ("transport-1", "support-1", "lift-1")
 """The ``demo`` split: the Lv.1 task of each category."""
 
@@ -42,8 +45,29 @@ def load_tasks(split: str, seed: int) -> list[Task]:
     return [to_task(i) for i in ids]
 
 
-def _spec(name: str, factory: Any, description: str) -> ProtocolSpec:
-    return ProtocolSpec(name, factory, description)
+def check_options(options: dict[str, Any]) -> None:
+    """Refuse run options that would only fail once an env is built (a bad ``-o levels=FILE``).
+
+    Raises:
+        ValueError: One line naming the file and the problem.
+    """
+    if options.get("levels"):
+        load_levels(options["levels"])
+
+
+def _checked(factory: ProtocolFactory) -> ProtocolFactory:
+    """``factory`` that checks the options first: the runner calls each protocol factory once with the
+    run's options before the first episode and refuses the run on a ValueError."""
+    @functools.wraps(factory)
+    def make(task: Task, options: dict[str, Any]) -> Protocol:
+        check_options(options)
+        return factory(task, options)
+
+    return make
+
+
+def _spec(name: str, factory: ProtocolFactory, description: str) -> ProtocolSpec:
+    return ProtocolSpec(name, _checked(factory), description)
 
 
 suite = Suite(
@@ -83,7 +107,8 @@ suite = Suite(
         OptionSpec("rounds", "int", "closed-loop simulator feedback rounds", minimum=1),
         OptionSpec("top_p", "float-or-none", "nucleus sampling of the llm team (0.7 as in the paper), or none",
                    minimum=0.01, maximum=1.0),
-        OptionSpec("levels", "str", "the released levels.yaml: its task texts replace ours"),
+        OptionSpec("levels", "str", "the released levels.yaml (all nine tasks, checked before the run): "
+                   "its task texts replace ours"),
         OptionSpec("profile", "str", "library profile: default (our fixes) or released (the original's answers)",
                    choices=("default", "released")),
         PROMPTS_OPTION,

@@ -218,28 +218,60 @@ TASKS: dict[str, TaskSpec] = _make_tasks()
 
 
 _LEVEL_NUMBER = {"soft": 1, "medium": 2, "hard": 3}
+MAX_LEVELS_FILE_BYTES = 1024 * 1024
+"""The released ``levels.yaml`` is 12 kB; a file far larger is not one."""
+
+
+def _yaml_documents(path: Path) -> list[object]:
+    """The YAML documents of ``path``; ValueError with one line (file, line, problem) otherwise."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_LEVELS_FILE_BYTES:
+            raise ValueError(f"levels file {path}: {size} bytes, over the limit of {MAX_LEVELS_FILE_BYTES}")
+        return list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise ValueError(f"levels file {path}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"levels file {path}: not UTF-8 text") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise ValueError(f"levels file {path}: not valid YAML{where}: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"levels file {path}: not valid YAML: {' '.join(str(exc).split())}") from None
 
 
 def load_levels(path: str | Path) -> dict[str, str]:
     """Task texts by task id from a released ``levels.yaml`` (documents with ``level``, ``category``, ``task``).
 
+    The file must give each of the nine tasks exactly once, so that a run never mixes the released
+    wording with ours.
+
     Raises:
-        ValueError: Unreadable file, or a document that is not one of the nine task levels.
+        ValueError: One line naming the file and the problem: unreadable, too large, not YAML, a
+            document that is not one of the nine task levels or has no text, a task given twice or
+            missing.
     """
-    try:
-        documents = list(yaml.safe_load_all(Path(path).read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ValueError(f"levels file {path}: {exc}") from None
+    path = Path(path)
     texts: dict[str, str] = {}
-    for number, doc in enumerate(d for d in documents if d is not None):
-        if not isinstance(doc, dict) or not isinstance(doc.get("task"), str):
-            raise ValueError(f"levels file {path}: document {number + 1} has no task text")
+    for number, doc in enumerate((d for d in _yaml_documents(path) if d is not None), start=1):
+        where = f"levels file {path}: document {number}"
+        if not isinstance(doc, dict):
+            raise ValueError(f"{where} is a {type(doc).__name__}, not a mapping with level, category and task")
+        text = doc.get("task")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where} has no task text")
         level, category = _LEVEL_NUMBER.get(str(doc.get("level"))), str(doc.get("category"))
         task_id = f"{category}-{level}"
         if level is None or task_id not in TASKS:
-            raise ValueError(f"levels file {path}: document {number + 1} names an unknown task "
-                             f"(category {category!r}, level {doc.get('level')!r})")
-        texts[task_id] = doc["task"].strip()
+            raise ValueError(f"{where} names an unknown task (category {category!r}, level {doc.get('level')!r}; "
+                             f"levels: {', '.join(_LEVEL_NUMBER)})")
+        if task_id in texts:
+            raise ValueError(f"{where} gives task {task_id} a second time")
+        texts[task_id] = text.strip()
+    missing = [t for t in TASKS if t not in texts]
+    if missing:
+        raise ValueError(f"levels file {path}: no task text for {', '.join(missing)} (the released file has all nine)")
     return texts
 
 
