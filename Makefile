@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test`. Each sets up what it needs first.
-.PHONY: setup demo test bench lint clean
+.PHONY: setup demo test bench lint clean web
 
 PY := .venv/bin/python
 
@@ -19,6 +19,11 @@ bench: setup
 lint: setup
 	@.venv/bin/ruff check src tests benchmarks
 	@.venv/bin/mypy src/buildbench
+
+# The viewer's front-end (web/, npm) is bundled into src/buildbench/web/static, which is
+# committed; this rebuilds it from the lockfile (needs node and npm).
+web:
+	@cd web && npm ci --no-audit --no-fund && npm run build
 
 clean:
 	rm -rf .venv runs bench-results .pytest_cache .hypothesis

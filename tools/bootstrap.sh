@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri bubblewrap)
+# chromium + chromium-driver: the web viewer's browser tests (tests/web) drive headless Chromium.
+APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri bubblewrap chromium chromium-driver)
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 

@@ -189,7 +189,7 @@ class _Reviser(Agent):
 def test_refinement_rejects_structural_regressions_even_if_they_look_better(task):
     scores = iter([0.3, 0.9])
 
-    def scorer(task, structure, condition):
+    def scorer(task, structure, condition, renderer):
         # Scores the Atomic pass, then the accepted second revision (the first is rejected unscored).
         return VisualScore(next(scores), (0.5,) * 5)
 
@@ -211,7 +211,7 @@ def test_refinement_rejects_structural_regressions_even_if_they_look_better(task
 def test_visual_gate_retries_a_passing_frame_below_tau(task):
     scores = iter([0.5, 0.9])
     protocol = make_protocol("planner-atomic", {**OPTS, "require_visual": "true"})
-    protocol._visual = lambda task, structure, condition: VisualScore(next(scores), (0.5,) * 5)
+    protocol._visual = lambda task, structure, condition, renderer: VisualScore(next(scores), (0.5,) * 5)
     ctx = EpisodeContext(task=task, seed=0, options=dict(OPTS))
     env = make_env(task, dict(OPTS))
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, TypedDict
@@ -98,12 +99,15 @@ def suites(as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="suites")
-    for col in ("suite", "description", "agents", "protocols"):
-        table.add_column(col)
+    # One wide cell per suite, names on labelled lines: a name is never broken across lines.
+    table = Table(title="suites", show_lines=True)
+    table.add_column("suite", no_wrap=True)
+    table.add_column("description, agents, protocols, splits", overflow="fold")
     for r in rows:
-        table.add_row(r["name"], r["description"], ", ".join(r["agents"]), ", ".join(r["protocols"]))
-    Console().print(table)
+        details = "\n".join([r["description"], *(f"[bold]{key}:[/bold] {', '.join(r[key])}"
+                                                   for key in ("agents", "protocols", "splits") if r[key])])
+        table.add_row(r["name"], details)
+    Console(width=max(100, Console().width)).print(table)
 
 
 @cli.command()
@@ -122,7 +126,8 @@ def tasks(suite: str, split: str, seed: int, limit: int | None, as_json: bool) -
     items = s.load_tasks(split, seed)[: limit or None]
     for t in items:
         if as_json:
-            click.echo(json.dumps({"id": t.id, "inputs": dict(t.inputs), "metadata": dict(t.metadata)}, default=str))
+            # The full record (Task.to_dict), so the output can be run again with `run --tasks`.
+            click.echo(json.dumps(t.to_dict(), default=str))
         else:
             meta = " ".join(f"{k}={v}" for k, v in t.metadata.items())
             click.echo(f"{t.id}\t{meta}")
@@ -143,11 +148,15 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @cli.command()
 @click.argument("suite")
-@click.option("--agent", "-a", default=None, help="Agent name (see `buildbench suites`).")
+@click.option("--agent", "-a", default=None, help="Agent name (see `buildbench suites`), or your own agent "
+              "factory: path/to/file.py:factory or package.module:factory (see docs/agents.md).")
 @click.option("--protocol", "-p", default=None, help="Protocol name.")
 @click.option("--model", "-m", default=None, help="Model spec, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
-              "vllm:MODEL@http://127.0.0.1:8000/v1.")
+              "vllm:MODEL@http://127.0.0.1:8000/v1, or a Python function: python:path/to/file.py:fn.")
 @click.option("--split", default="default", show_default=True)
+@click.option("--tasks", "task_source", type=click.Path(exists=False), default=None,
+              help="Run the tasks in this JSONL/JSON file or folder (e.g. from `buildbench tasks SUITE --json`) "
+                   "instead of --split.")
 @click.option("--limit", type=click.IntRange(min=1), help="Run only the first N tasks.")
 @click.option("--samples", default=1, show_default=True, type=click.IntRange(min=1), help="Episodes per task.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
@@ -160,22 +169,31 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--record", type=click.Path(dir_okay=False), help="Record every model call to this JSONL file.")
 @click.option("--replay", type=click.Path(dir_okay=False), help="Answer model calls from this JSONL file.")
 @click.option("-o", "--option", "options", multiple=True, help="Suite option KEY=VALUE (repeatable).")
+@click.option("--backend", type=click.Choice(["process", "ray"]), default="process", show_default=True,
+              help="process: this machine; ray: episodes as Ray tasks on a cluster (docs/ray.md).")
+@click.option("--address", default=None,
+              help="Ray cluster: auto or ray://HOST:PORT (default: a local Ray instance for this run).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables.")
-def run(suite: str, agent: str | None, protocol: str | None, model: str | None, split: str, limit: int | None,
+def run(suite: str, agent: str | None, protocol: str | None, model: str | None, split: str,
+        task_source: str | None, limit: int | None,
         samples: int, seed: int, run_dir: Path | None, resume: bool, concurrency: int, workers: int,
-        record: str | None, replay: str | None, options: tuple[str, ...], quiet: bool) -> None:
+        record: str | None, replay: str | None, options: tuple[str, ...], backend: str, address: str | None,
+        quiet: bool) -> None:
     """Run AGENT on the tasks of SUITE under PROTOCOL and store every episode."""
     from buildbench.harness import RunConfig, Runner, get_suite, print_report, run_report
 
     s = get_suite(suite)
-    agent = agent or s.default_agent
+    agent = agent or _default_agent(s, model)
     protocol = protocol or s.default_protocol or next(iter(s.protocols))
     if resume and run_dir is None:
         raise ConfigError("--resume needs --run-dir")
     config = RunConfig(suite=suite, agent=agent, protocol=protocol, model=model, split=split, limit=limit,
                        samples=samples, seed=seed, concurrency=concurrency, workers=workers,
-                       options=_parse_options(options), record=record, replay=replay)
-    run_dir = run_dir or Path("runs") / f"{suite}-{agent}-{protocol}-s{seed}"
+                       options=_parse_options(options), record=record, replay=replay, backend=backend,
+                       address=address, tasks=task_source)
+    # A user agent is named by its file path; keep the default run folder one level deep.
+    agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent)
+    run_dir = run_dir or Path("runs") / f"{suite}-{agent_label}-{protocol}-s{seed}"
     result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
     rep = run_report(run_dir)
     if not quiet:
@@ -190,6 +208,13 @@ def run(suite: str, agent: str | None, protocol: str | None, model: str | None, 
         ctx.exit(1)
 
 
+def _default_agent(suite: Any, model: str | None) -> str:
+    """The suite's default agent; with --model, its model agent (``llm``) when the default takes no model."""
+    if model and not suite.agent(suite.default_agent).needs_model and "llm" in suite.agents:
+        return "llm"
+    return str(suite.default_agent)
+
+
 def _first_error(run_dir: Path) -> str:
     from buildbench.harness import Store
 
@@ -201,16 +226,26 @@ def _first_error(run_dir: Path) -> str:
 
 
 @cli.command()
-@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as one JSON object.")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed episodes "
                    "(0 on every metric) instead of leaving them out of the means.")
-def report(run_dir: Path, as_json: bool, errors_as_failures: bool) -> None:
-    """Summarise the run stored in RUN_DIR."""
+def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) -> None:
+    """Summarise the run stored in RUN_DIR; given several runs, put them side by side in each
+    table, one row per agent and model."""
     from buildbench.harness import print_report, run_report
 
-    data = run_report(run_dir, errors_as_failures=errors_as_failures)
+    if len(run_dirs) > 1:
+        from buildbench.harness.compare import compare_runs, print_comparison
+
+        both = compare_runs(run_dirs, errors_as_failures=errors_as_failures)
+        if as_json:
+            click.echo(json.dumps(both, default=str))
+        else:
+            print_comparison(both)
+        return
+    data = run_report(run_dirs[0], errors_as_failures=errors_as_failures)
     if as_json:
         click.echo(json.dumps(data, default=str))
     else:
@@ -229,6 +264,24 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
     with Store(run_dir, create=False) as store:
         n = (export_jsonl if fmt == "jsonl" else export_parquet)(store, out)
     click.echo(f"wrote {n} episode(s) to {out}")
+
+
+@cli.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind (the default serves this machine only).")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(min=0, max=65535),
+              help="Port (0: any free port).")
+@click.option("--static", "static_out", type=click.Path(path_type=Path),
+              help="Write the viewer as static files into this new folder instead of serving.")
+def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | None) -> None:
+    """Browse RUN_DIR(s): episode tables, trajectories and the built artefacts in 3-D."""
+    from buildbench.web.cli import serve, write_static_site
+
+    if static_out is not None:
+        write_static_site(list(run_dirs), static_out)
+    else:
+        serve(list(run_dirs), host, port)
 
 
 @cli.command()

@@ -78,7 +78,8 @@ def print_report(report: dict[str, Any]) -> None:
         table = Table(title=title)
         columns = list(rows[0])
         for col in columns:
-            table.add_column(str(col))
+            table.add_column(str(col), no_wrap=True)
         for row in rows:
             table.add_row(*(f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns))
-        console.print(table)
+        # Paper tables are up to 100 columns wide: never wrap their cells on a narrower console.
+        Console(width=max(console.width, 100)).print(table)

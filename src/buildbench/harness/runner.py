@@ -35,16 +35,19 @@ from .context import EpisodeContext
 from .episode import Episode
 from .errors import ConfigError
 from .options import check_options
+from .prompts import prompt_folder
 from .store import Store
 from .suite import Suite, get_suite, mean_metrics
 from .task import Task, episode_seed
+from .task_files import load_task_files
+from .user_agent import resolve_agent
 
 if TYPE_CHECKING:
     from buildbench.llm import ChatModel
 
 # Fields that define what a run computes; resuming with any of them changed would mix
 # episodes of two different experiments in one store.
-_IDENTITY = ("suite", "agent", "protocol", "model", "split", "seed", "samples", "options")
+_IDENTITY = ("suite", "agent", "protocol", "model", "split", "seed", "samples", "options", "tasks")
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,11 @@ class RunConfig:
         workers: Processes for CPU-bound episodes (0: run them in this process).
         options: Suite/agent/protocol options (``-o key=value`` on the CLI).
         record / replay: JSONL model cache paths (record every call / answer from the file).
+        tasks: A task file or folder (``--tasks``) run instead of ``split``; see
+            `buildbench.harness.task_files`.
+        backend: ``process`` (this machine: event loop + process pool) or ``ray`` (episodes as
+            Ray tasks; see `buildbench.harness.ray_backend`).
+        address: Ray cluster address (``auto``, ``ray://HOST:PORT``); None starts a local instance.
     """
 
     suite: str
@@ -77,8 +85,14 @@ class RunConfig:
     options: dict[str, Any] = field(default_factory=dict)
     record: str | None = None
     replay: str | None = None
+    tasks: str | None = None
+    backend: str = "process"
+    address: str | None = None
 
     def __post_init__(self) -> None:
+        from buildbench.parallel import Backend  # here: buildbench.parallel imports the harness
+
+        Backend(self.backend, self.address)  # validates both
         for name, low in (("samples", 1), ("concurrency", 1), ("workers", 0)):
             value = getattr(self, name)
             if not isinstance(value, int) or value < low:
@@ -107,6 +121,12 @@ class RunResult:
 
 
 def select_tasks(suite: Suite, config: RunConfig) -> list[Task]:
+    if config.tasks:
+        # a suite may read its own task format (``extra["read_task_file"]``: None when not its format)
+        native = suite.extra.get("read_task_file")
+        found = native(config.tasks) if native is not None else None
+        tasks = found if found is not None else load_task_files(config.tasks, suite.name, suite.validate_task)
+        return tasks[: config.limit] if config.limit else tasks
     if config.split not in suite.splits:
         raise ConfigError(f"suite {suite.name!r} has no split {config.split!r}; splits: {', '.join(suite.splits)}")
     tasks = suite.load_tasks(config.split, config.seed)
@@ -134,7 +154,7 @@ async def execute_episode(
     ``score`` runs the suite's scorer somewhere else (a process pool); by default it runs here.
     """
     suite = get_suite(config.suite)
-    agent_spec = suite.agent(config.agent)
+    agent_spec = resolve_agent(suite, config.agent, has_model=model is not None)
     protocol_spec = suite.protocol(config.protocol)
     seed = episode_seed(config.seed, task.id, sample)
     ctx = EpisodeContext(
@@ -149,10 +169,11 @@ async def execute_episode(
     t0 = time.perf_counter()
     env = None
     try:
-        env = suite.make_env(task, ctx.options)
-        agent = agent_spec.factory(task, model, ctx.options)
-        protocol = protocol_spec.factory(task, ctx.options)
-        await protocol.run(env, agent, ctx)
+        with prompt_folder(ctx.options.get("prompts")):  # -o prompts=DIR: the user's prompt texts
+            env = suite.make_env(task, ctx.options)
+            agent = agent_spec.factory(task, model, ctx.options)
+            protocol = protocol_spec.factory(task, ctx.options)
+            await protocol.run(env, agent, ctx)
         episode.outcome = env.outcome()
         agent_error = ctx.notes.get("agent_error")
         if agent_error:
@@ -199,6 +220,25 @@ def _client_options(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def build_model(config: RunConfig) -> ChatModel:
+    """The chat model ``config`` names (in the driver, or in a Ray worker)."""
+    from buildbench.llm import LLMConfigError, RecordReplay, make_model, parse_spec
+
+    if config.replay:
+        if not config.model:
+            raise ConfigError("--replay needs the --model the run was recorded with (it is part of the key)")
+        spec = parse_spec(config.model)
+        # Replay must work offline and without keys, so no client is built.
+        return RecordReplay(config.replay, mode="replay", provider=spec.provider, model=spec.model)
+    try:
+        model = make_model(config.model or "", **_client_options(config.options))
+    except LLMConfigError as exc:
+        raise ConfigError(str(exc)) from exc
+    if config.record:
+        return RecordReplay(config.record, model, mode="record", provider=parse_spec(config.model or "").provider)
+    return model
+
+
 def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
     episode = asyncio.run(execute_episode(config, task, sample, Path(artifact_root)))
     return episode.to_dict()
@@ -208,13 +248,10 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     # forkserver: a worker forked from a parent that holds a GL context, an open sandbox or
     # SDK threads inherits broken copies of them (Mesa hangs on the first draw). The server
     # preloads the harness and the suite once, so each worker starts by a cheap fork.
-    from .suite import BUILTIN_SUITES
+    from .suite import suite_target
 
     context = multiprocessing.get_context("forkserver")
-    preload = ["buildbench.harness"]
-    if suite_name in BUILTIN_SUITES:
-        preload.append(BUILTIN_SUITES[suite_name].partition(":")[0])
-    context.set_forkserver_preload(preload)
+    context.set_forkserver_preload(["buildbench.harness", suite_target(suite_name).partition(":")[0]])
     # Workers (and through them the forkserver and the resource tracker) end with this process,
     # even when it is killed with SIGKILL: nothing of a run outlives it.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
@@ -269,12 +306,18 @@ class Runner:
         # Work folders of an earlier run that was killed before it could remove them.
         clean_stale_workdirs()
         suite = get_suite(self.config.suite)
-        agent_spec = suite.agent(self.config.agent)
+        agent_spec = resolve_agent(suite, self.config.agent,
+                                   has_model=bool(self.config.model or self._model or self.config.replay))
         suite.protocol(self.config.protocol)
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
         self.config = replace(self.config, options=check_options(
             self.config.options, suite.options, where=f"suite {suite.name!r}"))
+        self._check_prompt_folder(suite)
+        if self.config.backend == "ray":
+            from .ray_backend import prepare_ray
+
+            prepare_ray(self.config)
         tasks = select_tasks(suite, self.config)
         if tasks:
             # Bad protocol options would otherwise fail every episode one by one.
@@ -287,9 +330,15 @@ class Runner:
             done = store.finished()
             todo = [(t, s) for t in tasks for s in range(self.config.samples) if (t.id, s) not in done]
             skipped = len(tasks) * self.config.samples - len(todo)
+            # Built here on every backend, so a bad model spec fails once, before any episode.
             model = self._build_model() if agent_spec.needs_model else None
             with _Progress(self.progress, len(todo), f"{suite.name}/{agent_spec.name}") as bar:
-                if agent_spec.kind == "cpu" and self.config.workers > 0:
+                if self.config.backend == "ray":
+                    from .ray_backend import run_on_ray
+
+                    await run_on_ray(self.config, todo, store, bar, io_bound=agent_spec.kind != "cpu",
+                                     model=self._model)
+                elif agent_spec.kind == "cpu" and self.config.workers > 0:
                     await self._run_in_pool(todo, store, bar)
                 else:
                     await self._run_on_loop(todo, store, bar, model)
@@ -299,6 +348,16 @@ class Runner:
             return RunResult(self.run_dir, len(tasks) * self.config.samples, len(todo), skipped, summary)
         finally:
             store.close()
+
+    def _check_prompt_folder(self, suite: Suite) -> None:
+        """Refuse ``-o prompts=DIR`` up front when it replaces nothing; store it resolved."""
+        folder = self.config.options.get("prompts")
+        if folder is None:
+            return
+        if suite.prompts is None:
+            raise ConfigError(f"suite {suite.name!r} has no replaceable prompt files (option prompts)")
+        resolved = str(suite.prompts.check_folder(folder))
+        self.config = replace(self.config, options={**self.config.options, "prompts": resolved})
 
     def _open_store(self, n_tasks: int) -> Store:
         existing = (self.run_dir / Store.FILENAME).exists()
@@ -325,24 +384,7 @@ class Runner:
         return store
 
     def _build_model(self) -> ChatModel:
-        if self._model is not None:
-            return self._model
-        from buildbench.llm import LLMConfigError, RecordReplay, make_model, parse_spec
-
-        if self.config.replay:
-            if not self.config.model:
-                raise ConfigError("--replay needs the --model the run was recorded with (it is part of the key)")
-            spec = parse_spec(self.config.model)
-            # Replay must work offline and without keys, so no client is built.
-            return RecordReplay(self.config.replay, mode="replay", provider=spec.provider, model=spec.model)
-        try:
-            model = make_model(self.config.model or "", **_client_options(self.config.options))
-        except LLMConfigError as exc:
-            raise ConfigError(str(exc)) from exc
-        if self.config.record:
-            return RecordReplay(self.config.record, model, mode="record",
-                                provider=parse_spec(self.config.model or "").provider)
-        return model
+        return self._model if self._model is not None else build_model(self.config)
 
     async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress,
                            model: ChatModel | None) -> None:

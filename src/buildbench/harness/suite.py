@@ -2,7 +2,9 @@
 
 A ``Suite`` bundles what the runner needs for one domain: its tasks, an env factory, named
 agents and protocols, and a scorer. Suites register by import string, so a domain's heavy
-dependencies (MuJoCo, IfcOpenShell, Blender) load only when that suite is used.
+dependencies (MuJoCo, IfcOpenShell, Blender) load only when that suite is used. Every suite,
+the bundled ones included, registers through the ``buildbench.suites`` entry-point group, so the
+harness names none.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from .env import Env
 from .episode import Episode, is_scored
 from .errors import UnknownNameError
 from .options import OptionSpec
+from .prompts import PromptFiles
 from .protocol import Protocol
 from .task import Task
 
@@ -73,6 +76,11 @@ class Suite:
         options: The ``-o`` options its env, agents and protocols read, beyond the common
             model options (:data:`~buildbench.harness.options.COMMON_OPTIONS`); any other key
             is refused before a run starts.
+        prompts: Its prompt texts, replaceable with ``-o prompts=DIR`` (declare
+            :data:`~buildbench.harness.prompts.PROMPTS_OPTION` in ``options``).
+        validate_task: Checks one task read from a user's file (``--tasks``) and raises
+            ``TaskShapeError``/ValueError naming the bad field; see
+            :func:`~buildbench.harness.task_files.require_fields`.
     """
 
     name: str
@@ -89,6 +97,8 @@ class Suite:
     cli: str | None = None
     options: Sequence[OptionSpec] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    prompts: PromptFiles | None = None
+    validate_task: Callable[[Task], None] | None = None
 
     def agent(self, name: str) -> AgentSpec:
         if name not in self.agents:
@@ -101,30 +111,20 @@ class Suite:
         return self.protocols[name]
 
 
-#: Built-in suites, by import string ("module:attribute"); plugins add more through the
-#: ``buildbench.suites`` entry-point group.
-BUILTIN_SUITES: dict[str, str] = {
-    "example": "buildbench.suites.example:suite",
-    "dreamhouse": "buildbench.suites.dreamhouse.suite:suite",
-    "buildarena": "buildbench.suites.buildarena:buildarena_suite",
-    "bimedit": "buildbench.suites.bimedit:bimedit_suite",
-}
-
 _loaded: dict[str, Suite] = {}
+
+#: The entry-point group every suite registers in, built-in or third-party alike.
+ENTRY_POINT_GROUP = "buildbench.suites"
 
 
 def suite_names() -> list[str]:
-    """Names of every registered suite (built-in and plugins), without importing them."""
-    names = set(BUILTIN_SUITES)
-    names.update(ep.name for ep in entry_points(group="buildbench.suites"))
-    return sorted(names)
+    """Names of every registered suite, without importing them."""
+    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
 
 
 def suite_target(name: str) -> str:
     """The import string (``module:attribute``) a suite is registered under."""
-    if name in BUILTIN_SUITES:
-        return BUILTIN_SUITES[name]
-    for ep in entry_points(group="buildbench.suites"):
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             return ep.value
     raise UnknownNameError("suite", name, suite_names())

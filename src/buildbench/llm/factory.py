@@ -1,6 +1,8 @@
 """Build a model client from a spec string such as ``openai:gpt-4o``.
 
-Spec: ``provider:model[@base_url]``, or ``scripted`` / ``scripted:name``.
+Spec: ``provider:model[@base_url]``, or ``scripted`` / ``scripted:name``, or
+``python:path/to/file.py:fn`` / ``python:package.module:fn`` for a model that is a Python
+function in the harness process (see :mod:`.python_model`).
 
 ======== ======================================== ====================== ==============
 provider default base URL                         key variable           key required
@@ -95,9 +97,16 @@ def make_model(spec: str, **overrides: Any) -> ChatModel:
             return ScriptedChat(model=parsed.model, **overrides)
         except TypeError as exc:
             raise LLMConfigError(f"make_model({spec!r}): {exc}") from exc
+    if parsed.provider == "python":
+        from .python_model import PythonChat
+
+        try:
+            return PythonChat(parsed.model, **overrides)
+        except TypeError as exc:
+            raise LLMConfigError(f"make_model({spec!r}): {exc}") from exc
     preset = PRESETS.get(parsed.provider)
     if preset is None:
-        known = ", ".join(sorted([*PRESETS, "scripted"]))
+        known = ", ".join(sorted([*PRESETS, "python", "scripted"]))
         raise LLMConfigError(f"model spec {spec!r}: unknown provider {parsed.provider!r}; known: {known}")
     env_url = os.environ.get(f"{parsed.provider.upper()}_BASE_URL") or None
     base_url = overrides.pop("base_url", None) or parsed.base_url or env_url or preset.base_url

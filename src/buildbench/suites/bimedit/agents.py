@@ -23,13 +23,13 @@ from buildbench.harness.errors import ConfigError
 from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 from buildbench.llm import ToolCall
 
-from .env import CODE_TOOL, PROMPTS
+from .env import CODE_TOOL, PROMPT_FILES
 from .tasks import BimTask, from_harness
 
 
 def system_prompt() -> str:
     """The system prompt (our wording of the paper's App. F.3 content)."""
-    return (PROMPTS / "system.md").read_text().strip()
+    return PROMPT_FILES.read("system.md").strip()
 
 
 class ToolAgent(LLMAgent):

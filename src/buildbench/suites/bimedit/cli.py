@@ -20,16 +20,34 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--n", "n", type=int, default=None, help="number of tasks (default: the paper's 324-task split)")
+@click.option("--n", "n", type=int, default=None,
+              help="number of tasks (default: the paper's 324-task design)")
 @click.option("--seed", type=int, default=0, show_default=True, help="generator seed")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="bimedit-tasks", show_default=True,
               help="folder for scenes, ground truths and tasks.jsonl")
-def generate(n: int | None, seed: int, out: str) -> None:
-    """Generate tasks with their input and ground-truth models."""
+@click.option("--ifc", "ifc", type=click.Path(dir_okay=False), default=None,
+              help="make the tasks on this IFC model (any schema and unit) instead of synthetic scenes")
+def generate(n: int | None, seed: int, out: str, ifc: str | None) -> None:
+    """Generate tasks with their input and ground-truth models.
+
+    With --ifc, the tasks edit that model: the paper's composition laid over its elements,
+    each base edit phrased three ways with checked descriptions and an oracle solution; what
+    the model cannot support is listed (also in generation-report.json).
+    """
     from buildbench.suites.bimedit.taskgen import generate_tasks
+    from buildbench.suites.bimedit.taskgen.usergen import generate_from_ifc
 
     if n is not None and n < 1:
         _fail(f"--n must be a positive number of tasks, got {n}")
+    if ifc is not None:
+        if not Path(ifc).is_file():
+            _fail(f"--ifc {ifc}: no such file")
+        tasks, report = generate_from_ifc(ifc, out, n, seed, progress=_progress)
+        click.echo("", err=True)
+        for line in report.lines():
+            click.echo(line)
+        click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
+        return
     try:
         tasks = generate_tasks(n, seed, out)
     except (BuildbenchError, ValueError, RuntimeError, OSError) as exc:
@@ -37,13 +55,57 @@ def generate(n: int | None, seed: int, out: str) -> None:
     click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
 
 
+def _progress(text: str) -> None:
+    click.echo(f"\rgenerating: {text}", nl=False, err=True)
+
+
 @cli.command()
-@click.option("--task", "task_path", type=click.Path(), required=True, help="task JSON (or JSONL with one task)")
-@click.option("--pred", "pred", type=click.Path(), required=True, help="the edited IFC model to score")
+@click.option("--task", "task_path", type=click.Path(), default=None, help="task JSON (or JSONL with one task)")
+@click.option("--pred", "pred", type=click.Path(), default=None, help="the edited IFC model to score")
+@click.option("--tasks", "tasks_path", type=click.Path(), default=None,
+              help="a task file (JSONL) to re-score in batch, with --preds")
+@click.option("--preds", "preds", type=click.Path(), default=None,
+              help="folder of predictions, one <task id>.ifc per task (with --tasks)")
 @click.option("--json", "as_json", is_flag=True, help="print the full result as JSON")
 @click.option("--strict", is_flag=True, help="also penalise collateral damage (ours, not the paper's)")
-def score(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
-    """Score an edited model against a task's ground truth."""
+def score(task_path: str | None, pred: str | None, tasks_path: str | None, preds: str | None, as_json: bool,
+          strict: bool) -> None:
+    """Score an edited model against a task's ground truth (--task/--pred), or a folder of
+    predictions against a task file (--tasks/--preds).
+
+    Batch exit status: 0 when every task was scored, 1 when a prediction is missing or could
+    not be scored (listed, never counted as zero), 2 for a bad task file or folder.
+    """
+    if (task_path is None) == (tasks_path is None) or (task_path is None) != (pred is None) or (
+            tasks_path is None) != (preds is None):
+        _fail("give either --task and --pred, or --tasks and --preds")
+    if tasks_path is not None and preds is not None:
+        _score_batch(tasks_path, preds, as_json, strict)
+        return
+    assert task_path is not None and pred is not None  # checked above
+    _score_one(task_path, pred, as_json, strict)
+
+
+def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool) -> None:
+    from buildbench.suites.bimedit.rescore import rescore, summary, summary_line
+    from buildbench.suites.bimedit.tasks import read_tasks
+
+    tasks = read_tasks(tasks_path)
+    if not tasks:
+        _fail(f"{tasks_path}: no tasks")
+    rows = rescore(tasks, preds, strict=strict)
+    info = summary(rows)
+    if as_json:
+        click.echo(json.dumps({"tasks": [r.to_dict() for r in rows], "summary": info}, indent=2, default=str))
+    else:
+        for r in rows:
+            click.echo(r.line())
+        click.echo(summary_line(info))
+    if info["scored"] < info["tasks"]:
+        raise click.exceptions.Exit(1)
+
+
+def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
     from buildbench.suites.bimedit.score import score_edit
     from buildbench.suites.bimedit.tasks import read_tasks
 

@@ -50,6 +50,7 @@ from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Tool, ToolCall
 from buildbench.sandbox import Envelope, Limits, Worker
 from buildbench.sandbox.files import AgentFileError, read_agent_file
@@ -58,6 +59,9 @@ from . import structured
 from .tasks import from_harness
 
 PROMPTS = Path(__file__).with_name("prompts")
+#: The replaceable prompt texts (``-o prompts=DIR``): ``system.md``, ``user.md`` (``str.format``
+#: fields), ``code_tool.md`` (the tool's description).
+PROMPT_FILES = PromptFiles(PROMPTS)
 CODE_TOOL = "execute_ifc_code"
 SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
@@ -122,7 +126,7 @@ class ToolConfig:
 
 def code_tool() -> Tool:
     """The paper's single tool, described in our own words."""
-    return Tool(name=CODE_TOOL, description=(PROMPTS / "code_tool.md").read_text().strip(),
+    return Tool(name=CODE_TOOL, description=PROMPT_FILES.read("code_tool.md").strip(),
                 parameters={"type": "object", "properties": {"code": {
                     "type": "string", "description": "Python source to run"}}, "required": ["code"]})
 
@@ -243,7 +247,7 @@ class BimEditEnv(Env):
                      "the next.")
         names = [t.name for t in self.tools]
         phrase = f"the tool {names[0]}" if len(names) == 1 else f"the tools {', '.join(names)}"
-        template = (PROMPTS / "user.md").read_text()
+        template = PROMPT_FILES.read("user.md")
         return template.format(instruction=instruction.strip(), model_path=model, tools_phrase=phrase,
                                tool_notes=notes,
                                max_calls=self.config.max_calls, timeout_s=self.config.call_timeout_s).strip()

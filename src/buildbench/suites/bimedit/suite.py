@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
+from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.task_files import require_fields
 
 from . import agents
-from .env import make_env
+from .env import PROMPT_FILES, make_env
 from .metrics import score
 from .protocols import tool_loop
 from .report import summarize
-from .tasks import SPLITS, load_harness_tasks
+from .tasks import SPLITS, load_harness_tasks, read_native_task_file
 
 bimedit_suite = Suite(
     name="bimedit",
@@ -36,6 +38,7 @@ bimedit_suite = Suite(
     default_agent="oracle",
     default_protocol="tool-loop",
     cli="buildbench.suites.bimedit.cli:cli",
+    extra={"read_task_file": read_native_task_file},
     options=(
         OptionSpec("max_calls", "int", "tool calls per episode (20 in the paper)", minimum=1),
         OptionSpec("call_timeout_s", "float", "seconds per tool call (120 in the paper)", minimum=0.001),
@@ -48,5 +51,8 @@ bimedit_suite = Suite(
         OptionSpec("strict", "bool", "refuse tool calls that break the protocol"),
         OptionSpec("retries", "int", "inference retries after an API error", minimum=0),
         OptionSpec("retry_delay_s", "float", "seconds between inference retries", minimum=0.0),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPT_FILES,
+    validate_task=require_fields(inputs={"instruction": "string", "ifc_path": "string"}, target={"ground_truth_ifc": "string"}),
 )

@@ -21,7 +21,9 @@ be moved as a whole.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -34,11 +36,14 @@ from buildbench.jsonio import parse_json
 
 SUITE = "bimedit"
 #: Bump when generated tasks or ground truths change; it names the cache folder.
-TASKS_VERSION = 2
+TASKS_VERSION = 3
 #: Task file name inside a split folder.
 TASKS_FILE = "tasks.jsonl"
-#: Splits :func:`load_tasks` knows: the paper's 324-task composition and a 12-task sample.
-SPLITS: tuple[str, ...] = ("default", "demo")
+#: Splits :func:`load_tasks` knows: the paper's 324-task composition, a 12-task sample, and the
+#: composition with real buildings (from :data:`IFC_DIR_ENV`) as its complex scenes.
+SPLITS: tuple[str, ...] = ("default", "demo", "real")
+#: The environment variable naming the folder of IFC buildings the ``real`` split reads.
+IFC_DIR_ENV = "BUILDBENCH_IFC_DIR"
 
 ELEMENTS: dict[str, str] = {"wall": "WAL", "slab": "SLB", "space": "ROM", "door": "DOR", "window": "WIN",
                             "column": "COL"}
@@ -48,6 +53,8 @@ IFC_CLASSES: dict[str, str] = {"wall": "IfcWall", "slab": "IfcSlab", "space": "I
 OPERATIONS: dict[str, str] = {"create": "CRE", "update": "UPD", "delete": "DEL"}
 CATEGORIES: dict[str, str] = {"direct": "DIR", "spatial": "SPA", "topological": "TOP"}
 SCENES: dict[str, str] = {"simple": "A", "complex": "R"}
+#: Length units a task may record, by metres per unit (IfcOpenShell's unit scale).
+UNITS: dict[str, float] = {"m": 1.0, "mm": 0.001, "cm": 0.01, "ft": 0.3048, "in": 0.0254}
 _ID_RE = re.compile(r"^(WAL|SLB|ROM|DOR|WIN|COL)-(CRE|UPD|DEL)-(DIR|SPA|TOP)-(A|R)-(\d{3,})$")
 
 
@@ -105,7 +112,7 @@ class BimTask:
         ground_truth_ifc: path of the ground-truth model M*.
         target_guids: GlobalIds the edit is about (M0 entities; empty for creates).
         relevant_properties: property keys the semantic score compares (None: per-class defaults).
-        unit: the models' length unit, "m" or "mm".
+        unit: the models' length unit, a key of :data:`UNITS` ("m", "mm", "ft"…).
         oracle_code: IfcOpenShell code performing the reference edit in the tool's namespace.
         group_id: ``ELEM-OP-SCENE-NNN``, shared by the three instruction variants.
         seed: the generator seed of the split.
@@ -134,8 +141,8 @@ class BimTask:
         want = (tid.element, tid.operation, tid.category, tid.scene)
         if got != want:
             raise ConfigError(f"task {self.task_id}: fields {got} disagree with the id {want}")
-        if self.unit not in ("m", "mm"):
-            raise ConfigError(f"task {self.task_id}: unit must be 'm' or 'mm', got {self.unit!r}")
+        if self.unit not in UNITS:
+            raise ConfigError(f"task {self.task_id}: unit must be one of {', '.join(UNITS)}, got {self.unit!r}")
         object.__setattr__(self, "target_guids", tuple(str(g) for g in self.target_guids))
         if self.relevant_properties is not None:
             object.__setattr__(self, "relevant_properties", tuple(str(p) for p in self.relevant_properties))
@@ -276,26 +283,64 @@ def split_dir(split: str, seed: int = 0) -> Path:
     return cache_root() / f"{split}-s{int(seed)}"
 
 
-def load_tasks(split: str = "default", seed: int = 0, *, out_dir: str | Path | None = None) -> list[BimTask]:
+def real_ifc_dir(ifc_dir: str | Path | None = None) -> Path:
+    """The folder of IFC buildings for the ``real`` split: ``ifc_dir``, else ``$BUILDBENCH_IFC_DIR``.
+
+    Raises:
+        ConfigError: neither is set, or the folder does not exist.
+    """
+    value = ifc_dir if ifc_dir is not None else os.environ.get(IFC_DIR_ENV)
+    if not value:
+        raise ConfigError(f"the BIM-Edit real split reads IFC buildings from a folder: set {IFC_DIR_ENV} "
+                          "to a folder of .ifc files (e.g. the project's shared/data/ifc)")
+    folder = Path(value)
+    if not folder.is_dir():
+        raise ConfigError(f"{IFC_DIR_ENV}={value}: no such folder")
+    return folder
+
+
+def _listing_digest(folder: Path) -> str:
+    """A short digest of the folder's .ifc files (names, sizes, times), naming its cache folder."""
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*.ifc")):
+        st = p.stat()
+        h.update(f"{p.relative_to(folder).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:10]
+
+
+def load_tasks(split: str = "default", seed: int = 0, *, out_dir: str | Path | None = None,
+               ifc_dir: str | Path | None = None) -> list[BimTask]:
     """The tasks of ``split``, generated into the cache on first use.
 
     Args:
-        split: "default" (324 tasks, the paper's composition) or "demo" (12 tasks).
+        split: "default" (324 tasks, the paper's composition), "demo" (12 tasks) or "real"
+            (the composition with the buildings of ``ifc_dir`` as its complex scenes).
         seed: generator seed.
         out_dir: folder to use instead of the cache folder.
+        ifc_dir: the real split's buildings (default: ``$BUILDBENCH_IFC_DIR``).
 
     Raises:
-        ConfigError: an unknown split.
+        ConfigError: an unknown split, or the real split without a folder of buildings.
     """
     if split not in SPLITS:
         raise ConfigError(f"unknown BIM-Edit split {split!r}; known splits: {', '.join(SPLITS)}")
-    folder = Path(out_dir) if out_dir is not None else split_dir(split, seed)
+    buildings = real_ifc_dir(ifc_dir) if split == "real" else None
+    if out_dir is not None:
+        folder = Path(out_dir)
+    elif buildings is not None:
+        folder = cache_root() / f"real-s{int(seed)}-{_listing_digest(buildings)}"
+    else:
+        folder = split_dir(split, seed)
     path = folder / TASKS_FILE
     if path.is_file():
         tasks = read_tasks(path)
         if all(Path(t.input_ifc).is_file() and Path(t.ground_truth_ifc).is_file() for t in tasks):
             return tasks
     # Imported here: generation pulls in the scene builder, which loaders of a ready split need not.
+    if buildings is not None:
+        from buildbench.suites.bimedit.taskgen.usergen import generate_real
+
+        return generate_real(buildings, folder, seed)[0]
     from buildbench.suites.bimedit.taskgen import generate_split
 
     return generate_split(split, seed=seed, out_dir=folder)
@@ -304,6 +349,42 @@ def load_tasks(split: str = "default", seed: int = 0, *, out_dir: str | Path | N
 def load_harness_tasks(split: str = "default", seed: int = 0) -> list[Task]:
     """:func:`load_tasks` as harness tasks (the suite's ``load_tasks(split, seed)``)."""
     return [t.to_harness() for t in load_tasks(split, seed)]
+
+
+def load_task_file(source: str | Path) -> list[Task]:
+    """Harness tasks from a BIM-Edit task file (``tasks.jsonl`` as ``bimedit generate`` writes it) or
+    a folder holding one; every task's input and ground-truth models must exist.
+
+    Raises:
+        ConfigError: no such file or folder, a malformed record (with its line), or a missing model.
+    """
+    p = Path(source)
+    if p.is_dir():
+        p = p / TASKS_FILE
+    if not p.is_file():
+        raise ConfigError(f"{source}: no BIM-Edit task file (expected a {TASKS_FILE} or a folder holding one)")
+    tasks = read_tasks(p)
+    if not tasks:
+        raise ConfigError(f"{p}: holds no task")
+    for t in tasks:
+        for what, model in (("input", t.input_ifc), ("ground-truth", t.ground_truth_ifc)):
+            if not Path(model).is_file():
+                raise ConfigError(f"{p}: task {t.task_id}: {what} model {model} does not exist")
+    return [t.to_harness() for t in tasks]
+
+
+def read_native_task_file(source: str | Path) -> list[Task] | None:
+    """:func:`load_task_file` when ``source`` is (or is a folder holding) a task file in BIM-Edit's own
+    record format (``task_id`` … rather than the harness's ``id``/``inputs``/``target``); else None,
+    so the harness reads it as generic task records (the suite's ``extra["read_task_file"]``)."""
+    p = Path(source)
+    if p.is_dir():
+        p = p / TASKS_FILE
+    if not p.is_file():
+        return None
+    with p.open("rb") as f:
+        first = next((line for line in f if line.strip()), b"")
+    return load_task_file(p) if b'"task_id"' in first else None
 
 
 def from_harness(task: Task) -> BimTask:

@@ -1,4 +1,5 @@
-"""``buildbench dreamhouse …``: validate a member list, generate the dataset, render views, report runs.
+"""``buildbench dreamhouse …``: validate a member list, generate the dataset, render views, read and
+write task packs, report runs.
 
 Every user error (unreadable or malformed file, unknown option value, unwritable folder)
 ends the command with one line naming what was wrong and where, and exit status 2.
@@ -14,6 +15,7 @@ from typing import Any
 import click
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.parallel import Backend, backend_options
 
 
 class _UserError(click.ClickException):
@@ -36,32 +38,38 @@ def cli() -> None:
     show_default=True,
     help="paper: appendix T1–T10; released: the released harness's 10 tests.",
 )
+@click.option("--task", "task_ids", multiple=True, help="With a dataset: only this house (repeatable).")
 @click.option(
     "--json", "as_json", is_flag=True, help="Print our JSON result and the released harness's form."
 )
-def validate(file: Path, profile: str, as_json: bool) -> None:
-    """Validate the member list in FILE (our JSON or the released submission JSON).
+def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool) -> None:
+    """Validate the member list in FILE: our JSON, the released submission JSON, or a dataset
+    folder or shard written by ``generate`` (every house, or those named by --task).
 
     Exit status: 0 when every test passes, 1 when some test fails, 2 for a bad file.
     """
     from .check import validate as run_validator
+    from .cli_inputs import is_dataset, load_houses
 
-    structure = _load(file)
-    report = run_validator(structure, profile)
+    houses = _run(lambda: load_houses(file, task_ids))
+    reports = [(h, run_validator(h.frame, profile)) for h in houses]
     if as_json:
-        doc = {
-            **report.to_json(),
-            "released": report.to_released_json(str(structure.meta.get("task_id", ""))),
-        }
-        click.echo(json.dumps(doc, indent=1))
+        docs = [{**r.to_json(), "released": r.to_released_json(h.label)} for h, r in reports]
+        click.echo(json.dumps(docs if is_dataset(file) else docs[0], indent=1))
+    elif is_dataset(file):
+        for h, r in reports:
+            failed = [t.name for t in r.results if not t.passed]
+            click.echo(f"{h.label}: {len(h.frame)} members, {'PASS' if r.passed else 'FAIL ' + ', '.join(failed)}")
+        click.echo(f"{sum(r.passed for _, r in reports)}/{len(reports)} houses pass every test (profile {profile})")
     else:
+        report = reports[0][1]
         click.echo(f"{file}: {report.n_members} members, profile {profile}")
-        for r in report.results:
-            click.echo(f"{'PASS' if r.passed else 'FAIL'}  {r.label}")
-            for line in r.messages:
+        for test in report.results:
+            click.echo(f"{'PASS' if test.passed else 'FAIL'}  {test.label}")
+            for line in test.messages:
                 click.echo(f"      {line}")
         click.echo(report.summary())
-    click.get_current_context().exit(0 if report.passed else 1)
+    click.get_current_context().exit(0 if all(r.passed for _, r in reports) else 1)
 
 
 @cli.command()
@@ -76,14 +84,16 @@ def validate(file: Path, profile: str, as_json: bool) -> None:
     "--split", is_flag=True, help="Generate the stratified 1,200-task split (paper ids) instead of N."
 )
 @click.option("--render", is_flag=True, help="Also render Frame and Facade views into OUT/renders/.")
-def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, render: bool) -> None:
+@backend_options
+def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, render: bool,
+             backend: Backend) -> None:
     """Generate N validator-certified structures into OUT (``--n 26543`` is the paper's size)."""
     from .generate import default_split, write_dataset
     from .views import render_dataset
 
     t0 = time.perf_counter()
     ids = default_split() if split else None
-    manifest = _run(lambda: write_dataset(out, n, seed, fmt=fmt, workers=workers, task_ids=ids))
+    manifest = _run(lambda: write_dataset(out, n, seed, fmt=fmt, workers=workers, task_ids=ids, backend=backend))
     counts = manifest["member_counts"]["overall"]
     click.echo(
         f"wrote {manifest['n']} structures to {out} in {time.perf_counter() - t0:.1f} s "
@@ -91,7 +101,7 @@ def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, 
     )
     if render:
         t1 = time.perf_counter()
-        rendered = _run(lambda: render_dataset(out, workers=workers))
+        rendered = _run(lambda: render_dataset(out, workers=workers, backend=backend))
         click.echo(f"rendered {rendered} structures × 2 conditions × 5 views to {out / 'renders'} "
                    f"in {time.perf_counter() - t1:.1f} s")  # fmt: skip
 
@@ -104,20 +114,77 @@ def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, 
     type=click.Choice(["frame", "facade"]),
     default="frame",
     show_default=True,
-    help="facade also draws the skin given by --skin.",
+    help="facade also draws the skin (--skin, or the dataset's own).",
 )
 @click.option("--skin", type=click.Path(path_type=Path), help="Facade panels (a structure JSON).")
-def render(file: Path, out: Path, condition: str, skin: Path | None) -> None:
-    """Render the five Table-4 views of the structure in FILE into OUT/<view>.png."""
+@click.option("--task", "task_id", help="With a dataset: the house to render.")
+@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True,
+              help="cycles: Blender Cycles through .venv-blender, as the paper (slow).")
+def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: str | None, renderer: str) -> None:
+    """Render the five Table-4 views of the structure in FILE (a structure JSON, or a house
+    of a dataset folder or shard written by ``generate``) into OUT/<view>.png."""
+    from .cli_inputs import load_houses
     from .views import render_views, save_views
 
-    structure = _load(file)
-    if condition == "facade" and skin is None:
+    houses = _run(lambda: load_houses(file, (task_id,) if task_id else ()))
+    if len(houses) > 1:
+        raise _UserError(f"{file} holds {len(houses)} houses; pick one with --task (e.g. --task {houses[0].label})")
+    house = houses[0]
+    skin_structure = _load(skin) if skin is not None else house.skin
+    if condition == "facade" and skin_structure is None:
         raise _UserError("--condition facade needs --skin FILE with the facade panels")
-    skin_structure = _load(skin) if skin is not None else None
-    images = _run(lambda: render_views(structure, skin_structure, condition))
+    images = _run(lambda: render_views(house.frame, skin_structure, condition, renderer=renderer))
     paths = _run(lambda: save_views(images, out))
-    click.echo(f"wrote {len(paths)} views of {len(structure)} members to {out}")
+    click.echo(f"wrote {len(paths)} views of {len(house.frame)} members to {out}")
+
+
+@cli.command()
+@click.option("--split", default="demo", show_default=True, help="Task split to pack (default, demo, demo26).")
+@click.option("--tasks", "task_source", type=click.Path(path_type=Path), help="Pack these task files instead.")
+@click.option("--limit", type=click.IntRange(min=1), help="First N tasks only.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .dhpack to write.")
+@click.option("--condition", type=click.Choice(["frame", "facade"]), default="frame", show_default=True,
+              help="Which target views the pack holds.")
+@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True)
+def pack(split: str, task_source: Path | None, limit: int | None, out: Path, condition: str, renderer: str) -> None:
+    """Write tasks as a released-harness task pack (.dhpack: SQLite, five PNG views per task)."""
+    from .dhpack import pack_task_of, write_dhpack
+    from .env import render_call
+    from .tasks import load_tasks
+    from .views import png_bytes, views_for
+
+    if task_source is not None:
+        from buildbench.harness.task_files import load_task_files
+
+        from .tasks import validate_task
+
+        tasks = _run(lambda: load_task_files(task_source, "dreamhouse", validate_task))
+    else:
+        tasks = _run(lambda: load_tasks(split))
+    tasks = tasks[:limit] if limit else tasks
+    entries = []
+    for k, task in enumerate(tasks, start=1):
+        images = _run(lambda t=task: render_call(views_for, t, condition, renderer))
+        entries.append(_run(lambda t=task, i=images: pack_task_of(t, [png_bytes(v) for v in i])))
+        click.echo(f"\r{k}/{len(tasks)} tasks rendered", nl=False, err=True)
+    click.echo("", err=True)
+    _run(lambda: write_dhpack(out, entries, metadata={"condition": condition, "renderer": renderer}))
+    click.echo(f"wrote {len(entries)} tasks to {out}")
+
+
+@cli.command()
+@click.argument("pack_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for tasks.jsonl and the views.")
+def unpack(pack_file: Path, out: Path) -> None:
+    """Turn a .dhpack into OUT/tasks.jsonl (for ``buildbench run dreamhouse --tasks``) and OUT/views/."""
+    from .dhpack import load_dhpack
+
+    tasks = _run(lambda: load_dhpack(pack_file, (out / "views").resolve()))
+    lines = "".join(json.dumps(t.to_dict(), sort_keys=True) + "\n" for t in tasks)
+    _run(lambda: (out / "tasks.jsonl").write_text(lines))
+    with_truth = sum(1 for t in tasks if t.target)
+    click.echo(f"wrote {len(tasks)} tasks ({with_truth} with a ground-truth frame) to {out / 'tasks.jsonl'}")
 
 
 @cli.command()

@@ -40,7 +40,7 @@ from .check import MEMBER_CHECK, ValidationReport, validate
 from .model import SUBSYSTEM, Structure
 from .prompts import ACTION_FORMATS, task_prompt
 from .scripts import structure_to_bpy
-from .views import check_condition, views_for
+from .views import RENDERERS, check_condition, views_for
 
 CheckScope = Literal["all", "early", "phased"]
 T = TypeVar("T")
@@ -72,6 +72,8 @@ class EnvOptions:
         action_format: What the prompt teaches: ``python``, ``json`` or ``tools``.
         isolation: Sandbox backend of the executor.
         images: ``on`` shows the five target views (when they can be had), ``off`` none.
+        renderer: ``gl`` (fast) or ``cycles`` (Blender Cycles, as the paper) for the target
+            views shown, the visual feedback and the final S.
     """
 
     executor: str = "fast"
@@ -80,6 +82,7 @@ class EnvOptions:
     action_format: str = "python"
     isolation: str = "auto"
     images: str = "on"
+    renderer: str = "gl"
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> EnvOptions:
@@ -95,6 +98,7 @@ class EnvOptions:
             "action_format": ACTION_FORMATS,
             "isolation": ("auto", "bwrap", "process"),
             "images": ("on", "off"),
+            "renderer": RENDERERS,
         }
         values = {}
         for key, allowed in choices.items():
@@ -207,7 +211,7 @@ class DreamHouseEnv(Env):
         from buildbench.render import RenderUnavailableError
 
         try:
-            return list(render_call(views_for, task, self.options.condition))
+            return list(render_call(views_for, task, self.options.condition, self.options.renderer))
         except RenderUnavailableError:
             return []  # no headless OpenGL here: the episode runs on the text context alone
 
@@ -386,6 +390,7 @@ class DreamHouseEnv(Env):
             "condition": self.options.condition,
             "profile": self.options.profile,
             "executor": self.options.executor,
+            "renderer": self.options.renderer,
             "protocol": dict(self.notes),
         }
 

@@ -33,7 +33,9 @@ member's geometry, in V and in the S renders alike. A candidate equal to the tar
 V stays the voxel IoU of what it built at 0.05 m.
 
 S and T are defined on structurally passed structures; :func:`fidelity_metrics` reports NaN
-for them otherwise (the harness's mean skips NaN). Joint pass = structural pass ∧ visual pass.
+for them otherwise (the harness's mean skips NaN). T is also stored for every structure as
+``topological_fidelity_any``, for the paper's passed-vs-failed comparison (§5: Claude 0.164
+vs 0.149). Joint pass = structural pass ∧ visual pass.
 """
 
 from __future__ import annotations
@@ -373,8 +375,9 @@ def fidelity_metrics(
 
     Keys: ``visual_fidelity`` (S), ``visual_<view>`` (S_v), ``visual_pass`` (all views ≥ τ),
     ``visual_pass_mean``, ``topological_fidelity`` (T), ``census``, ``centroid_match``,
-    ``voxel_iou``, ``joint_pass``, ``joint_pass_mean``. S and T are NaN unless the structure
-    passed (paper §4); the joint passes are then 0.
+    ``voxel_iou``, ``joint_pass``, ``joint_pass_mean``, ``topological_fidelity_any``. S and T
+    are NaN unless the structure passed (paper §4); the joint passes are then 0.
+    ``topological_fidelity_any`` is T whatever the verdict.
 
     Args:
         structural_pass: The validator's verdict on ``candidate``.
@@ -388,6 +391,8 @@ def fidelity_metrics(
     out: dict[str, float] = {"visual_fidelity": nan, **{f"visual_{v}": nan for v in VIEW_NAMES}}
     out |= {"visual_pass": 0.0, "visual_pass_mean": 0.0, "topological_fidelity": nan}
     out |= {"census": nan, "centroid_match": nan, "voxel_iou": nan, "joint_pass": 0.0, "joint_pass_mean": 0.0}
+    topo = topological_fidelity(candidate, target)
+    out["topological_fidelity_any"] = topo.score
     if not structural_pass:
         return out
     if candidate_views is not None and target_views is not None:
@@ -398,7 +403,6 @@ def fidelity_metrics(
         out["visual_pass_mean"] = float(vis.passed_mean)
         out["joint_pass"] = float(joint_pass(True, vis, "all_views"))
         out["joint_pass_mean"] = float(joint_pass(True, vis, "mean"))
-    topo = topological_fidelity(candidate, target)
     out |= {
         "topological_fidelity": topo.score,
         "census": topo.census,
@@ -406,6 +410,14 @@ def fidelity_metrics(
         "voxel_iou": topo.voxels.iou,
     }
     return out
+
+
+def undefined_fidelity() -> dict[str, float]:
+    """Every key of :func:`fidelity_metrics` as NaN: a task without a target frame (a released pack)."""
+    keys = ["visual_fidelity", *(f"visual_{v}" for v in VIEW_NAMES), "visual_pass", "visual_pass_mean",
+            "topological_fidelity", "census", "centroid_match", "voxel_iou", "joint_pass", "joint_pass_mean",
+            "topological_fidelity_any"]
+    return dict.fromkeys(keys, float("nan"))
 
 
 def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) -> dict[str, float]:
@@ -420,14 +432,17 @@ def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) ->
     (:func:`~.views.as_submitted`).
     """
     from .check import validate
-    from .tasks import target_structure
+    from .tasks import has_ground_truth, target_structure
 
+    if not has_ground_truth(task):
+        return undefined_fidelity()
     passed = validate(built, str(outcome.get("profile", "paper"))).passed
     target = as_submitted(target_structure(task))
     if not passed:
         return fidelity_metrics(False, built, target, None, None)
-    candidate_views = render_views(snap_to_target(built, target), frame=target_frame(target))
-    return fidelity_metrics(True, built, target, candidate_views, target_views(task, "frame"))
+    renderer = str(outcome.get("renderer", "gl"))
+    candidate_views = render_views(snap_to_target(built, target), frame=target_frame(target), renderer=renderer)
+    return fidelity_metrics(True, built, target, candidate_views, target_views(task, "frame", renderer))
 
 
 def _prepared(image: np.ndarray, where: str) -> np.ndarray:

@@ -13,9 +13,17 @@ the protocol's budget. Then:
 - **Managed**: the plan's steps are unlocked one at a time; each must pass load path +
   stability on the whole scene; a failed attempt is rolled back (earlier steps are never
   invalidated); per-step and global retry budgets.
+- **Managed + visual feedback** (paper Table 5): Managed, and after every passed step the
+  agent sees its frame beside the target view by view, with S per view, in the next request.
 - **Refinement**: Atomic, then up to 10 full revisions scored by visual fidelity with
   side-by-side images; a revision that fails any structural test is rejected even if it
   looks better.
+
+The visual-retry gate (Table 6's τ_retry) is on by default, as in the paper's runs: a
+structurally passing whole frame (Atomic, Reactive, the last Managed step) whose visual
+fidelity S is below τ_retry is retried with that said; ``-o require_visual=false`` turns it
+off (the paper's Qwen3.5 run). Refinement's Atomic stage runs without it: refinement itself
+is the visual loop.
 
 Tool-calling agents build over several calls; a tool step counts as an attempt only when
 it runs ``validate``, and ``max_actions`` bounds the turns of any episode.
@@ -33,6 +41,7 @@ from buildbench.harness.errors import ConfigError
 from .env import DreamHouseEnv, render_call
 from .plan import PlanCheck, PlanStep, check_plan
 from .prompts import plan_retry_text, render, retry_text
+from .tasks import has_ground_truth
 from .views import VisualScore, VisualScorer, visual_scorer
 
 
@@ -68,6 +77,7 @@ TABLE6: dict[str, Budget] = {
     "planner-atomic": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.8),
     "planner-reactive": Budget(max_retries=10, max_tokens=64_000, tau_retry=0.6),
     "planner-managed": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
+    "planner-managed-visual": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
     "iterative-refinement": Budget(max_retries=5, max_tokens=65_536, tau_retry=0.6, revisions=10),
 }
 
@@ -109,11 +119,12 @@ class DreamHouseProtocol(Protocol):
         budget: Table 6 budget (with overrides).
         name: Label recorded with episodes.
         require_visual: Retry structurally passing attempts whose visual fidelity is below
-            τ_retry (needs a visual scorer; the Qwen3.5 run turned this off).
+            τ_retry (on by default, as in the paper; needs a visual scorer; the Qwen3.5 run
+            turned it off).
         visual: Visual scorer; default the one installed in :mod:`.views`.
     """
 
-    def __init__(self, budget: Budget, *, name: str, require_visual: bool = False,
+    def __init__(self, budget: Budget, *, name: str, require_visual: bool = True,
                  visual: VisualScorer | None = None) -> None:
         self.budget = budget
         self.name = name
@@ -208,14 +219,18 @@ class DreamHouseProtocol(Protocol):
     def visual_check(self, env: DreamHouseEnv, ctx: EpisodeContext) -> VisualScore | None:
         """Visual fidelity of the current scene, when a scorer is available."""
         scorer = self.visual
-        if scorer is None:
+        if scorer is None or not has_ground_truth(ctx.task):
             return None
-        return render_call(scorer, ctx.task, env.structure, env.options.condition)
+        return render_call(scorer, ctx.task, env.structure, env.options.condition, env.options.renderer)
 
     def accepts(self, env: DreamHouseEnv, ctx: EpisodeContext, result: StepResult) -> tuple[bool, str]:
         """Whether a checked attempt ends the protocol, and extra feedback when only visuals fail."""
         if not result.info.get("all_passed"):
             return False, ""
+        return self.visual_gate(env, ctx)
+
+    def visual_gate(self, env: DreamHouseEnv, ctx: EpisodeContext) -> tuple[bool, str]:
+        """Whether the current (structurally passing) frame clears τ_retry, and feedback if not."""
         if not self.require_visual:
             return True, ""
         score = self.visual_check(env, ctx)
@@ -225,14 +240,14 @@ class DreamHouseProtocol(Protocol):
                        f"{self.budget.tau_retry:.2f}; make the frame match the target views.")
 
     async def full_build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, request: str,
-                         *, fresh_scene: bool) -> bool:
+                         *, fresh_scene: bool, visual_gate: bool = True) -> bool:
         """Whole-frame attempts until one is accepted or the retries run out."""
         obs = Observation(text=render(request), state={"request": "build", "scope": env.check_scope})
         for attempt in range(self.budget.max_retries + 1):
             if fresh_scene:
                 env.reset_scene()
             result = await self.attempt(env, agent, ctx, obs, role="builder")
-            ok, extra = self.accepts(env, ctx, result)
+            ok, extra = self.accepts(env, ctx, result) if visual_gate else (bool(result.info.get("all_passed")), "")
             if ok:
                 env.notes["attempts_to_pass"] = attempt + 1
                 return True
@@ -272,13 +287,19 @@ def _members_text(step: PlanStep) -> str:
 class PlannerManaged(DreamHouseProtocol):
     """The plan's steps one at a time, each gated by load path + stability, with rollback."""
 
+    #: Show the frame beside the target after every passed step (the Table 5 variant).
+    step_feedback = False
+
     async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
         total = len(plan.steps)
         done = 0
+        self._shown: VisualScore | None = None
         for k, step in enumerate(plan.steps, start=1):
             if not await self._one_step(env, agent, ctx, step, k, total):
                 break
             done = k
+            if self.step_feedback and k < total:
+                self._shown = self.visual_check(env, ctx)
         env.notes["steps_passed"] = done
         env.notes["steps_total"] = total
         env.check_scope = "all"
@@ -293,20 +314,46 @@ class PlannerManaged(DreamHouseProtocol):
         text = render("request_step", step=k, total=total, phase=step.phase, section=step.section,
                       story_text=story, members=_members_text(step), n_members=len(env.structure))
         state = {"request": "step", "step": step.to_dict(), "index": k, "total": total}
-        obs = Observation(text=text, state=state)
+        shown = self._shown
+        images: list[Any] = list(shown.images) if shown is not None else []
+        if shown is not None:
+            text += _step_visual_text(shown)
+        obs = Observation(text=text, images=images, state=state)
         checkpoint = env.checkpoint()
         for attempt in range(self.budget.max_retries + 1):
             result = await self.attempt(env, agent, ctx, obs, role="builder")
-            if result.info.get("passed"):
-                return True
-            env.restore(checkpoint)
+            extra = ""
             left = self.budget.max_retries - attempt
-            if left == 0 or not self._spend_retry():
-                env.notes["failed_step"] = k
-                return False
-            obs = Observation(text=retry_text(result.observation.text, attempt=attempt + 1, left=left),
-                              tool_results=result.observation.tool_results, state={**state, "feedback": True})
+            if result.info.get("passed"):
+                if k < total:
+                    return True
+                # The last step completes the frame: the visual-retry gate applies to it, and
+                # when the retries are spent the frame stands as built (as Atomic's does).
+                ok, extra = self.visual_gate(env, ctx)
+                if ok or left == 0 or not self._spend_retry():
+                    return True
+                env.restore(checkpoint)
+            else:
+                env.restore(checkpoint)
+                if left == 0 or not self._spend_retry():
+                    env.notes["failed_step"] = k
+                    return False
+            obs = Observation(text=retry_text(result.observation.text + extra, attempt=attempt + 1, left=left),
+                              images=images, tool_results=result.observation.tool_results,
+                              state={**state, "feedback": True})
         return False
+
+
+class PlannerManagedVisual(PlannerManaged):
+    """Managed with per-step visual feedback (paper Table 5)."""
+
+    step_feedback = True
+
+
+def _step_visual_text(score: VisualScore) -> str:
+    per_view = ", ".join(f"{v:.3f}" for v in score.per_view)
+    return (f"\nSo far your frame scores visual fidelity S = {score.score:.3f} against the complete target "
+            f"(per view: {per_view}); the images show your frame beside the target, view by view.")
 
 
 class IterativeRefinement(DreamHouseProtocol):
@@ -314,15 +361,17 @@ class IterativeRefinement(DreamHouseProtocol):
 
     async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
         env.check_scope = "all"
-        if not await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False):
+        if not await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False, visual_gate=False):
             env.notes["refinement"] = {"status": "no_structural_pass"}
             return
         score = self.visual_check(env, ctx)
         if score is None:
             env.notes["refinement"] = {"status": "no_visual_scorer"}
             return
+        # Table 2 covers the tasks that enter refinement: passed, but S below τ.
         notes: dict[str, Any] = {"status": "done", "baseline": score.score, "best": score.score,
-                                 "accepted": 0, "rejected": 0, "revisions": 0}
+                                 "accepted": 0, "rejected": 0, "revisions": 0,
+                                 "eligible": score.score < self.budget.tau_retry}
         env.notes["refinement"] = notes
         for _ in range(self.budget.revisions):
             if score.score >= self.budget.tau_retry:
@@ -354,6 +403,7 @@ _CLASSES: dict[str, type[DreamHouseProtocol]] = {
     "planner-atomic": PlannerAtomic,
     "planner-reactive": PlannerReactive,
     "planner-managed": PlannerManaged,
+    "planner-managed-visual": PlannerManagedVisual,
     "iterative-refinement": IterativeRefinement,
 }
 
@@ -363,6 +413,8 @@ DESCRIPTIONS: dict[str, str] = {
                         "(10 retries, 64,000 tokens)",
     "planner-managed": "plan steps unlocked one at a time, gated by load path + stability (5 per step / 30 "
                        "global retries, 16,384 tokens)",
+    "planner-managed-visual": "Planner-Managed with the frame shown beside the target after every step "
+                              "(Table 5)",
     "iterative-refinement": "Atomic, then up to 10 visual revisions; structural regressions rejected "
                             "(65,536 tokens)",
 }
@@ -376,5 +428,5 @@ def make_protocol(name: str, options: dict[str, Any]) -> DreamHouseProtocol:
     """
     if name not in _CLASSES:
         raise ConfigError(f"unknown DreamHouse protocol {name!r}; known: {', '.join(_CLASSES)}")
-    visual = str(options.get("require_visual", "false")).lower() in ("1", "true", "yes")
+    visual = str(options.get("require_visual", "true")).lower() in ("1", "true", "yes", "on")
     return _CLASSES[name](budget_from_options(name, options), name=name, require_visual=visual)

@@ -4,9 +4,20 @@
   topological fidelity T and joint pass, each for Frame / Facade. Structural and joint
   pass are rates over all episodes (an episode that errored counts as not passing); S and
   T are means over the structurally passed episodes only, as in the paper.
+* Table 2 (paper §5): iterative refinement from the Atomic passes whose S was below τ:
+  mean S at the start (baseline), at the end (final) and the best reached, the share of
+  tasks that ended above their baseline, and the share of revisions that kept a passing
+  structure ("structures retained"; [S]: the paper does not define it further).
+* Table 5 (paper §5): Planner-Managed with and without per-step visual feedback, Frame:
+  structural pass, S, visual pass (every view ≥ 0.6) and joint pass.
+* T of passed vs failed structures (paper §5 text), from ``topological_fidelity_any``.
 * Figure 7 (paper §5): per-test failure rates per model × protocol × condition, and the
   most common co-failure patterns (the exact set of failed tests of a failing structure).
   The paper gives these only as a figure, so no published numbers sit beside them.
+
+Every table says how many episodes each row covers (``N``), and the paper's rows are marked
+with ``*`` after the model. Protocols are shown by short labels (:data:`PROTOCOL_LABELS`) so
+each table fits 100 columns.
 
 Our S comes from our renderer and colours, not Blender Cycles with the paper's (unstated)
 materials, and our models are whatever ran; the published rows are context, not targets.
@@ -34,12 +45,38 @@ PAPER_TABLE1: dict[tuple[str, str], tuple[float, ...]] = {
     ("Gemini", "planner-reactive"): (0.507, 0.376, 0.345, 0.342, 0.160, 0.152, 0.019, 0.013),
     ("Gemini", "planner-managed"): (0.785, 0.737, 0.313, 0.282, 0.232, 0.211, 0.043, 0.026),
 }
-#: Table 1 column groups in the paper's order: (title, metric key); each cell reads "Frame / Facade".
+#: Paper Table 2 verbatim: model → baseline, final, best S, Δ, % tasks improved, structures retained.
+PAPER_TABLE2: dict[str, tuple[float, ...]] = {
+    "Claude": (0.408, 0.441, 0.461, 0.033, 0.703, 0.685),
+    "GPT-5": (0.392, 0.405, 0.425, 0.013, 0.614, 0.781),
+    "Gemini": (0.433, 0.443, 0.471, 0.010, 0.561, 0.738),
+}
+#: Paper Table 5 verbatim (Frame): (model, protocol) → struct, visual S, visual pass, joint.
+PAPER_TABLE5: dict[tuple[str, str], tuple[float, ...]] = {
+    ("GPT-5", "planner-managed"): (0.333, 0.179, 0.022, 0.008),
+    ("GPT-5", "planner-managed-visual"): (0.317, 0.173, 0.030, 0.009),
+    ("Claude", "planner-managed"): (0.713, 0.278, 0.043, 0.031),
+    ("Claude", "planner-managed-visual"): (0.780, 0.288, 0.122, 0.094),
+    ("Gemini", "planner-managed"): (0.785, 0.313, 0.054, 0.043),
+    ("Gemini", "planner-managed-visual"): (0.740, 0.311, 0.133, 0.089),
+}
+#: Paper §5 text: T of passed vs failed structures under Planner-Atomic.
+PAPER_T_SPLIT: dict[str, tuple[float, float]] = {
+    "Claude": (0.164, 0.149), "Gemini": (0.171, 0.175), "GPT-5": (0.143, 0.131),
+}
+#: Marks a row of published numbers (after the model name).
+PAPER_MARK = "*"
+#: Short protocol labels for the tables.
+PROTOCOL_LABELS: dict[str, str] = {
+    "planner-atomic": "atomic", "planner-reactive": "reactive", "planner-managed": "managed",
+    "planner-managed-visual": "managed+v", "iterative-refinement": "refine",
+}  # fmt: skip
+#: Table 1 column groups in the paper's order: (title, metric key); each cell reads "Frame/Facade".
 TABLE1_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("Struct F / Fa", "structural_pass"),
-    ("Visual F / Fa", "visual_fidelity"),
-    ("Topo F / Fa", "topological_fidelity"),
-    ("Joint F / Fa", "joint_pass"),
+    ("Struct F/Fa", "structural_pass"),
+    ("Visual F/Fa", "visual_fidelity"),
+    ("Topo F/Fa", "topological_fidelity"),
+    ("Joint F/Fa", "joint_pass"),
 )
 CONDITION_ORDER: tuple[str, str] = ("frame", "facade")
 #: Metrics averaged only over structurally passed episodes (paper §4).
@@ -74,7 +111,8 @@ def group_mean(episodes: Sequence[Episode], key: str) -> float | None:
             and _finite(ep.metrics.get(key))
         ]
         return sum(values) / len(values) if values else None
-    scored = [ep for ep in episodes if is_scored(ep)]
+    # A rate over the episodes that define it (a task without a target frame has no joint pass).
+    scored = [ep for ep in episodes if is_scored(ep) and _finite(ep.metrics.get(key, 0.0))]
     return sum(float(ep.metrics.get(key, 0.0)) for ep in scored) / len(scored) if scored else None
 
 
@@ -94,18 +132,28 @@ def table1_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         groups.setdefault((label(ep), ep.protocol), {}).setdefault(condition_of(ep), []).append(ep)
     rows = []
     for (model, protocol), by_cond in sorted(groups.items()):
-        row: dict[str, Any] = {"source": "ours", "model": model, "protocol": protocol}
+        row: dict[str, Any] = {"model": model, "protocol": protocol_label(protocol)}
         for title, key in TABLE1_COLUMNS:
             row[title] = _pair(*(group_mean(by_cond.get(c, []), key) for c in CONDITION_ORDER))
-        row["N F / Fa"] = " / ".join(str(len(by_cond.get(c, []))) for c in CONDITION_ORDER)
+        row["N F/Fa"] = "/".join(str(len(by_cond.get(c, []))) for c in CONDITION_ORDER)
         rows.append(row)
     for (model, protocol), values in PAPER_TABLE1.items():
-        row = {"source": "paper", "model": model, "protocol": protocol}
+        row = {"model": model + PAPER_MARK, "protocol": protocol_label(protocol)}
         for k, (title, _) in enumerate(TABLE1_COLUMNS):
             row[title] = _pair(values[2 * k], values[2 * k + 1])
-        row["N F / Fa"] = "1200 / 1200"
+        row["N F/Fa"] = "1200/1200"
         rows.append(row)
     return rows
+
+
+def protocol_label(protocol: str) -> str:
+    """The short label of a protocol in the tables (the name itself when it has none)."""
+    return PROTOCOL_LABELS.get(protocol, protocol)
+
+
+def is_paper_row(row: dict[str, Any]) -> bool:
+    """Whether a table row holds the paper's published numbers."""
+    return str(row.get("model", "")).endswith(PAPER_MARK)
 
 
 def failure_rate_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:
@@ -148,10 +196,17 @@ def co_failure_rows(
 
 def tables(episodes: Sequence[Episode], label: Labeller | None = None) -> dict[str, list[dict[str, Any]]]:
     """Every table, titled (the harness prints ``report["tables"]``)."""
+    from .report_extra import t_split_rows, table2_rows, table5_rows
+
     return {
-        "Table 1: structural / visual S / topological T / joint pass, Frame (F) and Facade (Fa)": table1_rows(
+        "Table 1: structural / visual S / topological T / joint pass, Frame/Facade (* paper)": table1_rows(
             episodes, label
         ),
+        "Table 2: iterative refinement, S of the Atomic passes below τ (* paper)": table2_rows(episodes, label),
+        "Table 5: Planner-Managed without / with per-step visual feedback, Frame (* paper)": table5_rows(
+            episodes, label
+        ),
+        "T of passed vs failed structures (* paper, Planner-Atomic)": t_split_rows(episodes, label),
         "Figure 7: per-test failure rate": failure_rate_rows(episodes, label),
         "Figure 7: co-failure patterns (failing structures)": co_failure_rows(episodes, label),
     }
@@ -184,19 +239,20 @@ def runs_summary(run_dirs: Sequence[str | Path]) -> dict[str, list[dict[str, Any
     return tables(episodes)
 
 
-def print_tables(titled: dict[str, list[dict[str, Any]]]) -> None:
-    """Print titled row lists as terminal tables (floats to 3 decimals)."""
+def print_tables(titled: dict[str, list[dict[str, Any]]], width: int = 100) -> None:
+    """Print titled row lists as terminal tables (floats to 3 decimals), cells unwrapped, on a
+    console at least ``width`` columns wide."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=max(width, Console().width))
     for title, rows in titled.items():
         if not rows:
             console.print(f"{title}: no rows")
             continue
         table = Table(title=title)
         for col in rows[0]:
-            table.add_column(str(col))
+            table.add_column(str(col), no_wrap=True)
         for row in rows:
             table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row.values()))
         console.print(table)
@@ -206,7 +262,7 @@ def _groups(episodes: Sequence[Episode], label: Labeller | None) -> dict[str, li
     label = label or model_of
     out: dict[str, list[Episode]] = {}
     for ep in episodes:
-        out.setdefault(f"{label(ep)}/{ep.protocol}/{condition_of(ep)}", []).append(ep)
+        out.setdefault(f"{label(ep)}/{protocol_label(ep.protocol)}/{condition_of(ep)}", []).append(ep)
     return dict(sorted(out.items()))
 
 
@@ -219,5 +275,5 @@ def _cell(value: float | None) -> float | str:
 
 
 def _pair(frame: float | None, facade: float | None) -> str:
-    """A Table 1 cell, "Frame / Facade" to 3 decimals as the paper prints them."""
-    return " / ".join(_MISSING if v is None else f"{v:.3f}" for v in (frame, facade))
+    """A Table 1 cell, "Frame/Facade" to 3 decimals as the paper prints them."""
+    return "/".join(_MISSING if v is None else f"{v:.3f}" for v in (frame, facade))

@@ -16,7 +16,7 @@ from .check import validate
 from .env import render_call, structure_from_compact
 from .metrics import fidelity_scores
 from .model import PHASES, SUBSYSTEM, Structure
-from .tasks import target_structure
+from .tasks import has_ground_truth, target_structure
 
 MetricGroup = Callable[[Task, Structure, dict[str, Any]], dict[str, float]]
 
@@ -31,8 +31,8 @@ def structural_metrics(task: Task, built: Structure, outcome: dict[str, Any]) ->
 
 def count_metrics(task: Task, built: Structure, outcome: dict[str, Any]) -> dict[str, float]:
     """Member counts (built, target, per subsystem) and the episode's effort."""
-    target = target_structure(task)
-    out = {"members": float(len(built)), "target_members": float(len(target))}
+    target_members = float(len(target_structure(task))) if has_ground_truth(task) else float("nan")
+    out = {"members": float(len(built)), "target_members": target_members}
     for phase in PHASES:
         out[f"members_{phase}"] = float(sum(1 for c in built.categories if SUBSYSTEM.get(c or "") == phase))
     for key in ("attempts", "invalid_actions", "script_errors"):

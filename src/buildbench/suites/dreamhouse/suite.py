@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
+from buildbench.harness.prompts import PROMPTS_OPTION
 
 from . import agents
 from .env import make_env
-from .prompts import ACTION_FORMATS
+from .prompts import ACTION_FORMATS, PROMPT_FILES
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
 from .report import summarize
 from .score import score
-from .tasks import SPLITS, load_tasks
+from .tasks import SPLITS, load_tasks, validate_task
+from .views import RENDERERS
 
 
 def _protocol(name: str) -> ProtocolSpec:
@@ -50,10 +52,15 @@ suite = Suite(
         OptionSpec("action_format", "str", "what the prompt teaches", tuple(ACTION_FORMATS)),
         OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process")),
         OptionSpec("images", "str", "show the five target views", ("on", "off")),
+        OptionSpec("renderer", "str", "gl (fast) or cycles (Blender Cycles, as the paper)", RENDERERS),
         OptionSpec("global_retries", "int", "Table 6 budget override", minimum=0),
         OptionSpec("max_actions", "int", "Table 6 budget override", minimum=0),
         OptionSpec("revisions", "int", "Table 6 budget override (iterative refinement)", minimum=0),
         OptionSpec("tau_retry", "float", "Table 6 retry threshold", minimum=0.0, maximum=1.0),
         OptionSpec("require_visual", "bool", "refinement needs the visual scorer"),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPT_FILES,
+    # Checks the released fields too; a task without a target frame (a released pack) is allowed.
+    validate_task=validate_task,
 )

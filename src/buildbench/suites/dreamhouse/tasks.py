@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
-from buildbench.harness.errors import ConfigError
+from buildbench.harness.errors import BuildbenchError, ConfigError
 
 from .generate import (
     GENERATOR_VERSION,
@@ -103,6 +103,48 @@ def ground_truth(task: Task) -> GeneratedHouse:
             f"this is version {GENERATOR_VERSION}, whose ground truth differs"
         )
     return _house(str(ref["task_id"]), int(ref.get("seed", 0)))
+
+
+def has_ground_truth(task: Task) -> bool:
+    """Whether ``task`` names its target frame (inline or by generator reference); tasks
+    from a released ``.dhpack`` do not, and get structural metrics only."""
+    return "structure" in task.target or "generator" in task.target
+
+
+def validate_task(task: Task) -> None:
+    """The check of a task read from a user's file (``--tasks``): the fields the env, the
+    prompts and the scorer read, with their types.
+
+    Raises:
+        ValueError: Naming the first bad field.
+    """
+    try:
+        _check_task_fields(task)
+    except BuildbenchError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _check_task_fields(task: Task) -> None:
+    from .dhpack import check_constraints
+
+    inputs = task.inputs
+    for key, kind in (("lot_size", dict), ("constraints", dict), ("footprint", dict), ("collection", str),
+                      ("roof_type", str), ("complexity", str), ("description", str), ("style", str)):
+        if not isinstance(inputs.get(key), kind):
+            raise ValueError(f"inputs.{key}: missing or not {'an object' if kind is dict else 'a string'}")
+    if isinstance(inputs.get("stories"), bool) or not isinstance(inputs.get("stories"), int):
+        raise ValueError("inputs.stories: missing or not an integer")
+    check_constraints(inputs["constraints"], "inputs")
+    for key in ("width", "depth", "area"):
+        if isinstance(inputs["lot_size"].get(key), bool) or not isinstance(inputs["lot_size"].get(key), int | float):
+            raise ValueError(f"inputs.lot_size.{key}: missing or not a number")
+    if "structure" in task.target:
+        Structure.from_json_dict(task.target["structure"])
+    elif "generator" in task.target:
+        ref = task.target["generator"]
+        if not isinstance(ref, dict) or not isinstance(ref.get("task_id"), str):
+            raise ValueError("target.generator: must be an object with a task_id")
+        TaskId.parse(ref["task_id"])
 
 
 def target_structure(task: Task) -> Structure:

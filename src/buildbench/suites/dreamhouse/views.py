@@ -42,13 +42,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import multiprocessing
 import os
 import struct
 import zlib
-from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -57,6 +54,7 @@ import numpy as np
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.parallel import PROCESS, Backend, map_ordered
 from buildbench.render import Bounds, Boxes, Camera, OrbitView, Renderer, build_scene, frame_views
 from buildbench.render.camera import clip_planes_for_bounds
 
@@ -64,6 +62,8 @@ from .model import Structure
 
 Condition = Literal["frame", "facade"]
 CONDITIONS: tuple[str, ...] = ("frame", "facade")
+#: ``gl``: the fast rasterizer (default); ``cycles``: Blender Cycles as in the paper (:mod:`.views_cycles`).
+RENDERERS: tuple[str, ...] = ("gl", "cycles")
 #: Image order of Prompt 0 Part 1.
 VIEW_NAMES: tuple[str, ...] = ("front", "back", "left", "right", "front_right")
 #: Paper Table 4, in :data:`VIEW_NAMES` order.
@@ -103,6 +103,17 @@ UNKNOWN_COLOR: tuple[int, int, int] = (128, 128, 128)
 SKIN_COLORS: Mapping[str, tuple[int, int, int]] = {"Sheathing": (200, 204, 198), "Roofing": (72, 76, 84)}
 #: Colour of skin panels with any other name.
 SKIN_DEFAULT_COLOR: tuple[int, int, int] = (180, 180, 176)
+
+
+def check_renderer(renderer: str) -> str:
+    """``renderer`` if it is one of :data:`RENDERERS`.
+
+    Raises:
+        ConfigError: Otherwise.
+    """
+    if renderer not in RENDERERS:
+        raise ConfigError(f"unknown renderer {renderer!r}; use {' or '.join(RENDERERS)}")
+    return renderer
 
 
 def check_condition(condition: str) -> Condition:
@@ -198,6 +209,7 @@ def render_views(
     condition: str = "frame",
     *,
     frame: Bounds | None = None,
+    renderer: str = "gl",
 ) -> np.ndarray:
     """Render the five Table-4 views of a frame (``frame``) or of the frame clad in its skin (``facade``).
 
@@ -207,6 +219,7 @@ def render_views(
         condition: ``frame`` or ``facade``.
         frame: Bounds to frame the cameras on; by default the rendered geometry's own. Pass
             the target's (:func:`target_frame`) to render a candidate comparably.
+        renderer: ``gl`` or ``cycles`` (:data:`RENDERERS`).
 
     Returns:
         uint8 RGBA of shape ``(5, 512, 512, 4)`` in :data:`VIEW_NAMES` order; fully
@@ -215,8 +228,10 @@ def render_views(
     Raises:
         ConfigError: For an unknown condition, or ``facade`` without a skin.
         RenderUnavailableError: When no headless OpenGL context can be created.
+        BlenderUnavailable: For ``cycles`` without the ``bpy`` virtualenv.
     """
     check_condition(condition)
+    check_renderer(renderer)
     if condition == "facade" and skin is None:
         raise ConfigError("the facade condition needs the structure's skin (facade panels) to render")
     batches = [_boxes(structure, frame_colors(structure))]
@@ -226,6 +241,11 @@ def render_views(
     framing = frame if frame is not None else scene.bounds
     if scene.bounds is None or framing is None or framing.diagonal_m == 0.0:
         return np.zeros((len(VIEWS), IMAGE_SIZE_PX, IMAGE_SIZE_PX, 4), dtype=np.uint8)
+    if renderer == "cycles":
+        from . import views_cycles
+
+        return views_cycles.render_boxes_cycles(batches, cameras(framing, scene.bounds), px=IMAGE_SIZE_PX,
+                                                samples=views_cycles.CYCLES_SAMPLES)
     return _renderer().render(scene, cameras(framing, scene.bounds))
 
 
@@ -281,17 +301,20 @@ def render_house(structure: Structure, skin: Structure, out_dir: str | Path) -> 
     return paths
 
 
-def render_dataset(dataset_dir: str | Path, workers: int = 2, limit: int | None = None) -> int:
+def render_dataset(dataset_dir: str | Path, workers: int = 2, limit: int | None = None,
+                   backend: Backend = PROCESS) -> int:
     """Render every house of a dataset folder (``generate.write_dataset``) into
     ``<dataset_dir>/renders/<task_id>/{frame,facade}_<view>.png``.
 
-    Workers are ``forkserver`` processes (a forked GL context cannot render), each fed a few
+    Workers are ``forkserver`` processes (a forked GL context cannot render), or Ray tasks
+    (each renders on its node's GPU where EGL finds one, with llvmpipe otherwise), fed a few
     houses at a time so memory stays flat over a 26,543-structure dataset.
 
     Args:
         dataset_dir: Folder with the dataset manifest.
         workers: Render processes; 1 renders in this process.
         limit: Render only the first ``limit`` houses.
+        backend: Where to render (``workers`` applies to the process pool).
 
     Returns:
         The number of houses rendered.
@@ -304,33 +327,40 @@ def render_dataset(dataset_dir: str | Path, workers: int = 2, limit: int | None 
     root = Path(dataset_dir)
     houses = itertools.islice(read_dataset(root), limit)
     jobs = ((h.task_id, h.structure, h.skin) for h in houses)
-    renders = root / "renders"
     count = 0
-    if workers <= 1:
-        for task_id, frame, skin in jobs:
-            render_house(frame, skin, renders / task_id)
-            count += 1
-        return count
-    ctx = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        pending: deque[Future[list[Path]]] = deque()
-        for task_id, frame, skin in jobs:
-            pending.append(pool.submit(render_house, frame, skin, renders / task_id))
-            if len(pending) >= 4 * workers:
-                pending.popleft().result()
-                count += 1
-        for fut in pending:
-            fut.result()
-            count += 1
+    for task_id, pngs in map_ordered(_house_pngs, jobs, workers=workers, backend=backend,
+                                     start_method="forkserver", in_flight=None if backend.is_ray else 4 * workers):
+        _write_pngs(root / "renders" / task_id, pngs)
+        count += 1
     return count
 
 
-def views_for(task: Task, condition: str = "frame") -> list[np.ndarray]:
+def _house_pngs(job: tuple[str, Structure, Structure]) -> tuple[str, dict[str, bytes]]:
+    """One house's views under both conditions as PNG bytes by file name; the caller writes
+    them, so a worker on another machine needs no access to the dataset folder."""
+    task_id, frame, skin = job
+    pngs = {}
+    for condition in CONDITIONS:
+        images = render_views(frame, skin, condition)
+        pngs.update({f"{condition}_{name}.png": png_bytes(img) for name, img in zip(VIEW_NAMES, images, strict=True)})
+    return task_id, pngs
+
+
+def _write_pngs(out: Path, pngs: dict[str, bytes]) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, data in pngs.items():
+            (out / name).write_bytes(data)
+    except OSError as exc:
+        raise ConfigError(f"cannot write renders to {out}: {exc.strerror or exc}") from exc
+
+
+def views_for(task: Task, condition: str = "frame", renderer: str = "gl") -> list[np.ndarray]:
     """The five target views of ``task`` as RGBA uint8 arrays, in Prompt 0 order.
 
     Views come from PNG files the task names in ``inputs["views"][condition]`` (a rendered
-    dataset) when it names them; otherwise they are rendered from the task's ground truth
-    (cached per process).
+    dataset or a task pack) when it names them; otherwise they are rendered from the task's
+    ground truth with ``renderer`` (cached per process).
 
     Raises:
         ConfigError: For an unknown condition, a named view file that is missing or not a
@@ -340,15 +370,15 @@ def views_for(task: Task, condition: str = "frame") -> list[np.ndarray]:
     named = task.inputs.get("views")
     if isinstance(named, dict) and named.get(condition):
         return _load_named(task, named[condition], condition)
-    return list(target_views(task, condition))
+    return list(target_views(task, condition, renderer))
 
 
-def target_views(task: Task, condition: str = "frame") -> np.ndarray:
+def target_views(task: Task, condition: str = "frame", renderer: str = "gl") -> np.ndarray:
     """The task's ground truth rendered under ``condition``, framed on itself, shape ``(5, 512, 512, 4)``.
 
     The frame is taken at stored precision (:func:`as_submitted`).
 
-    Cached per process by task id, generator reference and condition.
+    Cached per process by task id, generator reference, condition and renderer.
 
     Raises:
         ConfigError: As :func:`views_for`.
@@ -364,25 +394,25 @@ def target_views(task: Task, condition: str = "frame") -> np.ndarray:
             raise ConfigError(
                 f"task {task.id} has no generated ground truth, so no skin for the facade condition"
             )
-        return render_views(as_submitted(target_structure(task)))
-    return _cached_target_views(task, key, condition)
+        return render_views(as_submitted(target_structure(task)), renderer=renderer)
+    return _cached_target_views(task, key, condition, renderer)
 
 
-# Target renders per (pid, task id, generator reference, condition); ~5 MB each. The pid
-# keeps a forked child from trusting entries it did not make.
-_target_cache: dict[tuple[int, str, str, str], np.ndarray] = {}
+# Target renders per (pid, task id, generator reference, condition, renderer); ~5 MB each.
+# The pid keeps a forked child from trusting entries it did not make.
+_target_cache: dict[tuple[int, str, str, str, str], np.ndarray] = {}
 _TARGET_CACHE_SIZE = 8
 
 
-def _cached_target_views(task: Task, key: str, condition: str) -> np.ndarray:
+def _cached_target_views(task: Task, key: str, condition: str, renderer: str) -> np.ndarray:
     from .tasks import ground_truth
 
-    ck = (os.getpid(), task.id, key, condition)
+    ck = (os.getpid(), task.id, key, condition, renderer)
     hit = _target_cache.get(ck)
     if hit is not None:
         return hit
     house = ground_truth(task)
-    images = render_views(as_submitted(house.structure), house.skin, condition)
+    images = render_views(as_submitted(house.structure), house.skin, condition, renderer=renderer)
     images.setflags(write=False)
     if len(_target_cache) >= _TARGET_CACHE_SIZE:
         _target_cache.pop(next(iter(_target_cache)))
@@ -443,7 +473,8 @@ class VisualScore:
     images: tuple[np.ndarray, ...] = ()
 
 
-VisualScorer = Callable[[Task, Structure, str], VisualScore]
+#: ``scorer(task, structure, condition, renderer)``.
+VisualScorer = Callable[[Task, Structure, str, str], VisualScore]
 _registered: dict[str, VisualScorer] = {}
 
 
@@ -461,7 +492,7 @@ def visual_scorer() -> VisualScorer | None:
     return _registered.get("scorer", score_visual)
 
 
-def score_visual(task: Task, structure: Structure, condition: str) -> VisualScore:
+def score_visual(task: Task, structure: Structure, condition: str, renderer: str = "gl") -> VisualScore:
     """Render ``structure`` framed on the target and score it against the target's frame views.
 
     S follows paper Eq. 1 on frame renders under either condition (see ``metrics``). The
@@ -476,8 +507,8 @@ def score_visual(task: Task, structure: Structure, condition: str) -> VisualScor
 
     target = as_submitted(target_structure(task))
     # The same coincidence rule as the final score, so in-episode and final S agree.
-    candidate = render_views(snap_to_target(structure, target), frame=target_frame(target))
-    fidelity = visual_fidelity(candidate, target_views(task, "frame"))
-    shown = views_for(task, condition)
+    candidate = render_views(snap_to_target(structure, target), frame=target_frame(target), renderer=renderer)
+    fidelity = visual_fidelity(candidate, target_views(task, "frame", renderer))
+    shown = views_for(task, condition, renderer)
     images = tuple(np.concatenate([c, t], axis=1) for c, t in zip(candidate, shown, strict=True))
     return VisualScore(score=fidelity.mean, per_view=fidelity.per_view, images=images)

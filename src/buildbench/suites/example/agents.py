@@ -64,5 +64,6 @@ def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
     from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 
     settings = {"max_tokens": 1024, "temperature": 0.0, **llm_agent_options(options)}
-    return LLMAgent(model, system_prompt="You are a careful structural builder. Reply with JSON only.",
-                    **settings)
+    from .env import PROMPTS
+
+    return LLMAgent(model, system_prompt=PROMPTS.read("system.md").strip(), **settings)

@@ -4,17 +4,18 @@ design in place."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.prompts import PromptFiles
 
 from .check import check_tower
 from .model import BlockListError, Blocks, extract_json, parse_blocks
 
-PROMPT = """You are stacking rectangular blocks into a tower. World axes: x and y are horizontal, z points up; units are metres; the ground is z = 0.
-Goal: the top of the tallest block must reach at least {target_height_m} m.
-Rules: every block stays inside the square lot |x|, |y| <= {lot_half_width_m} m; blocks may not interpenetrate; each block must rest on the ground or on top of another block (faces touching within 5 mm, footprints overlapping); at most {max_blocks} blocks.
-Answer with JSON only: {{"blocks": [{{"center": [x, y, z], "size": [sx, sy, sz]}}, ...]}}. Each answer replaces the whole design."""
+#: The prompt texts (``-o prompts=DIR`` replaces them): ``task.md`` is filled with the task's
+#: inputs by ``str.format`` (literal braces doubled); ``system.md`` is the model agent's system message.
+PROMPTS = PromptFiles(Path(__file__).with_name("prompts"))
 
 
 def _submit_tool() -> Any:
@@ -49,7 +50,8 @@ class TowerEnv(Env):
 
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
         self._start(task)
-        return ResetResult(Observation(text=PROMPT.format(**task.inputs), state={"blocks": []}), {})
+        text = PROMPTS.read("task.md").strip().format(**task.inputs)
+        return ResetResult(Observation(text=text, state={"blocks": []}), {})
 
     def step(self, action: Action) -> StepResult:
         self.attempts += 1

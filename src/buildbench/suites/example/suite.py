@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, StepLoop, Suite, Task
+from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.task_files import require_fields
 
 from . import agents
-from .env import make_env, score
+from .env import PROMPTS, make_env, score
 from .generate import load_tasks
 
 
@@ -42,5 +44,9 @@ suite = Suite(
     options=(
         OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1),
         OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPTS,
+    validate_task=require_fields(inputs={"target_height_m": "number", "lot_half_width_m": "number",
+                                         "max_blocks": "integer"}, target={"target_height_m": "number"}),
 )

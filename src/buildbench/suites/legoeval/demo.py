@@ -126,5 +126,6 @@ def run_demo(run_dir: Path, console: Console) -> None:
     episodes = run_llm_pipeline()
     console.print(_llm_table(episodes))
     llm_rows = run_tables({"llm (scripted)": episodes})["Table 1: agreement with labels"][-1:]
-    console.print(_table1("Scripted LLM pipeline (a plumbing check, not a model score)", llm_rows))
+    console.print(_table1(f"Scripted LLM pipeline on {len(episodes)} tasks (a plumbing check, not a model score)",
+                          llm_rows))
     console.print(f"scripted LLM pipeline on {len(episodes)} tasks: {time.perf_counter() - t1:.0f} s")

@@ -22,6 +22,7 @@ from typing import Any
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.scenes.model import Scene, SceneFormatError
 
+from .prompts import fill
 from .tasks import holistic, parse_outcome
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
 
@@ -29,12 +30,6 @@ SUBMIT = "submit_verdicts"
 #: Characters of one tool answer shown to the agent.
 ANSWER_CHARS = 8000
 
-PROMPT = """You are checking whether a 3D house matches a description. Units are metres; x and z span the floor, y is up, north is +z, east is +x; at rotation 0 an object faces +z.
-Description: {instruction}
-Constraints to judge, in order:
-{constraints}
-House: {summary}
-Use the tools to inspect the house (ids are case-sensitive and must be quoted in full). When every constraint is judged, call submit_verdicts with one verdict per constraint: {{"verdicts": [{{"id": "c0", "holds": true, "explanation": "... (ID: '...') ..."}}], "valid": true}}. The house is valid only if every constraint holds."""
 
 
 def _submit_tool() -> Any:
@@ -101,7 +96,7 @@ class LegoEvalEnv(Env):
             self.scene_error = str(exc).splitlines()[0]
             summary = f"(the scene could not be read: {self.scene_error})"
         constraints = "\n".join(f"- {c['id']} [{c['type']}] {c['text']}" for c in task.inputs["constraints"])
-        text = PROMPT.format(instruction=task.inputs["instruction"], constraints=constraints, summary=summary)
+        text = fill("agent_task", INSTRUCTION=task.inputs["instruction"], CONSTRAINTS=constraints, SUMMARY=summary)
         state = {"instruction": task.inputs["instruction"], "constraints": list(task.inputs["constraints"]),
                  "scene_error": self.scene_error}
         return ResetResult(Observation(text=text, state=state), {"scene_error": self.scene_error})

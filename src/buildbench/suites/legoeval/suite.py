@@ -17,10 +17,13 @@ from buildbench.harness import (
     Task,
     mean_metrics,
 )
+from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .env import make_env
 from .metrics import score
+from .prompts import PROMPT_FILES
 from .protocols import evaluate
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
@@ -128,5 +131,9 @@ suite = Suite(
                    "are then chosen by the model, Table 7)", ("model", "reference")),
         OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048),
         OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPT_FILES,
+    validate_task=require_fields(inputs={"instruction": "string", "constraints": "array", "scene": "object"},
+                                 target={"valid": "boolean", "labels": "array"}),
 )

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
+from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.task_files import require_fields
 
 from . import agents
+from .agents.llm import PROMPT_FILES
 from .env import DEFAULT_MAX_TURNS, make_env
 from .protocols import diagnose_act
 from .report import summarize
@@ -47,5 +50,8 @@ suite = Suite(
                    "the paper), 'none', or a model spec (e.g. openai:gpt-5)"),
         OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to"),
         OptionSpec("max_model_len", "int", "context window the llm agent truncates history to", minimum=1024),
+        PROMPTS_OPTION,
     ),
+    prompts=PROMPT_FILES,
+    validate_task=require_fields(inputs={"instruction": "string"}),
 )

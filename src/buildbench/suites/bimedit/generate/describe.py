@@ -49,6 +49,29 @@ SECTOR_SLACK_DEG = 15.0
 #: Elements closer than this to the observer in plan (metres) have no side (the wall you stand in).
 NEAR_M = 0.3
 _SIDE_TEXT = {"ahead": "straight ahead", "left": "on your left", "right": "on your right", "behind": "behind you"}
+#: Classes a description names, most specific first: a description of an ``IfcWallStandardCase``
+#: (IFC2X3 exports) must be unique among all walls, since the phrase says "the wall".
+BASE_CLASSES: tuple[str, ...] = ("IfcDoor", "IfcWindow", "IfcWall", "IfcSlab", "IfcColumn", "IfcBeam", "IfcSpace",
+                                 "IfcMember", "IfcPlate", "IfcRoof", "IfcStair", "IfcCovering", "IfcRailing")
+NOUNS: dict[str, str] = {"IfcWall": "wall", "IfcDoor": "door", "IfcWindow": "window", "IfcSlab": "slab",
+                         "IfcColumn": "column", "IfcSpace": "room", "IfcBeam": "beam", "IfcMember": "member",
+                         "IfcPlate": "plate", "IfcRoof": "roof", "IfcStair": "stair", "IfcCovering": "covering",
+                         "IfcRailing": "railing"}
+
+
+def container_noun(container: ifcopenshell.entity_instance) -> str:
+    """What to call the spatial element holding an element: "storey" (the usual case), or "building",
+    "site" or "room" for exports that contain elements there directly."""
+    for cls, word in (("IfcBuildingStorey", "storey"), ("IfcBuilding", "building"), ("IfcSite", "site"),
+                      ("IfcSpace", "room")):
+        if container.is_a(cls):
+            return word
+    return "spatial element"
+
+
+def base_class(el: ifcopenshell.entity_instance) -> str:
+    """The class a phrase names for ``el``: its first :data:`BASE_CLASSES` ancestor, else its own class."""
+    return next((c for c in BASE_CLASSES if el.is_a(c)), el.is_a())
 
 
 @dataclass(frozen=True)
@@ -105,7 +128,7 @@ class DescriptionIndex:
             KeyError: no element has that GlobalId.
         """
         try:
-            cls = self.model.file.by_guid(guid).is_a()
+            cls = base_class(self.model.file.by_guid(guid))
         except RuntimeError:
             raise KeyError(f"no element with GlobalId {guid!r} in the model") from None
         return next(e for e in self.facts(cls) if e.guid == guid)
@@ -319,10 +342,9 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     much outside it.
     """
     el = index.model.file.by_guid(guid)
-    cls = el.is_a()
+    cls = base_class(el)
     me = next(e for e in index.facts(cls) if e.guid == guid)
-    noun = {"IfcWall": "wall", "IfcDoor": "door", "IfcWindow": "window", "IfcSlab": "slab",
-            "IfcColumn": "column", "IfcSpace": "room"}.get(cls, cls)
+    noun = NOUNS.get(cls, cls)
     options: list[Description] = []
     if me.bounds:
         options.append(Description("topological", f"the {noun} that bounds only the rooms {_names(me.bounds)}",
@@ -350,18 +372,33 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
             for b in walls_near[i + 1:]:
                 options.append(Description("topological", f"the {noun} adjoining the walls {_names([a, b])}",
                                            {"class": cls, "touches": sorted([a, b])}))
+    elif cls != "IfcSpace" and not any(resolve(index, d.facts) == [guid] for d in options):
+        options.extend(_adjacency(index, guid, cls, noun))
     if me.storey is not None:
-        options.append(Description("topological", f"the only {noun} on the storey ({me.storey})",
+        where = container_noun(index.model.file.by_guid(me.storey))
+        options.append(Description("topological", f"the only {noun} on the {where} ({me.storey})",
                                    {"class": cls, "storey": me.storey}))
         for direction in _AXES:
             options.append(Description("spatial", f"the {noun} furthest in the {direction} direction on "
-                                                  f"storey ({me.storey})",
+                                                  f"{where} ({me.storey})",
                                        {"class": cls, "storey": me.storey, "extreme": direction}))
     options.extend(_viewpoints(index, me, cls, noun))
     c = np.round(me.centre, 2)
     options.append(Description("spatial", f"the {noun} closest to the point ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
                                {"class": cls, "nearest_to": c.tolist()}))
     return [d for d in options if resolve(index, d.facts) == [guid]]
+
+
+def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6) -> list[Description]:
+    """"The X adjoining the wall(s) …": for elements of models without the relations above (many
+    exports write no space boundaries or path connections), the walls whose boxes meet its box."""
+    near = [w.guid for w in index.facts("IfcWall") if _touching(index, guid, w.guid)][:most]
+    out = [Description("topological", f"the {noun} adjoining the wall {_names([a])}", {"class": cls, "touches": [a]})
+           for a in near]
+    for i, a in enumerate(near):
+        out.extend(Description("topological", f"the {noun} adjoining the walls {_names([a, b])}",
+                               {"class": cls, "touches": sorted([a, b])}) for b in near[i + 1:])
+    return out
 
 
 def _viewpoints(index: DescriptionIndex, me: _Facts, cls: str, noun: str) -> list[Description]:

@@ -18,6 +18,7 @@ import ifcopenshell.api.boundary
 import ifcopenshell.api.feature
 import ifcopenshell.api.geometry
 import ifcopenshell.api.material
+import ifcopenshell.api.owner
 import ifcopenshell.api.pset
 import ifcopenshell.api.root
 import ifcopenshell.api.spatial
@@ -26,6 +27,18 @@ import ifcopenshell.util.representation
 import ifcopenshell.util.unit
 s = ifcopenshell.util.unit.calculate_unit_scale(ifc)  # metres per model unit
 body_ctx = ifcopenshell.util.representation.get_context(ifc, "Model", "Body", "MODEL_VIEW")
+if body_ctx is None:  # exporters that write no Body sub-context: add one under the 3-D context
+    import ifcopenshell.api.context
+    model_ctx = next(c for c in ifc.by_type("IfcGeometricRepresentationContext")
+                     if c.ContextType == "Model" and not c.is_a("IfcGeometricRepresentationSubContext"))
+    body_ctx = api.context.add_context(ifc, context_type="Model", context_identifier="Body",
+                                       target_view="MODEL_VIEW", parent=model_ctx)
+if ifc.schema == "IFC2X3" and not ifc.by_type("IfcPersonAndOrganization"):
+    # IFC2X3 requires an owner history on every new element, and that names a user
+    api.owner.add_person_and_organisation(ifc, person=api.owner.add_person(ifc),
+                                          organisation=api.owner.add_organisation(ifc))
+if ifc.schema == "IFC2X3" and not ifc.by_type("IfcApplication"):
+    api.owner.add_application(ifc)
 
 
 def frame(origin, x_axis):
@@ -216,8 +229,6 @@ commit()
 def create_filling(kind: str, host: str, storey: str, along_m: float, sill_m: float, width_m: float,
                    height_m: float, host_thickness_m: float) -> str:
     """An opening voiding ``host`` at ``along_m`` from its start, filled by a new door or window."""
-    cls, rep_fn = ("IfcDoor", "add_door_representation") if kind == "door" else (
-        "IfcWindow", "add_window_representation")
     return _PRELUDE + f"""
 host = ifc.by_guid({host!r})
 hm = np.array(ifcopenshell.util.placement.get_local_placement(host.ObjectPlacement))
@@ -225,7 +236,27 @@ hm[:3, 3] *= s
 local = np.eye(4)
 local[:3, 3] = ({_f(along_m)}, 0.0, {_f(sill_m)})
 at = hm @ local
-opening = api.root.create_entity(ifc, ifc_class="IfcOpeningElement", name="New opening")
+""" + _filling_body(kind, host, storey, width_m, height_m, host_thickness_m)
+
+
+def create_filling_at(kind: str, host: str, storey: str, corner_m: Sequence[float], run: Sequence[float],
+                      width_m: float, height_m: float, host_thickness_m: float) -> str:
+    """An opening voiding ``host`` whose lower edge starts at ``corner_m`` (world, metres, on the wall's
+    mid-plane) and runs along the plan direction ``run``, filled by a new door or window.
+
+    For walls of any exporter: the frame comes from the wall's measured axis, not its placement.
+    """
+    return _PRELUDE + f"""
+host = ifc.by_guid({host!r})
+at = frame({_vec(corner_m)}, {_vec(run)})
+""" + _filling_body(kind, host, storey, width_m, height_m, host_thickness_m)
+
+
+def _filling_body(kind: str, host: str, storey: str, width_m: float, height_m: float,
+                  host_thickness_m: float) -> str:
+    cls, rep_fn = ("IfcDoor", "add_door_representation") if kind == "door" else (
+        "IfcWindow", "add_window_representation")
+    return f"""opening = api.root.create_entity(ifc, ifc_class="IfcOpeningElement", name="New opening")
 api.geometry.edit_object_placement(ifc, product=opening, matrix=at)
 rep = api.geometry.add_wall_representation(ifc, context=body_ctx, length={_f(width_m)}, height={_f(height_m)},
                                            thickness={_f(host_thickness_m + 0.1)},
@@ -246,3 +277,4 @@ api.spatial.assign_container(ifc, products=[fill], relating_structure=ifc.by_gui
 use_material(fill, {"Timber" if kind == "door" else "Glass"!r})
 commit()
 """
+

@@ -49,12 +49,26 @@ def run_oracle(code: str, model: ifcopenshell.file) -> ifcopenshell.file:
     return model
 
 
-def stabilise(model: ifcopenshell.file, before: set[str], seed: int) -> None:
+def owner_dates(model: ifcopenshell.file) -> dict[int, tuple[Any, Any]]:
+    """Creation and last-modified dates of every owner history, by entity id."""
+    return {h.id(): (h.CreationDate, h.LastModifiedDate) for h in model.by_type("IfcOwnerHistory")}
+
+
+def stabilise(model: ifcopenshell.file, before: set[str], seed: int,
+              dates: dict[int, tuple[Any, Any]] | None = None) -> None:
     """Make an edited model byte-stable: seeded GlobalIds for new roots, sorted relations, fixed header time.
 
     ``ifcopenshell.api`` draws fresh random GlobalIds and collects related objects in sets,
-    so the same edit would otherwise give different bytes on every run.
+    and stamps the owner histories it adds or touches (a model with a user, e.g. every
+    IFC2X3 export) with the clock, so the same edit would otherwise give different bytes on
+    every run. ``dates`` (from :func:`owner_dates` before the edit) says which stamps are new.
     """
+    for hist in model.by_type("IfcOwnerHistory"):
+        old = (dates or {}).get(hist.id())
+        if old is None:
+            hist.CreationDate = FIXED_TIMESTAMP
+        if hist.LastModifiedDate is not None and (old is None or old[1] != hist.LastModifiedDate):
+            hist.LastModifiedDate = FIXED_TIMESTAMP
     rng = np.random.default_rng([seed, 0x6E7])
     for ent in sorted(model.by_type("IfcRoot"), key=lambda e: e.id()):
         if ent.GlobalId not in before:
@@ -71,8 +85,9 @@ def apply_and_write(code: str, input_path: str | Path, out_path: str | Path, see
     """Open M0, run the oracle code, stabilise and write M*; returns the edited model."""
     model = ifcopenshell.open(str(input_path))
     before = {e.GlobalId for e in model.by_type("IfcRoot")}
+    dates = owner_dates(model)
     run_oracle(code, model)
-    stabilise(model, before, seed)
+    stabilise(model, before, seed, dates)
     model.write(str(out_path))
     return model
 

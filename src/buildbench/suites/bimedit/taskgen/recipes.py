@@ -19,11 +19,15 @@ import ifcopenshell.util.element
 import ifcopenshell.util.placement
 import numpy as np
 
-from buildbench.suites.bimedit.generate.describe import Description, DescriptionIndex, describe, resolve
+from buildbench.suites.bimedit.generate.describe import (
+    NOUNS,
+    Description,
+    DescriptionIndex,
+    base_class,
+    describe,
+    resolve,
+)
 from buildbench.suites.bimedit.taskgen import code
-
-NOUNS = {"IfcWall": "wall", "IfcSlab": "slab", "IfcSpace": "room", "IfcDoor": "door", "IfcWindow": "window",
-         "IfcColumn": "column"}
 
 
 class NoCandidate(Exception):
@@ -57,6 +61,7 @@ class Edit:
         prepare: oracle-style code that turns the scene into M0 (e.g. removes the room a create
             task asks for), or None to use the scene as it is.
         created_class: the IFC class a create adds (checks "on truth" look for it).
+        origin: the scene element a create re-creates (removed by ``prepare``), if any.
     """
 
     code: str
@@ -66,6 +71,7 @@ class Edit:
     prepare: str | None = None
     created_class: str | None = None
     relevant_properties: tuple[str, ...] | None = field(default=None)
+    origin: str | None = None
 
 
 @dataclass
@@ -75,6 +81,8 @@ class Scene:
     model: ifcopenshell.file
     index: DescriptionIndex
     scale: float
+    #: GlobalIds recipes must not pick (targets of earlier tasks of the same kind).
+    avoid: set[str] = field(default_factory=set)
 
     def world(self, el: ifcopenshell.entity_instance) -> np.ndarray:
         """World placement, translation in metres."""
@@ -108,8 +116,8 @@ class Scene:
         return host
 
     def elements(self, cls: str) -> list[ifcopenshell.entity_instance]:
-        """Elements of ``cls`` in GlobalId order (stable across runs)."""
-        return sorted(self.model.by_type(cls), key=lambda e: e.GlobalId)
+        """Elements of ``cls`` in GlobalId order (stable across runs), less those in :attr:`avoid`."""
+        return sorted((e for e in self.model.by_type(cls) if e.GlobalId not in self.avoid), key=lambda e: e.GlobalId)
 
 
 def pick(rng: np.random.Generator, options: Sequence[str]) -> str:
@@ -167,14 +175,15 @@ def _mix_viewpoints(found: list[Description]) -> list[Description]:
 def _host_description(scene: Scene, guid: str) -> list[Description]:
     """"The door/window in wall X", offered when that wall hosts no other filling of its class."""
     el = scene.model.by_guid(guid)
-    opening = ifcopenshell.util.element.get_filled_void(el) if el.is_a() in ("IfcDoor", "IfcWindow") else None
+    cls = base_class(el)
+    opening = ifcopenshell.util.element.get_filled_void(el) if cls in ("IfcDoor", "IfcWindow") else None
     host = ifcopenshell.util.element.get_voided_element(opening) if opening is not None else None
     if host is None:
         return []
-    facts = {"class": el.is_a(), "host": host.GlobalId}
+    facts = {"class": cls, "host": host.GlobalId}
     if resolve(scene.index, facts) != [guid]:
         return []
-    return [Description("topological", f"the {NOUNS[el.is_a()]} in the wall ({host.GlobalId})", facts)]
+    return [Description("topological", f"the {NOUNS[cls]} in the wall ({host.GlobalId})", facts)]
 
 
 def _candidates(scene: Scene, cls: str, rng: np.random.Generator,

@@ -123,7 +123,7 @@ def _index(path: Path) -> DescriptionIndex:
     return DescriptionIndex(model, ShapeCache(model))
 
 
-def _verify(edit: Edit, scene: Scene, m0: Path, gt: Path) -> dict[str, dict]:
+def verify_edit(edit: Edit, scene: Scene, m0: Path, gt: Path) -> dict[str, dict]:
     """Run every indirect description's query; returns the facts per category.
 
     Raises:
@@ -168,7 +168,7 @@ def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimT
             gt = out / "truth" / f"{group}.ifc"
             gt.parent.mkdir(parents=True, exist_ok=True)
             apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
-            facts = _verify(edit, scene, m0, gt)
+            facts = verify_edit(edit, scene, m0, gt)
         except NoCandidate as exc:
             problems.append(str(exc))
             continue

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from buildbench.harness.errors import ConfigError
+from buildbench.parallel import PROCESS, Backend, map_ordered
 
 from ..model import Structure
 from .api import GENERATOR_VERSION, GeneratedHouse, dataset_task_ids, generate_structure
@@ -103,20 +102,12 @@ def member_count_distribution(n: int, seed: int = 0, workers: int = 2) -> CountR
     return count_report(by_style)
 
 
-def _map(fn: Any, jobs: list[Any], workers: int) -> Iterator[Any]:
-    """``map`` over a process pool, in order, with at most ``2·workers`` chunks in flight
+def _map(fn: Any, jobs: list[Any], workers: int, backend: Backend = PROCESS) -> Iterator[Any]:
+    """``map`` over a process pool (or Ray), in order, with a few chunks in flight
     (so a 26,543-structure run never holds more than a few chunks in memory)."""
-    if workers <= 1 or len(jobs) <= 1:
-        yield from map(fn, jobs)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[Any]] = deque()
-        for job in jobs:
-            pending.append(pool.submit(fn, job))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+    if not backend.is_ray and len(jobs) <= 1:
+        workers = 1
+    return map_ordered(fn, jobs, workers=workers, backend=backend)
 
 
 # -- records ------------------------------------------------------------------------------
@@ -239,6 +230,7 @@ def write_dataset(
     fmt: str = "parquet",
     workers: int = 2,
     task_ids: list[TaskId] | None = None,
+    backend: Backend = PROCESS,
 ) -> dict[str, Any]:
     """Generate ``n`` structures (or the given ``task_ids``) into ``out_dir`` with a manifest.
 
@@ -249,6 +241,7 @@ def write_dataset(
         fmt: ``parquet`` or ``jsonl``.
         workers: Generator processes (the project's machines have 2 cores).
         task_ids: Explicit ids to generate (e.g. :func:`default_split`).
+        backend: Where the chunks are generated (``workers`` applies to the process pool).
 
     Returns:
         The manifest (also written to ``out_dir/manifest.json``).
@@ -270,7 +263,7 @@ def write_dataset(
     files: list[dict[str, Any]] = []
     by_style: dict[str, list[int]] = {}
     ext = "parquet" if fmt == "parquet" else "jsonl"
-    for k, records in enumerate(_map(_chunk_records, chunks, workers)):
+    for k, records in enumerate(_map(_chunk_records, chunks, workers, backend)):
         path = out / f"structures-{k:05d}.{ext}"
         _write_shard(path, records, fmt)
         files.append({"path": path.name, "structures": len(records), "sha256": _sha256(path)})

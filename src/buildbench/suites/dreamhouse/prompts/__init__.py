@@ -10,11 +10,11 @@ are the protocol turns.
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.harness.prompts import PromptFiles
 
 #: Action formats the prompts can describe.
 ACTION_FORMATS: tuple[str, ...] = ("python", "json", "tools")
@@ -25,10 +25,13 @@ _CONDITION_TEXT = {
 }
 
 
-@cache
+#: The replaceable prompt texts (``-o prompts=DIR``): every ``.md`` file here, filled by ``str.format``.
+PROMPT_FILES = PromptFiles(Path(__file__).resolve().parent)
+
+
 def template(name: str) -> str:
-    """The text of ``prompts/<name>.md``."""
-    return files(__package__).joinpath(f"{name}.md").read_text(encoding="utf-8").strip()
+    """The text of ``prompts/<name>.md`` (the run's ``-o prompts=DIR`` file when it has one)."""
+    return PROMPT_FILES.read(f"{name}.md").strip()
 
 
 def render(name: str, **values: Any) -> str:

@@ -7,21 +7,23 @@ a placeholder left unfilled is an error, not silently sent to the model.
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
+
+from buildbench.harness.prompts import PromptFiles
 
 _HERE = Path(__file__).resolve().parent
 _PLACEHOLDER = re.compile(r"\$([A-Z_]+)\$")
+#: The replaceable prompt texts (``-o prompts=DIR``): every ``.txt`` file here.
+PROMPT_FILES = PromptFiles(_HERE, (".txt",))
 
 
-@cache
 def load(name: str) -> str:
-    """The template ``prompts/<name>.txt``."""
+    """The template ``prompts/<name>.txt`` (the run's ``-o prompts=DIR`` file when it has one)."""
     path = _HERE / f"{name}.txt"
     if not path.is_file():
         known = sorted(p.stem for p in _HERE.glob("*.txt"))
         raise KeyError(f"no prompt template {name!r} (known: {', '.join(known)})")
-    return path.read_text(encoding="utf-8").strip()
+    return PROMPT_FILES.read(f"{name}.txt").strip()
 
 
 def fill(name: str, **values: object) -> str:

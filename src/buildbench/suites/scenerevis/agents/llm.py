@@ -14,9 +14,12 @@ from typing import Any
 
 from buildbench.harness import Agent, Task
 from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
+from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Message
 
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
+#: The replaceable prompt texts (``-o prompts=DIR``): ``system.md``.
+PROMPT_FILES = PromptFiles(PROMPTS)
 #: Tokens the release budgets per attached image.
 IMAGE_TOKENS = 1280
 MAX_MODEL_LEN = 40960
@@ -28,7 +31,7 @@ _JID_SENTENCE = ("Objects are named by their `jid` (asset id); an edit applies t
 
 def system_prompt(address: str = "id") -> str:
     """Our system prompt (own wording of the §2.2 content); ``address=jid`` explains jid naming."""
-    text = (PROMPTS / "system.md").read_text(encoding="utf-8").strip()
+    text = PROMPT_FILES.read("system.md").strip()
     return text.replace(_ID_SENTENCE, _JID_SENTENCE) if address == "jid" else text
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from buildbench.parallel import Backend, backend_options
+
 
 class _UserError(click.ClickException):
     """One-line error, exit status 2."""
@@ -47,9 +49,10 @@ def _scenes(path: Path) -> list:
                    "default: our deterministic templates.")
 @click.option("--hf", is_flag=True, help="Also write a Hugging Face datasets folder OUT/hf.")
 @click.option("--parquet", is_flag=True, help="Also write verl RL parquet OUT/verl.parquet.")
+@backend_options
 def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, candidates: int, keep: int,
             mode: str, no_filter: bool, descs: Path | None, text_model: str | None, hf: bool,
-            parquet: bool) -> None:
+            parquet: bool, backend: Backend) -> None:
     """Reverse-engineer build trajectories (Algorithm 1) from the rooms in SCENES (JSONL: one
     scene, or a record with it under "scene", a line) into OUT/chains.jsonl (ms-swift)."""
     from .assets import pool_from_descs_file
@@ -72,7 +75,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
     t0 = time.perf_counter()
     try:
         out.mkdir(parents=True, exist_ok=True)
-        stats = generate_chains(rooms, out / "chains.jsonl", opts, workers)
+        stats = generate_chains(rooms, out / "chains.jsonl", opts, workers, backend)
     except OSError as exc:
         raise _UserError(f"{out}: cannot write ({exc.strerror})") from None
     summary = {**stats.to_dict(), "seconds": round(time.perf_counter() - t0, 2), "seed": seed,

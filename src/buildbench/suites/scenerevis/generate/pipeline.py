@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from buildbench.parallel import PROCESS, Backend, map_ordered
 
 from .assets import PoolAsset, category_of, default_pool
 from .conversation import chain_id, chain_record, shown_scenes
@@ -120,6 +121,30 @@ def chains_for_scene(scene: Scene, index: int, opts: ReverseOptions) -> tuple[li
     return records, stats
 
 
+_Job = tuple[list[tuple[int, Scene]], ReverseOptions]
+#: A batch's JSON lines, its stats, and (from a Ray worker) its renders by path under ``images_dir``.
+_Done = tuple[list[str], RunStats, dict[str, bytes]]
+
+
+def _work_job(job: _Job) -> _Done:
+    return (*_work(*job), {})
+
+
+def _work_remote(job: _Job) -> _Done:
+    """A batch on a Ray worker, which may be another machine: renders go to a scratch folder of
+    the same name (records name only that) and travel back as bytes."""
+    import tempfile
+
+    batch, opts = job
+    if opts.images_dir is None:
+        return _work_job(job)
+    with tempfile.TemporaryDirectory(prefix="buildbench-reverse-") as scratch:
+        images = Path(scratch) / opts.images_dir.name
+        lines, stats = _work(batch, replace(opts, images_dir=images))
+        files = {p.relative_to(images).as_posix(): p.read_bytes() for p in sorted(images.rglob("*")) if p.is_file()}
+    return lines, stats, files
+
+
 def _work(batch: list[tuple[int, Scene]], opts: ReverseOptions) -> tuple[list[str], RunStats]:
     lines: list[str] = []
     stats = RunStats()
@@ -141,23 +166,31 @@ def _batches(scenes: Iterable[Scene], size: int) -> Iterator[list[tuple[int, Sce
         yield batch
 
 
-def generate_chains(scenes: Iterable[Scene], out_jsonl: Path, opts: ReverseOptions, workers: int = 1) -> RunStats:
-    """Write the records of every room to ``out_jsonl`` (room order, then rank order)."""
+def generate_chains(scenes: Iterable[Scene], out_jsonl: Path, opts: ReverseOptions, workers: int = 1,
+                    backend: Backend = PROCESS) -> RunStats:
+    """Write the records of every room to ``out_jsonl`` (room order, then rank order).
+
+    Batches of rooms run in a pool of ``workers`` processes, or as Ray tasks with ``backend``
+    ray (renders then come back as bytes and are written here).
+    """
     total = RunStats()
     out_jsonl.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_jsonl.with_suffix(out_jsonl.suffix + ".part")
+    jobs = ((b, opts) for b in _batches(scenes, 16))
+    work = _work_remote if backend.is_ray else _work_job
     with tmp.open("w", encoding="utf-8") as fh:
-        if workers <= 1:
-            results: Iterable[tuple[list[str], RunStats]] = (_work(b, opts) for b in _batches(scenes, 16))
-            for lines, stats in results:
-                fh.writelines(line + "\n" for line in lines)
-                total.add(stats)
-        else:
-            with ProcessPoolExecutor(max_workers=min(workers, os.cpu_count() or 1)) as ex:
-                futures = [ex.submit(_work, b, opts) for b in _batches(scenes, 16)]
-                for fut in futures:
-                    lines, stats = fut.result()
-                    fh.writelines(line + "\n" for line in lines)
-                    total.add(stats)
+        for lines, stats, files in map_ordered(work, jobs, workers=min(workers, os.cpu_count() or 1),
+                                               backend=backend):
+            fh.writelines(line + "\n" for line in lines)
+            total.add(stats)
+            if files and opts.images_dir is not None:
+                _write_files(opts.images_dir, files)
     tmp.replace(out_jsonl)
     return total
+
+
+def _write_files(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)

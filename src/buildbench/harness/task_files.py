@@ -1,0 +1,189 @@
+"""Tasks from files (``--tasks FILE_OR_DIR``): records a user wrote or a tool exported.
+
+A file is JSON Lines (``.jsonl``: one task per line) or JSON (``.json``: one task, a list of
+tasks, or ``{"tasks": [...]}``); a folder means every ``.jsonl``/``.json`` file in it, in name
+order (sub-folders included). A task record has the shape of ``Task.to_dict()`` — what
+``buildbench tasks SUITE --json`` prints::
+
+    {"id": "t1", "suite": "example", "inputs": {...}, "target": {...}, "metadata": {...}}
+
+``suite`` may be left out (it is then the run's suite); ``target`` and ``metadata`` default to
+``{}``. Every record is checked on load: known fields only, a non-empty unique id, objects
+where objects belong, and the suite's own check of inputs and target
+(``Suite.validate_task``). The first problem is a :class:`TaskFileError` with one line naming
+``file:line``, the task and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from buildbench.jsonio import parse_json, read_json_file
+from buildbench.limits import limit
+
+from .errors import ConfigError
+from .task import Task
+
+_FIELDS = ("id", "suite", "inputs", "target", "metadata")
+_SUFFIXES = (".jsonl", ".json")
+
+TaskValidator = Callable[[Task], None]
+
+
+class TaskFileError(ConfigError):
+    """A task file that cannot be run: unreadable, malformed, or a record of the wrong shape."""
+
+
+class TaskShapeError(ValueError):
+    """Raised by a suite's task check: ``field`` is the dotted path of the bad value."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+
+
+def _records_of_json(value: Any, path: Path) -> list[tuple[str, Any]]:
+    if isinstance(value, dict) and "tasks" in value and "id" not in value:
+        value = value["tasks"]
+    if isinstance(value, dict):
+        return [(f"{path}", value)]
+    if isinstance(value, list):
+        return [(f"{path}[{i}]", v) for i, v in enumerate(value)]
+    raise TaskFileError(f"{path}: expected a task object, a list of tasks or {{\"tasks\": [...]}}, "
+                        f"got {type(value).__name__}")
+
+
+def _records_of_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
+    size = path.stat().st_size
+    if size > limit("json_file_bytes"):
+        raise TaskFileError(f"{path}: file is {size} bytes, over the {limit('json_file_bytes')}-byte limit "
+                            "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)")
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield f"{path}:{number}", parse_json(raw)
+            except json.JSONDecodeError as exc:
+                raise TaskFileError(f"{path}:{number}: not a JSON object ({exc.msg})") from None
+
+
+def task_file_paths(source: str | Path) -> list[Path]:
+    """The task files ``source`` names (a file, or the ``.jsonl``/``.json`` files under a folder)."""
+    path = Path(source)
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
+        if not found:
+            raise TaskFileError(f"{path}: folder holds no .jsonl or .json task file")
+        return found
+    if not path.exists():
+        raise TaskFileError(f"{path}: no such task file or folder")
+    if path.suffix not in _SUFFIXES:
+        raise TaskFileError(f"{path}: task files end in .jsonl (one task per line) or .json")
+    return [path]
+
+
+def _records(path: Path) -> Iterator[tuple[str, Any]]:
+    if path.suffix == ".jsonl":
+        yield from _records_of_jsonl(path)
+        return
+    try:
+        value = read_json_file(path)
+    except json.JSONDecodeError as exc:
+        raise TaskFileError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except OSError as exc:
+        raise TaskFileError(f"{path}: cannot read ({exc.strerror})") from None
+    yield from _records_of_json(value, path)
+
+
+def task_from_record(record: Any, suite: str, where: str) -> Task:
+    """One checked task (shape only; the suite's own check is separate)."""
+    if not isinstance(record, dict):
+        raise TaskFileError(f"{where}: expected a task object, got {type(record).__name__}")
+    unknown = sorted(set(record) - set(_FIELDS))
+    if unknown:
+        raise TaskFileError(f"{where}: unknown field {unknown[0]!r}; a task has {', '.join(_FIELDS)}")
+    task_id = record.get("id")
+    if not isinstance(task_id, str) or not task_id.strip():
+        raise TaskFileError(f"{where}: field 'id' must be a non-empty string, got {task_id!r}")
+    named = record.get("suite", suite)
+    if named != suite:
+        raise TaskFileError(f"{where}: task {task_id!r} field 'suite' is {named!r}, but this run is suite {suite!r}")
+    for key in ("inputs", "target", "metadata"):
+        if not isinstance(record.get(key, {}), dict):
+            raise TaskFileError(f"{where}: task {task_id!r} field {key!r} must be an object, "
+                                f"got {type(record[key]).__name__}")
+    return Task.from_dict({**record, "suite": suite})
+
+
+def load_task_files(source: str | Path, suite: str, validate: TaskValidator | None = None) -> list[Task]:
+    """Every task in ``source`` (file or folder), checked; TaskFileError on the first problem."""
+    tasks: list[Task] = []
+    seen: dict[str, str] = {}
+    for path in task_file_paths(source):
+        for where, record in _records(path):
+            task = task_from_record(record, suite, where)
+            if task.id in seen:
+                raise TaskFileError(f"{where}: task id {task.id!r} repeats the one at {seen[task.id]}")
+            seen[task.id] = where
+            if validate is not None:
+                try:
+                    validate(task)
+                except (TaskShapeError, ValueError, KeyError, TypeError) as exc:
+                    raise TaskFileError(f"{where}: task {task.id!r}: {_one_line(exc)}") from None
+            tasks.append(task)
+    if not tasks:
+        raise TaskFileError(f"{source}: holds no task")
+    return tasks
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict, Mapping), "array": (list, tuple), "string": (str,), "number": (int, float),
+    "integer": (int,), "boolean": (bool,),
+}
+
+
+def require_fields(*, inputs: Mapping[str, str] | None = None,
+                   target: Mapping[str, str] | None = None) -> TaskValidator:
+    """A task check for ``Suite.validate_task``: each named field present with its JSON type.
+
+    Types are ``object``, ``array``, ``string``, ``number``, ``integer``, ``boolean``, or
+    several joined by ``|`` (``"string|null"``; ``null`` allows None). Fields not named are
+    not checked, so a suite can require only what its env and scorer read.
+    """
+    wanted = {"inputs": dict(inputs or {}), "target": dict(target or {})}
+
+    def check(task: Task) -> None:
+        for part, fields in wanted.items():
+            values = getattr(task, part)
+            for name, kinds in fields.items():
+                if name not in values:
+                    raise TaskShapeError(f"{part}.{name}", f"missing ({kinds} required)")
+                if not _has_type(values[name], kinds.split("|")):
+                    raise TaskShapeError(f"{part}.{name}",
+                                         f"expected {kinds}, got {type(values[name]).__name__}")
+
+    return check
+
+
+def _has_type(value: Any, kinds: Sequence[str]) -> bool:
+    for kind in kinds:
+        if kind == "null":
+            if value is None:
+                return True
+            continue
+        if kind not in _JSON_TYPES:
+            raise ValueError(f"require_fields: unknown type {kind!r}")
+        if isinstance(value, bool) and kind not in ("boolean",):
+            continue  # JSON true is not a number
+        if isinstance(value, _JSON_TYPES[kind]):
+            return True
+    return False
