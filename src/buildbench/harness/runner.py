@@ -197,9 +197,13 @@ async def execute_episode(
             else:
                 episode.metrics = suite.score(task, episode.outcome)
         except Exception as exc:  # a scorer bug is recorded as an error, never as a zero score
-            episode.status = "error"
-            episode.error = f"scorer failed: {type(exc).__name__}: {exc}"
-            episode.metadata["traceback"] = traceback.format_exc(limit=20)
+            if episode.status == "api_error":
+                # What the endpoint left may not be scorable; it stays an API failure.
+                episode.metadata["scorer_error"] = f"{type(exc).__name__}: {exc}"
+            else:
+                episode.status = "error"
+                episode.error = f"scorer failed: {type(exc).__name__}: {exc}"
+                episode.metadata["traceback"] = traceback.format_exc(limit=20)
     episode.steps = ctx.steps
     episode.usage = ctx.usage
     episode.duration_s = time.perf_counter() - t0

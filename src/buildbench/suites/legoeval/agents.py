@@ -31,6 +31,7 @@ from buildbench.llm import ChatModel
 from buildbench.scenes.model import SceneFormatError
 
 from .env import load_task_scene
+from .pipeline.chat import ModelUnavailable
 
 if TYPE_CHECKING:
     from .pipeline.plan import ToolPlan
@@ -60,6 +61,9 @@ class VerdictAgent(Agent):
         except SceneFormatError as exc:
             why = f"error: scene unreadable: {str(exc).splitlines()[0]}"
             outcome = _unjudged(ctx.task, why)
+        except ModelUnavailable as exc:
+            # Errors are never scores: no verdicts, and the episode ends as the API error it is.
+            return Action(error=str(exc))
         usage = outcome.pop("usage", {}) if isinstance(outcome.get("usage"), dict) else {}
         return Action(data=outcome, usage=usage)
 

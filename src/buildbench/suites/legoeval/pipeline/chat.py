@@ -19,6 +19,15 @@ class StepFailed(RuntimeError):
     """A pipeline step got no usable answer; the message names the step and why."""
 
 
+class ModelUnavailable(RuntimeError):
+    """The model endpoint failed (after its retries): the evaluation has no result at all, so
+    the episode ends as an API error instead of judging constraints without the model."""
+
+    def __init__(self, error: object) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class Asker:
     """Sends prompts to one model and keeps the usage they cost.
 
@@ -40,7 +49,7 @@ class Asker:
         response = await self.model.generate(request)
         self.usage = self.usage + response.usage
         if response.error is not None:
-            raise StepFailed(f"model call failed: {response.error}")
+            raise ModelUnavailable(response.error)
         return response.text
 
     async def parsed(self, step: str, prompt: str, parse: Callable[[str], T], *, images: Sequence[bytes] = (),

@@ -1,0 +1,161 @@
+"""Rooms and houses (SceneReVis, LEGO-Eval) and the example suite's tower, as boxes (y up)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from buildbench.harness.episode import Episode
+from buildbench.scenes.model import EXTERIOR, Scene
+
+from . import Artefact, ArtefactContext
+
+#: Wall and opening slab thickness drawn, metres (the scene model keeps walls as lines).
+WALL_THICKNESS_M = 0.06
+
+
+def room_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
+    """SceneReVis: the final scene's objects, colliding and out-of-bounds ones marked.
+
+    Judged by the suite's own physics check under its evaluation rules, the check that
+    produced the episode's ``collision_rate`` and ``oob_rate``.
+    """
+    from buildbench.suites.scenerevis.check.layout import parse_layout
+    from buildbench.suites.scenerevis.check.physics import check_physics
+
+    art = Artefact("room")
+    scene = episode.outcome.get("scene")
+    if not isinstance(scene, dict):
+        art.notes.append("the episode left no final scene")
+        return art
+    layout = parse_layout(scene)
+    report = check_physics(layout)
+    names = [f"{layout.ids[i] or i}: {layout.descs[i] or 'object'}" for i in range(len(layout))]
+    box_ids = [f"obj-{i}" for i in range(len(layout))]
+    colliding, outside = set(report.colliding), set(report.out_of_bounds)
+    art.polygon("floor", f"floor of {layout.room_type or 'the room'}",
+                [[x, layout.floor_y, z] for x, z in layout.floor_xz], "floor")
+    _walls_around(art, layout.floor_xz, layout.floor_y, layout.ceiling_y)
+    for i in range(len(layout)):
+        status = ("both" if i in colliding and i in outside else "collision" if i in colliding
+                  else "out_of_bounds" if i in outside else "ok")
+        art.box(box_ids[i], names[i], layout.centers[i], layout.sizes[i], layout.rotations[i], status)
+    for contact in report.contacts:
+        art.finding("collision", f"collision ({contact.depth_m:.3f} m deep)",
+                    f"{names[contact.a]} and {names[contact.b]} interpenetrate by {contact.depth_m:.3f} m",
+                    [box_ids[contact.a], box_ids[contact.b]])
+    for i in report.out_of_bounds:
+        art.finding("out_of_bounds", "out of bounds",
+                    f"{names[i]}: {report.outside_fraction[i]:.0%} of its surface outside the room", [box_ids[i]])
+    art.summary = (f"{len(layout)} objects; {len(report.contacts)} colliding pair(s), "
+                   f"{len(report.out_of_bounds)} object(s) out of bounds ({report.rules.name} rules)")
+    art.notes.append("collisions and bounds recomputed with the suite's physics check (evaluation rules)")
+    return art
+
+
+def _walls_around(art: Artefact, floor_xz: np.ndarray, floor_y: float, ceiling_y: float) -> None:
+    pts = np.asarray(floor_xz, dtype=np.float64)
+    height = max(ceiling_y - floor_y, 0.1)
+    for k in range(len(pts)):
+        a, b = pts[k], pts[(k + 1) % len(pts)]
+        _wall_box(art, f"wall-{k}", f"wall {k}", a, b, floor_y, height)
+
+
+def _wall_box(art: Artefact, box_id: str, label: str, a: np.ndarray, b: np.ndarray, bottom_y: float,
+              height: float, status: str = "wall", thickness: float = WALL_THICKNESS_M) -> None:
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    length = float(np.hypot(d[0], d[1]))
+    if length <= 1e-9:
+        return
+    ux, uz = d[0] / length, d[1] / length
+    # Columns: local x along the wall, local y up, local z its normal in the floor plane.
+    rot = np.array([[ux, 0.0, -uz], [0.0, 1.0, 0.0], [uz, 0.0, ux]])
+    mid = (np.asarray(a) + np.asarray(b)) / 2.0
+    art.box(box_id, label, (mid[0], bottom_y + height / 2.0, mid[1]), (length, height, thickness), rot, status)
+
+
+def house_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
+    """LEGO-Eval: the task's house, objects named by the agent's verdicts marked.
+
+    An object is red when a constraint the agent judged violated names it, blue when only
+    constraints judged to hold do; its collisions and out-of-bounds placement (the scenes
+    layer's checks) are listed as findings too.
+    """
+    from buildbench.scenes.collision import collisions, out_of_bounds
+    from buildbench.suites.legoeval.env import load_task_scene
+
+    art = Artefact("house")
+    task = context.task(episode.task_id)
+    if task is None:
+        art.notes.append("the task's house is not available here (its tasks could not be loaded)")
+        return art
+    scene = load_task_scene(task)
+    verdicts = [v for v in episode.outcome.get("verdicts") or [] if isinstance(v, dict)]
+    marks = _verdict_marks(scene, verdicts)
+    _draw_house(art, scene, marks)
+    texts = {str(c.get("id")): str(c.get("text", "")) for c in task.inputs.get("constraints") or []
+             if isinstance(c, dict)}
+    for v in verdicts:
+        holds = bool(v.get("holds"))
+        cid = str(v.get("id", "?"))
+        named = [f"obj-{o.id}" for o in scene.objects if _names(str(v.get("explanation", "")), o.id)]
+        art.finding("holds" if holds else "violates", f"{cid}: {'holds' if holds else 'violated'}",
+                    f"{texts.get(cid, '')}\n{v.get('explanation', '')}".strip(), named)
+    for c in collisions(scene):
+        art.finding("collision", "collision", c.explanation, [f"obj-{c.a}", f"obj-{c.b}"])
+    for o in out_of_bounds(scene):
+        art.finding("out_of_bounds", "out of bounds", o.explanation, [f"obj-{o.object_id}"])
+    violated = sum(1 for v in verdicts if not v.get("holds"))
+    art.summary = (f"{len(scene.rooms)} room(s), {len(scene.objects)} objects; agent judged "
+                   f"{len(verdicts) - violated} constraint(s) holding, {violated} violated; house judged "
+                   f"{'valid' if episode.outcome.get('valid') else 'invalid'}")
+    art.notes.append("objects are marked by the verdicts whose explanation names them")
+    return art
+
+
+def _names(text: str, object_id: str) -> bool:
+    # Ids such as "candle-0|coffee table-0 (living room)" are matched whole, not inside longer ids.
+    return re.search(r"(?<![\w|-])" + re.escape(object_id) + r"(?![\w|-])", text) is not None
+
+
+def _verdict_marks(scene: Scene, verdicts: list[dict[str, Any]]) -> dict[str, str]:
+    marks: dict[str, str] = {}
+    for v in verdicts:
+        for o in scene.objects:
+            if _names(str(v.get("explanation", "")), o.id):
+                marks[o.id] = "violates" if not v.get("holds") or marks.get(o.id) == "violates" else "holds"
+    return marks
+
+
+def _draw_house(art: Artefact, scene: Scene, marks: dict[str, str]) -> None:
+    for room in scene.rooms:
+        art.polygon(f"room-{room.id}", f"{room.id} ({room.room_type})",
+                    [[x, room.floor_y, z] for x, z in room.vertices], "floor")
+    for wall in scene.walls:
+        if wall.exterior or wall.room_id == EXTERIOR:
+            continue  # each physical wall once: its room side
+        _wall_box(art, f"wall-{wall.id}", wall.id, np.asarray(wall.start), np.asarray(wall.end), wall.bottom_y,
+                  wall.height_m)
+    for opening in scene.openings():
+        wall = scene.wall(opening.wall0)
+        x, y, z = scene.opening_center(opening)
+        d = np.asarray(wall.end) - np.asarray(wall.start)
+        unit = d / max(float(np.hypot(*d)), 1e-9)
+        half = unit * opening.width_m / 2.0
+        _wall_box(art, f"opening-{opening.id}", f"{opening.kind} {opening.id}", np.array([x, z]) - half,
+                  np.array([x, z]) + half, y - opening.height_m / 2.0, opening.height_m, "opening",
+                  WALL_THICKNESS_M * 2)
+    for o in scene.objects:
+        art.box(f"obj-{o.id}", f"{o.id} ({o.category})", o.center, o.size, o.rotation, marks.get(o.id, "ok"))
+
+
+def tower_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
+    """The example suite's block tower (z up): its blocks as stacked boxes."""
+    art = Artefact("blocks", up="z")
+    for k, block in enumerate(episode.outcome.get("blocks") or []):
+        art.box(f"block-{k}", f"block {k}", block["center"], block["size"], None, "block")
+    passed = episode.metrics.get("passed")
+    art.summary = f"{len(art.boxes)} blocks" + ("" if passed is None else f"; passed: {bool(passed)}")
+    return art
