@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from buildbench.harness import EpisodeContext, RunConfig, Runner, Store
-from buildbench.harness.suite import BUILTIN_SUITES
 from buildbench.llm import ScriptedServer
 from buildbench.suites.dreamhouse.agents import FAULTS, plan_for, safe_params
 from buildbench.suites.dreamhouse.env import make_env
@@ -119,7 +118,6 @@ class Model:
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("history", [None, 2])
 def test_llm_agent_runs_planner_managed_end_to_end(tmp_path, monkeypatch, history):
-    monkeypatch.setitem(BUILTIN_SUITES, "dreamhouse", "buildbench.suites.dreamhouse.suite:suite")
     model = Model()
     options = {"images": "off"} if history is None else {"images": "off", "history": history}
     with ScriptedServer(model) as server:

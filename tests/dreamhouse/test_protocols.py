@@ -10,7 +10,7 @@ import pytest
 
 from buildbench.harness import Action, Agent, EpisodeContext, RunConfig, Runner, Store
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.suite import BUILTIN_SUITES
+from buildbench.harness.suite import suite_names
 from buildbench.suites.dreamhouse.agents import member_entries, oracle, plan_for
 from buildbench.suites.dreamhouse.env import make_env
 from buildbench.suites.dreamhouse.plan import check_plan
@@ -33,8 +33,8 @@ def no_rendering(monkeypatch):
 
 
 @pytest.fixture()
-def registered(monkeypatch):
-    monkeypatch.setitem(BUILTIN_SUITES, "dreamhouse", "buildbench.suites.dreamhouse.suite:suite")
+def registered():
+    assert "dreamhouse" in suite_names()  # registered through the package's entry points
 
 
 @pytest.fixture(scope="module")

@@ -254,12 +254,21 @@ def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) 
 
 @cli.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Output file.")
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Output file (jsonl, parquet) or new folder (sft; default RUN_DIR/sft).")
 def export(run_dir: Path, fmt: str, out: Path | None) -> None:
-    """Export the episodes of RUN_DIR as JSONL (full records) or Parquet (flat rows)."""
+    """Export the episodes of RUN_DIR as JSONL (full records), Parquet (flat rows) or SFT data
+    (chat JSONL with image files and a Hugging Face dataset with loss masks on assistant turns)."""
     from buildbench.harness import Store, export_jsonl, export_parquet
 
+    if fmt == "sft":
+        from buildbench.harness.sft import export_sft
+
+        done = export_sft(run_dir, out or run_dir / "sft")
+        click.echo(f"wrote {done.episodes} episode(s), {done.messages} message(s), {done.images} image(s) "
+                   f"to {done.jsonl} and the dataset {done.dataset}")
+        return
     out = out or run_dir / f"episodes.{fmt}"
     with Store(run_dir, create=False) as store:
         n = (export_jsonl if fmt == "jsonl" else export_parquet)(store, out)

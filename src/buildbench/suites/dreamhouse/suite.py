@@ -57,7 +57,7 @@ suite = Suite(
         OptionSpec("max_actions", "int", "Table 6 budget override", minimum=0),
         OptionSpec("revisions", "int", "Table 6 budget override (iterative refinement)", minimum=0),
         OptionSpec("tau_retry", "float", "Table 6 retry threshold", minimum=0.0, maximum=1.0),
-        OptionSpec("require_visual", "bool", "refinement needs the visual scorer"),
+        OptionSpec("require_visual", "bool", "the visual-retry gate below tau_retry (default true, as the paper)"),
         PROMPTS_OPTION,
     ),
     prompts=PROMPT_FILES,
