@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.parallel import PROCESS, Backend, backend_options
 
 
 def _fail(message: str) -> None:
@@ -27,7 +28,10 @@ def cli() -> None:
               help="folder for scenes, ground truths and tasks.jsonl")
 @click.option("--ifc", "ifc", type=click.Path(dir_okay=False), default=None,
               help="make the tasks on this IFC model (any schema and unit) instead of synthetic scenes")
-def generate(n: int | None, seed: int, out: str, ifc: str | None) -> None:
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="processes making the synthetic scenes' tasks (one scene per process at a time)")
+@backend_options
+def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, backend: Backend) -> None:
     """Generate tasks with their input and ground-truth models.
 
     With --ifc, the tasks edit that model: the paper's composition laid over its elements,
@@ -49,7 +53,7 @@ def generate(n: int | None, seed: int, out: str, ifc: str | None) -> None:
         click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
         return
     try:
-        tasks = generate_tasks(n, seed, out)
+        tasks = generate_tasks(n, seed, out, workers=workers, backend=backend)
     except (BuildbenchError, ValueError, RuntimeError, OSError) as exc:
         _fail(f"generation failed: {exc}")
     click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
@@ -68,8 +72,11 @@ def _progress(text: str) -> None:
               help="folder of predictions, one <task id>.ifc per task (with --tasks)")
 @click.option("--json", "as_json", is_flag=True, help="print the full result as JSON")
 @click.option("--strict", is_flag=True, help="also penalise collateral damage (ours, not the paper's)")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="processes scoring a batch (--tasks/--preds)")
+@backend_options
 def score(task_path: str | None, pred: str | None, tasks_path: str | None, preds: str | None, as_json: bool,
-          strict: bool) -> None:
+          strict: bool, workers: int, backend: Backend) -> None:
     """Score an edited model against a task's ground truth (--task/--pred), or a folder of
     predictions against a task file (--tasks/--preds).
 
@@ -80,20 +87,21 @@ def score(task_path: str | None, pred: str | None, tasks_path: str | None, preds
             tasks_path is None) != (preds is None):
         _fail("give either --task and --pred, or --tasks and --preds")
     if tasks_path is not None and preds is not None:
-        _score_batch(tasks_path, preds, as_json, strict)
+        _score_batch(tasks_path, preds, as_json, strict, workers, backend)
         return
     assert task_path is not None and pred is not None  # checked above
     _score_one(task_path, pred, as_json, strict)
 
 
-def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool) -> None:
+def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool, workers: int = 1,
+                 backend: Backend = PROCESS) -> None:
     from buildbench.suites.bimedit.rescore import rescore, summary, summary_line
     from buildbench.suites.bimedit.tasks import read_tasks
 
     tasks = read_tasks(tasks_path)
     if not tasks:
         _fail(f"{tasks_path}: no tasks")
-    rows = rescore(tasks, preds, strict=strict)
+    rows = rescore(tasks, preds, strict=strict, workers=workers, backend=backend)
     info = summary(rows)
     if as_json:
         click.echo(json.dumps({"tasks": [r.to_dict() for r in rows], "summary": info}, indent=2, default=str))

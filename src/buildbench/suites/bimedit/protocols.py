@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from buildbench.harness import Agent, Env, EpisodeContext, Protocol, Task
+from buildbench.harness import Agent, AgentError, Env, EpisodeContext, Protocol, Task
 from buildbench.harness.errors import ConfigError
 
 from .env import BimEditEnv
@@ -24,10 +24,9 @@ _RETRYABLE = {"api_error": "api", "timeout": "timeout"}
 _NOT_RETRIED = {"budget": "budget", "replay_miss": "other"}
 
 
-def failure_class(error: str) -> str:
-    """The runtime failure class (spec 3.7) of an agent error ``"kind: message"``."""
-    kind = error.split(":", 1)[0].strip()
-    return _RETRYABLE.get(kind) or _NOT_RETRIED.get(kind, "other")
+def failure_class(error: AgentError) -> str:
+    """The runtime failure class (spec 3.7) of an agent error."""
+    return _RETRYABLE.get(error.kind) or _NOT_RETRIED.get(error.kind, "other")
 
 
 class ToolLoop(Protocol):
@@ -53,23 +52,21 @@ class ToolLoop(Protocol):
         retries_left = self.retries
         while True:
             action = await agent.act(observation, ctx)
-            if action.error:
+            if action.error is not None:
                 kind = failure_class(action.error)
                 if kind in _RETRYABLE.values() and retries_left > 0:
                     retries_left -= 1
-                    ctx.log(action, observation, info={"inference_error": action.error,
+                    ctx.log(action, observation, info={"inference_error": action.error.to_dict(),
                                                        "retry_in_s": self.retry_delay_s})
                     await asyncio.sleep(self.retry_delay_s)
                     continue
-                ctx.log(action, observation, terminated=True, info={"agent_error": action.error,
-                                                                    "failure": kind})
-                ctx.notes["agent_error"] = action.error
+                ctx.fail(action.error, action, observation, info={"failure": kind})
                 if isinstance(env, BimEditEnv):
-                    env.record_failure(kind, action.error)
+                    env.record_failure(kind, str(action.error))
                 return
             result = await ctx.step(env, action)
             if result.truncated and result.info.get("failure") == "budget":
-                ctx.notes["agent_error"] = "budget: the tool-call budget is spent"
+                ctx.agent_error = AgentError("budget", "the tool-call budget is spent")
                 return
             if result.terminated or result.truncated:
                 return

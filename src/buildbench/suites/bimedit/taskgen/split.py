@@ -11,6 +11,7 @@ scenes are cheap; complex ones take seconds, so a few are reused).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 import ifcopenshell
 import numpy as np
 
+from buildbench.parallel import PROCESS, Backend, map_ordered
 from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex, resolve
@@ -181,10 +183,14 @@ def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimT
     raise RuntimeError(f"{group}: no usable target in scene {path.name}: {'; '.join(problems)}")
 
 
-def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".") -> list[BimTask]:
+def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".", *, workers: int = 1,
+                   backend: Backend = PROCESS) -> list[BimTask]:
     """Generate the default split (``n`` None: 324 tasks) or the first ``n`` tasks of as many rounds as needed.
 
-    Writes scenes, inputs, ground truths and ``tasks.jsonl`` under ``out_dir``.
+    Writes scenes, inputs, ground truths and ``tasks.jsonl`` under ``out_dir``. The base edits
+    of one scene are made in order by one worker (``workers`` processes, or Ray tasks with
+    ``backend`` ray, which then need ``out_dir`` on a filesystem every node mounts); scenes
+    share nothing, so the files are the same for any number of workers.
 
     Raises:
         ValueError: ``n`` is not positive.
@@ -193,15 +199,27 @@ def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".
         raise ValueError(f"n must be a positive number of tasks, got {n}")
     total = 324 if n is None else n
     out = Path(out_dir)
-    scenes = _Scenes(out / "scenes")
-    tasks: list[BimTask] = []
-    for be in base_edits(seed, rounds=math.ceil(total / 324)):
-        if len(tasks) >= total:
-            break
-        tasks.extend(make_group(be, scenes, out, seed))
-    tasks = tasks[:total]
+    wanted = list(itertools.islice(base_edits(seed, rounds=math.ceil(total / 324)),
+                                   math.ceil(total / len(CATEGORIES))))
+    by_scene: dict[tuple[str, int, str], list[int]] = {}
+    for k, be in enumerate(wanted):
+        by_scene.setdefault((be.scene, be.scene_seed, be.unit), []).append(k)
+    jobs = [([wanted[k] for k in ks], out, seed) for ks in by_scene.values()]
+    groups: list[list[BimTask]] = [[] for _ in wanted]
+    for ks, made in zip(by_scene.values(), map_ordered(_scene_groups, jobs, workers=workers, backend=backend),
+                        strict=True):
+        for k, group in zip(ks, made, strict=True):
+            groups[k] = group
+    tasks = [t for group in groups for t in group][:total]
     write_tasks(tasks, out / TASKS_FILE)
     return tasks
+
+
+def _scene_groups(job: tuple[list[BaseEdit], Path, int]) -> list[list[BimTask]]:
+    """The tasks of base edits that share one scene, made in order."""
+    edits, out, seed = job
+    scenes = _Scenes(out / "scenes")
+    return [make_group(be, scenes, out, seed) for be in edits]
 
 
 def generate_demo(seed: int = 0, out_dir: str | Path = ".") -> list[BimTask]:

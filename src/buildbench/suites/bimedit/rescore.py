@@ -1,0 +1,104 @@
+"""Re-score a folder of predicted IFC files against a task file, one prediction per task.
+
+A prediction for task ``T`` is ``DIR/T.ifc``. A task without one is *missing*, and a task
+whose own input or ground-truth model cannot be read is an *error*: both are reported and
+neither counts as a zero, so the means cover scored tasks only (errors are never scores).
+A prediction that exists but is not readable IFC is the agent's failure and scores 0, as in
+the single-task scorer. Each scored row is exactly what
+:func:`~buildbench.suites.bimedit.score.score_edit` gives ``bimedit score --task --pred``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from buildbench.harness.errors import ConfigError
+from buildbench.parallel import PROCESS, Backend, map_ordered
+from buildbench.suites.bimedit.score import EditScore, score_edit
+from buildbench.suites.bimedit.tasks import BimTask
+
+
+@dataclass(frozen=True)
+class Rescored:
+    """One task's outcome: status "scored", "missing" or "error", with the score or the reason."""
+
+    task_id: str
+    status: str
+    pred: str
+    score: EditScore | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the full score record for scored tasks)."""
+        out: dict[str, Any] = {"task_id": self.task_id, "status": self.status, "pred": self.pred}
+        if self.score is not None:
+            out.update(self.score.to_dict())
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        if self.score is None:
+            return f"{self.task_id}: {self.status} ({self.reason})"
+        s = self.score
+        return (f"{self.task_id}: geometry {s.geometry:.4f}  semantics {s.semantics:.4f}  topology {s.topology:.4f}  "
+                f"final {s.final:.4f}  solved {s.solved}")
+
+
+def prediction_path(preds: Path, task: BimTask) -> Path:
+    """Where a task's prediction is expected: ``preds/<task id>.ifc``."""
+    return preds / f"{task.task_id}.ifc"
+
+
+def rescore(tasks: Sequence[BimTask], preds: str | Path, *, strict: bool = False, workers: int = 1,
+            backend: Backend = PROCESS) -> list[Rescored]:
+    """Score each task's prediction in ``preds``, in task order.
+
+    ``workers`` processes (or Ray tasks with ``backend`` ray; the task and prediction files must
+    then be at the same paths on every node) score tasks in parallel; the rows are the same.
+
+    Raises:
+        ConfigError: ``preds`` is not a folder.
+    """
+    folder = Path(preds)
+    if not folder.is_dir():
+        raise ConfigError(f"predictions folder {folder} does not exist")
+    jobs = ((task, folder, strict) for task in tasks)
+    return list(map_ordered(_rescore_one, jobs, workers=workers, backend=backend))
+
+
+def _rescore_one(job: tuple[BimTask, Path, bool]) -> Rescored:
+    task, folder, strict = job
+    pred = prediction_path(folder, task)
+    if not pred.is_file():
+        return Rescored(task.task_id, "missing", str(pred), reason=f"no file {pred.name}")
+    try:
+        result = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec(), strict=strict)
+    except ValueError as exc:  # ModelError and other unreadable input
+        return Rescored(task.task_id, "error", str(pred), reason=str(exc).splitlines()[0])
+    return Rescored(task.task_id, "scored", str(pred), score=result)
+
+
+def summary(rows: Sequence[Rescored]) -> dict[str, Any]:
+    """Counts per status and means over the scored tasks (None when nothing was scored)."""
+    scored = [r.score for r in rows if r.score is not None]
+
+    def mean(key: str) -> float | None:
+        return None if not scored else sum(float(getattr(s, key)) for s in scored) / len(scored)
+
+    return {"tasks": len(rows), "scored": len(scored), "missing": sum(r.status == "missing" for r in rows),
+            "errors": sum(r.status == "error" for r in rows), "solved": sum(bool(s.solved) for s in scored),
+            "geometry": mean("geometry"), "semantics": mean("semantics"), "topology": mean("topology"),
+            "final": mean("final")}
+
+
+def summary_line(info: dict[str, Any]) -> str:
+    """The summary as one line."""
+    means = ("  ".join(f"{k} {info[k]:.4f}" for k in ("geometry", "semantics", "topology", "final"))
+             if info["scored"] else "no means (nothing scored)")
+    return (f"scored {info['scored']} of {info['tasks']} task(s), {info['missing']} missing, {info['errors']} "
+            f"error(s), {info['solved']} solved; means over scored: {means}")

@@ -1,0 +1,399 @@
+"""Tasks on a user's own IFC model, and the ``real`` split on a folder of real buildings.
+
+:func:`generate_from_ifc` lays the paper's composition (:data:`.split.BASE_COUNTS`, 54 base
+edits a round, three phrasings each) over one model of any schema and length unit, as
+many rounds as the requested number of tasks needs; the model is copied into the task
+folder, so the folder is self-contained. A base edit the model cannot support (no column
+to move, no wall a description can single out…) is skipped and reported with the reason;
+further rounds fill the gap when the model has other elements to edit.
+
+:func:`generate_real` is the default split with its complex half on real buildings: the
+simple base edits run on synthetic scenes as in :func:`.split.generate_tasks`, each complex
+base edit on the next building (in name order) that supports it. The buildings come from
+a folder the caller names (``BUILDBENCH_IFC_DIR`` for :func:`.tasks.load_tasks`); the
+product never reads the project's shared data by itself.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from buildbench.harness.errors import ConfigError
+from buildbench.suites.bimedit.check.model import ModelError, load_model
+from buildbench.suites.bimedit.check.shapes import ShapeCache
+from buildbench.suites.bimedit.generate.describe import DescriptionIndex
+from buildbench.suites.bimedit.taskgen import anycreates, anymodel, recipes
+from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
+from buildbench.suites.bimedit.taskgen.recipes import Edit, NoCandidate, Scene
+from buildbench.suites.bimedit.taskgen.split import (
+    BASE_COUNTS,
+    _Scenes,
+    _stable,
+    base_edits,
+    make_group,
+    verify_edit,
+)
+from buildbench.suites.bimedit.tasks import (
+    CATEGORIES,
+    IFC_CLASSES,
+    TASKS_FILE,
+    UNITS,
+    BimTask,
+    TaskId,
+    write_tasks,
+)
+
+#: Draws per base edit before it is reported as impossible on a model.
+ATTEMPTS = 6
+#: The report written beside ``tasks.jsonl`` (text: a folder of tasks holds no other JSON file).
+REPORT_FILE = "generation-report.txt"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A base edit that could not be made: its design slot and why."""
+
+    element: str
+    operation: str
+    model: str
+    reason: str
+
+
+@dataclass
+class GenerationReport:
+    """What a generation made and what it could not.
+
+    Attributes:
+        models: per model file name, its schema, unit and element counts.
+        requested: the number of tasks asked for.
+        made: tasks written.
+        per_cell: tasks made per "element/operation".
+        skipped: base edits that could not be made, with reasons.
+        unreadable: model files that could not be read, with the reason.
+        seconds: wall time of the generation.
+    """
+
+    models: dict[str, dict[str, object]] = field(default_factory=dict)
+    requested: int = 0
+    made: int = 0
+    per_cell: dict[str, int] = field(default_factory=dict)
+    skipped: list[Skipped] = field(default_factory=list)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        """A short human-readable account: one line per model, per shortfall reason and per unreadable file."""
+        out = []
+        for name, info in self.models.items():
+            counts = ", ".join(f"{k} {v}" for k, v in dict(info["elements"]).items() if v)  # type: ignore[call-overload]
+            out.append(f"model {name}: {info['schema']}, unit {info['unit']}; {counts or 'no editable elements'}")
+        for name, why in self.unreadable.items():
+            out.append(f"skipped model {name}: {why}")
+        grouped = Counter((s.element, s.operation, _short(s.reason)) for s in self.skipped)
+        for (element, op, why), k in sorted(grouped.items()):
+            out.append(f"could not make {k} {element} {op} edit(s): {why}")
+        out.append(f"made {self.made} of {self.requested} requested tasks in {self.seconds:.1f} s")
+        return out
+
+
+def _short(reason: str) -> str:
+    return reason.split("; ")[-1][:160]
+
+
+def unit_name(scale_m: float, where: str) -> str:
+    """The name of a length unit from metres per unit.
+
+    Raises:
+        ConfigError: a unit none of :data:`UNITS` matches.
+    """
+    for name, s in UNITS.items():
+        if math.isclose(scale_m, s, rel_tol=1e-6):
+            return name
+    raise ConfigError(f"{where}: unsupported length unit ({scale_m:g} m per unit); supported: {', '.join(UNITS)}")
+
+
+def open_scene(path: Path) -> Scene:
+    """A model with its description index, ready for the recipes.
+
+    Raises:
+        ConfigError: the file cannot be read as IFC or its unit is not supported.
+    """
+    try:
+        model = load_model(path)
+    except ModelError as exc:
+        raise ConfigError(" ".join(str(exc).split())) from None  # one line, whatever the parser said
+    unit_name(model.unit_scale_m, str(path))
+    return Scene(model.file, DescriptionIndex(model, ShapeCache(model)), model.unit_scale_m)
+
+
+def any_recipe(scene: Scene, element: str, operation: str, variant: int, rng: np.random.Generator) -> Edit:
+    """The base edit (element, operation, variant) on any model (see :mod:`.anymodel`)."""
+    cls = IFC_CLASSES[element]
+    if not scene.model.by_type(_needs(element, operation)):
+        raise NoCandidate(f"the model has no {_needs(element, operation)}")
+    if operation == "delete":
+        return recipes.delete_any(scene, cls, rng)
+    if operation == "update":
+        return anymodel.update_any(scene, cls, variant, rng)
+    if element == "column":
+        return anycreates.create_column(scene, rng)
+    if element == "wall":
+        return anycreates.recreate_wall(scene, rng)
+    if element in ("slab", "space"):
+        return anycreates.recreate_extrusion(scene, cls, rng)
+    return anycreates.recreate_filling(scene, cls, rng)
+
+
+def _needs(element: str, operation: str) -> str:
+    """The class a base edit needs in the model (a new column needs only a room or a wall)."""
+    return "IfcRoot" if (element, operation) == ("column", "create") else IFC_CLASSES[element]
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A base edit to make on a given model file."""
+
+    element: str
+    operation: str
+    scene: str
+    index: int
+    variant: int
+
+
+@dataclass
+class Used:
+    """What earlier tasks of one generation took: oracle codes, and targets per (element, operation)."""
+
+    codes: set[str] = field(default_factory=set)
+    targets: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+
+    def avoid(self, slot: Slot) -> set[str]:
+        """Targets a delete or create of this kind must not take again (updates may: other variants)."""
+        if slot.operation == "update":
+            return set()
+        return set(self.targets.get((slot.element, slot.operation), set()))
+
+    def take(self, slot: Slot, edit: Edit) -> None:
+        self.codes.add(edit.code)
+        target = edit.origin or (edit.target_guids[0] if edit.target_guids else None)
+        if target is not None:
+            self.targets.setdefault((slot.element, slot.operation), set()).add(target)
+
+
+def make_on_model(slot: Slot, scene: Scene, path: Path, out: Path, seed: int, used: Used) -> list[BimTask]:
+    """One base edit's M0, M* and three tasks on the model at ``path`` (its ``scene``).
+
+    Raises:
+        NoCandidate: no draw gave a new, verified edit; the message holds each draw's reason.
+    """
+    group = TaskId(slot.element, slot.operation, "direct", slot.scene, slot.index).group_id
+    problems: list[str] = []
+    for attempt in range(ATTEMPTS):
+        rng = np.random.default_rng([seed, _stable(group + path.name), attempt])
+        scene.avoid = used.avoid(slot)
+        try:
+            needed = {e.GlobalId for e in scene.model.by_type(_needs(slot.element, slot.operation))}
+            if slot.operation != "update" and needed <= scene.avoid:
+                raise NoCandidate(f"each {_needs(slot.element, slot.operation)} of the model is already the target "
+                                  f"of an earlier {slot.element} {slot.operation} task")
+            edit = any_recipe(scene, slot.element, slot.operation, slot.variant, rng)
+            if edit.code in used.codes:
+                raise NoCandidate("every candidate gives an edit an earlier task already has")
+            m0 = path
+            if edit.prepare is not None:
+                m0 = out / "inputs" / f"{group}.ifc"
+                m0.parent.mkdir(parents=True, exist_ok=True)
+                apply_and_write(edit.prepare, path, m0, _stable(group + "/input"))
+            gt = out / "truth" / f"{group}.ifc"
+            gt.parent.mkdir(parents=True, exist_ok=True)
+            apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
+            facts = verify_edit(edit, scene, m0, gt)
+        except (NoCandidate, RuntimeError) as exc:  # RuntimeError: the oracle code failed on this model
+            problems.append(str(exc))
+            continue
+        finally:
+            scene.avoid = set()
+        used.take(slot, edit)
+        unit = unit_name(scene.scale, path.name)
+        return [BimTask(task_id=str(TaskId(slot.element, slot.operation, cat, slot.scene, slot.index)),
+                        element=slot.element, operation=slot.operation, category=cat, scene=slot.scene,
+                        instruction=edit.texts[cat], input_ifc=str(m0), ground_truth_ifc=str(gt),
+                        target_guids=edit.target_guids, relevant_properties=edit.relevant_properties, unit=unit,
+                        oracle_code=edit.code, group_id=group, seed=seed, facts=facts.get(cat, {}))
+                for cat in CATEGORIES]
+    raise NoCandidate("; ".join(dict.fromkeys(problems)))
+
+
+def interleaved(round_index: int) -> list[tuple[str, str, int]]:
+    """One round of the composition as (element, operation, variant), the k-th base edit of every
+    cell before any (k+1)-th, so a task count below the full design keeps the mix of cells."""
+    most = max(BASE_COUNTS.values())
+    return [(element, op, round_index * count + k) for k in range(most)
+            for (element, op), count in BASE_COUNTS.items() if k < count]
+
+
+def _describe_model(scene: Scene) -> dict[str, object]:
+    return {"schema": scene.model.schema, "unit": unit_name(scene.scale, "model"),
+            "elements": {e: len(scene.model.by_type(c)) for e, c in IFC_CLASSES.items()}}
+
+
+def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None, seed: int = 0,
+                      progress: Callable[[str], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
+    """Tasks on one user model: the paper's composition (two rounds, up to 324 tasks, when ``n`` is
+    None) or ``n`` tasks, taking further rounds where the model cannot support some base edits.
+
+    Writes ``scenes/`` (a copy of the model), ``inputs/``, ``truth/``, ``tasks.jsonl`` and
+    :data:`REPORT_FILE` under ``out_dir``. All tasks are complex-scene ("R") tasks.
+
+    Raises:
+        ConfigError: the model cannot be read, its unit is not supported, or no task could be made.
+        ValueError: ``n`` is not positive.
+    """
+    if n is not None and n < 1:
+        raise ValueError(f"n must be a positive number of tasks, got {n}")
+    started = time.perf_counter()
+    src = Path(ifc)
+    scene = open_scene(src)
+    out = Path(out_dir)
+    (out / "scenes").mkdir(parents=True, exist_ok=True)
+    path = out / "scenes" / src.name
+    if src.resolve() != path.resolve():
+        shutil.copyfile(src, path)
+    total = 324 if n is None else n
+    report = GenerationReport(models={src.name: _describe_model(scene)}, requested=total)
+    tasks: list[BimTask] = []
+    made: Counter[tuple[str, str]] = Counter()
+    used = Used()
+    # the design is two rounds of the composition (324 tasks); a requested size may take more
+    # rounds to make up for edits the model cannot support, until a round adds nothing
+    max_rounds = 2 if n is None else math.ceil(total / 162) + 4
+    rounds_done = 0
+    while len(tasks) < total and rounds_done < max_rounds:
+        before = len(tasks)
+        for element, op, variant in interleaved(rounds_done):
+            if len(tasks) >= total:
+                break
+            slot = Slot(element, op, "complex", made[(element, op)] + 1, variant)
+            try:
+                if not scene.model.by_type(_needs(element, op)):
+                    raise NoCandidate(f"the model has no {_needs(element, op)}")
+                group = make_on_model(slot, scene, path, out, seed, used)
+            except NoCandidate as exc:
+                report.skipped.append(Skipped(element, op, src.name, str(exc)))
+                continue
+            made[(element, op)] += 1
+            tasks.extend(group)
+            if progress is not None:
+                progress(f"{len(tasks)}/{total} tasks")
+        rounds_done += 1
+        if len(tasks) == before:  # a whole round added nothing: the model offers no more edits
+            break
+    tasks = tasks[:total]
+    if not tasks:
+        reasons = "; ".join(dict.fromkeys(_short(s.reason) for s in report.skipped))
+        raise ConfigError(f"{src}: no task could be made ({reasons})")
+    return tasks, _finish(tasks, report, out, started)
+
+
+def _finish(tasks: list[BimTask], report: GenerationReport, out: Path, started: float) -> GenerationReport:
+    write_tasks(tasks, out / TASKS_FILE)
+    report.made = len(tasks)
+    report.per_cell = dict(sorted(Counter(f"{t.element}/{t.operation}" for t in tasks).items()))
+    report.seconds = round(time.perf_counter() - started, 1)
+    (out / REPORT_FILE).write_text("\n".join(report.lines()) + "\n")
+    return report
+
+
+def ifc_files(folder: str | Path) -> list[Path]:
+    """The ``.ifc`` files under ``folder`` (recursively), in path order.
+
+    Raises:
+        ConfigError: the folder does not exist or holds no ``.ifc`` file.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise ConfigError(f"IFC folder {root} does not exist")
+    files = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".ifc" and p.is_file())
+    if not files:
+        raise ConfigError(f"IFC folder {root} holds no .ifc file")
+    return files
+
+
+def _readable(files: Iterable[Path], report: GenerationReport) -> list[tuple[Path, Scene]]:
+    out = []
+    for p in files:
+        try:
+            scene = open_scene(p)
+        except ConfigError as exc:
+            report.unreadable[p.name] = str(exc).split(": ", 1)[-1]
+            continue
+        report.models[p.name] = _describe_model(scene)
+        out.append((p, scene))
+    return out
+
+
+def generate_real(ifc_dir: str | Path, out_dir: str | Path, seed: int = 0,
+                  progress: Callable[[str], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
+    """The ``real`` split: the default composition with real buildings as its complex scenes.
+
+    Unreadable files in the folder are skipped and reported; complex base edits no building
+    supports are reported too.
+
+    Raises:
+        ConfigError: the folder has no readable IFC file.
+    """
+    started = time.perf_counter()
+    out = Path(out_dir)
+    report = GenerationReport(requested=324)
+    buildings = _readable(ifc_files(ifc_dir), report)
+    if not buildings:
+        raise ConfigError(f"IFC folder {ifc_dir}: no readable IFC file ({'; '.join(report.unreadable.values())})")
+    copies = []
+    for p, scene in buildings:
+        dest = out / "scenes" / "real" / p.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, dest)
+        copies.append((dest, scene))
+    synthetic = _Scenes(out / "scenes")
+    tasks: list[BimTask] = []
+    used = Used()
+    for be in base_edits(seed):
+        if be.scene == "simple":
+            tasks.extend(make_group(be, synthetic, out, seed))
+        else:
+            slot = Slot(be.element, be.operation, "complex", be.index, be.variant)
+            tasks.extend(_on_some_building(slot, copies, out, seed, used, report))
+        if progress is not None:
+            progress(f"{len(tasks)}/324 tasks")
+    return tasks, _finish(tasks, report, out, started)
+
+
+def _on_some_building(slot: Slot, buildings: list[tuple[Path, Scene]], out: Path, seed: int, used: Used,
+                      report: GenerationReport) -> list[BimTask]:
+    """The slot on the first building, from a rotating start, that supports it (none: reported, empty)."""
+    start = _stable(f"{slot.element}/{slot.operation}/{slot.index}") % len(buildings)
+    reasons = []
+    for k in range(len(buildings)):
+        path, scene = buildings[(start + k) % len(buildings)]
+        if not scene.model.by_type(_needs(slot.element, slot.operation)):
+            continue
+        try:
+            return make_on_model(slot, scene, path, out, seed, used)
+        except NoCandidate as exc:
+            reasons.append(f"{path.name}: {_short(str(exc))}")
+    report.skipped.append(Skipped(slot.element, slot.operation, "*",
+                                  "; ".join(reasons) or f"no building has a {_needs(slot.element, slot.operation)}"))
+    return []
+
