@@ -1,0 +1,253 @@
+"""Every suite as a Gymnasium environment: ``buildbench/<Suite>-v0``.
+
+Importing this module registers one id per suite of the ``buildbench.suites`` entry-point group
+(Gymnasium 1.x has no plugin entry points of its own, so ``gymnasium.make`` also accepts the
+module-qualified form ``"buildbench.gym:buildbench/Example-v0"``, which imports this module)::
+
+    import gymnasium
+    import buildbench.gym  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("buildbench/Example-v0", task=0, split="demo", seed=7)
+    obs, info = env.reset()
+    obs, reward, terminated, truncated, info = env.step('{"blocks": [...]}')
+
+Description:
+    One construction task of a suite, as the suite's own env plays it: the agent's text goes to
+    the env, the env's feedback comes back. Nothing of a suite is imported before ``make``.
+
+Action Space:
+    :class:`AnyText`: the agent's reply as text (code, JSON, prose). One JSON object
+    ``{"tool_calls": [{"name": ..., "arguments": {...}}]}`` is sent as function calls (the
+    suite's tools are listed in ``info["tools"]`` at reset), and ``{"control": NAME, "args": {...}}``
+    calls one of the env's controls (``info["controls"]``: what a protocol does besides stepping,
+    such as BuildArena's ``begin`` and ``set_final``), so RL code can play every part of an episode.
+
+Observation Space:
+    ``Dict(text=AnyText, state=AnyText)``: the instructions or feedback, and the env's structured
+    state as JSON text. Images of the observation are kept as arrays in :attr:`BuildbenchEnv.images`.
+
+Rewards:
+    The suite env's reward for each step. On the step that ends an episode ``info["metrics"]``
+    holds the suite's verifier scores of the episode's outcome (or ``info["score_error"]`` when
+    it could not be scored: an error is never a score).
+
+Starting State:
+    The selected task (``task``: index or id in ``split``, generated with ``seed``); another
+    task with ``reset(options={"task": ...})``.
+
+Episode End:
+    ``terminated`` when the env says the build is complete or has failed for good; ``truncated``
+    when the suite's own budget ran out (or ``max_episode_steps`` passed to ``make``).
+
+Arguments:
+    ``task``, ``split`` (default ``"default"``), ``seed`` (task generation, and the episode seed
+    of a ``reset()`` without one), ``options`` (the suite's ``-o`` options, checked the same way).
+
+Version History:
+    v0: first version.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from buildbench.harness import Env, Observation, Suite, Task, get_suite, suite_names
+from buildbench.harness.options import check_options
+from buildbench.harness.prompts import prompt_folder
+
+from .integrations.text import apply_text, plain_json, select_task
+
+__all__ = ["AnyText", "BuildbenchEnv", "env_id", "register_suites"]
+
+#: Id namespace of every buildbench environment.
+NAMESPACE = "buildbench"
+#: Longest action text accepted, in characters (a long Blender script is about 100 000).
+MAX_ACTION_CHARS = 1_000_000
+#: Longest observation text, in characters (a SceneReVis scene JSON with its prompt fits easily).
+MAX_OBSERVATION_CHARS = 16_000_000
+#: Length of a random action sampled from the action space (``sample()``): probes, not designs.
+SAMPLE_CHARS = 64
+
+#: How the bundled suites spell their names in environment ids; a plugin's id capitalises its name.
+_ID_NAMES = {"dreamhouse": "DreamHouse", "buildarena": "BuildArena", "bimedit": "BimEdit",
+             "legoeval": "LegoEval", "scenerevis": "SceneReVis"}
+
+#: Suites whose reset is not reproducible observation for observation, and why. Gymnasium's
+#: checker skips its equality checks for ids registered ``nondeterministic``.
+_NONDETERMINISTIC = {
+    "bimedit": "the prompt names the episode's working copy of the IFC model, a fresh temporary folder",
+}
+
+
+class AnyText(spaces.Text):
+    """Text over all of Unicode, up to ``max_length`` characters.
+
+    :class:`gymnasium.spaces.Text` accepts only the characters of its charset; model text and
+    env feedback use any character (×, —, °, CJK…), so membership here is any string of an allowed
+    length. Random samples are printable ASCII of at most :data:`SAMPLE_CHARS` characters.
+    """
+
+    def __init__(self, max_length: int, *, seed: int | np.random.Generator | None = None) -> None:
+        super().__init__(max_length, min_length=0, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        if mask is not None or probability is not None:
+            return super().sample(mask, probability)
+        length = int(self.np_random.integers(1, SAMPLE_CHARS + 1))
+        codes = self.np_random.integers(32, 127, size=length)
+        return "".join(map(chr, codes))
+
+    def __repr__(self) -> str:
+        return f"AnyText({self.max_length})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AnyText) and self.max_length == other.max_length
+
+
+class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
+    """One suite's env behind Gymnasium's API (see the module docstring).
+
+    Args:
+        suite: A registered suite name.
+        task: Index or id of the task in ``split``.
+        split: The suite's task split.
+        seed: Task-generation seed, and the episode seed of a first ``reset()`` without one.
+        options: The suite's ``-o`` options (unknown keys and bad values are refused).
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, suite: str, task: int | str = 0, split: str = "default", seed: int = 0,
+                 options: dict[str, Any] | None = None) -> None:
+        self.suite: Suite = get_suite(suite)
+        where = f"buildbench/{env_name(suite)}"
+        if split not in self.suite.splits:
+            raise ValueError(f"{where}: no split {split!r}; splits: {', '.join(self.suite.splits)}")
+        self.options = check_options(options or {}, self.suite.options, where=where)
+        self._where = where
+        self._tasks = self.suite.load_tasks(split, int(seed))
+        self.task: Task = select_task(self._tasks, task, where=where)
+        self._make_seed = int(seed)
+        self.action_space = AnyText(MAX_ACTION_CHARS)
+        self.observation_space = spaces.Dict({"text": AnyText(MAX_OBSERVATION_CHARS),  # type: ignore[assignment]
+                                              "state": AnyText(MAX_OBSERVATION_CHARS)})
+        self._env: Env | None = None
+        self._turn = 0
+        self._ended = False
+        #: The images of the latest observation, as RGB(A) uint8 arrays or PNG bytes.
+        self.images: list[np.ndarray | bytes] = []
+
+    @contextmanager
+    def _prompts(self) -> Iterator[None]:
+        with prompt_folder(self.options.get("prompts")):
+            yield
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, str], dict[str, Any]]:
+        if seed is None and self._np_random is None:
+            seed = self._make_seed  # the first episode of an env made with seed=N is reproducible
+        super().reset(seed=seed)
+        if options and "task" in options:
+            self.task = select_task(self._tasks, options["task"], where=self._where)
+        episode_seed = int(self.np_random.integers(0, 2**31 - 1))
+        self.close()
+        with self._prompts():
+            self._env = self.suite.make_env(self.task, dict(self.options))
+            observation, info = self._env.reset(self.task, seed=episode_seed)
+        self._turn, self._ended = 0, False
+        info = plain_json(info)
+        info.update(task_id=self.task.id, episode_seed=episode_seed,
+                    tools=[_tool_spec(t) for t in self._env.tools],
+                    controls={name: c.doc for name, c in sorted(self._env.controls.items())})
+        return self._observe(observation), info
+
+    def step(self, action: str) -> tuple[dict[str, str], float, bool, bool, dict[str, Any]]:
+        if self._env is None or self._ended:
+            raise gymnasium.error.ResetNeeded(f"{self._where}: call reset() before step() (the episode ended)")
+        if action not in self.action_space:
+            kind = f"{len(action)} characters" if isinstance(action, str) else type(action).__name__
+            raise ValueError(f"{self._where}: an action is text of at most {MAX_ACTION_CHARS} characters, got {kind}")
+        with self._prompts():
+            result = apply_text(self._env, action, self._turn)
+        self._turn += 1
+        info = plain_json(result.info)
+        if result.terminated or result.truncated:
+            self._ended = True
+            info.update(self._final_scores())
+        return (self._observe(result.observation), float(result.reward), bool(result.terminated),
+                bool(result.truncated), info)
+
+    def score(self) -> dict[str, float]:
+        """The suite verifier's metrics for the episode's outcome so far (raises when it cannot score)."""
+        if self._env is None:
+            raise gymnasium.error.ResetNeeded(f"{self._where}: nothing to score before reset()")
+        return self.suite.score(self.task, self._env.outcome())
+
+    def outcome(self) -> dict[str, Any]:
+        """The env's product of the episode so far (what the verifier scores), as plain JSON."""
+        if self._env is None:
+            raise gymnasium.error.ResetNeeded(f"{self._where}: no outcome before reset()")
+        return plain_json(self._env.outcome())
+
+    def _final_scores(self) -> dict[str, Any]:
+        try:
+            return {"metrics": plain_json(self.score())}
+        except Exception as exc:  # an unscorable episode says why; it never gets a number
+            return {"score_error": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+
+    def _observe(self, observation: Observation) -> dict[str, str]:
+        self.images = list(observation.images)
+        state = json.dumps(plain_json(observation.state), sort_keys=True)
+        return {"text": observation.text, "state": state}
+
+    def close(self) -> None:
+        if self._env is not None:
+            self._env.close()
+            self._env = None
+
+
+def _tool_spec(tool: Any) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "parameters": plain_json(tool.parameters)}
+
+
+def env_name(suite: str) -> str:
+    """The environment name of ``suite`` (``dreamhouse`` → ``DreamHouse``; plugins: capitalised)."""
+    return _ID_NAMES.get(suite) or "".join(part[:1].upper() + part[1:] for part in suite.replace("_", "-").split("-"))
+
+
+def env_id(suite: str, version: int = 0) -> str:
+    """The Gymnasium id of ``suite``, e.g. ``buildbench/DreamHouse-v0``."""
+    return f"{NAMESPACE}/{env_name(suite)}-v{version}"
+
+
+def _make(suite: str) -> Any:
+    def make(**kwargs: Any) -> BuildbenchEnv:
+        return BuildbenchEnv(suite, **kwargs)
+
+    make.__name__ = f"make_{suite}"
+    return make
+
+
+def register_suites() -> list[str]:
+    """Register every suite of the entry-point group (again: plugins installed since are added)."""
+    ids = []
+    for name in suite_names():
+        ident = env_id(name)
+        if ident not in gymnasium.registry:
+            gymnasium.register(ident, entry_point=_make(name), nondeterministic=name in _NONDETERMINISTIC,
+                               disable_env_checker=False)
+        ids.append(ident)
+    return ids
+
+
+register_suites()

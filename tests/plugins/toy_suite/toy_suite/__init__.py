@@ -1,0 +1,1 @@
+"""A toy third-party buildbench suite: lay a row of bricks of a requested length."""
