@@ -8,7 +8,8 @@ simulator, ``NEGATIVE`` the controls that must fail.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -321,7 +322,29 @@ def _run(calls: list[Call], bench: Workbench) -> Machine:
     return bench.machine
 
 
-REFERENCE: dict[str, Callable[[], Design]] = {
+class _References(Mapping[str, Callable[[], Design]]):
+    """The nine levels' reference designs; a variant id (``variants``) also finds one, its level's design
+    fitted to the variant. Iterating lists the nine."""
+
+    def __init__(self, levels: dict[str, Callable[[], Design]]) -> None:
+        self.levels = levels
+
+    def __getitem__(self, task_id: str) -> Callable[[], Design]:
+        if task_id in self.levels:
+            return self.levels[task_id]
+        from .variants import reference_design  # variants builds on this module
+
+        reference_design(task_id)  # KeyError when the id names no variant
+        return functools.partial(reference_design, task_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.levels)
+
+    def __len__(self) -> int:
+        return len(self.levels)
+
+
+REFERENCE: Mapping[str, Callable[[], Design]] = _References({
     "transport-1": lambda: Design("vehicle", vehicle()),
     "transport-2": lambda: Design("cargo carrier", cargo_carrier(raised=False)),
     "transport-3": lambda: Design("raised cargo carrier", cargo_carrier(raised=True)),
@@ -331,7 +354,7 @@ REFERENCE: dict[str, Callable[[], Design]] = {
     "lift-1": lambda: Design("heated engine", heated_engine()),
     "lift-2": lambda: Design("twin rocket", twin_rocket()),
     "lift-3": braced_rocket,
-}
+})
 
 
 def bottom_wheel_vehicle() -> list[Call]:

@@ -193,6 +193,8 @@ def figure7_rows(rows: dict[str, dict[str, float]], label: str) -> list[dict[str
     out: list[dict[str, Any]] = []
     for task_id, row in rows.items():
         category, _, level_text = task_id.rpartition("-")
+        if not level_text.isdigit():
+            continue  # a variant (``variants``): the paper has no row for it
         level = int(level_text) - 1
         paper = [(model, numbers[3 + level], numbers[6 + level])
                  for cat, model, numbers in PAPER_TABLE2 if cat == category]

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from buildbench.harness import AgentSpec, OptionSpec, Protocol, ProtocolSpec, Suite, Task
+from buildbench.harness import AgentSpec, ConfigError, OptionSpec, Protocol, ProtocolSpec, Suite, Task
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
@@ -15,34 +15,90 @@ from .agents import PROMPT_FILES
 from .env import make_env
 from .metrics import score_episode
 from .report import summarize
-from .tasks import TASKS, load_levels
+from .tasks import TASKS, get_task, load_levels
+from .variants import VARIED_LEVELS, generate, parse
 
 SUITE = "buildarena"
 ProtocolFactory = Callable[[Task, dict[str, Any]], Protocol]
 DEMO_TASKS = ("transport-1", "support-1", "lift-1")
 """The ``demo`` split: the Lv.1 task of each category."""
+VARIANTS = "variants"
+VARIANTS_COUNT = 24
+"""Tasks in a ``variants`` split without a count: three of each varied level."""
+VARIANTS_MAX = 10_000
+"""Most tasks one ``variants:SEED:COUNT`` split may ask for."""
 
 
 def to_task(task_id: str) -> Task:
-    """The harness task of a BuildArena task id."""
-    spec = TASKS[task_id]
+    """The harness task of a BuildArena task id (one of the nine levels or a variant).
+
+    Raises:
+        ValueError: For an unknown or malformed id.
+    """
+    spec = get_task(task_id)
+    metadata: dict[str, Any] = {"category": spec.category, "level": spec.level}
+    if spec.id not in TASKS:
+        variant = parse(spec.id)
+        metadata["variant"] = {"of": variant.base, "params": dict(variant.params)}
     return Task(
         id=spec.id,
         suite=SUITE,
         inputs={"text": spec.text, "category": spec.category, "level": spec.level,
                 "max_substructures": spec.max_substructures},
         target={"duration_s": spec.duration_s},
-        metadata={"category": spec.category, "level": spec.level},
+        metadata=metadata,
     )
 
 
-def load_tasks(split: str, seed: int) -> list[Task]:
-    """``default``: the nine task levels; ``demo``: the three Lv.1 tasks; a task id: that task alone.
+def variants_split(split: str, seed: int) -> tuple[int, int] | None:
+    """``(seed, count)`` of a ``variants[:SEED[:COUNT]]`` split (the run's seed and 24 by default), None for
+    another split.
 
-    The tasks are fixed: the seed does not change them (it seeds the episodes).
+    Raises:
+        ValueError: A ``variants:…`` split whose seed or count is not a whole number, or a count outside
+            1–10,000.
     """
-    ids = {"default": list(TASKS), "demo": list(DEMO_TASKS)}.get(split, [split])
-    return [to_task(i) for i in ids]
+    head, *rest = split.split(":")
+    if head != VARIANTS:
+        return None
+    fields = [seed, VARIANTS_COUNT]
+    if len(rest) > 2 or not all(r.isdigit() for r in rest):
+        raise ValueError(f"split {split!r}: write variants, variants:SEED or variants:SEED:COUNT (whole numbers)")
+    fields[: len(rest)] = [int(r) for r in rest]
+    if not 1 <= fields[1] <= VARIANTS_MAX:
+        raise ValueError(f"split {split!r}: count {fields[1]} is outside 1–{VARIANTS_MAX}")
+    return fields[0], fields[1]
+
+
+def load_tasks(split: str, seed: int) -> list[Task]:
+    """``default``: the nine task levels; ``demo``: the three Lv.1 tasks; ``variants[:SEED[:COUNT]]``:
+    seeded variants (``variants.generate``; SEED defaults to the run's seed, COUNT to 24); a task or
+    variant id: that task alone.
+
+    The nine levels are fixed: the seed does not change them (it seeds the episodes).
+
+    Raises:
+        ConfigError: A malformed ``variants:…`` split or variant id (one line saying what is wrong).
+    """
+    try:
+        drawn = variants_split(split, seed)
+        if drawn is not None:
+            return [to_task(v.id) for v in generate(*drawn)]
+        ids = {"default": list(TASKS), "demo": list(DEMO_TASKS)}.get(split, [split])
+        return [to_task(i) for i in ids]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+class Splits(tuple[str, ...]):
+    """The named splits; membership also admits what looks like ``variants:…`` or a variant id (a varied
+    level, ``_``, parameters), which cannot all be listed: the runner checks a run's split with ``in``,
+    and ``load_tasks`` then says precisely what is wrong with a malformed one."""
+
+    def __contains__(self, split: object) -> bool:
+        if super().__contains__(split):
+            return True
+        return isinstance(split, str) and (split.startswith(f"{VARIANTS}:") or split.split("_")[0] in VARIED_LEVELS)
 
 
 def check_options(options: dict[str, Any]) -> None:
@@ -91,7 +147,7 @@ suite = Suite(
         "guidance-builder": _spec("guidance-builder", protocols.guidance_builder, "ablation: Guidance and Builder"),
         "builder-only": _spec("builder-only", protocols.builder_only, "ablation: the Builder alone"),
     },
-    splits=("default", "demo", *TASKS),
+    splits=Splits(("default", "demo", VARIANTS, *TASKS)),
     default_agent="reference",
     default_protocol="workflow",
     cli="buildbench.suites.buildarena.cli:cli",

@@ -20,7 +20,7 @@ import yaml
 from buildbench.suites.buildarena.library.bodies import BodyGraph, body_graph
 from buildbench.suites.buildarena.model import Machine
 
-from .physics import Cargo, FireAll, Scene, StaticBox, on_ground, over_gap
+from .physics import Cargo, FireAll, Placement, Scene, StaticBox, on_ground, over_gap
 from .physics.placement import CARGO_ABOVE_TOP
 
 Category = Literal["transport", "support", "lift"]
@@ -28,6 +28,8 @@ Category = Literal["transport", "support", "lift"]
 TERRAIN_HEIGHT = 5.0
 """Support terrains are 30 (east–west) × 20 (north–south) × 5 (high) static boxes (``support_*.blv``)."""
 TERRAIN_SIZE = (30.0, 20.0, TERRAIN_HEIGHT)
+SUPPORT_RAMP_S = 15.0
+"""Support: the cargo's mass ramps up over this many seconds (released Lua script)."""
 SUPPORT_FALLEN_Z = 4.0
 """Support: below this height the cargo has fallen into the gap (``sim_support.py``: HEIGHT_THRESHOLD)."""
 
@@ -48,6 +50,11 @@ class TaskSpec:
         cargo_ramp_s: Ramp duration.
         gap: Support gap width (m), else None.
         fire_all: Lift Lv.2/3: every cannon fires on this schedule.
+        ground_boxes: Static boxes on the ground of a Transport task (the kerbs and terraces of
+            ``variants``; the nine levels have flat ground).
+        bank_width: Support: east–west width of each terrain bank (m).
+        bank_rise: Support: how much higher the north bank's top is than the south bank's (m); the
+            bridge is released this much higher.
     """
 
     id: str
@@ -61,6 +68,9 @@ class TaskSpec:
     cargo_ramp_s: float = 1.0
     gap: float | None = None
     fire_all: FireAll | None = None
+    ground_boxes: tuple[StaticBox, ...] = ()
+    bank_width: float = TERRAIN_SIZE[0]
+    bank_rise: float = 0.0
 
     @property
     def level_name(self) -> str:
@@ -86,7 +96,9 @@ _CARGO_RULES = (
 )
 
 
-def _transport(level: int) -> str:
+def transport_text(level: int, cargo_mass: float = 50.0, ground: str = "") -> str:
+    """The Transport statement; ``cargo_mass`` and a ``ground`` sentence (terrain) serve the variants."""
+    ground_lines = [ground] if ground else []
     if level == 1:
         return "\n".join(
             [
@@ -96,6 +108,7 @@ def _transport(level: int) -> str:
                 "to steer.",
                 "Goal: drive from the start (x=0, y=0) on the ground towards the point (x=10, y=10), "
                 "north-east of it.",
+                *ground_lines,
                 _DRIVE_PROTOCOL,
                 _DRIVE_SCORING.format(thing="vehicle"),
             ]
@@ -107,8 +120,9 @@ def _transport(level: int) -> str:
     return "\n".join(
         [
             "Build a machine as a single sub-structure that carries cargo.",
-            f"The cargo is {cargo} of 50 mass units. Goal: move it from the start (x=0, y=0) on the "
-            f"ground {goal}.",
+            f"The cargo is {cargo} of {cargo_mass:g} mass units. Goal: move it from the start (x=0, y=0) on "
+            f"the ground {goal}.",
+            *ground_lines,
             _CARGO_RULES,
             _DRIVE_PROTOCOL,
             _DRIVE_SCORING.format(thing="cargo"),
@@ -116,27 +130,48 @@ def _transport(level: int) -> str:
     )
 
 
-def _support(level: int, gap: float) -> str:
+def support_text(
+    level: int, gap: float, bank_width: float = TERRAIN_SIZE[0], bank_rise: float = 0.0, load: float | None = None
+) -> str:
+    """The Support statement; the variants' banks (width, rise of the north one) and load ramp add sentences.
+
+    Args:
+        level: 1–3.
+        gap: Gap width (m).
+        bank_width: East–west width of each bank (m); the released 30 goes unsaid.
+        bank_rise: Height of the north bank's top over the south bank's (m).
+        load: Cargo mass at the end of its ramp, said when given (the released prompts give none).
+    """
     half = gap / 2
     parts = "one sub-structure" if level == 1 else "at most three sub-structures"
+    banks = []
+    if bank_width != TERRAIN_SIZE[0]:
+        banks.append(f"Each terrain block is only {bank_width:g} units wide east–west, centred on x=0.")
+    if bank_rise:
+        units = "unit" if bank_rise == 1 else "units"
+        banks.append(f"The north terrain block is {bank_rise:g} {units} higher than the south one (its top at "
+                     f"z={TERRAIN_HEIGHT + bank_rise:g}); the bridge is released that much higher.")
+    ramp = "" if load is None else f", reaching {load:g} mass units after {SUPPORT_RAMP_S:g} seconds,"
     return "\n".join(
         [
             f"Build a bridge from {parts} that spans a gap {gap:g} units wide between two flat, 5-unit-high "
             "terrain blocks, and that holds a 2.5 × 2.5 × 1.5 cargo placed over the middle of the gap.",
             f"The terrain edges run east–west at y={half:g} and y=-{half:g} (x=0, top at z=5), so the gap "
             "runs across the north–south direction and drops 5 units.",
+            *banks,
             "How it is tested: the bridge is released just above the terrain tops, centred over the gap "
             "(about x=0, y=0, z=7), and settles under gravity; nothing fastens it to the terrain. The cargo "
             "is then dropped onto it over the centre of the gap and rests on it loosely. Its weight grows "
-            "steadily from almost nothing (no impact) and the cargo's height is followed: the weight at "
-            "which it sinks below the terrain tops is the bridge's maximum load.",
+            f"steadily from almost nothing (no impact){ramp} and the cargo's height is followed: the weight "
+            "at which it sinks below the terrain tops is the bridge's maximum load.",
             "A bridge that does not span the gap, or that misses the cargo at the start, scores 0.",
             "What counts: the maximum load (higher is better) and how few blocks you use.",
         ]
     )
 
 
-def _lift(level: int) -> str:
+def lift_text(level: int, payload: tuple[tuple[float, float, float], float] | None = None) -> str:
+    """The Lift statement; ``payload`` (size, mass) adds the variants' loose payload to Lv.2/3."""
     if level == 1:
         return "\n".join(
             [
@@ -155,9 +190,16 @@ def _lift(level: int) -> str:
         "chassis onto which copies of the engine are braced so that together they form a symmetric "
         "rocket. The assembled rocket must take off from the ground and climb into the sky."
     )
+    carried = []
+    if payload is not None:
+        (sx, sy, sz), mass = payload
+        carried.append(f"It carries a payload: a {sx:g} × {sy:g} × {sz:g} box of {mass:g} mass units, not part of "
+                       "what you build, dropped onto the top of the rocket over its centre before the firing "
+                       "starts; it rests there loosely and nothing fastens it.")
     return "\n".join(
         [
             build,
+            *carried,
             "How it is tested: the rocket stands on the ground at (x=0, y=0, z=0); every firing key is held "
             "down continuously, and the motion of its blocks is recorded.",
             "What counts: the greatest height any block reaches, how little the flight strays sideways "
@@ -175,7 +217,7 @@ def _make_tasks() -> dict[str, TaskSpec]:
                 f"transport-{level}",
                 "transport",
                 level,
-                _transport(level),
+                transport_text(level),
                 30.0,
                 cargo_size=cargo,
                 cargo_mass_max=50.0,
@@ -188,23 +230,23 @@ def _make_tasks() -> dict[str, TaskSpec]:
                 f"support-{level}",
                 "support",
                 level,
-                _support(level, gap),
+                support_text(level, gap),
                 17.0,
                 max_substructures=1 if level == 1 else 3,
                 cargo_size=(2.5, 2.5, 1.5),
                 cargo_mass_max=1500.0,
-                cargo_ramp_s=15.0,
+                cargo_ramp_s=SUPPORT_RAMP_S,
                 gap=gap,
             )
         )
-    tasks.append(TaskSpec("lift-1", "lift", 1, _lift(1), 10.0))
+    tasks.append(TaskSpec("lift-1", "lift", 1, lift_text(1), 10.0))
     for level in (2, 3):
         tasks.append(
             TaskSpec(
                 f"lift-{level}",
                 "lift",
                 level,
-                _lift(level),
+                lift_text(level),
                 30.0,
                 max_substructures=1 if level == 2 else 2,
                 fire_all=FireAll(start_s=2.0, hold_s=30.0),
@@ -276,22 +318,29 @@ def load_levels(path: str | Path) -> dict[str, str]:
 
 
 def get_task(task_id: str) -> TaskSpec:
-    """The task with this id.
+    """The task with this id: one of the nine levels or a variant (``variants``, e.g.
+    ``support-2_gap12_load2000_bank10_rise0``).
 
     Raises:
-        ValueError: For an unknown id (the message lists the valid ones).
+        ValueError: For an unknown id (the message lists the valid ones) or a malformed variant id.
     """
     task = TASKS.get(task_id)
     if task is None:
-        raise ValueError(f"unknown task {task_id!r}; valid tasks: {', '.join(TASKS)}")
+        from .variants import variant_spec  # variants builds on this module
+
+        return variant_spec(task_id)
     return task
 
 
-def terrain_for(gap: float) -> tuple[StaticBox, ...]:
-    """The two Support terrain boxes whose inner edges are ``gap`` apart (``support_*.blv``)."""
+def terrain_for(gap: float, width: float = TERRAIN_SIZE[0], rise: float = 0.0) -> tuple[StaticBox, ...]:
+    """The two Support terrain boxes whose inner edges are ``gap`` apart (``support_*.blv``), ``width``
+    wide east–west, the north one ``rise`` higher."""
     offset = gap / 2 + TERRAIN_SIZE[1] / 2
-    z = TERRAIN_HEIGHT / 2
-    return (StaticBox((0.0, offset, z), TERRAIN_SIZE), StaticBox((0.0, -offset, z), TERRAIN_SIZE))
+    north = TERRAIN_HEIGHT + rise
+    return (
+        StaticBox((0.0, offset, north / 2), (width, TERRAIN_SIZE[1], north)),
+        StaticBox((0.0, -offset, TERRAIN_HEIGHT / 2), (width, TERRAIN_SIZE[1], TERRAIN_HEIGHT)),
+    )
 
 
 def scene_for(
@@ -312,6 +361,10 @@ def scene_for(
     if not graph.bodies:
         raise ValueError("the machine has no solid blocks to simulate")
     place = over_gap(graph, task.gap) if task.gap is not None else on_ground(graph)
+    if task.bank_rise:
+        # Released over the higher bank: the lowest block centre keeps its height above that bank's top.
+        lift = np.array([0.0, 0.0, task.bank_rise])
+        place = Placement(place.rotation, place.offset + lift, place.top_centre_z + task.bank_rise)
     cargo = None
     if task.cargo_size is not None:
         cargo = Cargo(
@@ -326,7 +379,7 @@ def scene_for(
         placement_rotation=place.rotation,
         placement_offset=np.asarray(place.offset),
         ground=True,
-        terrain=terrain_for(task.gap) if task.gap is not None else (),
+        terrain=terrain_for(task.gap, task.bank_width, task.bank_rise) if task.gap is not None else task.ground_boxes,
         cargo=cargo,
         fire_all=task.fire_all,
         stop_below_z=SUPPORT_FALLEN_Z if task.category == "support" else None,

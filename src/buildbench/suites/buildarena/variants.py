@@ -1,0 +1,361 @@
+"""Seeded task variants beyond the nine levels, judged by the same released pass rules.
+
+A variant is one of the varied levels with its own parameters, all of which
+its id spells out (``support-3_gap18.5_load2250_bank12_rise0.5``), so
+``get_task`` rebuilds it from the id alone and a run's record names the
+exact task. Every parameter lives on a grid (``Range``) bounded so that a
+variant stays buildable with the six blocks:
+
+* **Transport**: Lv.1, the ground around the start: square rings of kerbs
+  or square terraces climbing away from the start (the terrain model has
+  axis-aligned boxes only, so a slope is a staircase); Lv.2/3, the cargo's
+  mass on flat ground. Cargo carriers meeting any step in our physics (even
+  1 cm: the wheels hit it at their fixed ~10 units/s) break their welds or
+  blow up the solver, so uneven ground is kept to Lv.1, where the reference
+  vehicle crosses every kerb and terrace. The goal point stays (10, 10): the
+  released rule (target > 10 units from the origin) and the trajectory
+  metrics are fixed to it (``check.py``, ``analysis.py``).
+* **Support** (Lv.1–3): gap width (a band around the released gap of each
+  level, so the level's sub-structure limit stays sensible), the cargo's
+  mass at the end of its 15 s ramp (the load), the banks' east–west width
+  and how much higher the north bank is (at most half a unit: a bridge
+  landing tilted across a higher step makes the solver blow up as the cargo
+  lands).
+* **Lift** (Lv.2/3): a loose payload box dropped onto the rocket before
+  the firing starts. Lv.1 has no variants: its rule reads only the cannons'
+  heating and the machine's own mass, which no scene parameter changes.
+
+Not varied, because the pass thresholds live as constants in ``check.py``:
+Transport's goal distance (> 10) and Lift's target height (> 30).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from . import designs
+from .physics import StaticBox
+from .tasks import TASKS, TaskSpec, lift_text, support_text, transport_text
+
+VARIED_LEVELS = ("transport-1", "transport-2", "transport-3", "support-1", "support-2", "support-3",
+                 "lift-2", "lift-3")
+"""The levels that have variants, in the order ``generate`` cycles through them."""
+
+_STREAM = 0x5EED_BA
+"""Keeps the variants' random stream apart from other uses of the same seed."""
+_DRAWS = 64
+"""Random draws for a fresh variant before walking the grid for an unused one."""
+
+
+@dataclass(frozen=True)
+class Range:
+    """The allowed values of one parameter: ``lo``, ``lo + step``, …, ``hi``.
+
+    Attributes:
+        lo: Smallest value.
+        hi: Largest value.
+        step: Grid step.
+        unit: What the number measures.
+    """
+
+    lo: float
+    hi: float
+    step: float
+    unit: str
+
+    @property
+    def count(self) -> int:
+        """Number of values on the grid."""
+        return int(round((self.hi - self.lo) / self.step)) + 1
+
+    def value(self, index: int) -> float:
+        """The ``index``-th value, rounded so that ids print it exactly."""
+        return round(self.lo + index * self.step, 6)
+
+    def draw(self, rng: np.random.Generator) -> float:
+        """A value drawn uniformly from the grid."""
+        return self.value(int(rng.integers(0, self.count)))
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is one of the grid's values."""
+        index = (value - self.lo) / self.step
+        return math.isfinite(value) and 0 <= round(index) < self.count and abs(index - round(index)) < 1e-6
+
+
+CARGO_MASS = Range(20.0, 100.0, 5.0, "Transport Lv.2/3 cargo mass, mass units (released 50)")
+KERB_HEIGHT = Range(0.1, 0.4, 0.05, "Transport kerb height, units (wheels are 2 units across)")
+KERB_RINGS = Range(1.0, 3.0, 1.0, "Transport kerb rings, at 5, 6.5 and 8 units from the start")
+TERRACE_STEP = Range(0.05, 0.15, 0.05, "Transport terrace step, units per unit (six steps from 4 to 9 units)")
+GAP = {1: Range(3.0, 8.0, 0.5, "Support Lv.1 gap, units (released 5)"),
+       2: Range(8.0, 14.0, 0.5, "Support Lv.2 gap, units (released 10)"),
+       3: Range(14.0, 22.0, 0.5, "Support Lv.3 gap, units (released 20)")}
+LOAD = Range(750.0, 3000.0, 250.0, "Support cargo mass at the end of its 15 s ramp (released 1500)")
+BANK_WIDTH = Range(6.0, 30.0, 2.0, "Support bank width east–west, units (released 30)")
+BANK_RISE = Range(0.0, 0.5, 0.25, "Support north bank above the south one, units (released 0)")
+PAYLOAD = Range(5.0, 15.0, 1.0, "Lift Lv.2/3 payload mass, mass units")
+PAYLOAD_SIZE = (1.5, 1.5, 0.5)
+"""The Lift payload box (units): flat, so it rests on a rocket's top."""
+
+KERB_WIDTH = 0.4
+KERB_HALF_SIDES = (5.0, 6.5, 8.0)
+"""Half-sides of the kerb rings (units): clear of the start, where machines of up to ~8 units across stand."""
+TERRACE_FIRST = 4.0
+TERRACE_COUNT = 6
+GROUND_HALF = 40.0
+"""Half-side of the terraces' outer edge (units): beyond any run's reach."""
+
+_KEYS = {
+    "transport": {"mass": CARGO_MASS},
+    "support": {"gap": GAP[1], "load": LOAD, "bank": BANK_WIDTH, "rise": BANK_RISE},
+    "lift": {"payload": PAYLOAD},
+}
+_TOKEN = re.compile(r"([a-z]+)(\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A varied level and its parameters (keys as in the id, values on their grids).
+
+    Attributes:
+        base: The level varied, e.g. ``support-3``.
+        params: Parameter values by key, in id order.
+    """
+
+    base: str
+    params: tuple[tuple[str, float], ...]
+
+    @property
+    def id(self) -> str:
+        """The task id: the base level, then ``_<key><value>`` per parameter."""
+        return "_".join([self.base, *(f"{key}{value:g}" for key, value in self.params)])
+
+    def get(self, key: str) -> float | None:
+        """The value of ``key``, or None when the variant does not set it."""
+        return dict(self.params).get(key)
+
+    def value(self, key: str) -> float:
+        """The value of a parameter every variant of its level sets.
+
+        Raises:
+            KeyError: When the variant does not set ``key``.
+        """
+        return dict(self.params)[key]
+
+
+def ranges_of(base: str) -> dict[str, Range]:
+    """The parameters of a varied level and their ranges."""
+    if base == "transport-1":
+        return {"kerb": KERB_HEIGHT, "rings": KERB_RINGS, "terrace": TERRACE_STEP}
+    category, level = TASKS[base].category, TASKS[base].level
+    return {**_KEYS[category], "gap": GAP[level]} if category == "support" else dict(_KEYS[category])
+
+
+def draw(base: str, rng: np.random.Generator) -> Variant:
+    """One variant of ``base`` with every parameter drawn from its grid (Transport Lv.1: kerbs or terraces,
+    even odds)."""
+    if base != "transport-1":
+        return Variant(base, tuple((key, r.draw(rng)) for key, r in ranges_of(base).items()))
+    if rng.integers(0, 2) == 0:
+        return Variant(base, (("kerb", KERB_HEIGHT.draw(rng)), ("rings", KERB_RINGS.draw(rng))))
+    return Variant(base, (("terrace", TERRACE_STEP.draw(rng)),))
+
+
+def same_as_level(variant: Variant) -> bool:
+    """Whether ``variant`` poses exactly its level's released task (e.g. Transport Lv.2 with 50 units)."""
+    spec, level = spec_of(variant), TASKS[variant.base]
+    return replace(spec, id=level.id, text=level.text) == level
+
+
+def every_variant(base: str) -> Iterator[Variant]:
+    """All variants of ``base`` in grid order (its released task excluded)."""
+    ranges = ranges_of(base)
+    if base == "transport-1":
+        grids = [[("kerb", k), ("rings", r)] for k in _grid(KERB_HEIGHT) for r in _grid(KERB_RINGS)]
+        grids += [[("terrace", t)] for t in _grid(TERRACE_STEP)]
+    else:
+        grids = [list(zip(ranges, values, strict=True)) for values in itertools.product(*map(_grid, ranges.values()))]
+    for params in grids:
+        variant = Variant(base, tuple(params))
+        if not same_as_level(variant):
+            yield variant
+
+
+def _grid(limits: Range) -> list[float]:
+    return [limits.value(i) for i in range(limits.count)]
+
+
+def _fresh(base: str, seed: int, index: int, seen: set[str]) -> Variant | None:
+    """A variant of ``base`` not in ``seen``: drawn at random, or once draws keep repeating (a small grid
+    nearly used up), the first unused one in grid order; None when every one is used."""
+    for attempt in range(_DRAWS):
+        variant = draw(base, np.random.default_rng([_STREAM, seed, index, attempt]))
+        if variant.id not in seen and not same_as_level(variant):
+            return variant
+    return next((v for v in every_variant(base) if v.id not in seen), None)
+
+
+def generate(seed: int, count: int) -> list[Variant]:
+    """``count`` distinct variants, none the released task itself, cycling through ``VARIED_LEVELS`` (a level
+    whose grid is used up drops out of the cycle); the same seed gives the same list, and a longer list
+    starts with the shorter one.
+
+    Raises:
+        ValueError: For a negative count, or more than all the distinct variants there are.
+    """
+    if count < 0:
+        raise ValueError(f"variant count must be at least 0, got {count}")
+    out: list[Variant] = []
+    seen: set[str] = set()
+    live = list(VARIED_LEVELS)
+    turn = 0
+    while len(out) < count:
+        if not live:
+            raise ValueError(f"asked for {count} variants; only {len(out)} distinct ones exist")
+        base = live[turn % len(live)]
+        variant = _fresh(base, seed, len(out), seen)
+        if variant is None:
+            live.remove(base)  # the next level takes this turn
+            continue
+        seen.add(variant.id)
+        out.append(variant)
+        turn += 1
+    return out
+
+
+def parse(task_id: str) -> Variant:
+    """The variant a task id names.
+
+    Raises:
+        ValueError: One line naming the id and what is wrong: an unvaried base level, an unknown,
+            repeated, missing or out-of-range parameter, or a non-canonical spelling.
+    """
+    base, *tokens = task_id.split("_")
+    if base not in VARIED_LEVELS:
+        raise ValueError(f"unknown task {task_id!r}; valid tasks: {', '.join(TASKS)}, or a variant of "
+                         f"{', '.join(VARIED_LEVELS)} such as {generate(0, 1)[0].id}")
+    ranges = ranges_of(base)
+    params: list[tuple[str, float]] = []
+    for token in tokens:
+        match = _TOKEN.fullmatch(token)
+        if match is None or match[1] not in ranges:
+            raise ValueError(f"task {task_id!r}: {token!r} is not a parameter of {base} "
+                             f"(parameters: {', '.join(ranges)})")
+        key, value = match[1], float(match[2])
+        limits = ranges[key]
+        if not limits.holds(value):
+            raise ValueError(f"task {task_id!r}: {key} {value:g} is outside {limits.lo:g}–{limits.hi:g} "
+                             f"in steps of {limits.step:g} ({limits.unit})")
+        params.append((key, limits.value(round((value - limits.lo) / limits.step))))
+    variant = Variant(base, tuple(params))
+    _check_keys(variant, task_id)
+    if variant.id != task_id:
+        raise ValueError(f"task {task_id!r}: write it as {variant.id!r}")
+    return variant
+
+
+def _check_keys(variant: Variant, task_id: str) -> None:
+    keys = [key for key, _ in variant.params]
+    if variant.base == "transport-1":
+        if keys not in (["kerb", "rings"], ["terrace"]):
+            raise ValueError(f"task {task_id!r}: transport-1 takes kerb then rings, or terrace alone")
+    elif keys != list(ranges_of(variant.base)):
+        raise ValueError(f"task {task_id!r}: {variant.base} takes {', '.join(ranges_of(variant.base))} in that order")
+
+
+def kerb_rings(height: float, rings: int) -> tuple[StaticBox, ...]:
+    """Square rings of kerbs centred on the start, ``height`` high, at the first ``rings`` half-sides."""
+    boxes: list[StaticBox] = []
+    for half in KERB_HALF_SIDES[:rings]:
+        long_side = 2 * half + KERB_WIDTH
+        for sign in (1.0, -1.0):
+            boxes.append(StaticBox((0.0, sign * half, height / 2), (long_side, KERB_WIDTH, height)))
+            boxes.append(StaticBox((sign * half, 0.0, height / 2), (KERB_WIDTH, long_side, height)))
+    return tuple(boxes)
+
+
+def terraces(step: float) -> tuple[StaticBox, ...]:
+    """Square terraces around the start: the ground steps up by ``step`` at 4, 5, … 9 units out in x or y."""
+    boxes: list[StaticBox] = []
+    for k in range(TERRACE_COUNT):
+        inner, height = TERRACE_FIRST + k, step * (k + 1)
+        depth, middle = GROUND_HALF - inner, (GROUND_HALF + inner) / 2
+        for sign in (1.0, -1.0):
+            boxes.append(StaticBox((0.0, sign * middle, height / 2), (2 * GROUND_HALF, depth, height)))
+            boxes.append(StaticBox((sign * middle, 0.0, height / 2), (depth, 2 * inner, height)))
+    return tuple(boxes)
+
+
+def _ground_sentence(variant: Variant) -> str:
+    kerb, terrace = variant.get("kerb"), variant.get("terrace")
+    if kerb is not None:
+        rings = int(variant.value("rings"))
+        at = ", ".join(f"{h:g}" for h in KERB_HALF_SIDES[:rings])
+        rings_text = "a square ring of kerbs" if rings == 1 else f"{rings} square rings of kerbs"
+        return (f"The ground is not clear: {rings_text}, {kerb:g} units high and {KERB_WIDTH:g} wide, "
+                f"{'surrounds' if rings == 1 else 'surround'} the start at {at} units from it along x and y, "
+                "so every way out crosses them.")
+    if terrace is not None:
+        top = terrace * TERRACE_COUNT
+        return (f"The ground is not flat: beyond {TERRACE_FIRST:g} units from the start along x or y it climbs "
+                f"in square terraces, one step of {terrace:g} units every unit, up to {top:g} units high from "
+                f"{TERRACE_FIRST + TERRACE_COUNT - 1:g} units out, and is level beyond.")
+    return ""
+
+
+def spec_of(variant: Variant) -> TaskSpec:
+    """The task spec of a variant: its level's spec with the parameters applied and the text rewritten."""
+    base = TASKS[variant.base]
+    if base.category == "transport":
+        mass = variant.get("mass") or base.cargo_mass_max  # Lv.1 carries nothing
+        kerb, terrace = variant.get("kerb"), variant.get("terrace")
+        boxes = (kerb_rings(kerb, int(variant.value("rings"))) if kerb is not None
+                 else terraces(terrace) if terrace is not None else ())
+        return replace(base, id=variant.id, text=transport_text(base.level, mass, _ground_sentence(variant)),
+                       cargo_mass_max=mass, ground_boxes=boxes)
+    if base.category == "support":
+        gap, load, width, rise = (variant.value(k) for k in ("gap", "load", "bank", "rise"))
+        return replace(base, id=variant.id, text=support_text(base.level, gap, width, rise, load),
+                       gap=gap, cargo_mass_max=load, bank_width=width, bank_rise=rise)
+    payload = variant.value("payload")
+    return replace(base, id=variant.id, text=lift_text(base.level, (PAYLOAD_SIZE, payload)),
+                   cargo_size=PAYLOAD_SIZE, cargo_mass_max=payload, cargo_ramp_s=1.0)
+
+
+def variant_spec(task_id: str) -> TaskSpec:
+    """The spec of the variant ``task_id`` names (``parse`` then ``spec_of``).
+
+    Raises:
+        ValueError: As :func:`parse`.
+    """
+    return spec_of(parse(task_id))
+
+
+def support_span(gap: float) -> int:
+    """Blocks each side of a reference bridge's centre for ``gap``: the released designs' 5, 8 and 13 blocks
+    for gaps 5, 10 and 20 (three blocks beyond the half gap, so each end rests about three units on a bank)."""
+    return math.floor(gap / 2) + 3
+
+
+def reference_design(task_id: str) -> designs.Design:
+    """The reference design for a variant: the level's own, with Support bridges lengthened to the gap.
+
+    Raises:
+        KeyError: When ``task_id`` names no variant (so that ``designs.REFERENCE`` reads as a mapping).
+    """
+    try:
+        variant = parse(task_id)
+    except ValueError:
+        raise KeyError(task_id) from None
+    spec = spec_of(variant)
+    if spec.category != "support" or spec.gap is None:
+        return designs.REFERENCE[variant.base]()
+    per_side = support_span(spec.gap)
+    if spec.level == 1:
+        return designs.Design(f"braced beam, gap {spec.gap:g}", designs.beam_bridge(per_side))
+    return designs.three_part_bridge(per_side)
