@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from buildbench.harness import Action, EpisodeContext, Observation, Task
+from buildbench.harness import Action, AgentError, EpisodeContext, Observation, Task
 from buildbench.llm import ChatModel, ChatRequest, Message
 
 
@@ -47,7 +47,7 @@ class RoomAgent:
             return Action(text=self.rules.reply(self.request, turn))
         response = await self.model.generate(ChatRequest(messages=(Message.user(observation.text),)))
         if response.error is not None:
-            return Action(error=str(response.error), usage=response.usage.to_dict())
+            return Action(error=AgentError.from_api(response.error), usage=response.usage.to_dict())
         return Action(text=response.text, usage=response.usage.to_dict())
 
 

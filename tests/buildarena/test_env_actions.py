@@ -40,7 +40,8 @@ def test_reset_shows_the_task_and_offers_the_build_tools():
     task = Task("support-2", "buildarena")
     env = BuildArenaEnv(task)
     observation, info = env.reset(task, seed=0)
-    assert "gap 10 units wide" in observation.text and info == {"task": "support-2"}
+    assert "gap 10 units wide" in observation.text
+    assert info == {"task": "support-2", "category": "support", "control_trials": 3}
     names = {t.name for t in env.tools}
     assert {"start", "attach_block_to", "twist_block", "get_machine_summary"} <= names
     assert not names & {"add_machine", "change_control_key"}

@@ -90,7 +90,7 @@ def test_team_budget_refusal_becomes_an_action_error():
     ctx = EpisodeContext(task=Task("lift-1", "buildarena"), seed=0)
     assert asyncio.run(team.act(_obs("a"), ctx)).error is None
     refused = asyncio.run(team.act(_obs("b"), ctx))
-    assert refused.error is not None and refused.error.startswith("budget:")
+    assert refused.error is not None and refused.error.kind == "budget"
 
 
 def test_team_history_window_keeps_the_first_message():

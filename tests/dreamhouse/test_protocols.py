@@ -103,8 +103,11 @@ def test_oracle_blender_python_passes_managed_in_the_fast_executor(tmp_path, reg
     assert result.summary["metrics"]["structural_pass"] == 1.0
     with Store(tmp_path) as store:
         ep = next(store.episodes())
-    assert "```python" in ep.steps[1].action_text and "primitive_cube_add" in ep.steps[1].action_text
+    builder = next(s for s in ep.steps if s.role == "builder")
+    assert "```python" in builder.action_text and "primitive_cube_add" in builder.action_text
     assert ep.outcome["protocol"]["steps_passed"] == ep.outcome["protocol"]["steps_total"] > 1
+    controls = [s.info["control"] for s in ep.steps if "control" in s.info]
+    assert controls[:2] == ["set_scope", "checkpoint"] and controls[-2:] == ["note", "evaluate"]
 
 
 class _Flaky(Agent):
@@ -229,7 +232,8 @@ class _BadPlanner(Agent):
 def test_a_plan_that_never_passes_ends_the_episode_before_any_build(task):
     env, ctx = _run(task, "planner-managed", _BadPlanner(), {**OPTS, "max_retries": 1})
     assert env.outcome()["protocol"]["plan"] == {"ok": False, "attempts": 2}
-    assert [s.role for s in ctx.steps] == ["planner", "planner"]
+    assert [s.role for s in ctx.steps if "control" not in s.info] == ["planner", "planner"]
+    assert [s.info["control"] for s in ctx.steps if "control" in s.info] == ["note"]
     assert "analysis.lot_size is missing" in ctx.steps[0].observation_text
     assert len(env.structure) == 0
 

@@ -3,7 +3,7 @@
 from .agent import Agent, ScriptedAgent
 from .cache import cache_dir
 from .context import EpisodeContext
-from .env import Action, Env, Observation, ResetResult, StepResult
+from .env import Action, AgentError, Env, Observation, ResetResult, StepResult
 from .episode import SCORED_STATUSES, Episode, Step, is_scored
 from .errors import BuildbenchError, ConfigError, UnknownNameError
 from .export import export_jsonl, export_parquet
@@ -16,7 +16,7 @@ from .suite import AgentSpec, ProtocolSpec, Suite, get_suite, mean_metrics, suit
 from .task import Task, episode_seed
 
 __all__ = [
-    "COMMON_OPTIONS", "SCORED_STATUSES", "Action", "Agent", "AgentSpec", "BuildbenchError", "ConfigError", "Env", "Episode",
+    "COMMON_OPTIONS", "SCORED_STATUSES", "Action", "Agent", "AgentError", "AgentSpec", "BuildbenchError", "ConfigError", "Env", "Episode",
     "EpisodeContext", "Observation", "OptionSpec", "Protocol", "ProtocolSpec", "ResetResult", "RunConfig",
     "RunResult", "Runner", "ScriptedAgent", "Step", "StepLoop", "StepResult", "Store", "Suite",
     "Task", "UnknownNameError", "cache_dir", "check_options", "episode_seed", "execute_episode", "export_jsonl",

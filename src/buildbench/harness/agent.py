@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from .context import EpisodeContext
-from .env import Action, Observation
+from .env import Action, AgentError, Observation
 
 
 class Agent(ABC):
@@ -49,13 +48,12 @@ class ScriptedAgent(Agent):
         if self.delay_s > 0:
             await asyncio.sleep(self.delay_s)
         if callable(self._policy):
-            out: Any = self._policy(observation, ctx)
-            if asyncio.iscoroutine(out):
-                out = await out
+            produced = self._policy(observation, ctx)
+            out = produced if isinstance(produced, Action) else await produced
         else:
             actions = list(self._policy)
             if not actions:
-                return Action(error="scripted agent has no actions")
+                return Action(error=AgentError("agent", "scripted agent has no actions"))
             out = actions[min(self._turn, len(actions) - 1)]
         self._turn += 1
         return out

@@ -6,14 +6,15 @@ import asyncio
 import io
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from .env import Action, Env, Observation, ResetResult, StepResult
+from .env import Action, AgentError, Env, Observation, ResetResult, StepResult
 from .episode import Step, add_usage
 from .task import Task
 
@@ -39,6 +40,8 @@ class EpisodeContext:
     notes: dict[str, Any] = field(default_factory=dict)
     #: The env's tools, set at reset, for agents that act by function calling.
     tools: list[Any] = field(default_factory=list)
+    #: Why the agent stopped acting, when it did (the runner turns its kind into a status).
+    agent_error: AgentError | None = None
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking env work off the event loop."""
@@ -57,6 +60,40 @@ class EpisodeContext:
                  terminated=result.terminated, truncated=result.truncated, info=result.info,
                  duration_s=time.perf_counter() - t0)
         return result
+
+    async def control(self, env: Env, name: str, args: Mapping[str, Any] | None = None, *,
+                      role: str = "control") -> Any:
+        """Call the env's control ``name`` with keyword ``args`` and log it as a control step.
+
+        The step's action is ``{"control": name, "args": args}``; its observation is the result
+        when that is an ``Observation`` or has a ``text``; its ``info`` carries the result's
+        ``info`` (or the result itself when it is a JSON value) and its ``reward``. CPU-bound
+        controls run in a worker thread.
+
+        Raises:
+            ValueError: ``env`` has no control ``name``.
+        """
+        controls = env.controls
+        if name not in controls:
+            known = ", ".join(sorted(controls)) or "none"
+            raise ValueError(f"{type(env).__name__} has no control {name!r}; controls: {known}")
+        control = controls[name]
+        kwargs = dict(args or {})
+        t0 = time.perf_counter()
+        run = partial(control.fn, **kwargs)
+        result = await self.call(run) if control.cpu_bound else run()
+        observation, info, reward = _control_record(result)
+        logged = {key: _loggable(value) for key, value in kwargs.items()}
+        self.log(Action(data={"control": name, "args": logged}), observation, role=role, reward=reward,
+                 info={"control": name, **info}, duration_s=time.perf_counter() - t0)
+        return result
+
+    def fail(self, error: AgentError, action: Action | None = None, observation: Observation | None = None, *,
+             role: str = "agent", info: dict[str, Any] | None = None) -> Step:
+        """End the episode on an agent error: log the failed turn and keep the error for the runner."""
+        self.agent_error = error
+        return self.log(action or Action(error=error), observation or Observation(), role=role, terminated=True,
+                        info={**(info or {}), "agent_error": error.to_dict()})
 
     def log(self, action: Action, observation: Observation, *, role: str = "agent", reward: float = 0.0,
             terminated: bool = False, truncated: bool = False, info: dict[str, Any] | None = None,
@@ -102,6 +139,36 @@ class EpisodeContext:
                 path.write_bytes(buf.getvalue())
             paths.append(str(path.relative_to(self.artifact_dir.parent.parent)))
         return paths
+
+
+def _loggable(value: Any) -> Any:
+    """A control argument as the trajectory keeps it: JSON values as they are, a function by its
+    qualified name, anything else by its type (never a repr with a memory address)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        if callable(value) and hasattr(value, "__qualname__"):
+            return f"{getattr(value, '__module__', '?')}.{value.__qualname__}"
+        return f"<{type(value).__name__}>"
+    return value
+
+
+def _control_record(result: Any) -> tuple[Observation, dict[str, Any], float]:
+    """What a control step logs of a control's result: observation, info and reward."""
+    if isinstance(result, Observation):
+        return result, {}, 0.0
+    if isinstance(result, dict):
+        return Observation(), dict(result), 0.0
+    if isinstance(result, str):
+        return Observation(text=result), {}, 0.0
+    if result is None or isinstance(result, int | float | bool):
+        return Observation(), {"result": result}, 0.0
+    text = getattr(result, "text", "")
+    info = getattr(result, "info", {})
+    info = info() if callable(info) else info
+    reward = getattr(result, "reward", 0.0)
+    return (Observation(text=text if isinstance(text, str) else ""), dict(info) if isinstance(info, dict) else {},
+            float(reward) if isinstance(reward, int | float) else 0.0)
 
 
 def _call_dict(call: Any) -> dict[str, Any]:

@@ -8,15 +8,50 @@ env.step(action)``) while harness code reads fields by name.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
 from .task import Task
 
 if TYPE_CHECKING:
-    from buildbench.llm import Tool, ToolCall
+    from buildbench.llm import ApiError, Tool, ToolCall
+
+#: Why an agent produced no action: the model client's kinds (``buildbench.llm.ApiError``)
+#: and ``agent`` for an agent that has nothing left to do (a scripted agent out of actions).
+AgentErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent"]
+_AGENT_ERROR_KINDS: tuple[str, ...] = get_args(AgentErrorKind)
+
+
+@dataclass(frozen=True)
+class AgentError:
+    """Why the agent could not act, typed from the model client to the store.
+
+    Attributes:
+        kind: One of ``AgentErrorKind``; ``budget`` is the agent's own doing (its episode is
+            scored), every other kind leaves the episode unscored.
+        message: One line for a person.
+    """
+
+    kind: AgentErrorKind
+    message: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in _AGENT_ERROR_KINDS:
+            raise ValueError(f"AgentError.kind: expected one of {_AGENT_ERROR_KINDS}, got {self.kind!r}")
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "message": self.message}
+
+    @classmethod
+    def from_api(cls, error: ApiError) -> AgentError:
+        """The agent error for a failed model call."""
+        return cls(error.kind, error.message)
 
 
 @dataclass
@@ -44,15 +79,15 @@ class Action:
         text: Free text as the model produced it (the env parses it).
         tool_calls: Function calls, when the env offers tools.
         data: Structured payload from scripted agents (skips text parsing).
-        error: Set when the agent could not produce an action (e.g. ``api_error: …``);
-            protocols end the episode on it.
+        error: Set when the agent could not produce an action; protocols end the episode
+            on it (``EpisodeContext.fail``) and the runner reads its kind.
         usage: Tokens/requests spent producing this action, as a plain dict.
     """
 
     text: str | None = None
     tool_calls: list[ToolCall] = field(default_factory=list)
     data: Any = None
-    error: str | None = None
+    error: AgentError | None = None
     usage: dict[str, int] = field(default_factory=dict)
 
 
@@ -72,19 +107,69 @@ class StepResult(NamedTuple):
     info: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Control:
+    """A named operation a protocol may ask of an env besides ``step``: open a stage, set a
+    checkpoint, evaluate, name the final design.
+
+    Protocols call it through ``EpisodeContext.control``, which logs it in the trajectory as a
+    control step. Its keyword arguments are JSON values, so a logged control can be replayed.
+
+    Attributes:
+        fn: The operation (usually a bound method of the env).
+        cpu_bound: Run it in a worker thread (a simulation, a render) so the event loop keeps
+            serving other episodes' model calls.
+        doc: One line saying what it does.
+    """
+
+    fn: Callable[..., Any]
+    cpu_bound: bool = False
+    doc: str = ""
+
+
 class Env(ABC):
     """A construction environment for one task at a time.
 
     Cheap to construct; all per-episode state is created in ``reset``. Same task + seed +
-    actions → same observations and outcome.
+    actions (+ control calls) → same observations and outcome.
+
+    Subclasses describe their spaces in words with ``observation_description`` /
+    ``action_description`` (units included; for people and wrappers; not Gymnasium ``Space``
+    objects, which ``buildbench.gym`` builds) and offer protocols their
+    non-step operations through :attr:`controls`.
     """
 
-    #: Tools offered to agents that act by function calling (empty when text-only).
-    tools: list[Tool] = []
+    #: What an observation holds (text, images, ``state`` keys and their units); "" when undocumented.
+    observation_description: str = ""
+    #: What an action may be (text format, tools, ``data`` shape); "" when undocumented.
+    action_description: str = ""
+
+    @property
+    def tools(self) -> list[Tool]:
+        """Tools offered now to agents that act by function calling (empty when text-only).
+
+        A property so that each env instance answers for its own stage; subclasses override it
+        or assign ``self.tools`` in ``__init__``/``reset``.
+        """
+        return list(getattr(self, "_env_tools", ()))
+
+    @tools.setter
+    def tools(self, value: list[Tool]) -> None:
+        self._env_tools = list(value)
+
+    @property
+    def controls(self) -> Mapping[str, Control]:
+        """Named operations protocols may call through ``EpisodeContext.control`` (none by default)."""
+        return {}
 
     @abstractmethod
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
-        """Start an episode on ``task``."""
+        """Start an episode on ``task``.
+
+        ``seed`` (None means 0) seeds every random choice of the episode (``numpy.random.default_rng``
+        with the seed in its key); the same task, seed and actions give the same observations,
+        rewards and outcome byte for byte.
+        """
 
     @abstractmethod
     def step(self, action: Action) -> StepResult:

@@ -8,9 +8,15 @@ context writes them as PNG artifacts and the step keeps their paths.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .env import AgentError
 
 EpisodeStatus = Literal["ok", "error", "api_error", "budget"]
+#: What an episode's ``error`` is: an agent error's kind (``AgentErrorKind``), ``exception``
+#: (the env or protocol raised) or ``scorer`` (the scorer raised).
+ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent", "exception", "scorer"]
 
 #: Statuses whose episodes carry a score. ``budget`` is the agent's own doing (it spent its
 #: token or request budget) and is scored like the paper does; ``error`` (the env, protocol or
@@ -56,6 +62,7 @@ class Episode:
 
     ``metrics`` holds the scorer's numbers (structural pass, visual fidelity, …);
     ``outcome`` the env's final product (member list, machine, IFC path) that was scored.
+    ``error_kind`` says what ``error`` is (see ``ErrorKind``).
     """
 
     task_id: str
@@ -66,6 +73,7 @@ class Episode:
     seed: int
     status: EpisodeStatus = "ok"
     error: str | None = None
+    error_kind: ErrorKind | None = None
     steps: list[Step] = field(default_factory=list)
     outcome: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
@@ -87,6 +95,17 @@ class Episode:
 def is_scored(episode: Episode) -> bool:
     """Whether ``episode`` produced a result that may enter metric means."""
     return episode.status in SCORED_STATUSES
+
+
+def status_of(error: AgentError) -> EpisodeStatus:
+    """The status of an episode its agent ended with ``error``.
+
+    A spent budget is the agent's own doing (scored); an agent with nothing left to do is broken
+    (``error``); a model call that failed is an API error.
+    """
+    if error.kind == "budget":
+        return "budget"
+    return "error" if error.kind == "agent" else "api_error"
 
 
 def as_failure(episode: Episode, metric_keys: list[str]) -> Episode:

@@ -1,4 +1,5 @@
-"""Export a stored run as JSONL (full episode records) or Parquet (one flat row per episode)."""
+"""Export a stored run as JSONL (full episode records), Parquet (one flat row per episode) or
+SFT data (chat JSONL and a Hugging Face dataset; see `buildbench.harness.sft`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .sft import SftExport, export_sft
 from .store import Store
+
+__all__ = ["SftExport", "export_jsonl", "export_parquet", "export_sft", "flat_rows"]
 
 
 def export_jsonl(store: Store, path: str | Path) -> int:

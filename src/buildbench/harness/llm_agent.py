@@ -9,7 +9,7 @@ from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRe
 
 from .agent import Agent
 from .context import EpisodeContext
-from .env import Action, Observation
+from .env import Action, AgentError, Observation
 
 
 @dataclass
@@ -92,7 +92,7 @@ class LLMAgent(Agent):
         response = await self.model.generate(request)
         usage = response.usage.to_dict()
         if response.error is not None:
-            return Action(error=str(response.error), usage=usage)
+            return Action(error=AgentError.from_api(response.error), usage=usage)
         turn = self.turns[-1]
         turn.reply = Message.assistant(response.text, response.tool_calls)
         turn.calls = list(response.tool_calls)

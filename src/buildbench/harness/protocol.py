@@ -37,9 +37,8 @@ class StepLoop(Protocol):
         observation, _ = await ctx.reset(env)
         for _ in range(self.max_steps):
             action = await agent.act(observation, ctx)
-            if action.error:
-                ctx.log(action, observation, terminated=True, info={"agent_error": action.error})
-                ctx.notes["agent_error"] = action.error
+            if action.error is not None:
+                ctx.fail(action.error, action, observation)
                 return
             result = await ctx.step(env, action)
             if result.terminated or result.truncated:

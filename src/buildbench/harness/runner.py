@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 
 from .context import EpisodeContext
-from .episode import Episode
+from .episode import Episode, status_of
 from .errors import ConfigError
 from .options import check_options
 from .prompts import prompt_folder
@@ -175,13 +175,11 @@ async def execute_episode(
             protocol = protocol_spec.factory(task, ctx.options)
             await protocol.run(env, agent, ctx)
         episode.outcome = env.outcome()
-        agent_error = ctx.notes.get("agent_error")
-        if agent_error:
-            kind = str(agent_error).split(":", 1)[0]
-            episode.status = "budget" if kind == "budget" else "api_error"
-            episode.error = str(agent_error)
+        if ctx.agent_error is not None:
+            episode.status = status_of(ctx.agent_error)
+            episode.error, episode.error_kind = str(ctx.agent_error), ctx.agent_error.kind
     except Exception as exc:  # an episode's failure is data, not a crash of the run
-        episode.status = "error"
+        episode.status, episode.error_kind = "error", "exception"
         episode.error = f"{type(exc).__name__}: {exc}"
         episode.metadata["traceback"] = traceback.format_exc(limit=20)
     finally:
@@ -201,7 +199,7 @@ async def execute_episode(
                 # What the endpoint left may not be scorable; it stays an API failure.
                 episode.metadata["scorer_error"] = f"{type(exc).__name__}: {exc}"
             else:
-                episode.status = "error"
+                episode.status, episode.error_kind = "error", "scorer"
                 episode.error = f"scorer failed: {type(exc).__name__}: {exc}"
                 episode.metadata["traceback"] = traceback.format_exc(limit=20)
     episode.steps = ctx.steps

@@ -21,6 +21,12 @@ Episode end:
     are reported to the agent and the episode goes on in a fresh worker that reloads the
     last committed model.
 
+Reward:
+    0 for tool calls; on the step that ends the episode (the final answer, or the budget's
+    truncation) the paper's final score (``final``, in [0, 1]) of the last committed model
+    against the ground truth, as the scorer computes it (strict mode when ``strict``). The
+    paper does not shape it.
+
 Outcome:
     The last committed model (the only thing scored, spec 1.1) as a file under the
     episode's artifact folder, or embedded (zlib + base64) when the env has no folder; the
@@ -56,6 +62,7 @@ from buildbench.sandbox import Envelope, Limits, Worker
 from buildbench.sandbox.files import AgentFileError, read_agent_file
 
 from . import structured
+from .score import score_edit
 from .tasks import from_harness
 
 PROMPTS = Path(__file__).with_name("prompts")
@@ -67,6 +74,9 @@ SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
 #: Failure classes of the paper's runtime classifier (spec 3.7), in report order.
 FAILURE_CLASSES = ("executed", "budget", "crash", "api", "timeout", "other")
+#: Seed of the scorer's geometry sampling for the reward: the scorer's own (``metrics.SCORE_SEED``),
+#: so the reward equals the episode's ``final`` metric.
+REWARD_SEED = 0
 _CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "limit": "crash", "killed": "crash", "crash": "crash"}
 
 
@@ -259,7 +269,7 @@ class BimEditEnv(Env):
             ep.final_text = action.text or ""
             obs = Observation(text="Episode finished; the last committed model will be evaluated.",
                               state=self._state())
-            return StepResult(obs, 0.0, True, False, {"final": True, "calls": len(ep.calls)})
+            return StepResult(obs, self._final_reward(), True, False, {"final": True, "calls": len(ep.calls)})
         answers: list[tuple[str, str]] = []
         records: list[dict[str, Any]] = []
         for call in calls:
@@ -279,8 +289,21 @@ class BimEditEnv(Env):
         if truncated:
             info["failure"] = "budget"
         text = "\n\n".join(t for _, t in answers)
-        return StepResult(Observation(text=text, tool_results=answers, state=self._state()), 0.0, False,
+        reward = self._final_reward() if truncated else 0.0
+        return StepResult(Observation(text=text, tool_results=answers, state=self._state()), reward, False,
                           truncated, info)
+
+    def _final_reward(self) -> float:
+        """The paper's final score of the last committed model (the episode's ``final`` metric)."""
+        ep = self._require()
+        if self.task is None:  # reset sets both; _require has checked the episode
+            raise RuntimeError("BimEditEnv: call reset(task) before step()")
+        bim = from_harness(self.task)
+        with tempfile.TemporaryDirectory(prefix="bimedit-reward-") as scratch:
+            pred = Path(scratch) / "committed.ifc"
+            pred.write_bytes(ep.committed_bytes or Path(bim.input_ifc).read_bytes())
+            s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=REWARD_SEED)
+        return float(s.final if self.config.strict else s.diagnostics.get("paper", {}).get("final", s.final))
 
     def _run_call(self, call: ToolCall) -> tuple[CallRecord, str]:
         ep = self._require()

@@ -20,7 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.harness import Action, Agent, AgentError, EpisodeContext, Observation, Task
 from buildbench.harness.prompts import PROMPT_DIR, PromptFiles
 from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, Tool, ToolCall
 
@@ -182,7 +182,7 @@ class Team(Agent):
         usage = response.usage.to_dict()
         if response.error is not None:
             thread.pending = ()
-            return Action(error=str(response.error), usage=usage)
+            return Action(error=AgentError.from_api(response.error), usage=usage)
         thread.messages.append(Message.assistant(response.text, response.tool_calls))
         thread.pending = tuple(response.tool_calls)
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)

@@ -17,7 +17,7 @@ import numpy as np
 from .analysis import lift_metrics, transport_metrics
 from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
-from .physics import DEFAULT_CONFIG, PhysicsConfig, Trajectory, run_scene
+from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation, Trajectory
 from .tasks import SUPPORT_FALLEN_Z, TaskSpec, get_task, scene_for
 
 TRANSPORT_DISTANCE = 10.0
@@ -242,6 +242,41 @@ def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0, col
     return check_lift_flight(traj, machine.mass, seed)
 
 
+def simulation(
+    machine: Machine,
+    task_id: str,
+    *,
+    control: list[ControlEntry] | None = None,
+    config: PhysicsConfig = DEFAULT_CONFIG,
+    duration_s: float | None = None,
+) -> Simulation:
+    """``machine`` placed in task ``task_id``'s scene as a steppable :class:`Simulation`
+    (what :func:`simulate` runs to the end and judges; RL code may step it tick by tick).
+
+    Args:
+        machine: A machine built with the library.
+        task_id: ``transport-1`` … ``lift-3``.
+        control: Timed key presses for Transport; default the machine's own control
+            sequence. Other tasks press keys on their own protocol.
+        config: Physics settings.
+        duration_s: Stop early; default the task's duration.
+
+    Raises:
+        ValueError: For an unknown task or a machine without solid blocks.
+    """
+    task = get_task(task_id)
+    catalogue = load_catalogue()
+    unknown = sorted({b.type for b in machine.blocks.values() if b.type not in catalogue.specs})
+    if unknown:
+        raise ValueError(f"machine has unknown block types: {', '.join(unknown)}")
+    if task.category != "transport":
+        # Only Transport runs a control sequence; Lift Lv.1 never fires and Lv.2/3 fire every
+        # cannon on the task's schedule (released simulation scripts, spec 3.5).
+        control = []
+    graph = body_graph(machine)
+    return Simulation(machine, scene_for(task, machine, duration_s, graph), control, config, graph)
+
+
 def simulate(
     machine: Machine,
     task_id: str,
@@ -257,8 +292,7 @@ def simulate(
         machine: A machine built with the library.
         task_id: ``transport-1`` … ``lift-3``.
         seed: Chooses the tracked blocks of Lift Lv.2/3 (the physics itself is deterministic).
-        control: Timed key presses for Transport; default the machine's own
-            control sequence. Other tasks press keys on their own protocol.
+        control: As :func:`simulation`.
         config: Physics settings.
         duration_s: Stop early (for callers that need only the start of a run); default the task's.
 
@@ -266,16 +300,7 @@ def simulate(
         ValueError: For an unknown task or a machine without solid blocks.
     """
     task = get_task(task_id)
-    catalogue = load_catalogue()
-    unknown = sorted({b.type for b in machine.blocks.values() if b.type not in catalogue.specs})
-    if unknown:
-        raise ValueError(f"machine has unknown block types: {', '.join(unknown)}")
-    if task.category != "transport":
-        # Only Transport runs a control sequence; Lift Lv.1 never fires and Lv.2/3 fire every
-        # cannon on the task's schedule (released simulation scripts, spec 3.5).
-        control = []
-    graph = body_graph(machine)
-    run = run_scene(machine, scene_for(task, machine, duration_s, graph), control, config, graph)
+    run = simulation(machine, task_id, control=control, config=config, duration_s=duration_s).run()
     traj = run.trajectory
     if traj.time.size < 2:
         verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")

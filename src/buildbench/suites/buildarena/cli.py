@@ -52,8 +52,8 @@ def load_machine(path: Path, profile: str = "default") -> Machine:
     Raises:
         click.ClickException: Unreadable file or unknown content, with the reason.
     """
-    from .env import OUTCOME_FORMAT, rebuild_outcome
     from .export import load_history, load_released_history
+    from .outcome import OUTCOME_FORMAT, rebuild_outcome
 
     raw = _read_json(path)
     try:

@@ -20,6 +20,17 @@ Observation
     The library's text (``tool_results`` answer the call id); ``state`` holds
     the stage, machine id and block count.
 
+Controls (``EpisodeContext.control``)
+    ``begin`` (open a stage), ``approve``, ``set_final``, ``new_control_round``,
+    ``evaluate_round`` (simulate the product and note a closed-loop round; CPU-bound),
+    ``query`` (a read-only library call on a machine) and ``has_powered_wheel``.
+
+Reward
+    The paper's pass signal where the env simulates: a control trial's step gets the trial's
+    indicator shaped into [0, 1) (``trial_reward``), and 1.0 when the trial passes. Library
+    calls get 0: whether a half-built machine is good is only known when it is simulated, and
+    the paper scores the final machine only.
+
 Episode end
     The protocol ends the episode; ``max_calls`` (option) truncates it. The
     product (``outcome``) is the final machine's replayable history, the
@@ -30,15 +41,16 @@ Episode end
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.env import Control
 from buildbench.llm import Tool
 
-from .check import SimResult, simulate
+from .check import SimResult, simulate, simulation
 from .controller import (
-    ControlDesign,
     ControlDesignError,
     apply_design,
     not_moving,
@@ -46,10 +58,13 @@ from .controller import (
     trajectory_text,
 )
 from .library import COMMANDS, Workbench, tool_specs
-from .library.released.convert import ReleasedStageBench, rebuild_released
+from .library.released.convert import ReleasedStageBench, assemble_released, rebuild_released
 from .library.replay import PROFILES, rebuild
 from .metrics import failure_category
 from .model import HistoryEntry, Machine, Rules
+from .outcome import OUTCOME_FORMAT, ChosenTrial, Evaluation, Round, history_list, trial_reward
+from .outcome import rebuild_outcome as rebuild_outcome  # re-exported: the outcome's reader beside its writer
+from .physics import Simulation
 from .tasks import TaskSpec, get_task, load_levels
 
 #: Tool groups of each stage kind (released ``spatial/agent.py``; spec 2.1, 4.1).
@@ -64,6 +79,10 @@ STAGE_GROUPS: dict[str, tuple[str, ...]] = {
     "revise": ("build", "refine", "default"),
     "control": (),
 }
+
+#: Library calls that read a machine without changing it (the ``query`` control).
+QUERIES: tuple[str, ...] = ("get_machine_summary", "review_powered_blocks", "review_control_config",
+                            "review_control_sequence")
 
 NOT_EXECUTED = "Not executed: only one tool call is run per reply; send the next call in your next reply."
 
@@ -83,84 +102,12 @@ class Stage:
     tool_names: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """A simulation of the current product, as feedback for a closed loop.
-
-    Attributes:
-        result: The simulation (None when there was nothing to simulate).
-        text: Feedback for the model.
-    """
-
-    result: SimResult | None
-    text: str
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.result is not None and self.result.passed)
-
-
-@dataclass(frozen=True)
-class ChosenTrial:
-    """The best control trial so far: passing first, then the higher indicator, then the earlier trial.
-
-    Attributes:
-        rank: Sort key ``(passed, indicator, -generation)``.
-        machine: The controlled copy of the machine (its history ends with the control calls).
-        design: The control design that was applied.
-    """
-
-    rank: tuple[bool, float, int]
-    machine: Machine
-    design: ControlDesign
-
-
 def _tools(groups: tuple[str, ...]) -> list[Tool]:
     return [
         Tool(s["function"]["name"], s["function"]["description"], s["function"]["parameters"])
         for s in tool_specs(*groups)
     ] if groups else []
 
-
-def history_list(machine: Machine) -> list[dict[str, Any]]:
-    """A machine's replayable history as JSON-ready dicts."""
-    return [{"op": h.op, "params": h.params, "result": h.result} for h in machine.history]
-
-
-def _entries(raw: list[dict[str, Any]]) -> list[HistoryEntry]:
-    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
-
-
-def _rebuild_all(histories: dict[str, list[dict[str, Any]]], rules: Rules) -> dict[str, Machine]:
-    """Rebuild every named machine: plain machines first, then the assemblies that add them."""
-    def is_assembly(hist: list[dict[str, Any]]) -> bool:
-        return bool(hist) and hist[0].get("op") == "add_machine"
-
-    built: dict[str, Machine] = {}
-    for mid, hist in sorted(histories.items(), key=lambda kv: is_assembly(kv[1])):
-        built[mid] = rebuild(_entries(hist), rules, saved=built)
-    return built
-
-
-def rebuild_outcome(outcome: dict[str, Any]) -> Machine | None:
-    """The final machine of an ``outcome`` (None when the episode produced none).
-
-    Raises:
-        ValueError: When the outcome is not a BuildArena outcome.
-    """
-    if outcome.get("format") != OUTCOME_FORMAT:
-        raise ValueError(f"not a buildarena outcome (expected format {OUTCOME_FORMAT!r})")
-    final = outcome.get("machine") or []
-    if not final:
-        return None
-    rules = Rules(**outcome.get("rules", {}))
-    if outcome.get("profile") == "released" and not (final and final[0].get("op") == "add_machine"):
-        return rebuild_released(_entries(final)).machine
-    saved = _rebuild_all(dict(outcome.get("machines") or {}), rules)
-    return rebuild(_entries(final), rules, saved=saved)
-
-
-OUTCOME_FORMAT = "buildbench.buildarena.outcome/1"
 
 
 class BuildArenaEnv(Env):
@@ -174,9 +121,14 @@ class BuildArenaEnv(Env):
         max_calls: Library calls allowed per episode; the step that reaches it is truncated.
         control_trials: Controller generations allowed (3 in the paper).
         profile: ``default`` (our library) or ``released`` (the original library's answers, quirks
-            and crashes, in build and refine stages; assembly and control stages use ours).
+            and crashes, in build, refine and assembly stages; control stages use ours).
         task_texts: Task statements replacing ours, by task id (the released ``levels.yaml``).
     """
+
+    observation_description = ("text: the library's answer to the call (tool_results answer its id); state: "
+                               "stage kind, machine id, block count")
+    action_description = ("one library tool call of the stage's groups (tools), or data {'op', 'params'}; in a "
+                          "control stage a JSON control design (keys and timed presses, s)")
 
     def __init__(self, task: Task, *, rules: Rules | None = None, sim_duration_s: float | None = None,
                  max_calls: int | None = None, control_trials: int = 3, profile: str = "default",
@@ -200,7 +152,7 @@ class BuildArenaEnv(Env):
         self.final: str | None = None
         self.bench: Workbench | ReleasedStageBench = self._fresh_bench()
         self.stage = Stage("build", "1", ())
-        self.tools: list[Tool] = []
+        self.tools = []
         self.calls = 0
         self.invalid_calls = 0
         self.extra_calls = 0
@@ -220,10 +172,24 @@ class BuildArenaEnv(Env):
         observation = self.begin("build", "1")
         # The stage line stays out: every role's prompt quotes this text, and the tools travel as specs.
         text = f"Task {self.spec.id}:\n{self.task_texts.get(self.spec.id, self.spec.text)}"
-        return ResetResult(dataclasses.replace(observation, text=text), {"task": self.spec.id})
+        info = {"task": self.spec.id, "category": self.spec.category, "control_trials": self.control_trials}
+        return ResetResult(dataclasses.replace(observation, text=text), info)
+
+    @property
+    def controls(self) -> dict[str, Control]:
+        return {
+            "begin": Control(self.begin, doc="open a stage: kind, machine_id, source, candidates"),
+            "approve": Control(self.approve, doc="record whether the workflow approved a machine"),
+            "set_final": Control(self.set_final, doc="name the machine that is the episode's product"),
+            "new_control_round": Control(self.new_control_round, doc="fresh control trials for a revised machine"),
+            "evaluate_round": Control(self.evaluate_round, cpu_bound=True,
+                                      doc="simulate the product and note a closed-loop round"),
+            "query": Control(self.query, doc="a read-only library call on a machine, as text"),
+            "has_powered_wheel": Control(self.has_powered_wheel, doc="whether a machine has a powered wheel"),
+        }
 
     def begin(self, kind: str, machine_id: str, *, source: str | None = None,
-              candidates: tuple[str, ...] = ()) -> Observation:
+              candidates: Sequence[str] = ()) -> Observation:
         """Open a stage (protocols call this between roles).
 
         Args:
@@ -244,13 +210,15 @@ class BuildArenaEnv(Env):
             self._machine(machine_id)
             self.bench = Workbench(rules=self.rules)
         elif kind in ("refine", "revise") and self.profile == "released":
-            self.bench = rebuild_released(self._machine(source or "").history)
+            self.bench = rebuild_released(self._machine(source or "").history, self._histories())
         elif kind in ("refine", "revise"):
             base = self._machine(source or "")
             self.bench = Workbench(rebuild(base.history, self.rules, saved=self.machines), self.rules,
                                    saved=dict(self.machines))
+        elif kind in ("assemble", "script-assemble") and self.profile == "released":
+            self.bench = assemble_released({c: self._machine(c).history for c in tuple(candidates)})
         elif kind in ("assemble", "script-assemble"):
-            saved = {c: self._machine(c) for c in candidates}
+            saved = {c: self._machine(c) for c in tuple(candidates)}
             self.bench = Workbench(Machine(is_assembly=True), self.rules, saved=saved)
         else:
             self.bench = self._fresh_bench()
@@ -262,6 +230,10 @@ class BuildArenaEnv(Env):
         names = ", ".join(self.stage.tool_names) or "none (send a JSON control design)"
         return Observation(text=f"Stage {kind} on machine {machine_id}. Tools: {names}.",
                            state=self._state())
+
+    def _histories(self) -> dict[str, list[HistoryEntry]]:
+        """Every kept machine's history by id (what a released assembly finds saved)."""
+        return {mid: machine.history for mid, machine in self.machines.items()}
 
     def _fresh_bench(self) -> Workbench | ReleasedStageBench:
         return ReleasedStageBench() if self.profile == "released" else Workbench(rules=self.rules)
@@ -287,6 +259,16 @@ class BuildArenaEnv(Env):
         self._save_active()
         self._machine(machine_id)
         self.final = machine_id
+
+    def query(self, machine_id: str, op: str) -> str:
+        """The library's answer to a read-only call ``op`` (e.g. ``get_machine_summary``) on a machine."""
+        if op not in QUERIES:
+            raise ValueError(f"query: {op!r} is not a read-only library call; queries: {', '.join(QUERIES)}")
+        return Workbench(self.machine(machine_id), self.rules).call(op).text
+
+    def has_powered_wheel(self, machine_id: str) -> bool:
+        """Whether a machine has a powered wheel (the workflow then refines its rotations)."""
+        return any(b.type == "Powered Wheel" for b in self.machine(machine_id).blocks.values())
 
     def machine(self, machine_id: str | None = None) -> Machine:
         """A machine by id (default: the one the current stage edits)."""
@@ -382,8 +364,8 @@ class BuildArenaEnv(Env):
             return self._result(action, call_id, text, {"ok": False, "trial": trial},
                                 terminated=generation >= self.control_trials)
         history = self._machine(self.stage.machine_id).history
-        if self.profile == "released" and not (history and history[0].op == "add_machine"):
-            machine = rebuild_released(history).machine
+        if self.profile == "released":
+            machine = rebuild_released(history, self._histories()).machine
         else:
             machine = rebuild(history, self.rules, saved=self.machines)
         bench = Workbench(machine, self.rules, saved=dict(self.machines))
@@ -415,10 +397,22 @@ class BuildArenaEnv(Env):
                 self.best_trial = ChosenTrial(rank, bench.machine, design)
         self.trials.append(trial)
         return self._result(action, call_id, "\n".join(lines), {"ok": "error" not in trial, "trial": trial},
-                            terminated=stop)
+                            terminated=stop, reward=trial_reward(bool(trial["passed"]), float(trial["indicator"])))
 
     def _simulate(self, machine: Machine) -> SimResult:
         return simulate(machine, self.spec.id, seed=self.seed, duration_s=self.sim_duration_s)
+
+    def simulation(self, machine_id: str | None = None) -> Simulation:
+        """The product (or machine ``machine_id``) in the task's scene as a steppable simulation,
+        for RL code that advances it tick by tick (the env's own checks run it to the end).
+
+        Raises:
+            ValueError: No such machine, no product yet, or a machine without solid blocks.
+        """
+        machine = self.machine(machine_id) if machine_id is not None else self.product()
+        if machine is None:
+            raise ValueError("simulation: there is no product yet; name a machine")
+        return simulation(machine, self.spec.id, duration_s=self.sim_duration_s)
 
     def new_control_round(self) -> None:
         """Forget the chosen control so a revised machine gets fresh trials (closed loop)."""
@@ -447,6 +441,11 @@ class BuildArenaEnv(Env):
         if self.final is None:
             return None
         return self.machine(self.final)
+
+    def evaluate_round(self) -> Round:
+        """Simulate the product and note the closed-loop round (paper Table 6)."""
+        evaluation = self.evaluate()
+        return Round(evaluation, self.record_round(evaluation))
 
     def evaluate(self) -> Evaluation:
         """Simulate the current product (closed-loop feedback, paper Table 6)."""

@@ -94,7 +94,7 @@ def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         outcome: ``BuildArenaEnv.outcome()``.
     """
     from .check import simulate
-    from .env import rebuild_outcome
+    from .outcome import rebuild_outcome
 
     metrics = call_metrics(outcome.get("stats") or {})
     metrics.update({"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0})

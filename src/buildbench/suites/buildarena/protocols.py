@@ -24,6 +24,10 @@ episode without an approved machine (a failed sample). Ablations:
 alone). ``rounds > 1`` adds the closed loop of the paper's Table 6:
 simulate, and on failure revise a copy with the simulator's feedback.
 Scripted design agents (``plays_script``) are played step by step instead.
+
+The workflow drives the env only through ``ctx.step`` and the env's controls
+(``ctx.control``: ``begin``, ``approve``, ``set_final``, ``evaluate_round``, ``query``…),
+so every stage switch, approval and simulation is in the trajectory.
 """
 
 from __future__ import annotations
@@ -31,11 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, Task
+from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, Task
 
 from .agents import OBJECTION_TOOLS
-from .env import STAGE_GROUPS, BuildArenaEnv
-from .library import COMMANDS, Workbench
+from .env import STAGE_GROUPS
+from .library import COMMANDS
 from .plan import Plan, PlanError, describe, parse_plan
 
 Roles = Literal["five", "guidance-builder", "builder"]
@@ -100,23 +104,28 @@ def _call_report(action: Action, result_text: str) -> str:
     return "\n".join(lines)
 
 
-def _library_text(env: BuildArenaEnv, machine_id: str, op: str) -> str:
-    return Workbench(env.machine(machine_id), env.rules).call(op).text
+async def _library_text(env: Env, ctx: EpisodeContext, machine_id: str, op: str) -> str:
+    text: str = await ctx.control(env, "query", {"machine_id": machine_id, "op": op}, role="protocol")
+    return text
 
 
 def _builder_tools(kind: str) -> list[str]:
     return [c.name for c in COMMANDS.values() if c.group in STAGE_GROUPS[kind]]
 
 
-def _begin(env: BuildArenaEnv, ctx: EpisodeContext, kind: str, machine_id: str, **kw: Any) -> Observation:
-    """Open a stage and log the switch, so the episode says which machine each call edited."""
-    observation = env.begin(kind, machine_id, **kw)
-    ctx.log(Action(data={"stage": kind, "machine": machine_id, **kw}), observation, role="protocol")
+async def _begin(env: Env, ctx: EpisodeContext, kind: str, machine_id: str, **kw: Any) -> Observation:
+    """Open a stage (logged, so the episode says which machine each call edited)."""
+    observation: Observation = await ctx.control(env, "begin", {"kind": kind, "machine_id": machine_id, **kw},
+                                                 role="protocol")
     return observation
 
 
-def _has_wheel(env: BuildArenaEnv, machine_id: str) -> bool:
-    return any(b.type == "Powered Wheel" for b in env.machine(machine_id).blocks.values())
+async def _approve(env: Env, ctx: EpisodeContext, machine_id: str, approved: bool = True, *,
+                   final: bool = True) -> None:
+    """Record the workflow's verdict on a machine and, by default, make it the product."""
+    await ctx.control(env, "approve", {"machine_id": machine_id, "approved": approved}, role="protocol")
+    if final:
+        await ctx.control(env, "set_final", {"machine_id": machine_id}, role="protocol")
 
 
 class Workflow(Protocol):
@@ -125,20 +134,21 @@ class Workflow(Protocol):
     def __init__(self, settings: WorkflowSettings, *, name: str = "workflow") -> None:
         self.settings = settings
         self.name = name
+        self.category = ""
+        self.control_trials = 0
 
     async def _say(self, agent: Agent, ctx: EpisodeContext, role: str, thread: str, text: str,
                    tools: list[str] | tuple[str, ...] = (), tool_results: Any = ()) -> Action:
         state = {"role": role, "thread": thread, "tools": list(tools)}
         action = await agent.act(Observation(text=text, tool_results=list(tool_results), state=state), ctx)
-        if action.error:
-            ctx.log(action, Observation(), role=role, terminated=True,
-                    info={"agent_error": action.error, "thread": thread})
-            ctx.notes["agent_error"] = action.error
-            raise _Stop(action.error)
+        if action.error is not None:
+            ctx.fail(action.error, action, role=role, info={"thread": thread})
+            raise _Stop(str(action.error))
         return action
 
-    async def run(self, env: Any, agent: Agent, ctx: EpisodeContext) -> None:
-        observation, _ = await ctx.reset(env)
+    async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
+        observation, info = await ctx.reset(env)
+        self.category, self.control_trials = str(info["category"]), int(info["control_trials"])
         try:
             if getattr(agent, "plays_script", False):
                 await play_script(env, agent, ctx, observation)
@@ -154,11 +164,11 @@ class Workflow(Protocol):
 
     # -- construction -------------------------------------------------------------------------
 
-    async def _construct(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> str | None:
+    async def _construct(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str) -> str | None:
         """Build the machine; returns the final machine's id when it was approved."""
         roles = self.settings.roles
         if roles != "five":
-            _begin(env, ctx, "build", "1")
+            await _begin(env, ctx, "build", "1")
             intro = f"{task_text}\n\nBuild the machine that solves this task."
             if roles == "builder":
                 result = await self._solo(env, agent, ctx, "build1", intro)
@@ -176,7 +186,7 @@ class Workflow(Protocol):
             if blueprint is None:
                 return None
             mid = str(i)
-            _begin(env, ctx, "build", mid)
+            await _begin(env, ctx, "build", mid)
             context = f"{task_text}\n\nBlueprint of sub-structure {i} ({sub.get('name', '')}):\n{blueprint}"
             result = await self._duo(env, agent, ctx, f"build{i}", _builder_tools("build"), "raise_objection_build",
                                      context + "\n\nBuild it: first list your tools, then call start.",
@@ -189,22 +199,21 @@ class Workflow(Protocol):
             return built[0][0]
         return await self._assemble(env, agent, ctx, task_text, plan, built)
 
-    async def _finish_machine(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, mid: str,
+    async def _finish_machine(self, env: Env, agent: Agent, ctx: EpisodeContext, mid: str,
                               result: LoopResult, context: str, refine: bool) -> str | None:
         """Approve a built machine and refine it when it has wheels; returns the id to use, or None."""
-        env.approve(mid, result.approved)
-        env.set_final(mid)
-        if not result.approved or not (refine and _has_wheel(env, mid)):
+        await _approve(env, ctx, mid, result.approved)
+        if not result.approved or not (refine and await ctx.control(env, "has_powered_wheel", {"machine_id": mid},
+                                                                    role="protocol")):
             return mid if result.approved else None
         rid = f"{mid}_rfd"
-        _begin(env, ctx, "refine", rid, source=mid)
+        await _begin(env, ctx, "refine", rid, source=mid)
         text = ("The machine has been built; now carefully review the rotation of the rotatable blocks and "
                 "refine the machine to meet the design requirements.\n\n" + context +
-                "\n\nBuild result:\n" + _library_text(env, rid, "get_machine_summary"))
+                "\n\nBuild result:\n" + await _library_text(env, ctx, rid, "get_machine_summary"))
         refined = await self._duo(env, agent, ctx, f"refine{mid}", _builder_tools("refine"),
                                   "raise_objection_refine", text, text, guidance_first=True)
-        env.approve(rid, refined.approved)
-        env.set_final(rid)
+        await _approve(env, ctx, rid, refined.approved)
         return rid if refined.approved else None
 
     async def _plan(self, agent: Agent, ctx: EpisodeContext, task_text: str) -> Plan | None:
@@ -261,7 +270,7 @@ class Workflow(Protocol):
         ctx.log(final, Observation(), role="drafter", info={"thread": d_thread, "final_blueprint": True})
         return final.text or ""
 
-    async def _duo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, builder_tools: list[str],
+    async def _duo(self, env: Env, agent: Agent, ctx: EpisodeContext, label: str, builder_tools: list[str],
                    objection: str, builder_intro: str, guidance_intro: str, *, guidance_first: bool) -> LoopResult:
         """Builder ↔ Guidance, one library call per Builder reply."""
         b_thread, g_thread = f"{label}:builder", f"{label}:guidance"
@@ -300,7 +309,7 @@ class Workflow(Protocol):
                 speaker = "builder"
         return LoopResult(False, None, turns)
 
-    async def _solo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, intro: str) -> LoopResult:
+    async def _solo(self, env: Env, agent: Agent, ctx: EpisodeContext, label: str, intro: str) -> LoopResult:
         """The Builder alone (ablation): it ends the build itself with TERMINATE."""
         thread = f"{label}:builder"
         text = intro + ("\n\nYou work alone: make one tool call per reply; when the machine is complete, check it "
@@ -322,31 +331,30 @@ class Workflow(Protocol):
                 return LoopResult(True, None, turn)
         return LoopResult(False, None, self.settings.build_turns)
 
-    async def _assemble(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan,
+    async def _assemble(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan,
                         built: list[tuple[str, dict[str, str]]]) -> str | None:
         candidates = "\n".join(f"- machine {mid}: sub-structure '{sub.get('name', '')}': {sub.get('description', '')}"
                                for mid, sub in built)
-        _begin(env, ctx, "assemble", "assembly", candidates=tuple(mid for mid, _ in built))
+        await _begin(env, ctx, "assemble", "assembly", candidates=[mid for mid, _ in built])
         context = (f"{task_text}\n\nOverall structure:\n{describe(plan.overall)}\n\nBuilt machines:\n{candidates}\n\n"
                    "Assemble the final machine using at least one machine from each sub-structure: add_machine "
                    "places a built machine as sub-structure A, B, ... (shift and rotate them apart so they do not "
                    "overlap), then join them, for example with braces.")
         result = await self._duo(env, agent, ctx, "assemble", _builder_tools("assemble"), "raise_objection_build",
                                  context, context, guidance_first=False)
-        env.approve("assembly", result.approved)
-        env.set_final("assembly")
+        await _approve(env, ctx, "assembly", result.approved)
         return "assembly" if result.approved else None
 
     # -- control and closed loop --------------------------------------------------------------
 
-    async def _control(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str,
+    async def _control(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str,
                        final: str) -> None:
-        if env.spec.category != "transport":
+        if self.category != "transport":
             return
-        powered = _library_text(env, final, "review_powered_blocks")
-        _begin(env, ctx, "control", final)
+        powered = await _library_text(env, ctx, final, "review_powered_blocks")
+        await _begin(env, ctx, "control", final)
         text = f"{task_text}\n\nThe finished machine's powered blocks:\n{powered}\n\nDesign its control."
-        for _ in range(env.control_trials):
+        for _ in range(self.control_trials):
             action = await self._say(agent, ctx, "controller", f"control:{final}", text)
             step = await ctx.step(env, action, role="controller")
             if step.terminated:
@@ -354,51 +362,41 @@ class Workflow(Protocol):
             text = (step.observation.text + "\n\nPlease analyse the motion trajectory of the previous control result "
                     "and design a new control configuration and sequence that does better on the task.")
 
-    async def _closed_loop(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> None:
+    async def _closed_loop(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str) -> None:
         for round_no in range(1, self.settings.rounds + 1):
-            evaluation = await ctx.call(env.evaluate)
-            entry = env.record_round(evaluation)
-            ctx.log(Action(data={"evaluate": env.final}), Observation(text=evaluation.text), role="simulator",
-                    info=entry)
-            if evaluation.passed or round_no == self.settings.rounds or env.final is None:
+            tested = await ctx.control(env, "evaluate_round", role="simulator")
+            source = tested.entry["machine"]
+            if tested.evaluation.passed or round_no == self.settings.rounds or source is None:
                 return
-            source = env.final
             vid = f"{source.split('_v')[0]}_v{round_no + 1}"
-            _begin(env, ctx, "revise", vid, source=source)
-            text = (f"{task_text}\n\nThe machine was tested in the simulator and did not pass:\n{evaluation.text}\n\n"
-                    "Revise it so that it passes. Current machine:\n" + _library_text(env, vid, "get_machine_summary"))
+            await _begin(env, ctx, "revise", vid, source=source)
+            summary = await _library_text(env, ctx, vid, "get_machine_summary")
+            text = (f"{task_text}\n\nThe machine was tested in the simulator and did not pass:\n{tested.text}\n\n"
+                    "Revise it so that it passes. Current machine:\n" + summary)
             result = await self._duo(env, agent, ctx, f"revise{round_no + 1}", _builder_tools("revise"),
                                      "raise_objection_build", text, text, guidance_first=True)
             if not result.approved:
                 return
-            env.approve(vid)
-            env.set_final(vid)
-            env.new_control_round()
+            await _approve(env, ctx, vid)
+            await ctx.control(env, "new_control_round", role="protocol")
             await self._control(env, agent, ctx, task_text, vid)
 
 
-async def play_script(env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, observation: Observation) -> None:
+async def play_script(env: Env, agent: Agent, ctx: EpisodeContext, observation: Observation) -> None:
     """Play a scripted agent's data actions: stage switches, approvals and library calls."""
     for _ in range(MAX_SCRIPT_STEPS):
         action = await agent.act(observation, ctx)
-        if action.error:
-            ctx.log(action, observation, terminated=True, info={"agent_error": action.error})
-            ctx.notes["agent_error"] = action.error
+        if action.error is not None:
+            ctx.fail(action.error, action, observation)
             return
         data = action.data if isinstance(action.data, dict) else {}
         if data.get("done"):
             return
         if "stage" in data:
-            stage = dict(data["stage"])
-            stage["candidates"] = tuple(stage.get("candidates", ()))
-            observation = env.begin(stage.pop("kind"), stage.pop("machine_id"), **stage)
-            ctx.log(action, observation, role="protocol")
+            observation = await ctx.control(env, "begin", dict(data["stage"]), role="protocol")
         elif "approve" in data:
-            env.approve(str(data["approve"]))
-            if data.get("final"):
-                env.set_final(str(data["approve"]))
+            await _approve(env, ctx, str(data["approve"]), final=bool(data.get("final")))
             observation = Observation(text=f"machine {data['approve']} approved")
-            ctx.log(action, observation, role="protocol")
         else:
             step = await ctx.step(env, action, role="builder")
             observation = step.observation

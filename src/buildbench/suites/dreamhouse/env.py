@@ -14,7 +14,13 @@ Observation:
     (:func:`.views.views_for`), and ``state`` with the member count and the last test flags.
 Rewards and episode end:
     Reward 1.0 on a step whose structure passes every test of the profile
-    (``terminated``); protocols own budgets and gating (``check_scope``).
+    (``terminated``), else 0.0: the paper's pass signal (every structural test passes), which
+    the paper does not shape. Protocols own budgets and gating.
+Controls (``EpisodeContext.control``; logged as control steps):
+    ``set_scope`` (which tests decide a step: all, early, phased), ``reset_scene``,
+    ``checkpoint`` / ``restore`` (by label), ``evaluate`` (validate the scene; CPU-bound),
+    ``visual_score`` (render and score against the target; CPU-bound) and ``note`` (the
+    protocol's bookkeeping, kept in the outcome under ``protocol``).
 Bad actions:
     Unreadable text, bad JSON, bad tool arguments, a failing or crashing script: each gets
     a message saying what was wrong and where, and the scene stays as it was.
@@ -33,6 +39,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
 
 from . import actions
@@ -40,7 +47,7 @@ from .check import MEMBER_CHECK, ValidationReport, validate
 from .model import SUBSYSTEM, Structure
 from .prompts import ACTION_FORMATS, task_prompt
 from .scripts import structure_to_bpy
-from .views import RENDERERS, check_condition, views_for
+from .views import RENDERERS, VisualScore, VisualScorer, check_condition, views_for
 
 CheckScope = Literal["all", "early", "phased"]
 T = TypeVar("T")
@@ -130,6 +137,11 @@ class Evaluation:
     text: str
     failed_phase: int | None = None
 
+    @property
+    def reward(self) -> float:
+        """The pass signal: 1.0 when every test of the profile passes."""
+        return 1.0 if self.all_passed else 0.0
+
     def info(self) -> dict[str, Any]:
         """JSON-able diagnostics for the step log."""
         return {
@@ -175,6 +187,11 @@ def phase_runs(structure: Structure) -> list[tuple[str, int]]:
 class DreamHouseEnv(Env):
     """One DreamHouse task (see the module docstring)."""
 
+    observation_description = ("text: task prompt, then validator feedback naming members; images: the five "
+                               "target views (RGBA); state: n_members, passed, all_passed, tests")
+    action_description = ("Blender Python text, a JSON member list (boxes in metres), or tool calls add_members, "
+                          "remove_members, modify_members, validate, reset_scene")
+
     def __init__(self, task: Task, options: EnvOptions | None = None) -> None:
         self.task = task
         self.options = options or EnvOptions()
@@ -193,6 +210,7 @@ class DreamHouseEnv(Env):
         self.script_errors = 0
         self.last: Evaluation | None = None
         self.notes: dict[str, Any] = {}
+        self._checkpoints: dict[str, Structure] = {}
 
     # -- episode ------------------------------------------------------------------------
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
@@ -224,6 +242,57 @@ class DreamHouseEnv(Env):
     def structure(self) -> Structure:
         """The current scene."""
         return self._scene
+
+    @property
+    def controls(self) -> dict[str, Control]:
+        return {
+            "set_scope": Control(self.set_scope, doc="which tests decide a step: all, early or phased"),
+            "reset_scene": Control(self.reset_scene_control, doc="empty the scene"),
+            "checkpoint": Control(self.save_checkpoint, doc="remember the scene under a label"),
+            "restore": Control(self.restore_checkpoint, doc="put a labelled scene back"),
+            "evaluate": Control(self.evaluate, cpu_bound=True, doc="validate the scene under a scope"),
+            "visual_score": Control(self.visual_score, cpu_bound=True,
+                                    doc="visual fidelity S of the scene against the target views"),
+            "note": Control(self.note, doc="the protocol's bookkeeping, kept in the outcome"),
+        }
+
+    def set_scope(self, scope: CheckScope) -> None:
+        """Which tests decide the verdict of the next steps."""
+        if scope not in ("all", "early", "phased"):
+            raise ValueError(f"set_scope: unknown scope {scope!r}; scopes: all, early, phased")
+        self.check_scope = scope
+
+    def _members_observation(self, text: str) -> Observation:
+        return Observation(text=f"{text} ({len(self._scene)} members).", state={"n_members": len(self._scene)})
+
+    def reset_scene_control(self) -> Observation:
+        """Empty the scene; the observation says so."""
+        self.reset_scene()
+        return self._members_observation("The scene was emptied")
+
+    def save_checkpoint(self, label: str) -> Observation:
+        """Remember the current scene under ``label``."""
+        self._checkpoints[label] = self._scene
+        return self._members_observation(f"Checkpoint {label!r} saved")
+
+    def restore_checkpoint(self, label: str) -> Observation:
+        """Put the scene saved under ``label`` back.
+
+        Raises:
+            ValueError: No checkpoint has that label.
+        """
+        if label not in self._checkpoints:
+            raise ValueError(f"restore: no checkpoint {label!r}; checkpoints: {', '.join(self._checkpoints) or 'none'}")
+        self.restore(self._checkpoints[label])
+        return self._members_observation(f"Checkpoint {label!r} restored")
+
+    def visual_score(self, scorer: VisualScorer) -> VisualScore:
+        """Visual fidelity of the current scene against the task's target, by ``scorer`` (on the GL thread)."""
+        return render_call(scorer, self.task, self._scene, self.options.condition, self.options.renderer)
+
+    def note(self, values: dict[str, Any]) -> None:
+        """Merge the protocol's bookkeeping into the outcome's ``protocol`` notes."""
+        self.notes.update(values)
 
     def checkpoint(self) -> Structure:
         """The current scene, to :meth:`restore` later (structures are immutable)."""

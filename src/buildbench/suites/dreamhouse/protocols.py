@@ -27,10 +27,15 @@ is the visual loop.
 
 Tool-calling agents build over several calls; a tool step counts as an attempt only when
 it runs ``validate``, and ``max_actions`` bounds the turns of any episode.
+
+Protocols drive the env through ``ctx.step`` and its controls (``ctx.control``: scope,
+checkpoints, evaluation, visual scoring on the GL thread, notes), so every operation is in
+the trajectory and nothing slow runs on the event loop.
 """
 
 from __future__ import annotations
 
+import copy
 from abc import abstractmethod
 from dataclasses import dataclass, replace
 from typing import Any
@@ -38,7 +43,7 @@ from typing import Any
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, StepResult
 from buildbench.harness.errors import ConfigError
 
-from .env import DreamHouseEnv, render_call
+from .env import CheckScope, DreamHouseEnv
 from .plan import PlanCheck, PlanStep, check_plan
 from .prompts import plan_retry_text, render, retry_text
 from .tasks import has_ground_truth
@@ -112,6 +117,9 @@ class _Stop(Exception):
     """The episode ends (agent error or action cap); the reason is already logged."""
 
 
+_UNSENT = object()
+
+
 class DreamHouseProtocol(Protocol):
     """Shared machinery: agent set-up, Phase 0, acting with caps, feedback turns.
 
@@ -132,6 +140,11 @@ class DreamHouseProtocol(Protocol):
         self._visual = visual
         self.actions = 0
         self.retries = 0
+        self.scope: CheckScope = "all"
+        self.n_members = 0
+        #: Bookkeeping kept in the outcome under ``protocol`` (sent to the env with ``note``).
+        self.notes: dict[str, Any] = {}
+        self._sent: dict[str, Any] = {}
 
     @property
     def visual(self) -> VisualScorer | None:
@@ -143,13 +156,32 @@ class DreamHouseProtocol(Protocol):
             raise TypeError(f"{self.name} drives DreamHouseEnv, got {type(env).__name__}")
         self._configure(agent, ctx)
         obs, _ = await ctx.reset(env)
+        self.scope, self.n_members, self.notes, self._sent = "all", 0, {}, {}
         try:
             plan = await self._plan(env, agent, ctx, obs)
             if plan is not None:
                 await self.build(env, agent, ctx, plan)
         except _Stop:
             pass
-        env.notes.update(retries=self.retries, actions=self.actions)
+        await self.flush_notes(env, ctx)
+
+    async def flush_notes(self, env: DreamHouseEnv, ctx: EpisodeContext) -> None:
+        """Send the notes that changed since the last flush to the env (one logged control)."""
+        self.notes.update(retries=self.retries, actions=self.actions)
+        changed = {k: copy.deepcopy(v) for k, v in self.notes.items() if self._sent.get(k, _UNSENT) != v}
+        if changed:
+            await ctx.control(env, "note", {"values": changed}, role="protocol")
+            self._sent.update(copy.deepcopy(changed))
+
+    async def set_scope(self, env: DreamHouseEnv, ctx: EpisodeContext, scope: CheckScope) -> None:
+        """Choose which tests decide the next steps' verdicts."""
+        await ctx.control(env, "set_scope", {"scope": scope}, role="protocol")
+        self.scope = scope
+
+    async def scene_control(self, env: DreamHouseEnv, ctx: EpisodeContext, name: str, **args: Any) -> None:
+        """``reset_scene``, ``checkpoint`` or ``restore``; the member count follows the scene."""
+        obs = await ctx.control(env, name, args, role="protocol")
+        self.n_members = int(obs.state.get("n_members", self.n_members))
 
     def _configure(self, agent: Agent, ctx: EpisodeContext) -> None:
         from buildbench.harness.llm_agent import LLMAgent
@@ -167,9 +199,8 @@ class DreamHouseProtocol(Protocol):
             raise _Stop
         self.actions += 1
         action = await agent.act(obs, ctx)
-        if action.error:
-            ctx.log(action, obs, role=role, terminated=True, info={"agent_error": action.error})
-            ctx.notes["agent_error"] = action.error
+        if action.error is not None:
+            ctx.fail(action.error, action, obs, role=role)
             raise _Stop
         return action
 
@@ -185,12 +216,12 @@ class DreamHouseProtocol(Protocol):
             info = {"plan_ok": check.ok, "problems": list(check.problems), "steps": len(check.steps)}
             ctx.log(action, Observation(text=text), role="planner", info=info)
             if check.ok:
-                env.notes["plan"] = {"ok": True, "attempts": attempt + 1, "steps": len(check.steps)}
+                self.notes["plan"] = {"ok": True, "attempts": attempt + 1, "steps": len(check.steps)}
                 return check
             if left == 0 or not self._spend_retry():
                 break
             obs = Observation(text=text, state={"request": "plan", "problems": list(check.problems)})
-        env.notes["plan"] = {"ok": False, "attempts": attempt + 1}
+        self.notes["plan"] = {"ok": False, "attempts": attempt + 1}
         return None
 
     def _spend_retry(self) -> bool:
@@ -211,29 +242,31 @@ class DreamHouseProtocol(Protocol):
         while True:
             action = await self.act(agent, obs, ctx, role=role)
             result = await ctx.step(env, action, role=role)
+            self.n_members = int(result.observation.state.get("n_members", self.n_members))
             if not action.tool_calls or any(c.name == "validate" for c in action.tool_calls):
                 return result
             obs = Observation(text=result.observation.text, tool_results=result.observation.tool_results,
                               state={**obs.state, "feedback": True})
 
-    def visual_check(self, env: DreamHouseEnv, ctx: EpisodeContext) -> VisualScore | None:
+    async def visual_check(self, env: DreamHouseEnv, ctx: EpisodeContext) -> VisualScore | None:
         """Visual fidelity of the current scene, when a scorer is available."""
         scorer = self.visual
         if scorer is None or not has_ground_truth(ctx.task):
             return None
-        return render_call(scorer, ctx.task, env.structure, env.options.condition, env.options.renderer)
+        score: VisualScore = await ctx.control(env, "visual_score", {"scorer": scorer}, role="protocol")
+        return score
 
-    def accepts(self, env: DreamHouseEnv, ctx: EpisodeContext, result: StepResult) -> tuple[bool, str]:
+    async def accepts(self, env: DreamHouseEnv, ctx: EpisodeContext, result: StepResult) -> tuple[bool, str]:
         """Whether a checked attempt ends the protocol, and extra feedback when only visuals fail."""
         if not result.info.get("all_passed"):
             return False, ""
-        return self.visual_gate(env, ctx)
+        return await self.visual_gate(env, ctx)
 
-    def visual_gate(self, env: DreamHouseEnv, ctx: EpisodeContext) -> tuple[bool, str]:
+    async def visual_gate(self, env: DreamHouseEnv, ctx: EpisodeContext) -> tuple[bool, str]:
         """Whether the current (structurally passing) frame clears τ_retry, and feedback if not."""
         if not self.require_visual:
             return True, ""
-        score = self.visual_check(env, ctx)
+        score = await self.visual_check(env, ctx)
         if score is None or score.score >= self.budget.tau_retry:
             return True, ""
         return False, (f"\nEvery structural test passes, but visual fidelity S = {score.score:.3f} is below "
@@ -242,21 +275,24 @@ class DreamHouseProtocol(Protocol):
     async def full_build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, request: str,
                          *, fresh_scene: bool, visual_gate: bool = True) -> bool:
         """Whole-frame attempts until one is accepted or the retries run out."""
-        obs = Observation(text=render(request), state={"request": "build", "scope": env.check_scope})
+        obs = Observation(text=render(request), state={"request": "build", "scope": self.scope})
         for attempt in range(self.budget.max_retries + 1):
             if fresh_scene:
-                env.reset_scene()
+                await self.scene_control(env, ctx, "reset_scene")
             result = await self.attempt(env, agent, ctx, obs, role="builder")
-            ok, extra = self.accepts(env, ctx, result) if visual_gate else (bool(result.info.get("all_passed")), "")
+            if visual_gate:
+                ok, extra = await self.accepts(env, ctx, result)
+            else:
+                ok, extra = bool(result.info.get("all_passed")), ""
             if ok:
-                env.notes["attempts_to_pass"] = attempt + 1
+                self.notes["attempts_to_pass"] = attempt + 1
                 return True
             left = self.budget.max_retries - attempt
             if left == 0 or not self._spend_retry():
                 return False
             text = retry_text(result.observation.text + extra, attempt=attempt + 1, left=left)
             obs = Observation(text=text, tool_results=result.observation.tool_results,
-                              state={"request": "build", "scope": env.check_scope, "feedback": True})
+                              state={"request": "build", "scope": self.scope, "feedback": True})
         return False
 
     @abstractmethod
@@ -268,7 +304,7 @@ class PlannerAtomic(DreamHouseProtocol):
     """One complete submission per attempt; the scene persists across attempts."""
 
     async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
-        env.check_scope = "all"
+        await self.set_scope(env, ctx, "all")
         await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False)
 
 
@@ -276,7 +312,7 @@ class PlannerReactive(DreamHouseProtocol):
     """One complete submission per attempt, gated phase by phase; failures regenerate it all."""
 
     async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
-        env.check_scope = "phased"
+        await self.set_scope(env, ctx, "phased")
         await self.full_build(env, agent, ctx, "request_reactive", fresh_scene=True)
 
 
@@ -299,27 +335,27 @@ class PlannerManaged(DreamHouseProtocol):
                 break
             done = k
             if self.step_feedback and k < total:
-                self._shown = self.visual_check(env, ctx)
-        env.notes["steps_passed"] = done
-        env.notes["steps_total"] = total
-        env.check_scope = "all"
-        ev = env.evaluate("all")
-        ctx.log(Action(), Observation(text=ev.text), role="validator", reward=1.0 if ev.all_passed else 0.0,
-                terminated=True, info=ev.info())
+                self._shown = await self.visual_check(env, ctx)
+        self.notes["steps_passed"] = done
+        self.notes["steps_total"] = total
+        await self.set_scope(env, ctx, "all")
+        await self.flush_notes(env, ctx)
+        await ctx.control(env, "evaluate", {"scope": "all"}, role="validator")
 
     async def _one_step(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, step: PlanStep,
                         k: int, total: int) -> bool:
-        env.check_scope = "early"
+        await self.set_scope(env, ctx, "early")
         story = f", story {step.story}" if step.story else ""
         text = render("request_step", step=k, total=total, phase=step.phase, section=step.section,
-                      story_text=story, members=_members_text(step), n_members=len(env.structure))
+                      story_text=story, members=_members_text(step), n_members=self.n_members)
         state = {"request": "step", "step": step.to_dict(), "index": k, "total": total}
         shown = self._shown
         images: list[Any] = list(shown.images) if shown is not None else []
         if shown is not None:
             text += _step_visual_text(shown)
         obs = Observation(text=text, images=images, state=state)
-        checkpoint = env.checkpoint()
+        checkpoint = f"step{k}"
+        await self.scene_control(env, ctx, "checkpoint", label=checkpoint)
         for attempt in range(self.budget.max_retries + 1):
             result = await self.attempt(env, agent, ctx, obs, role="builder")
             extra = ""
@@ -329,14 +365,14 @@ class PlannerManaged(DreamHouseProtocol):
                     return True
                 # The last step completes the frame: the visual-retry gate applies to it, and
                 # when the retries are spent the frame stands as built (as Atomic's does).
-                ok, extra = self.visual_gate(env, ctx)
+                ok, extra = await self.visual_gate(env, ctx)
                 if ok or left == 0 or not self._spend_retry():
                     return True
-                env.restore(checkpoint)
+                await self.scene_control(env, ctx, "restore", label=checkpoint)
             else:
-                env.restore(checkpoint)
+                await self.scene_control(env, ctx, "restore", label=checkpoint)
                 if left == 0 or not self._spend_retry():
-                    env.notes["failed_step"] = k
+                    self.notes["failed_step"] = k
                     return False
             obs = Observation(text=retry_text(result.observation.text + extra, attempt=attempt + 1, left=left),
                               images=images, tool_results=result.observation.tool_results,
@@ -360,19 +396,19 @@ class IterativeRefinement(DreamHouseProtocol):
     """Atomic first; then visual revisions that must keep every structural test passing."""
 
     async def build(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, plan: PlanCheck) -> None:
-        env.check_scope = "all"
+        await self.set_scope(env, ctx, "all")
         if not await self.full_build(env, agent, ctx, "request_atomic", fresh_scene=False, visual_gate=False):
-            env.notes["refinement"] = {"status": "no_structural_pass"}
+            self.notes["refinement"] = {"status": "no_structural_pass"}
             return
-        score = self.visual_check(env, ctx)
+        score = await self.visual_check(env, ctx)
         if score is None:
-            env.notes["refinement"] = {"status": "no_visual_scorer"}
+            self.notes["refinement"] = {"status": "no_visual_scorer"}
             return
         # Table 2 covers the tasks that enter refinement: passed, but S below τ.
         notes: dict[str, Any] = {"status": "done", "baseline": score.score, "best": score.score,
                                  "accepted": 0, "rejected": 0, "revisions": 0,
                                  "eligible": score.score < self.budget.tau_retry}
-        env.notes["refinement"] = notes
+        self.notes["refinement"] = notes
         for _ in range(self.budget.revisions):
             if score.score >= self.budget.tau_retry:
                 break
@@ -382,18 +418,19 @@ class IterativeRefinement(DreamHouseProtocol):
             obs = Observation(text=render("request_refine", score=score.score, per_view=per_view,
                                           threshold=self.budget.tau_retry, images_text=images_text),
                               images=list(score.images), state={"request": "refine", "score": score.score})
-            kept = env.checkpoint()
-            env.reset_scene()
+            kept = f"revision{notes['revisions']}"
+            await self.scene_control(env, ctx, "checkpoint", label=kept)
+            await self.scene_control(env, ctx, "reset_scene")
             result = await self.attempt(env, agent, ctx, obs, role="refiner")
             if not result.info.get("all_passed"):
-                env.restore(kept)
+                await self.scene_control(env, ctx, "restore", label=kept)
                 notes["rejected"] += 1
                 ctx.log(Action(), Observation(text="Revision rejected: it breaks structural tests; "
                                               "the previous frame is kept."),
                         role="protocol", info={"rejected": True})
                 continue
             notes["accepted"] += 1
-            new = self.visual_check(env, ctx)
+            new = await self.visual_check(env, ctx)
             score = new if new is not None else score
             notes["best"] = max(notes["best"], score.score)
         notes["final"] = score.score

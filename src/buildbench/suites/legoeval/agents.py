@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.harness import Action, Agent, AgentError, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
-from buildbench.llm import ChatModel
+from buildbench.llm import ApiError, ChatModel
 from buildbench.scenes.model import SceneFormatError
 
 from .env import load_task_scene
@@ -63,7 +63,8 @@ class VerdictAgent(Agent):
             outcome = _unjudged(ctx.task, why)
         except ModelUnavailable as exc:
             # Errors are never scores: no verdicts, and the episode ends as the API error it is.
-            return Action(error=str(exc))
+            error = exc.error if isinstance(exc.error, ApiError) else ApiError("api_error", str(exc))
+            return Action(error=AgentError.from_api(error))
         usage = outcome.pop("usage", {}) if isinstance(outcome.get("usage"), dict) else {}
         return Action(data=outcome, usage=usage)
 

@@ -7,6 +7,12 @@ policy can drive the tools itself; a verdict action (the ``submit_verdicts`` too
 ``data={"verdicts": [...], "valid": ...}``) ends the episode. A bad action is feedback and
 changes nothing.
 
+Reward: 0 for tool calls; on the verdict action, for a labelled task, the fraction of the
+task's constraints whose verdict agrees with its label (the paper's partial agreement, with an
+unjudged constraint counted as a disagreement so that abstaining is never rewarded), plus 1 when
+the holistic verdict agrees with the task's validity, halved: a reward in [0, 1]. A generator's
+scene has no labels and gives 0 (``info["reward"]`` says ``unlabelled``).
+
 Outcome (scored by :func:`~.metrics.score`)::
 
     {"verdicts": [{"id", "holds", "explanation"}], "valid": bool | None,
@@ -30,6 +36,18 @@ SUBMIT = "submit_verdicts"
 #: Characters of one tool answer shown to the agent.
 ANSWER_CHARS = 8000
 
+
+
+def verdict_reward(task: Task, holds: list[bool | None], valid: bool | None) -> float | None:
+    """Agreement of the verdicts with a labelled task's labels, in [0, 1] (see the module
+    docstring); None for an unlabelled task."""
+    labels = task.target.get("labels")
+    if labels is None or "valid" not in task.target:
+        return None
+    partial = sum(h is not None and h == bool(label) for h, label in zip(holds, labels, strict=True))
+    partial_rate = partial / len(holds) if holds else 0.0
+    holistic_hit = float(valid is not None and valid == bool(task.target["valid"]))
+    return 0.5 * (partial_rate + holistic_hit)
 
 
 def _submit_tool() -> Any:
@@ -171,7 +189,9 @@ class LegoEvalEnv(Env):
                 self.result[key] = data[key]
         text = f"verdicts recorded: the house is judged {'valid' if valid else 'invalid' if valid is False else 'unknown'}"
         obs = Observation(text=text, tool_results=[(call_id, text)] if call_id else [])
-        return StepResult(obs, 0.0, True, False, {"valid": valid})
+        reward = verdict_reward(self.task, [v.holds for v in verdicts], valid)
+        info = {"valid": valid, "reward": "unlabelled" if reward is None else "agreement"}
+        return StepResult(obs, 0.0 if reward is None else reward, True, False, info)
 
     def outcome(self) -> dict[str, Any]:
         base = self.result or {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": "no verdict submitted"}

@@ -4,14 +4,16 @@
 machine, ``placement`` where the evaluator puts it, ``layout`` the placed
 machine and its welds, ``groups`` the rigid groups (blocks joined by intact
 welds), ``mjcf`` the model's MJCF text, ``build`` the compiled model of the
-groups, ``stress`` the weld forces inside the groups, ``sim`` the loop
-(breaking welds and regrouping) and ``trajectory`` the 25 Hz log.
+groups, ``stress`` the weld forces inside the groups, ``sim`` the pieces of a control tick
+(breaking welds and regrouping), ``simulation`` the steppable run (``Simulation``: reset, step
+N ticks, read the state) and ``trajectory`` the 25 Hz log.
 """
 
 from .config import DEFAULT_CONFIG, PhysicsConfig
 from .placement import Placement, on_ground, over_gap
 from .scene import Cargo, FireAll, Scene, StaticBox
-from .sim import BrokenWeld, RunOutput, run_scene
+from .sim import BrokenWeld, RunOutput
+from .simulation import SimState, Simulation, run_scene
 from .trajectory import Trajectory
 
 __all__ = [
@@ -23,6 +25,8 @@ __all__ = [
     "Placement",
     "RunOutput",
     "Scene",
+    "SimState",
+    "Simulation",
     "StaticBox",
     "Trajectory",
     "on_ground",

@@ -1,4 +1,7 @@
-"""The simulation loop: controls, thrust and heating, cargo ramp, weld breaking, 25 Hz log.
+"""The pieces of one control tick: controls, thrust and heating, cargo ramp, weld breaking.
+
+``simulation.Simulation`` runs them tick by tick (reset, step N ticks, read the state) and
+``simulation.run_scene`` runs a whole scene.
 
 Deterministic: a fixed step, no randomness, one thread; the same machine,
 scene and config give a bit-identical trajectory (MuJoCo is deterministic
@@ -19,18 +22,16 @@ shortcut decides exactly as the full test would.
 
 from __future__ import annotations
 
-import time as _time
 from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from buildbench.suites.buildarena.library.bodies import BodyGraph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 
-from .build import Compiled, compile_scene, rebuild
-from .config import DEFAULT_CONFIG, PhysicsConfig
+from .build import Compiled
+from .config import PhysicsConfig
 from .groups import WeldAnalysis
 from .scene import Cargo, Scene
 from .trajectory import Trajectory
@@ -345,131 +346,3 @@ def _log_bodies(compiled: Compiled) -> np.ndarray:
 
 
 _BLAS = ThreadpoolController()
-
-
-def run_scene(
-    machine: Machine,
-    scene: Scene,
-    control: list[ControlEntry] | None = None,
-    config: PhysicsConfig = DEFAULT_CONFIG,
-    graph: BodyGraph | None = None,
-) -> RunOutput:
-    """Simulate ``machine`` in ``scene`` and log it at ``config.log_hz``.
-
-    Each control tick (``config.control_hz``) applies key presses, the
-    cargo mass, cannon heating and thrust, logs when due, advances the
-    physics by whole steps (one ``mj_step`` call), then breaks every weld
-    whose force or torque exceeds its threshold.
-
-    Args:
-        machine: The machine (its key bindings drive the control sequence).
-        scene: Placement, terrain, cargo, duration.
-        control: Timed key presses; default the machine's own sequence.
-        config: Physics settings.
-        graph: The machine's body graph when the caller already has it.
-    """
-    # The frame analysis's small matrix products gain nothing from BLAS threads, whose
-    # spinning workers would take a second core from a parallel run.
-    with _BLAS.limit(limits=1, user_api="blas"):
-        return _run(machine, scene, control, config, graph)
-
-
-def _run(
-    machine: Machine,
-    scene: Scene,
-    control: list[ControlEntry] | None,
-    config: PhysicsConfig,
-    graph: BodyGraph | None,
-) -> RunOutput:
-    wall0 = _time.perf_counter()
-    compiled = compile_scene(machine, scene, config, graph)
-    model = compiled.model
-    data = mujoco.MjData(model)
-    presses = machine.control_sequence if control is None else control
-    sched = _schedule(machine, compiled, scene, presses, config)
-    wheel_idx = np.array(list(compiled.wheel_actuators.values()), dtype=int)
-    cannon_idx = np.array(list(compiled.cannon_actuators.values()), dtype=int)
-    thrust = config.cannon_recoil_mass_units * config.gravity_mps2
-    cb = compiled.cargo_body
-    ramp = None if scene.cargo is None else _Cargo.of(model, scene.cargo, cb, config)
-    tick_s = config.steps_per_tick * config.timestep_s
-    n_ticks = int(round(scene.duration_s / tick_s))
-    n_log = n_ticks // config.ticks_per_log + 1
-    log_bodies = _log_bodies(compiled)
-    positions = np.zeros((n_log, log_bodies.size, 3))
-    burning = np.zeros((n_log, cannon_idx.size), dtype=bool)
-    masses = np.zeros(n_log if cb >= 0 else 0)
-    broken: list[BrokenWeld] = []
-    intact = compiled.intact.copy()
-    event_times = sched.times.tolist()
-    next_event = 0
-    diverged = None
-    mujoco.mj_forward(model, data)
-    hot = np.zeros(cannon_idx.size, dtype=bool)
-    cannon_on = np.zeros(cannon_idx.size)
-    firing = False
-    cannon_dirty = cannon_idx.size > 0
-    hot_key = b""
-    # Live views of the warning counter and the velocities: reading them each tick costs no lookup.
-    badqacc, qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
-    steps, log_every, max_speed = config.steps_per_tick, config.ticks_per_log, config.max_speed_mps
-    stop_z = scene.stop_below_z if cb >= 0 else None
-    response = _WeldResponse.of(intact.size, tick_s, config)
-    logged = 0
-    mass = 0.0
-    for tick in range(n_ticks + 1):
-        t = tick * tick_s
-        while next_event < len(event_times) and event_times[next_event] <= t + 1e-9:
-            data.ctrl[wheel_idx] = sched.wheel_ctrl[next_event]
-            cannon_on = sched.cannon_on[next_event]
-            firing = bool(cannon_on.any())
-            cannon_dirty = cannon_idx.size > 0
-            next_event += 1
-        if ramp is not None:
-            mass = ramp.apply(model, data, t)
-        log_due = tick % log_every == 0
-        # Heating sets the thrust only while a cannon fires; otherwise it is needed for the log alone.
-        if cannon_idx.size and (log_due or firing or cannon_dirty):
-            hot = heated(compiled, model, data, cannon_idx.size)
-            key = hot.tobytes()
-            if cannon_dirty or key != hot_key:
-                data.ctrl[cannon_idx] = cannon_on * thrust * np.where(hot, config.steam_factor, 1.0)
-                cannon_dirty, hot_key = False, key
-        if log_due:
-            positions[logged] = data.xpos[log_bodies]
-            burning[logged] = hot
-            if ramp is not None:
-                masses[logged] = mass
-            logged += 1
-            if stop_z is not None and data.xpos[cb, 2] < stop_z:
-                break
-        if tick == n_ticks:
-            break
-        mujoco.mj_step(model, data, steps)
-        # On a blow-up MuJoCo resets the data (time back to 0): stop there.
-        if abs(data.time - (t + tick_s)) > 1e-6 or badqacc.number or _too_fast(qvel, max_speed):
-            diverged = t
-            break
-        snapped = response.snapped(compiled, data)
-        if snapped:
-            for weld, force, torque in snapped:
-                intact[weld] = False
-                broken.append(BrokenWeld(compiled.weld_names[weld], t + tick_s, force, torque))
-            compiled, data = rebuild(compiled, data, intact)
-            if compiled.model is not model:
-                model = compiled.model
-                badqacc, qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
-                log_bodies = _log_bodies(compiled)
-                cb = compiled.cargo_body
-                if ramp is not None:
-                    ramp = _Cargo.of(model, ramp.cargo, cb, config)
-    traj = Trajectory(
-        time=np.arange(logged) * (config.ticks_per_log * tick_s),
-        ids=[b.block_id for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),
-        types=[b.type for b in compiled.blocks] + (["Ballast"] if cb >= 0 else []),
-        position=positions[:logged],
-        cannon_ids=list(compiled.cannon_actuators),
-        burning=burning[:logged],
-        ballast_mass=masses[:logged],
-    )
-    return RunOutput(traj, broken, diverged, _time.perf_counter() - wall0, tick * config.steps_per_tick)

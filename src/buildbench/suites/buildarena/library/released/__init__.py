@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..workbench import CallRecord, Outcome
+from .assembly import ASSEMBLY_COMMANDS, ReleasedAssembly
 from .machine import Crash, ReleasedMachine
 
 QUERIES = ("get_machine_summary", "get_block_details", "review_powered_blocks", "review_control_config",
@@ -23,6 +25,8 @@ COMMAND_NAMES = ("start", "attach_block_to", "connect_blocks", "remove_block", "
                  "shift_block", "flip_spin", "get_machine_summary", "get_block_details", "change_control_key",
                  "add_control_sequence", "remove_control_sequence", "reset_control_sequence",
                  "review_powered_blocks", "review_control_config", "review_control_sequence")
+FILE_COMMANDS = ("to_file",)
+"""Called by the original's workflow, not by a model; its answer is ``None``."""
 _CRASHES = (Crash, TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError)
 
 
@@ -40,6 +44,11 @@ class ReleasedWorkbench:
     machine: ReleasedMachine = field(default_factory=ReleasedMachine)
     log: list[CallRecord] = field(default_factory=list)
 
+    def commands(self) -> tuple[str, ...]:
+        """Operation names this session's machine has."""
+        extra = ASSEMBLY_COMMANDS if self.machine.assembly else ()
+        return COMMAND_NAMES + extra + FILE_COMMANDS
+
     def call(self, op: str, params: object = None) -> ReleasedOutcome:
         """Run one call by name; never raises."""
         outcome = self._run(op, params)
@@ -48,8 +57,9 @@ class ReleasedWorkbench:
         return outcome
 
     def _run(self, op: str, params: object) -> ReleasedOutcome:
-        if op not in COMMAND_NAMES:
-            return ReleasedOutcome(f"AttributeError: 'Machine' object has no attribute {op!r}", ok=False,
+        if op not in self.commands():
+            kind = "Assembly" if self.machine.assembly else "Machine"
+            return ReleasedOutcome(f"AttributeError: '{kind}' object has no attribute {op!r}", ok=False,
                                    crashed=True)
         method = getattr(self.machine, op)
         kwargs = dict(params) if isinstance(params, dict) else {}
@@ -59,7 +69,7 @@ class ReleasedWorkbench:
             return ReleasedOutcome(f"TypeError: {exc}", ok=False, crashed=True)
         self.machine.changed = False
         try:
-            text = method(**kwargs)
+            text = str(method(**kwargs))
         except _CRASHES as exc:
             line = str(exc) if isinstance(exc, Crash) else f"{type(exc).__name__}: {exc}"
             return ReleasedOutcome(line, ok=False, changed=self.machine.changed, crashed=True)
@@ -70,4 +80,20 @@ class ReleasedWorkbench:
         return ReleasedOutcome(text, ok=bool(ok), changed=changed)
 
 
-__all__ = ["Crash", "ReleasedMachine", "ReleasedOutcome", "ReleasedWorkbench"]
+@dataclass
+class ReleasedWorkspace:
+    """Released sessions sharing one folder of saved files (``to_file`` writes them, ``add_machine`` reads them)."""
+
+    files: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    sessions: dict[str, ReleasedWorkbench] = field(default_factory=dict)
+
+    def session(self, name: str, kind: str = "machine") -> ReleasedWorkbench:
+        """The session named ``name`` (created on first use as a ``machine`` or an ``assembly``)."""
+        if name not in self.sessions:
+            machine = (ReleasedAssembly(name=name, files=self.files) if kind == "assembly"
+                       else ReleasedMachine(name=name, files=self.files))
+            self.sessions[name] = ReleasedWorkbench(machine=machine)
+        return self.sessions[name]
+
+
+__all__ = ["Crash", "ReleasedAssembly", "ReleasedMachine", "ReleasedOutcome", "ReleasedWorkbench", "ReleasedWorkspace"]

@@ -11,6 +11,7 @@ compared as sorted lists. A recorded exception is compared as its
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -91,4 +92,34 @@ def measure(sequences: Iterable[dict[str, Any]], new_session: Runner, *,
             text, ids = call(recorded["op"], recorded["params"])
             result.add(recorded["op"], text, expected_text(recorded), ids == recorded.get("ids_after", ids),
                        {"seed": seq.get("seed"), "index": index})
+    return result
+
+
+SessionCall = Callable[[str, str, str, dict[str, Any]], tuple[str, list[str], Any]]
+"""``call(session, kind, op, params) -> (text, ids_after, written)``; ``written`` is what ``to_file`` saved."""
+
+
+def session_key(kind: str, op: str) -> str:
+    """Table row of an operation: assembly-session operations are listed apart (``assembly/<op>``)."""
+    return f"assembly/{op}" if kind == "assembly" else op
+
+
+def measure_sessions(sequences: Iterable[dict[str, Any]], new_workspace: Callable[[], SessionCall]) -> Agreement:
+    """Replay recorded multi-session sequences (machines saved, then assembled) on fresh workspaces.
+
+    A ``to_file`` call agrees when its answer and the history it saved both agree.
+    """
+    result = Agreement()
+    for seq in sequences:
+        call = new_workspace()
+        for session in seq["sessions"]:
+            for index, recorded in enumerate(session["calls"]):
+                text, ids, written = call(session["name"], session["kind"], recorded["op"], recorded["params"])
+                theirs = expected_text(recorded)
+                if recorded["op"] == "to_file":
+                    text += "\n" + json.dumps(written)
+                    theirs += "\n" + json.dumps(recorded.get("written"))
+                result.add(session_key(session["kind"], recorded["op"]), text, theirs,
+                           ids == recorded.get("ids_after", ids),
+                           {"seed": seq.get("seed"), "session": session["name"], "index": index})
     return result

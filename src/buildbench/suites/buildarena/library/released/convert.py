@@ -10,34 +10,62 @@ released behaviour.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from buildbench.suites.buildarena.model import Block, ControlEntry, FaceRef, HistoryEntry, Machine
+from buildbench.suites.buildarena.model import (
+    Block,
+    ControlEntry,
+    FaceRef,
+    HistoryEntry,
+    Machine,
+    SubStructure,
+)
 
 from ..workbench import CallRecord, Outcome
 from . import ReleasedWorkbench
+from .assembly import STORE, ReleasedAssembly
+from .machine import ReleasedMachine, saved_path
 from .parts import Face, Part
 
 
-def _ref(face: Face) -> FaceRef:
-    return FaceRef(face.owner_id, face.label)
+def _ref(face: Face, letter: str | None) -> FaceRef:
+    # A sub-structure's copied blocks still name their neighbours by the ids inside the sub-structure.
+    owner = face.owner.local_id
+    return FaceRef(f"{letter}_{owner}" if letter and "_" not in owner else owner, face.label)
 
 
 def _block(key: str, part: Part) -> Block:
+    letter = key.split("_")[0] if "_" in key else None
     block = Block(id=key, type=part.name, position=part.position.copy(), rotation=part.orientation.matrix.copy(),
-                  note=part.note, flipped=part.flipped)
-    block.links = {label: _ref(face.partner) for label, face in part.faces.items() if face.partner is not None}
+                  note=part.note, flipped=part.flipped, group=letter)
+    block.links = {label: _ref(face.partner, letter) for label, face in part.faces.items()
+                   if face.partner is not None}
     if isinstance(part.locomotion, dict):
         block.keys = {action: list(keys) for action, keys in part.locomotion.items()}
     if part.is_connector and part.anchor is not None and part.end is not None:
-        block.ends = (_ref(part.anchor), _ref(part.end))
+        block.ends = (_ref(part.anchor, letter), _ref(part.end, letter))
         block.span = [float(v) for v in part.orientation.matrix.T @ (part.end.center - part.anchor.center)]
     elif part.anchor is not None:
-        block.attached_to = _ref(part.anchor)
+        block.attached_to = _ref(part.anchor, letter)
     return block
+
+
+def _placements(state: ReleasedMachine) -> dict[str, SubStructure]:
+    """Each sub-structure's machine and the start pose its rebuilt history places it with."""
+    if not isinstance(state, ReleasedAssembly):
+        return {}
+    placed = {}
+    for letter, sub in state.machines.items():
+        start = next((h["params"] for h in sub.history if h["op"] == "start"), {})
+        shift = [_number(v) or 0.0 for v in list(start.get("init_shift") or [0, 0, 0])[:3]]
+        turn = [_number(v) or 0.0 for v in list(start.get("init_rotation") or [0, 0, 0])[:3]]
+        placed[letter] = SubStructure(letter, state.sources.get(letter, ""), (shift[0], shift[1], shift[2]),
+                                      (turn[0], turn[1], turn[2]))
+    return placed
 
 
 def _number(value: object) -> float | None:
@@ -59,13 +87,31 @@ def to_machine(bench: ReleasedWorkbench) -> Machine:
                 if np.isfinite(part.position).all()},
         next_id=state.uid, started=state.started, note=state.note, control_sequence=controls,
         history=[HistoryEntry(h["op"], dict(h["params"]), str(h["result"])) for h in state.history],
+        is_assembly=state.assembly, substructures=_placements(state),
     )
 
 
-def rebuild_released(history: Iterable[HistoryEntry]) -> ReleasedStageBench:
-    """A released session that replayed ``history``."""
-    bench = ReleasedStageBench()
-    for entry in history:
+def saved_files(saved: Mapping[str, Iterable[HistoryEntry]]) -> dict[str, list[dict[str, object]]]:
+    """Saved machines as the released assembly reads them: each history replayed and saved by ``to_file``."""
+    files: dict[str, list[dict[str, object]]] = {}
+    for machine_id, history in saved.items():
+        machine = rebuild_released(history).session.machine
+        files[saved_path(os.path.join(STORE, "machine", machine_id, f"{machine_id}.json"))] = machine.saved_history()
+    return files
+
+
+def assemble_released(saved: Mapping[str, Iterable[HistoryEntry]]) -> ReleasedStageBench:
+    """An empty released assembly whose ``add_machine`` finds the machines in ``saved`` (histories by id)."""
+    return ReleasedStageBench(ReleasedWorkbench(machine=ReleasedAssembly(files=saved_files(saved))))
+
+
+def rebuild_released(history: Iterable[HistoryEntry],
+                     saved: Mapping[str, Iterable[HistoryEntry]] | None = None) -> ReleasedStageBench:
+    """A released session that replayed ``history`` (an assembly of ``saved`` when it starts with ``add_machine``)."""
+    entries = list(history)
+    assembly = bool(entries) and entries[0].op == "add_machine"
+    bench = assemble_released(saved or {}) if assembly else ReleasedStageBench()
+    for entry in entries:
         bench.call(entry.op, dict(entry.params))
     return bench
 

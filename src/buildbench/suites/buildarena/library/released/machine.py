@@ -14,6 +14,9 @@ share one list of control keys; displayed positions come from the base face.
 from __future__ import annotations
 
 import copy
+import inspect
+import json
+import os
 import re
 from typing import Any
 
@@ -47,11 +50,28 @@ def _as_key(block_id: Any) -> Any:
     return str(block_id) if isinstance(block_id, int) else block_id
 
 
-class ReleasedMachine:
-    """State of one released-library session."""
+def saved_path(path: str) -> str:
+    """The key of a saved file in a session's ``files`` (the same file however its path is spelled)."""
+    return os.path.normpath(path)
 
-    def __init__(self, note: str | None = None) -> None:
+
+class ReleasedMachine:
+    """State of one released-library session.
+
+    ``name`` names the files ``to_file`` writes into ``files``: saved operation histories by path
+    (the original's files on disk, which ``add_machine`` of an assembly reads back).
+    """
+
+    assembly = False
+    """Assemblies lift the start requirement of ``attach_block_to`` and the id-0 guard of ``remove_block``."""
+
+    def __init__(self, note: str | None = None, name: str = "machine",
+                 files: dict[str, list[dict[str, Any]]] | None = None) -> None:
         self.note = note
+        self.name = name
+        self.files: dict[str, list[dict[str, Any]]] = {} if files is None else files
+        self.local_index: str | None = None
+        """Letter of this machine as a sub-structure (cleared by every rebuild, as in the original)."""
         self.blocks: dict[str, Part] = {}
         self.uid = 1
         self.started = False
@@ -128,12 +148,18 @@ class ReleasedMachine:
                 face.partner.partner = None
         return f"You have successfully removed <ID {part.local_id}: {part.name}>."
 
+    def _moved_label(self, part: Part) -> str:
+        """How an overlap message names a twisted or shifted block."""
+        return f"block {part.local_id} <{part.name}>"
+
     def _replace_checked(self, part: Part) -> str | None:
         """Re-list ``part`` last and test every collider (the original's check after a twist or shift)."""
         self.blocks.pop(part.local_id)
         self.blocks[part.local_id] = part
         self._refresh_colliders()
-        problem = self._overlaps(f"block {part.local_id} <{part.name}>")
+        if not self._colliders.in_collision_internal():
+            return None
+        problem = self._overlaps(self._moved_label(part))
         if problem:
             self.blocks.pop(part.local_id)
             self.blocks[part.local_id] = part
@@ -154,11 +180,11 @@ class ReleasedMachine:
         return self.prompt
 
     def reset(self) -> str:
-        self.__init__(note=self.note)  # type: ignore[misc]
+        self.__init__(note=self.note, name=self.name, files=self.files)  # type: ignore[misc]
         return "The machine has been reset, please start again."
 
     def attach_block_to(self, base_block: Any, face: Any, new_block: Any, note: Any = None) -> str:
-        if not self.started:
+        if not self.started and not self.assembly:
             return self._say("The machine has not been started, please start the machine first.")
         if new_block in available_connectors():
             return self._say("Connectors can not be attached to a single face. "
@@ -212,7 +238,7 @@ class ReleasedMachine:
 
     def remove_block(self, block_id: Any) -> str:
         key = _as_key(block_id)
-        if key == "0":
+        if key == "0" and not self.assembly:
             return self._say("The Starting Block can not be removed")
         if key not in self.blocks:
             return self._say(f"Specified block {key} not found, please try again.")
@@ -261,6 +287,38 @@ class ReleasedMachine:
         part.flipped = not part.flipped
         self.changed = True
         return self._say(f"The block {key} <{part.name}> is flipped. \n {part.caption(False)}")
+
+    def outline(self, prefix: str | None = None) -> list[str]:
+        """How an assembly lists this machine as a sub-structure: its block count and its first block."""
+        return [f"Existing Blocks: {len(self.blocks)}",
+                self.blocks[list(self.blocks)[0]].caption(finished=False, prefix=prefix)]
+
+    # files ---------------------------------------------------------------------------------
+    def saved_history(self) -> list[dict[str, Any]]:
+        """The operation history as ``to_file`` writes it: each call's arguments with their defaults filled in."""
+        entries = [{"op": h["op"], "params": with_defaults(self, h["op"], h["params"]), "result": h["result"]}
+                   for h in self.history]
+        return json.loads(json.dumps(entries))
+
+    def to_file(self, output_dir: Any, shift_virtual: Any = (0, 0, 0), rotation: Any = (0, 0, 0, 1)) -> None:
+        """Save the history as ``<output_dir>/<name>.json`` into ``files`` (the ``.bsg`` is ``export``'s job).
+
+        The original's checks come first, in its order: the control sequence's end times are summed
+        and its times formatted (non-numbers crash), and a machine without a starting block crashes.
+        """
+        latest: Any = 10
+        for entry in self.sequence:
+            end = entry.time + entry.hold_for
+            if end > latest:
+                latest = end
+        for entry in self.sequence:  # the original formats them into its control script: non-numbers crash here
+            format(entry.time, ".1f"), format(entry.time + entry.hold_for, ".1f")
+        starts = [key for key, part in self.blocks.items() if part.name == "Starting Block"]
+        if not starts:
+            raise Crash("IndexError: list index out of range")
+        # The original takes the starting block out to write it first and puts it back last.
+        self.blocks[starts[0]] = self.blocks.pop(starts[0])
+        self.files[saved_path(os.path.join(output_dir, f"{self.name}.json"))] = self.saved_history()
 
     # queries -------------------------------------------------------------------------------
     def get_machine_summary(self) -> str:
@@ -350,6 +408,13 @@ class ReleasedMachine:
     def reset_control_sequence(self) -> str:
         self.sequence = []
         return self._say("Control sequence reset to an empty list.")
+
+
+def with_defaults(machine: ReleasedMachine, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` of a call with every omitted argument at its default, in signature order (as recorded)."""
+    bound = inspect.signature(getattr(machine, op)).bind(**params)
+    bound.apply_defaults()
+    return dict(bound.arguments)
 
 
 def _pair_order(pair: tuple[str, str]) -> tuple[int, ...]:

@@ -235,15 +235,15 @@ class Part:
         self.orientation.turn(start_rotation(yaw, pitch, roll))
         self.refresh_collider()
 
-    def _header(self) -> str:
-        label = f"<ID {self.local_id}: {self.name}>"
+    def _header(self, prefix: str | None) -> str:
+        label = f"<ID {prefix}_{self.local_id}: {self.name}>" if prefix else f"<ID {self.local_id}: {self.name}>"
         return f"({self.note}) {label}" if self.note else label
 
-    def caption(self, finished: bool) -> str:
-        """What the model reads about this block (free faces unless ``finished``)."""
+    def caption(self, finished: bool, prefix: str | None = None) -> str:
+        """What the model reads about this block (free faces unless ``finished``; ``prefix`` a sub-structure's)."""
         if self.is_connector:
-            return "\n".join([self._header(), self._connection_line()])
-        lines = [self._header(), f"Position: {coordinates(self.shown_position)}"]
+            return "\n".join([self._header(prefix), self._connection_line()])
+        lines = [self._header(prefix), f"Position: {coordinates(self.shown_position)}"]
         if self.kind == "pointer":
             lines.append(f"Pointing at {direction_caption(self.orientation.pointing)}")
             lines.append(self._pointer_line())

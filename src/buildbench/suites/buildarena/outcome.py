@@ -1,0 +1,126 @@
+"""What a BuildArena episode produces: the outcome format (replayable machine histories) and
+the typed results of the simulations run during an episode (closed-loop evaluations, control
+trials) with their reward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .check import SimResult
+from .controller import ControlDesign
+from .library.released.convert import rebuild_released
+from .library.replay import rebuild
+from .model import HistoryEntry, Machine, Rules
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A simulation of the current product, as feedback for a closed loop.
+
+    Attributes:
+        result: The simulation (None when there was nothing to simulate).
+        text: Feedback for the model.
+    """
+
+    result: SimResult | None
+    text: str
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.result is not None and self.result.passed)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One closed-loop round: the simulation of the product and the row noted for Table 6.
+
+    Attributes:
+        evaluation: The simulation and its feedback text.
+        entry: ``round``, ``machine``, ``passed``, ``indicator``, ``parts``, ``calls``, ``invalid_calls``.
+    """
+
+    evaluation: Evaluation
+    entry: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        return self.evaluation.text
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return self.entry
+
+    @property
+    def reward(self) -> float:
+        result = self.evaluation.result
+        return 0.0 if result is None else trial_reward(result.passed, result.indicator)
+
+
+def trial_reward(passed: bool, indicator: float) -> float:
+    """The reward of one simulation: 1.0 when the task's pass test holds, else the indicator
+    squashed into [0, 0.5) (``x / (1 + x)`` of its non-negative part, halved) so that a machine
+    that moves, lifts or holds more is preferred but never equals a pass. The paper reports the
+    pass rate and the indicator, not a reward; this shaping is ours (see the module docstring)."""
+    if passed:
+        return 1.0
+    x = max(float(indicator), 0.0) if indicator == indicator else 0.0
+    return 0.5 * x / (1.0 + x)
+
+
+@dataclass(frozen=True)
+class ChosenTrial:
+    """The best control trial so far: passing first, then the higher indicator, then the earlier trial.
+
+    Attributes:
+        rank: Sort key ``(passed, indicator, -generation)``.
+        machine: The controlled copy of the machine (its history ends with the control calls).
+        design: The control design that was applied.
+    """
+
+    rank: tuple[bool, float, int]
+    machine: Machine
+    design: ControlDesign
+
+
+def history_list(machine: Machine) -> list[dict[str, Any]]:
+    """A machine's replayable history as JSON-ready dicts."""
+    return [{"op": h.op, "params": h.params, "result": h.result} for h in machine.history]
+
+
+def _entries(raw: list[dict[str, Any]]) -> list[HistoryEntry]:
+    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
+
+
+def _rebuild_all(histories: dict[str, list[dict[str, Any]]], rules: Rules) -> dict[str, Machine]:
+    """Rebuild every named machine: plain machines first, then the assemblies that add them."""
+    def is_assembly(hist: list[dict[str, Any]]) -> bool:
+        return bool(hist) and hist[0].get("op") == "add_machine"
+
+    built: dict[str, Machine] = {}
+    for mid, hist in sorted(histories.items(), key=lambda kv: is_assembly(kv[1])):
+        built[mid] = rebuild(_entries(hist), rules, saved=built)
+    return built
+
+
+def rebuild_outcome(outcome: dict[str, Any]) -> Machine | None:
+    """The final machine of an ``outcome`` (None when the episode produced none).
+
+    Raises:
+        ValueError: When the outcome is not a BuildArena outcome.
+    """
+    if outcome.get("format") != OUTCOME_FORMAT:
+        raise ValueError(f"not a buildarena outcome (expected format {OUTCOME_FORMAT!r})")
+    final = outcome.get("machine") or []
+    if not final:
+        return None
+    rules = Rules(**outcome.get("rules", {}))
+    if outcome.get("profile") == "released":
+        saved_histories = {mid: _entries(hist) for mid, hist in dict(outcome.get("machines") or {}).items()}
+        return rebuild_released(_entries(final), saved_histories).machine
+    saved = _rebuild_all(dict(outcome.get("machines") or {}), rules)
+    return rebuild(_entries(final), rules, saved=saved)
+
+
+OUTCOME_FORMAT = "buildbench.buildarena.outcome/1"

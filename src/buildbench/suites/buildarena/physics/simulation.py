@@ -1,0 +1,266 @@
+"""A machine in a scene as a steppable object: reset, step N control ticks, read the state.
+
+``Simulation`` is the loop of :mod:`.sim` cut at tick boundaries, so RL code and the
+analysers can advance a run a few ticks at a time and look at it in between, and
+``run_scene`` (what the checker and the env use) is ``Simulation(...).run()``. Stepping in
+pieces gives the same trajectory, bit for bit, as one ``run``.
+
+One control tick is ``config.steps_per_tick`` physics steps (``tick_s`` seconds). Each tick
+applies key presses, the cargo mass, cannon heating and thrust, logs when due, advances the
+physics, then breaks every weld whose force or torque exceeds its threshold.
+"""
+
+from __future__ import annotations
+
+import time as _time
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from buildbench.suites.buildarena.library.bodies import BodyGraph
+from buildbench.suites.buildarena.model import ControlEntry, Machine
+
+from .build import compile_scene, rebuild
+from .config import DEFAULT_CONFIG, PhysicsConfig
+from .scene import Scene
+from .sim import (
+    _BLAS,
+    BrokenWeld,
+    RunOutput,
+    _Cargo,
+    _log_bodies,
+    _schedule,
+    _too_fast,
+    _WeldResponse,
+    heated,
+)
+from .trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class SimState:
+    """The simulation between two ticks.
+
+    Attributes:
+        tick: Control ticks done.
+        time_s: Simulated time (s).
+        done: The run is over (its duration reached, the cargo fell below the stop height, or
+            the solver diverged); further steps do nothing.
+        ids: Logged ids: block ids in machine order, then ``"Ballast"`` if there is cargo.
+        position: Their centres ``[east, north, up]`` (m), shape (len(ids), 3).
+        velocity: Generalized velocities (MuJoCo ``qvel``; m/s and rad/s), a copy.
+        broken: Welds broken so far, in order.
+        diverged_at_s: When the solver diverged, else None.
+    """
+
+    tick: int
+    time_s: float
+    done: bool
+    ids: list[str]
+    position: np.ndarray
+    velocity: np.ndarray
+    broken: tuple[BrokenWeld, ...]
+    diverged_at_s: float | None
+
+
+class Simulation:
+    """``machine`` in ``scene``, advanced by :meth:`step` (see the module docstring).
+
+    Args:
+        machine: The machine (its key bindings drive the control sequence).
+        scene: Placement, terrain, cargo, duration.
+        control: Timed key presses; default the machine's own sequence.
+        config: Physics settings.
+        graph: The machine's body graph when the caller already has it.
+    """
+
+    def __init__(self, machine: Machine, scene: Scene, control: list[ControlEntry] | None = None,
+                 config: PhysicsConfig = DEFAULT_CONFIG, graph: BodyGraph | None = None) -> None:
+        self.machine, self.scene, self.config = machine, scene, config
+        self.presses = machine.control_sequence if control is None else control
+        self._graph = graph
+        # The config's derived numbers, read once: they are properties, and a tick is short.
+        self._steps = config.steps_per_tick
+        self._tick_s = self._steps * config.timestep_s
+        self._log_every = config.ticks_per_log
+        self._max_speed = config.max_speed_mps
+        self.reset()
+
+    @property
+    def tick_s(self) -> float:
+        """Seconds per control tick."""
+        return self._tick_s
+
+    def reset(self) -> SimState:
+        """Compile the scene and put the machine at its start (time 0, nothing logged)."""
+        # The frame analysis's small matrix products gain nothing from BLAS threads, whose
+        # spinning workers would take a second core from a parallel run (and from MuJoCo here).
+        with _BLAS.limit(limits=1, user_api="blas"):
+            return self._reset()
+
+    def _reset(self) -> SimState:
+        wall0 = _time.perf_counter()
+        config, scene = self.config, self.scene
+        self.compiled = compiled = compile_scene(self.machine, scene, config, self._graph)
+        self.model = compiled.model
+        self._set_data(mujoco.MjData(self.model))
+        self._sched = _schedule(self.machine, compiled, scene, self.presses, config)
+        self._wheel_idx = np.array(list(compiled.wheel_actuators.values()), dtype=int)
+        self._cannon_idx = np.array(list(compiled.cannon_actuators.values()), dtype=int)
+        self._thrust = config.cannon_recoil_mass_units * config.gravity_mps2
+        self._ramp = None if scene.cargo is None else _Cargo.of(self.model, scene.cargo, compiled.cargo_body, config)
+        self.n_ticks = int(round(scene.duration_s / self.tick_s))
+        n_log = self.n_ticks // self._log_every + 1
+        self._log_bodies = _log_bodies(compiled)
+        self._stop_z = scene.stop_below_z if compiled.cargo_body >= 0 else None
+        self._positions = np.zeros((n_log, self._log_bodies.size, 3))
+        self._burning = np.zeros((n_log, self._cannon_idx.size), dtype=bool)
+        self._masses = np.zeros(n_log if compiled.cargo_body >= 0 else 0)
+        self._broken: list[BrokenWeld] = []
+        self._intact = compiled.intact.copy()
+        self._events = self._sched.times.tolist()
+        self._next_event = 0
+        self._diverged: float | None = None
+        mujoco.mj_forward(self.model, self.data)
+        self._hot = np.zeros(self._cannon_idx.size, dtype=bool)
+        self._cannon_on = np.zeros(self._cannon_idx.size)
+        self._firing = False
+        self._cannon_dirty = self._cannon_idx.size > 0
+        self._hot_key = b""
+        self._response = _WeldResponse.of(self._intact.size, self.tick_s, config)
+        self._logged = 0
+        self._mass = 0.0
+        self._tick = 0
+        self._done = False
+        self._wall_s = _time.perf_counter() - wall0
+        return self.state()
+
+    def _set_data(self, data: mujoco.MjData) -> None:
+        self.data = data
+        # Live views of the warning counter and the velocities: reading them each tick costs no lookup.
+        self._badqacc, self._qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def step(self, n_ticks: int = 1) -> SimState:
+        """Advance up to ``n_ticks`` control ticks (fewer when the run ends); returns the new state.
+
+        Raises:
+            ValueError: ``n_ticks`` is negative.
+        """
+        if n_ticks < 0:
+            raise ValueError(f"step: n_ticks must be >= 0, got {n_ticks}")
+        wall0 = _time.perf_counter()
+        with _BLAS.limit(limits=1, user_api="blas"):  # as in reset
+            for _ in range(n_ticks):
+                if self._done:
+                    break
+                self._advance()
+        self._wall_s += _time.perf_counter() - wall0
+        return self.state()
+
+    def run(self) -> RunOutput:
+        """Step to the end of the run and return what it produced."""
+        self.step(self.n_ticks + 1 - self._tick)
+        return self.output()
+
+    def state(self) -> SimState:
+        """Where the run is now (copies; the simulation goes on unchanged)."""
+        ids = [b.block_id for b in self.compiled.blocks] + (["Ballast"] if self.compiled.cargo_body >= 0 else [])
+        return SimState(self._tick, self._tick * self.tick_s, self._done, ids,
+                        self.data.xpos[self._log_bodies].copy(), self.data.qvel.copy(), tuple(self._broken),
+                        self._diverged)
+
+    def output(self) -> RunOutput:
+        """The log so far (the whole run's once :attr:`done`)."""
+        compiled = self.compiled
+        cargo = compiled.cargo_body >= 0
+        logged = self._logged
+        traj = Trajectory(
+            time=np.arange(logged) * (self._log_every * self._tick_s),
+            ids=[b.block_id for b in compiled.blocks] + (["Ballast"] if cargo else []),
+            types=[b.type for b in compiled.blocks] + (["Ballast"] if cargo else []),
+            position=self._positions[:logged],
+            cannon_ids=list(compiled.cannon_actuators),
+            burning=self._burning[:logged],
+            ballast_mass=self._masses[:logged],
+        )
+        return RunOutput(traj, list(self._broken), self._diverged, self._wall_s, self._tick * self._steps)
+
+    def _advance(self) -> None:
+        """One control tick; marks the run done where the loop of a whole run would stop."""
+        data, tick_s = self.data, self._tick_s
+        t = self._tick * tick_s
+        sched, events = self._sched, self._events
+        while self._next_event < len(events) and events[self._next_event] <= t + 1e-9:
+            data.ctrl[self._wheel_idx] = sched.wheel_ctrl[self._next_event]
+            self._cannon_on = sched.cannon_on[self._next_event]
+            self._firing = bool(self._cannon_on.any())
+            self._cannon_dirty = self._cannon_idx.size > 0
+            self._next_event += 1
+        if self._ramp is not None:
+            self._mass = self._ramp.apply(self.model, data, t)
+        log_due = self._tick % self._log_every == 0
+        # Heating sets the thrust only while a cannon fires; otherwise it is needed for the log alone.
+        cannons = self._cannon_idx
+        if cannons.size and (log_due or self._firing or self._cannon_dirty):
+            self._hot = heated(self.compiled, self.model, data, cannons.size)
+            key = self._hot.tobytes()
+            if self._cannon_dirty or key != self._hot_key:
+                steam = self.config.steam_factor
+                data.ctrl[cannons] = self._cannon_on * self._thrust * np.where(self._hot, steam, 1.0)
+                self._cannon_dirty, self._hot_key = False, key
+        if log_due:
+            self._log()
+            if self._stop_z is not None and data.xpos[self.compiled.cargo_body, 2] < self._stop_z:
+                self._done = True
+                return
+        if self._tick == self.n_ticks:
+            self._done = True
+            return
+        mujoco.mj_step(self.model, data, self._steps)
+        # On a blow-up MuJoCo resets the data (time back to 0): stop there.
+        if (abs(data.time - (t + tick_s)) > 1e-6 or self._badqacc.number
+                or _too_fast(self._qvel, self._max_speed)):
+            self._diverged = t
+            self._done = True
+            return
+        self._break_welds(t)
+        self._tick += 1
+
+    def _log(self) -> None:
+        row = self._logged
+        self._positions[row] = self.data.xpos[self._log_bodies]
+        self._burning[row] = self._hot
+        if self._ramp is not None:
+            self._masses[row] = self._mass
+        self._logged += 1
+
+    def _break_welds(self, t: float) -> None:
+        snapped = self._response.snapped(self.compiled, self.data)
+        if not snapped:
+            return
+        for weld, force, torque in snapped:
+            self._intact[weld] = False
+            self._broken.append(BrokenWeld(self.compiled.weld_names[weld], t + self._tick_s, force, torque))
+        self.compiled, data = rebuild(self.compiled, self.data, self._intact)
+        if self.compiled.model is not self.model:
+            self.model = self.compiled.model
+            self._set_data(data)
+            self._log_bodies = _log_bodies(self.compiled)
+            if self._ramp is not None:
+                self._ramp = _Cargo.of(self.model, self._ramp.cargo, self.compiled.cargo_body, self.config)
+
+
+def run_scene(
+    machine: Machine,
+    scene: Scene,
+    control: list[ControlEntry] | None = None,
+    config: PhysicsConfig = DEFAULT_CONFIG,
+    graph: BodyGraph | None = None,
+) -> RunOutput:
+    """Simulate ``machine`` in ``scene`` to the end and log it at ``config.log_hz`` (see :class:`Simulation`)."""
+    return Simulation(machine, scene, control, config, graph).run()

@@ -1,0 +1,34 @@
+"""BIM-Edit's reward: the paper's final score of the last commit, on the step that ends the episode."""
+
+from __future__ import annotations
+
+import pytest
+
+from buildbench.harness import Action, Task
+from buildbench.suites.bimedit import metrics
+from buildbench.suites.bimedit.env import REWARD_SEED, BimEditEnv, ToolConfig
+
+from .test_env_tool import call, door_task  # noqa: F401 (the fixture)
+
+
+def _play(task: Task, codes: list[str]) -> tuple[list[float], float, dict]:
+    env = BimEditEnv(ToolConfig())
+    try:
+        env.reset(task)
+        rewards = [env.step(call(code, i)).reward for i, code in enumerate(codes)]
+        done = env.step(Action(text="done"))
+        assert done.terminated
+        return rewards, done.reward, env.outcome()
+    finally:
+        env.close()
+
+
+@pytest.mark.timeout(300)
+def test_the_final_reward_is_the_scorers_final_metric(door_task: Task) -> None:  # noqa: F811
+    assert REWARD_SEED == metrics.SCORE_SEED
+    oracle = door_task.target["oracle_code"] + "\ncommit()"
+    rewards, final, outcome = _play(door_task, [oracle])
+    assert rewards == [0.0]
+    assert final == pytest.approx(metrics.score(door_task, outcome)["final"]) == pytest.approx(1.0)
+    _, untouched, outcome = _play(door_task, ["result = 1"])
+    assert untouched == pytest.approx(metrics.score(door_task, outcome)["final"]) and untouched < 1.0
