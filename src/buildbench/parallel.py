@@ -92,8 +92,10 @@ def connect_ray(address: str | None = None) -> ModuleType:
         _check_reachable(address)
     try:
         # "local": a new instance even where `ray start` left a cluster (or its stale address file).
-        ray.init(address=address or "local", logging_level=logging.ERROR, log_to_driver=False,
-                 **({"include_dashboard": False} if address is None else {}))
+        if address is None:
+            ray.init(address="local", logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
+        else:
+            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError, TimeoutError, OSError) as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
         raise ConfigError(f"cannot connect to the Ray cluster at {where}: {first}") from None
