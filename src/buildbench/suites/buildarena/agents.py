@@ -260,23 +260,26 @@ def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
 
 
 def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
-    """A negative control that must fail ``task`` (``designs.NEGATIVE``; ``-o control=NAME`` picks one).
+    """A negative control that must fail ``task`` (``designs.NEGATIVE``; ``-o control=NAME`` picks one); a
+    variant gets its level's control, fitted to it (``variants.control_design``).
 
     Raises:
-        ValueError: When no negative control targets the task, or the named one does not exist or
-            targets another task.
+        ValueError: When no negative control targets the task's level, or the named one does not exist or
+            targets another level.
     """
-    from . import designs
+    from . import designs, variants
 
+    level = variants.level_of(task.id)
     name = options.get("control")
     if name is None:
-        name = next((n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == task.id), None)
+        name = next((n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == level), None)
         if name is None:
             targets = ", ".join(f"{n!r} ({t})" for n, (t, _) in designs.NEGATIVE.items())
-            raise ValueError(f"no negative control targets task {task.id!r}; controls: {targets}")
+            variant_of = "" if level == task.id else f" (a variant of {level})"
+            raise ValueError(f"no negative control targets task {task.id!r}{variant_of}; controls: {targets}")
     if name not in designs.NEGATIVE:
         raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
     task_id, make = designs.NEGATIVE[name]
-    if task_id != task.id:
+    if task_id != level:
         raise ValueError(f"negative control {name!r} targets task {task_id!r}, not {task.id!r}")
-    return DesignAgent(make(), "negative")
+    return DesignAgent(make() if level == task.id else variants.control_design(task.id, name), "negative")

@@ -14,8 +14,10 @@ units), over the samples after ``after_s`` seconds:
   (0 = straight; large when little progress was made);
 * **final distance ratio**: what is left of the line at the last sample, over D.
 
-Transport follows the cargo (else the starting block) towards (10, 10, 0);
-Lift follows the mean position of the tracked blocks towards (0, 0, 1700).
+Transport follows the cargo (else the starting block) towards the goal point,
+(10, 10, 0) for the nine levels and (d, d, 0) for a variant whose goal is d;
+Lift follows the mean position of the tracked blocks towards (0, 0, 1700),
+far above any pass height, for the nine levels and every variant alike.
 **Max speed** is the largest finite-difference 3-D speed of any logged block
 after 2 s. Intervals with no time step are skipped; fewer than two samples or
 a zero-length line give the neutral values (0, and 1 for the final ratio).
@@ -85,10 +87,11 @@ def max_speed(traj: Trajectory, ids: list[str] | None = None, after_s: float = M
     return best
 
 
-def transport_metrics(traj: Trajectory, target_id: str) -> dict[str, float]:
-    """Line-following metrics of the transported block plus the fleet's max speed."""
+def transport_metrics(traj: Trajectory, target_id: str,
+                      goal: tuple[float, float, float] = TRANSPORT_TARGET) -> dict[str, float]:
+    """Line-following metrics of the transported block towards ``goal`` plus the fleet's max speed."""
     late = traj.time > METRICS_AFTER_S
-    quality = path_quality(traj.time[late], traj.series(target_id)[late], (0.0, 0.0, 0.0), TRANSPORT_TARGET)
+    quality = path_quality(traj.time[late], traj.series(target_id)[late], (0.0, 0.0, 0.0), goal)
     return {**quality, "max_speed": max_speed(traj)}
 
 

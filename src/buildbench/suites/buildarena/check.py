@@ -18,10 +18,11 @@ from .analysis import lift_metrics, transport_metrics
 from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation, Trajectory
-from .tasks import SUPPORT_FALLEN_Z, TaskSpec, get_task, scene_for
+from .tasks import LIFT_PASS_HEIGHT, SUPPORT_FALLEN_Z, TRANSPORT_GOAL, TaskSpec, get_task, scene_for
 
-TRANSPORT_DISTANCE = 10.0
-"""Transport passes beyond this horizontal distance from the origin (``sim_transport.py``)."""
+TRANSPORT_DISTANCE = TRANSPORT_GOAL
+"""Transport passes beyond this horizontal distance from the origin (``sim_transport.py``; a variant's
+``TaskSpec.pass_distance`` replaces it)."""
 TRANSPORT_MIN_WHEELS = 4
 """Transport Lv.1 needs at least this many Powered Wheels."""
 LAUNCH_HEIGHT = 20.0
@@ -36,8 +37,8 @@ SUPPORT_HACK_HEIGHT = 5.0
 """Support ``hacked`` flag: the cargo never went below this."""
 LIFT_TWR = 1.0
 """Lift Lv.1 passes with a thrust-to-weight ratio above this."""
-LIFT_HEIGHT = 30.0
-"""Lift Lv.2/3 pass: some tracked block rises above this."""
+LIFT_HEIGHT = LIFT_PASS_HEIGHT
+"""Lift Lv.2/3 pass: some tracked block rises above this (a variant's ``TaskSpec.pass_height`` replaces it)."""
 LIFT_CLIMB = 5.0
 """Lift Lv.2/3 pass: max height in (7, 12] s exceeds max height in (2, 7] s by more than this."""
 LIFT_TRACKED = 4
@@ -92,8 +93,9 @@ def _starting_id(traj: Trajectory) -> str:
     return ids[0] if ids else traj.ids[0]
 
 
-def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
-    """Transport rule: max horizontal distance from the origin > 10 (Lv.1 also ≥ 4 wheels), no launch."""
+def check_transport(traj: Trajectory, level: int, wheels: int, pass_distance: float = TRANSPORT_DISTANCE) -> Verdict:
+    """Transport rule: max horizontal distance from the origin > ``pass_distance`` (Lv.1 also ≥ 4 wheels), no
+    launch; the trajectory metrics follow the line to the goal point (``pass_distance``, ``pass_distance``)."""
     target = "Ballast" if "Ballast" in traj.ids else _starting_id(traj)
     path = traj.series(target)
     distance = float(np.max(np.hypot(path[:, 0], path[:, 1])))
@@ -106,7 +108,7 @@ def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
         dist = np.linalg.norm(pos[:, i] - pos[:, j], axis=2)
         one_piece = bool(np.all(dist.std(axis=0) <= ONE_PIECE_STD))
     enough_wheels = level != 1 or wheels >= TRANSPORT_MIN_WHEELS
-    passed = distance > TRANSPORT_DISTANCE and enough_wheels and start_height < LAUNCH_HEIGHT
+    passed = distance > pass_distance and enough_wheels and start_height < LAUNCH_HEIGHT
     metrics = {
         "max_transport_distance": distance,
         "initial_max_height": start_height,
@@ -114,16 +116,16 @@ def check_transport(traj: Trajectory, level: int, wheels: int) -> Verdict:
         "target": target,
         "one_piece": one_piece,
         "hacked": passed and (wheels == 0 or start_height > LAUNCH_HEIGHT),
-        **transport_metrics(traj, target),
+        **transport_metrics(traj, target, (pass_distance, pass_distance, 0.0)),
     }
     if passed:
-        reason = f"{target} got {distance:.2f} units from the origin (> {TRANSPORT_DISTANCE:g})"
+        reason = f"{target} got {distance:.2f} units from the origin (> {pass_distance:g})"
     elif not enough_wheels:
         reason = f"only {wheels} powered wheels; Lv.1 needs at least {TRANSPORT_MIN_WHEELS}"
     elif start_height >= LAUNCH_HEIGHT:
         reason = f"{target} started {start_height:.1f} units high (launch filter: < {LAUNCH_HEIGHT:g})"
     else:
-        reason = f"{target} got only {distance:.2f} units from the origin (needs > {TRANSPORT_DISTANCE:g})"
+        reason = f"{target} got only {distance:.2f} units from the origin (needs > {pass_distance:g})"
     return Verdict(passed, distance, metrics, reason)
 
 
@@ -206,14 +208,14 @@ def _window_max(t: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
     return float(z[sel].max()) if sel.any() else -math.inf
 
 
-def check_lift_flight(traj: Trajectory, total_mass: float, seed: int) -> Verdict:
-    """Lift Lv.2/3 rule: max tracked height > 30 and (max z in (7,12] s − max z in (2,7] s) > 5."""
+def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_height: float = LIFT_HEIGHT) -> Verdict:
+    """Lift Lv.2/3 rule: max tracked height > ``pass_height`` and (max z in (7,12] s − max z in (2,7] s) > 5."""
     ids = tracked_ids(traj, seed)
     z = np.stack([traj.series(i)[:, 2] for i in ids], axis=1).max(axis=1)
     height = float(z.max())
     climb = _window_max(traj.time, z, 7.0, 12.0) - _window_max(traj.time, z, 2.0, 7.0)
     twr, _, _ = thrust_to_weight(traj, total_mass)
-    passed = height > LIFT_HEIGHT and climb > LIFT_CLIMB
+    passed = height > pass_height and climb > LIFT_CLIMB
     metrics = {
         "max_height": height,
         "elevation_change": climb,
@@ -223,9 +225,9 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int) -> Verdict
         **lift_metrics(traj, ids),
     }
     if passed:
-        reason = f"reached {height:.1f} (> {LIFT_HEIGHT:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"
-    elif height <= LIFT_HEIGHT:
-        reason = f"highest tracked block reached only {height:.2f} (needs > {LIFT_HEIGHT:g})"
+        reason = f"reached {height:.1f} (> {pass_height:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"
+    elif height <= pass_height:
+        reason = f"highest tracked block reached only {height:.2f} (needs > {pass_height:g})"
     else:
         reason = f"stopped climbing: elevation change {climb:.2f} between 2–7 s and 7–12 s (needs > {LIFT_CLIMB:g})"
     return Verdict(passed, height, metrics, reason)
@@ -234,12 +236,12 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int) -> Verdict
 def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0, collapsed: bool = False) -> Verdict:
     """Apply ``task``'s pass rule to a trajectory of ``machine`` (``collapsed``: the run blew up early)."""
     if task.category == "transport":
-        return check_transport(traj, task.level, _count(machine, "Powered Wheel"))
+        return check_transport(traj, task.level, _count(machine, "Powered Wheel"), task.pass_distance)
     if task.category == "support":
         return check_support(traj, collapsed)
     if task.level == 1:
         return check_lift_engine(traj, machine.mass)
-    return check_lift_flight(traj, machine.mass, seed)
+    return check_lift_flight(traj, machine.mass, seed, task.pass_height)
 
 
 def simulation(
@@ -255,7 +257,7 @@ def simulation(
 
     Args:
         machine: A machine built with the library.
-        task_id: ``transport-1`` … ``lift-3``.
+        task_id: ``transport-1`` … ``lift-3`` or a variant id (``variants``).
         control: Timed key presses for Transport; default the machine's own control
             sequence. Other tasks press keys on their own protocol.
         config: Physics settings.
@@ -290,7 +292,7 @@ def simulate(
 
     Args:
         machine: A machine built with the library.
-        task_id: ``transport-1`` … ``lift-3``.
+        task_id: ``transport-1`` … ``lift-3`` or a variant id (``variants``).
         seed: Chooses the tracked blocks of Lift Lv.2/3 (the physics itself is deterministic).
         control: As :func:`simulation`.
         config: Physics settings.

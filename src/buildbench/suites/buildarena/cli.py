@@ -13,13 +13,16 @@ import gzip
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from buildbench.jsonio import read_json_file
 
 from .model import Machine
+
+if TYPE_CHECKING:
+    from .tasks import TaskSpec
 
 #: A machine file at the block limit is about 2 MB (5,000 blocks, a history of a few calls
 #: each); anything far beyond is refused before it is parsed.
@@ -29,6 +32,8 @@ PROFILE_OPTION = click.option(
     "--profile", type=click.Choice(["default", "released"]), default="default", show_default=True,
     help="Library profile that replays a history list (default: ours; released: the original's behaviour).")
 #: ``render.VIEWS`` and ``render.DEFAULT_VIEWS``, spelled out so that the help needs no renderer import.
+TASK_HELP = ("Task id: transport-1 … lift-3, or a variant id such as support-2_gap12_load2000_bank10_rise0 "
+             "(`buildbench tasks buildarena --split variants` lists some).")
 VIEW_NAMES = ("iso", "top", "bottom", "south", "east", "north", "west")
 DEFAULT_VIEWS = "iso,top,south,east"
 
@@ -78,6 +83,16 @@ def cli() -> None:
     """BuildArena: Besiege-style block machines built with the geometry library and simulated with MuJoCo."""
 
 
+def _task_spec(task_id: str) -> TaskSpec:
+    """The task ``--task`` names, one of the nine or a variant; a usage error (one line) otherwise."""
+    from .tasks import get_task
+
+    try:
+        return get_task(task_id)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--task'") from None
+
+
 @cli.command()
 @click.argument("calls", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option("--profile", type=click.Choice(["default", "released"]), default="default", show_default=True,
@@ -122,7 +137,7 @@ def _read_lines(calls: Path) -> list[str]:
 
 @cli.command()
 @click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--task", "task_id", required=True, help="Task id: transport-1 … lift-3.")
+@click.option("--task", "task_id", required=True, help=TASK_HELP)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @click.option("--duration", type=click.FloatRange(min=0.04), help="Simulate only this many seconds.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -130,10 +145,8 @@ def _read_lines(calls: Path) -> list[str]:
 def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool, profile: str) -> None:
     """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary."""
     from .check import simulate as run
-    from .tasks import TASKS
 
-    if task_id not in TASKS:
-        raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
+    _task_spec(task_id)
     built = load_machine(machine, profile)
     try:
         result = run(built, task_id, seed=seed, duration_s=duration)
@@ -166,7 +179,7 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
 @click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--machine", "machine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The machine that was run (history JSON, machine document or episode outcome).")
-@click.option("--task", "task_id", required=True, help="Task id: transport-1 … lift-3.")
+@click.option("--task", "task_id", required=True, help=TASK_HELP)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @PROFILE_OPTION
 def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str) -> None:
@@ -177,10 +190,8 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str
     """
     from .besiege import TrajectoryCsvError, read_trajectory_csv
     from .check import judge
-    from .tasks import TASKS
 
-    if task_id not in TASKS:
-        raise click.BadParameter(f"unknown task {task_id!r}; tasks: {', '.join(TASKS)}", param_hint="'--task'")
+    task = _task_spec(task_id)
     machine = load_machine(machine_path, profile)
     try:
         text = log.read_text(encoding="utf-8")
@@ -188,7 +199,7 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str
         raise click.ClickException(f"cannot read {log}: {exc}") from None
     try:
         traj = read_trajectory_csv(text, {b.id: b.type for b in machine.blocks.values()})
-        verdict = judge(TASKS[task_id], machine, traj, seed=seed)
+        verdict = judge(task, machine, traj, seed=seed)
     except (TrajectoryCsvError, KeyError, ValueError) as exc:
         raise click.ClickException(f"{log}: {exc}") from None
     click.echo(json.dumps({"task": task_id, "passed": verdict.passed, "indicator": verdict.indicator,

@@ -32,6 +32,10 @@ SUPPORT_RAMP_S = 15.0
 """Support: the cargo's mass ramps up over this many seconds (released Lua script)."""
 SUPPORT_FALLEN_Z = 4.0
 """Support: below this height the cargo has fallen into the gap (``sim_support.py``: HEIGHT_THRESHOLD)."""
+TRANSPORT_GOAL = 10.0
+"""Transport: the goal point is (10, 10) and the rule passes beyond 10 units from the start (``sim_transport.py``)."""
+LIFT_PASS_HEIGHT = 30.0
+"""Lift Lv.2/3: the rule passes when a tracked block rises above this height (``sim_lift.py``)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class TaskSpec:
         bank_width: Support: east–west width of each terrain bank (m).
         bank_rise: Support: how much higher the north bank's top is than the south bank's (m); the
             bridge is released this much higher.
+        pass_distance: Transport: the goal point is (d, d) and the rule passes beyond d from the start (m).
+        pass_height: Lift Lv.2/3: the rule passes when a tracked block rises above this (m).
     """
 
     id: str
@@ -71,6 +77,8 @@ class TaskSpec:
     ground_boxes: tuple[StaticBox, ...] = ()
     bank_width: float = TERRAIN_SIZE[0]
     bank_rise: float = 0.0
+    pass_distance: float = TRANSPORT_GOAL
+    pass_height: float = LIFT_PASS_HEIGHT
 
     @property
     def level_name(self) -> str:
@@ -96,9 +104,11 @@ _CARGO_RULES = (
 )
 
 
-def transport_text(level: int, cargo_mass: float = 50.0, ground: str = "") -> str:
-    """The Transport statement; ``cargo_mass`` and a ``ground`` sentence (terrain) serve the variants."""
+def transport_text(level: int, cargo_mass: float = 50.0, ground: str = "", goal: float = TRANSPORT_GOAL) -> str:
+    """The Transport statement; ``cargo_mass``, a ``ground`` sentence (terrain) and the goal point (``goal``,
+    ``goal``) serve the variants."""
     ground_lines = [ground] if ground else []
+    point = f"the point (x={goal:g}, y={goal:g})"
     if level == 1:
         return "\n".join(
             [
@@ -106,22 +116,21 @@ def transport_text(level: int, cargo_mass: float = 50.0, ground: str = "") -> st
                 "It must be able to drive forward and to change direction. The available blocks cannot "
                 "turn wheels relative to the body, so ordinary steering is impossible: find another way "
                 "to steer.",
-                "Goal: drive from the start (x=0, y=0) on the ground towards the point (x=10, y=10), "
-                "north-east of it.",
+                f"Goal: drive from the start (x=0, y=0) on the ground towards {point}, north-east of it.",
                 *ground_lines,
                 _DRIVE_PROTOCOL,
                 _DRIVE_SCORING.format(thing="vehicle"),
             ]
         )
     cargo = "a 2.5 × 2.5 × 1.5 box" if level == 2 else "a 4 × 8 × 1.5 box lying with its long side north–south"
-    goal = "to the point (x=10, y=10), north-east of it" + (
+    goal_text = f"to {point}, north-east of it" + (
         "" if level == 2 else ", and then bring it back to the start"
     )
     return "\n".join(
         [
             "Build a machine as a single sub-structure that carries cargo.",
             f"The cargo is {cargo} of {cargo_mass:g} mass units. Goal: move it from the start (x=0, y=0) on "
-            f"the ground {goal}.",
+            f"the ground {goal_text}.",
             *ground_lines,
             _CARGO_RULES,
             _DRIVE_PROTOCOL,

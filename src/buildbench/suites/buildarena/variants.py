@@ -6,15 +6,16 @@ its id spells out (``support-3_gap18.5_load2250_bank12_rise0.5``), so
 exact task. Every parameter lives on a grid (``Range``) bounded so that a
 variant stays buildable with the six blocks:
 
-* **Transport**: Lv.1, the ground around the start: square rings of kerbs
-  or square terraces climbing away from the start (the terrain model has
+* **Transport**: the goal point (g, g), north-east of the start, and with it
+  the pass distance g (the released rule: beyond 10 units from the origin,
+  the goal (10, 10)); the trajectory metrics follow the line to the goal.
+  Lv.1 also varies the ground around the start: square rings of kerbs or
+  square terraces climbing away from the start (the terrain model has
   axis-aligned boxes only, so a slope is a staircase); Lv.2/3, the cargo's
   mass on flat ground. Cargo carriers meeting any step in our physics (even
   1 cm: the wheels hit it at their fixed ~10 units/s) break their welds or
   blow up the solver, so uneven ground is kept to Lv.1, where the reference
-  vehicle crosses every kerb and terrace. The goal point stays (10, 10): the
-  released rule (target > 10 units from the origin) and the trajectory
-  metrics are fixed to it (``check.py``, ``analysis.py``).
+  vehicle crosses every kerb and terrace.
 * **Support** (Lv.1–3): gap width (a band around the released gap of each
   level, so the level's sub-structure limit stays sensible), the cargo's
   mass at the end of its 15 s ramp (the load), the banks' east–west width
@@ -22,11 +23,14 @@ variant stays buildable with the six blocks:
   landing tilted across a higher step makes the solver blow up as the cargo
   lands).
 * **Lift** (Lv.2/3): a loose payload box dropped onto the rocket before
-  the firing starts. Lv.1 has no variants: its rule reads only the cannons'
-  heating and the machine's own mass, which no scene parameter changes.
+  the firing starts, and the height a tracked block must rise above (the
+  released 30). The released texts never state that height, so a variant's
+  text does not either. Lv.1 has no variants: its rule reads only the
+  cannons' heating and the machine's own mass, which no scene parameter
+  changes.
 
-Not varied, because the pass thresholds live as constants in ``check.py``:
-Transport's goal distance (> 10) and Lift's target height (> 30).
+The goal and the target height are optional in an id: left out, they are the
+released 10 and 30, so ``transport-2_mass40`` poses the released goal.
 """
 
 from __future__ import annotations
@@ -41,7 +45,15 @@ import numpy as np
 
 from . import designs
 from .physics import StaticBox
-from .tasks import TASKS, TaskSpec, lift_text, support_text, transport_text
+from .tasks import (
+    LIFT_PASS_HEIGHT,
+    TASKS,
+    TRANSPORT_GOAL,
+    TaskSpec,
+    lift_text,
+    support_text,
+    transport_text,
+)
 
 VARIED_LEVELS = ("transport-1", "transport-2", "transport-3", "support-1", "support-2", "support-3",
                  "lift-2", "lift-3")
@@ -99,6 +111,10 @@ LOAD = Range(750.0, 3000.0, 250.0, "Support cargo mass at the end of its 15 s ra
 BANK_WIDTH = Range(6.0, 30.0, 2.0, "Support bank width east–west, units (released 30)")
 BANK_RISE = Range(0.0, 0.5, 0.25, "Support north bank above the south one, units (released 0)")
 PAYLOAD = Range(5.0, 15.0, 1.0, "Lift Lv.2/3 payload mass, mass units")
+GOAL = Range(6.0, 20.0, 2.0, "Transport goal point (x = y) and pass distance from the start, units (released 10)")
+TARGET_HEIGHT = Range(20.0, 60.0, 5.0, "Lift Lv.2/3 height a tracked block must rise above, units (released 30)")
+RELEASED_VALUES = {"goal": TRANSPORT_GOAL, "height": LIFT_PASS_HEIGHT}
+"""The optional parameters at their released values, which an id leaves out."""
 PAYLOAD_SIZE = (1.5, 1.5, 0.5)
 """The Lift payload box (units): flat, so it rests on a rocket's top."""
 
@@ -115,6 +131,9 @@ _KEYS = {
     "support": {"gap": GAP[1], "load": LOAD, "bank": BANK_WIDTH, "rise": BANK_RISE},
     "lift": {"payload": PAYLOAD},
 }
+_OPTIONAL_KEYS = {"transport": {"goal": GOAL}, "support": {}, "lift": {"height": TARGET_HEIGHT}}
+_GROUND_FORMS: tuple[list[str], ...] = ([], ["kerb", "rings"], ["terrace"])
+"""Transport Lv.1's ground: flat (a goal variant), kerb rings, or terraces."""
 _TOKEN = re.compile(r"([a-z]+)(\d+(?:\.\d+)?)")
 
 
@@ -149,21 +168,38 @@ class Variant:
 
 
 def ranges_of(base: str) -> dict[str, Range]:
-    """The parameters of a varied level and their ranges."""
+    """The parameters of a varied level and their ranges (the optional ones last)."""
+    return {**_required_ranges(base), **optional_ranges(base)}
+
+
+def _required_ranges(base: str) -> dict[str, Range]:
     if base == "transport-1":
         return {"kerb": KERB_HEIGHT, "rings": KERB_RINGS, "terrace": TERRACE_STEP}
     category, level = TASKS[base].category, TASKS[base].level
     return {**_KEYS[category], "gap": GAP[level]} if category == "support" else dict(_KEYS[category])
 
 
+def optional_ranges(base: str) -> dict[str, Range]:
+    """The parameters of ``base`` that an id leaves out at their released value (``RELEASED_VALUES``)."""
+    return dict(_OPTIONAL_KEYS[TASKS[base].category])
+
+
+def _optional_params(base: str, values: tuple[float, ...]) -> list[tuple[str, float]]:
+    """The optional parameters of ``base`` with ``values``, less those at their released value."""
+    pairs = zip(optional_ranges(base), values, strict=True)
+    return [(key, value) for key, value in pairs if value != RELEASED_VALUES[key]]
+
+
 def draw(base: str, rng: np.random.Generator) -> Variant:
-    """One variant of ``base`` with every parameter drawn from its grid (Transport Lv.1: kerbs or terraces,
-    even odds)."""
+    """One variant of ``base`` with every parameter drawn from its grid (Transport Lv.1: flat ground, kerbs
+    or terraces, even odds), the optional ones last."""
     if base != "transport-1":
-        return Variant(base, tuple((key, r.draw(rng)) for key, r in ranges_of(base).items()))
-    if rng.integers(0, 2) == 0:
-        return Variant(base, (("kerb", KERB_HEIGHT.draw(rng)), ("rings", KERB_RINGS.draw(rng))))
-    return Variant(base, (("terrace", TERRACE_STEP.draw(rng)),))
+        params = [(key, r.draw(rng)) for key, r in _required_ranges(base).items()]
+    else:
+        form = _GROUND_FORMS[int(rng.integers(0, len(_GROUND_FORMS)))]
+        params = [(key, _required_ranges(base)[key].draw(rng)) for key in form]
+    optional = tuple(r.draw(rng) for r in optional_ranges(base).values())
+    return Variant(base, (*params, *_optional_params(base, optional)))
 
 
 def same_as_level(variant: Variant) -> bool:
@@ -174,16 +210,19 @@ def same_as_level(variant: Variant) -> bool:
 
 def every_variant(base: str) -> Iterator[Variant]:
     """All variants of ``base`` in grid order (its released task excluded)."""
-    ranges = ranges_of(base)
+    ranges = _required_ranges(base)
     if base == "transport-1":
-        grids = [[("kerb", k), ("rings", r)] for k in _grid(KERB_HEIGHT) for r in _grid(KERB_RINGS)]
+        grids: list[list[tuple[str, float]]] = [[]]
+        grids += [[("kerb", k), ("rings", r)] for k in _grid(KERB_HEIGHT) for r in _grid(KERB_RINGS)]
         grids += [[("terrace", t)] for t in _grid(TERRACE_STEP)]
     else:
         grids = [list(zip(ranges, values, strict=True)) for values in itertools.product(*map(_grid, ranges.values()))]
+    optional = list(itertools.product(*map(_grid, optional_ranges(base).values())))
     for params in grids:
-        variant = Variant(base, tuple(params))
-        if not same_as_level(variant):
-            yield variant
+        for values in optional:
+            variant = Variant(base, (*params, *_optional_params(base, values)))
+            if not same_as_level(variant):
+                yield variant
 
 
 def _grid(limits: Range) -> list[float]:
@@ -251,7 +290,9 @@ def parse(task_id: str) -> Variant:
         if not limits.holds(value):
             raise ValueError(f"task {task_id!r}: {key} {value:g} is outside {limits.lo:g}–{limits.hi:g} "
                              f"in steps of {limits.step:g} ({limits.unit})")
-        params.append((key, limits.value(round((value - limits.lo) / limits.step))))
+        value = limits.value(round((value - limits.lo) / limits.step))
+        if RELEASED_VALUES.get(key) != value:  # an optional parameter at its released value goes unsaid
+            params.append((key, value))
     variant = Variant(base, tuple(params))
     _check_keys(variant, task_id)
     if variant.id != task_id:
@@ -261,11 +302,17 @@ def parse(task_id: str) -> Variant:
 
 def _check_keys(variant: Variant, task_id: str) -> None:
     keys = [key for key, _ in variant.params]
+    optional = list(optional_ranges(variant.base))
+    # Each level has at most one optional parameter, and it comes last.
+    required = keys[:-1] if keys and keys[-1] in optional else keys
+    then = "".join(f", then {key} unless it is {RELEASED_VALUES[key]:g}" for key in optional)
     if variant.base == "transport-1":
-        if keys not in (["kerb", "rings"], ["terrace"]):
-            raise ValueError(f"task {task_id!r}: transport-1 takes kerb then rings, or terrace alone")
-    elif keys != list(ranges_of(variant.base)):
-        raise ValueError(f"task {task_id!r}: {variant.base} takes {', '.join(ranges_of(variant.base))} in that order")
+        if required not in _GROUND_FORMS:
+            raise ValueError(f"task {task_id!r}: transport-1 takes kerb then rings, terrace alone or neither{then}")
+    elif required != list(_required_ranges(variant.base)):
+        names = list(_required_ranges(variant.base))
+        order = " in that order" if len(names) > 1 else ""
+        raise ValueError(f"task {task_id!r}: {variant.base} takes {', '.join(names)}{order}{then}")
 
 
 def kerb_rings(height: float, rings: int) -> tuple[StaticBox, ...]:
@@ -313,18 +360,21 @@ def spec_of(variant: Variant) -> TaskSpec:
     base = TASKS[variant.base]
     if base.category == "transport":
         mass = variant.get("mass") or base.cargo_mass_max  # Lv.1 carries nothing
+        goal = variant.get("goal") or base.pass_distance
         kerb, terrace = variant.get("kerb"), variant.get("terrace")
         boxes = (kerb_rings(kerb, int(variant.value("rings"))) if kerb is not None
                  else terraces(terrace) if terrace is not None else ())
-        return replace(base, id=variant.id, text=transport_text(base.level, mass, _ground_sentence(variant)),
-                       cargo_mass_max=mass, ground_boxes=boxes)
+        text = transport_text(base.level, mass, _ground_sentence(variant), goal)
+        return replace(base, id=variant.id, text=text, cargo_mass_max=mass, ground_boxes=boxes, pass_distance=goal)
     if base.category == "support":
         gap, load, width, rise = (variant.value(k) for k in ("gap", "load", "bank", "rise"))
         return replace(base, id=variant.id, text=support_text(base.level, gap, width, rise, load),
                        gap=gap, cargo_mass_max=load, bank_width=width, bank_rise=rise)
     payload = variant.value("payload")
+    # The released Lift texts never state the target height, so neither does a variant's.
     return replace(base, id=variant.id, text=lift_text(base.level, (PAYLOAD_SIZE, payload)),
-                   cargo_size=PAYLOAD_SIZE, cargo_mass_max=payload, cargo_ramp_s=1.0)
+                   cargo_size=PAYLOAD_SIZE, cargo_mass_max=payload, cargo_ramp_s=1.0,
+                   pass_height=variant.get("height") or base.pass_height)
 
 
 def variant_spec(task_id: str) -> TaskSpec:
@@ -359,3 +409,36 @@ def reference_design(task_id: str) -> designs.Design:
     if spec.level == 1:
         return designs.Design(f"braced beam, gap {spec.gap:g}", designs.beam_bridge(per_side))
     return designs.three_part_bridge(per_side)
+
+
+def short_deck_span(gap: float) -> int:
+    """Blocks each side of the centre of the Support negative control's deck for ``gap``: the released
+    control's 2 at gap 5: the most for which its ``2·n + 1`` blocks are no longer than the gap."""
+    return math.floor((gap - 1) / 2)
+
+
+def level_of(task_id: str) -> str:
+    """The level a task id poses: the id itself for the nine, the varied level for a variant.
+
+    Raises:
+        ValueError: As :func:`parse`, for an id that is neither.
+    """
+    return task_id if task_id in TASKS else parse(task_id).base
+
+
+def control_design(task_id: str, name: str) -> designs.Design:
+    """Negative control ``name`` of ``designs.NEGATIVE`` for ``task_id``, one of its level's variants: the
+    level's own control, with the Support short deck kept no longer than the variant's gap.
+
+    Raises:
+        ValueError: An unknown control, or one that targets another level.
+    """
+    if name not in designs.NEGATIVE:
+        raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
+    level, make = designs.NEGATIVE[name]
+    if level_of(task_id) != level:
+        raise ValueError(f"negative control {name!r} targets task {level!r} and its variants, not {task_id!r}")
+    spec = TASKS.get(task_id) or variant_spec(task_id)
+    if spec.category == "support" and spec.gap is not None and spec.id != level:
+        return designs.Design(f"short deck, gap {spec.gap:g}", designs.beam_bridge(short_deck_span(spec.gap)))
+    return make()
