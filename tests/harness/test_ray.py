@@ -143,7 +143,10 @@ def test_model_backed_episodes_in_flight_are_bounded_by_concurrency(ray_cluster:
         time.sleep(0.01)
     thread.join()
     assert _count(tmp_path) == 50
-    assert 1 <= max(seen) <= 2, max(seen)  # without the bound Ray would run 4 (idle CPUs: none needed)
+    # A worker's title can lag its task's end by a few samples on a loaded machine, so only a
+    # count held for 5 consecutive samples (50 ms; each episode takes over 100 ms) counts.
+    sustained = max(min(seen[i:i + 5]) for i in range(max(1, len(seen) - 4)))
+    assert 1 <= sustained <= 2, seen  # without the bound Ray would run 4 (idle CPUs: none needed)
 
 
 def test_resume_across_backends(ray_cluster: str, tmp_path: Path) -> None:
