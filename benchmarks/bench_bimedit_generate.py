@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Figure  # noqa: E402
 
 from buildbench.suites.bimedit.generate.scenes import write_scene  # noqa: E402
-from buildbench.suites.bimedit.taskgen import generate_tasks, score_oracle  # noqa: E402
+from buildbench.suites.bimedit.generate.tasks import generate_tasks, score_oracle  # noqa: E402
 
 #: The paper's per-task evaluation cost (1-2 minutes; the lower bound), seconds.
 PAPER_SECONDS_PER_TASK = 60.0

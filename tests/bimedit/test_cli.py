@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from buildbench.suites.bimedit.cli import cli
-from buildbench.suites.bimedit.taskgen import generate_tasks
+from buildbench.suites.bimedit.generate.tasks import generate_tasks
 
 
 def test_generate_score_and_diff(tmp_path: Path) -> None:

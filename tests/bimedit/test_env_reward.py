@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from buildbench.harness import Action, Task
-from buildbench.suites.bimedit import metrics
+from buildbench.suites.bimedit import score as episode_score
 from buildbench.suites.bimedit.env import REWARD_SEED, BimEditEnv, ToolConfig
 
 from .test_env_tool import call, door_task  # noqa: F401 (the fixture)
@@ -25,10 +25,10 @@ def _play(task: Task, codes: list[str]) -> tuple[list[float], float, dict]:
 
 @pytest.mark.timeout(300)
 def test_the_final_reward_is_the_scorers_final_metric(door_task: Task) -> None:  # noqa: F811
-    assert REWARD_SEED == metrics.SCORE_SEED
+    assert REWARD_SEED == episode_score.SCORE_SEED
     oracle = door_task.target["oracle_code"] + "\ncommit()"
     rewards, final, outcome = _play(door_task, [oracle])
     assert rewards == [0.0]
-    assert final == pytest.approx(metrics.score(door_task, outcome)["final"]) == pytest.approx(1.0)
+    assert final == pytest.approx(episode_score.score(door_task, outcome)["final"]) == pytest.approx(1.0)
     _, untouched, outcome = _play(door_task, ["result = 1"])
-    assert untouched == pytest.approx(metrics.score(door_task, outcome)["final"]) and untouched < 1.0
+    assert untouched == pytest.approx(episode_score.score(door_task, outcome)["final"]) and untouched < 1.0

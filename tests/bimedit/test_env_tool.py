@@ -15,9 +15,9 @@ from buildbench.harness.errors import ConfigError
 from buildbench.llm import ToolCall
 from buildbench.suites.bimedit.env import BimEditEnv, ToolConfig
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.metrics import predicted_model, score
-from buildbench.suites.bimedit.taskgen import code as oracle_code
-from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
+from buildbench.suites.bimedit.generate.tasks import code as oracle_code
+from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
+from buildbench.suites.bimedit.score import predicted_model, score
 from buildbench.suites.bimedit.tasks import BimTask
 
 

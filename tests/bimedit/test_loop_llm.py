@@ -15,8 +15,8 @@ from buildbench.harness import suite as suite_registry
 from buildbench.llm import Fault, ScriptedServer, ServerReply, ServerToolCall
 from buildbench.suites.bimedit import bimedit_suite
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.taskgen import code as oracle_code
-from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
+from buildbench.suites.bimedit.generate.tasks import code as oracle_code
+from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
 from buildbench.suites.bimedit.tasks import BimTask
 
 

@@ -13,15 +13,15 @@ import pytest
 from buildbench.cli.main import main
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.generate.describe import resolve
-from buildbench.suites.bimedit.rescore import rescore, summary
-from buildbench.suites.bimedit.taskgen.oracle import write_oracle_prediction
-from buildbench.suites.bimedit.taskgen.usergen import (
+from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
+from buildbench.suites.bimedit.generate.tasks.usergen import (
     REPORT_FILE,
     GenerationReport,
     generate_from_ifc,
     interleaved,
     open_scene,
 )
+from buildbench.suites.bimedit.rescore import rescore, summary
 from buildbench.suites.bimedit.tasks import IFC_DIR_ENV, BimTask, load_task_file, load_tasks, read_tasks
 
 SHARED_IFC = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "ifc"

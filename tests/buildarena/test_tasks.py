@@ -15,8 +15,8 @@ from buildbench.suites.buildarena.check import (
     tracked_ids,
 )
 from buildbench.suites.buildarena.library import Workbench
+from buildbench.suites.buildarena.metrics import aggregate
 from buildbench.suites.buildarena.physics import Trajectory
-from buildbench.suites.buildarena.score import aggregate
 from buildbench.suites.buildarena.tasks import TASKS, get_task, scene_for
 
 

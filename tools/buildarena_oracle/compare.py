@@ -5,7 +5,9 @@ Run with the project's environment::
     .venv/bin/python tools/buildarena_oracle/compare.py tests/buildarena/data/differential-heldout.jsonl.gz
 
 Prints overall and per-operation agreement (normalized, exact, block ids after
-the call) for the ``released`` and ``default`` profiles; ``--misses FILE``
+the call) for the ``released`` and ``default`` profiles, for call recordings and
+for assembly recordings (whose assembly-session operations are listed as
+``assembly/<op>``); ``--misses FILE``
 writes every disagreeing call as JSON for inspection.
 """
 
@@ -20,7 +22,13 @@ from typing import Any
 
 from buildbench.suites.buildarena.library import Workbench
 from buildbench.suites.buildarena.library.released import ReleasedWorkbench
-from buildbench.suites.buildarena.library.released.agreement import Agreement, measure
+from buildbench.suites.buildarena.library.released.agreement import (
+    Agreement,
+    default_workspace,
+    measure,
+    measure_sessions,
+    released_workspace,
+)
 
 
 def _session(profile: str) -> Any:
@@ -59,7 +67,11 @@ def main() -> None:
     profiles = ["released", "default"] if args.profile == "both" else [args.profile]
     misses: dict[str, Any] = {}
     for profile in profiles:
-        agreement = measure(sequences, functools.partial(_session, profile))
+        if sequences and "sessions" in sequences[0]:  # assembly recordings (run_original.py --assembly)
+            workspace = released_workspace if profile == "released" else default_workspace
+            agreement = measure_sessions(sequences, workspace)
+        else:
+            agreement = measure(sequences, functools.partial(_session, profile))
         report(profile, agreement)
         misses[profile] = agreement.misses
     if args.misses:

@@ -191,3 +191,125 @@ class CallGenerator:
 
     def _review_control_sequence(self, view: View) -> dict[str, Any]:
         return {}
+
+
+# assemblies ---------------------------------------------------------------------------------
+STORE = "datacache/default"
+"""Folder the original reads saved machines from (``dirname`` of its default ``db_path``)."""
+
+ASSEMBLY_WEIGHTS: dict[str, float] = {
+    "add_machine": 6, "shift_machine": 4, "rotate_machine": 3, "remove_machine": 1.5,
+    "get_machine_summary": 2, "get_block_details": 2.5, "attach_block_to": 3, "connect_blocks": 3,
+    "twist_block": 1, "shift_block": 1, "remove_block": 1, "flip_spin": 0.5, "change_control_key": 0.7,
+    "add_control_sequence": 0.5, "review_powered_blocks": 0.3, "review_control_config": 0.3, "reset": 0.15,
+}
+
+
+#: Machine sessions build more and break less than ``WEIGHTS`` (they are saved and reused).
+MACHINE_WEIGHTS: dict[str, float] = {
+    **WEIGHTS, "attach_block_to": 50, "connect_blocks": 6, "remove_block": 1.5, "reset": 0.1,
+    "get_machine_summary": 2, "get_block_details": 2,
+}
+
+
+def output_dir(name: str) -> str:
+    """Where ``to_file`` saves machine ``name`` so that ``add_machine(name)`` finds it."""
+    return f"{STORE}/machine/{name}"
+
+
+@dataclass
+class AssemblyView(View):
+    """The generator's view of an assembly: also its sub-structure letters and the saved machine names."""
+
+    substructures: list[str] = field(default_factory=list)
+    saved: list[str] = field(default_factory=list)
+
+
+class AssemblyGenerator(CallGenerator):
+    """Sequences of several sessions: 2-3 machines built and saved with ``to_file``, then one assembly.
+
+    Machines are short builds (8-30 calls) drawn like ``CallGenerator``'s; one in ten is saved before
+    ``start`` or after a ``reset`` (which the original refuses). The assembly session (15-60 calls)
+    adds, shifts, rotates and removes sub-structures (saved, unknown, empty and non-string machine
+    ids; shifts small enough to collide and large enough not to; short vectors) and builds across them
+    with the block operations, ids being compound (``A_3``) or plain.
+    """
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.rng = np.random.default_rng([seed, 17])
+        self.machine_names = [f"m{i}" for i in range(int(self.rng.integers(2, 4)))]
+        self.machine_lengths = [int(self.rng.integers(8, 31)) for _ in self.machine_names]
+        self.length = int(self.rng.integers(15, 61))
+
+    def machine_call(self, view: View, index: int, length: int, name: str) -> tuple[str, dict[str, Any]]:
+        """The ``index``-th call of a machine session of ``length`` calls (the last one saves it)."""
+        if index == length - 1:
+            return "to_file", {"output_dir": output_dir(name)}
+        if index == length - 2 and self._p(0.05):
+            return "reset", {}
+        if not view.started and (index == 0 or self._p(0.7)):
+            return "start", self._start()
+        names = list(MACHINE_WEIGHTS)
+        w = np.array([MACHINE_WEIGHTS[n] for n in names])
+        op = names[int(self.rng.choice(len(names), p=w / w.sum()))]
+        if op == "remove_block" and self._p(0.7):
+            # mostly the last blocks, so that the starting block usually survives
+            return op, {"block_id": list(view.faces)[-1] if len(view.faces) > 1 else "999"}
+        return op, getattr(self, "_" + op)(view)
+
+    def _id(self, view: View, among: list[str] | None = None) -> Any:
+        ids = among if among is not None else list(view.faces)
+        if ids and self._p(0.96):
+            chosen = self._pick(ids)
+            return int(chosen) if chosen.isdigit() and self._p(0.3) else chosen
+        return self._pick(["0", 0, "999", "A_9", 2.5, None, "1 "])
+
+    def assembly_call(self, view: AssemblyView) -> tuple[str, dict[str, Any]]:
+        """One call of the assembly session."""
+        names = list(ASSEMBLY_WEIGHTS)
+        w = np.array([ASSEMBLY_WEIGHTS[n] for n in names])
+        op = names[int(self.rng.choice(len(names), p=w / w.sum()))]
+        if op in ("add_machine", "shift_machine", "rotate_machine", "remove_machine"):
+            return op, getattr(self, "_" + op)(view)
+        if op in ("reset", "get_machine_summary", "review_powered_blocks", "review_control_config"):
+            return op, {}
+        return op, getattr(self, "_" + op)(view)
+
+    def _letter(self, view: AssemblyView) -> Any:
+        if view.substructures and self._p(0.85):
+            return self._pick(view.substructures)
+        return self._pick(["A", "B", "C", "Z", "", "a", 0, None])
+
+    def _shift(self) -> Any:
+        r = self.rng.random()
+        if r < 0.45:
+            return [int(self._pick([-6, -4, -3, 0, 3, 4, 6])), int(self._pick([-4, 0, 0, 4])),
+                    int(self._pick([0, 0, 1, 3]))]
+        if r < 0.85:
+            return self._vector(2.0)
+        return self._pick([[1, 0], [0, 0, 0], ["x", 0, 0], [10, 10, 10]])
+
+    def _angles(self) -> Any:
+        if self._p(0.9):
+            return [self._pick([0, 0, 90, -90, 180, 45, 30]), self._pick([0, 0, 0, 90, 45]),
+                    self._pick([0, 0, 0, 90, -30])]
+        return self._pick([[90, 0], [0, 0, 0], ["90", 0, 0]])
+
+    def _add_machine(self, view: AssemblyView) -> dict[str, Any]:
+        machine = self._pick(view.saved) if view.saved and self._p(0.9) else self._pick(["m9", "", 3, None])
+        params: dict[str, Any] = {"machine_id": machine}
+        if self._p(0.75):
+            params["init_shift"] = self._shift()
+        if self._p(0.35):
+            params["init_rotation"] = self._angles()
+        return params
+
+    def _shift_machine(self, view: AssemblyView) -> dict[str, Any]:
+        return {"machine_index": self._letter(view), "position": self._shift()}
+
+    def _rotate_machine(self, view: AssemblyView) -> dict[str, Any]:
+        return {"machine_index": self._letter(view), "rotation": self._angles()}
+
+    def _remove_machine(self, view: AssemblyView) -> dict[str, Any]:
+        return {"machine_index": self._letter(view)}

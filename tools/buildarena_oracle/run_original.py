@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import CallGenerator, View  # noqa: E402
+from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
 
 
 def _view(machine: Any) -> View:
@@ -30,6 +30,49 @@ def _view(machine: Any) -> View:
     keys = sorted({k for block in machine.blocks.values() if block.locomotion for ks in block.locomotion.values()
                    for k in ks})
     return View(bool(machine.started), faces, powered, keys, len(machine.control_sequence))
+
+
+def _assembly_view(assembly: Any, saved: list[str]) -> AssemblyView:
+    base = _view(assembly)
+    return AssemblyView(base.started, base.faces, base.powered, base.keys, base.sequence_length,
+                        substructures=list(assembly.machines), saved=list(saved))
+
+
+def _call(target: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = {"op": op, "params": params}
+    try:
+        record["result"] = getattr(target, op)(**json.loads(json.dumps(params)))
+    except Exception as exc:  # the original's crashes are part of its behaviour
+        record["exception"] = f"{type(exc).__name__}: {exc}"
+    return record
+
+
+def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int) -> dict[str, Any]:
+    """Machines built and saved with ``to_file``, then an assembly of them (run in a fresh folder)."""
+    gen = AssemblyGenerator(seed)
+    sessions, saved = [], []
+    for name, length in zip(gen.machine_names, gen.machine_lengths, strict=True):
+        machine = machine_cls(name=name)
+        calls = []
+        for index in range(length):
+            op, params = gen.machine_call(_view(machine), index, length, name)
+            record = _call(machine, op, params)
+            if op == "to_file" and "exception" not in record:
+                written = Path(params["output_dir"]) / f"{name}.json"
+                record["written"] = json.loads(written.read_text(encoding="utf-8"))
+                saved.append(name)
+            record["ids_after"] = list(machine.blocks)
+            calls.append(record)
+        sessions.append({"name": name, "kind": "machine", "calls": calls})
+    assembly = assembly_cls(name="assembly")
+    calls = []
+    for _ in range(gen.length):
+        op, params = gen.assembly_call(_assembly_view(assembly, saved))
+        record = _call(assembly, op, params)
+        record["ids_after"] = list(assembly.blocks)
+        calls.append(record)
+    sessions.append({"name": "assembly", "kind": "assembly", "calls": calls})
+    return {"seed": seed, "kind": "assembly", "sessions": sessions, "final": _final(assembly)}
 
 
 def _final(machine: Any) -> dict[str, Any]:
@@ -68,16 +111,26 @@ def main() -> None:
     parser.add_argument("--orig", required=True, help="checkout of the original repository at the pinned commit")
     parser.add_argument("--seeds", required=True, help="FIRST:END (END excluded)")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--assembly", action="store_true",
+                        help="record assembly sequences (machines saved with to_file, then add_machine ...)")
     args = parser.parse_args()
     first, end = (int(x) for x in args.seeds.split(":"))
     os.chdir(args.orig)  # the original reads ./blocks/configs
     sys.path.insert(0, args.orig)
-    from spatial.build import Machine
+    from spatial.build import Assembly, Machine
 
-    out = Path(args.out)
+    out = Path(args.out).resolve()
     with tempfile.TemporaryDirectory() as workdir, out.open("w", encoding="utf-8") as fh:
         for seed in range(first, end):
-            fh.write(json.dumps(run_sequence(Machine, seed, workdir)) + "\n")
+            if args.assembly:
+                # The original saves and finds machines under ./datacache/default (its default paths).
+                folder = Path(workdir) / f"asm{seed}"
+                (folder / "datacache" / "default" / "machine").mkdir(parents=True)
+                (folder / "blocks").symlink_to(Path(args.orig).resolve() / "blocks")  # read on every Machine()
+                os.chdir(folder)
+                fh.write(json.dumps(run_assembly(Machine, Assembly, seed)) + "\n")
+            else:
+                fh.write(json.dumps(run_sequence(Machine, seed, workdir)) + "\n")
 
 
 if __name__ == "__main__":

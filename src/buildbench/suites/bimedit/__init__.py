@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from buildbench.harness import Suite
-    from buildbench.suites.bimedit.score import EditScore, EditTask, score_edit
+    from buildbench.suites.bimedit.check.edit import EditScore, EditTask, score_edit
 
     bimedit_suite: Suite
 

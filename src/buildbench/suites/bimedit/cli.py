@@ -38,8 +38,8 @@ def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, 
     each base edit phrased three ways with checked descriptions and an oracle solution; what
     the model cannot support is listed (also in generation-report.json).
     """
-    from buildbench.suites.bimedit.taskgen import generate_tasks
-    from buildbench.suites.bimedit.taskgen.usergen import generate_from_ifc
+    from buildbench.suites.bimedit.generate.tasks import generate_tasks
+    from buildbench.suites.bimedit.generate.tasks.usergen import generate_from_ifc
 
     if n is not None and n < 1:
         _fail(f"--n must be a positive number of tasks, got {n}")
@@ -114,7 +114,7 @@ def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool, worke
 
 
 def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
-    from buildbench.suites.bimedit.score import score_edit
+    from buildbench.suites.bimedit.check.edit import score_edit
     from buildbench.suites.bimedit.tasks import read_tasks
 
     try:

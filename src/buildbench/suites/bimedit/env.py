@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Tool, ToolCall
@@ -62,7 +63,8 @@ from buildbench.sandbox import Envelope, Limits, Worker
 from buildbench.sandbox.files import AgentFileError, read_agent_file
 
 from . import structured
-from .score import score_edit
+from .check.edit import score_edit
+from .outcome import FAILURE_CLASSES, BimEditOutcome
 from .tasks import from_harness
 
 PROMPTS = Path(__file__).with_name("prompts")
@@ -72,9 +74,7 @@ PROMPT_FILES = PromptFiles(PROMPTS)
 CODE_TOOL = "execute_ifc_code"
 SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
-#: Failure classes of the paper's runtime classifier (spec 3.7), in report order.
-FAILURE_CLASSES = ("executed", "budget", "crash", "api", "timeout", "other")
-#: Seed of the scorer's geometry sampling for the reward: the scorer's own (``metrics.SCORE_SEED``),
+#: Seed of the scorer's geometry sampling for the reward: the scorer's own (``score.SCORE_SEED``),
 #: so the reward equals the episode's ``final`` metric.
 REWARD_SEED = 0
 _CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "limit": "crash", "killed": "crash", "crash": "crash"}
@@ -213,7 +213,8 @@ class BimEditEnv(Env):
     Args:
         config: Tool settings.
         output_dir: Where the committed model is kept for scoring; protocols set it to the
-            episode's artifact folder before ``reset``. None embeds the model in the outcome.
+            episode's artifact folder before ``reset`` through the ``keep_model_in`` control.
+            None embeds the model in the outcome.
     """
 
     def __init__(self, config: ToolConfig | None = None, output_dir: Path | None = None) -> None:
@@ -223,6 +224,18 @@ class BimEditEnv(Env):
         self.task: Task | None = None
         self._ep: _Episode | None = None
         self._outcome: dict[str, Any] | None = None
+
+    @property
+    def controls(self) -> dict[str, Control]:
+        return {
+            "keep_model_in": Control(self.keep_model_in, doc="keep the committed model in a folder (before reset)"),
+            "record_failure": Control(self.record_failure, doc="note a failure seen outside the env (API errors)"),
+        }
+
+    def keep_model_in(self, folder: str) -> None:
+        """Keep the committed model of the next outcome as ``folder``/committed.ifc instead of
+        embedding it in the outcome."""
+        self.output_dir = Path(folder)
 
     # -- episode ------------------------------------------------------------------------------
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
@@ -402,29 +415,23 @@ class BimEditEnv(Env):
             return self._outcome
         ep = self._require()
         changed = ep.committed_hash != _initial_hash(self.task)
-        out: dict[str, Any] = {
-            "committed": changed,
-            "failure": ep.failure.kind,
-            "failure_detail": ep.failure.detail,
-            "tool_calls": len(ep.calls),
-            "call_status": [c.status for c in ep.calls],
-            "commits": sum(c.committed for c in ep.calls),
-            "final_text": ep.final_text,
-            "strict": self.config.strict,
-            "action_format": self.config.action_format,
-            "reload_per_call": self.config.reload_per_call,
-        }
+        out = BimEditOutcome(
+            committed=changed, failure=ep.failure.kind, failure_detail=ep.failure.detail,
+            tool_calls=len(ep.calls), call_status=[c.status for c in ep.calls],
+            commits=sum(c.committed for c in ep.calls), final_text=ep.final_text, strict=self.config.strict,
+            action_format=self.config.action_format, reload_per_call=self.config.reload_per_call,
+        )
         data = ep.committed_bytes if changed else None
         if data is not None:
             if self.output_dir is not None:
                 self.output_dir.mkdir(parents=True, exist_ok=True)
                 kept = self.output_dir / "committed.ifc"
                 kept.write_bytes(data)
-                out["model_path"] = str(kept.resolve())
+                out.model_path = str(kept.resolve())
             else:
-                out["model_zb64"] = base64.b64encode(zlib.compress(data, 6)).decode("ascii")
-        self._outcome = out
-        return out
+                out.model_zb64 = base64.b64encode(zlib.compress(data, 6)).decode("ascii")
+        self._outcome = out.to_dict()
+        return self._outcome
 
     def close(self) -> None:
         if self._ep is not None:

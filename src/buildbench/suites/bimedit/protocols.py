@@ -15,8 +15,6 @@ from typing import Any
 from buildbench.harness import Agent, AgentError, Env, EpisodeContext, Protocol, Task
 from buildbench.harness.errors import ConfigError
 
-from .env import BimEditEnv
-
 #: Seconds before the one inference retry (paper App. G: 30 s).
 RETRY_DELAY_S = 30.0
 #: Error kinds of ``buildbench.llm.ApiError`` worth the retry, and their failure classes.
@@ -46,8 +44,8 @@ class ToolLoop(Protocol):
         self.name = name
 
     async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
-        if isinstance(env, BimEditEnv) and ctx.artifact_dir is not None:
-            env.output_dir = ctx.artifact_dir
+        if ctx.artifact_dir is not None and "keep_model_in" in env.controls:
+            await ctx.control(env, "keep_model_in", {"folder": str(ctx.artifact_dir)}, role="protocol")
         observation, _ = await ctx.reset(env)
         retries_left = self.retries
         while True:
@@ -61,8 +59,9 @@ class ToolLoop(Protocol):
                     await asyncio.sleep(self.retry_delay_s)
                     continue
                 ctx.fail(action.error, action, observation, info={"failure": kind})
-                if isinstance(env, BimEditEnv):
-                    env.record_failure(kind, str(action.error))
+                if "record_failure" in env.controls:
+                    await ctx.control(env, "record_failure", {"kind": kind, "detail": str(action.error)},
+                                      role="protocol")
                 return
             result = await ctx.step(env, action)
             if result.truncated and result.info.get("failure") == "budget":

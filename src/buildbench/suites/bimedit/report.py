@@ -16,7 +16,7 @@ import numpy as np
 from buildbench.harness import Episode, is_scored, mean_metrics
 from buildbench.harness.errors import ConfigError
 
-from .env import FAILURE_CLASSES
+from .outcome import FAILURE_CLASSES
 
 #: Table 1: final, geometry, semantics, topology as (mean, std), 0–100.
 PAPER_TABLE1: dict[str, tuple[tuple[float, float], ...]] = {

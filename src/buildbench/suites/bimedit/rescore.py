@@ -5,7 +5,7 @@ whose own input or ground-truth model cannot be read is an *error*: both are rep
 neither counts as a zero, so the means cover scored tasks only (errors are never scores).
 A prediction that exists but is not readable IFC is the agent's failure and scores 0, as in
 the single-task scorer. Each scored row is exactly what
-:func:`~buildbench.suites.bimedit.score.score_edit` gives ``bimedit score --task --pred``.
+:func:`~buildbench.suites.bimedit.check.edit.score_edit` gives ``bimedit score --task --pred``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 from buildbench.harness.errors import ConfigError
 from buildbench.parallel import PROCESS, Backend, map_ordered
-from buildbench.suites.bimedit.score import EditScore, score_edit
+from buildbench.suites.bimedit.check.edit import EditScore, score_edit
 from buildbench.suites.bimedit.tasks import BimTask
 
 

@@ -8,9 +8,9 @@ from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .env import PROMPT_FILES, make_env
-from .metrics import score
 from .protocols import tool_loop
 from .report import summarize
+from .score import score
 from .tasks import SPLITS, load_harness_tasks, read_native_task_file
 
 bimedit_suite = Suite(

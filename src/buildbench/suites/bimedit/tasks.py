@@ -205,7 +205,7 @@ class BimTask:
         return Task(id=self.task_id, suite=SUITE, inputs=inputs, target=target, metadata=metadata)
 
     def score_spec(self) -> dict[str, Any]:
-        """The task record :func:`~buildbench.suites.bimedit.score.score_edit` takes."""
+        """The task record :func:`~buildbench.suites.bimedit.check.edit.score_edit` takes."""
         return {"task_id": self.task_id, "operation": self.operation, "target_guids": list(self.target_guids),
                 "relevant_properties": None if self.relevant_properties is None else list(
                     self.relevant_properties)}
@@ -338,10 +338,10 @@ def load_tasks(split: str = "default", seed: int = 0, *, out_dir: str | Path | N
             return tasks
     # Imported here: generation pulls in the scene builder, which loaders of a ready split need not.
     if buildings is not None:
-        from buildbench.suites.bimedit.taskgen.usergen import generate_real
+        from buildbench.suites.bimedit.generate.tasks.usergen import generate_real
 
         return generate_real(buildings, folder, seed)[0]
-    from buildbench.suites.bimedit.taskgen import generate_split
+    from buildbench.suites.bimedit.generate.tasks import generate_split
 
     return generate_split(split, seed=seed, out_dir=folder)
 

@@ -60,11 +60,11 @@ from .controller import (
 from .library import COMMANDS, Workbench, tool_specs
 from .library.released.convert import ReleasedStageBench, assemble_released, rebuild_released
 from .library.replay import PROFILES, rebuild
-from .metrics import failure_category
 from .model import HistoryEntry, Machine, Rules
-from .outcome import OUTCOME_FORMAT, ChosenTrial, Evaluation, Round, history_list, trial_reward
+from .outcome import BuildArenaOutcome, ChosenTrial, Evaluation, Round, history_list, trial_reward
 from .outcome import rebuild_outcome as rebuild_outcome  # re-exported: the outcome's reader beside its writer
 from .physics import Simulation
+from .score import failure_category
 from .tasks import TaskSpec, get_task, load_levels
 
 #: Tool groups of each stage kind (released ``spatial/agent.py``; spec 2.1, 4.1).
@@ -469,29 +469,17 @@ class BuildArenaEnv(Env):
         self._save_active()
         product = self.product()
         design = self.best_trial.design.to_json() if self.best_trial is not None else None
-        return {
-            "format": OUTCOME_FORMAT,
-            "task_id": self.spec.id,
-            "seed": self.seed,
-            "sim_duration_s": self.sim_duration_s,
-            "rules": dataclasses.asdict(self.rules),
-            "profile": self.profile,
-            "final": self.final,
-            "approved": bool(self.final is not None and self.approved.get(self.final, False)),
-            "machine": history_list(product) if product is not None else [],
-            "machines": {mid: history_list(m) for mid, m in self.machines.items()},
-            "parts": product.num_blocks if product is not None else 0,
-            "control": design,
-            "trials": list(self.trials),
-            "rounds": list(self.rounds),
-            "stats": {
-                "calls": self.calls,
-                "invalid_calls": self.invalid_calls,
-                "extra_calls": self.extra_calls,
-                "control_errors": self.control_errors,
-                "failures": dict(sorted(self.failures.items())),
-            },
-        }
+        return BuildArenaOutcome(
+            task_id=self.spec.id, seed=self.seed, sim_duration_s=self.sim_duration_s,
+            rules=dataclasses.asdict(self.rules), profile=self.profile, final=self.final,
+            approved=bool(self.final is not None and self.approved.get(self.final, False)),
+            machine=history_list(product) if product is not None else [],
+            machines={mid: history_list(m) for mid, m in self.machines.items()},
+            parts=product.num_blocks if product is not None else 0, control=design,
+            trials=list(self.trials), rounds=list(self.rounds),
+            stats={"calls": self.calls, "invalid_calls": self.invalid_calls, "extra_calls": self.extra_calls,
+                   "control_errors": self.control_errors, "failures": dict(sorted(self.failures.items()))},
+        ).to_dict()
 
 
 def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:

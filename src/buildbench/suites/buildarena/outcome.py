@@ -5,8 +5,10 @@ trials) with their reward.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from buildbench.harness.outcome import OutcomeRecord
 
 from .check import SimResult
 from .controller import ControlDesign
@@ -104,23 +106,68 @@ def _rebuild_all(histories: dict[str, list[dict[str, Any]]], rules: Rules) -> di
     return built
 
 
-def rebuild_outcome(outcome: dict[str, Any]) -> Machine | None:
+def rebuild_outcome(outcome: dict[str, Any] | BuildArenaOutcome) -> Machine | None:
     """The final machine of an ``outcome`` (None when the episode produced none).
 
     Raises:
         ValueError: When the outcome is not a BuildArena outcome.
     """
-    if outcome.get("format") != OUTCOME_FORMAT:
-        raise ValueError(f"not a buildarena outcome (expected format {OUTCOME_FORMAT!r})")
-    final = outcome.get("machine") or []
-    if not final:
+    if not isinstance(outcome, BuildArenaOutcome):
+        if not isinstance(outcome, dict) or outcome.get("format") != OUTCOME_FORMAT:
+            raise ValueError(f"not a buildarena outcome (expected format {OUTCOME_FORMAT!r})")
+        outcome = BuildArenaOutcome.from_dict(outcome)
+    if not outcome.machine:
         return None
-    rules = Rules(**outcome.get("rules", {}))
-    if outcome.get("profile") == "released":
-        saved_histories = {mid: _entries(hist) for mid, hist in dict(outcome.get("machines") or {}).items()}
-        return rebuild_released(_entries(final), saved_histories).machine
-    saved = _rebuild_all(dict(outcome.get("machines") or {}), rules)
-    return rebuild(_entries(final), rules, saved=saved)
+    rules = Rules(**outcome.rules)
+    if outcome.profile == "released":
+        saved_histories = {mid: _entries(hist) for mid, hist in outcome.machines.items()}
+        return rebuild_released(_entries(outcome.machine), saved_histories).machine
+    saved = _rebuild_all(dict(outcome.machines), rules)
+    return rebuild(_entries(outcome.machine), rules, saved=saved)
 
 
 OUTCOME_FORMAT = "buildbench.buildarena.outcome/1"
+
+
+@dataclass
+class BuildArenaOutcome(OutcomeRecord):
+    """``BuildArenaEnv.outcome()``, typed: replayable histories, not built machines, so the scorer
+    rebuilds and re-simulates everything itself.
+
+    Attributes:
+        task_id: The BuildArena task (or variant) id.
+        seed: The episode seed (simulation noise).
+        sim_duration_s: Simulated seconds of every simulation (None: the task's own duration).
+        rules: The construction rules (``Rules`` fields).
+        profile: ``default`` or ``released`` (the original library's behaviour).
+        final: The id of the machine named as the product (None when none was).
+        approved: Whether the workflow approved the final machine.
+        machine: The product's history: ``{"op", "params", "result"}`` per library call.
+        machines: Every named machine's history, by id (assemblies refer to them).
+        parts: Blocks of the product (count).
+        control: The applied control design (``ControlDesign.to_json``), when control trials ran.
+        trials: The control trials, one record each.
+        rounds: The closed-loop rounds (Table 6 rows).
+        stats: ``calls``, ``invalid_calls``, ``extra_calls``, ``control_errors`` (counts) and
+            ``failures`` (count by kind).
+        extra: Keys of a stored outcome this type does not know (kept for the round trip).
+    """
+
+    FORMAT = OUTCOME_FORMAT
+    SUITE = "buildarena"
+
+    task_id: str
+    seed: int = 0
+    sim_duration_s: float | None = None
+    rules: dict[str, Any] = field(default_factory=dict)
+    profile: str = "default"
+    final: str | None = None
+    approved: bool = False
+    machine: list[dict[str, Any]] = field(default_factory=list)
+    machines: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    parts: int = 0
+    control: Any = None
+    trials: list[Any] = field(default_factory=list)
+    rounds: list[Any] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)

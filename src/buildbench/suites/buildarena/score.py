@@ -1,60 +1,111 @@
-"""Benchmark metrics over samples of one task level (paper §2.4, spec 3.6).
+"""One BuildArena episode's metrics (paper §2.4, spec 3.6): ``score_episode`` rebuilds the final
+machine from its history and simulates it on the task (``check.simulate``); the metrics are
 
-A sample that produced no machine counts as 0 parts, failed, indicator 0
-(the paper's Lift Lv.3 Seed-1.6 row reports 0.0 parts, which suggests this
-convention; the paper does not state it).
+* ``passed`` (0/1) — averaged over episodes this is the success rate over
+  the n samples of a task (``--samples``, 64 in the paper);
+* ``indicator`` — the task's Table 2 indicator (max displacement, max load,
+  TWR, max height); 0 for an episode without an approved machine;
+* ``parts`` — blocks in the final machine, starting block and connectors
+  included; 0 without an approved machine (the paper's Lift Lv.3 0.0 parts
+  suggest failed constructions count as 0, spec 3.6 — an inference);
+* ``calls`` / ``invalid_calls`` / ``invalid_action_rate`` — library calls
+  made and the share that failed (spec 3.6: "share of library calls that
+  failed", our reading of the ablation metric);
+* ``fail_<category>`` — failed calls by reason (Fig. 6 categories).
+
+Their aggregation over episodes and samples is :mod:`.metrics`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import math
+from typing import Any
 
-from .check import SimResult
+from buildbench.harness import Task
 
-DEFAULT_SAMPLES = 64
-"""Samples per task–model pair in the paper."""
+#: Failure-reason categories, checked in order against a failed call's text.
+#: ``excess_connection`` is our reading of the paper's Fig. 6 label: joining
+#: two faces that already touch (the library's "too close" refusal).
+FAILURE_PATTERNS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("malformed_call", ("not valid JSON", "arguments must be a JSON object")),
+    ("tool_unavailable", ("is not available in this stage",)),
+    ("bad_call", ("Unknown operation", "Unexpected parameter", "Missing parameter", "must be a string",
+                  "must be a block id", "must be a JSON object", "no tool call")),
+    ("overlap", ("overlaps with existing blocks",)),
+    ("occupied_face", ("is already occupied",)),
+    ("excess_connection", ("too close to each other",)),
+    ("missing_face", ("does not have face", "does not have any faces")),
+    ("unknown_block", ("not found",)),
+    ("control", ("control key", "Key '", "controllable locomotion", "is not available for block",
+                 "is out of range")),
+    ("unavailable_block_type", ("not available", "can not be used as connectors",
+                                "can not be attached to a single face")),
+    ("not_started", ("has not been started", "Machine already exists")),
+    ("unsupported_operation", ("can not be removed", "can not be twisted", "does not spin",
+                               "only available while assembling", "has no starting block")),
+    ("out_of_range", ("must be within", "beyond ±", "must be a list of three", "must be a finite",
+                      "maximum is")),
+)
+FAILURE_CATEGORIES: tuple[str, ...] = (*(name for name, _ in FAILURE_PATTERNS), "other")
 
 
-@dataclass(frozen=True)
-class LevelScore:
-    """Table 2 numbers for one task level.
+def failure_category(text: str) -> str:
+    """The category of a failed call from the text it returned (``other`` when none matches)."""
+    for name, needles in FAILURE_PATTERNS:
+        if any(n in text for n in needles):
+            return name
+    return "other"
 
-    Attributes:
-        samples: Samples scored (including those without a machine).
-        success_rate: Share of samples that passed.
-        mean_indicator: Mean indicator (failed Support samples carry 0 load, as released).
-        mean_parts: Mean number of parts (blocks incl. starting block and connectors).
-        failure_reasons: How often each failure reason occurred.
+
+def _num(value: Any) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return 0.0
+    return out if math.isfinite(out) else 0.0
+
+
+def call_metrics(stats: dict[str, Any]) -> dict[str, float]:
+    """Call counts, invalid-action rate and failure counts from an outcome's ``stats``."""
+    calls = _num(stats.get("calls"))
+    invalid = _num(stats.get("invalid_calls"))
+    out = {
+        "calls": calls,
+        "invalid_calls": invalid,
+        "invalid_action_rate": invalid / calls if calls else 0.0,
+    }
+    failures = stats.get("failures") or {}
+    for name in FAILURE_CATEGORIES:
+        out[f"fail_{name}"] = _num(failures.get(name))
+    return out
+
+
+def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """Rebuild and simulate the episode's final machine; never trusts what the env reported.
+
+    Args:
+        task: The harness task (its id is the BuildArena task id).
+        outcome: ``BuildArenaEnv.outcome()``.
     """
+    from .check import simulate
+    from .outcome import BuildArenaOutcome, rebuild_outcome
 
-    samples: int
-    success_rate: float
-    mean_indicator: float
-    mean_parts: float
-    failure_reasons: dict[str, int]
-
-
-def aggregate(results: Sequence[SimResult | None]) -> LevelScore:
-    """Average ``results`` (None = the sample produced no machine).
-
-    Raises:
-        ValueError: When there are no samples.
-    """
-    if not results:
-        raise ValueError("no samples to aggregate")
-    n = len(results)
-    reasons: dict[str, int] = {}
-    for r in results:
-        if r is None:
-            reasons["no machine"] = reasons.get("no machine", 0) + 1
-        elif not r.passed:
-            key = r.reason.split(" (")[0]
-            reasons[key] = reasons.get(key, 0) + 1
-    return LevelScore(
-        samples=n,
-        success_rate=sum(1 for r in results if r is not None and r.passed) / n,
-        mean_indicator=sum(r.indicator for r in results if r is not None) / n,
-        mean_parts=sum(int(r.metrics["parts"]) for r in results if r is not None) / n,
-        failure_reasons=reasons,
-    )
+    if outcome.get("format") != BuildArenaOutcome.FORMAT:
+        raise ValueError(f"not a buildarena outcome (expected format {BuildArenaOutcome.FORMAT!r})")
+    typed = BuildArenaOutcome.from_dict(outcome)
+    metrics = call_metrics(typed.stats)
+    metrics.update({"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0})
+    machine = rebuild_outcome(typed)
+    if machine is None or not typed.approved:
+        return metrics
+    metrics["approved"] = 1.0
+    metrics["parts"] = float(machine.num_blocks)
+    try:
+        result = simulate(machine, task.id, seed=int(typed.seed or 0), duration_s=typed.sim_duration_s)
+    except ValueError:  # a machine with no solid block cannot be simulated: it fails the task
+        return metrics
+    metrics["simulated"] = 1.0
+    metrics["passed"] = float(result.passed)
+    metrics["indicator"] = _num(result.indicator)
+    metrics["broken_welds"] = _num(result.metrics.get("broken_welds"))
+    return metrics

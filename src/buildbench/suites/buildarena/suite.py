@@ -13,8 +13,8 @@ from buildbench.harness.task_files import require_fields
 from . import agents, protocols
 from .agents import PROMPT_FILES
 from .env import make_env
-from .metrics import score_episode
 from .report import summarize
+from .score import score_episode
 from .tasks import TASKS, get_task, load_levels
 from .variants import VARIED_LEVELS, generate, parse
 

@@ -45,6 +45,7 @@ from buildbench.harness.errors import ConfigError
 from . import actions
 from .check import MEMBER_CHECK, ValidationReport, validate
 from .model import SUBSYSTEM, Structure
+from .outcome import DreamHouseOutcome, compact_structure, structure_from_compact
 from .prompts import ACTION_FORMATS, task_prompt
 from .scripts import structure_to_bpy
 from .views import RENDERERS, VisualScore, VisualScorer, check_condition, views_for
@@ -451,41 +452,16 @@ class DreamHouseEnv(Env):
 
     # -- results ------------------------------------------------------------------------
     def outcome(self) -> dict[str, Any]:
-        return {
-            "structure": compact_structure(self._scene),
-            "attempts": self.attempts,
-            "invalid_actions": self.invalid_actions,
-            "script_errors": self.script_errors,
-            "condition": self.options.condition,
-            "profile": self.options.profile,
-            "executor": self.options.executor,
-            "renderer": self.options.renderer,
-            "protocol": dict(self.notes),
-        }
+        return DreamHouseOutcome(
+            structure=compact_structure(self._scene), attempts=self.attempts, invalid_actions=self.invalid_actions,
+            script_errors=self.script_errors, condition=self.options.condition, profile=self.options.profile,
+            executor=self.options.executor, renderer=self.options.renderer, protocol=dict(self.notes),
+        ).to_dict()
 
     def close(self) -> None:
         if self._executor is not None:
             self._executor.close()
             self._executor = None
-
-
-def compact_structure(structure: Structure) -> dict[str, Any]:
-    """A structure as compact JSON: names, sizes and the top 3 rows of each transform (6 decimals)."""
-    return {
-        "names": list(structure.names),
-        "sizes_m": np.round(structure.sizes_m, 6).tolist(),
-        "transforms": np.round(structure.matrices[:, :3, :], 6).tolist(),
-    }
-
-
-def structure_from_compact(data: dict[str, Any]) -> Structure:
-    """Inverse of :func:`compact_structure`."""
-    names = list(data.get("names", []))
-    n = len(names)
-    mats = np.tile(np.eye(4), (n, 1, 1))
-    if n:
-        mats[:, :3, :] = np.asarray(data["transforms"], dtype=np.float64).reshape(n, 3, 4)
-    return Structure.from_arrays(names, np.asarray(data.get("sizes_m", []), dtype=np.float64).reshape(n, 3), mats)
 
 
 def make_env(task: Task, options: dict[str, Any]) -> DreamHouseEnv:

@@ -13,9 +13,10 @@ from typing import Any
 from buildbench.harness import Task
 
 from .check import validate
-from .env import render_call, structure_from_compact
+from .env import render_call
 from .metrics import fidelity_scores
 from .model import PHASES, SUBSYSTEM, Structure
+from .outcome import DreamHouseOutcome
 from .tasks import has_ground_truth, target_structure
 
 MetricGroup = Callable[[Task, Structure, dict[str, Any]], dict[str, float]]
@@ -59,7 +60,7 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
 
 
 def _score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
-    built = structure_from_compact(outcome.get("structure") or {})
+    built = DreamHouseOutcome.from_dict(outcome).built()
     out: dict[str, float] = {}
     for group in METRICS:
         out.update(group(task, built, outcome))

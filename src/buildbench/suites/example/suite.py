@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, StepLoop, Suite, Task
+from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents
-from .env import PROMPTS, make_env, score
+from .env import PROMPTS, make_env
 from .generate import load_tasks
-
-
-def _one_shot(task: Task, options: dict[str, Any]) -> StepLoop:
-    return StepLoop(1, name="one-shot")
-
-
-def _refine(task: Task, options: dict[str, Any]) -> StepLoop:
-    return StepLoop(int(options.get("max_steps", 3)), name="refine")
-
+from .protocols import one_shot, refine
+from .score import score
 
 suite = Suite(
     name="example",
@@ -37,8 +28,8 @@ suite = Suite(
         "llm": AgentSpec("llm", agents.llm, "a chat model answering with JSON", needs_model=True, kind="io"),
     },
     protocols={
-        "one-shot": ProtocolSpec("one-shot", _one_shot, "one submission"),
-        "refine": ProtocolSpec("refine", _refine, "up to -o max_steps=N submissions with feedback"),
+        "one-shot": ProtocolSpec("one-shot", one_shot, "one submission"),
+        "refine": ProtocolSpec("refine", refine, "up to -o max_steps=N submissions with feedback"),
     },
     default_protocol="refine",
     options=(

@@ -192,7 +192,7 @@ def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
               show_default=True, help="Folder for the LEGO-Bench-layout files.")
 def generate_cmd(pairs: int, seed: int, out: Path) -> None:
     """Generate instruction–scene pairs in the released LEGO-Bench layout."""
-    from .generate import write_benchmark
+    from .legobench import write_benchmark
 
     written = write_benchmark(out, n_pairs=pairs, seed=seed)
     click.echo(f"wrote {written} to {out}")

@@ -28,6 +28,7 @@ from typing import Any
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.scenes.model import Scene, SceneFormatError
 
+from .outcome import LegoEvalOutcome
 from .prompts import fill
 from .tasks import holistic, parse_outcome
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
@@ -196,8 +197,9 @@ class LegoEvalEnv(Env):
     def outcome(self) -> dict[str, Any]:
         base = self.result or {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": "no verdict submitted"}
                                             for c in self.task.inputs["constraints"]], "valid": None}
-        return {**base, "tool_calls": self.tool_calls, "invalid_actions": self.invalid_actions,
-                "scene_error": self.scene_error}
+        return LegoEvalOutcome(verdicts=base["verdicts"], valid=base["valid"], trace=base.get("trace"),
+                               identified=base.get("identified"), tool_calls=self.tool_calls,
+                               invalid_actions=self.invalid_actions, scene_error=self.scene_error).to_dict()
 
 
 def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:

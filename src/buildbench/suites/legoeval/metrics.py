@@ -31,6 +31,7 @@ import networkx as nx
 
 from buildbench.harness import Task
 
+from .outcome import LegoEvalOutcome
 from .tasks import BUCKETS, TYPES, ConstraintVerdict, OutcomeError, holistic, parse_outcome
 from .tools.registry import TOOLS
 
@@ -112,6 +113,7 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float | None]:
         tasks.OutcomeError: the outcome does not have the documented shape.
     """
     verdicts, valid = parse_outcome(outcome, task)
+    typed = LegoEvalOutcome.from_dict(outcome)
     predicted = _predicted_valid(verdicts, valid)
     holds = [v.holds for v in verdicts]
     types = [str(c["type"]) for c in task.inputs["constraints"]]
@@ -128,7 +130,7 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float | None]:
         out[f"{t}_fails"] = float(sum(h is False for h, ty in zip(holds, types, strict=True) if ty == t))
         out[f"{t}_unknown"] = float(sum(h is None for h, ty in zip(holds, types, strict=True) if ty == t))
     out.update(plan_metrics(task, outcome))
-    out.update(_identified_counts(task, outcome))
+    out.update(_identified_counts(task, typed.identified))
     if raw_labels is None:  # a generator's scene: no labels, only the evaluator's verdicts
         out.update({"valid_label": None, "holistic_correct": None, "partial_accuracy": None})
         return out
@@ -442,8 +444,7 @@ def plan_metrics(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-def _identified_counts(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
-    raw = outcome.get("identified")
+def _identified_counts(task: Task, raw: Any) -> dict[str, float]:
     if raw is None:
         return {}
     if not isinstance(raw, list) or not all(isinstance(v, Mapping) for v in raw):

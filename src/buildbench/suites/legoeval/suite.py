@@ -22,9 +22,9 @@ from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .env import make_env
-from .metrics import score
 from .prompts import PROMPT_FILES
 from .protocols import evaluate
+from .score import score_episode
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
 SPLIT_PAIRS = {"default": 130, "demo": 6}
@@ -65,12 +65,6 @@ def _generated(n_pairs: int, seed: int) -> tuple[Task, ...]:
     from .tasks import generated_tasks
 
     return tuple(generated_tasks(n_pairs, seed))
-
-
-def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
-    """The metrics of one episode; a metric the outcome leaves undefined (no verdict, no
-    label) is left out rather than stored as a number."""
-    return {k: v for k, v in score(task, outcome).items() if v is not None}
 
 
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
 
 from .actions import (
@@ -51,6 +52,7 @@ from .check.judge import Judge, RuleJudge, VisionJudge
 from .check.layout import parse_layout
 from .check.optimize import optimize_scene
 from .check.physics import REWARD, PhysicsReport, check_physics, feedback_text
+from .outcome import SceneReVisOutcome
 from .reward import HybridReward, TurnReward, trajectory_return
 
 #: Replies allowed per episode, counting turn 0 (RL used 7; inference 10 or 15 iterations).
@@ -226,22 +228,24 @@ class SceneReVisEnv(Env):
     def outcome(self) -> dict[str, Any]:
         ep = self._require()
         scene = ep.state.to_flat(self.options.address) if ep.state is not None else None
-        return {
-            "instruction": ep.instruction,
-            "scene": scene,
-            "turns": ep.turn,
-            "termination": ep.termination or "incomplete",
-            "invalid_replies": ep.invalid_replies,
-            "applied_calls": ep.applied_calls,
-            "address": self.options.address.value,
-            "turn_rewards": list(ep.rewards),
-            "trajectory_reward": trajectory_return(ep.rewards),
-            "judge": self.judge.label,
-            **({"latency_s": round(ep.ended_s - ep.started_s - ep.reward_s, 4)} if ep.ended_s is not None else {}),
-            **({"eval_judge": dict(ep.evaluation)} if ep.evaluation is not None else {}),
-        }
+        latency = round(ep.ended_s - ep.started_s - ep.reward_s, 4) if ep.ended_s is not None else None
+        return SceneReVisOutcome(
+            instruction=ep.instruction, scene=scene, turns=ep.turn, termination=ep.termination or "incomplete",
+            invalid_replies=ep.invalid_replies, applied_calls=ep.applied_calls, address=self.options.address.value,
+            turn_rewards=list(ep.rewards), trajectory_reward=trajectory_return(ep.rewards), judge=self.judge.label,
+            latency_s=latency, eval_judge=dict(ep.evaluation) if ep.evaluation is not None else None,
+        ).to_dict()
 
     # --- evaluation (spec §5.2) -------------------------------------------------------------
+    @property
+    def controls(self) -> dict[str, Control]:
+        return {
+            "finish": Control(self.finish, doc="stop the latency clock; the latency per scene in seconds"),
+            "final_view": Control(self.final_view, cpu_bound=True,
+                                  doc="the final scene and its merged render, for an evaluation judge"),
+            "record_evaluation": Control(self.record_evaluation, doc="keep the evaluation judge's record"),
+        }
+
     def finish(self) -> float:
         """Stop the latency clock (the first call counts); the latency per scene in seconds:
         reset to now, the reward's own work left out."""

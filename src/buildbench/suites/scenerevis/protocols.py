@@ -26,7 +26,6 @@ from buildbench.llm import ChatModel
 
 from .check.evaluate import VisionEvalJudge, eval_prompt, scores_record
 from .check.judge import JudgeError
-from .env import SceneReVisEnv
 
 #: ``-o eval_judge`` values that need no model.
 RULE, NONE = "rule", "none"
@@ -92,24 +91,25 @@ class DiagnoseActLoop(Protocol):
 
     async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
         await self._play(env, agent, ctx)
-        if isinstance(env, SceneReVisEnv):
-            env.finish()
+        if {"finish", "final_view", "record_evaluation"} <= set(env.controls):
+            await ctx.control(env, "finish", role="protocol")
             await self.evaluate(env, ctx)
 
     async def _play(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
         # The env's turn budget truncates the episode; the step loop is only a backstop.
         await StepLoop(self.max_actions, name=self.name).run(env, agent, ctx)
 
-    async def evaluate(self, env: SceneReVisEnv, ctx: EpisodeContext) -> None:
-        """Judge the final scene (model judges) or note which judge the scorer applies."""
+    async def evaluate(self, env: Env, ctx: EpisodeContext) -> None:
+        """Judge the final scene (model judges) or note which judge the scorer applies, through
+        the env's ``final_view`` and ``record_evaluation`` controls."""
         if not self.eval_judge.uses_model:
-            env.record_evaluation({"judge": self.eval_judge.spec,
-                                   "status": "scored from the scene" if self.eval_judge.spec == RULE else "off"})
+            status = "scored from the scene" if self.eval_judge.spec == RULE else "off"
+            await _record(env, ctx, {"judge": self.eval_judge.spec, "status": status})
             return
-        view = await ctx.call(env.final_view)
+        view = await ctx.control(env, "final_view", role="protocol")
         if view is None:
-            env.record_evaluation({"judge": self.eval_judge.spec, "status": "skipped",
-                                   "error": "no room was created"})
+            await _record(env, ctx, {"judge": self.eval_judge.spec, "status": "skipped",
+                                     "error": "no room was created"})
             return
         scene, image = view
         model = self.eval_model or self.eval_judge.make_model()
@@ -125,11 +125,15 @@ class DiagnoseActLoop(Protocol):
             await model.aclose()
         record.update(latency_s=round(time.perf_counter() - t0, 4), reply=judge.last_reply[:REPLY_KEEP],
                       usage=judge.last_usage)
-        env.record_evaluation(record)
+        await _record(env, ctx, record)
         ctx.notes["eval_judge"] = record["status"]
         ctx.log(Action(text=judge.last_reply), Observation(text=eval_prompt(scene, instruction), images=[image]),
                 role="judge", info={"eval_judge": {k: v for k, v in record.items() if k != "reply"}},
                 duration_s=record["latency_s"])
+
+
+async def _record(env: Env, ctx: EpisodeContext, record: dict[str, Any]) -> None:
+    await ctx.control(env, "record_evaluation", {"record": record}, role="protocol")
 
 
 def diagnose_act(task: Task, options: dict[str, Any]) -> DiagnoseActLoop:

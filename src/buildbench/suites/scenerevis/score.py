@@ -29,6 +29,7 @@ from .check.evaluate import SCORE_KEYS, RuleEvalJudge
 from .check.layout import RoomLayout, parse_layout
 from .check.rooms import essentials_of, missing_essentials
 from .metrics import scene_metrics
+from .outcome import SceneReVisOutcome
 
 #: Per-scene metric fields copied into the score, all floats.
 SCORED_FIELDS = (
@@ -57,8 +58,9 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     type has none), the evaluation judge's fields (module docstring) and, when the outcome
     reports them, ``latency_s`` (generation time per scene, s) and ``turns``.
     """
-    scene = outcome.get("scene") if isinstance(outcome, Mapping) else None
-    if not isinstance(scene, Mapping):
+    typed = SceneReVisOutcome.from_dict(outcome) if isinstance(outcome, Mapping) else None
+    scene = typed.scene if typed is not None else None
+    if typed is None or not isinstance(scene, Mapping):
         raise ValueError(f"task {task.id}: outcome has no final scene under 'scene'")
     try:
         layout = parse_layout(scene)
@@ -73,17 +75,16 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     essentials = essentials_of(room_type)
     missing = missing_essentials(room_type, layout.descs)
     out["essentials_present"] = 1.0 - len(missing) / len(essentials) if essentials else 1.0
-    out.update(judge_scores(task, outcome, layout))
-    for key in ("latency_s", "turns"):
-        value = outcome.get(key)
+    out.update(judge_scores(task, typed, layout))
+    for value, key in ((typed.latency_s, "latency_s"), (typed.turns, "turns")):
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[key] = float(value)
     return out
 
 
-def judge_scores(task: Task, outcome: Mapping[str, Any], layout: RoomLayout) -> dict[str, float]:
+def judge_scores(task: Task, outcome: SceneReVisOutcome, layout: RoomLayout) -> dict[str, float]:
     """The evaluation judge's fields of one episode (see the module docstring)."""
-    record = outcome.get("eval_judge")
+    record = outcome.eval_judge
     if record is None:
         record = {"judge": "rule"}
     if not isinstance(record, Mapping):
@@ -92,7 +93,7 @@ def judge_scores(task: Task, outcome: Mapping[str, Any], layout: RoomLayout) -> 
     if kind == "none":
         return {}
     if kind == "rule":
-        instruction = str(outcome.get("instruction") or task.inputs.get("instruction") or "")
+        instruction = str(outcome.instruction or task.inputs.get("instruction") or "")
         rule = RuleEvalJudge().judge(layout, instruction)
         return {**rule.scores(), "judge_comparable": 0.0}
     timing = record.get("latency_s")

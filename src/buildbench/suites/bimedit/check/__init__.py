@@ -10,7 +10,7 @@ One module per step (paper App. E; spec section 3):
 * :mod:`.topology` — node and relation edit F1 with the no-change special case;
 * :mod:`.validity` — schema checks on edited entities and unit remarks.
 
-:func:`buildbench.suites.bimedit.score.score_edit` puts them together.
+:func:`buildbench.suites.bimedit.check.edit.score_edit` puts them together.
 """
 
 from buildbench.suites.bimedit.check.diff import (

@@ -7,6 +7,8 @@
   delete an element with its openings, fillings and boundaries, resize a wall);
 * :mod:`.describe` — spatial (viewpoint included) and topological descriptions of an element, each checked to
   pick out that element alone (for instruction generation).
+* :mod:`.tasks` — the tasks themselves (the suite's one task-generation room): base edits with oracle
+  code, three phrasings each, verified descriptions, the splits, tasks on any user IFC.
 """
 
 from buildbench.suites.bimedit.generate.builder import IfcBuilder, Point2

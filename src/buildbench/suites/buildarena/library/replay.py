@@ -170,6 +170,20 @@ def _agreement(recorded: list[Any], result: ReplayResult) -> dict[str, int]:
     return counts
 
 
+def _replay_sessions(line: dict[str, Any], profile: str) -> dict[str, Any]:
+    """An assembly recording (``run_original.py --assembly``): its agreement and the calls that disagree."""
+    from .released.agreement import default_workspace, measure_sessions, released_workspace
+
+    workspace = released_workspace if profile == "released" else default_workspace
+    try:
+        agreement = measure_sessions([line], workspace)
+    except (KeyError, TypeError, AttributeError) as exc:
+        return {"error": f"malformed assembly recording: {type(exc).__name__} {exc}"}
+    total = sum(agreement.total.values())
+    counts = {"calls": total, "normalized": sum(agreement.normalized.values()), "exact": sum(agreement.exact.values())}
+    return {"seed": line.get("seed"), "agreement": counts, "misses": agreement.misses}
+
+
 def replay_line(line: str, rules: Rules | None = None, profile: str = "default") -> str:
     """Replay one JSONL input line and return one JSON output line."""
     try:
@@ -178,6 +192,8 @@ def replay_line(line: str, rules: Rules | None = None, profile: str = "default")
         return json.dumps(
             ReplayResult([], [], error=f"invalid JSON at column {exc.colno}: {exc.msg}").to_json()
         )
+    if isinstance(calls, dict) and "sessions" in calls:
+        return json.dumps(_replay_sessions(calls, profile), ensure_ascii=False)
     recorded = calls.get("calls") if isinstance(calls, dict) else None
     result = replay(recorded if recorded is not None else calls, rules, profile=profile)
     if isinstance(recorded, list) and result.error is None:

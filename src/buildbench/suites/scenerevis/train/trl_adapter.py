@@ -11,7 +11,8 @@ then normalises rewards within each prompt's ``num_generations`` completions, wh
 GRPO advantage of :func:`.grpo.grpo_advantages` (TRL's ``scale_rewards="group"``).
 
 Whole episodes go through TRL's (experimental) ``rollout_func`` hook:
-:func:`make_rollout_func` plays each prompt as a multi-turn episode with the trainer's own
+:func:`make_rollout_func` (the shared adapter of :mod:`buildbench.integrations.trl` with this
+suite's task and return) plays each prompt as a multi-turn episode with the trainer's own
 model (HF ``generate``), appends every environment observation to the completion with
 ``env_mask`` 0 (so the loss only sees policy tokens) and forwards the trajectory return J(τ),
 which :func:`trajectory_reward` hands back to the trainer as the reward.
@@ -26,9 +27,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from buildbench.harness import Action, Env, Task
-
-#: How observations and replies are joined when the tokenizer has no chat template.
-USER_PREFIX, ASSISTANT_PREFIX = "\n\nUser: ", "\nAssistant: "
 
 _SCENE_RE = re.compile(r"<current_scene>\s*```json\s*(.*?)\s*```\s*</current_scene>", re.S)
 
@@ -125,12 +123,6 @@ def trajectory_reward(prompts: Sequence[Any], completions: Sequence[Any], trajec
     return list(trajectory_reward)
 
 
-def _sampled_logprobs(scores: Sequence[Any], tokens: list[int]) -> list[float]:
-    import torch
-
-    return [float(torch.log_softmax(s[0].float(), dim=-1)[t]) for s, t in zip(scores, tokens, strict=False)]
-
-
 def make_rollout_func(
     env_factory: Callable[[], Env] | None = None,
     *,
@@ -139,12 +131,13 @@ def make_rollout_func(
     temperature: float = 1.0,
     system_prompt: str = "",
 ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
-    """A TRL ``rollout_func``: every prompt (the user's request, text or a message list) is
-    played as one episode of at most ``max_turns`` replies (turn 0 included) with the
-    trainer's model. Returns ``prompt_ids``, ``completion_ids`` (replies and observations
-    interleaved), ``logprobs`` (of the sampled tokens; 0 for observation tokens),
-    ``env_mask`` and ``trajectory_reward``."""
-    import torch
+    """A TRL ``rollout_func`` (the shared :func:`buildbench.integrations.trl.make_rollout_func`):
+    every prompt (the user's request, text or a message list) is played as one episode of at most
+    ``max_turns`` replies (turn 0 included) with the trainer's model. Returns ``prompt_ids``,
+    ``completion_ids`` (replies and observations interleaved), ``logprobs`` (of the sampled
+    tokens; 0 for observation tokens), ``env_mask`` and ``trajectory_reward`` (J(τ) of §4.3)."""
+    from buildbench.integrations.trl import Sampling, prompt_text
+    from buildbench.integrations.trl import make_rollout_func as env_rollout_func
 
     from ..env import EnvOptions, SceneReVisEnv
 
@@ -153,51 +146,18 @@ def make_rollout_func(
 
     factory = env_factory or make_env
 
+    def task_for(prompt: Any, k: int) -> Task:
+        return Task(id=f"rollout_{k}", suite="scenerevis", inputs={"instruction": prompt_text(prompt)})
+
+    def trajectory_return(task: Task, env: Env, rewards: Sequence[float]) -> float:
+        return float(env.outcome()["trajectory_reward"])
+
+    play = env_rollout_func(lambda task: factory(), task_for, reward=trajectory_return,
+                            sampling=Sampling(max_turns, max_new_tokens, temperature, system_prompt))
+
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
-        tok = trainer.processing_class
-        model = trainer.accelerator.unwrap_model(trainer.model)
-        out: dict[str, list[Any]] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask",
-                                                     "trajectory_reward")}
-        for k, prompt in enumerate(prompts):
-            request = prompt if isinstance(prompt, str) else _completion_text(prompt)
-            env = factory()
-            try:
-                obs = env.reset(Task(id=f"rollout_{k}", suite="scenerevis", inputs={"instruction": request}),
-                                seed=k).observation
-                head = (system_prompt + USER_PREFIX if system_prompt else USER_PREFIX.lstrip()) + obs.text
-                prompt_ids = tok(head + ASSISTANT_PREFIX, add_special_tokens=False)["input_ids"]
-                ids: list[int] = []
-                logps: list[float] = []
-                mask: list[int] = []
-                for _ in range(max_turns):
-                    context = torch.tensor([prompt_ids + ids], device=model.device)
-                    with torch.no_grad():
-                        gen = model.generate(context, attention_mask=torch.ones_like(context), do_sample=True,
-                                             temperature=temperature, max_new_tokens=max_new_tokens,
-                                             output_scores=True, return_dict_in_generate=True,
-                                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
-                    new = gen.sequences[0, context.shape[1]:].tolist()
-                    ids += new
-                    logps += _sampled_logprobs(gen.scores, new)
-                    mask += [1] * len(new)
-                    step = env.step(Action(text=tok.decode(new, skip_special_tokens=True)))
-                    if step.terminated or step.truncated:
-                        break
-                    seen = tok(USER_PREFIX + step.observation.text + ASSISTANT_PREFIX,
-                               add_special_tokens=False)["input_ids"]
-                    ids += seen
-                    logps += [0.0] * len(seen)
-                    mask += [0] * len(seen)
-                if not ids or ids[-1] != tok.eos_token_id:  # close the sequence so TRL does not call it truncated
-                    ids, logps, mask = ids + [tok.eos_token_id], logps + [0.0], mask + [0]
-                ret: float | None = float(env.outcome()["trajectory_reward"])
-            finally:
-                env.close()
-            out["prompt_ids"].append(prompt_ids)
-            out["completion_ids"].append(ids)
-            out["logprobs"].append(logps)
-            out["env_mask"].append(mask)
-            out["trajectory_reward"].append(ret)
+        out = play(prompts, trainer)
+        out["trajectory_reward"] = out.pop("episode_reward")
         return out
 
     return rollout_func

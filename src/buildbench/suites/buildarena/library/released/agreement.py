@@ -12,6 +12,7 @@ compared as sorted lists. A recorded exception is compared as its
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -123,3 +124,45 @@ def measure_sessions(sequences: Iterable[dict[str, Any]], new_workspace: Callabl
                            ids == recorded.get("ids_after", ids),
                            {"seed": seq.get("seed"), "session": session["name"], "index": index})
     return result
+
+
+def released_workspace() -> SessionCall:
+    """A fresh ``ReleasedWorkspace`` as a ``SessionCall`` (``written``: the history ``to_file`` saved)."""
+    from . import ReleasedWorkspace
+    from .machine import saved_path
+
+    workspace = ReleasedWorkspace()
+
+    def call(name: str, kind: str, op: str, params: dict[str, Any]) -> tuple[str, list[str], Any]:
+        bench = workspace.session(name, kind)
+        outcome = bench.call(op, params)
+        written = None
+        if op == "to_file" and not outcome.crashed:
+            written = workspace.files.get(saved_path(os.path.join(str(params.get("output_dir")), f"{name}.json")))
+        return outcome.text, list(bench.machine.blocks), written
+
+    return call
+
+
+def default_workspace() -> SessionCall:
+    """Our default library over the same sessions: a machine is kept for ``add_machine`` when it calls ``to_file``."""
+    from ...model import Machine
+    from ..workbench import Workbench
+
+    saved: dict[str, Machine] = {}
+    sessions: dict[str, Workbench] = {}
+
+    def call(name: str, kind: str, op: str, params: dict[str, Any]) -> tuple[str, list[str], Any]:
+        if name not in sessions:
+            sessions[name] = (Workbench(Machine(is_assembly=True), saved=saved) if kind == "assembly"
+                              else Workbench())
+        bench = sessions[name]
+        try:
+            text = bench.call(op, params).text
+        except AssertionError as exc:  # a defect of ours, counted as a disagreement (suite README)
+            text = f"AssertionError: {exc}"
+        if op == "to_file":
+            saved[name] = bench.machine
+        return text, list(bench.machine.blocks), None
+
+    return call

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .machine import Crash, ReleasedMachine, saved_path, with_defaults
-from .parts import Part, block_table, from_real, start_rotation
+from .parts import Face, Part, from_real, start_rotation
 
 STORE = "datacache/default"
 """The folder the original finds saved machines under (``dirname`` of its default database path)."""
@@ -33,13 +33,20 @@ ASSEMBLY_COMMANDS = ("add_machine", "remove_machine", "shift_machine", "rotate_m
 
 
 def replay(machine: ReleasedMachine, history: list[dict[str, Any]]) -> None:
-    """Reset ``machine`` and run ``history`` on it, recording as the original's operation log did."""
+    """Reset ``machine`` and run ``history`` on it, recording as the original's operation log did.
+
+    The answers are not composed (the log keeps empty results): only the state is wanted.
+    """
     machine.reset()
-    for entry in history:
-        op, params = entry["op"], entry["params"]
-        if not hasattr(machine, op) or op in ("to_file", "saved_history"):
-            continue
-        record(machine, op, params)
+    machine.quiet = True
+    try:
+        for entry in history:
+            op, params = entry["op"], entry["params"]
+            if not hasattr(machine, op) or op in ("to_file", "saved_history"):
+                continue
+            record(machine, op, params)
+    finally:
+        machine.quiet = False
 
 
 def record(machine: ReleasedMachine, op: str, params: dict[str, Any]) -> str:
@@ -75,16 +82,39 @@ def rotate_history(machine: ReleasedMachine, yaw: Any, pitch: Any, roll: Any) ->
     replay(machine, list(machine.history))
 
 
-def copied(part: Part, key: str, neighbours: list[Part]) -> Part:
-    """A deep copy of ``part`` listed as ``key`` (its faces, base face and partners copied with it).
+def _posed(owner: Part) -> Part:
+    """A copy of ``owner`` whose pose no longer follows the original's (faces still shared)."""
+    frozen = copy.copy(owner)
+    frozen.orientation = copy.copy(owner.orientation)
+    frozen.position = owner.position.copy()
+    return frozen
 
-    Block tables and colliders (of ``part`` and the ``neighbours`` its faces may lead to) are never
-    changed in place, so the copy shares them.
+
+def _face_on(face: Face, owner: Part) -> Face:
+    moved = copy.copy(face)
+    moved.owner = owner
+    return moved
+
+
+def _snapshot(face: Face | None) -> Face | None:
+    return None if face is None else _face_on(face, _posed(face.owner))
+
+
+def copied(part: Part, key: str) -> Part:
+    """``part`` copied as the original's deep copy behaves, listed as ``key``.
+
+    The copy's faces, its base face and its faces' partners are private copies frozen at their
+    current poses (so moving or freeing anything later does not reach through); its control keys
+    are its own. Block tables, face geometry and colliders are never changed in place and are shared.
     """
-    memo: dict[int, Any] = {id(raw): raw for raw in block_table().values()}
-    memo.update((id(other.collider), other.collider) for other in neighbours)
-    duplicate = copy.deepcopy(part, memo)
+    duplicate = _posed(part)
     duplicate.local_id = key
+    duplicate.locomotion = copy.deepcopy(part.locomotion)
+    duplicate.faces = {label: _face_on(face, duplicate) for label, face in part.faces.items()}
+    for face in duplicate.faces.values():
+        face.partner = _snapshot(face.partner)
+    duplicate.anchor = _snapshot(part.anchor)
+    duplicate.end = _snapshot(part.end)
     return duplicate
 
 
@@ -125,9 +155,8 @@ class ReleasedAssembly(ReleasedMachine):
 
     def _copy_blocks(self, letters: list[str]) -> None:
         for letter in letters:
-            parts = self.machines[letter].blocks
-            for key, part in parts.items():
-                self.blocks[f"{letter}_{key}"] = copied(part, f"{letter}_{key}", list(parts.values()))
+            for key, part in self.machines[letter].blocks.items():
+                self.blocks[f"{letter}_{key}"] = copied(part, f"{letter}_{key}")
 
     def _load(self, machine_id: Any) -> list[dict[str, Any]]:
         path = os.path.join(self.store, "machine", machine_id, f"{machine_id}.json")

@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def _placements(state: ReleasedMachine) -> dict[str, SubStructure]:
         return {}
     placed = {}
     for letter, sub in state.machines.items():
-        start = next((h["params"] for h in sub.history if h["op"] == "start"), {})
+        start: dict[str, Any] = next((h["params"] for h in sub.history if h["op"] == "start"), {})
         shift = [_number(v) or 0.0 for v in list(start.get("init_shift") or [0, 0, 0])[:3]]
         turn = [_number(v) or 0.0 for v in list(start.get("init_rotation") or [0, 0, 0])[:3]]
         placed[letter] = SubStructure(letter, state.sources.get(letter, ""), (shift[0], shift[1], shift[2]),

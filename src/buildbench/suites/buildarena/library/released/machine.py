@@ -71,6 +71,8 @@ class ReleasedMachine:
         self.name = name
         self.files: dict[str, list[dict[str, Any]]] = {} if files is None else files
         self.local_index: str | None = None
+        self.quiet = False
+        """Skip composing answers (a sub-structure's rebuild, whose answers nobody reads)."""
         """Letter of this machine as a sub-structure (cleared by every rebuild, as in the original)."""
         self.blocks: dict[str, Part] = {}
         self.uid = 1
@@ -89,6 +91,9 @@ class ReleasedMachine:
                     self._locomotion[name])
 
     def _say(self, pre: str | None = None, complete: bool = False, summary: bool = False) -> str:
+        if self.quiet:
+            self.prompt = ""
+            return self.prompt
         lines = [pre] if pre else []
         if summary:
             lines.append(f"Existing Blocks: {len(self.blocks)}")
@@ -417,6 +422,10 @@ def with_defaults(machine: ReleasedMachine, op: str, params: dict[str, Any]) -> 
     return dict(bound.arguments)
 
 
-def _pair_order(pair: tuple[str, str]) -> tuple[int, ...]:
-    """Overlap lines in numeric id order (the original's order followed Python's string hashing)."""
-    return tuple(int(x) if x.isdigit() else -1 for x in pair)
+def _pair_order(pair: tuple[str, str]) -> tuple[tuple[str, int], ...]:
+    """Overlap lines in id order, sub-structure letter first (the original's order followed string hashing)."""
+    def rank(key: str) -> tuple[str, int]:
+        letter, _, number = key.rpartition("_")
+        return (letter, int(number) if number.isdigit() else -1)
+
+    return tuple(rank(x) for x in pair)

@@ -151,6 +151,20 @@ class Face:
         return f"Face label: {self.label}, Face center: {center}, Facing towards {direction_caption(self.normal.pointing)}"
 
 
+@functools.cache
+def _local_collider(name: str) -> trimesh.Trimesh:
+    """Block ``name``'s collider in its own frame: pieces joined, moved by root and offset, shrunk."""
+    raw = block_table()[name]["collider"]
+    if raw["type"] == "box":
+        pieces = [trimesh.creation.box(extents=e) for e in raw["extents"]]
+    else:
+        pieces = [trimesh.creation.cylinder(radius=raw["radius"], height=raw["height"])]
+    offset = np.array(raw.get("translation", [0, 0, 0]), dtype=np.float64).reshape(-1)
+    mesh = copy.deepcopy(trimesh.util.concatenate(pieces))
+    mesh = mesh.apply_translation(np.array(block_table()[name]["root"], dtype=np.float64) + offset)
+    return mesh.apply_scale(COLLIDER_SCALE)
+
+
 def faces_coincide(a: Face, b: Face) -> bool:
     """Parallel normals and the same centre (the rule that marks a new block's contact face)."""
     parallel = np.isclose(np.linalg.norm(np.cross(a.normal.pointing, b.normal.pointing)), 0)
@@ -183,19 +197,14 @@ class Part:
         self.collider = self._collider()
 
     def _collider(self) -> trimesh.Trimesh:
-        raw = self.spec["collider"]
-        if raw["type"] == "box":
-            pieces = [trimesh.creation.box(extents=e) for e in raw["extents"]]
-        else:
-            pieces = [trimesh.creation.cylinder(radius=raw["radius"], height=raw["height"])]
-        offset = np.array(raw.get("translation", [0, 0, 0]), dtype=np.float64).reshape(-1)
-        mesh = copy.deepcopy(trimesh.util.concatenate(pieces))
-        mesh = mesh.apply_translation(np.array(self.spec["root"], dtype=np.float64) + offset)
-        mesh = mesh.apply_scale(COLLIDER_SCALE)
+        mesh = _local_collider(self.name).copy()
         pose = np.eye(4)
         pose[:3, :3] = self.orientation.matrix
         pose[:3, 3] = self.position
-        return mesh.apply_transform(pose)
+        mesh = mesh.apply_transform(pose)
+        # Convexity does not change with the pose; trimesh would work it out again for every posed copy.
+        mesh._cache["is_convex"] = _local_collider(self.name).is_convex
+        return mesh
 
     def refresh_collider(self) -> None:
         """Rebuild the collider at the current pose."""

@@ -23,8 +23,8 @@ import ifcopenshell.util.placement
 import ifcopenshell.util.unit
 import numpy as np
 
+from buildbench.suites.bimedit.check.edit import EditScore, score_edit
 from buildbench.suites.bimedit.generate.builder import FIXED_TIMESTAMP
-from buildbench.suites.bimedit.score import EditScore, score_edit
 from buildbench.suites.bimedit.tasks import BimTask
 
 

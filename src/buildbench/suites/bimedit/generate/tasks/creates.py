@@ -10,8 +10,8 @@ from __future__ import annotations
 import ifcopenshell.util.element
 import numpy as np
 
-from buildbench.suites.bimedit.taskgen import code
-from buildbench.suites.bimedit.taskgen.recipes import Check, Edit, NoCandidate, Scene, indirect, pick
+from buildbench.suites.bimedit.generate.tasks import code
+from buildbench.suites.bimedit.generate.tasks.recipes import Check, Edit, NoCandidate, Scene, indirect, pick
 
 
 def _room_walls(scene: Scene, space: ifcopenshell.entity_instance) -> list[ifcopenshell.entity_instance]:

@@ -30,10 +30,10 @@ from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.model import ModelError, load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex
-from buildbench.suites.bimedit.taskgen import anycreates, anymodel, recipes
-from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
-from buildbench.suites.bimedit.taskgen.recipes import Edit, NoCandidate, Scene
-from buildbench.suites.bimedit.taskgen.split import (
+from buildbench.suites.bimedit.generate.tasks import anycreates, anymodel, recipes
+from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
+from buildbench.suites.bimedit.generate.tasks.recipes import Edit, NoCandidate, Scene
+from buildbench.suites.bimedit.generate.tasks.split import (
     BASE_COUNTS,
     _Scenes,
     _stable,

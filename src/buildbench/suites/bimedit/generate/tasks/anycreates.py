@@ -18,9 +18,9 @@ import numpy as np
 import shapely
 
 from buildbench.suites.bimedit.generate.describe import NOUNS, Description, container_noun, describe, resolve
-from buildbench.suites.bimedit.taskgen import code
-from buildbench.suites.bimedit.taskgen.anymodel import aabb, dependants, run_direction
-from buildbench.suites.bimedit.taskgen.recipes import (
+from buildbench.suites.bimedit.generate.tasks import code
+from buildbench.suites.bimedit.generate.tasks.anymodel import aabb, dependants, run_direction
+from buildbench.suites.bimedit.generate.tasks.recipes import (
     Check,
     Edit,
     Indirect,

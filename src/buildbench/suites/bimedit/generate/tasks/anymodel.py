@@ -26,8 +26,8 @@ from buildbench.suites.bimedit.generate.describe import (
     PlanSegment,
     base_class,
 )
-from buildbench.suites.bimedit.taskgen import code
-from buildbench.suites.bimedit.taskgen.recipes import (
+from buildbench.suites.bimedit.generate.tasks import code
+from buildbench.suites.bimedit.generate.tasks.recipes import (
     Edit,
     NoCandidate,
     Scene,

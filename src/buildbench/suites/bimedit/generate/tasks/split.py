@@ -25,9 +25,9 @@ from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex, resolve
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.taskgen import creates, recipes
-from buildbench.suites.bimedit.taskgen.oracle import apply_and_write
-from buildbench.suites.bimedit.taskgen.recipes import Edit, NoCandidate, Scene
+from buildbench.suites.bimedit.generate.tasks import creates, recipes
+from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
+from buildbench.suites.bimedit.generate.tasks.recipes import Edit, NoCandidate, Scene
 from buildbench.suites.bimedit.tasks import CATEGORIES, IFC_CLASSES, TASKS_FILE, BimTask, TaskId, write_tasks
 
 #: Base edits per (element, operation): paper Table 4 divided by 6 (3 phrasings × 2 scene kinds).

@@ -27,7 +27,7 @@ from buildbench.suites.bimedit.generate.describe import (
     describe,
     resolve,
 )
-from buildbench.suites.bimedit.taskgen import code
+from buildbench.suites.bimedit.generate.tasks import code
 
 
 class NoCandidate(Exception):

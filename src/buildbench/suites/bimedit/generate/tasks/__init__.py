@@ -6,14 +6,14 @@
 * :mod:`.split` — the paper's 324-task composition, the demo split, any number more.
 """
 
-from buildbench.suites.bimedit.taskgen.oracle import (
+from buildbench.suites.bimedit.generate.tasks.oracle import (
     apply_and_write,
     run_oracle,
     score_oracle,
     tool_namespace,
     write_oracle_prediction,
 )
-from buildbench.suites.bimedit.taskgen.split import (
+from buildbench.suites.bimedit.generate.tasks.split import (
     BASE_COUNTS,
     generate_demo,
     generate_split,

@@ -1,0 +1,236 @@
+"""Any suite's Env as a multi-turn environment for TRL (``GRPOTrainer(rollout_func=...)``).
+
+TRL's experimental ``rollout_func`` hook hands a batch of prompts to a function that returns,
+per prompt, ``prompt_ids``, ``completion_ids`` and ``logprobs`` (plus any extra column, which
+reaches the reward functions as a keyword). :func:`make_rollout_func` plays each prompt as one
+episode of an :class:`~buildbench.harness.Env` with the trainer's own model: the reset
+observation is the prompt; each reply is generated with HF ``generate`` and applied to the env
+as text (:func:`buildbench.integrations.text.apply_text`: model text, a ``{"tool_calls": …}``
+object or a ``{"control": …}`` call); every observation is appended to the completion with
+``env_mask`` 0, so the loss only sees the policy's tokens. The episode's reward travels as the
+``episode_reward`` column, which :func:`episode_reward` hands back to the trainer.
+
+Turns are joined as plain text (``"User: …"``, ``"Assistant: …"``), the same for every
+tokenizer, so a rollout's tokens do not depend on a chat template. What becomes the reward is a
+:data:`RewardFn`: the sum of the env's step rewards (each suite's paper signal, shaped where the
+paper shapes it) by default, or a verifier metric of the outcome (:func:`verifier_metric`); an
+episode that could not be played or scored gets None, which TRL leaves out (errors are never
+scores).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from buildbench.harness import Env, Observation, Task
+from buildbench.harness.errors import ConfigError
+from buildbench.harness.options import check_options
+from buildbench.harness.prompts import prompt_folder
+from buildbench.harness.suite import get_suite
+
+from .text import apply_text, select_task
+
+#: How observations and replies are joined (no chat template: the same tokens for every tokenizer).
+USER_PREFIX, ASSISTANT_PREFIX = "\n\nUser: ", "\nAssistant: "
+
+#: ``task_for(prompt, k)``: the task the k-th prompt of a batch is played on.
+TaskFor = Callable[[Any, int], Task]
+#: ``reward(task, env, step_rewards)``: an episode's reward, or None when it has none.
+RewardFn = Callable[[Task, Env, Sequence[float]], float | None]
+
+
+def step_reward_sum(task: Task, env: Env, rewards: Sequence[float]) -> float:
+    """The undiscounted return: the sum of the env's step rewards."""
+    return float(math.fsum(rewards))
+
+
+def verifier_metric(score: Callable[[Task, dict[str, Any]], dict[str, float]], metric: str) -> RewardFn:
+    """A reward that is one metric of the suite's verifier on the episode's outcome (e.g. BuildArena's
+    ``passed``); None when the verifier cannot score the outcome or has no such metric."""
+
+    def reward(task: Task, env: Env, rewards: Sequence[float]) -> float | None:
+        try:
+            value = score(task, env.outcome()).get(metric)
+        except Exception:  # noqa: BLE001 - an unscorable episode gets no reward, never a number
+            return None
+        return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
+
+    return reward
+
+
+def observation_text(observation: Observation) -> str:
+    """What the policy reads of an observation: its text, then each tool result on its own line."""
+    parts = [observation.text] if observation.text else []
+    parts += [f"[{call_id}] {text}" for call_id, text in observation.tool_results]
+    return "\n".join(parts)
+
+
+def prompt_text(prompt: Any) -> str:
+    """A dataset prompt as text: a string, or the content of a message list's last message."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, Sequence) and prompt and isinstance(prompt[-1], dict):
+        return str(prompt[-1].get("content") or "")
+    raise TypeError(f"prompt: expected text or a list of messages, got {type(prompt).__name__}")
+
+
+def episode_reward(prompts: Sequence[Any], completions: Sequence[Any], episode_reward: Sequence[float | None],
+                   **_: Any) -> list[float | None]:
+    """TRL reward function for :func:`make_rollout_func`: the reward each rollout computed."""
+    return list(episode_reward)
+
+
+@dataclass
+class Rollout:
+    """One played episode in token form.
+
+    Attributes:
+        prompt_ids: Tokens of the first observation and the assistant prefix.
+        completion_ids: Replies and later observations, interleaved, ending with EOS.
+        logprobs: Log-probability of each sampled token (0 for observation tokens).
+        env_mask: 1 for the policy's tokens, 0 for the env's.
+        reward: The episode's reward (None: unplayable or unscorable).
+        turns: Replies generated.
+    """
+
+    prompt_ids: list[int]
+    completion_ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    env_mask: list[int] = field(default_factory=list)
+    reward: float | None = None
+    turns: int = 0
+
+    def add(self, ids: list[int], logprobs: list[float] | None = None) -> None:
+        """Append policy tokens (with their log-probabilities) or env tokens (without)."""
+        self.completion_ids += ids
+        self.logprobs += logprobs if logprobs is not None else [0.0] * len(ids)
+        self.env_mask += [1 if logprobs is not None else 0] * len(ids)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Generation settings of a rollout.
+
+    Attributes:
+        max_turns: Replies per episode at most.
+        max_new_tokens: Tokens per reply at most.
+        temperature: Sampling temperature.
+        system_prompt: Text put before the first observation ("" for none).
+    """
+
+    max_turns: int = 4
+    max_new_tokens: int = 512
+    temperature: float = 1.0
+    system_prompt: str = ""
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1 or self.max_new_tokens < 1 or not self.temperature > 0:
+            raise ValueError(f"rollout: max_turns and max_new_tokens must be >= 1 and temperature > 0, got "
+                             f"{self.max_turns}, {self.max_new_tokens}, {self.temperature}")
+
+
+def play(env: Env, task: Task, seed: int, tokenizer: Any, model: Any, sampling: Sampling,
+         reward: RewardFn = step_reward_sum) -> Rollout:
+    """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM) and return its tokens."""
+    observation = env.reset(task, seed=seed).observation
+    head = (sampling.system_prompt + USER_PREFIX if sampling.system_prompt else USER_PREFIX.lstrip())
+    rollout = Rollout(_encode(tokenizer, head + observation_text(observation) + ASSISTANT_PREFIX))
+    rewards: list[float] = []
+    for turn in range(sampling.max_turns):
+        new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling)
+        rollout.add(new, logprobs)
+        rollout.turns += 1
+        step = apply_text(env, tokenizer.decode(new, skip_special_tokens=True), turn)
+        rewards.append(float(step.reward))
+        if step.terminated or step.truncated:
+            break
+        rollout.add(_encode(tokenizer, USER_PREFIX + observation_text(step.observation) + ASSISTANT_PREFIX))
+    if not rollout.completion_ids or rollout.completion_ids[-1] != tokenizer.eos_token_id:
+        rollout.add([tokenizer.eos_token_id])  # a closed sequence, so TRL does not count it as truncated
+    rollout.reward = reward(task, env, rewards)
+    return rollout
+
+
+def make_rollout_func(env_factory: Callable[[Task], Env], task_for: TaskFor, *, sampling: Sampling | None = None,
+                      reward: RewardFn = step_reward_sum) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
+    """A TRL ``rollout_func`` over any Env: the k-th prompt of a batch is played on
+    ``task_for(prompt, k)`` with episode seed k. Returns ``prompt_ids``, ``completion_ids``,
+    ``logprobs``, ``env_mask`` and ``episode_reward`` (see the module docstring)."""
+    settings = sampling or Sampling()
+
+    def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        tokenizer = trainer.processing_class
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        out: dict[str, list[Any]] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask",
+                                                     "episode_reward")}
+        for k, prompt in enumerate(prompts):
+            task = task_for(prompt, k)
+            env = env_factory(task)
+            try:
+                rollout = play(env, task, k, tokenizer, model, settings, reward)
+            finally:
+                env.close()
+            out["prompt_ids"].append(rollout.prompt_ids)
+            out["completion_ids"].append(rollout.completion_ids)
+            out["logprobs"].append(rollout.logprobs)
+            out["env_mask"].append(rollout.env_mask)
+            out["episode_reward"].append(rollout.reward)
+        return out
+
+    return rollout_func
+
+
+def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, options: dict[str, Any] | None = None,
+                       sampling: Sampling | None = None, reward: RewardFn | str = step_reward_sum
+                       ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
+    """:func:`make_rollout_func` for a registered suite: each prompt names a task of ``split``
+    (generated with ``seed``) by id or index, the env is the suite's with ``options`` (checked
+    like ``-o`` options), and ``reward`` is a :data:`RewardFn` or the name of a verifier metric.
+
+    Raises:
+        ConfigError: An unknown split, option or bad option value.
+    """
+    spec = get_suite(suite)
+    where = f"trl rollout of {suite}"
+    if split not in spec.splits:
+        raise ConfigError(f"{where}: no split {split!r}; splits: {', '.join(spec.splits)}")
+    checked = check_options(options or {}, spec.options, where=where)
+    tasks = spec.load_tasks(split, int(seed))
+
+    def task_for(prompt: Any, k: int) -> Task:
+        text = prompt_text(prompt).strip()
+        return select_task(tasks, int(text) if text.lstrip("-").isdigit() else text, where=f"{where}, prompt {k}")
+
+    def env_factory(task: Task) -> Env:
+        return spec.make_env(task, dict(checked))
+
+    chosen = verifier_metric(spec.score, reward) if isinstance(reward, str) else reward
+    play = make_rollout_func(env_factory, task_for, sampling=sampling, reward=chosen)
+
+    def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        with prompt_folder(checked.get("prompts")):  # envs read their prompt files at reset and step
+            return play(prompts, trainer)
+
+    return rollout_func
+
+
+def _encode(tokenizer: Any, text: str) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def _generate(model: Any, tokenizer: Any, context_ids: list[int], sampling: Sampling) -> tuple[list[int], list[float]]:
+    """Sample one reply after ``context_ids``; its tokens and their log-probabilities."""
+    import torch
+
+    context = torch.tensor([context_ids], device=model.device)
+    with torch.no_grad():
+        gen = model.generate(context, attention_mask=torch.ones_like(context), do_sample=True,
+                             temperature=sampling.temperature, max_new_tokens=sampling.max_new_tokens,
+                             output_scores=True, return_dict_in_generate=True,
+                             pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    new = gen.sequences[0, context.shape[1]:].tolist()
+    logprobs = [float(torch.log_softmax(s[0].float(), dim=-1)[t]) for s, t in zip(gen.scores, new, strict=False)]
+    return new, logprobs

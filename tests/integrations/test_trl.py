@@ -1,0 +1,133 @@
+"""The shared TRL multi-turn adapter on the example suite, with a tiny random model on the CPU
+(a character-level tokenizer and a 2-layer Qwen2: no downloaded weights)."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buildbench.harness import Env, Observation, Task
+from buildbench.harness.errors import ConfigError
+from buildbench.integrations.trl import (
+    Sampling,
+    episode_reward,
+    observation_text,
+    suite_rollout_func,
+    verifier_metric,
+)
+
+
+def _tiny_tokenizer(path: Path) -> Any:
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    chars = sorted(set(string.printable) | set("×→−°Δ²…’"))
+    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2} | {c: i + 3 for i, c in enumerate(chars)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
+                                   unk_token="<unk>", padding_side="left")
+    fast.save_pretrained(path)
+    return fast
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    torch = pytest.importorskip("torch", reason="training is an extra: torch is not installed")
+    pytest.importorskip("transformers", reason="training is an extra: transformers is not installed")
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    path = tmp_path_factory.mktemp("tiny")
+    tok = _tiny_tokenizer(path)
+    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                         tie_word_embeddings=True, pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    torch.manual_seed(0)
+    Qwen2ForCausalLM(config).save_pretrained(path)  # TRL builds the KL reference from a path
+    return tok, path
+
+
+class _Trainer:
+    """What a rollout_func reads of a GRPOTrainer: the tokenizer, the model and the accelerator."""
+
+    def __init__(self, tok: Any, path: Path) -> None:
+        from transformers import AutoModelForCausalLM
+
+        self.processing_class = tok
+        self.model = AutoModelForCausalLM.from_pretrained(path)
+        self.accelerator = self
+
+    def unwrap_model(self, model: Any) -> Any:
+        return model
+
+
+def test_an_example_episode_becomes_masked_tokens_and_a_reward(tiny: tuple[Any, Path]) -> None:
+    tok, path = tiny
+    rollout = suite_rollout_func("example", sampling=Sampling(max_turns=2, max_new_tokens=8))
+    out = rollout(["tower_0000_0001", "0"], _Trainer(tok, path))
+    assert set(out) == {"prompt_ids", "completion_ids", "logprobs", "env_mask", "episode_reward"}
+    for ids, mask, logps in zip(out["completion_ids"], out["env_mask"], out["logprobs"], strict=True):
+        assert len(ids) == len(mask) == len(logps) and ids[-1] == tok.eos_token_id
+        assert sum(mask) == 2 * 8  # two replies of 8 sampled tokens; the env's feedback is masked out
+        assert all(lp <= 0.0 for lp, m in zip(logps, mask, strict=True) if m) and not any(
+            lp for lp, m in zip(logps, mask, strict=True) if not m)
+        observed = tok.decode([t for t, m in zip(ids, mask, strict=True) if m == 0])
+        assert "User:" in observed and "Assistant:" in observed
+    prompt = tok.decode(out["prompt_ids"][1])
+    assert prompt.startswith("User: ") and "tower" in prompt.lower() and prompt.endswith("\nAssistant: ")
+    assert out["episode_reward"] == [0.0, 0.0]  # random characters build no tower
+    assert episode_reward(["a", "b"], ["c", "d"], out["episode_reward"]) == [0.0, 0.0]
+
+
+def test_the_reward_can_be_a_verifier_metric_and_bad_settings_are_refused(tiny: tuple[Any, Path]) -> None:
+    tok, path = tiny
+    rollout = suite_rollout_func("example", reward="passed", sampling=Sampling(max_turns=1, max_new_tokens=4))
+    assert rollout(["1"], _Trainer(tok, path))["episode_reward"] == [0.0]
+    unscorable = verifier_metric(lambda task, outcome: {"passed": float("nan")}, "passed")
+    assert unscorable(Task(id="t", suite="example"), _NoEnv(), []) is None
+    with pytest.raises(ConfigError, match="no split 'nope'"):
+        suite_rollout_func("example", split="nope")
+    with pytest.raises(ConfigError):
+        suite_rollout_func("example", options={"no_such_option": 1})
+    with pytest.raises(ConfigError, match="no task 'missing'"):
+        suite_rollout_func("example")(["missing"], _Trainer(tok, path))
+    with pytest.raises(ValueError, match="max_turns"):
+        Sampling(max_turns=0)
+
+
+def test_observation_text_keeps_tool_results() -> None:
+    obs = Observation(text="placed", tool_results=[("call_0_0", "ok"), ("call_0_1", "refused: overlap")])
+    assert observation_text(obs) == "placed\n[call_0_0] ok\n[call_0_1] refused: overlap"
+
+
+@pytest.mark.slow
+def test_grpo_trains_through_the_shared_rollout(tiny: tuple[Any, Path], tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    trl = pytest.importorskip("trl", reason="training is an extra: trl is not installed")
+    datasets = pytest.importorskip("datasets", reason="training is an extra: datasets is not installed")
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    tok, path = tiny
+    args = trl.GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=2, num_generations=2,
+                          max_completion_length=1024, max_steps=1, learning_rate=1e-3, logging_steps=1,
+                          report_to="none", use_cpu=True, save_strategy="no", beta=0.0, seed=0, bf16=False)
+    ds = datasets.Dataset.from_list([{"prompt": "0"}, {"prompt": "1"}])
+    trainer = trl.GRPOTrainer(model=str(path), reward_funcs=[episode_reward], args=args, train_dataset=ds,
+                              processing_class=tok,
+                              rollout_func=suite_rollout_func("example", sampling=Sampling(2, 6)))
+    assert trainer.train().global_step == 1
+    assert [h["reward"] for h in trainer.state.log_history if "reward" in h] == [0.0]
+
+
+class _NoEnv(Env):
+    def reset(self, task: Task, *, seed: int | None = None) -> Any:
+        raise AssertionError("not played")
+
+    def step(self, action: Any) -> Any:
+        raise AssertionError("not played")
+
+    def outcome(self) -> dict[str, Any]:
+        return {}
