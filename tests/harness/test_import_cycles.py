@@ -1,5 +1,5 @@
-"""No suite has an import cycle at module level (``tools/import_cycles.py``), and the tool finds
-the cycles a function-level import hides."""
+"""No suite has an import cycle (``tools/import_cycles.py``), neither at module level nor one
+hidden by a function-level import, and the tool finds the cycles a function-level import hides."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from types import ModuleType
 import pytest
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "import_cycles.py"
+SUITES = ["bimedit", "buildarena", "dreamhouse", "example", "legoeval", "scenerevis"]
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,29 @@ def tool() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("suite", ["bimedit", "buildarena", "dreamhouse", "example", "legoeval", "scenerevis"])
+@pytest.mark.parametrize("suite", SUITES)
 def test_no_suite_has_a_module_level_import_cycle(tool: ModuleType, suite: str) -> None:
     assert tool.cycles(tool.suite_edges(suite), module_level_only=True) == []
+
+
+# Hidden cycles not removed yet (issue 16), as the groups the tool reports, modules relative to
+# the suite. BuildArena's: Workbench.call dispatches to the command registry whose commands take a
+# Workbench (and add_machine rebuilds through one); variant specs are built from the level specs
+# that get_task serves, and the reference designs look variants up. Pinned, so a new hidden cycle
+# fails here, and so does removing one until it leaves this table.
+KNOWN_HIDDEN: dict[str, list[list[str]]] = {
+    "buildarena": [
+        ["check", "designs", "tasks", "variants"],
+        ["library.assembly", "library.construction", "library.control", "library.queries", "library.registry",
+         "library.released", "library.released.agreement", "library.replay", "library.workbench"],
+    ],
+}
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_no_suite_has_a_cycle_hidden_by_a_function_level_import(tool: ModuleType, suite: str) -> None:
+    known = [[f"buildbench.suites.{suite}.{m}" for m in group] for group in KNOWN_HIDDEN.get(suite, [])]
+    assert tool.cycles(tool.suite_edges(suite), module_level_only=False) == known
 
 
 def test_a_cycle_through_a_function_level_import_is_reported_as_hidden(tool: ModuleType) -> None:

@@ -135,6 +135,11 @@ def test_model_backed_episodes_on_ray(ray_cluster: str, tmp_path: Path) -> None:
 def test_model_backed_episodes_in_flight_are_bounded_by_concurrency(ray_cluster: str, tmp_path: Path) -> None:
     config = _config(agent="slow-reference", split="default", backend="ray", concurrency=2,
                      options={"delay_s": 0.1})
+    # Tasks of an earlier test on the shared instance may still be winding down: start counting
+    # from an idle cluster.
+    deadline = time.monotonic() + 30
+    while _episode_workers() and time.monotonic() < deadline:
+        time.sleep(0.05)
     thread = threading.Thread(target=Runner(config, tmp_path).run)
     thread.start()
     seen = []

@@ -41,7 +41,7 @@ from buildbench.harness.errors import ConfigError
 from buildbench.jsonio import parse_json
 
 from .generate import ROOF_TYPES, STYLE_NAMES
-from .views import CONDITIONS, VIEW_NAMES
+from .views_basis import CONDITIONS, VIEW_NAMES
 
 DHPACK_FORMAT = "dreamhouse-dhpack-v1"
 #: Pack view names, in :data:`~.views.VIEW_NAMES` order ("top" is the front-right render).

@@ -8,23 +8,23 @@ Rows are ours first (one per model label × protocol), then the paper's (model e
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
 
-from .report import (
+from .report_paper import (
     PAPER_MARK,
     PAPER_T_SPLIT,
     PAPER_TABLE2,
     PAPER_TABLE5,
+    Labeller,
     condition_of,
     group_mean,
     model_of,
     protocol_label,
 )
 
-Labeller = Callable[[Episode], str]
 #: The τ below which an Atomic pass enters refinement (Table 6), for runs stored before the
 #: protocol recorded eligibility itself.
 REFINE_TAU = 0.6

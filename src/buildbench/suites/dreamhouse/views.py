@@ -48,7 +48,6 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
@@ -58,14 +57,12 @@ from buildbench.parallel import PROCESS, Backend, map_ordered
 from buildbench.render import Bounds, Boxes, Camera, OrbitView, Renderer, build_scene, frame_views
 from buildbench.render.camera import clip_planes_for_bounds
 
+from .metrics_visual import snap_to_target, visual_fidelity
 from .model import Structure
+from .views_basis import CONDITIONS, IMAGE_SIZE_PX, VIEW_NAMES, Condition, drawable
 
-Condition = Literal["frame", "facade"]
-CONDITIONS: tuple[str, ...] = ("frame", "facade")
 #: ``gl``: the fast rasterizer (default); ``cycles``: Blender Cycles as in the paper (:mod:`.views_cycles`).
 RENDERERS: tuple[str, ...] = ("gl", "cycles")
-#: Image order of Prompt 0 Part 1.
-VIEW_NAMES: tuple[str, ...] = ("front", "back", "left", "right", "front_right")
 #: Paper Table 4, in :data:`VIEW_NAMES` order.
 VIEWS: tuple[OrbitView, ...] = (
     OrbitView("front", azimuth_deg=0.0, elevation_deg=12.0, distance_multiplier=1.05),
@@ -75,7 +72,6 @@ VIEWS: tuple[OrbitView, ...] = (
     OrbitView("front_right", azimuth_deg=45.0, elevation_deg=18.0, distance_multiplier=1.10),
 )
 #: Paper §7.1: 512×512 renders, 32 mm lens.
-IMAGE_SIZE_PX = 512
 FOCAL_LENGTH_MM = 32.0
 #: Anti-aliasing of every render; target and candidate must share it (notes/rendering.md).
 #: Off: 4× MSAA costs 3.3× the CPU on llvmpipe (0.30 vs 0.09 CPU-s for a house's 10 views,
@@ -141,20 +137,6 @@ def skin_colors(skin: Structure) -> np.ndarray:
     """RGBA uint8 colour per skin panel, shape ``(n, 4)``, from its name prefix."""
     rgb = [SKIN_COLORS.get(name.partition("_")[0], SKIN_DEFAULT_COLOR) for name in skin.names]
     return _with_alpha(np.array(rgb, dtype=np.uint8).reshape(len(rgb), 3))
-
-
-def drawable(structure: Structure) -> np.ndarray:
-    """Boolean mask of members with finite, non-negative sizes and a finite, non-singular
-    transform: the ones that can be drawn. The others (which the validator reports) are left
-    out of renders."""
-    sizes, mats = structure.sizes_m, structure.matrices
-    with np.errstate(all="ignore"):
-        ok = np.all(np.isfinite(sizes), axis=1) & np.all(sizes >= 0, axis=1)
-        ok &= np.all(np.isfinite(mats), axis=(1, 2))
-        ok &= np.all(np.abs(mats[:, 3] - [0.0, 0.0, 0.0, 1.0]) <= 1e-9, axis=1)
-        lin = np.where(ok[:, None, None], mats[:, :3, :3], np.eye(3))
-        ok &= np.linalg.cond(lin) < 1e12 if len(ok) else ok
-    return ok
 
 
 def as_submitted(structure: Structure) -> Structure:
@@ -502,7 +484,6 @@ def score_visual(task: Task, structure: Structure, condition: str, renderer: str
     Raises:
         ConfigError: As :func:`views_for`.
     """
-    from .metrics import snap_to_target, visual_fidelity
     from .tasks import target_structure
 
     target = as_submitted(target_structure(task))

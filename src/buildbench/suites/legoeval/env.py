@@ -30,7 +30,7 @@ from buildbench.scenes.model import Scene, SceneFormatError
 
 from .outcome import LegoEvalOutcome
 from .prompts import fill
-from .tasks import holistic, parse_outcome
+from .task_records import holistic, parse_outcome
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
 
 SUBMIT = "submit_verdicts"

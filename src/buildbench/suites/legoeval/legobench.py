@@ -31,7 +31,7 @@ from buildbench.harness import Task
 
 from .constraints import CONSTRAINT_TYPES, ProgramError, parse_program
 from .plans import plans_from_json
-from .tasks import SUITE, bucket_of
+from .task_records import SUITE, bucket_of
 
 FULL_DATA = "full_data.json"
 _TYPE_CODES = {name.lower(): code for code, name in CONSTRAINT_TYPES.items()}

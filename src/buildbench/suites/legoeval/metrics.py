@@ -32,7 +32,7 @@ import networkx as nx
 from buildbench.harness import Task
 
 from .outcome import LegoEvalOutcome
-from .tasks import BUCKETS, TYPES, ConstraintVerdict, OutcomeError, holistic, parse_outcome
+from .task_records import BUCKETS, TYPES, ConstraintVerdict, OutcomeError, holistic, parse_outcome
 from .tools.registry import TOOLS
 
 

@@ -16,7 +16,7 @@ from buildbench.scenes.model import Scene, SceneObject
 
 from .constraints import Program, ProgramError, Relation, RoomRelation, Selector
 from .outcome import LegoEvalOutcome
-from .tasks import ConstraintSpec, ConstraintVerdict, OutcomeError
+from .task_records import ConstraintSpec, ConstraintVerdict, OutcomeError
 
 __all__ = ["ConstraintSpec", "ConstraintVerdict", "LegoEvalOutcome", "OutcomeError", "Program", "ProgramError",
            "Relation", "RoomRelation", "Scene", "SceneObject", "Selector"]

@@ -62,6 +62,7 @@ from buildbench.scenes.model import Scene, wall_direction
 
 from .check.select import Candidate, candidates, rooms_matching, select
 from .constraints import Attribute, Count, Layout, Material, Program, Relation, RoomRelation, Selector
+from .task_records import task_constraints
 from .tools.context import SceneIndex
 
 START = "START"
@@ -280,8 +281,6 @@ def task_plans(task: Task) -> list[dict[str, Any] | None]:
     stored = task.target.get("plans")
     if isinstance(stored, list) and len(stored) == n:
         return list(stored)
-    from .tasks import task_constraints
-
     programs = [c.program for c in task_constraints(task)]
     if all(p is None for p in programs):
         return [None] * n

@@ -31,7 +31,7 @@ from typing import Any
 from buildbench.harness import Episode, is_scored
 
 from .metrics import Agreement, agreement_from_counts
-from .tasks import BUCKETS, TYPES, bucket_of
+from .task_records import BUCKETS, TYPES, bucket_of
 
 _MISSING = "—"
 #: Table 1 (holistic F1, R, P, κ, partial F1, R, P, κ), 260 pairs.

@@ -22,14 +22,14 @@ goal-oriented refinement (the env then starts at turn 1 on that scene).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
 
-SUITE = "scenerevis"
+from .chain_tasks import SUITE, chain_task
+
 PROMPTS = Path(__file__).resolve().parent / "data" / "prompts"
 #: Prompt file stem → (room type as the scene names it, split).
 ROOMS: dict[str, tuple[str, str]] = {
@@ -87,18 +87,6 @@ def load_tasks(split: str, seed: int) -> list[Task]:
     if split == "chains":
         return chain_split(seed)
     raise ConfigError(f"unknown split {split!r} of suite {SUITE}; splits: {', '.join(SPLITS)}")
-
-
-def chain_task(task_id: str, instruction: str, room: dict[str, Any], turns: list[list[dict[str, Any]]],
-               *, reference_scene: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None) -> Task:
-    """A task carrying a recorded chain for the ``oracle`` agent (ids as the env assigns
-    them) and, optionally, the room the chain rebuilds."""
-    room_type = str(room.get("room_type", ""))
-    target: dict[str, Any] = {"room_type": room_type, "chain": {"room": room, "turns": turns}}
-    if reference_scene is not None:
-        target["reference_scene"] = reference_scene
-    return Task(id=task_id, suite=SUITE, inputs={"instruction": instruction}, target=target,
-                metadata={"room_type": room_type, "split": "chains", **(metadata or {})})
 
 
 def goal_split(seed: int, n_rooms: int = GOAL_ROOMS) -> list[Task]:

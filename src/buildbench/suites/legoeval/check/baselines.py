@@ -14,7 +14,7 @@ from buildbench.harness import Task
 from buildbench.scenes.io import load_scene
 from buildbench.scenes.model import SceneFormatError
 
-from ..tasks import ConstraintVerdict, holistic
+from ..task_records import ConstraintVerdict, holistic
 from .evaluate import evaluate
 
 Outcome = dict[str, Any]

@@ -35,7 +35,7 @@ from ..constraints import (
     parse,
     parse_program,
 )
-from ..tasks import ConstraintSpec, ConstraintVerdict
+from ..task_records import ConstraintSpec, ConstraintVerdict
 from .select import (
     Candidate,
     attribute_matches,

@@ -23,7 +23,8 @@ from buildbench.scenes.model import Scene
 from ..check.evaluate import check
 from ..check.select import candidates
 from ..constraints import Program, render
-from ..tasks import ConstraintSpec, make_task, spec_for
+from ..task_build import make_task
+from ..task_records import ConstraintSpec, spec_for
 from .facts import true_facts
 from .house import build_house
 from .twins import perturb, perturbable

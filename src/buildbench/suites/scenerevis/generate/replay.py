@@ -14,6 +14,7 @@ from typing import Any
 from buildbench.harness import Task
 
 from ..actions import Addressing, ReplyError, SceneState, apply_calls, parse_create_scene, parse_turn
+from ..chain_tasks import chain_task
 from .flat import MASKED_JID, Scene
 
 
@@ -81,9 +82,7 @@ def chain_turns(record: dict[str, Any]) -> tuple[dict[str, Any], list[list[dict[
 
 
 def oracle_task(record: dict[str, Any]) -> Task:
-    """A harness task carrying the chain for the ``oracle`` agent (:func:`..tasks.chain_task`)."""
-    from ..tasks import chain_task
-
+    """A harness task carrying the chain for the ``oracle`` agent (:func:`..chain_tasks.chain_task`)."""
     room, turns = chain_turns(record)
     turns = [t for t in turns if any(c.get("name") != "terminate" for c in t)]  # the oracle adds its own
     meta = record.get("metadata", {})

@@ -25,7 +25,7 @@ import numpy as np
 
 from buildbench.suites.bimedit.check.edit import EditScore, score_edit
 from buildbench.suites.bimedit.generate.builder import FIXED_TIMESTAMP
-from buildbench.suites.bimedit.tasks import BimTask
+from buildbench.suites.bimedit.task_records import BimTask
 
 
 def tool_namespace(model: ifcopenshell.file, commit: Callable[[], None]) -> dict[str, Any]:

@@ -28,7 +28,14 @@ from buildbench.suites.bimedit.generate.scenes import write_scene
 from buildbench.suites.bimedit.generate.tasks import creates, recipes
 from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
 from buildbench.suites.bimedit.generate.tasks.recipes import Edit, NoCandidate, Scene
-from buildbench.suites.bimedit.tasks import CATEGORIES, IFC_CLASSES, TASKS_FILE, BimTask, TaskId, write_tasks
+from buildbench.suites.bimedit.task_records import (
+    CATEGORIES,
+    IFC_CLASSES,
+    TASKS_FILE,
+    BimTask,
+    TaskId,
+    write_tasks,
+)
 
 #: Base edits per (element, operation): paper Table 4 divided by 6 (3 phrasings × 2 scene kinds).
 BASE_COUNTS: dict[tuple[str, str], int] = {

@@ -41,7 +41,7 @@ from buildbench.suites.bimedit.generate.tasks.split import (
     make_group,
     verify_edit,
 )
-from buildbench.suites.bimedit.tasks import (
+from buildbench.suites.bimedit.task_records import (
     CATEGORIES,
     IFC_CLASSES,
     TASKS_FILE,

@@ -19,6 +19,18 @@ def to_floats(values: Iterable[Any], what: str) -> list[float]:
         raise TypeError(f"{what}: expected a sequence of numbers ({exc})") from None
 
 
+def rotation_matrix3(rotation: Any, where: str) -> Any:
+    """The 3x3 matrix of an Euler, Quaternion or Matrix (a ``mathutils.Matrix``).
+
+    Each of those classes says how it becomes one (``_rotation_3x3``), so this module, which
+    ``mathutils`` imports, needs none of them.
+    """
+    as_3x3 = getattr(rotation, "_rotation_3x3", None)
+    if as_3x3 is None:
+        raise TypeError(f"{where}: expected an Euler, Quaternion or Matrix, got {type(rotation).__name__}")
+    return as_3x3()
+
+
 class Vector:
     """A 2D-4D vector of float32 values; may be owned by an object or matrix it writes back to."""
 
@@ -147,13 +159,7 @@ class Vector:
     def __matmul__(self, other: Any) -> Any:
         if isinstance(other, Vector):
             return self.dot(other)
-        from buildbench.suites.dreamhouse.executors.fakebpy.mathutils import (
-            Matrix,  # cycle: Matrix uses Vector
-        )
-
-        if isinstance(other, Matrix):
-            return other._row_vector_product(self)
-        return NotImplemented
+        return NotImplemented  # Vector @ Matrix is Matrix.__rmatmul__
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Vector) and list(self._d) == list(other._d)
@@ -253,8 +259,6 @@ class Vector:
 
     def rotate(self, rotation: Any) -> None:
         """Rotate in place by an Euler, Quaternion or 3x3 Matrix."""
-        from buildbench.suites.dreamhouse.executors.fakebpy.mathutils import rotation_matrix3  # cycle
-
         self[:] = rotation_matrix3(rotation, "Vector.rotate()") @ self
 
     def project(self, other: Any) -> Vector:

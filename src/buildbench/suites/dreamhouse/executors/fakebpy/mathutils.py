@@ -31,7 +31,7 @@ from buildbench.suites.dreamhouse.executors.fakebpy._linalg import (
     matrix_to_euler_xyz,
     matrix_to_quat,
 )
-from buildbench.suites.dreamhouse.executors.fakebpy._vector import Vector, to_floats
+from buildbench.suites.dreamhouse.executors.fakebpy._vector import Vector, rotation_matrix3, to_floats
 
 __all__ = ["Euler", "Matrix", "Quaternion", "Vector"]
 
@@ -179,6 +179,11 @@ class Matrix:
             raise ValueError(f"Matrix @ Vector: a {rows}x{cols} matrix cannot multiply a {len(vals)}D vector")
         return Vector([sum(a * b for a, b in zip(r._d, vals, strict=True)) for r in self._rows])
 
+    def __rmatmul__(self, other: Any) -> Any:
+        if isinstance(other, Vector):
+            return self._row_vector_product(other)
+        return NotImplemented
+
     def _row_vector_product(self, v: Vector) -> Vector:
         if len(v) != len(self._rows):
             raise ValueError("Vector @ Matrix: vector size must match the matrix row count")
@@ -254,6 +259,9 @@ class Matrix:
     def to_3x3(self) -> Matrix:
         """The upper-left 3x3 block."""
         return Matrix([r[:3] for r in embed(self._lists(), 3)])
+
+    def _rotation_3x3(self) -> Matrix:
+        return self.to_3x3()
 
     def to_4x4(self) -> Matrix:
         """Embedded in a 4x4 identity."""
@@ -387,6 +395,9 @@ class Euler:
         """An independent copy."""
         return Euler(self._d, self.order)
 
+    def _rotation_3x3(self) -> Matrix:
+        return self.to_matrix()
+
     def to_matrix(self) -> Matrix:
         """The 3x3 rotation matrix."""
         return Matrix(euler_xyz_to_rows(self._d))
@@ -436,6 +447,9 @@ class Quaternion:
     def __repr__(self) -> str:
         return f"Quaternion(({', '.join(repr(v) for v in self._d)}))"
 
+    def _rotation_3x3(self) -> Matrix:
+        return self.to_matrix()
+
     def to_matrix(self) -> Matrix:
         """The 3x3 rotation matrix."""
         w, x, y, z = self._d
@@ -456,14 +470,6 @@ class Quaternion:
     def copy(self) -> Quaternion:
         """An independent copy."""
         return Quaternion(self._d)
-
-
-def rotation_matrix3(rotation: Any, where: str) -> Matrix:
-    if isinstance(rotation, Euler | Quaternion):
-        return rotation.to_matrix()
-    if isinstance(rotation, Matrix):
-        return rotation.to_3x3()
-    raise TypeError(f"{where}: expected an Euler, Quaternion or Matrix, got {type(rotation).__name__}")
 
 
 def _unsupported_order(order: str) -> list[float]:

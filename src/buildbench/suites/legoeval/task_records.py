@@ -1,0 +1,113 @@
+"""LEGO-Eval task records: constraint specs and verdicts, outcome parsing, the holistic rule.
+
+The checkers, the reference plans and the generators build on this module, so it sits below
+all of them; :mod:`.tasks` (where the task shape is documented) re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from buildbench.harness import Task
+
+from .constraints import CONSTRAINT_TYPES, Program, constraint_type
+
+SUITE = "legoeval"
+#: Complexity buckets by constraint count (spec 5.2): simple, moderate, complex.
+BUCKETS: tuple[str, ...] = ("2-7", "8-12", ">12")
+TYPES: tuple[str, ...] = tuple(CONSTRAINT_TYPES)
+
+
+class OutcomeError(ValueError):
+    """An evaluator outcome does not have the documented shape (message names the field)."""
+
+
+@dataclass(frozen=True)
+class ConstraintSpec:
+    """One constraint of a task: id, natural text, type and (when known) its program."""
+
+    id: str
+    text: str
+    type: str
+    program: Program | None = None
+
+    def to_input(self) -> dict[str, str]:
+        return {"id": self.id, "text": self.text, "type": self.type}
+
+
+@dataclass(frozen=True)
+class ConstraintVerdict:
+    """An evaluator's judgment of one constraint (``holds`` None: could not judge)."""
+
+    id: str
+    holds: bool | None
+    explanation: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "holds": self.holds, "explanation": self.explanation}
+
+
+def bucket_of(n_constraints: int) -> str:
+    """The complexity bucket of an instruction with ``n_constraints`` constraints."""
+    if n_constraints <= 7:
+        return "2-7"
+    return "8-12" if n_constraints <= 12 else ">12"
+
+
+def spec_for(cid: str, text: str, program: Program) -> ConstraintSpec:
+    return ConstraintSpec(cid, text, constraint_type(program), program)
+
+
+def task_constraints(task: Task) -> list[ConstraintSpec]:
+    """The constraints of a task with their programs (None where the task has only text)."""
+    from .constraints import parse_program
+
+    programs = list(task.target.get("programs") or [])
+    out = []
+    for i, c in enumerate(task.inputs["constraints"]):
+        raw = programs[i] if i < len(programs) else None
+        program = None if raw is None else parse_program(raw, f"task {task.id} constraint {c['id']}")
+        out.append(ConstraintSpec(str(c["id"]), str(c["text"]), str(c["type"]), program))
+    return out
+
+
+def parse_outcome(outcome: Any, task: Task) -> tuple[list[ConstraintVerdict], bool | None]:
+    """Check an outcome's shape against its task; return the verdicts in constraint order
+    (a constraint the outcome does not mention gets ``holds`` None) and the holistic verdict.
+
+    Raises:
+        OutcomeError: naming the task and the field.
+    """
+    where = f"task {task.id} outcome"
+    if not isinstance(outcome, Mapping):
+        raise OutcomeError(f"{where}: expected an object, got {type(outcome).__name__}")
+    valid = outcome.get("valid")
+    if valid is not None and not isinstance(valid, bool):
+        raise OutcomeError(f"{where}.valid: expected true, false or null, got {valid!r}")
+    raw = outcome.get("verdicts", [])
+    if not isinstance(raw, list):
+        raise OutcomeError(f"{where}.verdicts: expected a list, got {type(raw).__name__}")
+    ids = [str(c["id"]) for c in task.inputs["constraints"]]
+    by_id: dict[str, ConstraintVerdict] = {}
+    for i, v in enumerate(raw):
+        if not isinstance(v, Mapping) or "id" not in v:
+            raise OutcomeError(f"{where}.verdicts[{i}]: expected an object with an 'id'")
+        cid, holds = str(v["id"]), v.get("holds")
+        if cid not in ids:
+            raise OutcomeError(f"{where}.verdicts[{i}].id: unknown constraint {cid!r} (known: {', '.join(ids)})")
+        if holds is not None and not isinstance(holds, bool):
+            raise OutcomeError(f"{where}.verdicts[{i}].holds: expected true, false or null, got {holds!r}")
+        by_id[cid] = ConstraintVerdict(cid, holds, str(v.get("explanation", "")))
+    return [by_id.get(cid, ConstraintVerdict(cid, None, "no verdict")) for cid in ids], valid
+
+
+def holistic(verdicts: Sequence[ConstraintVerdict]) -> bool | None:
+    """A scene is valid only if every constraint holds (spec 4.6); any unjudged constraint
+    that could flip it leaves the verdict unknown (None)."""
+    if any(v.holds is False for v in verdicts):
+        return False
+    if any(v.holds is None for v in verdicts):
+        return None
+    return True
