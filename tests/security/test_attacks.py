@@ -269,8 +269,11 @@ def test_disk_fill_is_a_limit_and_stays_near_the_cap(target: Target, kind: str) 
     out = target.run(code)
     assert out.status == "limit", out
     assert "disk limit" in out.error
-    # The folder holds at most the cap plus what was written in one measuring interval.
-    assert folder_bytes(str(target.workdir)) < (DISK_MB + 200) << 20
+    # The folder holds at most the cap plus what was written in one measuring interval. Empty
+    # files count 4 KiB each but cost only an inode, and the walk that measures a folder of
+    # 10^5 entries is what falls behind on a loaded machine: bounded, more loosely.
+    slack_mb = 1500 if kind == "empty files" else 200
+    assert folder_bytes(str(target.workdir)) < (DISK_MB + slack_mb) << 20
     assert target.healthy()
 
 
@@ -280,7 +283,7 @@ def test_disk_fill_through_a_deleted_open_file_is_a_limit(target: Target) -> Non
         "import os\nfiles = []\n"
         "for i in range(64):\n    f = open(f'fill-{i}', 'wb')\n    os.unlink(f'fill-{i}')\n    files.append(f)\n"
         "    f.write(b'x' * (4 << 20))\n    f.flush()\n"
-        "import time\ntime.sleep(2)\n"
+        "import time\ntime.sleep(3.5)\n"  # under the 4 s wall limit, long enough for a loaded monitor
     )
     out = target.run(code)
     assert out.status == "limit", out

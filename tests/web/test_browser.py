@@ -56,9 +56,12 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def wait_for(driver: Any, what: Callable[[Any], Any], timeout: float = WAIT_S) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(what)
+    # The page redraws its table after each fetch: an element found just before a redraw is
+    # stale, which only means "not yet".
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(what)
 
 
 def css(driver: Any, selector: str) -> list[Any]:
@@ -157,7 +160,7 @@ def test_paging_and_sorting_in_the_page(driver: Any, viewer: str, run_ids: dict[
     assert "page 1 of 24" in css(driver, "#pager")[0].text
     css(driver, "#next")[0].click()
     wait_for(driver, lambda d: "page 2 of 24" in css(d, "#pager")[0].text)
-    assert css(driver, "a.episode-link")[0].text == "tower_00050"
+    wait_for(driver, lambda d: css(d, "a.episode-link")[0].text == "tower_00050")
     css(driver, "#episodes th.sortable")[0].click()  # task: ascending -> descending
     wait_for(driver, lambda d: css(d, "a.episode-link")[0].text == "tower_01199")
     css(driver, "#filter-status option[value='error']")[0].click()
