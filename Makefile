@@ -9,7 +9,8 @@ setup:
 demo: setup
 	@.venv/bin/buildbench demo
 
-test: setup
+# Lint first: a type or style error fails the tests too (ruff + mypy take under a minute).
+test: setup lint
 	@$(PY) -m pytest -n 2 --dist loadgroup -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
 
