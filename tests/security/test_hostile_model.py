@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -73,12 +74,12 @@ def _hostile_run(tmp_path: Path, temp: Path) -> None:
            "HOSTILE_CANARY_API_KEY": SECRET}
     env.pop("BUILDBENCH_ALLOW_UNSANDBOXED", None)  # the real default: sandbox or refuse
     with ScriptedServer(hostile) as server:
-        run = subprocess.run(
+        run, maxrss_kib = _run_measured(
             [sys.executable, "-m", "buildbench", "run", "bimedit", "--agent", "llm", "--split", "demo",
              "--limit", "1", "--model", f"vllm:hostile@{server.base_url}", "--run-dir", str(tmp_path / "run"),
              "-q", "-o", "call_timeout_s=3", "-o", "memory_mb=1536", "-o", "max_calls=30",
              "-o", "disk_mb=64"],
-            env=env, cwd=REPO, capture_output=True, text=True, timeout=240,
+            env=env, timeout_s=240,
         )
         seen_by_model = json.dumps([r.body for r in server.requests])
     assert run.returncode == 0, run.stderr[-2000:]
@@ -94,4 +95,33 @@ def _hostile_run(tmp_path: Path, temp: Path) -> None:
     assert committed is None or committed.read_bytes().startswith(b"ISO-10303-21")
     assert list(temp.iterdir()) == []  # every work folder removed
     # The largest process of the run (harness or sandbox) stayed far below 3 GB.
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 3 * 1024 * 1024  # KiB
+    assert maxrss_kib < 3 * 1024 * 1024, maxrss_kib
+
+
+def _run_measured(argv: list[str], env: dict[str, str], timeout_s: float) -> tuple[subprocess.CompletedProcess[str], int]:
+    """Run ``argv`` and return its result with the peak resident size (KiB) of it and its
+    descendants alone: ``RUSAGE_CHILDREN`` of this process would also count every child an
+    earlier test on the same worker spawned."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=out, stderr=err, text=True)
+        try:
+            _, status, usage = _wait4(proc.pid, timeout_s)
+        except TimeoutError:
+            proc.kill()
+            proc.wait()
+            raise
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, proc.returncode, out.read(), err.read()), usage.ru_maxrss
+
+
+def _wait4(pid: int, timeout_s: float) -> tuple[int, int, resource.struct_rusage]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        reaped, status, usage = os.wait4(pid, os.WNOHANG)
+        if reaped == pid:
+            return reaped, status, usage
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{pid} still running after {timeout_s} s")
+        time.sleep(0.1)
