@@ -27,10 +27,11 @@ from typing import Any
 
 from buildbench.suites.dreamhouse.executors.fakebpy import mathutils
 from buildbench.suites.dreamhouse.executors.fakebpy._api import BlendData, Context, Ops
+from buildbench.suites.dreamhouse.executors.fakebpy._collections import Collection
 from buildbench.suites.dreamhouse.executors.fakebpy._errors import UnsupportedAPIError, unsupported
 from buildbench.suites.dreamhouse.executors.fakebpy._export import export_members
 from buildbench.suites.dreamhouse.executors.fakebpy._state import State
-from buildbench.suites.dreamhouse.executors.fakebpy._types import Collection, Mesh, Object
+from buildbench.suites.dreamhouse.executors.fakebpy._types import Mesh, Object
 
 __all__ = ["BLENDER_VERSION", "State", "UnsupportedAPIError", "export_members", "install"]
 

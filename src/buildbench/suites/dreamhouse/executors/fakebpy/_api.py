@@ -10,10 +10,11 @@ import inspect
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from buildbench.suites.dreamhouse.executors.fakebpy._collections import Collection
 from buildbench.suites.dreamhouse.executors.fakebpy._errors import public_names, unsupported
 from buildbench.suites.dreamhouse.executors.fakebpy._names import NameRegistry
 from buildbench.suites.dreamhouse.executors.fakebpy._state import State
-from buildbench.suites.dreamhouse.executors.fakebpy._types import Collection, Mesh, Object, _Strict
+from buildbench.suites.dreamhouse.executors.fakebpy._types import Mesh, Object, _Strict
 from buildbench.suites.dreamhouse.executors.fakebpy.mathutils import euler_xyz_to_rows
 
 FINISHED = {"FINISHED"}

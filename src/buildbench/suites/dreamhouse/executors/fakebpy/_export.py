@@ -5,13 +5,9 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from buildbench.suites.dreamhouse.executors.fakebpy._collections import Collection
 from buildbench.suites.dreamhouse.executors.fakebpy._state import State
-from buildbench.suites.dreamhouse.executors.fakebpy._types import (
-    BOUND_BOX_ORDER,
-    Collection,
-    Object,
-    dimensions_of,
-)
+from buildbench.suites.dreamhouse.executors.fakebpy._types import BOUND_BOX_ORDER, Object, dimensions_of
 
 
 def pick_objects(state: State, collection: str | None) -> list[Object]:

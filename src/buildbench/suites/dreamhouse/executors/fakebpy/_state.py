@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from buildbench.suites.dreamhouse.executors.fakebpy._collections import Collection
 from buildbench.suites.dreamhouse.executors.fakebpy._names import NameRegistry
-from buildbench.suites.dreamhouse.executors.fakebpy._types import Collection, Mesh, Object
+from buildbench.suites.dreamhouse.executors.fakebpy._types import Mesh, Object
 
 # Blender's default cube: 2 m, centred on the origin.
 CUBE_COORDS = tuple(c for x in (-1.0, 1.0) for y in (-1.0, 1.0) for z in (-1.0, 1.0) for c in (x, y, z))
