@@ -185,7 +185,7 @@ def test_the_reference_design_passes_known_variants(task_id: str) -> None:
 def test_support_references_are_lengthened_to_the_gap() -> None:
     short = designs.build(designs.REFERENCE["support-1_gap3_load1500_bank30_rise0"]())
     long = designs.build(designs.REFERENCE["support-1_gap8_load1500_bank30_rise0"]())
-    assert variants.support_span(5.0) == 5 and variants.support_span(10.0) == 8 and variants.support_span(20.0) == 13
+    assert designs.support_span(5.0) == 5 and designs.support_span(10.0) == 8 and designs.support_span(20.0) == 13
     assert long.num_blocks > short.num_blocks
     assert designs.REFERENCE.get("support-2_gap99") is None and designs.REFERENCE.get("nope") is None
     assert list(designs.REFERENCE) == list(TASKS)
@@ -285,9 +285,9 @@ def test_pass_rules_and_metrics_read_the_variants_goal_and_height() -> None:
 
 
 def test_the_short_deck_is_the_longest_no_longer_than_the_gap() -> None:
-    assert variants.short_deck_span(5.0) == 2  # the released control at the released gap
+    assert designs.short_deck_span(5.0) == 2  # the released control at the released gap
     for gap in (variants.GAP[1].value(i) for i in range(variants.GAP[1].count)):
-        span = variants.short_deck_span(gap)
+        span = designs.short_deck_span(gap)
         assert 2 * span + 1 <= gap < 2 * span + 3, gap
 
 
@@ -296,7 +296,7 @@ def test_the_short_deck_control_fails_the_variants(gap: float, load: int) -> Non
     (task,) = load_tasks(f"support-1_gap{gap:g}_load{load}_bank18_rise0", 0)
     agent = agents.negative(task, None, {})
     assert isinstance(agent, agents.DesignAgent)
-    design = variants.control_design(task.id, "bridge shorter than the gap")
+    design = designs.control_design(task.id, "bridge shorter than the gap")
     assert design.name == f"short deck, gap {gap:g}"
     assert not simulate(designs.build(design), task.id).passed
 
@@ -315,7 +315,7 @@ def test_negative_agent_maps_a_variant_to_its_levels_control() -> None:
     with pytest.raises(ValueError, match="targets task 'lift-1', not 'transport-1_goal8'"):
         agents.negative(load_tasks("transport-1_goal8", 0)[0], None, {"control": "unheated cannon"})
     with pytest.raises(ValueError, match="targets task 'lift-1' and its variants, not 'transport-1_goal8'"):
-        variants.control_design("transport-1_goal8", "unheated cannon")
+        designs.control_design("transport-1_goal8", "unheated cannon")
 
 
 def test_simulate_and_analyze_commands_take_variant_ids(tmp_path: Path) -> None:

@@ -261,7 +261,7 @@ def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
 
 def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
     """A negative control that must fail ``task`` (``designs.NEGATIVE``; ``-o control=NAME`` picks one); a
-    variant gets its level's control, fitted to it (``variants.control_design``).
+    variant gets its level's control, fitted to it (``designs.control_design``).
 
     Raises:
         ValueError: When no negative control targets the task's level, or the named one does not exist or
@@ -282,4 +282,4 @@ def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
     task_id, make = designs.NEGATIVE[name]
     if task_id != level:
         raise ValueError(f"negative control {name!r} targets task {task_id!r}, not {task.id!r}")
-    return DesignAgent(make() if level == task.id else variants.control_design(task.id, name), "negative")
+    return DesignAgent(make() if level == task.id else designs.control_design(task.id, name), "negative")

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from .analysis import lift_metrics, transport_metrics
+from .levels import LIFT_PASS_HEIGHT, SUPPORT_FALLEN_Z, TRANSPORT_GOAL, TaskSpec
 from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation, Trajectory
-from .tasks import LIFT_PASS_HEIGHT, SUPPORT_FALLEN_Z, TRANSPORT_GOAL, TaskSpec, get_task, scene_for
+from .tasks import get_task, scene_for
 
 TRANSPORT_DISTANCE = TRANSPORT_GOAL
 """Transport passes beyond this horizontal distance from the origin (``sim_transport.py``; a variant's

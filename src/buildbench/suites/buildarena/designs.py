@@ -3,19 +3,24 @@
 Each design is a list of ``{"op": ..., "params": {...}}`` calls, exactly
 what an agent would send; ``build`` runs them on a fresh workbench.
 ``REFERENCE`` names the design that passes each task level in our
-simulator, ``NEGATIVE`` the controls that must fail.
+simulator, ``NEGATIVE`` the controls that must fail; a variant
+(``variants``) gets its level's design or control fitted to it
+(``reference_design``, ``control_design``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from . import variants
 from .check import SimResult, simulate
+from .levels import TASKS
 from .library import Workbench
 from .library.frames import to_real
 from .library.geometry import face_normal, spec_of
@@ -191,8 +196,6 @@ def beam_bridge(per_side: int, braced: bool = True) -> list[Call]:
     return deck(per_side, braced).calls
 
 
-
-
 def straight_beam(per_side: int) -> list[Call]:
     """A north–south beam of ``2·per_side + 1`` wooden blocks through the starting block."""
     calls = [_op("start", note="straight beam")]
@@ -332,8 +335,6 @@ class _References(Mapping[str, Callable[[], Design]]):
     def __getitem__(self, task_id: str) -> Callable[[], Design]:
         if task_id in self.levels:
             return self.levels[task_id]
-        from .variants import reference_design  # variants builds on this module
-
         reference_design(task_id)  # KeyError when the id names no variant
         return functools.partial(reference_design, task_id)
 
@@ -377,6 +378,55 @@ NEGATIVE: dict[str, tuple[str, Callable[[], Design]]] = {
     "wheels on bottom faces": ("transport-1", lambda: Design("bottom wheels", bottom_wheel_vehicle())),
 }
 """Negative controls: name → (task they must fail, design)."""
+
+
+def support_span(gap: float) -> int:
+    """Blocks each side of a reference bridge's centre for ``gap``: the released designs' 5, 8 and 13 blocks
+    for gaps 5, 10 and 20 (three blocks beyond the half gap, so each end rests about three units on a bank)."""
+    return math.floor(gap / 2) + 3
+
+
+def reference_design(task_id: str) -> Design:
+    """The reference design for a variant: the level's own, with Support bridges lengthened to the gap.
+
+    Raises:
+        KeyError: When ``task_id`` names no variant (so that ``REFERENCE`` reads as a mapping).
+    """
+    try:
+        variant = variants.parse(task_id)
+    except ValueError:
+        raise KeyError(task_id) from None
+    spec = variants.spec_of(variant)
+    if spec.category != "support" or spec.gap is None:
+        return REFERENCE[variant.base]()
+    per_side = support_span(spec.gap)
+    if spec.level == 1:
+        return Design(f"braced beam, gap {spec.gap:g}", beam_bridge(per_side))
+    return three_part_bridge(per_side)
+
+
+def short_deck_span(gap: float) -> int:
+    """Blocks each side of the centre of the Support negative control's deck for ``gap``: the released
+    control's 2 at gap 5: the most for which its ``2·n + 1`` blocks are no longer than the gap."""
+    return math.floor((gap - 1) / 2)
+
+
+def control_design(task_id: str, name: str) -> Design:
+    """Negative control ``name`` of ``NEGATIVE`` for ``task_id``, one of its level's variants: the
+    level's own control, with the Support short deck kept no longer than the variant's gap.
+
+    Raises:
+        ValueError: An unknown control, or one that targets another level.
+    """
+    if name not in NEGATIVE:
+        raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(NEGATIVE)}")
+    level, make = NEGATIVE[name]
+    if variants.level_of(task_id) != level:
+        raise ValueError(f"negative control {name!r} targets task {level!r} and its variants, not {task_id!r}")
+    spec = TASKS.get(task_id) or variants.variant_spec(task_id)
+    if spec.category == "support" and spec.gap is not None and spec.id != level:
+        return Design(f"short deck, gap {spec.gap:g}", beam_bridge(short_deck_span(spec.gap)))
+    return make()
 
 
 def run_reference(task_id: str, seed: int = 0) -> SimResult:

@@ -2,21 +2,21 @@
 levels under the released pass rules, and the reference designs fitted to each.
 
 The generator lives in :mod:`.variants` (parameters on bounded grids, ids that spell every
-parameter out, ``generate(seed, count)``); the nine released levels themselves are data
-(:mod:`.tasks`). This module is where a reader looks for "how are tasks made" in every suite.
+parameter out, ``generate(seed, count)``), the designs fitted to each in :mod:`.designs`; the nine
+released levels themselves are data (:mod:`.levels`). This module is where a reader looks for
+"how are tasks made" in every suite.
 """
 
 from __future__ import annotations
 
+from .designs import control_design, reference_design
 from .variants import (
     VARIED_LEVELS,
     Range,
     Variant,
-    control_design,
     every_variant,
     generate,
     parse,
-    reference_design,
     spec_of,
     variant_spec,
 )

@@ -43,9 +43,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import designs
-from .physics import StaticBox
-from .tasks import (
+from .levels import (
     LIFT_PASS_HEIGHT,
     TASKS,
     TRANSPORT_GOAL,
@@ -54,6 +52,7 @@ from .tasks import (
     support_text,
     transport_text,
 )
+from .physics import StaticBox
 
 VARIED_LEVELS = ("transport-1", "transport-2", "transport-3", "support-1", "support-2", "support-3",
                  "lift-2", "lift-3")
@@ -386,37 +385,6 @@ def variant_spec(task_id: str) -> TaskSpec:
     return spec_of(parse(task_id))
 
 
-def support_span(gap: float) -> int:
-    """Blocks each side of a reference bridge's centre for ``gap``: the released designs' 5, 8 and 13 blocks
-    for gaps 5, 10 and 20 (three blocks beyond the half gap, so each end rests about three units on a bank)."""
-    return math.floor(gap / 2) + 3
-
-
-def reference_design(task_id: str) -> designs.Design:
-    """The reference design for a variant: the level's own, with Support bridges lengthened to the gap.
-
-    Raises:
-        KeyError: When ``task_id`` names no variant (so that ``designs.REFERENCE`` reads as a mapping).
-    """
-    try:
-        variant = parse(task_id)
-    except ValueError:
-        raise KeyError(task_id) from None
-    spec = spec_of(variant)
-    if spec.category != "support" or spec.gap is None:
-        return designs.REFERENCE[variant.base]()
-    per_side = support_span(spec.gap)
-    if spec.level == 1:
-        return designs.Design(f"braced beam, gap {spec.gap:g}", designs.beam_bridge(per_side))
-    return designs.three_part_bridge(per_side)
-
-
-def short_deck_span(gap: float) -> int:
-    """Blocks each side of the centre of the Support negative control's deck for ``gap``: the released
-    control's 2 at gap 5: the most for which its ``2·n + 1`` blocks are no longer than the gap."""
-    return math.floor((gap - 1) / 2)
-
-
 def level_of(task_id: str) -> str:
     """The level a task id poses: the id itself for the nine, the varied level for a variant.
 
@@ -424,21 +392,3 @@ def level_of(task_id: str) -> str:
         ValueError: As :func:`parse`, for an id that is neither.
     """
     return task_id if task_id in TASKS else parse(task_id).base
-
-
-def control_design(task_id: str, name: str) -> designs.Design:
-    """Negative control ``name`` of ``designs.NEGATIVE`` for ``task_id``, one of its level's variants: the
-    level's own control, with the Support short deck kept no longer than the variant's gap.
-
-    Raises:
-        ValueError: An unknown control, or one that targets another level.
-    """
-    if name not in designs.NEGATIVE:
-        raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
-    level, make = designs.NEGATIVE[name]
-    if level_of(task_id) != level:
-        raise ValueError(f"negative control {name!r} targets task {level!r} and its variants, not {task_id!r}")
-    spec = TASKS.get(task_id) or variant_spec(task_id)
-    if spec.category == "support" and spec.gap is not None and spec.id != level:
-        return designs.Design(f"short deck, gap {spec.gap:g}", designs.beam_bridge(short_deck_span(spec.gap)))
-    return make()
