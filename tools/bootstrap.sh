@@ -24,10 +24,10 @@ fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
-# The optional extras (training: torch, transformers, trl, datasets; ray; gym; inspect) are
+# The optional extras (training: torch, transformers, trl, datasets; ray; gym; inspect; verifiers) are
 # installed where they can be: their tests skip without them.
-if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev,train,ray,gym,inspect]"; then
-  echo "bootstrap: the optional extras (train: torch==2.13.0 CPU build, ray, gym, inspect) could not all be installed; their tests will skip" >&2
+if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev,train,ray,gym,inspect,verifiers]"; then
+  echo "bootstrap: the optional extras (train: torch==2.13.0 CPU build, ray, gym, inspect, verifiers) could not all be installed; their tests will skip" >&2
 fi
 echo "$want" > "$stamp"
 echo "bootstrap: .venv ready"

@@ -20,52 +20,29 @@ scores).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.harness import Env, Observation, Task
-from buildbench.harness.errors import ConfigError
-from buildbench.harness.options import check_options
-from buildbench.harness.prompts import prompt_folder
-from buildbench.harness.suite import get_suite
+from buildbench.harness import Env, Task
 
-from .text import apply_text, select_task
+from .rollout import (
+    EpisodePlay,
+    RewardFn,
+    SuiteSetup,
+    observation_text,
+    step_reward_sum,
+    verifier_metric,
+)
+
+__all__ = ["RewardFn", "Rollout", "Sampling", "TaskFor", "episode_reward", "make_rollout_func", "observation_text",
+           "play", "prompt_text", "step_reward_sum", "suite_rollout_func", "verifier_metric"]
 
 #: How observations and replies are joined (no chat template: the same tokens for every tokenizer).
 USER_PREFIX, ASSISTANT_PREFIX = "\n\nUser: ", "\nAssistant: "
 
 #: ``task_for(prompt, k)``: the task the k-th prompt of a batch is played on.
 TaskFor = Callable[[Any, int], Task]
-#: ``reward(task, env, step_rewards)``: an episode's reward, or None when it has none.
-RewardFn = Callable[[Task, Env, Sequence[float]], float | None]
-
-
-def step_reward_sum(task: Task, env: Env, rewards: Sequence[float]) -> float:
-    """The undiscounted return: the sum of the env's step rewards."""
-    return float(math.fsum(rewards))
-
-
-def verifier_metric(score: Callable[[Task, dict[str, Any]], dict[str, float]], metric: str) -> RewardFn:
-    """A reward that is one metric of the suite's verifier on the episode's outcome (e.g. BuildArena's
-    ``passed``); None when the verifier cannot score the outcome or has no such metric."""
-
-    def reward(task: Task, env: Env, rewards: Sequence[float]) -> float | None:
-        try:
-            value = score(task, env.outcome()).get(metric)
-        except Exception:  # noqa: BLE001 - an unscorable episode gets no reward, never a number
-            return None
-        return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
-
-    return reward
-
-
-def observation_text(observation: Observation) -> str:
-    """What the policy reads of an observation: its text, then each tool result on its own line."""
-    parts = [observation.text] if observation.text else []
-    parts += [f"[{call_id}] {text}" for call_id, text in observation.tool_results]
-    return "\n".join(parts)
 
 
 def prompt_text(prompt: Any) -> str:
@@ -135,22 +112,21 @@ class Sampling:
 def play(env: Env, task: Task, seed: int, tokenizer: Any, model: Any, sampling: Sampling,
          reward: RewardFn = step_reward_sum) -> Rollout:
     """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM) and return its tokens."""
-    observation = env.reset(task, seed=seed).observation
+    episode = EpisodePlay(env, task, seed)
+    observation = episode.reset()
     head = (sampling.system_prompt + USER_PREFIX if sampling.system_prompt else USER_PREFIX.lstrip())
     rollout = Rollout(_encode(tokenizer, head + observation_text(observation) + ASSISTANT_PREFIX))
-    rewards: list[float] = []
-    for turn in range(sampling.max_turns):
+    for _ in range(sampling.max_turns):
         new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling)
         rollout.add(new, logprobs)
         rollout.turns += 1
-        step = apply_text(env, tokenizer.decode(new, skip_special_tokens=True), turn)
-        rewards.append(float(step.reward))
-        if step.terminated or step.truncated:
+        step = episode.reply(tokenizer.decode(new, skip_special_tokens=True))
+        if episode.ended:
             break
         rollout.add(_encode(tokenizer, USER_PREFIX + observation_text(step.observation) + ASSISTANT_PREFIX))
     if not rollout.completion_ids or rollout.completion_ids[-1] != tokenizer.eos_token_id:
         rollout.add([tokenizer.eos_token_id])  # a closed sequence, so TRL does not count it as truncated
-    rollout.reward = reward(task, env, rewards)
+    rollout.reward = episode.reward(reward)
     return rollout
 
 
@@ -193,25 +169,18 @@ def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, option
     Raises:
         ConfigError: An unknown split, option or bad option value.
     """
-    spec = get_suite(suite)
     where = f"trl rollout of {suite}"
-    if split not in spec.splits:
-        raise ConfigError(f"{where}: no split {split!r}; splits: {', '.join(spec.splits)}")
-    checked = check_options(options or {}, spec.options, where=where)
-    tasks = spec.load_tasks(split, int(seed))
+    setup = SuiteSetup.load(suite, split, seed, options, where=where)
 
     def task_for(prompt: Any, k: int) -> Task:
         text = prompt_text(prompt).strip()
-        return select_task(tasks, int(text) if text.lstrip("-").isdigit() else text, where=f"{where}, prompt {k}")
+        return setup.task(int(text) if text.lstrip("-").isdigit() else text, where=f"{where}, prompt {k}")
 
-    def env_factory(task: Task) -> Env:
-        return spec.make_env(task, dict(checked))
-
-    chosen = verifier_metric(spec.score, reward) if isinstance(reward, str) else reward
-    play = make_rollout_func(env_factory, task_for, sampling=sampling, reward=chosen)
+    chosen = verifier_metric(setup.suite.score, reward) if isinstance(reward, str) else reward
+    play = make_rollout_func(setup.make_env, task_for, sampling=sampling, reward=chosen)
 
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
-        with prompt_folder(checked.get("prompts")):  # envs read their prompt files at reset and step
+        with setup.prompts():  # envs read their prompt files at reset and step
             return play(prompts, trainer)
 
     return rollout_func
