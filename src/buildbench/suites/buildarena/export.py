@@ -109,7 +109,7 @@ def _end_rotations(
     """Euler angles of the two joined faces' normals in the connector frame (zero when an end is gone)."""
     angles = []
     for ref in block.ends or ():
-        other = machine.blocks.get(ref.block)
+        other = machine.joined_block(block, ref)
         if other is None:
             angles.append((0.0, 0.0, 0.0))
         else:

@@ -100,6 +100,11 @@ class FaceRef:
     block: str
     face: str
 
+    @property
+    def key(self) -> str:
+        """``<block>:<face>``, this face's key in ``Block.detached``."""
+        return f"{self.block}:{self.face}"
+
 
 @dataclass
 class Block:
@@ -122,9 +127,11 @@ class Block:
         span: For a connector, its second end in its own local frame
             (units), fixed when connected; the connector is a rigid object
             that twist/shift move as a whole (released ``.bsg`` semantics).
-        detached: For a connector whose end block was removed: that block's
-            id → (type name, last virtual centre of the joined face); the
-            released code kept showing the removed block's last face.
+        detached: Faces this block joins (a connector's ends, the base face)
+            whose block was removed: ``FaceRef.key`` → (type name, last virtual
+            centre of that face). The released code kept showing a removed
+            end's last face, even once another block took its id (a re-used
+            sub-structure letter); such a newcomer is not joined.
         flipped: Wheel spin direction toggled by ``flip_spin``.
         keys: Control keys bound to each action.
         group: Sub-structure letter inside an assembly, else None.
@@ -143,6 +150,11 @@ class Block:
     flipped: bool = False
     keys: dict[str, list[str]] = field(default_factory=dict)
     group: str | None = None
+
+    def detached_end(self, ref: FaceRef) -> tuple[str, list[float]] | None:
+        """Type name and last virtual centre of joined face ``ref`` once its block was removed, else None."""
+        # Older documents keyed a connector's removed ends by block id alone.
+        return self.detached.get(ref.key) or self.detached.get(ref.block)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict (floats kept at full precision)."""
@@ -289,11 +301,22 @@ class Machine:
         """Attachment edges in block order (weld candidates for physics); bases removed later are skipped."""
         edges: list[Attachment] = []
         for b in self.blocks.values():
-            if b.attached_to is None or b.attached_to.block not in self.blocks:
+            if b.attached_to is None or self.joined_block(b, b.attached_to) is None:
                 continue
             own = next((label for label, ref in b.links.items() if ref == b.attached_to), None)
             edges.append(Attachment(b.id, own, b.attached_to.block, b.attached_to.face))
         return edges
+
+    def joined_block(self, block: Block, ref: FaceRef) -> Block | None:
+        """The block ``block`` joins at ``ref`` (its base or a connector end), or None once that one was removed.
+
+        A removed base or connector end is recorded in ``block.detached``; its id may later
+        name another block (an assembly hands a removed sub-structure's letter out again),
+        which ``block`` does not join.
+        """
+        if block.detached_end(ref) is not None:
+            return None
+        return self.blocks.get(ref.block)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict with the full state and the replayable history."""

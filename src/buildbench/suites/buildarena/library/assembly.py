@@ -9,19 +9,15 @@ nothing moves, and a failed ``add_machine`` records nothing.
 from __future__ import annotations
 
 import string
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from buildbench.suites.buildarena.model import Block, FaceRef, Machine, SubStructure
 
+from .bench import Bench, Outcome, vector3
 from .captions import block_label, machine_summary
 from .construction import forget_block
 from .frames import start_rotation, to_virtual
-from .workbench import Outcome, vector3
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
 
 NOT_ASSEMBLY = "Assembly commands are only available while assembling sub-structures, please try again."
 
@@ -45,7 +41,7 @@ def _renamed(block: Block, letter: str) -> Block:
     )
 
 
-def _overlaps(bench: Workbench, moved: list[Block], letter: str) -> list[tuple[Block, str]]:
+def _overlaps(bench: Bench, moved: list[Block], letter: str) -> list[tuple[Block, str]]:
     order = [i for i, b in bench.machine.blocks.items() if b.group != letter]
     hits: list[tuple[Block, str]] = []
     for block in moved:
@@ -53,7 +49,7 @@ def _overlaps(bench: Workbench, moved: list[Block], letter: str) -> list[tuple[B
     return hits
 
 
-def _overlap_text(bench: Workbench, letter: str, hits: list[tuple[Block, str]]) -> str:
+def _overlap_text(bench: Bench, letter: str, hits: list[tuple[Block, str]]) -> str:
     lines = [
         f"Operation failed! The sub-structure {letter} overlaps with existing blocks and it's been restored to previous state already, please try again"
     ]
@@ -70,11 +66,9 @@ def _next_letter(machine: Machine) -> str | None:
 
 
 def add_machine(
-    bench: Workbench, machine_id: object, init_shift: object = None, init_rotation: object = None
+    bench: Bench, machine_id: object, init_shift: object = None, init_rotation: object = None
 ) -> Outcome:
     """Add a saved machine as the next sub-structure, optionally shifted (real frame) and rotated ``[yaw, pitch, roll]``."""
-    from .replay import rebuild
-
     if not bench.machine.is_assembly:
         return Outcome(NOT_ASSEMBLY, ok=False)
     saved = bench.saved.get(str(machine_id))
@@ -92,12 +86,7 @@ def add_machine(
     letter = _next_letter(bench.machine)
     if letter is None:
         return Outcome("The assembly already has 26 sub-structures, please try again.", ok=False)
-    sub = rebuild(
-        saved.history,
-        bench.rules,
-        saved=bench.saved,
-        start_override={"init_shift": shift, "init_rotation": rotation},
-    )
+    sub = bench.rebuild(saved.history, {"init_shift": shift, "init_rotation": rotation})
     blocks = [_renamed(b, letter) for b in sub.blocks.values()]
     hits = _overlaps(bench, blocks, letter)
     if hits:
@@ -112,13 +101,13 @@ def add_machine(
     return Outcome(text, ok=True, changed=True)
 
 
-def _group(bench: Workbench, letter: object) -> list[Block] | None:
+def _group(bench: Bench, letter: object) -> list[Block] | None:
     if not isinstance(letter, str) or letter not in bench.machine.substructures:
         return None
     return [b for b in bench.machine.blocks.values() if b.group == letter]
 
 
-def remove_machine(bench: Workbench, machine_index: object) -> Outcome:
+def remove_machine(bench: Bench, machine_index: object) -> Outcome:
     """Remove sub-structure ``machine_index`` (a letter) with all its blocks."""
     if not bench.machine.is_assembly:
         return Outcome(NOT_ASSEMBLY, ok=False)
@@ -132,7 +121,7 @@ def remove_machine(bench: Workbench, machine_index: object) -> Outcome:
 
 
 def _move_group(
-    bench: Workbench, letter: str, rotation: np.ndarray, pivot: np.ndarray, offset: np.ndarray
+    bench: Bench, letter: str, rotation: np.ndarray, pivot: np.ndarray, offset: np.ndarray
 ) -> Outcome | None:
     members = _group(bench, letter) or []
     moved = [
@@ -153,7 +142,7 @@ def _move_group(
     return None
 
 
-def shift_machine(bench: Workbench, machine_index: object, position: object) -> Outcome:
+def shift_machine(bench: Bench, machine_index: object, position: object) -> Outcome:
     """Translate sub-structure ``machine_index`` by ``position`` ``[dx, dy, dz]`` (real frame, units)."""
     if not bench.machine.is_assembly:
         return Outcome(NOT_ASSEMBLY, ok=False)
@@ -180,7 +169,7 @@ def shift_machine(bench: Workbench, machine_index: object, position: object) -> 
     )
 
 
-def rotate_machine(bench: Workbench, machine_index: object, rotation: object) -> Outcome:
+def rotate_machine(bench: Bench, machine_index: object, rotation: object) -> Outcome:
     """Set the rotation of sub-structure ``machine_index`` to ``[yaw, pitch, roll]`` degrees about its starting block."""
     if not bench.machine.is_assembly:
         return Outcome(NOT_ASSEMBLY, ok=False)

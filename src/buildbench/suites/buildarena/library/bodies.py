@@ -95,12 +95,14 @@ def body_graph(machine: Machine) -> BodyGraph:
     for block in machine.blocks.values():
         spec = spec_of(block)
         if spec.is_connector:
-            ends = block.ends
-            if ends is None or any(r.block not in machine.blocks for r in ends):
+            if block.ends is None:
                 continue
-            a, b = (machine.blocks[r.block] for r in ends)
-            pa, pb = to_real(face_center(a, ends[0].face)), to_real(face_center(b, ends[1].face))
-            links.append(Link(block.id, block.type, spec.mass, ends[0], ends[1], pa, pb))
+            start, end = block.ends
+            a, b = machine.joined_block(block, start), machine.joined_block(block, end)
+            if a is None or b is None:
+                continue
+            pa, pb = to_real(face_center(a, start.face)), to_real(face_center(b, end.face))
+            links.append(Link(block.id, block.type, spec.mass, start, end, pa, pb))
             continue
         axis = spin_axis(block)
         pointer = None if spec.descriptor is None else to_real(block.rotation @ np.array(spec.vec_base))

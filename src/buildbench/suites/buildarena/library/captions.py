@@ -84,13 +84,21 @@ def _descriptor_lines(block: Block) -> list[str]:
 
 
 def connector_caption(machine: Machine, block: Block) -> str:
-    """``<ID n: Brace>`` + ``Connecting <ID a: …> at [..] and <ID b: …> at [..].``"""
-    assert block.ends is not None
+    """``<ID n: Brace>`` + ``Connecting <ID a: …> at [..] and <ID b: …> at [..].``
+
+    A removed end shows the removed block and its last face centre, as the released
+    code did, even once another block took its id.
+
+    Raises:
+        ValueError: ``block`` joins no faces (only a malformed machine document has such a connector).
+    """
+    if block.ends is None:
+        raise ValueError(f"connector {block.id} <{block.type}> joins no faces")
     parts = []
     for ref in block.ends:
-        other = machine.blocks.get(ref.block)
+        other = machine.joined_block(block, ref)
         if other is None:
-            kind, point = block.detached.get(ref.block, ("removed block", [float("nan")] * 3))
+            kind, point = block.detached_end(ref) or ("removed block", [float("nan")] * 3)
             parts.append(f"<ID {ref.block}: {kind}> at {fmt_plain(to_real(np.array(point)))}")
         else:
             parts.append(f"{block_label(other)} at {fmt_plain(to_real(face_center(other, ref.face)))}")

@@ -7,19 +7,14 @@ listed in the suite README.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from buildbench.suites.buildarena.model import STARTING_BLOCK, Block, FaceRef, Machine, load_catalogue
 
+from .bench import MAX_COORDINATE, Bench, Outcome, block_key, finite_number, vector3
 from .captions import block_caption, block_label, connector_caption, machine_summary
 from .frames import axis_angle, start_rotation, to_virtual, wrap_angle
 from .geometry import Z_AXIS, child_rotation, face_center, face_normal, spec_of
-from .workbench import MAX_COORDINATE, Outcome, block_key, finite_number, vector3
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
 
 NOT_STARTED = "The machine has not been started, please start the machine first."
 
@@ -28,7 +23,7 @@ def _fail(text: str) -> Outcome:
     return Outcome(text, ok=False)
 
 
-def _overlap_text(subject: str, block: Block, hits: list[str], bench: Workbench) -> str:
+def _overlap_text(subject: str, block: Block, hits: list[str], bench: Bench) -> str:
     lines = [
         f"Operation failed! The {subject} overlaps with existing blocks and it's been restored to previous state already, please try again"
     ]
@@ -39,7 +34,7 @@ def _overlap_text(subject: str, block: Block, hits: list[str], bench: Workbench)
     return "\n".join(lines)
 
 
-def _capacity_error(bench: Workbench) -> str | None:
+def _capacity_error(bench: Bench) -> str | None:
     if bench.machine.num_blocks >= bench.rules.max_blocks:
         return f"The machine already has {bench.machine.num_blocks} blocks, the maximum is {bench.rules.max_blocks}, please try again."
     return None
@@ -50,7 +45,7 @@ def _within_world(points: np.ndarray) -> bool:
 
 
 def start(
-    bench: Workbench, init_shift: object = None, init_rotation: object = None, note: str | None = None
+    bench: Bench, init_shift: object = None, init_rotation: object = None, note: str | None = None
 ) -> Outcome:
     """Create the Starting Block (ID 1), shifted by ``init_shift`` (real frame) and rotated by ``[yaw, pitch, roll]`` degrees.
 
@@ -101,7 +96,7 @@ def _coinciding_face(block: Block, point: np.ndarray, normal: np.ndarray) -> str
 
 
 def attach_block_to(
-    bench: Workbench, base_block: object, face: str, new_block: str, note: str | None = None
+    bench: Bench, base_block: object, face: str, new_block: str, note: str | None = None
 ) -> Outcome:
     """Attach a new block of type ``new_block`` at the centre of face ``face`` of ``base_block``.
 
@@ -163,7 +158,7 @@ def attach_block_to(
 
 
 def connect_blocks(
-    bench: Workbench,
+    bench: Bench,
     block_a: object,
     face_a: str,
     block_b: object,
@@ -226,8 +221,13 @@ def connect_blocks(
     return Outcome(text, ok=True, changed=True)
 
 
-def forget_block(bench: Workbench, block: Block) -> None:
-    """Delete ``block``: free the faces it occupied and keep its last face centres on connectors joined to it."""
+def forget_block(bench: Bench, block: Block) -> None:
+    """Delete ``block`` and free the faces it occupied.
+
+    Blocks and connectors joined to it keep its last face centres in ``detached``: an
+    assembly may hand the id out again (a re-used sub-structure letter), and a later
+    block with that id is not joined to them.
+    """
     neighbours = [*block.links.values(), *([block.attached_to] if block.attached_to else [])]
     for ref in neighbours:
         other = bench.machine.blocks.get(ref.block)
@@ -236,14 +236,14 @@ def forget_block(bench: Workbench, block: Block) -> None:
                 if back.block == block.id:
                     del other.links[label]
     for other in bench.machine.blocks.values():
-        for ref in other.ends or ():
-            if ref.block == block.id:
-                other.detached[block.id] = (block.type, [float(v) for v in face_center(block, ref.face)])
+        for ref in [*(other.ends or ()), *([other.attached_to] if other.attached_to else [])]:
+            if ref.block == block.id and other.detached_end(ref) is None:
+                other.detached[ref.key] = (block.type, [float(v) for v in face_center(block, ref.face)])
     del bench.machine.blocks[block.id]
     bench.index.discard(block.id)
 
 
-def remove_block(bench: Workbench, block_id: object) -> Outcome:
+def remove_block(bench: Bench, block_id: object) -> Outcome:
     """Remove a block; faces it occupied become attachable again. The Starting Block can not be removed."""
     block = bench.find(block_id)
     if block is not None and block.type == STARTING_BLOCK:
@@ -254,36 +254,36 @@ def remove_block(bench: Workbench, block_id: object) -> Outcome:
     return Outcome(f"You have successfully removed {block_label(block)}.", ok=True, changed=True)
 
 
-def reset(bench: Workbench) -> Outcome:
+def reset(bench: Bench) -> Outcome:
     """Remove everything; the machine must be started again."""
     bench.machine = Machine(is_assembly=bench.machine.is_assembly)
     bench.reindex()
     return Outcome("The machine has been reset, please start again.", ok=True, changed=True)
 
 
-def _moved(bench: Workbench, block: Block, position: np.ndarray, rotation: np.ndarray) -> list[str]:
+def _moved(bench: Bench, block: Block, position: np.ndarray, rotation: np.ndarray) -> list[str]:
     trial = Block(id=block.id, type=block.type, position=position, rotation=rotation)
     return bench.index.overlapping(trial, bench.machine.blocks)
 
 
-def _apply_pose(bench: Workbench, block: Block, position: np.ndarray, rotation: np.ndarray) -> None:
+def _apply_pose(bench: Bench, block: Block, position: np.ndarray, rotation: np.ndarray) -> None:
     block.position = position
     block.rotation = rotation
     bench.index.set(block)
     bench.move_to_end(block.id)
 
 
-def _twist_axis(bench: Workbench, block: Block) -> np.ndarray:
+def _twist_axis(bench: Bench, block: Block) -> np.ndarray:
     # Released behaviour: the axis is the base face's *current* normal, so a
     # block on a base that was twisted later turns about the base's new normal.
     ref = block.attached_to if block.ends is None else block.ends[0]
-    base = bench.machine.blocks.get(ref.block) if ref is not None else None
+    base = bench.machine.joined_block(block, ref) if ref is not None else None
     if base is None or ref is None:
         return block.rotation @ Z_AXIS
     return face_normal(base, ref.face)
 
 
-def twist_block(bench: Workbench, block_id: object, angle: object) -> Outcome:
+def twist_block(bench: Bench, block_id: object, angle: object) -> Outcome:
     """Rotate a block by ``angle`` degrees about its attach-face normal (right-handed, virtual frame).
 
     Args:
@@ -315,7 +315,7 @@ def twist_block(bench: Workbench, block_id: object, angle: object) -> Outcome:
     )
 
 
-def shift_block(bench: Workbench, block_id: object, shift_real: object) -> Outcome:
+def shift_block(bench: Bench, block_id: object, shift_real: object) -> Outcome:
     """Translate a block by ``[dx, dy, dz]`` units (real frame), each within ``rules.max_shift``.
 
     Args:
@@ -355,7 +355,7 @@ def shift_block(bench: Workbench, block_id: object, shift_real: object) -> Outco
     )
 
 
-def flip_spin(bench: Workbench, block_id: object) -> Outcome:
+def flip_spin(bench: Bench, block_id: object) -> Outcome:
     """Reverse the spin direction of a powered wheel."""
     block = bench.find(block_id)
     if block is None:

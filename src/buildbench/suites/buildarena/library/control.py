@@ -7,16 +7,12 @@ between all blocks of a type, so binding a key to one wheel bound it to all).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from buildbench.suites.buildarena.model import ControlEntry
 
+from .bench import Bench, Outcome, block_key, finite_number
 from .captions import block_caption
 from .geometry import spec_of
-from .workbench import Outcome, block_key, finite_number
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
 
 ARROW_KEYS = ("UpArrow", "DownArrow", "LeftArrow", "RightArrow")
 _DIGIT_KEY = re.compile(r"^(Alpha|Keypad)[0-9]$")
@@ -38,7 +34,7 @@ def _press(entry: ControlEntry) -> str:
     )
 
 
-def _bound_actions(bench: Workbench, key: str) -> list[str]:
+def _bound_actions(bench: Bench, key: str) -> list[str]:
     return [
         f"{action} of block {b.id} '{b.type}'"
         for b in bench.machine.blocks.values()
@@ -47,7 +43,7 @@ def _bound_actions(bench: Workbench, key: str) -> list[str]:
     ]
 
 
-def change_control_key(bench: Workbench, block_id: object, action: str, new_key: str) -> Outcome:
+def change_control_key(bench: Bench, block_id: object, action: str, new_key: str) -> Outcome:
     """Bind ``new_key`` (in addition to existing keys) to ``action`` of a powered block."""
     if not is_valid_key(new_key):
         return Outcome(
@@ -76,7 +72,7 @@ def change_control_key(bench: Workbench, block_id: object, action: str, new_key:
     return Outcome(text, ok=True, changed=True)
 
 
-def add_control_sequence(bench: Workbench, time: object, key: str, hold_for: object) -> Outcome:
+def add_control_sequence(bench: Bench, time: object, key: str, hold_for: object) -> Outcome:
     """Press ``key`` at ``time`` seconds for ``hold_for`` seconds; the key must be bound to some action."""
     start = finite_number(time)
     hold = finite_number(hold_for)
@@ -95,7 +91,7 @@ def add_control_sequence(bench: Workbench, time: object, key: str, hold_for: obj
     return Outcome(f"Control sequence added: {_press(entry)}", ok=True, changed=True)
 
 
-def remove_control_sequence(bench: Workbench, index: object) -> Outcome:
+def remove_control_sequence(bench: Bench, index: object) -> Outcome:
     """Remove the entry at 0-based ``index``."""
     seq = bench.machine.control_sequence
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(seq):
@@ -104,13 +100,13 @@ def remove_control_sequence(bench: Workbench, index: object) -> Outcome:
     return Outcome(f"Control sequence removed: {_press(entry)}", ok=True, changed=True)
 
 
-def reset_control_sequence(bench: Workbench) -> Outcome:
+def reset_control_sequence(bench: Bench) -> Outcome:
     """Remove every timed key press."""
     bench.machine.control_sequence.clear()
     return Outcome("The control sequence has been reset.", ok=True, changed=True)
 
 
-def review_powered_blocks(bench: Workbench) -> Outcome:
+def review_powered_blocks(bench: Bench) -> Outcome:
     """Captions of all powered blocks with their key bindings."""
     powered = [b for b in bench.machine.blocks.values() if spec_of(b).actions]
     if not powered:
@@ -119,7 +115,7 @@ def review_powered_blocks(bench: Workbench) -> Outcome:
     return Outcome("\n".join(["The machine has the following powered blocks:", *captions]), ok=True)
 
 
-def review_control_config(bench: Workbench) -> Outcome:
+def review_control_config(bench: Bench) -> Outcome:
     """Every bound key with the actions it drives."""
     keys: list[str] = []
     for b in bench.machine.blocks.values():
@@ -131,7 +127,7 @@ def review_control_config(bench: Workbench) -> Outcome:
     return Outcome("\n".join(lines), ok=True)
 
 
-def review_control_sequence(bench: Workbench) -> Outcome:
+def review_control_sequence(bench: Bench) -> Outcome:
     """The numbered key-press sequence with the actions each press drives."""
     seq = bench.machine.control_sequence
     if not seq:

@@ -11,11 +11,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from buildbench.suites.buildarena.model import Block, BlockSpec, ShapeSpec, load_catalogue
+from buildbench.suites.buildarena.model import Block, BlockSpec, FaceSpec, ShapeSpec, load_catalogue
 
 from .frames import rotation_to_real, shortest_arc, to_real
 
 Z_AXIS = np.array([0.0, 0.0, 1.0])
+
+
+class UnknownFaceError(LookupError):
+    """A face label the block's type does not have (commands check labels first, so this is a defect)."""
 
 
 def spec_of(block: Block) -> BlockSpec:
@@ -23,28 +27,33 @@ def spec_of(block: Block) -> BlockSpec:
     return load_catalogue().specs[block.type]
 
 
+def face_spec(block: Block, label: str) -> FaceSpec:
+    """Face ``label`` of ``block``'s type.
+
+    Raises:
+        UnknownFaceError: The type has no such face (``Torch has no face A``).
+    """
+    face = spec_of(block).face(label)
+    if face is None:
+        raise UnknownFaceError(f"{block.type} has no face {label}")
+    return face
+
+
 def face_center(block: Block, label: str) -> np.ndarray:
     """Global virtual centre of face ``label``."""
-    spec = spec_of(block)
-    face = spec.face(label)
-    assert face is not None, f"{block.type} has no face {label}"
-    local = np.array(face.rel_pos) * np.array(spec.shape)
+    local = np.array(face_spec(block, label).rel_pos) * np.array(spec_of(block).shape)
     return block.rotation @ local + block.position
 
 
 def face_normal(block: Block, label: str) -> np.ndarray:
     """Global virtual outward normal of face ``label``."""
-    face = spec_of(block).face(label)
-    assert face is not None, f"{block.type} has no face {label}"
-    return block.rotation @ np.array(face.normal)
+    return block.rotation @ np.array(face_spec(block, label).normal)
 
 
 def child_rotation(base: Block, label: str) -> np.ndarray:
     """Rotation of a block attached to face ``label`` of ``base``."""
-    spec = spec_of(base)
-    face = spec.face(label)
-    assert face is not None
-    return base.rotation @ shortest_arc(np.array(spec.vec_base), np.array(face.normal))
+    normal = np.array(face_spec(base, label).normal)
+    return base.rotation @ shortest_arc(np.array(spec_of(base).vec_base), normal)
 
 
 def block_center(block: Block) -> np.ndarray:

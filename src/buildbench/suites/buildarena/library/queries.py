@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .bench import Bench, Outcome, block_key
 from .captions import block_caption, machine_summary
-from .workbench import Outcome, block_key
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
 
 
-def get_machine_summary(bench: Workbench) -> Outcome:
+def get_machine_summary(bench: Bench) -> Outcome:
     """Every block's caption without face lists; mandatory as a final check before finishing."""
     return Outcome(machine_summary(bench.machine), ok=True)
 
 
-def get_block_details(bench: Workbench, block_id: object) -> Outcome:
+def get_block_details(bench: Bench, block_id: object) -> Outcome:
     """The full caption of one block, including its attachable faces."""
     block = bench.find(block_id)
     if block is None:

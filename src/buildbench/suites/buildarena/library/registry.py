@@ -11,15 +11,12 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from buildbench.suites.buildarena.model import HistoryEntry
 
 from . import assembly, construction, control, queries
-from .workbench import Outcome
-
-if TYPE_CHECKING:
-    from .workbench import Workbench
+from .bench import Bench, Outcome
 
 
 @dataclass(frozen=True)
@@ -111,7 +108,7 @@ def _check_params(command: Command, params: dict[str, Any]) -> str | None:
     return None
 
 
-def dispatch(bench: Workbench, op: object, params: object) -> Outcome:
+def dispatch(bench: Bench, op: object, params: object) -> Outcome:
     """Validate and run one call; record it in the machine history when it changed the machine."""
     command = COMMANDS.get(op) if isinstance(op, str) else None
     if command is None:

@@ -15,18 +15,25 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from buildbench.jsonio import parse_json
-from buildbench.suites.buildarena.model import HistoryEntry, Machine, Rules
+from buildbench.suites.buildarena.model import Machine, Rules
 
 from .frames import matrix_to_quat, rotation_to_real, to_real
 from .geometry import block_center
 from .released import ReleasedWorkbench
-from .released.agreement import expected_text, normalize
+from .released.agreement import (
+    default_workspace,
+    expected_text,
+    measure_sessions,
+    normalize,
+    released_workspace,
+)
 from .workbench import Workbench
+from .workbench import rebuild as rebuild  # re-exported: callers replay histories through this module
 
 
 @dataclass(frozen=True)
@@ -172,8 +179,6 @@ def _agreement(recorded: list[Any], result: ReplayResult) -> dict[str, int]:
 
 def _replay_sessions(line: dict[str, Any], profile: str) -> dict[str, Any]:
     """An assembly recording (``run_original.py --assembly``): its agreement and the calls that disagree."""
-    from .released.agreement import default_workspace, measure_sessions, released_workspace
-
     workspace = released_workspace if profile == "released" else default_workspace
     try:
         agreement = measure_sessions([line], workspace)
@@ -200,30 +205,3 @@ def replay_line(line: str, rules: Rules | None = None, profile: str = "default")
         result = dataclasses.replace(result, agreement=_agreement(recorded, result))
     return json.dumps(result.to_json(), ensure_ascii=False)
 
-
-def rebuild(
-    history: Sequence[HistoryEntry],
-    rules: Rules,
-    start_override: dict[str, Any] | None = None,
-    *,
-    saved: Mapping[str, Machine] | None = None,
-) -> Machine:
-    """Replay a machine's recorded history on a fresh machine.
-
-    A history that begins with ``add_machine`` is an assembly's and is
-    replayed on a fresh assembly using ``saved``.
-
-    Args:
-        history: Successful calls as recorded.
-        rules: Rules to replay under.
-        start_override: Parameters replacing those of the ``start`` call.
-        saved: Saved machines for assembly histories.
-    """
-    assembly = bool(history) and history[0].op == "add_machine"
-    bench = Workbench(machine=Machine(is_assembly=assembly), rules=rules, saved=dict(saved or {}))
-    for entry in history:
-        params = dict(entry.params)
-        if entry.op == "start" and start_override:
-            params.update(start_override)
-        bench.call(entry.op, params)
-    return bench.machine

@@ -1,61 +1,25 @@
-"""The state one library session works on: a machine, its collider index and the call logs.
+"""The library session: a machine, its collider index and the call log, running calls by name.
 
-Commands are plain functions ``command(bench, **params) -> Outcome`` in the
-group modules; each validates everything first and only then changes the
-machine, so a failed command leaves it untouched.
+The top of the command stack: ``Workbench.call`` dispatches through
+``registry``, whose commands see a session only as a ``bench.Bench``.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.suites.buildarena.model import Block, Machine, Rules
+from buildbench.suites.buildarena.model import Block, HistoryEntry, Machine, Rules
 
+from .bench import CallRecord, Outcome, block_key
 from .collision import ColliderIndex
-
-MAX_COORDINATE = 1e6
-"""Largest absolute coordinate (units) any block may reach; beyond it the
-floating-point geometry is meaningless."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a command returns.
-
-    Attributes:
-        text: The message the model reads.
-        ok: True when the command did what was asked.
-        changed: True when it changed the machine (recorded in the history).
-    """
-
-    text: str
-    ok: bool
-    changed: bool = False
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One library call in the full log (queries and failures included).
-
-    Attributes:
-        op: Command name.
-        params: Parameters as given.
-        text: Returned text.
-        ok: Whether it succeeded.
-    """
-
-    op: str
-    params: dict[str, Any]
-    text: str
-    ok: bool
+from .registry import dispatch
 
 
 @dataclass
 class Workbench:
-    """A machine plus everything a session needs to edit it.
+    """A machine plus everything a session needs to edit it (the library's ``Bench``).
 
     Attributes:
         machine: The machine being built.
@@ -88,6 +52,10 @@ class Workbench:
         block = self.machine.blocks.pop(block_id)
         self.machine.blocks[block_id] = block
 
+    def rebuild(self, history: Sequence[HistoryEntry], start_override: dict[str, Any] | None = None) -> Machine:
+        """The machine a fresh session under these rules and saved machines builds from ``history``."""
+        return rebuild(history, self.rules, start_override, saved=self.saved)
+
     def call(self, op: str, params: object = None) -> Outcome:
         """Run one library call by name; never raises for bad input.
 
@@ -95,32 +63,35 @@ class Workbench:
             op: Command name, e.g. ``"attach_block_to"``.
             params: Keyword parameters (a dict; None means none).
         """
-        from .registry import dispatch
-
         outcome = dispatch(self, op, params)
         given = dict(params) if isinstance(params, dict) else {}
         self.log.append(CallRecord(str(op), given, outcome.text, outcome.ok))
         return outcome
 
 
-def block_key(block_id: object) -> str:
-    """Block ids are strings; ints are converted (released behaviour)."""
-    return str(block_id)
+def rebuild(
+    history: Sequence[HistoryEntry],
+    rules: Rules,
+    start_override: dict[str, Any] | None = None,
+    *,
+    saved: Mapping[str, Machine] | None = None,
+) -> Machine:
+    """Replay a machine's recorded history on a fresh machine.
 
+    A history that begins with ``add_machine`` is an assembly's and is
+    replayed on a fresh assembly using ``saved``.
 
-def finite_number(value: object) -> float | None:
-    """``value`` as a finite float, or None when it is not a real finite number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def vector3(value: object) -> list[float] | None:
-    """A list of three finite numbers, or None."""
-    if not isinstance(value, list | tuple) or len(value) != 3:
-        return None
-    numbers = [finite_number(v) for v in value]
-    if any(n is None for n in numbers):
-        return None
-    return [float(n) for n in numbers if n is not None]
+    Args:
+        history: Successful calls as recorded.
+        rules: Rules to replay under.
+        start_override: Parameters replacing those of the ``start`` call.
+        saved: Saved machines for assembly histories.
+    """
+    assembly = bool(history) and history[0].op == "add_machine"
+    bench = Workbench(machine=Machine(is_assembly=assembly), rules=rules, saved=dict(saved or {}))
+    for entry in history:
+        params = dict(entry.params)
+        if entry.op == "start" and start_override:
+            params.update(start_override)
+        bench.call(entry.op, params)
+    return bench.machine

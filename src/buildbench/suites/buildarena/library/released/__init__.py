@@ -13,7 +13,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..workbench import CallRecord, Outcome
+from ..bench import CallRecord, Outcome
 from .assembly import ASSEMBLY_COMMANDS, ReleasedAssembly
 from .machine import Crash, ReleasedMachine
 

@@ -19,6 +19,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...model import Machine
+from ..workbench import Workbench
+from . import ReleasedWorkspace
+from .machine import saved_path
+
 _NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 _SPACE_NEAR = re.compile(r"\s*([\[\],])\s*")
 _UNORDERED = ("Overlapping detected between", "Key: ")
@@ -128,9 +133,6 @@ def measure_sessions(sequences: Iterable[dict[str, Any]], new_workspace: Callabl
 
 def released_workspace() -> SessionCall:
     """A fresh ``ReleasedWorkspace`` as a ``SessionCall`` (``written``: the history ``to_file`` saved)."""
-    from . import ReleasedWorkspace
-    from .machine import saved_path
-
     workspace = ReleasedWorkspace()
 
     def call(name: str, kind: str, op: str, params: dict[str, Any]) -> tuple[str, list[str], Any]:
@@ -146,9 +148,6 @@ def released_workspace() -> SessionCall:
 
 def default_workspace() -> SessionCall:
     """Our default library over the same sessions: a machine is kept for ``add_machine`` when it calls ``to_file``."""
-    from ...model import Machine
-    from ..workbench import Workbench
-
     saved: dict[str, Machine] = {}
     sessions: dict[str, Workbench] = {}
 

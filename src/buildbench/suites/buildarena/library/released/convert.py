@@ -26,7 +26,7 @@ from buildbench.suites.buildarena.model import (
     SubStructure,
 )
 
-from ..workbench import CallRecord, Outcome
+from ..bench import CallRecord, Outcome
 from . import ReleasedWorkbench
 from .assembly import STORE, ReleasedAssembly
 from .machine import ReleasedMachine, saved_path
