@@ -25,6 +25,18 @@ Action Space:
 Observation Space:
     ``Dict(text=AnyText, state=AnyText)``: the instructions or feedback, and the env's structured
     state as JSON text. Images of the observation are kept as arrays in :attr:`BuildbenchEnv.images`.
+    The state's fields are the suite's state record (``<suite>/spaces.py``, ``Env.state_type``):
+    ``info["state_schema"]`` at reset describes them JSON-schema-like, each property with its
+    ``type``, ``description`` and ``unit`` (``m``, ``s``, ``deg``…), for example::
+
+        {"title": "TowerState", "type": "object", "properties": {"blocks": {"type": "array",
+         "items": {...}, "description": "The current design, ... metres, z up ...", "unit": "m"}},
+         "required": []}
+
+    ``info["action_schema"]`` describes the same way the structured ``Action.data`` that scripted
+    agents give the suite's env directly (``Env.action_type``, such as BuildArena's
+    ``{"op", "params"}``; here such a payload travels as text or tool calls); None where the suite
+    takes only text and tool calls.
 
 Rewards:
     The suite env's reward for each step. On the step that ends an episode ``info["metrics"]``
@@ -61,10 +73,11 @@ from gymnasium import spaces
 from buildbench.harness import Env, Observation, Suite, Task, get_suite, suite_names
 from buildbench.harness.options import check_options
 from buildbench.harness.prompts import prompt_folder
+from buildbench.harness.record import Record
 
 from .integrations.text import apply_text, plain_json, select_task
 
-__all__ = ["AnyText", "BuildbenchEnv", "env_id", "register_suites"]
+__all__ = ["AnyText", "BuildbenchEnv", "env_id", "record_schema", "register_suites"]
 
 #: Id namespace of every buildbench environment.
 NAMESPACE = "buildbench"
@@ -168,7 +181,9 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         info = plain_json(info)
         info.update(task_id=self.task.id, episode_seed=episode_seed,
                     tools=[_tool_spec(t) for t in self._env.tools],
-                    controls={name: c.doc for name, c in sorted(self._env.controls.items())})
+                    controls={name: c.doc for name, c in sorted(self._env.controls.items())},
+                    state_schema=record_schema(self._env.state_type),
+                    action_schema=record_schema(self._env.action_type))
         return self._observe(observation), info
 
     def step(self, action: str) -> tuple[dict[str, str], float, bool, bool, dict[str, Any]]:
@@ -214,6 +229,11 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         if self._env is not None:
             self._env.close()
             self._env = None
+
+
+def record_schema(record: type[Record] | None) -> dict[str, Any] | None:
+    """The JSON-schema-like description of a suite's state or action record (None for none)."""
+    return None if record is None else plain_json(record.schema())
 
 
 def _tool_spec(tool: Any) -> dict[str, Any]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, get_args
 
 import numpy as np
 
+from .record import Record
 from .task import Task
 
 if TYPE_CHECKING:
@@ -62,7 +63,8 @@ class Observation:
         text: Instructions or feedback, as the model will read it.
         images: RGBA/RGB uint8 arrays (H, W, C) or PNG bytes, in the order they are described.
         tool_results: For tool-call actions, ``(tool_call_id, text)`` for each call answered.
-        state: Structured, JSON-serialisable state for scripted agents and logs.
+        state: Structured, JSON-serialisable state for scripted agents and logs, written from
+            the env's :attr:`Env.state_type` record.
     """
 
     text: str = ""
@@ -143,6 +145,12 @@ class Env(ABC):
     observation_description: str = ""
     #: What an action may be (text format, tools, ``data`` shape); "" when undocumented.
     action_description: str = ""
+    #: The record the env's ``Observation.state`` dicts are written from (``to_dict``), fields
+    #: with units; None when the env keeps no structured state. ``state_type.schema()`` describes it.
+    state_type: ClassVar[type[Record] | None] = None
+    #: The record a scripted agent's ``Action.data`` is read as (``from_data``: bad input is one
+    #: line naming the field); None when the env takes no structured data.
+    action_type: ClassVar[type[Record] | None] = None
 
     @property
     def tools(self) -> list[Tool]:

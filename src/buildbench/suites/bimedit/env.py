@@ -65,6 +65,7 @@ from buildbench.sandbox.files import AgentFileError, read_agent_file
 from . import structured
 from .check.edit import score_edit
 from .outcome import FAILURE_CLASSES, BimEditOutcome
+from .spaces import BimEditState
 from .tasks import from_harness
 
 PROMPTS = Path(__file__).with_name("prompts")
@@ -217,6 +218,8 @@ class BimEditEnv(Env):
             None embeds the model in the outcome.
     """
 
+    state_type = BimEditState
+
     def __init__(self, config: ToolConfig | None = None, output_dir: Path | None = None) -> None:
         self.config = config or ToolConfig()
         self.output_dir = output_dir
@@ -255,8 +258,8 @@ class BimEditEnv(Env):
         self._ep = _Episode(workdir, model, worker, _digest(initial), committed_bytes=initial)
         self._outcome = None
         text = self._prompt(view.instruction, model)
-        state = {"model_path": str(model), "tools": [t.name for t in self.tools],
-                 "max_calls": self.config.max_calls}
+        state = BimEditState(model_path=str(model), tools=[t.name for t in self.tools],
+                             max_calls=self.config.max_calls).to_dict()
         return ResetResult(Observation(text=text, state=state), {"task_id": task.id})
 
     def _prompt(self, instruction: str, model: Path) -> str:
@@ -401,7 +404,7 @@ class BimEditEnv(Env):
 
     def _state(self) -> dict[str, Any]:
         ep = self._require()
-        return {"calls_used": len(ep.calls), "failure": ep.failure.kind}
+        return BimEditState(calls_used=len(ep.calls), failure=ep.failure.kind).to_dict()
 
     def _require(self) -> _Episode:
         if self._ep is None:

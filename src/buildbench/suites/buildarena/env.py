@@ -65,6 +65,7 @@ from .outcome import BuildArenaOutcome, ChosenTrial, Evaluation, Round, history_
 from .outcome import rebuild_outcome as rebuild_outcome  # re-exported: the outcome's reader beside its writer
 from .physics import Simulation
 from .score import failure_category
+from .spaces import BuildArenaCall, BuildArenaState
 from .tasks import TaskSpec, get_task, load_levels
 
 #: Tool groups of each stage kind (released ``spatial/agent.py``; spec 2.1, 4.1).
@@ -129,6 +130,8 @@ class BuildArenaEnv(Env):
                                "stage kind, machine id, block count")
     action_description = ("one library tool call of the stage's groups (tools), or data {'op', 'params'}; in a "
                           "control stage a JSON control design (keys and timed presses, s)")
+    state_type = BuildArenaState
+    action_type = BuildArenaCall
 
     def __init__(self, task: Task, *, rules: Rules | None = None, sim_duration_s: float | None = None,
                  max_calls: int | None = None, control_trials: int = 3, profile: str = "default",
@@ -277,8 +280,8 @@ class BuildArenaEnv(Env):
 
     def _state(self) -> dict[str, Any]:
         machine = self.machines.get(self.stage.machine_id)
-        return {"stage": self.stage.kind, "machine": self.stage.machine_id,
-                "blocks": machine.num_blocks if machine is not None else 0}
+        return BuildArenaState(self.stage.kind, self.stage.machine_id,
+                               machine.num_blocks if machine is not None else 0).to_dict()
 
     # -- steps --------------------------------------------------------------------------------
 
@@ -319,7 +322,11 @@ class BuildArenaEnv(Env):
             op, params = call.name, call.arguments
             call_id: str | None = call.id
         elif isinstance(action.data, dict) and "op" in action.data:
-            op, params, call_id = action.data["op"], action.data.get("params"), None
+            try:
+                data = BuildArenaCall.from_data(action.data)
+            except ValueError as exc:
+                return None, str(action.data["op"]), {}, f"{exc}; nothing was changed."
+            op, params, call_id = data.op, data.params, None
         else:
             return None, "", {}, ("There was no tool call in your reply; nothing was changed. "
                                   "Reply with exactly one tool call.")

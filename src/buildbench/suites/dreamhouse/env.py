@@ -48,6 +48,7 @@ from .model import SUBSYSTEM, Structure
 from .outcome import DreamHouseOutcome, compact_structure, structure_from_compact
 from .prompts import ACTION_FORMATS, task_prompt
 from .scripts import structure_to_bpy
+from .spaces import DreamHouseAction, DreamHouseState
 from .views import RENDERERS, VisualScore, VisualScorer, check_condition, views_for
 
 CheckScope = Literal["all", "early", "phased"]
@@ -192,6 +193,8 @@ class DreamHouseEnv(Env):
                                "target views (RGBA); state: n_members, passed, all_passed, tests")
     action_description = ("Blender Python text, a JSON member list (boxes in metres), or tool calls add_members, "
                           "remove_members, modify_members, validate, reset_scene")
+    state_type = DreamHouseState
+    action_type = DreamHouseAction
 
     def __init__(self, task: Task, options: EnvOptions | None = None) -> None:
         self.task = task
@@ -221,7 +224,7 @@ class DreamHouseEnv(Env):
         images = self._views(task)
         text = task_prompt(task, condition=self.options.condition, n_images=len(images),
                            action_format=self.options.action_format)
-        state = {"request": "task", "n_members": 0, "collection": self.collection}
+        state = DreamHouseState("task", n_members=0, collection=self.collection).to_dict()
         return ResetResult(Observation(text=text, images=list(images), state=state), {"n_images": len(images)})
 
     def _views(self, task: Task) -> list[Any]:
@@ -264,7 +267,8 @@ class DreamHouseEnv(Env):
         self.check_scope = scope
 
     def _members_observation(self, text: str) -> Observation:
-        return Observation(text=f"{text} ({len(self._scene)} members).", state={"n_members": len(self._scene)})
+        return Observation(text=f"{text} ({len(self._scene)} members).",
+                           state=DreamHouseState(n_members=len(self._scene)).to_dict())
 
     def reset_scene_control(self) -> Observation:
         """Empty the scene; the observation says so."""
@@ -335,12 +339,14 @@ class DreamHouseEnv(Env):
 
     def _read(self, action: Action) -> tuple[str, Any]:
         data = action.data
-        if isinstance(data, dict) and "code" in data:
-            if not isinstance(data["code"], str):
-                raise actions.ActionError("'code' must be a string of Blender Python")
-            return "python", data["code"]
         if data is not None and not isinstance(data, str):
-            return "json", data
+            try:
+                typed = DreamHouseAction.from_data(data)
+            except ValueError as exc:
+                raise actions.ActionError(str(exc)) from None
+            if typed.code is not None:
+                return "python", typed.code
+            return "json", {"members": typed.members, "replace": typed.replace}
         text = data if isinstance(data, str) else action.text
         if not text or not text.strip():
             raise actions.ActionError("empty action: send a Blender Python script, a JSON member list or tool calls")
@@ -415,12 +421,12 @@ class DreamHouseEnv(Env):
             self.invalid_actions += 1
         text = f"{message}\nThe scene is unchanged ({len(self._scene)} members)."
         info = {"invalid": message, "n_members": len(self._scene)}
-        state = {"request": "feedback", "n_members": len(self._scene), "invalid": True}
+        state = DreamHouseState("feedback", n_members=len(self._scene), invalid=True).to_dict()
         return StepResult(Observation(text=text, state=state), 0.0, False, False, info)
 
     def _result(self, text: str, ev: Evaluation, tool_results: list[tuple[str, str]] | None = None) -> StepResult:
-        state = {"request": "feedback", "n_members": len(self._scene), "passed": ev.passed,
-                 "all_passed": ev.all_passed, "tests": ev.info()["tests"]}
+        state = DreamHouseState("feedback", n_members=len(self._scene), passed=ev.passed,
+                                all_passed=ev.all_passed, tests=ev.info()["tests"]).to_dict()
         obs = Observation(text=text, tool_results=tool_results or [], state=state)
         return StepResult(obs, 1.0 if ev.all_passed else 0.0, ev.all_passed, False, ev.info())
 

@@ -13,6 +13,7 @@ from buildbench.harness.prompts import PromptFiles
 from .check import check_tower
 from .model import BlockListError, Blocks, extract_json, parse_blocks
 from .outcome import TowerOutcome
+from .spaces import TowerAction, TowerState
 
 #: The prompt texts (``-o prompts=DIR`` replaces them): ``task.md`` is filled with the task's
 #: inputs by ``str.format`` (literal braces doubled); ``system.md`` is the model agent's system message.
@@ -34,6 +35,9 @@ def _submit_tool() -> Any:
 class TowerEnv(Env):
     """One tower task. Reward 1.0 on the step where every test passes."""
 
+    state_type = TowerState
+    action_type = TowerAction
+
     def __init__(self, task: Task) -> None:
         self._start(task)
         try:
@@ -52,7 +56,7 @@ class TowerEnv(Env):
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
         self._start(task)
         text = PROMPTS.read("task.md").strip().format(**task.inputs)
-        return ResetResult(Observation(text=text, state={"blocks": []}), {})
+        return ResetResult(Observation(text=text, state=TowerState().to_dict()), {})
 
     def step(self, action: Action) -> StepResult:
         self.attempts += 1
@@ -74,7 +78,10 @@ class TowerEnv(Env):
 
     def _payload(self, action: Action) -> Any:
         if action.data is not None:
-            return action.data
+            try:
+                return TowerAction.from_data(action.data).to_dict()
+            except ValueError as exc:
+                raise BlockListError(str(exc)) from None
         if action.tool_calls:
             call = action.tool_calls[0]
             if getattr(call, "parse_error", None):
@@ -89,7 +96,8 @@ class TowerEnv(Env):
     def _result(self, text: str, call_id: str | None, *, reward: float, terminated: bool = False,
                 info: dict[str, Any]) -> StepResult:
         results = [(call_id, text)] if call_id else []
-        obs = Observation(text=text, tool_results=results, state={"blocks": self.blocks.to_list() if self.blocks else []})
+        state = TowerState(self.blocks.to_list() if self.blocks else [])
+        obs = Observation(text=text, tool_results=results, state=state.to_dict())
         return StepResult(obs, reward, terminated, False, info)
 
     def outcome(self) -> dict[str, Any]:

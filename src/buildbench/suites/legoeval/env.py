@@ -30,6 +30,7 @@ from buildbench.scenes.model import Scene, SceneFormatError
 
 from .outcome import LegoEvalOutcome
 from .prompts import fill
+from .spaces import LegoEvalAction, LegoEvalState
 from .task_records import holistic, parse_outcome
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
 
@@ -87,6 +88,9 @@ class LegoEvalEnv(Env):
         wall_midpoint_positions: The original's door/window positions (§2.5).
     """
 
+    state_type = LegoEvalState
+    action_type = LegoEvalAction
+
     def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False) -> None:
         self.render = render
         self.wall_midpoint_positions = wall_midpoint_positions
@@ -116,15 +120,18 @@ class LegoEvalEnv(Env):
             summary = f"(the scene could not be read: {self.scene_error})"
         constraints = "\n".join(f"- {c['id']} [{c['type']}] {c['text']}" for c in task.inputs["constraints"])
         text = fill("agent_task", INSTRUCTION=task.inputs["instruction"], CONSTRAINTS=constraints, SUMMARY=summary)
-        state = {"instruction": task.inputs["instruction"], "constraints": list(task.inputs["constraints"]),
-                 "scene_error": self.scene_error}
+        state = LegoEvalState(task.inputs["instruction"], list(task.inputs["constraints"]), self.scene_error).to_dict()
         return ResetResult(Observation(text=text, state=state), {"scene_error": self.scene_error})
 
     def step(self, action: Action) -> StepResult:
-        if isinstance(action.data, dict) and "verdicts" in action.data:
-            return self._submit(action.data, None)
-        if isinstance(action.data, dict) and "tool" in action.data:
-            return self._tools([(None, str(action.data["tool"]), action.data.get("args"))])
+        if isinstance(action.data, dict) and ("verdicts" in action.data or "tool" in action.data):
+            try:
+                typed = LegoEvalAction.from_data(action.data)
+            except ValueError as exc:
+                return self._invalid(str(exc), None)
+            if typed.tool is None:
+                return self._submit(typed.to_dict(), None)
+            return self._tools([(None, typed.tool, typed.args)])
         if action.tool_calls:
             calls: list[tuple[str | None, str, Any]] = []
             for call in action.tool_calls:

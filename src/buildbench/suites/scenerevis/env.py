@@ -54,6 +54,7 @@ from .check.optimize import optimize_scene
 from .check.physics import REWARD, PhysicsReport, check_physics, feedback_text
 from .outcome import SceneReVisOutcome
 from .reward import HybridReward, TurnReward, trajectory_return
+from .spaces import SceneReVisState
 
 #: Replies allowed per episode, counting turn 0 (RL used 7; inference 10 or 15 iterations).
 DEFAULT_MAX_TURNS = 10
@@ -154,6 +155,8 @@ def scene_block(scene: dict[str, Any]) -> str:
 
 class SceneReVisEnv(Env):
     """One room-layout episode at a time."""
+
+    state_type = SceneReVisState
 
     def __init__(self, options: EnvOptions | None = None) -> None:
         self.options = options or EnvOptions()
@@ -342,17 +345,17 @@ class SceneReVisEnv(Env):
 
     def _state_dict(self, problems: PhysicsReport | None = None) -> dict[str, Any]:
         ep = self._require()
-        out: dict[str, Any] = {"turn": ep.turn, "instruction": ep.instruction,
-                               "phase": "create" if ep.state is None else "edit",
-                               "scene": ep.state.to_flat(self.options.address) if ep.state else None,
-                               "errors": ep.errors[-1] if ep.errors else [],
-                               "turns_left": self.options.max_turns - ep.turn}
+        collisions = out_of_bounds = None
         if problems is not None and ep.state is not None:
             ids = [o["id"] for o in ep.state.objects]
-            out["collisions"] = [[ids[c.a], ids[c.b], round(c.depth_m, 4)] for c in problems.contacts]
-            out["out_of_bounds"] = [[ids[i], round(float(problems.outside_fraction[i]), 4)]
-                                    for i in problems.out_of_bounds]
-        return out
+            collisions = [[ids[c.a], ids[c.b], round(c.depth_m, 4)] for c in problems.contacts]
+            out_of_bounds = [[ids[i], round(float(problems.outside_fraction[i]), 4)] for i in problems.out_of_bounds]
+        return SceneReVisState(
+            turn=ep.turn, instruction=ep.instruction, phase="create" if ep.state is None else "edit",
+            scene=ep.state.to_flat(self.options.address) if ep.state else None,
+            errors=ep.errors[-1] if ep.errors else [], turns_left=self.options.max_turns - ep.turn,
+            collisions=collisions, out_of_bounds=out_of_bounds,
+        ).to_dict()
 
     def _names(self, state: SceneState) -> list[str]:
         if self.options.address is Addressing.JID:
