@@ -20,7 +20,7 @@ from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_r
 from buildbench.scenes.thor import read_thor, write_thor
 
 __all__ = ["load_scene", "save_scene", "read_thor", "write_thor", "read_revis", "write_revis",
-           "detect_format", "scene_problems", "MAX_SCENE_BYTES"]
+           "detect_format", "scene_problems", "scene_lines", "revis_records", "MAX_SCENE_BYTES"]
 
 #: Larger files are refused before parsing (a house JSON is a few MB at most).
 MAX_SCENE_BYTES = 200 * 1024 * 1024
@@ -37,6 +37,9 @@ def detect_format(data: Any) -> str:
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
         raise SceneFormatError(f"not a scene: no 'rooms' (THOR) or 'bounds_bottom'/'room_envelope' "
                                f"(SceneReVis); top-level keys: {keys}")
+    if isinstance(data, list):
+        raise SceneFormatError(f"not a scene: expected a JSON object, got a list of {len(data)} "
+                               "(several scenes in one file? pass one)")
     raise SceneFormatError(f"not a scene: expected a JSON object, got {type(data).__name__}")
 
 
@@ -44,6 +47,9 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
     """A scene from a file path or an already-parsed dict, format auto-detected."""
     if isinstance(path_or_dict, dict):
         return _read(path_or_dict)
+    if isinstance(path_or_dict, list):  # ProcTHOR saves several houses to one file as a list
+        raise SceneFormatError(f"scene: expected a path or a JSON object, got a list of {len(path_or_dict)} "
+                               "(several scenes in one file? pass one)")
     if not isinstance(path_or_dict, (str, Path)):
         raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
     path = Path(path_or_dict)
@@ -84,6 +90,32 @@ def save_scene(scene: Scene, path: str | Path, format: str | None = None) -> Non
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(target)  # never leave a half-written scene behind
+
+
+def scene_lines(text: str) -> list[tuple[int, str]]:
+    """``(line number, JSON text)`` of each scene document in a file's ``text``: each
+    non-blank line of a JSONL file, or the whole text (line 1) when the file is one JSON
+    document over several lines, as pretty-printed scene files are."""
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(lines) > 1:
+        try:
+            json.loads(lines[0][1])
+        except json.JSONDecodeError:
+            return [(lines[0][0], text)]
+    return lines
+
+
+def revis_records(data: Any) -> list[Any]:
+    """The SceneReVis room records a parsed document holds: those of each item of a list of
+    objects (ProcTHOR writes houses as a list), one flat record per room of a THOR house
+    (its objects in SceneReVis form, ids kept), or the document itself (for the caller to
+    refuse). SceneFormatError when a THOR house cannot be read."""
+    if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
+        return [record for item in data for record in revis_records(item)]
+    if isinstance(data, dict) and isinstance(data.get("rooms"), list):
+        scene = read_thor(data)
+        return [write_revis(scene, room_id=room.id) for room in scene.rooms]
+    return [data]
 
 
 def scene_problems(scene: Scene) -> list[str]:

@@ -120,19 +120,32 @@ def _object_fields(rec: Any, where: str) -> tuple[tuple[float, ...], tuple[float
         raise SceneFormatError(f"{where}: expected an object, got {type(rec).__name__}")
     triples = []
     for key in ("size", "pos"):
-        v = rec.get(key)
+        # ReSpace records may give only the retrieved mesh's size (sampled_asset_size)
+        name = "sampled_asset_size" if key == "size" and "size" not in rec and "sampled_asset_size" in rec else key
+        v = rec.get(name)
         if not isinstance(v, (list, tuple)) or len(v) != 3:
-            raise SceneFormatError(f"{where}.{key}: expected [x, y, z], got {v!r}")
-        triples.append(tuple(num(c, f"{where}.{key}") for c in v))
+            raise SceneFormatError(f"{where}.{name}: expected [x, y, z], got {v!r}")
+        triples.append(tuple(num(c, f"{where}.{name}") for c in v))
     if any(s < 0 for s in triples[0]):
         raise SceneFormatError(f"{where}.size: extents must be >= 0, got {list(triples[0])}")
-    rot = rec.get("rot", [0.0, 0.0, 0.0, 1.0])
-    if not isinstance(rot, (list, tuple)) or len(rot) != 4:
-        raise SceneFormatError(f"{where}.rot: expected a quaternion [x, y, z, w], got {rot!r}")
-    quat = tuple(num(c, f"{where}.rot") for c in rot)
+    return triples[0], triples[1], revis_quat(rec.get("rot"), f"{where}.rot")
+
+
+def revis_quat(value: Any, where: str) -> tuple[float, float, float, float]:
+    """An object's ``rot`` as a scalar-last quaternion. Besides ``[x, y, z, w]``, SceneReVis's
+    own scene reader takes null or absent (no turn) and a bare number (a turn about +y, in
+    radians); SceneFormatError for anything else, a zero quaternion included."""
+    if value is None:
+        return (0.0, 0.0, 0.0, 1.0)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        half = num(value, where) / 2.0
+        return (0.0, math.sin(half), 0.0, math.cos(half))
+    if not isinstance(value, (list, tuple)) or len(value) != 4:
+        raise SceneFormatError(f"{where}: expected a quaternion [x, y, z, w] or a yaw in radians, got {value!r}")
+    quat = (num(value[0], where), num(value[1], where), num(value[2], where), num(value[3], where))
     if math.sqrt(sum(c * c for c in quat)) < 1e-9:
-        raise SceneFormatError(f"{where}.rot: zero quaternion")
-    return triples[0], triples[1], quat
+        raise SceneFormatError(f"{where}: zero quaternion")
+    return quat
 
 
 def _center(pos: tuple[float, ...], size: tuple[float, ...], quat: tuple[float, ...]) -> tuple[float, float, float]:
@@ -149,16 +162,14 @@ def _bottom(center: tuple[float, ...], size: tuple[float, ...], quat: tuple[floa
 def _objects_from(records: list[tuple[dict[str, Any], str, str | None]], room: Room,
                   cat: Catalogue) -> list[SceneObject]:
     out: list[SceneObject] = []
-    explicit = {r["id"] for r, _, _ in records if isinstance(r, dict) and isinstance(r.get("id"), str)}
+    explicit = {_record_id(r) for r, _, _ in records if isinstance(r, dict)} - {""}
     counters: dict[str, int] = {}
     for rec, where, group in records:
         size, pos, quat = _object_fields(rec, where)
-        desc = str(rec.get("desc", "") or "")
-        asset_id = str(rec.get("jid") or rec.get("uid") or "")
+        desc, asset_id = _desc(rec), _asset_id(rec)
         category = cat.category_of(desc) or (cat.category_of(asset_id) if asset_id else None) or "object"
-        if isinstance(rec.get("id"), str) and rec["id"]:
-            object_id = rec["id"]
-        else:
+        object_id = _record_id(rec)
+        if not object_id:
             k = counters.get(category, 0)
             while f"{category}-{k}" in explicit:
                 k += 1
@@ -173,6 +184,23 @@ def _objects_from(records: list[tuple[dict[str, Any], str, str | None]], room: R
                                (size[0], size[1], size[2]), (quat[0], quat[1], quat[2], quat[3]),
                                room.id, None, attributes, raw=rec))
     return out
+
+
+def _desc(rec: dict[str, Any]) -> str:
+    """The description; ReSpace records may carry only the retrieved asset's."""
+    return str(rec.get("desc") or rec.get("sampled_asset_desc") or "")
+
+
+def _asset_id(rec: dict[str, Any]) -> str:
+    return str(rec.get("jid") or rec.get("uid") or rec.get("sampled_asset_jid") or "")
+
+
+def _record_id(rec: dict[str, Any]) -> str:
+    """The record's own instance id as text (exporters write ``"obj_3"`` or ``3``), or ""."""
+    value = rec.get("id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) else ""
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -204,9 +232,9 @@ def _object_record(obj: SceneObject) -> tuple[str | None, dict[str, Any]]:
         return obj.attributes.get("group"), rec
     rec = copy.deepcopy(obj.raw)
     size, pos, old_quat = _object_fields(obj.raw, "object")
-    if "id" in rec:
+    if "id" in rec and obj.id != _record_id(obj.raw):  # an unchanged integer id stays an integer
         rec["id"] = obj.id
-    if desc != str(obj.raw.get("desc", "") or "") and (obj.raw.get("desc") or desc != obj.category):
+    if desc != _desc(obj.raw) and (_desc(obj.raw) or desc != obj.category):
         rec["desc"] = desc
     if tuple(obj.size) != size:
         rec["size"] = list(obj.size)
@@ -215,7 +243,7 @@ def _object_record(obj: SceneObject) -> tuple[str | None, dict[str, Any]]:
     if obj.center != _center(pos, size, old_quat) or tuple(obj.size) != size or tuple(obj.rotation_xyzw) != old_quat:
         rec["pos"] = _bottom(obj.center, obj.size, obj.rotation_xyzw)
     key = "jid" if "jid" in rec or "uid" not in rec else "uid"
-    if obj.asset_id != str(obj.raw.get("jid") or obj.raw.get("uid") or ""):
+    if obj.asset_id != _asset_id(obj.raw):
         rec[key] = obj.asset_id
     return obj.attributes.get("group"), rec
 

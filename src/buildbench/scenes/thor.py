@@ -12,6 +12,7 @@ written in Holodeck's layout.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import math
@@ -53,9 +54,10 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
     wall_records = tp.record_list(house, "walls")
     interior = {}
     for i, rec in enumerate(wall_records):
-        if not tp.is_exterior_wall(rec) and isinstance(rec.get("roomId"), str):
+        if not tp.is_exterior_wall(rec):
             start, end, *_ = tp.wall_geometry(rec, f"walls[{i}]")
-            interior[tp.segment_key(start, end)] = rec["roomId"]
+            room_id = tp.ident(rec, "roomId", f"walls[{i}]", required=False)
+            interior[tp.segment_key(start, end)] = room_id or _room_on_outline(start, end, rooms, f"walls[{i}]")
     walls = [tp.wall_from(r, f"walls[{i}]", interior) for i, r in enumerate(wall_records)]
     for room in rooms:
         tops = [w.bottom_y + w.height_m for w in walls if w.room_id == room.id]
@@ -181,6 +183,16 @@ def _drop_missing_outside(opening: Opening, wall_ids: set[str]) -> bool:
     return True
 
 
+def _room_on_outline(start: tuple[float, float], end: tuple[float, float], rooms: list[Room], where: str) -> str:
+    """The room of an interior wall written with a null ``roomId`` (Phone2Proc's split
+    walls): the first room whose outline the wall's midpoint lies on, within 1 cm."""
+    mid = Point((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+    for room in rooms:
+        if len(room.vertices) >= 3 and Polygon(room.vertices).exterior.distance(mid) < 0.01:
+            return room.id
+    raise SceneFormatError(f"{where}.roomId: missing, and the wall from {start} to {end} lies on no room's outline")
+
+
 def _placeholder(key: str, value: Any) -> list[Any] | None:
     """What ``Scene.raw`` keeps of a modelled top-level key: its place in the key order,
     and for the lists whether the file wrote ``null`` (None) rather than a list ([])."""
@@ -231,6 +243,8 @@ def _set_material(rec: dict[str, Any], key: str, name: str | None, old: str | No
         rec.pop(key, None)
     elif isinstance(rec.get(key), dict):
         rec[key] = {**rec[key], "name": name}
+    elif isinstance(rec.get(key), str):  # the file names its materials bare (ProcTHOR 0.0.1)
+        rec[key] = name
     else:
         rec[key] = {"name": name}
 
@@ -244,7 +258,8 @@ def _room_record(room: Room) -> dict[str, Any]:
                 "vertices": [[x, z] for x, z in room.vertices], "children": [], "ceilings": [], "layer": _LAYER}
     rec = copy.deepcopy(room.raw)
     old = tp.room_from(room.raw, "room")
-    rec["id"] = room.id
+    if room.id != old.id:  # an unchanged integer id stays an integer
+        rec["id"] = room.id
     if room.room_type != old.room_type:
         rec["roomType"] = room.room_type
     _set_material(rec, "floorMaterial", room.floor_material, old.floor_material)
@@ -273,7 +288,11 @@ def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], h
         return rec
     rec = copy.deepcopy(wall.raw)
     old = tp.wall_from(wall.raw, "wall", interior)
-    rec["id"] = wall.id
+    if not old.exterior and not tp.ident(wall.raw, "roomId", "wall", required=False):
+        with contextlib.suppress(SceneFormatError):  # where the reader placed it, not where it is now
+            old.room_id = _room_on_outline(old.start, old.end, list(rooms.values()), "wall")
+    if wall.id != old.id:
+        rec["id"] = wall.id
     if wall.room_id != old.room_id:
         rec["roomId"] = wall.room_id
     _set_material(rec, "material", wall.material, old.material)
@@ -332,7 +351,10 @@ def _object_records(scene: Scene, room_at: Any) -> list[dict[str, Any]]:
         records[obj.id] = rec
         nest = obj.parent_id in records and obj.attributes.get("thor_nested", nested_default and not obj.raw)
         if nest:
-            records[obj.parent_id].setdefault("children", []).append(rec)  # type: ignore[index]
+            parent_rec = records[obj.parent_id]  # type: ignore[index]
+            if not isinstance(parent_rec.get("children"), list):  # absent or null in the file
+                parent_rec["children"] = []
+            parent_rec["children"].append(rec)
         else:
             top.append(rec)
     return top
@@ -346,7 +368,8 @@ def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -
                 "kinematic": True, "material": None, "layer": _LAYER}
     rec = copy.deepcopy(obj.raw)
     old, _ = tp.object_from(obj.raw, "object", default_catalogue(), parent=parent, room_at=room_at)
-    rec["id"] = obj.id
+    if obj.id != old.id:
+        rec["id"] = obj.id
     if obj.asset_id != old.asset_id:
         rec["assetId"] = obj.asset_id
     if obj.center != old.center:
@@ -355,7 +378,7 @@ def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -
         rec["rotation"] = tp.quat_euler(obj.rotation_xyzw)
     if obj.room_id != old.room_id:
         rec["roomId"] = obj.room_id
-    if "children" in rec:  # refilled from the scene's own children by _object_records
+    if isinstance(rec.get("children"), list):  # refilled from the scene's own children by _object_records
         rec["children"] = []
     return rec
 

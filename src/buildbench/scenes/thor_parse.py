@@ -38,6 +38,15 @@ def text(record: dict[str, Any], key: str, where: str, *, required: bool = True)
     return value
 
 
+def ident(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+    """An id or a reference to one: a string, or an integer (some generators number their
+    rooms ``0, 1, …``), read as its decimal text. Missing or null gives "" unless required."""
+    value = record.get(key)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return text(record, key, where, required=required)
+
+
 def xyz(value: Any, where: str) -> tuple[float, float, float]:
     if not isinstance(value, dict):
         raise SceneFormatError(f"{where}: expected an object with x, y, z, got {type(value).__name__}")
@@ -66,7 +75,7 @@ def material_name(record: dict[str, Any], key: str) -> str | None:
 
 # --- rooms --------------------------------------------------------------------------------
 def room_from(record: dict[str, Any], where: str) -> Room:
-    room_id = text(record, "id", where)
+    room_id = ident(record, "id", where)
     if isinstance(record.get("vertices"), list):
         vertices = []
         for j, v in enumerate(record["vertices"]):
@@ -125,12 +134,12 @@ def is_exterior_wall(record: dict[str, Any]) -> bool:
 def wall_from(record: dict[str, Any], where: str, interior_rooms: dict[frozenset[Point2], str]) -> Wall:
     """``interior_rooms`` maps an interior wall's endpoints to its room, so an exterior
     wall filed under ``roomId: "exterior"`` (ProcTHOR) is tied to the room it encloses."""
-    wall_id = text(record, "id", where)
+    wall_id = ident(record, "id", where)
     start, end, bottom, height, _ = wall_geometry(record, where)
     exterior = is_exterior_wall(record)
-    room_id = record.get("roomId") if isinstance(record.get("roomId"), str) else ""
-    if exterior and room_id in ("", EXTERIOR):
-        room_id = interior_rooms.get(segment_key(start, end), EXTERIOR)
+    room_id = ident(record, "roomId", where, required=False)
+    if not room_id or (exterior and room_id == EXTERIOR):  # a null interior roomId was placed by geometry
+        room_id = interior_rooms.get(segment_key(start, end), EXTERIOR if exterior else "")
     return Wall(wall_id, str(room_id), start, end, height, material_name(record, "material"),
                 exterior=exterior, bottom_y=bottom, raw=record)
 
@@ -140,21 +149,37 @@ def segment_key(a: Point2, b: Point2) -> frozenset[Point2]:
 
 
 # --- doors and windows --------------------------------------------------------------------
-def opening_from(record: dict[str, Any], where: str, kind: str) -> Opening:
-    opening_id = text(record, "id", where)
-    hole = record.get("holePolygon")
+def hole_corners(record: dict[str, Any], where: str) -> tuple[Point2, Point2]:
+    """The wall-local ``(along, up)`` min and max corners of a door or window hole: THOR's
+    ``holePolygon``, or, in houses of schema 0.0.1 (before ProcTHOR's 1.0.0 upgrade), the
+    same two points as ``boundingBox: {min, max}``."""
+    hole, key = record.get("holePolygon"), "holePolygon"
+    box = record.get("boundingBox")
+    if hole is None and isinstance(box, dict) and "min" in box and "max" in box:
+        hole, key = [box["min"], box["max"]], "boundingBox"
     if not isinstance(hole, list) or len(hole) != 2:
         got = len(hole) if isinstance(hole, list) else type(hole).__name__
         raise SceneFormatError(f"{where}.holePolygon: expected 2 points (min, max), got {got}")
-    lo = xyz(hole[0], f"{where}.holePolygon[0]")
-    hi = xyz(hole[1], f"{where}.holePolygon[1]")
+    lo = xyz(hole[0], f"{where}.{key}[0]" if key == "holePolygon" else f"{where}.{key}.min")
+    hi = xyz(hole[1], f"{where}.{key}[1]" if key == "holePolygon" else f"{where}.{key}.max")
+    return (lo[0], lo[1]), (hi[0], hi[1])
+
+
+def opening_from(record: dict[str, Any], where: str, kind: str) -> Opening:
+    """A door or window. A side whose room is null (Phone2Proc names the outside so) is the
+    outside for ``room0``; a missing ``room1`` is ``room0`` (ProcTHOR's outside doors)."""
+    opening_id = ident(record, "id", where)
+    lo, hi = hole_corners(record, where)
+    room1 = ident(record, "room1", where, required=False)
+    room0 = ident(record, "room0", where, required=False) or (EXTERIOR if room1 else "")
+    if not room0:
+        raise SceneFormatError(f"{where}.room0: expected a room id, got {record.get('room0')!r}")
     openness = record.get("openness", 0.0)
     return Opening(
         opening_id, kind,  # type: ignore[arg-type]
-        text(record, "assetId", where, required=False),
-        text(record, "room0", where), text(record, "room1", where, required=False) or text(record, "room0", where),
-        text(record, "wall0", where), text(record, "wall1", where, required=False) or None,
-        (lo[0], lo[1]), (hi[0], hi[1]), openable=bool(record.get("openable", False)),
+        text(record, "assetId", where, required=False), room0, room1 or room0,
+        ident(record, "wall0", where), ident(record, "wall1", where, required=False) or None,
+        lo, hi, openable=bool(record.get("openable", False)),
         openness=num(openness, f"{where}.openness") if openness is not None else 0.0, raw=record)
 
 
@@ -235,7 +260,7 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
                 room_at: Any) -> tuple[SceneObject, list[str]]:
     """One object (not its children) and the warnings met reading it. ``room_at(x, z)``
     names the room containing a floor point (for files without ``roomId``)."""
-    object_id = text(record, "id", where)
+    object_id = ident(record, "id", where)
     center = xyz(record.get("position"), f"{where}.position")
     quat = euler_quat(record.get("rotation"), f"{where}.rotation")
     asset_id = text(record, "assetId", where, required=False)
@@ -263,7 +288,7 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
         size = pool[0].size_m if pool else DEFAULT_SIZE_M
         attributes["size_source"] = "category-default" if pool else "default"
         warnings.append(f"{where} {object_id!r}")
-    room_id = record.get("roomId") if isinstance(record.get("roomId"), str) else None
+    room_id = ident(record, "roomId", where, required=False) or None
     if room_id is None:
         room_id = parent.room_id if parent is not None else room_at(center[0], center[2])
     return SceneObject(object_id, category, asset_id, center, (float(size[0]), float(size[1]), float(size[2])),

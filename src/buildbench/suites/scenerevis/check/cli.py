@@ -2,6 +2,8 @@
 
 Each line of the file is one scene: a bare SceneReVis scene (flat or grouped) or a record
 holding it under ``"scene"`` (the shared ReSpace file); a record may carry ``latency_s``.
+A file that is one pretty-printed JSON document is read whole (a scene or a list of them),
+and a THOR house gives one scene per room (:func:`buildbench.scenes.io.revis_records`).
 A line that cannot be read or checked is reported on stderr as
 ``error: FILE line N: what`` and left out; the other lines are still measured and printed,
 and the command then exits with status 2. An unreadable file exits 2 at once.
@@ -11,11 +13,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
+from buildbench.scenes.io import revis_records, scene_lines
 from buildbench.scenes.model import SceneFormatError
 
 from .physics import RULES
@@ -43,17 +47,16 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
     from ..metrics import aggregate, scene_metrics
 
     try:
-        lines = scenes_path.read_text(encoding="utf-8").splitlines()
+        text = scenes_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         click.echo(f"error: {scenes_path}: cannot read: {exc}", err=True)
         ctx.exit(2)
     rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, record in _records(text):
         try:
-            record = json.loads(line)
+            if isinstance(record, Exception):
+                raise record
             if not isinstance(record, dict):
                 raise SceneFormatError(f"expected a JSON object, got {type(record).__name__}")
             row = {
@@ -73,6 +76,19 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
         _print_table(rows, summary)
     if errors:
         ctx.exit(2)
+
+
+def _records(text: str) -> Iterator[tuple[int, Any]]:
+    """``(line, scene record)`` of each scene in the file, or ``(line, error)`` for a
+    document that could not be parsed or converted."""
+    for number, line in scene_lines(text):
+        try:
+            records = revis_records(json.loads(line))
+        except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
+            yield number, exc
+            continue
+        for record in records:
+            yield number, record
 
 
 def _latency(record: dict[str, Any]) -> float | None:

@@ -26,6 +26,7 @@ from scipy.spatial.transform import Rotation
 
 from buildbench.geometry import Boxes
 from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.revis import revis_quat
 
 FloatArray = NDArray[np.float64]
 
@@ -177,12 +178,15 @@ def parse_layout(record: Mapping[str, Any]) -> RoomLayout:
     for k, (where, obj) in enumerate(objects):
         if not isinstance(obj, Mapping):
             raise SceneFormatError(f"{where}: expected an object, got {type(obj).__name__}")
-        sizes[k] = _vector(obj.get("size"), 3, f"{where}.size")
+        sizes[k] = _vector(obj.get("size", obj.get("sampled_asset_size")), 3, f"{where}.size")
         if np.any(sizes[k] < 0):
             raise SceneFormatError(f"{where}.size: extents must be >= 0 m, got {sizes[k].tolist()}")
         bottoms[k] = _vector(obj.get("pos"), 3, f"{where}.pos")
-        if obj.get("rot") is not None:
-            quats[k] = _vector(obj.get("rot"), 4, f"{where}.rot")
+        rot = obj.get("rot")
+        if isinstance(rot, int | float) and not isinstance(rot, bool):  # a yaw in radians (SceneReVis's reader)
+            quats[k] = revis_quat(rot, f"{where}.rot")
+        elif rot is not None:
+            quats[k] = _vector(rot, 4, f"{where}.rot")
             if np.linalg.norm(quats[k]) < 1e-9:
                 raise SceneFormatError(f"{where}.rot: zero quaternion {quats[k].tolist()}")
         descs.append(str(obj.get("desc") or obj.get("object_description") or ""))

@@ -123,6 +123,16 @@ def _vec(value: Any, n: int, where: str) -> list[float]:
     return out
 
 
+def _rot(value: Any) -> Any:
+    """``rot`` as a quaternion list: absent or null is no turn, and a bare number a yaw in
+    radians, as SceneReVis's scene reader takes them; anything else is checked as given."""
+    if value is None:
+        return [0.0, 0.0, 0.0, 1.0]
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return [0.0, math.sin(value / 2.0), 0.0, math.cos(value / 2.0)]
+    return value
+
+
 def check_scene(raw: Any, where: str) -> Scene:
     """A checked flat scene from a bare scene dict (flat or grouped) or a record holding one
     under ``"scene"``.
@@ -149,10 +159,10 @@ def check_scene(raw: Any, where: str) -> Scene:
         w = f"{where}.objects[{i}]"
         if not isinstance(o, dict):
             raise SceneRecordError(f"{w}: expected an object")
-        desc = o.get("desc")
+        desc = o.get("desc") or o.get("sampled_asset_desc")  # ReSpace: the retrieved asset's
         if not isinstance(desc, str) or not desc.strip():
             raise SceneRecordError(f"{w}.desc: missing or empty")
-        size = _vec(o.get("size"), 3, f"{w}.size")
+        size = _vec(o.get("size", o.get("sampled_asset_size")), 3, f"{w}.size")
         if min(size) < 0:  # zero extents occur in the real 3D-FRONT rooms and are kept
             raise SceneRecordError(f"{w}.size: extents must not be negative, got {size}")
         obj: Obj = {
@@ -160,8 +170,8 @@ def check_scene(raw: Any, where: str) -> Scene:
             "desc": desc,
             "size": size,
             "pos": _vec(o.get("pos"), 3, f"{w}.pos"),
-            "rot": _vec(o.get("rot", [0, 0, 0, 1]), 4, f"{w}.rot"),
-            "jid": str(o.get("jid") or o.get("uid") or MASKED_JID),
+            "rot": _vec(_rot(o.get("rot")), 4, f"{w}.rot"),
+            "jid": str(o.get("jid") or o.get("uid") or o.get("sampled_asset_jid") or MASKED_JID),
         }
         objects.append(obj)
     ids = [o["id"] for o in objects]
@@ -207,20 +217,28 @@ def _flatten_grouped(raw: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def read_scenes(path: Path) -> Iterator[Scene]:
-    """Scenes of a JSONL file (one bare scene or ``{"scene": …}`` record a line)."""
+    """Scenes of a JSONL file (one bare scene or ``{"scene": …}`` record a line), or of a
+    file that is one JSON document: a scene, a list of scenes, or a THOR house (one scene
+    per room; :func:`buildbench.scenes.io.revis_records`)."""
+    from buildbench.scenes.io import revis_records, scene_lines
+    from buildbench.scenes.model import SceneFormatError
+
     try:
-        fh = path.open(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SceneRecordError(f"{path}: cannot read ({exc.strerror})") from None
-    with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SceneRecordError(f"{path}:{n}: invalid JSON at column {exc.colno}: {exc.msg}") from None
-            yield check_scene(raw, f"{path.name}:{n}")
+    except UnicodeDecodeError as exc:
+        raise SceneRecordError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    for n, line in scene_lines(text):
+        try:
+            records = revis_records(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: "
+                                   f"{exc.msg}") from None
+        except SceneFormatError as exc:
+            raise SceneRecordError(f"{path}:{n}: {exc}") from None
+        for k, raw in enumerate(records):
+            yield check_scene(raw, f"{path.name}:{n}" + (f"[{k}]" if len(records) > 1 else ""))
 
 
 def canonical_objects(scene: Scene) -> list[tuple[Any, ...]]:
