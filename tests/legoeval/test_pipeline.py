@@ -119,7 +119,7 @@ async def _all_rooms(tool: str, outputs: dict[str, Any]) -> list[Any]:
 
 def test_independent_tools_run_concurrently_and_dependents_wait(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("get_door_list", "get_window_list", "get_object_list"):
-        monkeypatch.setitem(TOOLS, name, _slow(TOOLS[name], 0.4))
+        monkeypatch.setitem(TOOLS, name, _slow(TOOLS[name], 1.0))
     plan = ToolPlan(((START, "get_door_list"), (START, "get_window_list"), (START, "get_object_list"),
                      ("get_object_list", "get_object_info")))
 
@@ -130,11 +130,10 @@ def test_independent_tools_run_concurrently_and_dependents_wait(scene: Scene, mo
         return await _all_rooms(tool, outputs)
 
     ctx = ToolContext.for_scene(scene, render=False)
-    t0 = time.perf_counter()
     out = asyncio.run(execute_plan(ctx, plan, choose, ToolCache()))
-    wall = time.perf_counter() - t0
     calls = {c.tool: c for c in out.calls}
-    assert wall < 1.0, f"three 0.4 s tools took {wall:.2f} s: they did not overlap"
+    # Overlap is read from each call's own start and end, not from a wall-clock budget that a
+    # loaded machine would break.
     slow = [calls[n] for n in ("get_door_list", "get_window_list", "get_object_list")]
     assert max(c.started_s for c in slow) < min(c.ended_s for c in slow)  # all three in flight together
     info = calls["get_object_info"]
