@@ -196,12 +196,12 @@ def test_environment_tools_return_pngs_under_the_original_key_names(scene: Scene
     cases = {
         "get_topdown_scene": (None, [image_key("scene", "topdown_scene")]),
         "get_topdown_room": (["bedroom"], [image_key("bedroom", "topdown_room")]),
-        "get_wall_scene": ([wall], [image_key(wall, "wall_scene")]),
-        "get_frontview_object": (["bed-0 (bedroom)"], [image_key("bed-0 (bedroom)", "front_rendered")]),
+        "get_wall_scene": ([wall], [image_key(wall, "wall in scene")]),
+        "get_frontview_object": (["bed-0 (bedroom)"], [image_key("bed-0 (bedroom)", "frontview")]),
         "get_topdown_object": (["bed-0 (bedroom)"], [image_key("bed-0 (bedroom)", "topdown_rendered")]),
         "get_material_image": ([scene.rooms[0].floor_material], [image_key(scene.rooms[0].floor_material, "material")]),
         "get_spatial_relation": ([["sofa-0 (living room)", "bed-0 (bedroom)"]],
-                                 [image_key("sofa-0 (living room)|bed-0 (bedroom)", "spatial_relation")]),
+                                 [image_key("sofa-0 (living room)_bed-0 (bedroom)", "spatial_relation")]),
     }
     for tool, (args, keys) in cases.items():
         out = run_tool(ctx, tool, args)
@@ -211,7 +211,8 @@ def test_environment_tools_return_pngs_under_the_original_key_names(scene: Scene
             assert out[key].startswith(PNG)
     multi = run_tool(ctx, "get_multiview_rendered_object", ["bed-0 (bedroom)"])
     views = [k for k in multi if is_image_key(k)]
-    assert len(views) >= 4 and all(k.startswith("bed-0 (bedroom)*/*multiview_") for k in views)
+    assert sorted(views) == sorted(image_key("bed-0 (bedroom)", f"{v}_rendered")
+                                   for v in ("front", "right", "left", "top", "back"))
     assert ctx.visual_targets == [scene.rooms[0].floor_material, "bed-0 (bedroom)"]
 
 

@@ -117,7 +117,9 @@ suite = Suite(
     options=(
         OptionSpec("max_steps", "int", "tool calls plus the verdict per episode (default 40)", minimum=1),
         OptionSpec("render", "bool", "environment tools render images (false: text-only tools)"),
-        OptionSpec("wall_midpoint_positions", "bool", "report door/window positions as the original (wall midpoint)"),
+        OptionSpec("wall_midpoint_positions", "bool",
+                   "tools answer as the original does (door/window positions at the wall midpoint, file values "
+                   "unrounded, its footprint corners)"),
         OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
                    ("given", "identify")),
         OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)"),

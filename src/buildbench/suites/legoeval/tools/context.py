@@ -123,8 +123,12 @@ class ToolContext:
         constraint: The constraint being checked (the multimodal tools read it).
         vision_model: Any chat model that accepts images; None selects the labelled
             catalogue fallback for the multimodal tools.
-        wall_midpoint_positions: Report door/window ``_position`` as the original does (the
-            midpoint of ``wall0``) instead of the true world centre of the hole.
+        wall_midpoint_positions: The original-compatible mode of the textual tools: door and
+            window ``_position`` as the original reports it (the midpoint of ``wall0``, the
+            file's ``assetPosition`` height) instead of the true world centre of the hole, and
+            the file's own unrounded numbers where the original passes them through (room
+            vertices, wall segments, widths, heights, object rotations, opening walls) with
+            footprint corners in the original's order.
         render: Produce images (False gives the text parts only, for ablations and timing).
         image_px: Side of rendered views, pixels (the original renders 1200).
         visual_targets: Ids and material names last passed to ``get_multiview_rendered_object``
@@ -181,6 +185,41 @@ def yaw_deg(obj: SceneObject) -> float:
     """Heading in [0, 360): 0 faces +z, 90 faces +x."""
     fx, fz = front_xz(obj)
     return math.degrees(math.atan2(fx, fz)) % 360.0
+
+
+def file_rotation(obj: SceneObject) -> dict[str, float] | None:
+    """The Euler ``rotation`` the house file gives the object (degrees), if it has one."""
+    raw = obj.raw.get("rotation") if isinstance(obj.raw, dict) else None
+    if isinstance(raw, dict) and all(is_number(raw.get(a)) for a in "xyz"):
+        return {a: raw[a] for a in "xyz"}
+    return None
+
+
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool), as a house file's number should be."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def original_footprint_cm(obj: SceneObject, yaw: float) -> list[list[float]]:
+    """``get_object_info``'s ``coordinates`` listed as the original lists them (compatible
+    mode), for the file's yaw in degrees: the same rectangle as :func:`footprint_cm`, but the
+    corners start at local (+x, -z) and run toward +z when the yaw is 0 and toward -x
+    otherwise; they are turned counter-clockwise in (x, z), and for a yaw off the right
+    angles mirrored in x about the centre (which turns them the THOR way)."""
+    # the original's order of operations, so that values on a rounding edge round alike
+    hx, hz = obj.size[0] * 100 / 2, obj.size[2] * 100 / 2
+    cx, cz = obj.center[0] * 100, obj.center[2] * 100
+    signs = ((1, -1), (1, 1), (-1, 1), (-1, -1)) if yaw == 0 else ((1, -1), (-1, -1), (-1, 1), (1, 1))
+    t = math.radians(yaw)
+    c, s = math.cos(t), math.sin(t)
+    mirror = yaw not in (0, 90, 180, 270)
+    pts = []
+    for sx, sz in (*signs, signs[0]):
+        lx, lz = (hx if sx > 0 else -hx), (hz if sz > 0 else -hz)
+        x = cx + (lx * c - lz * s)
+        z = cz + (lx * s + lz * c)
+        pts.append([round(2 * cx - x if mirror else x, 2) + 0.0, round(z, 2) + 0.0])
+    return pts
 
 
 def footprint_cm(obj: SceneObject) -> list[list[float]]:

@@ -74,10 +74,21 @@ def get_topdown_room(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
                    lambda rid: _render(views.topdown_room, ctx.scene, rid, px=ctx.image_px))
 
 
+#: Suffix of the outside twin of a Holodeck wall side.
+EXTERIOR_TWIN = "|exterior"
+
+
+def inside_side(ctx: ToolContext, wall_id: str) -> str:
+    """The side to view for a wall id: a Holodeck outside twin (``…|exterior``) is seen from
+    inside its room, as the original's pre-rendered view of it is; other ids are themselves."""
+    inner = wall_id.removesuffix(EXTERIOR_TWIN)
+    return inner if wall_id.endswith(EXTERIOR_TWIN) and inner in ctx.index.walls else wall_id
+
+
 def get_wall_scene(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     views = _views()
-    return _per_id(ctx, ids, {"wall": ctx.index.walls}, "wall_scene",
-                   lambda wid: _render(views.wall_view, ctx.scene, wid, px=ctx.image_px))
+    return _per_id(ctx, ids, {"wall": ctx.index.walls}, "wall in scene",
+                   lambda wid: _render(views.wall_view, ctx.scene, inside_side(ctx, wid), px=ctx.image_px))
 
 
 def _viewable(ctx: ToolContext) -> dict[str, dict[str, Any]]:
@@ -86,7 +97,7 @@ def _viewable(ctx: ToolContext) -> dict[str, dict[str, Any]]:
 
 def get_frontview_object(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     views = _views()
-    return _per_id(ctx, ids, _viewable(ctx), "front_rendered",
+    return _per_id(ctx, ids, _viewable(ctx), "frontview",
                    lambda oid: _render(views.object_front_view, ctx.scene, oid, px=ctx.image_px))
 
 
@@ -97,9 +108,10 @@ def get_topdown_object(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
 
 
 def scene_materials(ctx: ToolContext) -> list[str]:
-    """Floor and wall material names used in the scene, in first-seen order."""
+    """Floor and wall material names used in the scene (outside faces included), in
+    first-seen order."""
     names = [r.floor_material for r in ctx.scene.rooms] + [r.wall_material for r in ctx.scene.rooms]
-    names += [w.material for w in ctx.scene.walls if not w.exterior]
+    names += [w.material for w in ctx.scene.walls]
     return list(dict.fromkeys(n for n in names if n))
 
 
@@ -134,7 +146,7 @@ def get_multiview_rendered_object(ctx: ToolContext, ids: list[str]) -> dict[str,
                 continue
             for view, pixels in views.items():
                 image = png(pixels)
-                out[image_key(oid, f"multiview_{view}")] = image
+                out[image_key(oid, f"{view}_rendered")] = image
                 images.append(image)
         ctx.remember_visual(oid, images)
     return out
@@ -193,13 +205,15 @@ def relation_text(ctx: ToolContext, anchor: str, other: str) -> dict[str, Any]:
 
 def get_spatial_relation(ctx: ToolContext, groups: list[list[str]]) -> dict[str, Any]:
     """Per tuple (anchor first): an overlay of the elements' boxes with id labels and, for each
-    other element, :func:`relation_text`. A receptacle of a small object joins its tuple."""
+    other element, :func:`relation_text`. A receptacle of a small object joins its tuple (in
+    the overlay, not in the image key, which joins the tuple's ids with ``_`` as the original)."""
     out: dict[str, Any] = {}
     for group in groups:
         missing = [e for e in group if ctx.index.kind_of(e) in (None, "room")]
         for eid in missing:
             out[f"{eid}_error"] = unknown("object/wall/door/window", eid, ctx.index.objects)
-        members = [e for e in group if e not in missing]
+        given = [e for e in group if e not in missing]
+        members = list(given)
         for e in list(members):
             parent = ctx.index.objects[e].parent_id if e in ctx.index.objects else None
             if parent and parent in ctx.index.objects and parent not in members:
@@ -210,7 +224,7 @@ def get_spatial_relation(ctx: ToolContext, groups: list[list[str]]) -> dict[str,
         for other in members[1:]:
             out[f"{anchor}|{other}_relation"] = relation_text(ctx, anchor, other)
         if ctx.render:
-            out[image_key("|".join(members), "spatial_relation")] = _render(
+            out[image_key("_".join(given), "spatial_relation")] = _render(
                 _views().relation_overlay, ctx.scene, members, px=ctx.image_px)
     return out
 

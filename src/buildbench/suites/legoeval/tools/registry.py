@@ -147,10 +147,14 @@ def get_tool(name: str) -> ToolSpec:
 
 
 def normalise_args(spec: ToolSpec, args: Any) -> list[Any]:
-    """The tool's argument list from ``{"<param>": [...]}``, a bare list, or None."""
-    if args is None or args == {} or args == []:
+    """The tool's argument list from ``{"<param>": [...]}``, a bare list, or None. An empty
+    list is a valid argument (§3.5: the selector may answer ``[]``; the tool answers ``{}``);
+    a missing one is not."""
+    if args is None or args == {}:
         if spec.param is not None and not spec.optional:
             raise ToolArgumentError(f"{spec.name}: argument {spec.param!r} is required")
+        return []
+    if args == []:
         return []
     if spec.param is None:
         raise ToolArgumentError(f"{spec.name}: takes no arguments, got {str(args)[:80]}")

@@ -2,6 +2,8 @@
 
 Each takes the :class:`ToolContext` and its id list and returns the original's output dict.
 An id the scene lacks gives a ``"<id>_error"`` entry naming it; the other ids are answered.
+With ``ctx.wall_midpoint_positions`` (the original-compatible mode) the numbers are the
+original's: see :class:`~.context.ToolContext`.
 """
 
 from __future__ import annotations
@@ -11,7 +13,26 @@ from typing import Any
 
 from buildbench.scenes.model import Opening
 
-from .context import ToolContext, footprint_cm, rounded, unknown, xyz, yaw_deg
+from .context import (
+    ToolContext,
+    file_rotation,
+    footprint_cm,
+    is_number,
+    original_footprint_cm,
+    rounded,
+    unknown,
+    xyz,
+    yaw_deg,
+)
+
+
+def _shown(ctx: ToolContext, values: tuple[float, ...] | list[float]) -> list[float]:
+    """Values rounded to 2 decimals, or as they are in the compatible mode."""
+    return [float(v) for v in values] if ctx.wall_midpoint_positions else rounded(values)
+
+
+def _shown_one(ctx: ToolContext, value: float) -> float:
+    return float(value) if ctx.wall_midpoint_positions else round(value, 2)
 
 
 def get_room_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
@@ -25,7 +46,7 @@ def get_room_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
         if room is None:
             out[f"{rid}_error"] = unknown("room", rid, ctx.index.rooms)
             continue
-        out[f"{rid}_coordinates"] = [rounded(v) for v in room.vertices]
+        out[f"{rid}_coordinates"] = [_shown(ctx, v) for v in room.vertices]
         out[f"{rid}_floor_material"] = room.floor_material or "Unknown"
         out[f"{rid}_room_type"] = room.room_type or "Unknown"
         out[f"{rid}_area_m2"] = round(ctx.index.area_m2(rid), 2)
@@ -50,14 +71,21 @@ def get_wall_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
             out[f"{wid}_error"] = unknown("wall", wid, ctx.index.walls)
             continue
         out[f"{wid}_id"] = wall.id
-        out[f"{wid}_roomId"] = wall.room_id
-        out[f"{wid}_coordinates"] = [rounded(wall.start), rounded(wall.end)]
+        out[f"{wid}_roomId"] = _file_room(ctx, wall.raw) or wall.room_id
+        out[f"{wid}_coordinates"] = [_shown(ctx, wall.start), _shown(ctx, wall.end)]
         out[f"{wid}_material"] = wall.material or "Unknown"
-        out[f"{wid}_width"] = round(wall.width_m, 2)
-        out[f"{wid}_height"] = round(wall.height_m, 2)
+        out[f"{wid}_width"] = _shown_one(ctx, wall.width_m)
+        out[f"{wid}_height"] = _shown_one(ctx, wall.height_m)
         out[f"{wid}_direction"] = ctx.index.direction(wall)
         out[f"{wid}_connected_rooms"] = ctx.index.connected_rooms(wall)
     return out
+
+
+def _file_room(ctx: ToolContext, raw: Any) -> str | None:
+    """In the compatible mode, the ``roomId`` the file gives (ProcTHOR's outside walls say
+    ``"exterior"`` where we name the room they bound)."""
+    given = raw.get("roomId") if ctx.wall_midpoint_positions and isinstance(raw, dict) else None
+    return given if isinstance(given, str) and given else None
 
 
 def _listing(ctx: ToolContext, ids: list[str], by_room: dict[str, list[str]]) -> dict[str, Any]:
@@ -84,20 +112,34 @@ def get_object_list(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
 
 def opening_position(ctx: ToolContext, opening: Opening) -> dict[str, float]:
     """World centre of the hole, or with ``wall_midpoint_positions`` the original's value:
-    x/z of ``wall0``'s midpoint, y the hole's centre height (§2.5)."""
+    x/z of ``wall0``'s midpoint, y the file's ``assetPosition`` height (the hole's centre
+    height when the file has none) (§2.5)."""
     x, y, z = ctx.scene.opening_center(opening)
     if ctx.wall_midpoint_positions:
         wall = ctx.index.walls[opening.wall0]
         x = (wall.start[0] + wall.end[0]) / 2.0
         z = (wall.start[1] + wall.end[1]) / 2.0
+        given = opening.raw.get("assetPosition") if isinstance(opening.raw, dict) else None
+        if isinstance(given, dict) and is_number(given.get("y")):
+            y = float(given["y"])
     return xyz((x, y, z))
+
+
+def _opening_walls(ctx: ToolContext, opening: Opening) -> list[str | None]:
+    """The two wall sides; in the compatible mode as the file names them, even a side the
+    house lacks (a partial house)."""
+    walls: list[str | None] = [opening.wall0, opening.wall1]
+    if ctx.wall_midpoint_positions and isinstance(opening.raw, dict):
+        named = [opening.raw.get(k) for k in ("wall0", "wall1")]
+        walls = [n if isinstance(n, str) else w for n, w in zip(named, walls, strict=True)]
+    return walls
 
 
 def _opening_info(ctx: ToolContext, oid: str, opening: Opening, out: dict[str, Any]) -> None:
     out[f"{oid}_id"] = opening.id
     out[f"{oid}_assetId"] = opening.asset_id
     out[f"{oid}_rooms"] = [opening.room0, opening.room1]
-    out[f"{oid}_walls"] = [opening.wall0, opening.wall1]
+    out[f"{oid}_walls"] = _opening_walls(ctx, opening)
     out[f"{oid}_position"] = opening_position(ctx, opening)
     out[f"{oid}_size"] = {"width": round(opening.width_m, 2), "height": round(opening.height_m, 2)}
 
@@ -132,13 +174,14 @@ def get_object_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
         if obj is None:
             out[f"{oid}_error"] = unknown("object", oid, ctx.index.objects)
             continue
+        rotation = file_rotation(obj) if ctx.wall_midpoint_positions else None
         out[oid] = {
             "id": obj.id,
             "assetId": obj.asset_id,
             "roomId": obj.room_id,
             "position": xyz(obj.center),
-            "rotation": {"x": 0.0, "y": round(yaw_deg(obj), 2) + 0.0, "z": 0.0},
-            "coordinates": footprint_cm(obj),
+            "rotation": rotation or {"x": 0.0, "y": round(yaw_deg(obj), 2) + 0.0, "z": 0.0},
+            "coordinates": original_footprint_cm(obj, rotation["y"]) if rotation else footprint_cm(obj),
             "category": obj.category,
             "size_m": rounded(obj.size),
             "on": obj.parent_id,
