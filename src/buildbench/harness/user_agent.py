@@ -73,7 +73,14 @@ def user_agent_spec(target: str, *, has_model: bool) -> AgentSpec:
 
 
 def resolve_agent(suite: Suite, name: str, *, has_model: bool) -> AgentSpec:
-    """The suite's agent ``name``, or the user agent it names (``file.py:factory``)."""
+    """The suite's agent ``name``, an adapter the suite declares for the name's prefix
+    (``PREFIX:TARGET``, ``suite.extra["agent_adapters"][PREFIX](TARGET) -> AgentSpec``, e.g.
+    DreamHouse's ``released:file.py:generate``), or the user agent it names (``file.py:factory``)."""
+    prefix, sep, target = name.partition(":")
+    adapters = suite.extra.get("agent_adapters") or {}
+    if sep and prefix in adapters:
+        spec: AgentSpec = adapters[prefix](target)
+        return spec
     if is_user_agent(name):
         return user_agent_spec(name, has_model=has_model)
     return suite.agent(name)

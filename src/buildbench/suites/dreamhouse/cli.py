@@ -201,6 +201,43 @@ def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
         print_tables(tables)
 
 
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind (the default serves this machine only).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port (8000 is the released CLI's; 0 picks a free one).")
+@click.option("--split", help="Serve this task split (default, demo, demo26); the default is demo.")
+@click.option("--tasks", "task_source", type=click.Path(path_type=Path), help="Serve these task files.")
+@click.option("--dhpack", type=click.Path(dir_okay=False, path_type=Path), help="Serve this task pack.")
+@click.option("--limit", type=click.IntRange(min=1), help="First N tasks only.")
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="Validation threads.")
+@click.option("-o", "--option", "options", multiple=True,
+              help="KEY=VALUE: profile (released|paper), condition, renderer, executor, isolation.")
+def serve(host: str, port: int, split: str | None, task_source: Path | None, dhpack: Path | None,
+          limit: int | None, workers: int, options: tuple[str, ...]) -> None:
+    """Serve the released DreamHouse harness's HTTP API (tasks, views, sessions, submissions,
+    results) over our tasks, validator and renderer, so released clients and agents run unchanged."""
+    from .serve import Grader, ReleasedApiServer, ServeOptions, load_source
+
+    opts = _run(lambda: ServeOptions.from_pairs(options))
+    if split is None and task_source is None and dhpack is None:
+        split = "demo"
+    source = _run(lambda: load_source(split=split, tasks_path=task_source, dhpack=dhpack, limit=limit,
+                                      condition=opts.condition, renderer=opts.renderer))
+    grader = Grader(opts.profile, opts.executor, opts.isolation)
+    server = _run(lambda: ReleasedApiServer(source, grader, host=host, port=port, workers=workers))
+    click.echo(f"serving {len(source.ids())} tasks (profile {opts.profile}) at {server.url}\n"
+               f"export DREAMHOUSE_SERVER={server.url}    # Ctrl-C stops")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.board.close()
+        server.server_close()
+
+
 def _load(path: Path) -> Any:
     from .model import load_structure
 

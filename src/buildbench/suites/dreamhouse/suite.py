@@ -11,6 +11,7 @@ from . import agents
 from .env import make_env
 from .prompts import ACTION_FORMATS, PROMPT_FILES
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
+from .released_agent import PREFIX, released_agent_spec
 from .report import summarize
 from .score import score
 from .tasks import SPLITS, load_tasks, validate_task
@@ -63,4 +64,6 @@ suite = Suite(
     prompts=PROMPT_FILES,
     # Checks the released fields too; a task without a target frame (a released pack) is allowed.
     validate_task=validate_task,
+    # ``--agent released:file.py:generate``: an agent written for the released CLI.
+    extra={"agent_adapters": {PREFIX: released_agent_spec}},
 )

@@ -1,0 +1,225 @@
+"""The HTTP server: the released DreamHouse API over our tasks, validator and renderer.
+
+Routes (the released ``server/app.py``; bodies and status codes as it answers them):
+
+* ``GET /healthz`` -> ``{"ok": true, "tasks": N}`` (also ``/health``, which the released
+  ``pipeline_scaffold.py`` probes although the released server lacks it).
+* ``GET /v1/tasks`` -> ``{"task_ids": [...]}``; ``GET /v1/tasks/{id}`` -> ``{id, style,
+  description, constraints, reference_images}``; ``GET /v1/tasks/{id}/images/{view}`` -> PNG.
+* ``POST /v1/sessions`` ``{task_id, model_id?, protocol?}`` -> the session.
+* ``POST /v1/sessions/{sid}/submit`` ``{members}`` (or ``{code}``, our extension) ->
+  ``{job_id, round, status: "queued", poll_url}``.
+* ``GET /v1/sessions/{sid}/results/{job_id}`` -> ``{session_id, job_id, round, status,
+  results, error}``.
+
+Errors answer ``{"detail": ...}`` (see :mod:`.bodies`); an unknown route is 404 ``Not
+Found``, a known route with another method 405 ``Method Not Allowed``. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from buildbench.limits import limit
+
+from .bodies import ApiError, SessionRequest, SubmitRequest
+from .grade import Grader
+from .jobs import JobBoard
+from .tasks import TaskSource, ViewsUnavailable
+
+DEFAULT_HOST = "127.0.0.1"
+#: The released CLI's default port.
+DEFAULT_PORT = 8000
+
+log = logging.getLogger(__name__)
+
+_SEGMENT = r"([^/]+)"
+#: (method, pattern) -> handler name; a path matching a pattern under another method is a 405.
+_ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (method, re.compile(pattern), name)
+    for method, pattern, name in (
+        ("GET", r"/healthz|/health", "health"),
+        ("GET", r"/v1/tasks", "list_tasks"),
+        ("GET", rf"/v1/tasks/{_SEGMENT}", "get_task"),
+        ("GET", rf"/v1/tasks/{_SEGMENT}/images/{_SEGMENT}", "get_image"),
+        ("POST", r"/v1/sessions", "create_session"),
+        ("POST", rf"/v1/sessions/{_SEGMENT}/submit", "submit"),
+        ("GET", rf"/v1/sessions/{_SEGMENT}/results/{_SEGMENT}", "get_results"),
+    )
+)
+
+Answer = tuple[int, bytes, str]
+
+
+def _json(value: Any, status: int = 200) -> Answer:
+    return status, json.dumps(value).encode(), "application/json"
+
+
+class ReleasedApiServer(ThreadingHTTPServer):
+    """Serves the released DreamHouse API (see the module docstring).
+
+    Args:
+        source: The tasks.
+        grader: ``grader(task_id, submission) -> released result dict`` (default :class:`Grader`).
+        host: Interface to bind (loopback by default).
+        port: Port; 0 picks a free one (see :attr:`url`).
+        workers: Validation threads.
+
+    Use as a context manager (serving in a background thread), or call :meth:`serve_forever`.
+    """
+
+    daemon_threads = True
+
+    def __init__(self, source: TaskSource, grader: Callable[[str, SubmitRequest], dict[str, Any]] | None = None,
+                 *, host: str = DEFAULT_HOST, port: int = 0, workers: int = 2) -> None:
+        self.source = source
+        self.board = JobBoard(grader or Grader(), workers=workers)
+        self._thread: threading.Thread | None = None
+        super().__init__((host, port), _Handler)
+        # Idle keep-alive connections must not block shutdown.
+        self.block_on_close = False
+
+    @property
+    def url(self) -> str:
+        """The root URL, without a trailing slash (what ``DREAMHOUSE_SERVER`` holds)."""
+        host, port = self.server_address[:2]
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{name}:{port}"
+
+    def start(self) -> ReleasedApiServer:
+        """Serve in a background thread."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.serve_forever, name="dreamhouse-serve", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and release the port; safe to call twice."""
+        if self._thread is not None:
+            self.shutdown()
+            self._thread.join()
+            self._thread = None
+        self.board.close()
+        self.server_close()
+
+    def __enter__(self) -> ReleasedApiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- routing ------------------------------------------------------------------------
+    def answer(self, method: str, path: str, body: bytes) -> Answer:
+        """Status, body and content type for one request; never raises."""
+        try:
+            return self._route(method, path, body)
+        except ApiError as exc:
+            return _json(exc.body(), exc.status)
+        except Exception as exc:  # noqa: BLE001 - one broken request must not stop the server
+            log.warning("dreamhouse serve: %s %s failed: %s: %s", method, path[:200], type(exc).__name__, exc)
+            return _json({"detail": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+
+    def _route(self, method: str, path: str, body: bytes) -> Answer:
+        known_path = False
+        for route_method, pattern, name in _ROUTES:
+            match = pattern.fullmatch(path)
+            if match is None:
+                continue
+            known_path = True
+            if route_method == method:
+                args = [unquote(g) for g in match.groups()]
+                handler = getattr(self, f"_{name}")
+                return handler(*args, body) if method == "POST" else handler(*args)
+        if known_path:
+            raise ApiError(405, "Method Not Allowed")
+        raise ApiError(404, "Not Found")
+
+    def _health(self) -> Answer:
+        return _json({"ok": True, "tasks": len(self.source.ids())})
+
+    def _list_tasks(self) -> Answer:
+        return _json({"task_ids": self.source.ids()})
+
+    def _get_task(self, task_id: str) -> Answer:
+        task = self.source.get(task_id)
+        if task is None:
+            raise ApiError(404, f"Task {task_id!r} not found")
+        return _json(task.to_json())
+
+    def _get_image(self, task_id: str, view: str) -> Answer:
+        try:
+            content = self.source.image(task_id, view)
+        except ViewsUnavailable as exc:
+            raise ApiError(503, str(exc)) from None
+        if content is None:
+            raise ApiError(404, "Image not found")
+        return 200, content, "image/png"
+
+    def _create_session(self, body: bytes) -> Answer:
+        request = SessionRequest.parse(body)
+        if self.source.get(request.task_id) is None:
+            raise ApiError(404, f"Task {request.task_id!r} not found")
+        return _json(self.board.open_session(request).to_json())
+
+    def _submit(self, session_id: str, body: bytes) -> Answer:
+        request = SubmitRequest.parse(body)
+        job = self.board.submit(session_id, request)
+        return _json({"job_id": job.job_id, "round": job.round, "status": "queued",
+                      "poll_url": f"/v1/sessions/{session_id}/results/{job.job_id}"})
+
+    def _get_results(self, session_id: str, job_id: str) -> Answer:
+        return _json(self.board.result(session_id, job_id))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ReleasedApiServer
+    protocol_version = "HTTP/1.1"
+    timeout = 60  # drop idle keep-alive connections eventually
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server dispatches to
+        self._serve("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._serve("POST")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._serve("PUT")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._serve("DELETE")
+
+    def _serve(self, method: str) -> None:
+        path = urlsplit(self.path).path
+        body, refused = self._body()
+        status, payload, ctype = refused or self.server.answer(method, path, body)
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(payload)))
+        if refused:
+            self.send_header("Connection", "close")  # the unread body would be taken for the next request
+            self.close_connection = True
+        self.end_headers()
+        try:
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client went away; nothing left to tell it
+
+    def _body(self) -> tuple[bytes, Answer | None]:
+        raw_length = self.headers.get("Content-Length") or "0"
+        if not raw_length.isdigit():
+            return b"", _json({"detail": f"Content-Length {raw_length[:40]!r} is not a byte count"}, 400)
+        length, most = int(raw_length), limit("json_file_bytes")
+        if length > most:
+            return b"", _json({"detail": f"request body of {length} bytes is over the limit of {most} "
+                                         "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)"}, 413)
+        return self.rfile.read(length), None
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        log.debug("dreamhouse serve: " + format, *args)
