@@ -46,6 +46,8 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
                                  len(doc)) from None
     else:
         text = data
+    # Editors on Windows save UTF-8 with a byte-order mark; RFC 8259 lets a parser ignore it.
+    text = text.removeprefix("\ufeff")
     depth_at = _too_deep(raw, max_depth)
     if depth_at is not None:
         doc = raw[:depth_at].decode("utf-8", "replace")

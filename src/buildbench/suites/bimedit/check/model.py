@@ -28,6 +28,8 @@ import ifcopenshell
 import ifcopenshell.util.unit
 import numpy as np
 
+from .schemas import readable_text
+
 #: The relation classes of the topology graph (paper App. E.3); subtypes are included.
 RELATION_TYPES = (
     "IfcRelContainedInSpatialStructure",
@@ -132,6 +134,12 @@ def open_ifc(path: str | Path) -> ifcopenshell.file:
     try:
         return ifcopenshell.open(str(p))
     except Exception as exc:  # ifcopenshell raises several unrelated types for unreadable input
+        text = readable_text(p)  # a schema identifier written under another name (IFC2X3_FINAL)
+        if text is not None:
+            try:
+                return ifcopenshell.file.from_string(text)
+            except Exception:
+                pass  # unreadable under the schema it stands for too: report the first error
         raise ModelError(f"{p}: not a readable IFC file ({type(exc).__name__}: {exc})") from exc
 
 
@@ -143,6 +151,7 @@ def load_model(path: str | Path) -> IfcModel:
             that can be read.
     """
     f = open_ifc(path)
+    _refuse_placement_cycles(f, path)
     try:
         scale = float(ifcopenshell.util.unit.calculate_unit_scale(f))
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
@@ -157,6 +166,23 @@ def load_model(path: str | Path) -> IfcModel:
         model.nodes[key] = Node(key, ent.is_a(), ent)
     model.edges = set(_edges(f, model))
     return model
+
+
+def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
+    """Raise :class:`ModelError` when a chain of local placements comes back to itself: the
+    geometry kernel crashes the process on such a file, so it must not get that far."""
+    acyclic: set[int] = set()
+    for start in f.by_type("IfcLocalPlacement"):
+        chain: list[int] = []
+        placement: ifcopenshell.entity_instance | None = start
+        while placement is not None and placement.id() not in acyclic:
+            if placement.id() in chain:
+                raise ModelError(f"{path}: IfcLocalPlacement #{placement.id()} is placed relative to itself "
+                                 f"(the chain {' -> '.join(f'#{i}' for i in chain)} is a cycle)")
+            chain.append(placement.id())
+            parent = placement.PlacementRelTo
+            placement = parent if parent is not None and parent.is_a("IfcLocalPlacement") else None
+        acyclic.update(chain)
 
 
 def _statements(path: Path) -> frozenset[str]:
@@ -366,8 +392,18 @@ def _signature(ent: ifcopenshell.entity_instance, world: np.ndarray, scale: floa
     parts.append(",".join(f"{v:.4f}" for v in np.round(world[:3, 3], 4) + 0.0))
     rep = getattr(ent, "Representation", None)
     parts.append(hasher.entity(rep))
+    parts.append(hasher.entity(_unmeasured_placement(ent)))
     parts.extend(sorted(_definition_hashes(ent, hasher)))
     return hashlib.blake2b("|".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _unmeasured_placement(ent: ifcopenshell.entity_instance) -> ifcopenshell.entity_instance | None:
+    """The first grid or linear placement (IFC4X3) in ``ent``'s placement chain, which the world
+    matrix cannot measure (it reads local placements only), so its content joins the signature."""
+    placement = getattr(ent, "ObjectPlacement", None)
+    while placement is not None and placement.is_a("IfcLocalPlacement"):
+        placement = placement.PlacementRelTo
+    return placement
 
 
 def _definition_hashes(ent: ifcopenshell.entity_instance, hasher: _Hasher) -> Iterator[str]:

@@ -26,8 +26,10 @@ see), any other element's point is its centre.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import ifcopenshell
@@ -113,11 +115,19 @@ class DescriptionIndex:
         self._by_class: dict[str, list[_Facts]] = {}
         self._segments: dict[str, PlanSegment] = {}
 
+    @cached_property
+    def shared_ids(self) -> frozenset[str]:
+        """GlobalIds that several entities carry (some exporters repeat them)."""
+        counts = Counter(e.GlobalId for e in self.model.file.by_type("IfcRoot"))
+        return frozenset(g for g, n in counts.items() if n > 1)
+
     def facts(self, ifc_class: str) -> list[_Facts]:
-        """Facts of every element of ``ifc_class`` (subtypes included), by GlobalId."""
+        """Facts of every element of ``ifc_class`` (subtypes included), by GlobalId; elements
+        whose GlobalId another entity repeats are left out, as no description could name them."""
         found = self._by_class.get(ifc_class)
         if found is None:
-            ents = sorted(self.model.file.by_type(ifc_class), key=lambda e: e.GlobalId)
+            ents = sorted((e for e in self.model.file.by_type(ifc_class) if e.GlobalId not in self.shared_ids),
+                          key=lambda e: e.GlobalId)
             found = self._by_class[ifc_class] = [self._facts(e) for e in ents]
         return found
 
@@ -131,7 +141,10 @@ class DescriptionIndex:
             cls = base_class(self.model.file.by_guid(guid))
         except RuntimeError:
             raise KeyError(f"no element with GlobalId {guid!r} in the model") from None
-        return next(e for e in self.facts(cls) if e.guid == guid)
+        found = next((e for e in self.facts(cls) if e.guid == guid), None)
+        if found is None:
+            raise KeyError(f"GlobalId {guid!r} is carried by several entities of the model")
+        return found
 
     def segment(self, guid: str) -> PlanSegment:
         """The plan axis of an element's mesh: the long axis of its footprint through its centre (metres)."""
@@ -386,7 +399,15 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     c = np.round(me.centre, 2)
     options.append(Description("spatial", f"the {noun} closest to the point ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
                                {"class": cls, "nearest_to": c.tolist()}))
-    return [d for d in options if resolve(index, d.facts) == [guid]]
+    return [d for d in options if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.shared_ids]
+
+
+def _mentions(facts: dict[str, Any]) -> set[str]:
+    """The strings a description's facts name (GlobalIds of anchors, storeys, rooms, hosts)."""
+    out: set[str] = set()
+    for value in facts.values():
+        out.update(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str))
+    return out
 
 
 def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6) -> list[Description]:

@@ -388,6 +388,9 @@ def parse_document(data: Any) -> Structure:
     Raises:
         StructureFormatError: When the document or a member entry is malformed.
     """
+    if isinstance(data, list) and data and all(isinstance(m, Mapping) for m in data):
+        # a bare member list, as the released pipeline's export step returns it before wrapping
+        data = {"members": data}
     if not isinstance(data, Mapping):
         raise StructureFormatError(f"structure document must be a JSON object, got {type(data).__name__}")
     ours = data.get("format") == FORMAT_ID
@@ -421,10 +424,19 @@ def _where(i: int, entry: Any) -> str:
 
 
 def _field(i: int, entry: Mapping[str, Any], key: str, conv: Any) -> Any:
+    if _holds_bool(entry[key]):
+        raise StructureFormatError(f"{_where(i, entry)}: field {key!r} is invalid: true/false is not a number")
     try:
         return conv(entry[key])
     except (ValueError, TypeError) as exc:
         raise StructureFormatError(f"{_where(i, entry)}: field {key!r} is invalid: {exc}") from None
+
+
+def _holds_bool(value: Any) -> bool:
+    """Whether a JSON value (a number or nested lists) holds true/false, which numpy would read as 1/0."""
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, list) and any(_holds_bool(v) for v in value)
 
 
 def _entry_name(i: int, entry: Any) -> str:
@@ -463,14 +475,15 @@ def _parse_ours(i: int, entry: Any) -> Member:
 
 def _parse_released(i: int, entry: Any) -> Member:
     """Released rules (``server/_blender_script.py``): box of ``dimensions`` placed by
-    ``matrix_world``, falling back to ``location`` when the matrix is absent."""
+    ``matrix_world``, falling back to ``location`` when the matrix is absent or null. Numbers
+    written as strings ("3.66") are read as numbers; other keys are ignored."""
     name = _entry_name(i, entry)
     if "dimensions" not in entry:
         raise StructureFormatError(f"{_where(i, entry)}: missing field 'dimensions'")
     size = _field(i, entry, "dimensions", _as_vec3)
-    if "matrix_world" in entry:
+    if entry.get("matrix_world") is not None:
         mat = _field(i, entry, "matrix_world", _as_mat4)
-    elif "location" in entry:
+    elif entry.get("location") is not None:
         mat = np.eye(4)
         mat[:3, 3] = _field(i, entry, "location", _as_vec3)
     else:

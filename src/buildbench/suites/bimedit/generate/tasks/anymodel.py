@@ -61,7 +61,14 @@ def dependants(el: ifcopenshell.entity_instance) -> list[str]:
 
 
 def _placed(el: ifcopenshell.entity_instance) -> bool:
-    """Whether the element has a placement to move (some exports leave it out)."""
+    """Whether the element has a whole chain of local placements to move: some exports leave
+    the placement out, grid and linear placements (IFC4X3) have no matrix to edit, and
+    malformed files leave a relative placement out (cycles are refused when the model is read)."""
+    placement = getattr(el, "ObjectPlacement", None)
+    while placement is not None:
+        if not placement.is_a("IfcLocalPlacement") or placement.RelativePlacement is None:
+            return False
+        placement = placement.PlacementRelTo
     return getattr(el, "ObjectPlacement", None) is not None
 
 
@@ -102,7 +109,7 @@ def plain_extrusion(scene: Scene, el: ifcopenshell.entity_instance) -> ifcopensh
         return None
     solid = reps[0].Items[0]
     model = scene.model
-    if len(model.get_inverse(solid)) != 1 or len(model.get_inverse(reps[0])) != 1 or len(
+    if not _placed(el) or len(model.get_inverse(solid)) != 1 or len(model.get_inverse(reps[0])) != 1 or len(
             model.get_inverse(el.Representation)) != 1:
         return None
     along = np.asarray(solid.ExtrudedDirection.DirectionRatios, dtype=float)
@@ -110,7 +117,7 @@ def plain_extrusion(scene: Scene, el: ifcopenshell.entity_instance) -> ifcopensh
     local_z = np.asarray(axis.DirectionRatios, dtype=float) if axis is not None else np.array([0.0, 0.0, 1.0])
     world = scene.world(el)
     up = world[:3, :3] @ (local_z / np.linalg.norm(local_z))
-    if not _placed(el) or not np.allclose(along / np.linalg.norm(along), (0, 0, 1), atol=1e-6) or up[2] < 0.999999:
+    if not np.allclose(along / np.linalg.norm(along), (0, 0, 1), atol=1e-6) or up[2] < 0.999999:
         return None
     box = aabb(scene, el.GlobalId)
     if abs((box[1, 2] - box[0, 2]) - float(solid.Depth) * scene.scale) > 0.005:

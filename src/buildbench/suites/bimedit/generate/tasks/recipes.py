@@ -116,8 +116,10 @@ class Scene:
         return host
 
     def elements(self, cls: str) -> list[ifcopenshell.entity_instance]:
-        """Elements of ``cls`` in GlobalId order (stable across runs), less those in :attr:`avoid`."""
-        return sorted((e for e in self.model.by_type(cls) if e.GlobalId not in self.avoid), key=lambda e: e.GlobalId)
+        """Elements of ``cls`` in GlobalId order (stable across runs), less those in :attr:`avoid`
+        and those whose GlobalId another entity repeats (no ID or description could single them out)."""
+        skip = self.avoid | self.index.shared_ids
+        return sorted((e for e in self.model.by_type(cls) if e.GlobalId not in skip), key=lambda e: e.GlobalId)
 
 
 def pick(rng: np.random.Generator, options: Sequence[str]) -> str:

@@ -17,10 +17,10 @@ product never reads the project's shared data by itself.
 from __future__ import annotations
 
 import math
-import shutil
+import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ import numpy as np
 
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.model import ModelError, load_model
+from buildbench.suites.bimedit.check.schemas import copy_readable
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex
 from buildbench.suites.bimedit.generate.tasks import anycreates, anymodel, recipes
@@ -158,7 +159,7 @@ def any_recipe(scene: Scene, element: str, operation: str, variant: int, rng: np
 
 def _needs(element: str, operation: str) -> str:
     """The class a base edit needs in the model (a new column needs only a room or a wall)."""
-    return "IfcRoot" if (element, operation) == ("column", "create") else IFC_CLASSES[element]
+    return "IfcProduct" if (element, operation) == ("column", "create") else IFC_CLASSES[element]
 
 
 @dataclass(frozen=True)
@@ -270,7 +271,7 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
     (out / "scenes").mkdir(parents=True, exist_ok=True)
     path = out / "scenes" / src.name
     if src.resolve() != path.resolve():
-        shutil.copyfile(src, path)
+        copy_readable(src, path)
     total = 324 if n is None else n
     report = GenerationReport(models={src.name: _describe_model(scene)}, requested=total)
     tasks: list[BimTask] = []
@@ -331,16 +332,25 @@ def ifc_files(folder: str | Path) -> list[Path]:
     return files
 
 
-def _readable(files: Iterable[Path], report: GenerationReport) -> list[tuple[Path, Scene]]:
+def unique_names(files: Sequence[Path]) -> dict[Path, str]:
+    """Each file's name, or where one name occurs in several folders, its path below their
+    common folder joined by "_" (buildings from different projects are often all "model.ifc")."""
+    counts = Counter(p.name for p in files)
+    root = Path(os.path.commonpath(files)) if len(files) > 1 else Path()
+    return {p: p.name if counts[p.name] == 1 else "_".join(p.relative_to(root).parts) for p in files}
+
+
+def _readable(files: Sequence[Path], report: GenerationReport) -> list[tuple[Path, str, Scene]]:
     out = []
+    names = unique_names(files)
     for p in files:
         try:
             scene = open_scene(p)
         except ConfigError as exc:
-            report.unreadable[p.name] = str(exc).split(": ", 1)[-1]
+            report.unreadable[names[p]] = str(exc).split(": ", 1)[-1]
             continue
-        report.models[p.name] = _describe_model(scene)
-        out.append((p, scene))
+        report.models[names[p]] = _describe_model(scene)
+        out.append((p, names[p], scene))
     return out
 
 
@@ -361,10 +371,10 @@ def generate_real(ifc_dir: str | Path, out_dir: str | Path, seed: int = 0,
     if not buildings:
         raise ConfigError(f"IFC folder {ifc_dir}: no readable IFC file ({'; '.join(report.unreadable.values())})")
     copies = []
-    for p, scene in buildings:
-        dest = out / "scenes" / "real" / p.name
+    for p, name, scene in buildings:
+        dest = out / "scenes" / "real" / name
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p, dest)
+        copy_readable(p, dest)
         copies.append((dest, scene))
     synthetic = _Scenes(out / "scenes")
     tasks: list[BimTask] = []

@@ -1,0 +1,62 @@
+"""Schema identifiers that exporters write but IfcOpenShell does not know by that name.
+
+Revit 2017 wrote ``IFC2X3_FINAL``; other tools write the addendum or corrigendum of a
+release (``IFC2X3_TC1``, ``IFC4_ADD2_TC1``) or the plain ``IFC4X3``. Each shares its
+entities with a schema IfcOpenShell reads (``IFC2X3``, ``IFC4``, ``IFC4X3_ADD2``), so such a
+file is read, and copied for task generation, with its header naming that schema instead.
+Release candidates (``IFC4X3_RC2``) differ in entities and stay unsupported.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+#: Header identifier (upper case) -> the schema IfcOpenShell reads it as.
+SCHEMA_ALIASES = {
+    "IFC2X3_FINAL": "IFC2X3",
+    "IFC2X3_TC1": "IFC2X3",
+    "IFC4_ADD1": "IFC4",
+    "IFC4_ADD2": "IFC4",
+    "IFC4_ADD2_TC1": "IFC4",
+    "IFC4X3": "IFC4X3_ADD2",
+    "IFC4X3_TC1": "IFC4X3_ADD2",
+    "IFC4X3_ADD1": "IFC4X3_ADD2",
+}
+
+#: How far into a file its header is looked for (headers with long comments run to a few kB).
+_HEADER_BYTES = 1 << 16
+_FILE_SCHEMA = re.compile(rb"FILE_SCHEMA\s*\(\s*\(\s*'([A-Za-z0-9_ ]+)'\s*\)\s*\)")
+
+
+def aliased_schema(path: str | Path) -> tuple[bytes, str] | None:
+    """The header's ``FILE_SCHEMA(...)`` record and the schema to read it as, when the header
+    names one of :data:`SCHEMA_ALIASES`; else None."""
+    with open(path, "rb") as f:
+        head = f.read(_HEADER_BYTES)
+    found = _FILE_SCHEMA.search(head)
+    if found is None:
+        return None
+    target = SCHEMA_ALIASES.get(found.group(1).decode("ascii").strip().upper())
+    return None if target is None else (found.group(0), target)
+
+
+def readable_text(path: str | Path) -> str | None:
+    """The file's text with an aliased schema identifier replaced, or None when it needs no change."""
+    alias = aliased_schema(path)
+    if alias is None:
+        return None
+    record, target = alias
+    data = Path(path).read_bytes().replace(record, f"FILE_SCHEMA(('{target}'))".encode(), 1)
+    return data.decode("utf-8", "replace")
+
+
+def copy_readable(src: str | Path, dest: str | Path) -> None:
+    """Copy an IFC file, naming a schema IfcOpenShell knows where the header names an alias,
+    so every later reader (agents' tools included) opens the copy by path."""
+    text = readable_text(src)
+    if text is None:
+        shutil.copyfile(src, dest)
+    else:
+        Path(dest).write_text(text, encoding="utf-8")
