@@ -7,7 +7,8 @@ state), and ``build()`` turns them into a :class:`~buildbench.scenes.model.Scene
 
 * walls: one per side per room, split where another room's corner lies on the side, ids
   ``wall|{room}|{direction}|{j}``; a wall with no room behind it also gets an exterior twin
-  ``…|exterior`` whose polygon runs the other way;
+  ``…|exterior`` whose polygon runs the other way; walls between two rooms joined by
+  :meth:`HouseBuilder.open_wall` are ``empty`` (an open floor plan's invisible boundary);
 * doors ``door|{i}|{room0}|{room1}`` with a hole in both wall sides; windows
   ``window|{wallId}|{i}`` in outside walls; holes wall-local ``(along, up)`` metres;
 * objects ``{category}-{k} ({room})``; small objects on receptacles
@@ -93,6 +94,7 @@ class HouseBuilder:
         self._doors: list[Opening] = []
         self._windows: list[Opening] = []
         self._objects: list[SceneObject] = []
+        self._open: set[frozenset[str]] = set()
 
     # --- rooms ---------------------------------------------------------------------------
     def room(self, room_id: str, rect_or_vertices: Sequence[float] | Sequence[Sequence[float]], *,
@@ -123,7 +125,22 @@ class HouseBuilder:
         room = self._room(room_id)
         return _room_segments(room, self._rooms)
 
-    # --- doors and windows ---------------------------------------------------------------
+    # --- doors, open walls and windows ----------------------------------------------------
+    def open_wall(self, room0: str, room1: str) -> HouseBuilder:
+        """Join two adjacent rooms without a wall (an open floor plan): every wall side they
+        share is built ``empty``, as ProcTHOR writes such boundaries."""
+        pair = frozenset((room0, room1))
+        if room0 == room1 or EXTERIOR in pair:
+            raise BuildError(f"open wall {room0!r}-{room1!r}: needs two different rooms (not {EXTERIOR!r})")
+        self._room(room0)
+        self._room(room1)
+        if not any(s.neighbour == room1 for s in self.segments(room0)):
+            raise BuildError(f"open wall {room0!r}-{room1!r}: the rooms are not adjacent (no shared wall)")
+        if any({d.room0, d.room1} == pair for d in self._doors):
+            raise BuildError(f"open wall {room0!r}-{room1!r}: a door already joins them")
+        self._open.add(pair)
+        return self
+
     def door(self, room0: str, room1: str, asset_id: str | None = None, *, along: float = 0.5,
              direction: str | None = None, openable: bool = True, openness: float = 1.0) -> str:
         """A door between two rooms sharing a wall (``room1`` may be ``"exterior"``);
@@ -138,6 +155,8 @@ class HouseBuilder:
             self._room(room1)
         asset = self._opening_asset(asset_id or DEFAULT_DOOR, "door")
         neighbour = None if room1 == EXTERIOR else room1
+        if frozenset((room0, room1)) in self._open:
+            raise BuildError(f"door {room0!r}-{room1!r}: the rooms are joined by an open wall")
         candidates = [s for s in self.segments(room0) if s.neighbour == neighbour]
         if not candidates:
             raise BuildError(f"door {room0!r}-{room1!r}: the rooms are not adjacent (no shared wall)"
@@ -224,7 +243,7 @@ class HouseBuilder:
                     walls.append(Wall(f"{seg.wall_id}|exterior", room.id, seg.end, seg.start,
                                       self.wall_height_m, EXTERIOR_WALL_MATERIAL, exterior=True))
                 walls.append(Wall(seg.wall_id, room.id, seg.start, seg.end, self.wall_height_m,
-                                  room.wall_material))
+                                  room.wall_material, empty=frozenset((room.id, seg.neighbour)) in self._open))
         known = {w.id for w in walls}
         for opening in [*self._doors, *self._windows]:
             if opening.wall0 not in known or (opening.wall1 and opening.wall1 not in known):

@@ -14,6 +14,13 @@ separates them (exact for boxes: the separating-axis test over the 15 candidate 
 Objects in different rooms are tested too: walls separate rooms geometrically, so two
 boxes overlapping across a wall means at least one of them pierces it
 (:func:`out_of_bounds` says which).
+
+Empty (invisible) walls, the boundaries between the rooms of an open floor plan, are no
+obstacle: an object may straddle one (a sofa across the line between the living and the
+dining area is where it would stand in a real open plan), so :func:`out_of_bounds` measures
+against the room's whole open space, and :func:`blocked_openings` keeps no free zone in
+front of them (they are not doors; whether the rooms stay joined is
+:func:`buildbench.scenes.reachability.reachable`'s question).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from shapely.geometry import Polygon
 from buildbench.geometry import contact_pairs, sat_separation
 from buildbench.scenes.model import Scene
 from buildbench.scenes.relations.index import RoomGeometry, SceneIndex, index_of
+from buildbench.scenes.relations.open_plan import open_space
 
 #: Interpenetration up to this depth, metres, is contact, not collision.
 TOUCH_TOL_M = 0.01
@@ -156,7 +164,9 @@ def out_of_bounds(
     vertical: bool = True,
 ) -> list[OutOfBounds]:
     """Objects whose footprint leaves their room's floor polygon by more than
-    ``tolerance_m`` metres, or (with ``vertical``) whose box pierces the floor or the
+    ``tolerance_m`` metres (where the room is joined to others through empty walls, its
+    floor here is the union of that whole open space, so straddling the open boundary is
+    allowed), or (with ``vertical``) whose box pierces the floor or the
     ceiling (the room's ``ceiling_y``, else its tallest wall) by more than ``tolerance_m``.
     Objects with no known room (neither their ``room_id`` nor any floor under their
     footprint's centre) are reported with ``outside_fraction`` 1.0. Scene order.
@@ -166,8 +176,8 @@ def out_of_bounds(
     index = index_of(scene)
     if room_id is not None:
         scene.room(room_id)
-    grown = {rid: index.memo(("grown", rid, tolerance_m), lambda g=g: g.polygon.buffer(tolerance_m, join_style=2))
-             for rid, g in index.rooms.items()}
+    grown = {rid: index.memo(("grown", rid, tolerance_m), lambda rid=rid: _open_floor(scene, index, rid, tolerance_m))
+             for rid in index.rooms}
     ceilings = index.memo("ceilings", lambda: _ceilings(scene, index))
     shares = _outside_shares(index, grown)
     out = []
@@ -198,6 +208,16 @@ def out_of_bounds(
         if reasons:
             out.append(OutOfBounds(object_id, rid, float(shares[k]), tuple(reasons), others, vertical_m))
     return out
+
+
+def _open_floor(scene: Scene, index: SceneIndex, room_id: str, tolerance_m: float) -> Polygon:
+    """The room's floor, with every room of its open space (see :func:`open_space`), grown
+    by ``tolerance_m`` metres."""
+    rooms = open_space(scene, index, room_id)
+    floor = index.rooms[room_id].polygon if len(rooms) == 1 else shapely.union_all(
+        [index.rooms[r].polygon.buffer(1e-6, join_style=2) for r in rooms])
+    grown: Polygon = floor.buffer(tolerance_m, join_style=2)
+    return grown
 
 
 def _outside_shares(index: SceneIndex, grown: dict[str, Polygon]) -> np.ndarray:

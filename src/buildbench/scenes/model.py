@@ -79,6 +79,11 @@ class Wall:
 
     AI2-THOR stores each physical wall once per room it bounds, and every outside wall once
     more as its exterior twin (``exterior=True``), whose polygon runs the other way.
+
+    ``empty`` marks an invisible wall (THOR ``"empty": true``): the boundary between two
+    rooms of an open floor plan, which AI2-THOR neither renders nor collides with. It still
+    bounds its room's floor polygon, but it is an opening, not a surface: walkers pass
+    through it and nothing stands against it or hangs on it.
     """
 
     id: str
@@ -89,6 +94,7 @@ class Wall:
     material: str | None = None
     exterior: bool = False
     bottom_y: float = 0.0
+    empty: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -11,11 +11,17 @@ narrower than ``2 * clearance_m`` lets nobody through. Free cells are grouped in
   :data:`OBSTACLE_MAX_BOTTOM_M` of the floor) taller than a rug
   (:data:`FLOOR_COVERING_MAX_M`). Wall-mounted and ceiling objects are passed under.
 * **Main region**: the free component holding the most cells of the room's own floor.
-* A door is reachable when its free cells beyond the hole belong to the main region.
+* **Open walls**: an empty (invisible) wall, the boundary to the next room of an open
+  floor plan, is an entrance like a door spanning the whole wall: the free space continues
+  ``2 * clearance_m`` past it, and floor obstacles of the neighbouring room standing in
+  that strip count too (a sofa backed onto the open boundary closes it).
+* A door or open wall is reachable when its free cells beyond the wall belong to the
+  main region.
 * An object is reachable when some free cell of the main region lies within
-  :data:`ACCESS_REACH_M` of its footprint's edge, and the room has no door (a single-room
-  SceneReVis scene) or at least one reachable door; :attr:`Reachability.sides` lists which
-  of its sides (front, back, left, right, in the object's own frame) can be stood at.
+  :data:`ACCESS_REACH_M` of its footprint's edge, and the room has no entrance (a
+  single-room SceneReVis scene) or at least one reachable door or open wall;
+  :attr:`Reachability.sides` lists which of its sides (front, back, left, right, in the
+  object's own frame) can be stood at.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ class Reachability:
         doors: Its doors (all of them, reachable or not).
         unreachable_doors: Doors whose far side does not join the main region
             (blocked, or narrower than two clearances).
+        open_walls, unreachable_open_walls: The room's empty walls (entrances from the
+            rest of its open floor plan), all of them and those whose far side does not
+            join the main region.
         reachable_objects, unreachable_objects: Floor obstacles of the room, by id.
         sides: For each reachable object, the sides a walker can stand at.
         explanation: One line per problem, naming full ids, or a line saying all is well.
@@ -75,11 +84,13 @@ class Reachability:
     clearance_m: float
     free_mask: NDArray[np.bool_] = field(repr=False)
     origin_xz: tuple[float, float] = (0.0, 0.0)
+    open_walls: tuple[str, ...] = ()
+    unreachable_open_walls: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """Every door and every floor object can be reached."""
-        return not self.unreachable_doors and not self.unreachable_objects
+        """Every door, open wall and floor object can be reached."""
+        return not self.unreachable_doors and not self.unreachable_open_walls and not self.unreachable_objects
 
 
 def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, cell_m: float = CELL_M,
@@ -92,9 +103,11 @@ def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, c
     index = index_of(scene)
     scene.room(room_id)  # raises naming the known rooms
     room = index.rooms[room_id]
-    doors = [d for d in scene.doors if room_id in (d.room0, d.room1)]
-    door_zones = {d.id: _door_passage(index, scene, d.id, clearance_m) for d in doors}
-    walkable = shapely.union_all([room.polygon, *[z for z in door_zones.values() if z is not None]])
+    doors = [d.id for d in scene.doors if room_id in (d.room0, d.room1)]
+    open_walls = [w.id for w in scene.walls_of(room_id) if w.empty]
+    entrances = doors + open_walls
+    zones = {e: _passage(index, scene, e, clearance_m) for e in entrances}
+    walkable = shapely.union_all([room.polygon, *[z for z in zones.values() if z is not None]])
     lo_x, lo_z, hi_x, hi_z = walkable.bounds
     cols, rows = math.ceil((hi_x - lo_x) / cell_m), math.ceil((hi_z - lo_z) / cell_m)
     if rows * cols > _MAX_CELLS:
@@ -106,9 +119,10 @@ def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, c
     shapely.prepare(shell)
     free = shapely.contains_xy(shell, gx, gz)
     obstacles = _obstacles(index, room_id, room.floor_y)
+    blockers = obstacles + _neighbours_in(index, [zones[w] for w in open_walls], room_id, room.floor_y)
     # Each obstacle only matters within clearance + reach of its footprint: measure there.
     margin = clearance_m + reach_m + 2 * cell_m
-    windows = {k: _window(index, k, margin, (lo_x, lo_z), cell_m, free.shape) for k in obstacles}
+    windows = {k: _window(index, k, margin, (lo_x, lo_z), cell_m, free.shape) for k in blockers}
     gaps = {k: _box_floor_distance(index, k, gx[w], gz[w]) for k, w in windows.items()}
     for k, w in windows.items():
         free[w] &= gaps[k] >= clearance_m
@@ -117,9 +131,11 @@ def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, c
     shapely.prepare(floor)
     in_room = shapely.contains_xy(floor, gx, gz)
     region = _main_region(labels, in_room)
-    door_labels = {d.id: _labels_in(labels, gx, gz, door_zones[d.id], room.polygon) for d in doors}
-    unreachable_doors = tuple(d for d, found in door_labels.items() if not region or region not in found)
-    entered = region and (not doors or len(unreachable_doors) < len(doors))
+    found = {e: _labels_in(labels, gx, gz, zones[e], room.polygon) for e in entrances}
+    closed = [e for e in entrances if not region or region not in found[e]]
+    unreachable_doors = tuple(d for d in doors if d in closed)
+    unreachable_open = tuple(w for w in open_walls if w in closed)
+    entered = region and (not entrances or len(closed) < len(entrances))
     reach = (labels == region) if entered else np.zeros_like(free)
     reachable_ids, unreachable_ids, sides = [], [], {}
     for k in obstacles:
@@ -131,16 +147,17 @@ def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, c
         else:
             unreachable_ids.append(index.object_ids[k])
     free_share = float((free & in_room).sum() / max(int(in_room.sum()), 1))
-    explanation = _explain(room_id, [d.id for d in doors], unreachable_doors, unreachable_ids, clearance_m, region)
+    explanation = _explain(room_id, entrances, closed, open_walls, unreachable_ids, clearance_m, region)
     return Reachability(
-        room_id, tuple(d.id for d in doors), unreachable_doors, tuple(reachable_ids), tuple(unreachable_ids),
-        sides, explanation, free_share, cell_m, clearance_m, free, (lo_x, lo_z),
+        room_id, tuple(doors), unreachable_doors, tuple(reachable_ids), tuple(unreachable_ids),
+        sides, explanation, free_share, cell_m, clearance_m, free, (lo_x, lo_z), tuple(open_walls), unreachable_open,
     )
 
 
-def _door_passage(index: SceneIndex, scene: Scene, door_id: str, clearance_m: float) -> Polygon | None:
-    """The hole swept ``2 * clearance_m`` (plus a cell's worth) through the wall, both ways."""
-    element = index.element(scene, door_id)
+def _passage(index: SceneIndex, scene: Scene, entrance_id: str, clearance_m: float) -> Polygon | None:
+    """A door's hole, or a whole open wall, swept ``2 * clearance_m`` (plus a cell's worth)
+    through the wall, both ways."""
+    element = index.element(scene, entrance_id)
     if element.front_xz is None:
         return None
     (x0, z0), (x1, z1) = element.shape.coords
@@ -150,12 +167,27 @@ def _door_passage(index: SceneIndex, scene: Scene, door_id: str, clearance_m: fl
 
 
 def _obstacles(index: SceneIndex, room_id: str, floor_y: float) -> list[int]:
-    return [
-        k for k in range(len(index.object_ids))
-        if index.object_rooms[k] == room_id
-        and index.parents[k] is None
+    return [k for k in range(len(index.object_ids)) if index.object_rooms[k] == room_id and _blocks(index, k, floor_y)]
+
+
+def _blocks(index: SceneIndex, k: int, floor_y: float) -> bool:
+    """Object ``k`` stands on the floor (see the module docstring's obstacles)."""
+    return bool(
+        index.parents[k] is None
         and index.bottoms[k] - floor_y <= OBSTACLE_MAX_BOTTOM_M
         and index.tops[k] - index.bottoms[k] > FLOOR_COVERING_MAX_M
+    )
+
+
+def _neighbours_in(index: SceneIndex, zones: list[Polygon | None], room_id: str, floor_y: float) -> list[int]:
+    """Floor obstacles of other rooms standing in the strips beyond the open walls."""
+    strips = [z for z in zones if z is not None]
+    if not strips:
+        return []
+    strip = shapely.union_all(strips)
+    return [
+        k for k in range(len(index.object_ids))
+        if index.object_rooms[k] != room_id and _blocks(index, k, floor_y) and strip.intersects(index.footprints[k])
     ]
 
 
@@ -222,21 +254,25 @@ def _sides(index: SceneIndex, k: int, xs: np.ndarray, zs: np.ndarray) -> tuple[s
     return tuple(side for side, found in seen.items() if found)
 
 
-def _explain(room_id: str, doors: list[str], bad_doors: tuple[str, ...], bad_objects: list[str],
+def _explain(room_id: str, entrances: list[str], closed: list[str], open_walls: list[str], bad_objects: list[str],
              clearance_m: float, region: int) -> str:
+    """One line per problem; ``entrances`` are the doors and open walls, ``closed`` those
+    that do not join the main free area."""
+    door_words = "door or open wall" if open_walls else "door"
     lines = []
-    if not doors:
+    if not entrances:
         lines.append(f"{room_id} has no door; reachability is judged from its largest free area")
-    elif len(bad_doors) == len(doors) and bad_objects:
-        lines.append(f"no door opens onto the main free area of {room_id}")
+    elif len(closed) == len(entrances) and bad_objects:
+        lines.append(f"no {door_words} opens onto the main free area of {room_id}")
     if not region:
         lines.append(f"{room_id} has no floor a walker of radius {clearance_m:.2f} m can stand on")
-    for d in bad_doors:
-        lines.append(f"{d} cannot be walked through into the main free area of {room_id} "
+    for e in closed:
+        what = f"{e} (an empty wall, open to the next room)" if e in open_walls else e
+        lines.append(f"{what} cannot be walked through into the main free area of {room_id} "
                      f"(blocked, or narrower than {2 * clearance_m:.2f} m)")
     for o in bad_objects:
-        lines.append(f"{o} cannot be reached from {'the doors of ' if doors else ''}{room_id} "
+        lines.append(f"{o} cannot be reached from {f'the {door_words}s of ' if entrances else ''}{room_id} "
                      f"with {clearance_m:.2f} m clearance")
-    if not bad_doors and not bad_objects and region:
-        lines.append(f"every door and floor object of {room_id} is reachable with {clearance_m:.2f} m clearance")
+    if not closed and not bad_objects and region:
+        lines.append(f"every {door_words} and floor object of {room_id} is reachable with {clearance_m:.2f} m clearance")
     return "; ".join(lines)

@@ -4,10 +4,12 @@ Reading accepts both id conventions (``wall|{room}|{direction}|{j}`` and
 ``wall|{n}|{x0}|{z0}|{x1}|{z1}``), nested ``children`` (flattened into ``Scene.objects`` with
 ``parent_id``), walls without ``direction``/``segment``/``width``/``height`` and wall polygons
 in either point order, exterior walls marked by ``roomId`` or by id, rooms given by
-``vertices`` or ``floorPolygon``. Writing starts from each element's original record and
-overwrites only what differs from a re-read of that record, so an unchanged scene writes
-back equal to its file (``write_thor(read_thor(d)) == d``); elements made in code are
-written in Holodeck's layout.
+``vertices`` or ``floorPolygon``, and ProcTHOR's ``"empty": true`` on the invisible walls of
+an open floor plan (:attr:`Wall.empty`; absent or null is a solid wall). Writing starts from
+each element's original record and overwrites only what differs from a re-read of that
+record, so an unchanged scene writes back equal to its file (``write_thor(read_thor(d)) ==
+d``); elements made in code are written in Holodeck's layout (``"empty": true`` only on
+empty walls).
 """
 
 from __future__ import annotations
@@ -284,6 +286,8 @@ def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], h
                        segment=[list(wall.start), list(wall.end)])
             if not wall.exterior and f"{wall.id}|exterior" in wall_ids:
                 rec["connect_exterior"] = f"{wall.id}|exterior"
+        if wall.empty:  # THOR writes the flag only on invisible walls
+            rec["empty"] = True
         rec["layer"] = _LAYER
         return rec
     rec = copy.deepcopy(wall.raw)
@@ -296,6 +300,9 @@ def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], h
     if wall.room_id != old.room_id:
         rec["roomId"] = wall.room_id
     _set_material(rec, "material", wall.material, old.material)
+    if wall.empty != old.empty:
+        if wall.empty or "empty" in rec:
+            rec["empty"] = wall.empty
     if (wall.start, wall.end, wall.height_m, wall.bottom_y) != (old.start, old.end, old.height_m, old.bottom_y):
         pattern = tp.wall_geometry(wall.raw, "wall")[4]
         rec["polygon"] = _wall_polygon(wall, pattern)

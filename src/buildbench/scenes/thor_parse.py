@@ -141,7 +141,18 @@ def wall_from(record: dict[str, Any], where: str, interior_rooms: dict[frozenset
     if not room_id or (exterior and room_id == EXTERIOR):  # a null interior roomId was placed by geometry
         room_id = interior_rooms.get(segment_key(start, end), EXTERIOR if exterior else "")
     return Wall(wall_id, str(room_id), start, end, height, material_name(record, "material"),
-                exterior=exterior, bottom_y=bottom, raw=record)
+                exterior=exterior, bottom_y=bottom, empty=is_empty_wall(record, where), raw=record)
+
+
+def is_empty_wall(record: dict[str, Any], where: str) -> bool:
+    """THOR's ``empty`` flag of an invisible wall (an open-plan boundary); absent or null
+    is a solid wall."""
+    value = record.get("empty")
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise SceneFormatError(f"{where}.empty: expected true or false, got {value!r}")
+    return value
 
 
 def segment_key(a: Point2, b: Point2) -> frozenset[Point2]:

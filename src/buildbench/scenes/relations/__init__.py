@@ -22,6 +22,7 @@ Modules:
 * :mod:`.room` — against_wall, in_corner, in_middle, in_room, on_wall, connects,
   adjacent_rooms, larger_room, room_area, count.
 * :mod:`.index` — the cached :class:`SceneIndex`.
+* :mod:`.open_plan` — which rooms empty (invisible) walls join into one open floor plan.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from buildbench.geometry import Boxes, rotation_from_quat_xyzw
-from buildbench.scenes.model import Scene, SceneObject
+from buildbench.scenes.model import Scene, SceneObject, Wall
 
 FloatArray = NDArray[np.float64]
 Point2 = tuple[float, float]
@@ -64,6 +64,10 @@ class RoomSide:
         inward_xz: Unit normal pointing into the room.
         wall_ids: Interior wall sides of this room lying on this side (may be empty when
             the scene has no wall records, e.g. SceneReVis files).
+        open_wall_ids: Those of ``wall_ids`` that are empty (invisible) walls, the open
+            boundary to a neighbouring room of an open floor plan.
+        solid: The part of the side a wall stands on: the side less its empty walls (a
+            LineString or MultiLineString; empty geometry when the whole side is open).
     """
 
     start: Point2
@@ -71,10 +75,21 @@ class RoomSide:
     direction: str
     inward_xz: Point2
     wall_ids: tuple[str, ...]
+    open_wall_ids: tuple[str, ...] = ()
+    solid: BaseGeometry | None = None
 
     @property
     def line(self) -> LineString:
         return LineString([self.start, self.end])
+
+    @property
+    def solid_part(self) -> BaseGeometry:
+        """:attr:`solid`, or the whole side when it was not derived."""
+        return self.line if self.solid is None else self.solid
+
+    @property
+    def solid_wall_ids(self) -> tuple[str, ...]:
+        return tuple(w for w in self.wall_ids if w not in self.open_wall_ids)
 
 
 @dataclass(frozen=True)
@@ -192,7 +207,7 @@ def scene_snapshot(scene: Scene) -> tuple[Any, ...]:
         ),
         tuple((r.id, tuple(map(tuple, r.vertices)), r.floor_y, r.ceiling_y) for r in scene.rooms),
         tuple(
-            (w.id, w.room_id, tuple(w.start), tuple(w.end), w.height_m, w.exterior, w.bottom_y)
+            (w.id, w.room_id, tuple(w.start), tuple(w.end), w.height_m, w.exterior, w.bottom_y, w.empty)
             for w in scene.walls
         ),
         tuple(
@@ -321,14 +336,27 @@ def _room_geometry(scene: Scene, room_id: str) -> RoomGeometry:
         dx, dz = end[0] - start[0], end[1] - start[1]
         length = math.hypot(dx, dz)
         inward = (-dz / length, dx / length) if ccw else (dz / length, -dx / length)
-        on_side = tuple(w.id for w in walls if _segment_on(start, end, w.start, w.end))
-        sides.append(RoomSide(start, end, _outward_direction(inward), inward, on_side))
+        on_side = [w for w in walls if _segment_on(start, end, w.start, w.end)]
+        open_walls = [w for w in on_side if w.empty]
+        sides.append(RoomSide(start, end, _outward_direction(inward), inward, tuple(w.id for w in on_side),
+                              tuple(w.id for w in open_walls), _solid_part(start, end, open_walls)))
     corners = []
     for k, point in enumerate(merged):
         before, after = (k - 1) % len(merged), k
         if _interior_angle_deg(merged, k, ccw) < _CONVEX_MAX_DEG:
             corners.append((point, before, after))
     return RoomGeometry(room_id, polygon, tuple(sides), tuple(corners), room.floor_y, room.ceiling_y)
+
+
+def _solid_part(start: Point2, end: Point2, open_walls: Sequence[Wall]) -> BaseGeometry:
+    """The side ``start``-``end`` less the segments of its empty walls."""
+    side = LineString([start, end])
+    if not open_walls:
+        return side
+    gaps = shapely.union_all([LineString([w.start, w.end]).buffer(1e-3, cap_style="flat") for w in open_walls])
+    # files round corners, so a solid piece shorter than a centimetre is a rounding sliver
+    pieces = [g for g in getattr(side.difference(gaps), "geoms", [side.difference(gaps)]) if g.length > 0.01]
+    return shapely.union_all(pieces) if pieces else LineString()
 
 
 def _outward_direction(inward: Point2) -> str:

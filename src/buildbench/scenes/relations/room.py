@@ -5,19 +5,37 @@ named like Holodeck's walls (north = the side at max z…). A wall argument may 
 id, a cardinal name (``"north"``: every side of the room with that name) or None (every
 side). Works for any simple polygon, including L-shaped rooms, whose reflex (inner) corner
 is not a corner one can stand in.
+
+Empty (invisible) walls, the open boundaries of an open floor plan, bound a room's floor
+but are no surface: :func:`against_wall`, :func:`in_corner` and :func:`on_wall` measure
+to the *solid* part of each side only (the side less its empty walls), so nothing stands
+against, sits in a corner formed by, or hangs on an open boundary. :func:`in_middle` and
+:func:`in_room` use the floor polygon, which an empty wall still bounds (the living area
+of an open plan is still its own room). :func:`adjacent_rooms` counts an empty wall
+between the two rooms as an opening joining them, like a door.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import shapely
 from shapely.geometry import LineString, Point
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import polylabel
 
 from buildbench.scenes.model import Scene
-from buildbench.scenes.relations.index import Element, RelationError, RoomGeometry, SceneIndex, index_of
+from buildbench.scenes.relations.index import (
+    Element,
+    RelationError,
+    RoomGeometry,
+    RoomSide,
+    SceneIndex,
+    index_of,
+)
+from buildbench.scenes.relations.open_plan import open_walls_between
 from buildbench.scenes.relations.verdict import Verdict, degrees, metres, resolve, threshold
 
 #: ``against_wall``: the largest gap, metres, between the footprint and the wall segment.
@@ -54,21 +72,54 @@ def _room_of(index: SceneIndex, scene: Scene, relation: str, element: Element, r
     return index.rooms[room_id]
 
 
+@dataclass(frozen=True)
+class _WallTarget:
+    """A wall a relation measures to: ``solid`` is where a wall stands (empty geometry for
+    an empty wall or a wholly open side), ``line`` the whole segment, ``inward`` its unit
+    normal into the room."""
+
+    label: str
+    solid: BaseGeometry
+    line: LineString
+    inward: tuple[float, float]
+
+    @property
+    def is_open(self) -> bool:
+        return bool(self.solid.is_empty)
+
+
 def _wall_targets(
     index: SceneIndex, scene: Scene, relation: str, element: Element, room: str | None, wall: str | None
-) -> list[tuple[str, LineString, tuple[float, float]]]:
-    """``(label, segment, normal into the room)`` of every wall the argument names: a wall
-    id, or the sides of ``room`` (default: the element's room) of a cardinal name (any if None)."""
+) -> list[_WallTarget]:
+    """Every wall the argument names: a wall id, or the sides of ``room`` (default: the
+    element's room) of a cardinal name (any if None)."""
     if wall is not None and wall.lower() not in _DIRECTIONS:
         target = index.element(scene, wall)
         if target.kind != "wall" or target.front_xz is None:
             raise RelationError(f"{relation}: wall {wall!r} is a {target.kind}, not a wall")
-        return [(target.id, target.shape, target.front_xz)]
+        solid = LineString() if scene.wall(wall).empty else target.shape
+        return [_WallTarget(target.id, solid, target.shape, target.front_xz)]
     geom = _room_of(index, scene, relation, element, room)
     sides = [s for s in geom.sides if wall is None or s.direction == wall.lower()]
     if not sides:
         raise RelationError(f"{relation}: room {geom.id!r} has no {wall} wall")
-    return [(" / ".join(s.wall_ids) or f"the {s.direction} wall of {geom.id}", s.line, s.inward_xz) for s in sides]
+    return [_WallTarget(_side_label(geom, s), s.solid_part, s.line, s.inward_xz) for s in sides]
+
+
+def _side_label(geom: RoomGeometry, side: RoomSide) -> str:
+    if side.solid_part.is_empty:
+        return " / ".join(side.wall_ids) or f"the {side.direction} side of {geom.id}"
+    return " / ".join(side.solid_wall_ids) or f"the {side.direction} wall of {geom.id}"
+
+
+def _open_verdict(preposition: str, element: Element, targets: list[_WallTarget], limits: dict[str, float]) -> Verdict:
+    """The answer when every wall named is an empty (invisible) wall. Value: the gap,
+    metres, to the nearest of those open boundaries."""
+    labels = " / ".join(t.label for t in targets)
+    gap = min(float(shapely.distance(element.shape, t.line)) for t in targets)
+    return Verdict(False, gap, f"{element.id} is {metres(gap)} from {labels}, an empty (invisible) wall, the open "
+                   f"boundary to the next room: not {preposition} it (there is no wall)",
+                   {"gap_m": gap, "wall": labels, "open": True, **limits})
 
 
 def against_wall(scene: Scene, a: str, wall: str | None = None, *, max_gap_m: float = AGAINST_WALL_M,
@@ -77,7 +128,9 @@ def against_wall(scene: Scene, a: str, wall: str | None = None, *, max_gap_m: fl
     segment, its centre on the room side of it, and (with ``back_to_wall``) its front is
     within ``max_angle_deg`` of the wall's normal into the room, i.e. its back is to the
     wall. ``wall``: a wall id, ``"north"``/``"south"``/``"east"``/``"west"`` (sides of a's
-    room) or None (any wall of a's room).
+    room) or None (any wall of a's room). Gaps are measured to the solid part of each side:
+    an empty (invisible) wall of an open floor plan is nothing to stand against, so it
+    never holds there (naming an empty wall, or a side that is wholly open, gives False).
 
     Value: the gap to the best-fitting wall, metres.
     """
@@ -86,9 +139,14 @@ def against_wall(scene: Scene, a: str, wall: str | None = None, *, max_gap_m: fl
     index, (ea,) = resolve(scene, "against_wall", {"a": a}, {"a": ("object",)})
     assert ea.front_xz is not None
     fits = []
-    for label, segment, (nx, nz) in _wall_targets(index, scene, "against_wall", ea, None, wall):
-        gap = float(shapely.distance(ea.shape, segment))
-        sx, sz = segment.coords[0]
+    targets = _wall_targets(index, scene, "against_wall", ea, None, wall)
+    limits = {"max_gap_m": gap_limit, "max_angle_deg": angle_limit}
+    if all(t.is_open for t in targets):
+        return _open_verdict("against", ea, targets, limits)
+    for target in (t for t in targets if not t.is_open):
+        label, (nx, nz) = target.label, target.inward
+        gap = float(shapely.distance(ea.shape, target.solid))
+        sx, sz = target.line.coords[0]
         room_side = (ea.center_xz[0] - sx) * nx + (ea.center_xz[1] - sz) * nz > 0
         cos = max(-1.0, min(1.0, ea.front_xz[0] * nx + ea.front_xz[1] * nz))
         angle = math.degrees(math.acos(cos))
@@ -114,31 +172,42 @@ def against_wall(scene: Scene, a: str, wall: str | None = None, *, max_gap_m: fl
 def in_corner(scene: Scene, a: str, room: str | None = None, *, max_m: float = IN_CORNER_M) -> Verdict:
     """a is in a corner of its room (or of ``room``): for some convex corner of the floor
     polygon, a's footprint is within ``max_m`` metres of both sides meeting there (two
-    non-parallel walls).
+    non-parallel walls). Gaps are measured to the solid part of each side: a corner one of
+    whose sides is an empty (invisible) wall of an open floor plan is open on that side and
+    is no corner to stand in; when every corner is so, the relation is False.
 
-    Value: for the best corner, the larger of the two gaps, metres.
+    Value: for the best corner, the larger of the two gaps, metres (when every corner is
+    open, the gap to the best corner's two sides as lines).
     """
     limit = threshold("in_corner", "max_m", max_m)
     index, (ea,) = resolve(scene, "in_corner", {"a": a}, {"a": ("object",)})
     geom = _room_of(index, scene, "in_corner", ea, room)
     if not geom.corners:
         raise RelationError(f"in_corner: room {geom.id!r} has no convex corner")
-    best: tuple[float, Any, str] | None = None
+    candidates: list[tuple[bool, float, Any, str]] = []
     for point, before, after in geom.corners:
-        gaps = [float(shapely.distance(ea.shape, geom.sides[k].line)) for k in (before, after)]
-        name = _corner_name(geom.sides[before].direction, geom.sides[after].direction)
-        if best is None or max(gaps) < best[0]:
-            best = (max(gaps), point, name)
-    assert best is not None
-    value, point, name = best
-    holds = value <= limit
-    why = f"in the corner (<= {metres(limit)} from both walls)" if holds else f"not in a corner (> {metres(limit)})"
+        sides = [geom.sides[k] for k in (before, after)]
+        is_open = any(side.solid_part.is_empty for side in sides)
+        parts = [side.line if is_open else side.solid_part for side in sides]
+        gap = max(float(shapely.distance(ea.shape, part)) for part in parts)
+        candidates.append((is_open, gap, point, _corner_name(sides[0].direction, sides[1].direction)))
+    is_open, value, point, name = min(candidates, key=lambda c: c[:2])
+    holds = value <= limit and not is_open
+    if is_open:
+        why = "not in a corner (every corner of the room has an empty wall, open to the next room)"
+    elif holds:
+        why = f"in the corner (<= {metres(limit)} from both walls)"
+    else:
+        why = f"not in a corner (> {metres(limit)})"
+    open_near = [c[3] for c in candidates if c[0] and c[1] <= limit and c[3] != name]
+    if open_near and not holds:
+        why += f"; the {' and '.join(open_near)} corner is open (an empty wall), no corner to stand in"
     return Verdict(
         holds,
         value,
         f"{a} is {metres(value)} from the farther wall of the {name} corner of {geom.id}"
         f" at ({point[0]:.2f}, {point[1]:.2f}): {why}",
-        {"gap_m": value, "corner_xz": list(point), "corner": name, "room": geom.id, "max_m": limit},
+        {"gap_m": value, "corner_xz": list(point), "corner": name, "room": geom.id, "max_m": limit, "open": is_open},
     )
 
 
@@ -230,16 +299,18 @@ def in_room(scene: Scene, a: str, room: str, *, min_share: float = IN_ROOM_MIN_S
 def on_wall(scene: Scene, a: str, wall: str, room: str | None = None, *, max_gap_m: float = ON_WALL_M) -> Verdict:
     """a (a door, window or object) is on ``wall``: a wall id, or a cardinal name of a side
     of ``room`` (default: the door's or window's first room, the object's room); the hole
-    segment or footprint is within ``max_gap_m`` metres of the wall.
+    segment or footprint is within ``max_gap_m`` metres of the wall. Measured to the solid
+    part of each side, as nothing hangs on an empty (invisible) wall of an open floor plan
+    (naming one, or a wholly open side, gives False).
 
     Value: that gap, metres.
     """
     limit = threshold("on_wall", "max_gap_m", max_gap_m)
     index, (ea,) = resolve(scene, "on_wall", {"a": a}, {"a": ("door", "window", "object")})
-    fits = sorted(
-        (float(shapely.distance(ea.shape, seg)), label)
-        for label, seg, _ in _wall_targets(index, scene, "on_wall", ea, room, wall)
-    )
+    targets = _wall_targets(index, scene, "on_wall", ea, room, wall)
+    if all(t.is_open for t in targets):
+        return _open_verdict("on", ea, targets, {"max_gap_m": limit})
+    fits = sorted((float(shapely.distance(ea.shape, t.solid)), t.label) for t in targets if not t.is_open)
     gap, label = fits[0]
     holds = gap <= limit
     return Verdict(
@@ -276,7 +347,8 @@ def connects(scene: Scene, opening: str, room_a: str, room_b: str | None = None)
 def adjacent_rooms(scene: Scene, room_a: str, room_b: str, *, min_shared_m: float = ADJACENT_MIN_SHARED_M,
                    require_door: bool = False) -> Verdict:
     """Two rooms are adjacent: their floor polygons share at least ``min_shared_m`` metres
-    of boundary (within 5 cm); with ``require_door`` a door must also join them.
+    of boundary (within 5 cm); with ``require_door`` a door must also join them, or an
+    empty (invisible) wall between them (an open floor plan: the rooms are one space).
 
     Value: the shared boundary length, metres.
     """
@@ -285,16 +357,19 @@ def adjacent_rooms(scene: Scene, room_a: str, room_b: str, *, min_shared_m: floa
     index = index_of(scene)
     shared = shared_boundary_m(index.rooms[room_a], index.rooms[room_b])
     doors = [d.id for d in scene.doors if {d.room0, d.room1} == {room_a, room_b}]
-    holds = shared >= limit and (bool(doors) or not require_door)
+    open_walls = open_walls_between(scene, index, room_a, room_b)
+    holds = shared >= limit and (bool(doors) or bool(open_walls) or not require_door)
     why = "adjacent" if holds else "not adjacent"
     if shared >= limit and not holds:
         why += " (no door joins them)"
     door_words = f"; doors: {', '.join(doors)}" if doors else "; no door between them"
+    if open_walls:
+        door_words += f"; open to each other through empty walls {', '.join(open_walls)}"
     return Verdict(
         holds,
         shared,
         f"{room_a} and {room_b} share {metres(shared)} of wall (>= {metres(limit)} needed){door_words}: {why}",
-        {"shared_m": shared, "doors": doors, "min_shared_m": limit},
+        {"shared_m": shared, "doors": doors, "open_walls": open_walls, "min_shared_m": limit},
     )
 
 

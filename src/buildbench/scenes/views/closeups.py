@@ -46,7 +46,8 @@ def wall_view(scene: Scene, wall_id: str, *, px: int = 512, keep_margin_m: float
     looks straight at the wall's middle with a 90° field of view. Objects of the room whose
     footprint is farther than ``keep_margin_m`` from the room's outline are taken out (with
     what stands on them), as is anything the camera stands inside. Doors and windows show
-    as framed holes.
+    as framed holes. An empty wall (an open-plan boundary) is not drawn: its view looks
+    through it into the next room, as an agent in AI2-THOR would see.
     """
     px = check_px(px, "wall_view")
     wall = _wall(scene, wall_id, "wall_view")

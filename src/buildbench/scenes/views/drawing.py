@@ -98,6 +98,25 @@ class Canvas:
             pts.append(pts[0])
         self.draw.line(pts, fill=to8(rgb), width=max(1, width), joint="curve")
 
+    def dashed(self, points_px: np.ndarray, rgb: RGB, width: int, *, dash_px: float, gap_px: float) -> None:
+        """A polyline drawn as dashes of ``dash_px`` with gaps of ``gap_px`` (pixels), the
+        pattern running on across its vertices."""
+        pts = np.asarray(points_px, float)[:, :2]
+        fill, w = to8(rgb), max(1, width)
+        period, phase = dash_px + gap_px, 0.0
+        for p0, p1 in zip(pts[:-1], pts[1:], strict=True):
+            length = float(np.hypot(*(p1 - p0)))
+            if length < 1e-9:
+                continue
+            d = (p1 - p0) / length
+            t = -phase
+            while t < length:
+                a, b = max(t, 0.0), min(t + dash_px, length)
+                if b > a:
+                    self.draw.line([tuple(p0 + d * a), tuple(p0 + d * b)], fill=fill, width=w)
+                t += period
+            phase = (phase + length) % period
+
     def box_wireframe(self, corners_px: np.ndarray, rgb: RGB, width: int) -> None:
         """The 12 edges of a projected box (corners in ``BOX_CORNER_SIGNS`` order)."""
         fill, w = to8(rgb), max(1, width)

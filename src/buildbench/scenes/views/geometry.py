@@ -185,7 +185,8 @@ def scene_boxes(scene: Scene, *, frame: Frame = THOR_FRAME, wall_thickness_m: fl
                 front_marks: bool = True) -> SceneBoxes:
     """The scene as coloured :mod:`buildbench.render` boxes: objects (coloured by their
     ``color`` attribute, else the catalogue, else a category palette), walls as slabs split
-    around door/window holes, door/window frames, and floors tinted by material.
+    around door/window holes (empty walls, the invisible boundaries of an open floor plan,
+    are left out, as AI2-THOR renders none), door/window frames, and floors tinted by material.
 
     Args:
         scene: The scene.
@@ -207,7 +208,7 @@ def scene_geometry(scene: Scene, *, wall_thickness_m: float = WALL_THICKNESS_M,
     sides = WallSides(scene)
     holes = [world_hole(scene, op) for op in scene.openings()]
     parts = [object_boxes(scene, front_marks=front_marks)]
-    parts += [wall_boxes(w, holes, sides, wall_thickness_m) for w in scene.walls]
+    parts += [wall_boxes(w, holes, sides, wall_thickness_m) for w in scene.walls if not w.empty]
     parts += [opening_boxes(scene, op, sides, wall_thickness_m) for op in scene.openings()]
     floors = tuple(
         FloorSlab(r.id, np.asarray(r.vertices, dtype=float), r.floor_y, colors.floor_rgb(r))

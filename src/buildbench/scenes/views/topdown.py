@@ -3,7 +3,10 @@ the spatial-relation overlay with labelled 3D boxes (LEGO-Eval's ``get_topdown_s
 ``get_topdown_room`` and ``get_spatial_relation``).
 
 Orientation (:data:`~buildbench.scenes.views.frame.THOR_FRAME`): house and room views have
-north (+z) at the top and east (+x) to the right. The relation overlay is turned so its
+north (+z) at the top and east (+x) to the right. Empty (invisible) walls, the open
+boundaries of an open floor plan, are not rendered (AI2-THOR does not render them); room
+outlines draw them dashed, so a viewer sees where one room ends without taking it for a
+wall. The relation overlay is turned so its
 anchor faces the bottom of the image (see :func:`relation_overlay`).
 """
 
@@ -13,11 +16,12 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from shapely.geometry import Polygon, box
+from shapely.geometry import LineString, Polygon, box
 from shapely.geometry.base import BaseGeometry
-from shapely.ops import unary_union
+from shapely.ops import linemerge, unary_union
 
 from buildbench.geometry import BOX_CORNER_SIGNS
+from buildbench.render import Camera
 from buildbench.scenes.model import EXTERIOR, Room, Scene
 from buildbench.scenes.views.cameras import look_camera, top_camera
 from buildbench.scenes.views.colors import distinct_colors
@@ -57,7 +61,7 @@ def topdown_scene(scene: Scene, *, px: int = 512, background: RGB | None = WHITE
     for room, rgb in zip(scene.rooms, palette, strict=True):
         ring = np.array([(x, room.floor_y, z) for x, z in room.vertices])
         outline = camera.project_to_pixels(THOR_FRAME.points(ring), px, px)[:, :2]
-        canvas.polyline(outline, rgb, width, closed=True)
+        _draw_outline(canvas, camera, scene, room, rgb, width, px)
         outlines.append(Polygon(outline))
     if labels:
         size = label_size_px(px, 1.1)
@@ -66,6 +70,32 @@ def topdown_scene(scene: Scene, *, px: int = 512, background: RGB | None = WHITE
             at = _room_label_spot(canvas, plan, outline, canvas.text_size(room.id, size), px, gap=width + 2)
             canvas.label(room.id, at, size_px=size, fg=WHITE, bg=rgb, bg_alpha=0.9)
     return canvas.array()
+
+
+def _draw_outline(canvas: Canvas, camera: Camera, scene: Scene, room: Room, rgb: RGB, width: int, px: int) -> None:
+    """The room's floor outline: solid along walls, dashed along its empty walls."""
+    ring = LineString([*room.vertices, room.vertices[0]])
+    open_runs = [LineString([w.start, w.end]) for w in scene.walls_of(room.id) if w.empty]
+    if not open_runs:
+        canvas.polyline(_to_px(camera, ring, room.floor_y, px), rgb, width)
+        return
+    gaps = unary_union([run.buffer(1e-3, cap_style="flat") for run in open_runs])
+    for part in _lines(ring.difference(gaps)):
+        canvas.polyline(_to_px(camera, part, room.floor_y, px), rgb, width)
+    dash = max(3.0 * width, 6.0)
+    for part in _lines(ring.intersection(gaps)):
+        canvas.dashed(_to_px(camera, part, room.floor_y, px), rgb, width, dash_px=dash, gap_px=dash)
+
+
+def _lines(geometry: BaseGeometry) -> list[LineString]:
+    """The line pieces of a shapely result (merged where they join)."""
+    merged = linemerge(geometry) if geometry.geom_type == "MultiLineString" else geometry
+    return [g for g in getattr(merged, "geoms", [merged]) if isinstance(g, LineString) and not g.is_empty]
+
+
+def _to_px(camera: Camera, line: LineString, floor_y: float, px: int) -> np.ndarray:
+    pts = np.array([(x, floor_y, z) for x, z in line.coords])
+    return camera.project_to_pixels(THOR_FRAME.points(pts), px, px)[:, :2]
 
 
 def _room_label_spot(canvas: Canvas, plan: BaseGeometry, room_px: Polygon, text_wh: tuple[int, int],
@@ -107,9 +137,7 @@ def topdown_room(scene: Scene, room_id: str, *, px: int = 512, background: RGB |
     floor_y, eye_y = _vertical_range(scene, geo)
     camera = top_camera(THOR_FRAME, (lo + hi) / 2, span, eye_y=eye_y, floor_y=floor_y)
     canvas = Canvas(render_views(geo.render_scene(), [camera], px)[0], background)
-    ring = np.array([(x, room.floor_y, z) for x, z in room.vertices])
-    canvas.polyline(camera.project_to_pixels(THOR_FRAME.points(ring), px, px), distinct_colors(1)[0],
-                    max(2, px // 250), closed=True)
+    _draw_outline(canvas, camera, scene, room, distinct_colors(1)[0], max(2, px // 250), px)
     bodies = geo.objects()
     if labels and len(bodies):
         tops = np.c_[bodies.centers[:, 0], bodies.tops(), bodies.centers[:, 2]]

@@ -134,8 +134,8 @@ def _draw_house(art: Artefact, scene: Scene, marks: dict[str, str]) -> None:
         art.polygon(f"room-{room.id}", f"{room.id} ({room.room_type})",
                     [[x, room.floor_y, z] for x, z in room.vertices], "floor")
     for wall in scene.walls:
-        if wall.exterior or wall.room_id == EXTERIOR:
-            continue  # each physical wall once: its room side
+        if wall.exterior or wall.room_id == EXTERIOR or wall.empty:
+            continue  # each physical wall once: its room side; an empty wall is invisible (open plan)
         _wall_box(art, f"wall-{wall.id}", wall.id, np.asarray(wall.start), np.asarray(wall.end), wall.bottom_y,
                   wall.height_m)
     for opening in scene.openings():

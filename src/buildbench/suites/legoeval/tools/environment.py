@@ -86,9 +86,17 @@ def inside_side(ctx: ToolContext, wall_id: str) -> str:
 
 
 def get_wall_scene(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
+    """The wall seen from its room; outside the original-compatible mode an empty
+    (invisible) wall, which the view looks through, is also named ``"<id>_empty": true``."""
     views = _views()
-    return _per_id(ctx, ids, {"wall": ctx.index.walls}, "wall in scene",
-                   lambda wid: _render(views.wall_view, ctx.scene, inside_side(ctx, wid), px=ctx.image_px))
+    out = _per_id(ctx, ids, {"wall": ctx.index.walls}, "wall in scene",
+                  lambda wid: _render(views.wall_view, ctx.scene, inside_side(ctx, wid), px=ctx.image_px))
+    if not ctx.wall_midpoint_positions:
+        for wid in ids:
+            wall = ctx.index.walls.get(wid)
+            if wall is not None and wall.empty:
+                out[f"{wid}_empty"] = True
+    return out
 
 
 def _viewable(ctx: ToolContext) -> dict[str, dict[str, Any]]:

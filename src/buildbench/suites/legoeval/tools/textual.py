@@ -3,7 +3,9 @@
 Each takes the :class:`ToolContext` and its id list and returns the original's output dict.
 An id the scene lacks gives a ``"<id>_error"`` entry naming it; the other ids are answered.
 With ``ctx.wall_midpoint_positions`` (the original-compatible mode) the numbers are the
-original's: see :class:`~.context.ToolContext`.
+original's: see :class:`~.context.ToolContext`. Outside that mode ``get_wall_info`` adds
+``"<id>_empty": true`` for an empty (invisible) wall, an open-plan boundary the original
+describes like a solid one.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ def get_wall_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
         out[f"{wid}_height"] = _shown_one(ctx, wall.height_m)
         out[f"{wid}_direction"] = ctx.index.direction(wall)
         out[f"{wid}_connected_rooms"] = ctx.index.connected_rooms(wall)
+        if wall.empty and not ctx.wall_midpoint_positions:
+            # The original lists an invisible wall like any other and has no key for it.
+            out[f"{wid}_empty"] = True
     return out
 
 
