@@ -36,7 +36,8 @@ room relation          get_room_info[R(a) + R(b)]; get_topdown_scene
 material, floor        get_room_info[R] -> get_material_image[their floor materials]
                        -> get_property_description
 material, wall         get_wall_list[R] -> get_wall_info[their walls] -> get_material_image[the
-                       materials of the walls on the named side, or all] -> get_property_description
+                       materials of the visible (non-empty) walls on the named side, or of all
+                       visible walls] -> get_property_description
 attribute              listing chain of ``of``; list -> get_multiview_rendered_object[ids]
                        -> get_property_verification
 count                  listing chain of ``of``; get_topdown_room[rooms(of)]; with colour, material
@@ -180,8 +181,11 @@ def _material(b: _Builder, s: _Scene, p: Material) -> None:
     else:
         b.add("get_wall_list", rooms, "get_room_list")
         walls = s.walls(rooms)
+        # Every wall's info (it is what tells an evaluator which walls are empty), but only
+        # the visible walls' materials: the checker ignores an empty wall's material.
         b.add("get_wall_info", walls, "get_wall_list")
-        names = [m for w in walls if (m := s.index.walls[w].material) and _faces(s, w, p.direction)]
+        names = [m for w in walls if not s.index.walls[w].empty and (m := s.index.walls[w].material)
+                 and _faces(s, w, p.direction)]
         b.add("get_material_image", names, "get_wall_info")
     b.add("get_property_description", [], "get_material_image")
 

@@ -9,6 +9,10 @@ compares the number that do. The ``b``/``c`` roles of a relation are existential
 :func:`evaluate` checks a list of constraints; a constraint whose program is malformed, or
 whose text no template reads, or whose relation raises, gets ``holds`` None with the error
 as explanation, and the others are still checked.
+
+Wall materials are read off the room's visible walls only (:func:`.select.visible_walls`):
+an empty wall of an open floor plan is an opening, so its recorded material is ignored, and
+a side that is wholly open has no wall to be any colour.
 """
 
 from __future__ import annotations
@@ -43,8 +47,10 @@ from .select import (
     describe,
     material_matches,
     room_of_type,
+    room_walls,
     rooms_matching,
     select,
+    visible_walls,
 )
 
 _CMP: dict[str, Callable[[int, int], bool]] = {
@@ -183,20 +189,32 @@ def _check_material(scene: Scene, p: Material) -> Check:
                 return Check(True, f"{note}, which is {p.value}", {"room": room.id, "material": room.floor_material})
             notes.append(note)
             continue
-        walls = [w for w in scene.walls_of(room.id)
-                 if p.direction is None or wall_direction(w.start, w.end, room.vertices) == p.direction]
+        # Only visible walls are surfaces: an empty wall of an open plan neither passes nor
+        # fails "the walls are X" (see select.visible_walls); it is named, not judged.
+        walls = visible_walls(scene, room, p.direction)
+        open_ids = [w.id for w in room_walls(scene, room, p.direction) if w.empty]
         good = [w.id for w in walls if material_matches(w.material, p.value)]
         bad = [f"{w.id} ({w.material or 'unknown'})" for w in walls if w.id not in good]
         ok = bool(walls) and (not bad if p.quant == "all" else bool(good))
         side = f"{p.direction} " if p.direction else ""
+        skipped = f" (not counted, empty walls: {_ids(open_ids)})" if open_ids else ""
         if ok:
-            return Check(True, f"{side}walls of {room.id} are {p.value}: {_ids(good)}", {"room": room.id, "walls": good})
-        notes.append(f"{side}walls of {room.id} not {p.value}: {_ids(bad)}" if walls
-                     else f"{room.id} has no {side}wall")
+            evidence: dict[str, Any] = {"room": room.id, "walls": good}
+            if open_ids:
+                evidence["empty_walls"] = open_ids
+            return Check(True, f"{side}walls of {room.id} are {p.value}: {_ids(good)}{skipped}", evidence)
+        if walls:
+            notes.append(f"{side}walls of {room.id} not {p.value}: {_ids(bad)}{skipped}")
+        elif open_ids:
+            notes.append(f"{room.id} has no visible {side}wall: {_ids(open_ids)} open (empty walls)")
+        else:
+            notes.append(f"{room.id} has no {side}wall")
     return Check(False, "; ".join(notes), {})
 
 
 def _windows_of(scene: Scene, room_id: str, direction: str | None) -> list[str]:
+    # Windows are counted as the scene lists them, on whichever wall holds them: AI2-THOR
+    # and our builder put windows in outside walls only, and an empty wall is never one.
     room = scene.room(room_id)
     out = []
     for w in scene.windows:

@@ -9,6 +9,10 @@ Object attributes (colour, material, shape) come from the catalogue entry of the
 the scene actually uses, falling back to the attributes the scene file carried, so
 swapping an asset changes what a selector sees. Doors and windows answer the ``door`` and
 ``window`` categories with their assets' attributes.
+
+Wall surfaces are the room's *visible* walls (:func:`visible_walls`): an empty wall
+(:attr:`~buildbench.scenes.model.Wall.empty`, an open floor plan's invisible boundary) is
+an opening, not a surface, so what it records as its material is nobody's wall colour.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue, material_info
-from buildbench.scenes.model import EXTERIOR, Room, Scene
+from buildbench.scenes.model import EXTERIOR, Room, Scene, Wall, wall_direction
 
 from ..constraints import Selector
 
@@ -123,6 +127,22 @@ def describe(sel: Selector) -> str:
     if sel.room:
         text += f" in {sel.room!r}"
     return text
+
+
+def room_walls(scene: Scene, room: Room, direction: str | None = None) -> list[Wall]:
+    """The room's inside wall sides, empty ones included; only those on the ``direction``
+    side (Holodeck's cardinal names) when one is given."""
+    return [w for w in scene.walls_of(room.id)
+            if direction is None or wall_direction(w.start, w.end, room.vertices) == direction]
+
+
+def visible_walls(scene: Scene, room: Room, direction: str | None = None) -> list[Wall]:
+    """:func:`room_walls` less the empty (invisible) walls: the surfaces a person sees and a
+    painter paints. AI2-THOR neither renders nor collides with an empty wall, so "the walls
+    of the kitchen are blue" is about the others, and a side that is wholly open has no wall
+    at all; the material an empty wall records (THOR files fill it in anyway) is never read.
+    """
+    return [w for w in room_walls(scene, room, direction) if not w.empty]
 
 
 def material_matches(material_name: str | None, value: str) -> bool:

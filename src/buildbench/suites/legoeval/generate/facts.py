@@ -17,7 +17,7 @@ from buildbench.scenes.catalogue import material_info
 from buildbench.scenes.model import Scene, SceneObject, wall_direction
 
 from ..check.evaluate import check
-from ..check.select import Candidate, candidates
+from ..check.select import Candidate, candidates, visible_walls
 from ..constraints import (
     BINARY_RELATIONS,
     OBJECT_RELATIONS,
@@ -102,7 +102,8 @@ def _material_word(name: str | None, rng: np.random.Generator) -> str | None:
 
 
 def propose_material(scene: Scene, rng: np.random.Generator) -> Iterator[Program]:
-    """MS: floor and wall materials by family or colour word, whole room or one side."""
+    """MS: floor and wall materials by family or colour word, whole room or one side, read
+    off a visible wall (an open plan's empty walls are no surface)."""
     rooms = scene.rooms
     while True:
         room = rooms[int(rng.integers(len(rooms)))]
@@ -112,7 +113,9 @@ def propose_material(scene: Scene, rng: np.random.Generator) -> Iterator[Program
             if word:
                 yield Material(room.id, "floor", word)
             continue
-        walls = scene.walls_of(room.id)
+        # Never a fact about an empty wall: its material is invisible, so a proposal drawn
+        # from it would ask about a surface that is not there.
+        walls = visible_walls(scene, room)
         if not walls:
             continue
         wall = walls[int(rng.integers(len(walls)))]

@@ -159,6 +159,8 @@ def build_house(rng: np.random.Generator, n_rooms: int) -> Scene:
     for p in plans:
         b.room(p.id, p.rect, room_type=p.id, floor_material=floors[int(rng.integers(len(floors)))],
                wall_material=walls[int(rng.integers(len(walls)))])
+    # Rooms are joined by doors only, never by an open (empty) wall: the furnishing rules
+    # stand wall pieces against any side of a room, which an open boundary could not hold.
     for a, c in door_tree(rng, plans):
         _door(b, a, c, float(rng.uniform(0.2, 0.8)))
     bounds = (min(p.rect[0] for p in plans), min(p.rect[1] for p in plans),

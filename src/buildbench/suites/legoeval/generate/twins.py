@@ -16,7 +16,7 @@ import numpy as np
 
 from buildbench.scenes.model import Scene, SceneObject, wall_direction, yaw_quat_xyzw
 
-from ..check.select import material_matches, rooms_matching, select
+from ..check.select import material_matches, rooms_matching, select, visible_walls
 from ..constraints import Attribute, Count, Layout, Material, Program, Relation
 from .house import FLOOR_FAMILIES, WALL_FAMILIES, generic_assets, surface_materials
 
@@ -87,8 +87,9 @@ def _perturb_material(scene: Scene, p: Material, rng: np.random.Generator) -> bo
         if p.surface == "floor":
             room.floor_material = _other_material(rng, FLOOR_FAMILIES, p.value)
             continue
-        walls = [w for w in scene.walls_of(room.id)
-                 if p.direction is None or wall_direction(w.start, w.end, room.vertices) == p.direction]
+        # Repaint visible walls only: the checker ignores an empty wall's material, so
+        # recolouring one would break nothing (and no one could see it).
+        walls = visible_walls(scene, room, p.direction)
         if p.quant == "all" and walls:
             walls = [walls[int(rng.integers(len(walls)))]]
         new = _other_material(rng, WALL_FAMILIES, p.value)

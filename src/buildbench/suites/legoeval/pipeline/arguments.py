@@ -98,8 +98,9 @@ def reference_arguments(ctx: ToolContext, tool: str, constraint: str) -> list[An
     if tool == "get_material_image":
         want_floor, want_wall = "floor" in low, "wall" in low
         names = [ctx.index.rooms[r].floor_material for r in rooms if want_floor or not want_wall]
+        # Visible walls only, as the checker reads them: an empty wall's material is unseen.
         names += [ctx.index.walls[w].material for r in rooms if want_wall
-                  for w in ctx.index.walls_by_room.get(r, [])]
+                  for w in ctx.index.walls_by_room.get(r, []) if not ctx.index.walls[w].empty]
         known = scene_materials(ctx)
         return [n for n in dict.fromkeys(names) if n in known]
     if tool in ("get_object_info", "get_multiview_rendered_object", "get_frontview_object", "get_topdown_object"):

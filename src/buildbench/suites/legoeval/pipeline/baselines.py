@@ -1,10 +1,11 @@
 """The paper's baselines (§6.4): a VLM judge on multi-view images with self-consistency, and
 a fixed-criteria checker in the style of SceneEval.
 
-VLM judge: the model sees a labelled top-down view of the house and views facing the four
-walls of its largest room (our stand-in for the paper's four perspectives), answers
-``Validity: True|False``, three times at a warm temperature; the majority decides. It judges
-the whole instruction (holistic) and, when ``per_constraint``, each constraint the same way.
+VLM judge: the model sees a labelled top-down view of the house and views facing four
+walls of its largest room, solid walls before empty ones (our stand-in for the paper's four
+perspectives), answers ``Validity: True|False``, three times at a warm temperature; the
+majority decides. It judges the whole instruction (holistic) and, when ``per_constraint``,
+each constraint the same way.
 
 SceneEval-style: only what SceneEval's predefined criteria cover is checked — object counts,
 object attributes and a fixed set of object-object relations — by the deterministic checker;
@@ -46,7 +47,10 @@ def judge_views(scene: Scene, px: int = 336) -> list[bytes]:
     images = [png(views.topdown_scene(scene, px=px))]
     if scene.rooms:
         room = max(scene.rooms, key=lambda r: r.area_m2)
-        walls = [w for w in scene.walls if w.room_id == room.id and not w.exterior][:4]
+        # Solid walls first: a view facing an empty wall looks through it into the next
+        # room of the open plan, so it is used only when the room has fewer solid walls.
+        inside = [w for w in scene.walls if w.room_id == room.id and not w.exterior]
+        walls = sorted(inside, key=lambda w: w.empty)[:4]
         images += [png(views.wall_view(scene, w.id)) for w in walls]
     return images
 
