@@ -169,7 +169,10 @@ def test_a_unique_jid_or_an_id_edits_one_instance():
 def test_jid_addressing_is_the_released_behaviour():
     state = two_nightstands()
     result = apply_calls(state, [call("move_object", jid="ns-model", new_position=[0, 0, 1.5])], Addressing.JID)
-    assert not result.errors and [o["pos"] for o in result.state.objects[:2]] == [[0, 0, 1.5]] * 2
+    # As utils/scene_editor.py: an edit hits the first object carrying the jid, a removal every one.
+    assert not result.errors and [o["pos"] for o in result.state.objects[:2]] == [[0, 0, 1.5], [1.2, 0.0, -1.7]]
+    removed = apply_calls(state, [call("remove_object", jid="ns-model")], Addressing.JID)
+    assert not removed.errors and len(removed.state.objects) == len(state.objects) - 2
     assert "id" not in result.state.to_flat(Addressing.JID)["objects"][0]
     refused = apply_calls(state, [call("move_object", jid="obj_1", new_position=[0, 0, 0])], Addressing.JID)
     assert refused.errors == ["call 1 (move_object): no object has jid/uid 'obj_1'"]

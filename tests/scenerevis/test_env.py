@@ -154,7 +154,7 @@ def test_the_turn_budget_truncates():
     assert last.info["reward_terms"]["phase"] == "final"
 
 
-def test_jid_addressing_hides_ids_and_edits_every_copy():
+def test_jid_addressing_hides_ids_edits_the_first_copy_and_removes_every_copy():
     env, _ = started(render=False, address="jid")
     twin = add("Walnut nightstand with two drawers", [-1.2, 0, -1.7], [0.5, 0.55, 0.42])
     scene = env.step(Action(text=turn(NIGHTSTAND, twin))).observation.state["scene"]
@@ -162,7 +162,9 @@ def test_jid_addressing_hides_ids_and_edits_every_copy():
     assert "id" not in scene["objects"][0] and jids[0] == jids[1]
     moved = env.step(Action(text=turn({"name": "move_object", "arguments": {"jid": jids[0],
                                                                             "new_position": [0, 0, 1]}})))
-    assert [o["pos"] for o in moved.observation.state["scene"]["objects"]] == [[0, 0, 1]] * 2
+    assert [o["pos"] for o in moved.observation.state["scene"]["objects"]] == [[0, 0, 1], [-1.2, 0, -1.7]]
+    removed = env.step(Action(text=turn({"name": "remove_object", "arguments": {"jid": jids[0]}})))
+    assert removed.observation.state["scene"]["objects"] == []
 
 
 def test_a_goal_task_starts_on_its_scene_at_turn_one():

@@ -10,8 +10,13 @@ Addressing (a departure, see README): every object instance carries a unique ``i
 repeat an asset ``jid`` (two nightstands of one model), and the released executor edits
 *every* object sharing the jid it is given; so a ``jid``/``uid`` argument is accepted only
 when it names exactly one object, and is refused (naming the candidates) when it is shared.
-``Addressing.JID`` restores the released behaviour: no ids, a jid/uid hits every object
-that carries it.
+``Addressing.JID`` restores the released behaviour (``utils/scene_editor.py``, checked against
+it by ``tests/scenerevis/test_original_agreement.py``): no ids in the JSON; the target is read
+from ``jid`` (``jid_to_replace``) only, and may be a 3D-FUTURE jid or an Objaverse uid;
+``remove_object`` removes every object carrying it, the other tools edit the first one in
+scene order; ``add_object`` puts the object in its ``group_name`` (``default_group`` when
+absent; the room's own objects are ``main_group``), and the scene lists the groups in the
+order they were made, as the released grouped scene does.
 
 A reply is applied atomically: if any call is malformed or names an unknown object, no call
 is applied and the feedback lists every problem.
@@ -42,6 +47,9 @@ MAX_TEXT_CHARS = 2000
 
 #: The placeholder asset id of objects still to be retrieved (the released spelling, sic).
 NEED_RETRIEVAL = "<NEED_RETRIVEAL>"
+#: The released group of a room's own objects, and of added objects that name none.
+MAIN_GROUP = "main_group"
+DEFAULT_GROUP = "default_group"
 
 TOOLS: dict[str, tuple[str, ...]] = {
     "add_object": ("object_description", "position", "rotation", "size"),
@@ -55,6 +63,10 @@ TOOLS: dict[str, tuple[str, ...]] = {
 #: Argument keys that name the target object, per tool family.
 _TARGET_KEYS = ("id", "object_id", "jid", "uid")
 _REPLACE_KEYS = ("id_to_replace", "object_id", "id", "jid_to_replace", "uid_to_replace", "jid", "uid")
+
+#: What a replaced object keeps under jid addressing (the released executor keeps only the pose,
+#: the size and the new description; ``id`` is ours and hidden).
+_REPLACED_KEPT = ("id", "desc", "size", "pos", "rot")
 
 _PAST = {"move_object": "moved", "rotate_object": "rotated", "scale_object": "scaled",
          "replace_object": "replaced"}
@@ -83,16 +95,35 @@ class SceneState:
     Attributes:
         room: ``room_type``, ``room_id``, ``bounds_top``, ``bounds_bottom`` (``[x, y, z]`` m).
         objects: ``{"id", "desc", "size", "pos", "rot", "jid"?, ...}``; ``pos`` is the bottom
-            centre, ``rot`` a scalar-last quaternion.
+            centre, ``rot`` a scalar-last quaternion. Kept in scene order: group by group.
         next_index: The number the next new object's id gets.
+        groups: The released group of each object id not in :data:`MAIN_GROUP`.
+        group_order: Group names in the order they were made (emptied groups stay, as in the
+            released grouped scene).
     """
 
     room: dict[str, Any]
     objects: list[dict[str, Any]] = field(default_factory=list)
     next_index: int = 1
+    groups: dict[str, str] = field(default_factory=dict)
+    group_order: list[str] = field(default_factory=lambda: [MAIN_GROUP])
 
     def copy(self) -> SceneState:
-        return SceneState(copy.deepcopy(self.room), copy.deepcopy(self.objects), self.next_index)
+        return SceneState(copy.deepcopy(self.room), copy.deepcopy(self.objects), self.next_index,
+                          dict(self.groups), list(self.group_order))
+
+    def insert(self, obj: dict[str, Any], group: str) -> None:
+        """Add ``obj`` at the end of ``group`` (a new group goes after the others)."""
+        rank = self._rank(group)
+        at = sum(1 for o in self.objects if self._rank(self.groups.get(o["id"], MAIN_GROUP)) <= rank)
+        self.objects.insert(at, obj)
+        if group != MAIN_GROUP:
+            self.groups[obj["id"]] = group
+
+    def _rank(self, group: str) -> int:
+        if group not in self.group_order:
+            self.group_order.append(group)
+        return self.group_order.index(group)
 
     def new_id(self) -> str:
         oid = f"obj_{self.next_index}"
@@ -108,7 +139,9 @@ class SceneState:
 
     @classmethod
     def from_flat(cls, data: dict[str, Any], *, where: str = "scene") -> SceneState:
-        """A state from a flat record; objects keep a unique ``id`` of theirs or get one."""
+        """A state from a flat record (or a grouped one: ``room_envelope`` + ``groups``); objects
+        keep a unique ``id`` of theirs or get one."""
+        data, members, names = _flatten_groups(data, where)
         room = check_room(data, where=where)
         state = cls(room)
         items = data.get("objects") or []
@@ -128,6 +161,9 @@ class SceneState:
             state.objects.append({"id": oid, **obj})
         indices = [int(s[4:]) for s in seen if re.fullmatch(r"obj_\d+", s)]
         state.next_index = max([state.next_index - 1, *indices]) + 1
+        if members is not None:
+            state.group_order = list(dict.fromkeys(names))
+            state.groups = {o["id"]: g for o, g in zip(state.objects, members, strict=True) if g != MAIN_GROUP}
         return state
 
     def find(self, object_id: str) -> dict[str, Any]:
@@ -135,6 +171,28 @@ class SceneState:
             if obj["id"] == object_id:
                 return obj
         raise KeyError(object_id)
+
+
+def _flatten_groups(data: Any, where: str) -> tuple[Any, list[str] | None, list[str]]:
+    """A grouped record as a flat one, with each object's group name and the group names in
+    order (empty groups too); a flat record as it is."""
+    if not isinstance(data, dict) or "groups" not in data or "objects" in data:
+        return data, None, [MAIN_GROUP]
+    groups = data["groups"]
+    envelope = data.get("room_envelope")
+    if not isinstance(groups, list) or not isinstance(envelope, dict):
+        raise ReplyError(f"{where}: a grouped scene needs room_envelope (an object) and groups (a list)")
+    objects, members, names = [], [], []
+    for i, group in enumerate(groups):
+        name = group.get("group_name") if isinstance(group, dict) else None
+        items = group.get("objects") if isinstance(group, dict) else None
+        if not isinstance(name, str) or not isinstance(items, list):
+            raise ReplyError(f"{where}.groups[{i}] must have a group_name (string) and objects (a list)")
+        objects.extend(items)
+        members.extend([name] * len(items))
+        names.append(name)
+    flat = {k: v for k, v in data.items() if k not in ("groups", "room_envelope")}
+    return {**flat, **envelope, "objects": objects}, members, names
 
 
 # --- validation of values -----------------------------------------------------------------
@@ -252,8 +310,10 @@ class ParsedTurn:
     calls: list[Any]
 
 
-def parse_turn(text: str) -> ParsedTurn:
-    """Split a reply into its diagnosis and its JSON call list (not yet validated)."""
+def parse_turn(text: str, addressing: Addressing = Addressing.ID) -> ParsedTurn:
+    """Split a reply into its diagnosis and its JSON call list (not yet validated). A lone call
+    object is taken as a one-call list, except under jid addressing: the released code fails
+    on it."""
     text = text or ""
     for tag in ("think", "tool_calls"):
         opened, closed = text.count(f"<{tag}>"), text.count(f"</{tag}>")
@@ -275,7 +335,7 @@ def parse_turn(text: str) -> ParsedTurn:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"<tool_calls> JSON is invalid: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    if isinstance(data, dict):
+    if isinstance(data, dict) and addressing is Addressing.ID:
         data = [data]
     if not isinstance(data, list) or not data:
         raise ReplyError("<tool_calls> must hold a non-empty JSON list of calls")
@@ -362,15 +422,23 @@ def _apply_one(work: SceneState, name: str, args: dict[str, Any], where: str, ad
             raise ReplyError(f"{label}: the scene already holds {MAX_OBJECTS} objects")
         oid = work.new_id()
         desc = check_text(args["object_description"], f"{label}.object_description")
-        work.objects.append({"id": oid, "desc": desc,
-                             "size": check_size(args["size"], f"{label}.size"),
-                             "pos": check_position(args["position"], f"{label}.position"),
-                             "rot": check_rotation(args["rotation"], f"{label}.rotation")})
+        obj = {"id": oid, "desc": desc, "size": check_size(args["size"], f"{label}.size"),
+               "pos": check_position(args["position"], f"{label}.position"),
+               "rot": check_rotation(args["rotation"], f"{label}.rotation")}
+        if addressing is Addressing.JID:
+            work.insert(obj, check_text(args.get("group_name", DEFAULT_GROUP), f"{label}.group_name"))
+        else:
+            work.objects.append(obj)
         result.added.append(oid)
         result.applied.append(f"added {oid} ({_brief(desc)})")
         return
-    keys = _REPLACE_KEYS if name == "replace_object" else _TARGET_KEYS
+    if addressing is Addressing.JID:
+        keys: tuple[str, ...] = ("jid_to_replace",) if name == "replace_object" else ("jid",)
+    else:
+        keys = _REPLACE_KEYS if name == "replace_object" else _TARGET_KEYS
     targets = resolve_targets(work, args, keys, label, addressing)
+    if addressing is Addressing.JID and name != "remove_object":
+        targets = targets[:1]  # the released executor edits the first match and stops
     if name == "remove_object":
         gone = set(targets)
         work.objects = [o for o in work.objects if o["id"] not in gone]
@@ -394,7 +462,10 @@ def _apply_one(work: SceneState, name: str, args: dict[str, Any], where: str, ad
         obj = work.find(oid)
         obj[field_name] = list(value) if isinstance(value, list) else value
         if name == "replace_object":
-            for key in ("jid", "uid", "retrieved_size", "category"):
+            # The released executor rebuilds the object from desc, size, pos and rot alone.
+            dropped = [k for k in obj if k not in _REPLACED_KEPT] if addressing is Addressing.JID else (
+                "jid", "uid", "retrieved_size", "category")
+            for key in dropped:
                 obj.pop(key, None)
             result.added.append(oid)
         else:
@@ -413,7 +484,7 @@ def resolve_targets(work: SceneState, args: dict[str, Any], keys: tuple[str, ...
     if not isinstance(value, str) or not value:
         raise ReplyError(f"{label}.{key} must be a non-empty string, got {_short(value)}")
     if addressing is Addressing.JID:
-        hits = [o["id"] for o in work.objects if value in (o.get("jid"), o.get("uid"))]
+        hits = [o["id"] for o in work.objects if value in (_asset_jid(o), o.get("uid"))]
         if not hits:
             raise ReplyError(f"{label}: no object has jid/uid {value!r}")
         return hits
@@ -426,6 +497,12 @@ def resolve_targets(work: SceneState, args: dict[str, Any], keys: tuple[str, ...
         raise ReplyError(f"{label}: jid {value!r} is shared by {', '.join(hits)}; name one object by its id")
     known = ", ".join(o["id"] for o in work.objects[:12]) or "none"
     raise ReplyError(f"{label}: no object with id {value!r} (ids: {known})")
+
+
+def _asset_jid(obj: dict[str, Any]) -> Any:
+    """The object's jid, or None while it only holds the retrieval placeholder (no asset yet)."""
+    jid = obj.get("jid")
+    return None if jid == NEED_RETRIEVAL else jid
 
 
 def _brief(text: str, n: int = 48) -> str:

@@ -79,7 +79,7 @@ def apply(scene: Path, reply: Path, address: str, out: Path | None) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         raise _InputError(f"{reply}: cannot read ({exc})") from None
     try:
-        result = apply_calls(state, parse_turn(text).calls, Addressing(address))
+        result = apply_calls(state, parse_turn(text, Addressing(address)).calls, Addressing(address))
     except ReplyError as exc:
         result = ApplyResult(state, errors=[str(exc)])
     for line in result.applied:

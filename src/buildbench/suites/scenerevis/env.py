@@ -51,7 +51,7 @@ from .actions import (
 from .check.judge import Judge, RuleJudge, VisionJudge
 from .check.layout import parse_layout
 from .check.optimize import optimize_scene
-from .check.physics import REWARD, PhysicsReport, check_physics, feedback_text
+from .check.physics import REWARD, REWARD_RELEASED, PhysicsReport, PhysicsRules, check_physics, feedback_text
 from .outcome import SceneReVisOutcome
 from .reward import HybridReward, TurnReward, trajectory_return
 from .spaces import SceneReVisState
@@ -164,6 +164,11 @@ class SceneReVisEnv(Env):
         self._judge: Judge | None = None
 
     @property
+    def physics_rules(self) -> PhysicsRules:
+        """The reward physics: the release's FCL contacts in the released mode, else exact boxes."""
+        return REWARD_RELEASED if self.options.address is Addressing.JID else REWARD
+
+    @property
     def judge(self) -> Judge:
         if self._judge is None:
             self._judge = self.options.make_judge()
@@ -176,7 +181,8 @@ class SceneReVisEnv(Env):
             raise ConfigError(f"task {task.id}: inputs.instruction is empty")
         ep = self._ep = _Episode(task, int(seed or 0), instruction)
         room_type = str(task.target.get("room_type") or task.metadata.get("room_type") or "")
-        ep.reward = HybridReward(instruction, room_type, self.judge)
+        ep.reward = HybridReward(instruction, room_type, self.judge, physics_rules=self.physics_rules,
+                                 released_support=self.options.address is Addressing.JID)
         initial = task.inputs.get("initial_scene")
         if initial is None:
             return ResetResult(Observation(text=instruction, state=self._state_dict()), {"turn": 0})
@@ -293,7 +299,7 @@ class SceneReVisEnv(Env):
         ep = self._require()
         assert ep.state is not None
         try:
-            parsed = parse_turn(text)
+            parsed = parse_turn(text, self.options.address)
             result = apply_calls(ep.state, parsed.calls, self.options.address)
         except ReplyError as exc:
             result = ApplyResult(ep.state, errors=[str(exc)])
@@ -359,11 +365,11 @@ class SceneReVisEnv(Env):
 
     def _names(self, state: SceneState) -> list[str]:
         if self.options.address is Addressing.JID:
-            return [str(o.get("jid") or o["desc"][:40]) for o in state.objects]
+            return [str(o["desc"]) for o in state.objects]  # the released hint names descriptions
         return [f"{o['id']}: {o['desc'][:40]}" for o in state.objects]
 
     def _physics(self, state: SceneState) -> PhysicsReport:
-        return check_physics(parse_layout(state.to_flat()), REWARD)
+        return check_physics(parse_layout(state.to_flat()), self.physics_rules)
 
     def _render(self) -> Any:
         from .render import render_merged

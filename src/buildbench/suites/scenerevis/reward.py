@@ -41,9 +41,11 @@ import numpy as np
 
 from buildbench.scenes.model import SceneFormatError
 
+from .actions import NEED_RETRIEVAL
 from .check.judge import Judge, JudgeError, JudgeView, RuleJudge
 from .check.layout import parse_layout, scene_objects
-from .check.physics import REWARD, check_physics
+from .check.physics import REWARD, PhysicsRules, check_physics
+from .check.released import released_support_reward
 from .check.reply import format_reward, init_reward, parse_tool_calls
 from .check.rooms import missing_essentials
 from .check.sizes import size_reward
@@ -179,12 +181,19 @@ class HybridReward:
         instruction: The user's request.
         room_type: The room type (defaults to what the instruction names).
         judge: The semantic judge (default :class:`RuleJudge`, not comparable with the paper).
+        physics_rules: The physics of R_col, R_oob, R_pen, R_oobvol (the released mode passes
+            :data:`~.check.physics.REWARD_RELEASED`).
+        released_support: R_support by the released rules
+            (:func:`~.check.released.released_support_reward`) instead of :mod:`.check.support`'s.
     """
 
-    def __init__(self, instruction: str, room_type: str = "", judge: Judge | None = None) -> None:
+    def __init__(self, instruction: str, room_type: str = "", judge: Judge | None = None, *,
+                 physics_rules: PhysicsRules = REWARD, released_support: bool = False) -> None:
         self.instruction = instruction
         self.room_type = room_type or instruction
         self.judge = judge or RuleJudge()
+        self.physics_rules = physics_rules
+        self.released_support = released_support
         self._mandatory: list[str] | None = None
 
     def init_turn(self, reply: str) -> TurnReward:
@@ -266,7 +275,10 @@ class HybridReward:
     def _format(
         self, reply: str, before: Mapping[str, Any], ids: Collection[str] | None, notes: list[str]
     ) -> float:
-        score, why = format_reward(reply, ids if ids is not None else _scene_ids(before))
+        if ids is not None:
+            score, why = format_reward(reply, ids)
+        else:
+            score, why = format_reward(reply, _scene_ids(before, ("id", "jid")), _scene_ids(before, ("id", "uid")))
         if why != "ok":
             notes.append(f"format: {why}")
         return score
@@ -280,7 +292,7 @@ class HybridReward:
         if len(layout) < MIN_PHYSICS_OBJECTS:
             notes.append(f"physics: {len(layout)} < {MIN_PHYSICS_OBJECTS} objects")
             return dict.fromkeys(PHYSICS_TERMS, -1.0)
-        report = check_physics(layout, REWARD)
+        report = check_physics(layout, self.physics_rules)
         return {
             "collision_rate": collision_rate_reward(report.collision_rate_pct),
             "oob_rate": oob_rate_reward(report.oob_rate_pct),
@@ -289,6 +301,8 @@ class HybridReward:
         }
 
     def _support(self, scene: Mapping[str, Any], notes: list[str]) -> float:
+        if self.released_support:
+            return released_support_reward(scene)
         try:
             return support_reward(check_support(parse_layout(scene)).unsupported_pct)
         except SceneFormatError as exc:
@@ -331,11 +345,12 @@ def _weighted(
     return TurnReward(phase, total, terms, dict(weights), judge, notes)
 
 
-def _scene_ids(scene: Mapping[str, Any]) -> set[str]:
+def _scene_ids(scene: Mapping[str, Any], keys: tuple[str, ...] = ("id", "jid", "uid")) -> set[str]:
+    """The values of ``keys`` over the scene's objects (the retrieval placeholder is no id)."""
     ids: set[str] = set()
     for _, obj in scene_objects(scene):
         if isinstance(obj, Mapping):
-            ids.update(str(obj[k]) for k in ("id", "jid", "uid") if obj.get(k))
+            ids.update(str(obj[k]) for k in keys if obj.get(k) and obj[k] != NEED_RETRIEVAL)
     return ids
 
 

@@ -25,8 +25,8 @@ IMAGE_TOKENS = 1280
 MAX_MODEL_LEN = 40960
 MAX_OUTPUT_TOKENS = 16384
 _ID_SENTENCE = 'Every object has a unique `id` such as "obj_3"; name objects by that id.'
-_JID_SENTENCE = ("Objects are named by their `jid` (asset id); an edit applies to every object carrying the jid "
-                 "you give.")
+_JID_SENTENCE = ("Objects are named by their `jid` (asset id); remove_object removes every object carrying the jid "
+                 "you give, the other tools change only the first one listed.")
 
 
 def system_prompt(address: str = "id") -> str:

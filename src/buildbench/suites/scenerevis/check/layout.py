@@ -191,8 +191,10 @@ def parse_layout(record: Mapping[str, Any]) -> RoomLayout:
                 raise SceneFormatError(f"{where}.rot: zero quaternion {quats[k].tolist()}")
         descs.append(str(obj.get("desc") or obj.get("object_description") or ""))
         ids.append(str(obj.get("jid") or obj.get("uid") or obj.get("id") or ""))
-    quats /= np.linalg.norm(quats, axis=1, keepdims=True)
+    # Matrices from the quaternions as written, as the release's own Rotation.from_quat: scaling
+    # them first changes the last bits, which flips FCL's contact on touching faces.
     rotations = Rotation.from_quat(quats).as_matrix().reshape(n, 3, 3)
+    quats /= np.linalg.norm(quats, axis=1, keepdims=True)
     return RoomLayout(
         bottom[:, [0, 2]].copy(),
         floor_y,

@@ -12,6 +12,7 @@ The variants (SceneReVis spec §2.5, kept apart as :class:`PhysicsRules`):
   exceeds 1 cm; an object is out of bounds when more than 1 % of its surface lies outside
   the floor polygon buffered by 1 mm or outside [floor − 1 mm, ceiling + 1 mm].
 * :data:`REWARD` (RL ``TrimeshPhysicsMetrics``): the same, but any penetration counts.
+  :data:`REWARD_RELEASED` also takes the release's FCL contacts and depths (:mod:`.released`).
 * :data:`OPTIMIZER` (inference ``RuleBasedSceneOptimizer``, Algorithm 2): depth > 1 cm;
   out of bounds when any corner of the box's floor footprint lies outside the polygon.
   The released code takes the corners as ``pos ± size / 2`` and ignores rotation; we use
@@ -43,6 +44,7 @@ from buildbench.geometry import contact_pairs, sat_separation
 
 from .bounds import FLOOR_BUFFER_M, HEIGHT_TOLERANCE_M, outside_fractions, room_polygon
 from .layout import RoomLayout
+from .released import released_contacts
 
 FloatArray = NDArray[np.float64]
 
@@ -60,6 +62,8 @@ class PhysicsRules:
         corner_rule: Out of bounds when any footprint corner is outside (optimizer).
         floor_buffer_m: Growth of the floor polygon before testing.
         height_tolerance_m: Slack below the floor and above the ceiling.
+        mesh_contacts: Take contacts from FCL on box meshes, as the release does
+            (:mod:`.released`), in place of the exact box test.
     """
 
     name: str
@@ -68,6 +72,7 @@ class PhysicsRules:
     corner_rule: bool = False
     floor_buffer_m: float = FLOOR_BUFFER_M
     height_tolerance_m: float = HEIGHT_TOLERANCE_M
+    mesh_contacts: bool = False
 
 
 #: Depth comparisons ignore differences below this (float rounding), metres.
@@ -75,6 +80,8 @@ DEPTH_SLACK_M = 1e-9
 
 EVALUATION = PhysicsRules("evaluation", min_depth_m=0.01)
 REWARD = PhysicsRules("reward", min_depth_m=0.0)
+#: :data:`REWARD` with the released FCL contacts (``-o address=jid``, the released behaviour).
+REWARD_RELEASED = PhysicsRules("reward-released", min_depth_m=0.0, mesh_contacts=True)
 OPTIMIZER = PhysicsRules("optimizer", min_depth_m=0.01, corner_rule=True)
 RULES = {r.name: r for r in (EVALUATION, REWARD, OPTIMIZER)}
 
@@ -173,8 +180,9 @@ def penetrations(layout: RoomLayout) -> list[Contact]:
 
 def check_physics(layout: RoomLayout, rules: PhysicsRules = EVALUATION) -> PhysicsReport:
     """Collisions and out-of-bounds objects of ``layout`` under ``rules``."""
-    kept = [c for c in penetrations(layout) if c.depth_m > rules.min_depth_m + DEPTH_SLACK_M]
-    kept.sort(key=lambda c: (-c.depth_m, c.a, c.b))
+    found = [Contact(*c) for c in released_contacts(layout)] if rules.mesh_contacts else penetrations(layout)
+    kept = [c for c in found if c.depth_m > rules.min_depth_m + DEPTH_SLACK_M]
+    kept.sort(key=(lambda c: -c.depth_m) if rules.mesh_contacts else (lambda c: (-c.depth_m, c.a, c.b)))
     colliding = tuple(sorted({c.a for c in kept} | {c.b for c in kept}))
     fractions = outside_fractions(
         layout, buffer_m=rules.floor_buffer_m, height_tolerance_m=rules.height_tolerance_m
@@ -207,16 +215,20 @@ def corners_outside(layout: RoomLayout, buffer_m: float = FLOOR_BUFFER_M) -> NDA
 
 def feedback_text(report: PhysicsReport, names: list[str], top_k: int = 3) -> str:
     """The RL environment's physics hint: the ``top_k`` deepest collisions (cm) and the
-    ``top_k`` objects most outside (% of surface), named by ``names[index]``; "" when clean."""
+    ``top_k`` objects most outside (% of surface), named by ``names[index]``, each list ending
+    "and N more" when it was cut; "" when clean."""
     parts = []
     if report.contacts:
-        listed = "; ".join(
-            f"'{names[c.a]}' and '{names[c.b]}' (depth: {100 * c.depth_m:.1f}cm)"
-            for c in report.contacts[:top_k]
-        )
-        parts.append(f"Collisions: {listed}. Separate these objects to avoid overlap.")
+        listed = [f"'{names[c.a]}' and '{names[c.b]}' (depth: {100 * c.depth_m:.1f}cm)"
+                  for c in report.contacts[:top_k]]
+        parts.append(f"Collisions: {_cut(listed, len(report.contacts))}. Separate these objects to avoid overlap.")
     if report.out_of_bounds:
         worst = sorted(report.out_of_bounds, key=lambda i: (-report.outside_fraction[i], i))[:top_k]
-        listed = "; ".join(f"'{names[i]}' ({100 * report.outside_fraction[i]:.0f}% outside)" for i in worst)
-        parts.append(f"Out of bounds: {listed}. Move these objects inside the room boundaries.")
+        listed = [f"'{names[i]}' ({100 * report.outside_fraction[i]:.0f}% outside)" for i in worst]
+        parts.append(f"Out of bounds: {_cut(listed, len(report.out_of_bounds))}. "
+                     "Move these objects inside the room boundaries.")
     return "[Physics] " + " ".join(parts) if parts else ""
+
+
+def _cut(listed: list[str], total: int) -> str:
+    return "; ".join([*listed, f"and {total - len(listed)} more"] if total > len(listed) else listed)

@@ -65,7 +65,9 @@ def instruction_room_type(instruction: str) -> str | None:
 
 
 def init_reward(reply: str, instruction: str) -> tuple[float, str]:
-    """r_init of a turn-0 reply, with the reason."""
+    """r_init of a turn-0 reply, with the reason. The checks run in the released order: the
+    room type is judged before the bounds' shape, so a room of the wrong type scores −1 or 0
+    whatever its bounds."""
     if "<think>" in reply or "<conclusion>" in reply:
         return -1.0, "turn 0 must not think or conclude"
     if "<create_scene>" not in reply or "</create_scene>" not in reply:
@@ -84,15 +86,15 @@ def init_reward(reply: str, instruction: str) -> tuple[float, str]:
     inner = scene.get("room_envelope")
     envelope: dict[str, Any] = inner if isinstance(inner, dict) else scene
     bottom, top = envelope.get("bounds_bottom"), envelope.get("bounds_top")
-    if not isinstance(bottom, list) or not isinstance(top, list):
-        return -1.0, "bounds missing, not [x, y, z] points, or different vertex counts"
-    if not _points3(bottom) or not _points3(top) or len(bottom) != len(top):
-        return -1.0, "bounds missing, not [x, y, z] points, or different vertex counts"
+    if not isinstance(bottom, list) or not isinstance(top, list) or not bottom or not top:
+        return -1.0, "bounds missing"
     type_score = room_type_score(scene, instruction)
     if type_score < 0:
         return -1.0, "room_type and room_id both contradict the instruction"
     if type_score == 0:
         return 0.0, "one of room_type and room_id contradicts the instruction"
+    if not _points3(bottom) or not _points3(top) or len(bottom) != len(top):
+        return -1.0, "bounds are not [x, y, z] points, or have different vertex counts"
     xs, zs = [p[0] for p in bottom], [p[2] for p in bottom]
     area = (max(xs) - min(xs)) * (max(zs) - min(zs))
     if area > MAX_ROOM_AREA_M2:
@@ -102,14 +104,18 @@ def init_reward(reply: str, instruction: str) -> tuple[float, str]:
 
 
 def room_type_score(scene: dict[str, Any], instruction: str) -> float:
-    """1 both ``room_type`` and ``room_id`` fit the instruction (or it names none), 0 one, −1 neither."""
+    """1 both ``room_type`` and ``room_id`` fit the instruction (or it names none), 0 one, −1 neither.
+
+    As released: an alias matches with its spaces removed, inside the room type with its
+    spaces removed, or inside the room id with spaces, hyphens and underscores removed (so
+    ``living_room`` is not a living room type, while ``Living_Room-2`` is a living room id).
+    """
     expected = instruction_room_type(instruction)
     if expected is None:
         return 1.0
-    squash = re.compile(r"[\s\-_]")
-    written_type = squash.sub("", str(scene.get("room_type") or "").lower())
-    written_id = squash.sub("", str(scene.get("room_id") or "").lower())
-    aliases = [squash.sub("", a) for a in ROOM_ALIASES[expected]]
+    written_type = str(scene.get("room_type") or "").lower().strip().replace(" ", "")
+    written_id = re.sub(r"[ \-_]", "", str(scene.get("room_id") or "").lower().strip())
+    aliases = [a.replace(" ", "") for a in ROOM_ALIASES[expected]]
     hits = sum(any(a in text for a in aliases) for text in (written_type, written_id))
     return {2: 1.0, 1: 0.0, 0: -1.0}[hits]
 
@@ -126,8 +132,10 @@ def parse_tool_calls(reply: str) -> list[Any] | None:
     return calls if isinstance(calls, list) else None
 
 
-def format_reward(reply: str, scene_ids: Collection[str]) -> tuple[float, str]:
-    """r_fmt of a tool-call reply, given the ids the current scene's objects answer to."""
+def format_reward(reply: str, scene_ids: Collection[str], uids: Collection[str] | None = None) -> tuple[float, str]:
+    """r_fmt of a tool-call reply, given the ids the current scene's objects answer to: a ``uid``
+    argument is looked up in ``uids`` when given (the released checker keeps jids and uids
+    apart), every other id argument in ``scene_ids``."""
     if not (
         "<think>" in reply and "</think>" in reply and "<tool_calls>" in reply and "</tool_calls>" in reply
     ):
@@ -143,16 +151,29 @@ def format_reward(reply: str, scene_ids: Collection[str]) -> tuple[float, str]:
         return -0.9, f"tool_calls JSON does not parse: {exc.msg}"
     if not isinstance(calls, list) or not calls:
         return -1.0, "tool_calls must be a non-empty list"
+    if any(_unhashable_id(call) for call in calls):
+        return -1.0, "an object id is a list or an object"
     penalty, notes = 0.0, []
     for k, call in enumerate(calls):
-        p, why = _call_penalty(call, scene_ids)
+        p, why = _call_penalty(call, scene_ids, scene_ids if uids is None else uids)
         penalty += p
         if why:
             notes.append(f"call {k}: {why}")
     return 1.0 - min(penalty, 1.0), "; ".join(notes) or "ok"
 
 
-def _call_penalty(call: Any, scene_ids: Collection[str]) -> tuple[float, str]:
+def _unhashable_id(call: Any) -> bool:
+    """Whether the call's first given id is a list or an object (the released checker fails on
+    it and scores the whole reply −1)."""
+    if not isinstance(call, dict) or not isinstance(call.get("arguments"), dict):
+        return False
+    name = call.get("name")
+    keys = ID_ARGUMENTS.get(name, ()) if isinstance(name, str) else ()
+    given = [call["arguments"][a] for a in keys if call["arguments"].get(a)]
+    return bool(given) and isinstance(given[0], list | dict)
+
+
+def _call_penalty(call: Any, scene_ids: Collection[str], uids: Collection[str]) -> tuple[float, str]:
     if not isinstance(call, dict):
         return 0.1, "not an object"
     if "name" not in call:
@@ -171,13 +192,13 @@ def _call_penalty(call: Any, scene_ids: Collection[str]) -> tuple[float, str]:
         penalty += 0.1
         why.append(f"missing {', '.join(missing)}")
     if name in ID_ARGUMENTS:
-        given = [args[a] for a in ID_ARGUMENTS[name] if args.get(a)]
+        given = [(a, args[a]) for a in ID_ARGUMENTS[name] if args.get(a)]
         if not given:
             penalty += 0.15
             why.append("no object id")
-        elif str(given[0]) not in scene_ids:
+        elif str(given[0][1]) not in (uids if given[0][0].startswith("uid") else scene_ids):
             penalty += 0.2
-            why.append(f"unknown id {given[0]!r}")
+            why.append(f"unknown id {given[0][1]!r}")
     return penalty, ", ".join(why)
 
 
