@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -24,7 +25,7 @@ class _SuiteRow(TypedDict):
     agents: list[str]
     protocols: list[str]
     splits: list[str]
-    options: list[str]
+    options: dict[str, str]
 
 
 class _SuiteGroups(click.Group):
@@ -79,7 +80,8 @@ def cli() -> None:
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def suites(as_json: bool) -> None:
-    """List the registered suites with their agents and protocols."""
+    """List the registered suites with their agents, protocols, splits and -o options (--json: each
+    option with its accepted values and meaning; every model agent also takes the common ones)."""
     from buildbench.harness import get_suite, suite_names
 
     rows: list[_SuiteRow] = []
@@ -88,11 +90,11 @@ def suites(as_json: bool) -> None:
             s = get_suite(name)
         except Exception as exc:  # one broken plugin must not hide the others
             rows.append({"name": name, "description": f"(cannot be loaded: {type(exc).__name__}: {exc})",
-                         "agents": [], "protocols": [], "splits": [], "options": []})
+                         "agents": [], "protocols": [], "splits": [], "options": {}})
             continue
         rows.append({"name": name, "description": s.description, "agents": list(s.agents),
                      "protocols": list(s.protocols), "splits": list(s.splits),
-                     "options": [o.name for o in s.options]})
+                     "options": {o.name: o.describe() for o in s.options}})
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -102,10 +104,10 @@ def suites(as_json: bool) -> None:
     # One wide cell per suite, names on labelled lines: a name is never broken across lines.
     table = Table(title="suites", show_lines=True)
     table.add_column("suite", no_wrap=True)
-    table.add_column("description, agents, protocols, splits", overflow="fold")
+    table.add_column("description, agents, protocols, splits, -o options", overflow="fold")
     for r in rows:
         details = "\n".join([r["description"], *(f"[bold]{key}:[/bold] {', '.join(r[key])}"
-                                                   for key in ("agents", "protocols", "splits") if r[key])])
+                                                   for key in ("agents", "protocols", "splits", "options") if r[key])])
         table.add_row(r["name"], details)
     Console(width=max(100, Console().width)).print(table)
 
@@ -113,7 +115,7 @@ def suites(as_json: bool) -> None:
 @cli.command()
 @click.argument("suite")
 @click.option("--split", default="default", show_default=True, help="Task split.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Generation seed.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Generation seed.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most N tasks.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
 def tasks(suite: str, split: str, seed: int, limit: int | None, as_json: bool) -> None:
@@ -149,26 +151,32 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @cli.command()
 @click.argument("suite")
 @click.option("--agent", "-a", default=None, help="Agent name (see `buildbench suites`), or your own agent "
-              "factory: path/to/file.py:factory or package.module:factory (see docs/agents.md).")
-@click.option("--protocol", "-p", default=None, help="Protocol name.")
+              "factory: path/to/file.py:factory or package.module:factory (see docs/agents.md). "
+              "Default: the suite's default agent; with --model, its model agent (llm).")
+@click.option("--protocol", "-p", default=None, help="Protocol name (see `buildbench suites`). "
+              "Default: the suite's default protocol.")
 @click.option("--model", "-m", default=None, help="Model spec, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
               "vllm:MODEL@http://127.0.0.1:8000/v1, or a Python function: python:path/to/file.py:fn.")
-@click.option("--split", default="default", show_default=True)
+@click.option("--split", default="default", show_default=True, help="Task split (see `buildbench suites`).")
 @click.option("--tasks", "task_source", type=click.Path(exists=False), default=None,
               help="Run the tasks in this JSONL/JSON file or folder (e.g. from `buildbench tasks SUITE --json`) "
                    "instead of --split.")
 @click.option("--limit", type=click.IntRange(min=1), help="Run only the first N tasks.")
-@click.option("--samples", default=1, show_default=True, type=click.IntRange(min=1), help="Episodes per task.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Run seed.")
-@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), help="Where the run is stored.")
+@click.option("--samples", default=1, show_default=True, type=click.IntRange(1, 1_000_000), help="Episodes per task.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Run seed.")
+@click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the run is stored.  [default: runs/SUITE-AGENT-PROTOCOL-sSEED]")
 @click.option("--resume", is_flag=True, help="Continue the run in --run-dir, skipping finished episodes.")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 100_000),
               help="Model-backed episodes in flight.")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(min=0),
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(0, 1024),
               help="Processes for CPU-bound episodes (0: in this process).")
-@click.option("--record", type=click.Path(dir_okay=False), help="Record every model call to this JSONL file.")
-@click.option("--replay", type=click.Path(dir_okay=False), help="Answer model calls from this JSONL file.")
-@click.option("-o", "--option", "options", multiple=True, help="Suite option KEY=VALUE (repeatable).")
+@click.option("--record", type=click.Path(dir_okay=False),
+              help="Record every model call to this JSONL file (needs --model).")
+@click.option("--replay", type=click.Path(exists=True, dir_okay=False),
+              help="Answer model calls from this JSONL file (written by --record; needs the same --model).")
+@click.option("-o", "--option", "options", multiple=True,
+              help="Suite option KEY=VALUE (repeatable); `buildbench suites --json` lists each suite's.")
 @click.option("--backend", type=click.Choice(["process", "ray"]), default="process", show_default=True,
               help="process: this machine; ray: episodes as Ray tasks on a cluster (docs/ray.md).")
 @click.option("--address", default=None,
@@ -187,6 +195,7 @@ def run(suite: str, agent: str | None, protocol: str | None, model: str | None, 
     protocol = protocol or s.default_protocol or next(iter(s.protocols))
     if resume and run_dir is None:
         raise ConfigError("--resume needs --run-dir")
+    _check_model_files(model, record, replay)
     config = RunConfig(suite=suite, agent=agent, protocol=protocol, model=model, split=split, limit=limit,
                        samples=samples, seed=seed, concurrency=concurrency, workers=workers,
                        options=_parse_options(options), record=record, replay=replay, backend=backend,
@@ -208,6 +217,23 @@ def run(suite: str, agent: str | None, protocol: str | None, model: str | None, 
         ctx.exit(1)
 
 
+def _check_model_files(model: str | None, record: str | None, replay: str | None) -> None:
+    """Refuse --record/--replay that would be ignored, and a replay file that cannot be read,
+    before the first episode (otherwise every episode would end as an unscored api_error)."""
+    for flag, path in (("--record", record), ("--replay", replay)):
+        if path and not model:
+            raise ConfigError(f"{flag} {path}: needs --model (the model spec is part of every call's key)")
+    if replay:
+        from buildbench.llm.cache import load_entries
+
+        try:
+            load_entries(Path(replay))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"--replay {replay}: not UTF-8 text (byte {exc.start})") from None
+        except ValueError as exc:
+            raise ConfigError(f"--replay {exc}") from None
+
+
 def _default_agent(suite: Any, model: str | None) -> str:
     """The suite's default agent; with --model, its model agent (``llm``) when the default takes no model."""
     if model and not suite.agent(suite.default_agent).needs_model and "llm" in suite.agents:
@@ -227,7 +253,8 @@ def _first_error(run_dir: Path) -> str:
 
 @cli.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the run's metrics as one JSON object.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the run's metrics as one JSON object (a metric without data is null).")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed episodes "
                    "(0 on every metric) instead of leaving them out of the means.")
@@ -241,22 +268,40 @@ def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) 
 
         both = compare_runs(run_dirs, errors_as_failures=errors_as_failures)
         if as_json:
-            click.echo(json.dumps(both, default=str))
+            click.echo(_strict_json(both))
         else:
             print_comparison(both)
         return
     data = run_report(run_dirs[0], errors_as_failures=errors_as_failures)
     if as_json:
-        click.echo(json.dumps(data, default=str))
+        click.echo(_strict_json(data))
     else:
         print_report(data)
 
 
+def _strict_json(value: Any) -> str:
+    """``value`` as standard JSON: a metric without data (NaN, inf) becomes null, since NaN is
+    not JSON and breaks jq, browsers and most other readers."""
+
+    def finite(item: Any) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            return None
+        if isinstance(item, dict):
+            return {key: finite(v) for key, v in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [finite(v) for v in item]
+        return item
+
+    return json.dumps(finite(value), default=str, allow_nan=False)
+
+
 @cli.command()
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True,
+              help="jsonl: one full episode record a line; parquet: one flat row an episode; sft: chat data.")
 @click.option("--out", type=click.Path(path_type=Path),
-              help="Output file (jsonl, parquet) or new folder (sft; default RUN_DIR/sft).")
+              help="Output file (jsonl, parquet; default RUN_DIR/episodes.FORMAT) or new folder "
+                   "(sft; default RUN_DIR/sft).")
 def export(run_dir: Path, fmt: str, out: Path | None) -> None:
     """Export the episodes of RUN_DIR as JSONL (full records), Parquet (flat rows) or SFT data
     (chat JSONL with image files and a Hugging Face dataset with loss masks on assistant turns)."""
@@ -270,7 +315,10 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
                    f"to {done.jsonl} and the dataset {done.dataset}")
         return
     out = out or run_dir / f"episodes.{fmt}"
+    if out.is_dir():
+        raise ConfigError(f"--out {out}: is a folder; give the {fmt} file to write")
     with Store(run_dir, create=False) as store:
+        out.parent.mkdir(parents=True, exist_ok=True)
         n = (export_jsonl if fmt == "jsonl" else export_parquet)(store, out)
     click.echo(f"wrote {n} episode(s) to {out}")
 
@@ -333,6 +381,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         return 130
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # `buildbench` or `buildbench SUITE` alone asks for help: show it, as --help does.
+        click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
+        return 0
     except click.ClickException as exc:
         # Usage and input errors, one convention: one line starting "error:", exit status 2.
         ctx = getattr(exc, "ctx", None)  # usage errors know their command
@@ -345,18 +397,25 @@ def main(argv: list[str] | None = None) -> int:
     except BuildbenchError as exc:
         click.echo(f"error: {exc}", err=True)
         return 2
+    # Before ValueError: UnicodeDecodeError is one.
+    except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
+        # Backstop for inputs a reader did not bound itself: one line, not a traceback.
+        what = {"RecursionError": "input nested too deeply", "UnicodeDecodeError": "input is not UTF-8 text",
+                "MemoryError": "input too large for memory"}[type(exc).__name__]
+        click.echo(f"error: {what} ({type(exc).__name__}: {str(exc)[:200]})", err=True)
+        return 2
+    except OSError as exc:
+        if exc.filename is None or os.environ.get("BUILDBENCH_DEBUG"):
+            return _unexpected(exc)
+        # A path the user gave that cannot be read or written (missing, a folder, no permission).
+        click.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
+        return 2
     except ValueError as exc:
         from buildbench.llm import LLMConfigError
 
         if not isinstance(exc, LLMConfigError):
             return _unexpected(exc)
         click.echo(f"error: {exc}", err=True)
-        return 2
-    except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
-        # Backstop for inputs a reader did not bound itself: one line, not a traceback.
-        what = {"RecursionError": "input nested too deeply", "UnicodeDecodeError": "input is not UTF-8 text",
-                "MemoryError": "input too large for memory"}[type(exc).__name__]
-        click.echo(f"error: {what} ({type(exc).__name__}: {str(exc)[:200]})", err=True)
         return 2
     except Exception as exc:
         return _unexpected(exc)

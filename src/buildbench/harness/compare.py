@@ -16,6 +16,7 @@ from typing import Any
 
 from .episode import Episode, add_usage, as_failure, is_scored
 from .errors import ConfigError
+from .report import paper_table
 from .store import Store
 from .suite import Summarizer, get_suite, mean_metrics
 
@@ -111,15 +112,12 @@ def print_comparison(report: dict[str, Any]) -> None:
     for title, table_rows in report["tables"].items():
         if not table_rows:
             continue
-        table = Table(title=f"{report['suite']}: {title}")
         columns: list[str] = []
         for row in table_rows:
             columns.extend(c for c in row if c not in columns)
-        for col in columns:
-            table.add_column(str(col), no_wrap=col == "run")
-        for row in table_rows:
-            table.add_row(*(_cell(_short(row[c]) if c == "run" else row.get(c, "")) for c in columns))
-        console.print(table)
+        cells = [{c: _short(row[c]) if c == "run" else row.get(c, "") for c in columns} for row in table_rows]
+        table, width = paper_table(f"{report['suite']}: {title}", cells)
+        Console(width=max(console.width, 100, width)).print(table)
 
 
 def _short(label: str) -> str:

@@ -19,6 +19,9 @@ OptionKind = Literal["int", "float", "bool", "str", "int-or-full", "float-or-non
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
+#: Largest integer option value: beyond it a value cannot round-trip through JSON numbers or
+#: fit the C integers of sandbox limits, so it is refused instead of overflowing mid-run.
+LARGEST_INT = 2**53
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,20 @@ class OptionSpec:
     minimum: float | None = None
     maximum: float | None = None
 
+    def describe(self) -> str:
+        """One line for listings: the accepted values, then the help, e.g.
+        ``int >= 1: submissions allowed by the refine protocol``."""
+        accepted = {"int-or-full": "int or 'full'", "float-or-none": "float or 'none'"}.get(self.kind, self.kind)
+        if self.choices:
+            accepted = " | ".join(self.choices)
+        if self.minimum is not None and self.maximum is not None:
+            accepted += f" in [{self.minimum:g}, {self.maximum:g}]"
+        elif self.minimum is not None:
+            accepted += f" >= {self.minimum:g}"
+        elif self.maximum is not None:
+            accepted += f" <= {self.maximum:g}"
+        return f"{accepted}: {self.help}" if self.help else accepted
+
     def parse(self, value: Any) -> Any:
         """``value`` converted to the option's type; ConfigError names the option otherwise."""
         try:
@@ -46,6 +63,8 @@ class OptionSpec:
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"option {self.name}={value!r}: {exc}") from None
         if isinstance(out, (int, float)) and not isinstance(out, bool):
+            if isinstance(out, int) and abs(out) > LARGEST_INT:
+                raise ConfigError(f"option {self.name}={value!r}: too large (at most {LARGEST_INT} in magnitude)")
             if self.minimum is not None and out < self.minimum:
                 raise ConfigError(f"option {self.name}={value!r}: must be >= {self.minimum:g}")
             if self.maximum is not None and out > self.maximum:

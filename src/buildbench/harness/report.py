@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .episode import add_usage, as_failure, is_scored
+from .errors import ConfigError
 from .store import Store
 from .suite import Summarizer, get_suite, mean_metrics
 
@@ -22,6 +23,8 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
     with Store(run_dir, create=False) as store:
         manifest = store.manifest()
         episodes = list(store.episodes())
+    if not manifest and not episodes:
+        raise ConfigError(f"{run_dir} holds no run (run.sqlite has no manifest and no episode)")
     unscored = sum(1 for ep in episodes if not is_scored(ep))
     if errors_as_failures:
         keys = sorted({k for ep in episodes for k in ep.metrics})
@@ -75,11 +78,37 @@ def print_report(report: dict[str, Any]) -> None:
     for title, rows in report.get("tables", {}).items():
         if not rows:
             continue
-        table = Table(title=title)
-        columns = list(rows[0])
-        for col in columns:
-            table.add_column(str(col), no_wrap=True)
-        for row in rows:
-            table.add_row(*(f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c]) for c in columns))
-        # Paper tables are up to 100 columns wide: never wrap their cells on a narrower console.
-        Console(width=max(console.width, 100)).print(table)
+        table, width = paper_table(title, rows)
+        Console(width=max(console.width, 100, width)).print(table)
+
+
+def _cell(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def paper_table(title: str, rows: list[dict[str, Any]]) -> tuple[Any, int]:
+    """A suite table and the console width (columns) it needs without losing a character.
+
+    Numbers, ids and number lists are never cut or wrapped; prose cells (words of three letters
+    or more) and headers wrap at word boundaries, so most tables fit 100 columns and a wider
+    one is printed wider rather than truncated.
+    """
+    import re
+    import textwrap
+
+    from rich.table import Table
+
+    table = Table(title=title)
+    columns = list(rows[0])
+    width = 1  # the left border; each column adds its padding and right border (3)
+    for col in columns:
+        cells = [_cell(row[col]) for row in rows]
+        prose = any(" " in text and re.search("[A-Za-z]{3}", text) for text in cells)
+        longest_word = max((len(word) for text in cells for word in text.split()), default=1)
+        cell_width = max(min(max(map(len, cells)), 16), longest_word) if prose else max(map(len, cells))
+        header = textwrap.wrap(str(col), max(cell_width, 10), break_long_words=False) or [str(col)]
+        table.add_column("\n".join(header), no_wrap=not prose, min_width=cell_width)
+        width += max(cell_width, *map(len, header)) + 3
+    for row in rows:
+        table.add_row(*(_cell(row[c]) for c in columns))
+    return table, width

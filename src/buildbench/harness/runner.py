@@ -133,6 +133,11 @@ def select_tasks(suite: Suite, config: RunConfig) -> list[Task]:
     return tasks[: config.limit] if config.limit else tasks
 
 
+def _short_repr(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def artifact_dir(root: Path, task_id: str, sample: int) -> Path:
     return root / re.sub(r"[^A-Za-z0-9_.-]", "_", task_id) / f"s{sample}"
 
@@ -327,13 +332,14 @@ class Runner:
                 suite.protocol(self.config.protocol).factory(tasks[0], dict(self.config.options))
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
+        # Built here on every backend, so a bad model spec (or a missing key) fails once, before
+        # any episode and before the run folder exists: fixing it needs no --resume.
+        model = self._build_model() if agent_spec.needs_model else None
         store = self._open_store(len(tasks))
         try:
             done = store.finished()
             todo = [(t, s) for t in tasks for s in range(self.config.samples) if (t.id, s) not in done]
             skipped = len(tasks) * self.config.samples - len(todo)
-            # Built here on every backend, so a bad model spec fails once, before any episode.
-            model = self._build_model() if agent_spec.needs_model else None
             with _Progress(self.progress, len(todo), f"{suite.name}/{agent_spec.name}") as bar:
                 if self.config.backend == "ray":
                     from .ray_backend import run_on_ray
@@ -371,10 +377,12 @@ class Runner:
                 raise ConfigError(f"{self.run_dir} already holds a run; pass --resume to continue it "
                                   "or choose another --run-dir")
             if old is not None:
-                changed = [k for k in _IDENTITY if old.get(k) != self.config.identity()[k]]
+                given = self.config.identity()
+                changed = [f"{k} {_short_repr(old.get(k))}, not {_short_repr(given[k])}"
+                           for k in _IDENTITY if old.get(k) != given[k]]
                 if changed:
                     store.close()
-                    raise ConfigError(f"cannot resume {self.run_dir}: {', '.join(changed)} differ from the stored run")
+                    raise ConfigError(f"cannot resume {self.run_dir}: the stored run has {'; '.join(changed)}")
             return store
         store.write_manifest({
             "config": self.config.to_dict(),

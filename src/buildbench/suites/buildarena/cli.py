@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,13 +134,24 @@ def _read_lines(calls: Path) -> list[str]:
         return calls.read_text(encoding="utf-8").splitlines()
     except (OSError, EOFError) as exc:
         raise click.ClickException(f"cannot read {calls}: {getattr(exc, 'strerror', None) or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(f"cannot read {calls}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    # click's FloatRange lets nan through (every comparison with nan is false).
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number")
+    return value
 
 
 @cli.command()
 @click.argument("machine", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--task", "task_id", required=True, help=TASK_HELP)
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
-@click.option("--duration", type=click.FloatRange(min=0.04), help="Simulate only this many seconds.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Seed (chooses tracked blocks of Lift Lv.2/3).")
+@click.option("--duration", type=click.FloatRange(min=0.04), callback=_finite,
+              help="Simulate only this many seconds (default: the task's full duration).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @PROFILE_OPTION
 def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool, profile: str) -> None:
@@ -180,7 +192,8 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
 @click.option("--machine", "machine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The machine that was run (history JSON, machine document or episode outcome).")
 @click.option("--task", "task_id", required=True, help=TASK_HELP)
-@click.option("--seed", default=0, show_default=True, type=int, help="Seed (chooses tracked blocks of Lift Lv.2/3).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @PROFILE_OPTION
 def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str) -> None:
     """Judge a trajectory LOG from Besiege (the exported .bsg's Lua log: "t, ID_k, x, y, z" lines).
@@ -214,7 +227,8 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str
               help="PNG to write (default: MACHINE with the suffix .png).")
 @click.option("--views", "views_text", default=DEFAULT_VIEWS, show_default=True,
               help=f"Comma-separated views: {', '.join(VIEW_NAMES)}.")
-@click.option("--size", "px", default=384, show_default=True, type=int, help="Side of each view in pixels.")
+@click.option("--size", "px", default=384, show_default=True, type=click.IntRange(64, 2048),
+              help="Side of each view in pixels.")
 @click.option("--colors", type=click.Choice(["type", "block"]), default="type", show_default=True,
               help="type: one colour per block type, with a legend; block: one colour per block.")
 @click.option("--labels/--no-labels", default=False, show_default=True, help="Write block ids on the blocks.")

@@ -34,7 +34,7 @@ suite = Suite(
     default_protocol="refine",
     options=(
         OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1),
-        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0),
+        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0, maximum=3600.0),
         PROMPTS_OPTION,
     ),
     prompts=PROMPTS,

@@ -23,7 +23,7 @@ def _load_scene(path: str) -> Any:
 
     p = Path(path)
     if not p.is_file():
-        raise ConfigError(f"--scene {path}: no such file")
+        raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -132,8 +132,11 @@ def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None
 def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
     p = Path(path)
     if not p.is_file():
-        raise ConfigError(f"--constraints {path}: no such file")
-    text = p.read_text(encoding="utf-8")
+        raise ConfigError(f"--constraints {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--constraints {path}: not UTF-8 text (byte {exc.start})") from None
     if p.suffix.lower() != ".json":
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
         return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]
@@ -185,9 +188,9 @@ def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
 
 
 @cli.command("generate")
-@click.option("--pairs", type=click.IntRange(min=1), default=130, show_default=True,
+@click.option("--pairs", type=click.IntRange(1, 100_000), default=130, show_default=True,
               help="Aligned scenes (each with a misaligned twin).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generation seed.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("legoeval-bench"),
               show_default=True, help="Folder for the LEGO-Bench-layout files.")
 def generate_cmd(pairs: int, seed: int, out: Path) -> None:
@@ -196,6 +199,15 @@ def generate_cmd(pairs: int, seed: int, out: Path) -> None:
 
     written = write_benchmark(out, n_pairs=pairs, seed=seed)
     click.echo(f"wrote {written} to {out}")
+
+
+def _require_legoeval_run(run_dir: Path) -> None:
+    from buildbench.harness import Store
+
+    with Store(run_dir, create=False) as store:
+        suite = store.manifest().get("config", {}).get("suite")
+    if suite != "legoeval":
+        raise ConfigError(f"{run_dir}: a run of suite {suite!r}, not legoeval (see `buildbench report {run_dir}`)")
 
 
 @cli.command("report")
@@ -213,6 +225,7 @@ def report_cmd(run_dirs: tuple[Path, ...], as_json: bool) -> None:
     for run_dir in run_dirs:
         if not (run_dir / "run.sqlite").is_file():
             raise ConfigError(f"{run_dir}: not a buildbench run (no run.sqlite)")
+        _require_legoeval_run(run_dir)
     try:
         print_runs_report(run_dirs, as_json=as_json)
     except BuildbenchError as exc:

@@ -256,7 +256,6 @@ def print_tables(titled: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
     from rich.table import Table
 
     console = Console()
-    console.width = max(console.width, 160)  # the paper's tables are wide; never wrap numbers
     for title, rows in titled.items():
         if not rows:
             console.print(f"{title}: no rows")
@@ -267,7 +266,9 @@ def print_tables(titled: Mapping[str, Sequence[Mapping[str, Any]]]) -> None:
             table.add_column(col)
         for row in rows:
             table.add_row(*(escape(_cell(row.get(c))) for c in cols))  # run labels hold [model]
-        console.print(table)
+        # The paper's tables are wide: print each at its natural width, never cut a cell.
+        natural = Console(width=10_000).measure(table).maximum
+        Console(width=max(console.width, 100, natural)).print(table)
 
 
 def episodes_from_results(agent: str, results: Sequence[tuple[Any, Mapping[str, Any]]]) -> list[Episode]:
