@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import buildbench
 from buildbench.sandbox import Envelope, Limits, Worker, _launch, run_code, sandbox_available
 
 pytestmark = pytest.mark.skipif(
@@ -222,3 +223,18 @@ def test_runs_on_a_bwrap_without_tmpfs_size(monkeypatch: pytest.MonkeyPatch) -> 
     assert "--size" not in _launch.plan_launch("bwrap", "/tmp/job", TIGHT, 3, 4).argv
     envelope = run_code("open('/tmp/scratch', 'w').write('x')\nresult = 1", limits=TIGHT, isolation="bwrap")
     assert envelope.status == "ok" and envelope.result == 1
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bwrap unusable")
+def test_a_virtualenv_reached_through_a_linked_folder_runs_sandboxed(tmp_path: Path) -> None:
+    # The sandbox mounts resolved paths; an interpreter named through a link to the virtualenv
+    # (a worktree's `.venv -> ../main/.venv`) must still be found inside.
+    link = tmp_path / "venv-link"
+    link.symlink_to(Path(sys.prefix).resolve(), target_is_directory=True)
+    python = link / "bin" / Path(sys.executable).name
+    code = ("from buildbench.sandbox import run_code\n"
+            "env = run_code('result = 6 * 7', isolation='bwrap')\n"
+            "print(env.status, env.result)")
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": str(Path(buildbench.__file__).resolve().parents[1])})
+    assert out.stdout.split() == ["ok", "42"], out.stderr[-2000:]

@@ -73,13 +73,21 @@ def python_path_entries() -> list[str]:
     return [str(Path(buildbench.__file__).resolve().parent.parent)]
 
 
+def interpreter() -> str:
+    """This interpreter as the sandbox can run it: its folder with links resolved (the sandbox
+    mounts resolved paths, so a virtualenv reached through a linked folder is found there) and
+    its own name kept (resolving the name too would leave the virtualenv for the base Python)."""
+    executable = Path(sys.executable)
+    return str(executable.parent.resolve() / executable.name)
+
+
 def child_environment(workdir: str, pythonpath: list[str]) -> dict[str, str]:
     """The whole environment of the child: an allow-list, never copied from the parent.
 
     Nothing of the parent's environment (API keys, tokens, cloud credentials) is
     passed on; only these fixed values.
     """
-    venv_bin = str(Path(sys.executable).parent)
+    venv_bin = str(Path(interpreter()).parent)
     return {
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
         "HOME": workdir,
@@ -97,7 +105,7 @@ def child_environment(workdir: str, pythonpath: list[str]) -> dict[str, str]:
 
 def _child_command(request_fd: int, reply_fd: int, parent_pid: int | None = None) -> list[str]:
     """The supervisor's command line; ``parent_pid`` (a plain process) makes it die with this process."""
-    command = [sys.executable, "-s", "-B", "-m", "buildbench.sandbox._child", str(request_fd), str(reply_fd)]
+    command = [interpreter(), "-s", "-B", "-m", "buildbench.sandbox._child", str(request_fd), str(reply_fd)]
     return command if parent_pid is None else [*command, str(parent_pid)]
 
 
