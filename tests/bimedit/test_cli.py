@@ -27,7 +27,7 @@ def test_generate_score_and_diff(tmp_path: Path) -> None:
     assert out["final"] == 1.0 and out["solved"] and out["edit_sets"]["reference"]
     res = runner.invoke(cli, ["score", "--task", str(task_file), "--pred", str(tmp_path / "gen" /
                                                                             record["input_ifc"])])
-    assert res.exit_code == 0 and "solved False" in res.output
+    assert res.exit_code == 1 and "solved False" in res.output  # the verdict: not solved
     res = runner.invoke(cli, ["diff", str(tmp_path / "gen" / record["input_ifc"]), str(truth), "--json"])
     assert res.exit_code == 0
     assert json.loads(res.output)["added"]
@@ -42,14 +42,14 @@ def test_bad_files_give_one_line(tmp_path: Path) -> None:
     res = runner.invoke(cli, ["score", "--task", str(junk), "--pred", str(junk)])
     assert res.exit_code != 0 and "not valid JSON" in res.output
     res = runner.invoke(cli, ["generate", "--n", "0", "--out", str(tmp_path)])
-    assert res.exit_code != 0 and "--n must be" in res.output
+    assert res.exit_code != 0 and "'--n'" in res.output and "1<=x<=100000" in res.output
 
 
-def test_unreadable_prediction_scores_zero(tmp_path: Path) -> None:
-    task = generate_tasks(1, 2, tmp_path / "one")[0]
+def test_unreadable_prediction_is_refused_not_scored(tmp_path: Path) -> None:
+    generate_tasks(1, 2, tmp_path / "one")
     single = tmp_path / "one" / "tasks.jsonl"
     junk = tmp_path / "junk.ifc"
     junk.write_text("not ifc")
     res = CliRunner().invoke(cli, ["score", "--task", str(single), "--pred", str(junk)])
-    assert res.exit_code == 0 and "final 0.0000" in res.output and "unreadable" in res.output
-    assert task.task_id in res.output
+    assert res.exit_code != 0 and "final" not in res.output and "not a readable IFC model" in res.output
+    assert str(junk) in res.output

@@ -128,7 +128,7 @@ def test_batch_cli_agrees_with_the_single_task_scorer(shared_case: tuple, capsys
     for t in sample:
         write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
     # a prediction is missing for every other task of the file: reported, not scored as zero
-    assert main(["bimedit", "score", "--tasks", str(out / "tasks.jsonl"), "--preds", str(preds), "--json"]) == 1
+    assert main(["bimedit", "score", "--tasks", str(out / "tasks.jsonl"), "--preds", str(preds), "--json"]) == 2
     batch = json.loads(capsys.readouterr().out)
     rows = {r["task_id"]: r for r in batch["tasks"]}
     assert batch["summary"]["scored"] == len(sample)
@@ -202,8 +202,8 @@ def test_batch_score_input_errors(tmp_path: Path, capsys: pytest.CaptureFixture)
 
 
 def test_batch_statuses_missing_error_and_bad_prediction(tmp_path: Path) -> None:
-    """A missing prediction and a task whose ground truth is gone stay out of the means; a broken
-    prediction is the agent's failure and scores 0, as the single-task scorer gives it."""
+    """A missing prediction, a broken one and a task whose ground truth is gone all stay out of the
+    means (the single-task scorer refuses a broken prediction too)."""
     tasks, _ = generate_from_ifc(FIXTURE, tmp_path, n=12, seed=0)
     tasks = [t for t in tasks if t.category == "direct"][:4]
     preds = tmp_path / "preds"
@@ -213,11 +213,11 @@ def test_batch_statuses_missing_error_and_bad_prediction(tmp_path: Path) -> None
         write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
     Path(tasks[2].ground_truth_ifc).unlink()
     rows = rescore(tasks, preds)
-    assert [r.status for r in rows] == ["scored", "scored", "error", "missing"]
-    assert rows[0].score is not None and rows[0].score.final == 0.0 and "unreadable" in rows[0].score.reason
+    assert [r.status for r in rows] == ["error", "scored", "error", "missing"]
+    assert rows[0].score is None and "not a readable IFC model" in rows[0].reason
     info = summary(rows)
-    assert (info["scored"], info["errors"], info["missing"]) == (2, 1, 1)
-    assert info["final"] == pytest.approx(0.5)
+    assert (info["scored"], info["errors"], info["missing"]) == (1, 2, 1)
+    assert info["final"] == pytest.approx(1.0)
 
 
 def test_real_split_needs_a_folder(monkeypatch: pytest.MonkeyPatch) -> None:

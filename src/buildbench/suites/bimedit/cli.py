@@ -3,16 +3,44 @@
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from buildbench.harness.errors import BuildbenchError
 from buildbench.parallel import PROCESS, Backend, backend_options
 
+if TYPE_CHECKING:
+    from buildbench.suites.bimedit.check.edit import EditScore
+
+#: Bounds of the generator's options: a count this large already takes hours, and a bigger one
+#: would hang building its list of base edits before writing anything.
+MAX_TASKS = 100_000
+MAX_WORKERS = 1024
+MAX_SEED = 2**63 - 1
+
 
 def _fail(message: str) -> None:
+    """Stop with one line (printed as ``error: ...`` by ``buildbench``, exit status 2)."""
     raise click.ClickException(message)
+
+
+def _json_text(value: Any) -> str:
+    """``value`` as strict JSON: non-finite numbers (an empty edit set's Chamfer distance) become null."""
+    return json.dumps(_finite(value), indent=2, default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        return float(value) if math.isfinite(value) else None
+    return value
 
 
 @click.group()
@@ -21,28 +49,28 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--n", "n", type=int, default=None,
-              help="number of tasks (default: the paper's 324-task design)")
-@click.option("--seed", type=int, default=0, show_default=True, help="generator seed")
+@click.option("--n", "n", type=click.IntRange(1, MAX_TASKS), default=None,
+              help="Number of tasks, at most 100000 (default: the paper's 324-task design).")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="Generator seed, a whole number from 0.")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="bimedit-tasks", show_default=True,
-              help="folder for scenes, ground truths and tasks.jsonl")
+              help="Folder for scenes, ground truths and tasks.jsonl.")
 @click.option("--ifc", "ifc", type=click.Path(dir_okay=False), default=None,
-              help="make the tasks on this IFC model (any schema and unit) instead of synthetic scenes")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="processes making the synthetic scenes' tasks (one scene per process at a time)")
+              help="Make the tasks on this IFC model (any schema and length unit) instead of synthetic "
+                   "scenes (default: synthetic scenes).")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
+              help="Processes making the synthetic scenes' tasks, one scene per process at a time (at most 1024).")
 @backend_options
 def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, backend: Backend) -> None:
     """Generate tasks with their input and ground-truth models.
 
     With --ifc, the tasks edit that model: the paper's composition laid over its elements,
     each base edit phrased three ways with checked descriptions and an oracle solution; what
-    the model cannot support is listed (also in generation-report.json).
+    the model cannot support is listed (also in generation-report.txt beside tasks.jsonl).
     """
     from buildbench.suites.bimedit.generate.tasks import generate_tasks
     from buildbench.suites.bimedit.generate.tasks.usergen import generate_from_ifc
 
-    if n is not None and n < 1:
-        _fail(f"--n must be a positive number of tasks, got {n}")
     if ifc is not None:
         if not Path(ifc).is_file():
             _fail(f"--ifc {ifc}: no such file")
@@ -64,24 +92,33 @@ def _progress(text: str) -> None:
 
 
 @cli.command()
-@click.option("--task", "task_path", type=click.Path(), default=None, help="task JSON (or JSONL with one task)")
-@click.option("--pred", "pred", type=click.Path(), default=None, help="the edited IFC model to score")
+@click.option("--task", "task_path", type=click.Path(), default=None,
+              help="Task JSON, or JSONL with one task (default: none; give it with --pred).")
+@click.option("--pred", "pred", type=click.Path(), default=None,
+              help="The edited IFC model to score (default: none; give it with --task).")
 @click.option("--tasks", "tasks_path", type=click.Path(), default=None,
-              help="a task file (JSONL) to re-score in batch, with --preds")
+              help="A task file (JSONL) to re-score in batch (default: none; give it with --preds).")
 @click.option("--preds", "preds", type=click.Path(), default=None,
-              help="folder of predictions, one <task id>.ifc per task (with --tasks)")
-@click.option("--json", "as_json", is_flag=True, help="print the full result as JSON")
-@click.option("--strict", is_flag=True, help="also penalise collateral damage (ours, not the paper's)")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="processes scoring a batch (--tasks/--preds)")
+              help="Folder of predictions, one <task id>.ifc per task (default: none; give it with --tasks).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the full result as JSON; a non-finite number (the Chamfer distance in metres "
+                   "of an empty edit set) is written as null (default: off).")
+@click.option("--strict", is_flag=True,
+              help="Also penalise collateral damage, ours, not the paper's (default: off).")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
+              help="Processes scoring a batch (--tasks/--preds), at most 1024.")
 @backend_options
 def score(task_path: str | None, pred: str | None, tasks_path: str | None, preds: str | None, as_json: bool,
           strict: bool, workers: int, backend: Backend) -> None:
     """Score an edited model against a task's ground truth (--task/--pred), or a folder of
     predictions against a task file (--tasks/--preds).
 
-    Batch exit status: 0 when every task was scored, 1 when a prediction is missing or could
-    not be scored (listed, never counted as zero), 2 for a bad task file or folder.
+    One task: exit status 0 when the edit is solved (every axis at the solve threshold), 1 when
+    it is not, 2 when the task or the prediction cannot be read (missing, a folder, not IFC).
+
+    Batch: every task is scored; a missing or unreadable prediction, or a task whose own models
+    cannot be read, prints one "error:" line and stays out of the means (never a zero). Exit
+    status 0 when every task was scored, 2 when any was malformed input.
     """
     if (task_path is None) == (tasks_path is None) or (task_path is None) != (pred is None) or (
             tasks_path is None) != (preds is None):
@@ -103,18 +140,22 @@ def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool, worke
         _fail(f"{tasks_path}: no tasks")
     rows = rescore(tasks, preds, strict=strict, workers=workers, backend=backend)
     info = summary(rows)
-    if as_json:
-        click.echo(json.dumps({"tasks": [r.to_dict() for r in rows], "summary": info}, indent=2, default=str))
-    else:
-        for r in rows:
+    for r in rows:
+        if r.score is None:
+            click.echo(f"error: task {r.task_id}: {r.status} prediction: {r.reason}", err=True)
+        elif not as_json:
             click.echo(r.line())
+    if as_json:
+        click.echo(_json_text({"tasks": [r.to_dict() for r in rows], "summary": info}))
+    else:
         click.echo(summary_line(info))
     if info["scored"] < info["tasks"]:
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(2)
 
 
 def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
     from buildbench.suites.bimedit.check.edit import score_edit
+    from buildbench.suites.bimedit.rescore import prediction_problem
     from buildbench.suites.bimedit.tasks import read_tasks
 
     try:
@@ -124,14 +165,23 @@ def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
     if len(tasks) != 1:
         _fail(f"{task_path}: expected one task, found {len(tasks)}")
     task = tasks[0]
+    problem = prediction_problem(Path(pred))
+    if problem is not None:
+        _fail(f"--pred {problem}")
     try:
         result = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec(), strict=strict)
     except ValueError as exc:
         _fail(str(exc))
     if as_json:
-        click.echo(json.dumps({"task_id": task.task_id, **result.to_dict()}, indent=2, default=str))
-        return
-    click.echo(f"{task.task_id}: geometry {result.geometry:.4f}  semantics {result.semantics:.4f}  "
+        click.echo(_json_text({"task_id": task.task_id, **result.to_dict()}))
+    else:
+        _print_score(task.task_id, result)
+    if not result.solved:
+        raise click.exceptions.Exit(1)
+
+
+def _print_score(task_id: str, result: EditScore) -> None:
+    click.echo(f"{task_id}: geometry {result.geometry:.4f}  semantics {result.semantics:.4f}  "
                f"topology {result.topology:.4f}  final {result.final:.4f}  solved {result.solved}")
     click.echo(f"reason: {result.reason}")
     if result.edit_sets is not None:
@@ -145,7 +195,7 @@ def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
 @cli.command()
 @click.argument("a", type=click.Path())
 @click.argument("b", type=click.Path())
-@click.option("--json", "as_json", is_flag=True, help="print the changes as JSON")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON (default: off).")
 def diff(a: str, b: str, as_json: bool) -> None:
     """List the elements added, removed and modified from model A to model B."""
     from buildbench.suites.bimedit.check.diff import node_changes

@@ -55,14 +55,18 @@ PAPER_OUTPUT_KTOKENS = {"direct": 6.2, "spatial": 11.4, "topological": 9.9}
 AXES = ("final", "geometry", "semantics", "topology")
 CATEGORIES = ("direct", "spatial", "topological")
 _PASS = 98.0
+#: The cell of a rate with no episode to count, and the footnote that says why.
+NO_DATA = "n/a"
+NO_DATA_NOTE = (f"{NO_DATA}: no scored episode in that group in this run (for example no task of that "
+                "instruction type), so there is no rate to show")
 
 
 def _pm(values: np.ndarray) -> str:
     return f"{values.mean():.2f} ± {values.std():.2f}" if values.size else "–"
 
 
-def _rate(flags: np.ndarray) -> float:
-    return round(float(flags.mean() * 100), 2) if flags.size else float("nan")
+def _rate(flags: np.ndarray) -> float | str:
+    return round(float(flags.mean() * 100), 2) if flags.size else NO_DATA
 
 
 class _Scores:
@@ -171,7 +175,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     label = f"ours: {', '.join(agents) or '?'}"
     if any(e.outcome.get("strict") for e in episodes):
         label += " (strict)"
-    out["tables"] = {
+    tables = {
         "Table 1: scores, 0-100, mean ± std": table1(s, label),
         "Table 2: strict solve rates and per-axis pass rates (%)": table2(s, label),
         "Table 3: runtime failure rates (%)": table3(s.failures, label),
@@ -181,4 +185,14 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
         "by element": breakdown(s, "element"),
         "trajectories by instruction type": trajectories(episodes),
     }
+    out["tables"] = {**tables, **footnotes(tables)}
     return out
+
+
+def footnotes(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """A "Notes" table explaining the cells with no data, when some table has one (else nothing)."""
+    empty = [title.split(":")[0] for title, rows in tables.items()
+             if any(v == NO_DATA for row in rows for v in row.values())]
+    if not empty:
+        return {}
+    return {"Notes": [{"note": f"{NO_DATA_NOTE} ({', '.join(empty)})"}]}

@@ -1,11 +1,11 @@
 """Re-score a folder of predicted IFC files against a task file, one prediction per task.
 
-A prediction for task ``T`` is ``DIR/T.ifc``. A task without one is *missing*, and a task
-whose own input or ground-truth model cannot be read is an *error*: both are reported and
-neither counts as a zero, so the means cover scored tasks only (errors are never scores).
-A prediction that exists but is not readable IFC is the agent's failure and scores 0, as in
-the single-task scorer. Each scored row is exactly what
-:func:`~buildbench.suites.bimedit.check.edit.score_edit` gives ``bimedit score --task --pred``.
+A prediction for task ``T`` is ``DIR/T.ifc``. A task without one is *missing*; a task whose
+prediction is not a readable IFC file, or whose own input or ground-truth model cannot be
+read, is an *error*. Both are malformed input, reported and never counted as a zero, so the
+means cover scored tasks only (errors are never scores); ``bimedit score --task --pred``
+refuses the same predictions. Each scored row is exactly what
+:func:`~buildbench.suites.bimedit.check.edit.score_edit` gives the single-task scorer.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 
 from buildbench.harness.errors import ConfigError
 from buildbench.parallel import PROCESS, Backend, map_ordered
-from buildbench.suites.bimedit.check.edit import EditScore, score_edit
+from buildbench.suites.bimedit.check.edit import MODEL_CACHE, EditScore, score_edit
+from buildbench.suites.bimedit.check.model import ModelError
 from buildbench.suites.bimedit.tasks import BimTask
 
 
@@ -71,11 +72,28 @@ def rescore(tasks: Sequence[BimTask], preds: str | Path, *, strict: bool = False
     return list(map_ordered(_rescore_one, jobs, workers=workers, backend=backend))
 
 
+def prediction_problem(pred: Path) -> str | None:
+    """Why ``pred`` cannot be scored (a folder, no such file, not readable IFC), in one line, or None."""
+    if pred.is_dir():
+        return f"{pred} is a folder, not an IFC file"
+    if not pred.is_file():
+        return f"{pred}: no such file"
+    try:
+        MODEL_CACHE.get(pred)  # parsed once: score_edit finds it in the cache
+    except ModelError as exc:
+        why = " ".join(str(exc).split())  # one line, whatever the parser said
+        return f"{pred}: not a readable IFC model ({why[:300]})"
+    return None
+
+
 def _rescore_one(job: tuple[BimTask, Path, bool]) -> Rescored:
     task, folder, strict = job
     pred = prediction_path(folder, task)
-    if not pred.is_file():
+    if not pred.exists():
         return Rescored(task.task_id, "missing", str(pred), reason=f"no file {pred.name}")
+    problem = prediction_problem(pred)
+    if problem is not None:
+        return Rescored(task.task_id, "error", str(pred), reason=problem)
     try:
         result = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec(), strict=strict)
     except ValueError as exc:  # ModelError and other unreadable input

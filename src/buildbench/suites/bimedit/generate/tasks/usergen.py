@@ -296,8 +296,8 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
                 continue
             made[(element, op)] += 1
             tasks.extend(group)
-            if progress is not None:
-                progress(f"{len(tasks)}/{total} tasks")
+            if progress is not None:  # a base edit's three phrasings may overshoot a requested count
+                progress(f"{min(len(tasks), total)}/{total} tasks")
         rounds_done += 1
         if len(tasks) == before:  # a whole round added nothing: the model offers no more edits
             break
