@@ -209,7 +209,7 @@ def backend_options(command: Callable[..., Any]) -> Callable[..., Any]:
     import click
 
     @click.option("--backend", "backend_name", type=click.Choice(BACKENDS), default="process", show_default=True,
-                  help="process: a local process pool of --workers; ray: Ray tasks on a cluster (docs/ray.md).")
+                  help="Where the work runs: process, a local pool of --workers; ray, Ray tasks on a cluster (docs/ray.md).")
     @click.option("--address", default=None,
                   help="Ray cluster: auto or ray://HOST:PORT (default: a local Ray instance).")
     @functools.wraps(command)

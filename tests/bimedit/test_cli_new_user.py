@@ -20,8 +20,6 @@ from buildbench.suites.bimedit.report import NO_DATA, summarize
 from buildbench.suites.bimedit.tasks import BimTask
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
-#: --backend/--address come from buildbench.parallel.backend_options, shared by every suite.
-SHARED_OPTIONS = {"backend_name", "address"}
 
 
 def bimedit(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -139,7 +137,7 @@ def test_help_texts_are_sentences_with_defaults(name: str) -> None:
     command = cli.commands[name]
     assert command.help is not None and command.help[0].isupper()
     for param in command.params:
-        if not isinstance(param, click.Option) or param.name in SHARED_OPTIONS:
+        if not isinstance(param, click.Option):
             continue
         text = param.help or ""
         assert text[:1].isupper() and text.endswith("."), (param.name, text)
