@@ -39,7 +39,9 @@ def test_replay_prints_one_line_per_call_list(tmp_path):
     calls = tmp_path / "calls.jsonl"
     calls.write_text("\n".join(json.dumps(x) for x in lines) + "\n\n{broken\n")
     out = _cli("replay", str(calls))
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 2, out.stderr  # the broken line is reported, the others still replayed
+    assert out.stderr.splitlines() == [f"error: {calls} line 4: invalid JSON at column 2: "
+                                       "Expecting property name enclosed in double quotes"]
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert len(rows) == 3
     first = rows[0]
@@ -50,6 +52,7 @@ def test_replay_prints_one_line_per_call_list(tmp_path):
     assert rows[1]["results"][0]["text"] == "Specified block 1 not found, please try again."
     assert "invalid JSON" in rows[2]["error"]
     piped = _cli("replay", "-", stdin=json.dumps(lines[0]))
+    assert piped.returncode == 0, piped.stderr
     assert json.loads(piped.stdout) == first
 
 

@@ -95,14 +95,23 @@ def save_scene(scene: Scene, path: str | Path, format: str | None = None) -> Non
 def scene_lines(text: str) -> list[tuple[int, str]]:
     """``(line number, JSON text)`` of each scene document in a file's ``text``: each
     non-blank line of a JSONL file, or the whole text (line 1) when the file is one JSON
-    document over several lines, as pretty-printed scene files are."""
+    document over several lines, as pretty-printed scene files are. A JSONL file whose first
+    line is broken stays a list of lines (the broken one is reported, the others read)."""
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if len(lines) > 1:
-        try:
-            json.loads(lines[0][1])
-        except json.JSONDecodeError:
+    if len(lines) > 1 and _json_document(lines[0][1]) is None:
+        if _json_document(text) is not None or all(_json_document(line) is None for _, line in lines[1:]):
             return [(lines[0][0], text)]
     return lines
+
+
+def _json_document(text: str) -> dict[str, Any] | list[Any] | None:
+    """``text`` parsed when it is a JSON object or list, else None (a scalar, as a line inside
+    a pretty-printed document may be, is no document)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict | list) else None
 
 
 def revis_records(data: Any) -> list[Any]:

@@ -105,16 +105,24 @@ def replay(calls: Path, profile: str) -> None:
     ids, types, positions and rotations (real frame). "-" reads standard input; a .gz file is read
     compressed. Lines recorded by the differential tool ({"seed", "calls": [...with "result"]})
     also get an "agreement" count, and the totals are printed on standard error at the end.
+    A line that cannot be replayed (bad JSON, not a list of calls) still gets its output line,
+    holding "error", plus one "error: CALLS line N: ..." line on standard error; the other
+    lines are replayed, and the command then exits with status 2.
     """
     from .library import replay_line
 
     lines = _read_lines(calls)
     totals = {"calls": 0, "normalized": 0, "exact": 0}
-    for line in lines:
+    n_bad = 0
+    for number, line in enumerate(lines, 1):
         if line.strip():
             out = replay_line(line, profile=profile)
             click.echo(out)
-            agreement = json.loads(out).get("agreement") or {}
+            result = json.loads(out)
+            if result.get("error"):
+                click.echo(f"error: {calls} line {number}: {result['error']}", err=True)
+                n_bad += 1
+            agreement = result.get("agreement") or {}
             for key in totals:
                 totals[key] += int(agreement.get(key, 0))
     if totals["calls"]:
@@ -122,6 +130,8 @@ def replay(calls: Path, profile: str) -> None:
         click.echo(f"agreement ({profile}): {totals['normalized']}/{n} normalized "
                    f"({totals['normalized'] / n:.2%}), {totals['exact']}/{n} exact ({totals['exact'] / n:.2%})",
                    err=True)
+    if n_bad:
+        raise click.exceptions.Exit(2)
 
 
 def _read_lines(calls: Path) -> list[str]:

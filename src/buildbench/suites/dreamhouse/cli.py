@@ -17,6 +17,10 @@ import click
 from buildbench.harness.errors import BuildbenchError
 from buildbench.parallel import Backend, backend_options
 
+#: Largest --n that ``generate`` takes: the paper's dataset is 26,543 structures; a bound
+#: keeps a mistyped number from running for days.
+MAX_STRUCTURES = 1_000_000
+
 
 class _UserError(click.ClickException):
     """One-line error, exit status 2."""
@@ -44,7 +48,7 @@ def cli() -> None:
 )
 def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool) -> None:
     """Validate the member list in FILE: our JSON, the released submission JSON, or a dataset
-    folder or shard written by ``generate`` (every house, or those named by --task).
+    folder or shard written by `generate` (every house, or those named by --task).
 
     Exit status: 0 when every test passes, 1 when some test fails, 2 for a bad file.
     """
@@ -73,12 +77,14 @@ def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool)
 
 
 @cli.command()
-@click.option("--n", "n", type=click.IntRange(min=1), default=1200, show_default=True, help="Structures.")
+@click.option("--n", "n", type=click.IntRange(min=1, max=MAX_STRUCTURES), default=1200, show_default=True,
+              help=f"Structures to generate (the paper's dataset has 26543; at most {MAX_STRUCTURES}).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Dataset seed.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Processes.")
 @click.option(
-    "--format", "fmt", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True
+    "--format", "fmt", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True,
+    help="Shard file format of the structures.",
 )
 @click.option(
     "--split", is_flag=True, help="Generate the stratified 1,200-task split (paper ids) instead of N."
@@ -87,7 +93,7 @@ def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool)
 @backend_options
 def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, render: bool,
              backend: Backend) -> None:
-    """Generate N validator-certified structures into OUT (``--n 26543`` is the paper's size)."""
+    """Generate N validator-certified structures into OUT (--n 26543 is the paper's size)."""
     from .generate import default_split, write_dataset
     from .views import render_dataset
 
@@ -122,7 +128,7 @@ def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, 
               help="cycles: Blender Cycles through .venv-blender, as the paper (slow).")
 def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: str | None, renderer: str) -> None:
     """Render the five Table-4 views of the structure in FILE (a structure JSON, or a house
-    of a dataset folder or shard written by ``generate``) into OUT/<view>.png."""
+    of a dataset folder or shard written by `generate`) into OUT/<view>.png."""
     from .cli_inputs import load_houses
     from .views import render_views, save_views
 
@@ -145,7 +151,9 @@ def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: st
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .dhpack to write.")
 @click.option("--condition", type=click.Choice(["frame", "facade"]), default="frame", show_default=True,
               help="Which target views the pack holds.")
-@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True)
+@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True,
+              help="gl: our fast headless OpenGL views; cycles: Blender Cycles through .venv-blender, "
+                   "as the paper (slow).")
 def pack(split: str, task_source: Path | None, limit: int | None, out: Path, condition: str, renderer: str) -> None:
     """Write tasks as a released-harness task pack (.dhpack: SQLite, five PNG views per task)."""
     from .dhpack import pack_task_of, write_dhpack
@@ -177,7 +185,7 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for tasks.jsonl and the views.")
 def unpack(pack_file: Path, out: Path) -> None:
-    """Turn a .dhpack into OUT/tasks.jsonl (for ``buildbench run dreamhouse --tasks``) and OUT/views/."""
+    """Turn a .dhpack into OUT/tasks.jsonl (for `buildbench run dreamhouse --tasks`) and OUT/views/."""
     from .dhpack import load_dhpack
 
     tasks = _run(lambda: load_dhpack(pack_file, (out / "views").resolve()))
@@ -191,9 +199,13 @@ def unpack(pack_file: Path, out: Path) -> None:
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
 def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
-    """Table 1 (and the failure analysis) over one or more stored runs, beside the paper's numbers."""
+    """Table 1 (and the failure analysis) over one or more stored dreamhouse runs, beside the
+    paper's numbers."""
+    from .cli_inputs import require_dreamhouse_run
     from .report import print_tables, runs_summary
 
+    for run_dir in run_dirs:
+        _run(lambda d=run_dir: require_dreamhouse_run(d))
     tables = _run(lambda: runs_summary(list(run_dirs)))
     if as_json:
         click.echo(json.dumps(tables, indent=1, default=str))

@@ -1,4 +1,5 @@
-"""What ``dreamhouse validate`` and ``render`` accept: a structure file, or what ``generate`` wrote.
+"""What ``dreamhouse validate``, ``render`` and ``report`` accept: a structure file, or what
+``generate`` wrote; a stored run of this suite.
 
 * a structure JSON (ours, or the released submission ``{"members": [...]}``);
 * a dataset folder (with ``manifest.json``), or one of its shards
@@ -92,3 +93,20 @@ def _record(row: Any, where: str) -> dict[str, Any]:
     if not isinstance(row, dict) or "task_id" not in row or "names" not in row:
         raise ConfigError(f"{where}: not a dataset record (written by `dreamhouse generate`)")
     return row
+
+
+def require_dreamhouse_run(run_dir: Path) -> None:
+    """Refuse a folder that is not a stored dreamhouse run: its episodes would fill Table 1
+    with another suite's numbers.
+
+    Raises:
+        ConfigError: For a folder without run.sqlite, or a run of another suite.
+    """
+    from buildbench.harness import Store
+
+    if not (run_dir / "run.sqlite").is_file():
+        raise ConfigError(f"{run_dir}: not a buildbench run (no run.sqlite)")
+    with Store(run_dir, create=False) as store:
+        suite = store.manifest().get("config", {}).get("suite")
+    if suite != "dreamhouse":
+        raise ConfigError(f"{run_dir} is a {suite} run, not dreamhouse (see `buildbench report {run_dir}`)")

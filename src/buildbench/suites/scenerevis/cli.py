@@ -98,7 +98,9 @@ def apply(scene: Path, reply: Path, address: str, out: Path | None) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="PNG to write.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Picks the diagonal view's azimuth.")
-@click.option("--turn", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--turn", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Episode turn the image is for: with --seed, picks the diagonal view's azimuth "
+                   "as the env does at that turn.")
 def render(scene: Path, out: Path, seed: int, turn: int) -> None:
     """Render SCENE (JSON, or the first line of a JSONL) as the merged observation image."""
     from buildbench.render import save_png
@@ -114,8 +116,10 @@ def render(scene: Path, out: Path, seed: int, turn: int) -> None:
 @click.argument("description")
 @click.option("--size", "size", type=float, nargs=3, required=True, metavar="W H D",
               help="Requested extents, metres.")
-@click.option("--top", type=click.IntRange(min=1, max=50), default=5, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--top", type=click.IntRange(min=1, max=50), default=5, show_default=True,
+              help="How many assets to list, best first (at most 50).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the ranked assets as a JSON list (asset_id, category, scores, size_m).")
 def retrieve(description: str, size: tuple[float, float, float], top: int, as_json: bool) -> None:
     """The 3D-FUTURE assets retrieval ranks best for DESCRIPTION at SIZE."""
     from .actions import ReplyError, check_size

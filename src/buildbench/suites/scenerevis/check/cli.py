@@ -6,7 +6,9 @@ A file that is one pretty-printed JSON document is read whole (a scene or a list
 and a THOR house gives one scene per room (:func:`buildbench.scenes.io.revis_records`).
 A line that cannot be read or checked is reported on stderr as
 ``error: FILE line N: what`` and left out; the other lines are still measured and printed,
-and the command then exits with status 2. An unreadable file exits 2 at once.
+and the command then exits with status 2. An unreadable or empty file exits 2 at once.
+Nothing goes to stdout until the whole file has been read, and no table at all when no
+scene could be measured.
 """
 
 from __future__ import annotations
@@ -53,7 +55,11 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
         ctx.exit(2)
     rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
-    for number, record in _records(text):
+    records = list(_records(text))
+    if not records:
+        click.echo(f"error: {scenes_path}: no scenes (the file is empty)", err=True)
+        ctx.exit(2)
+    for number, record in records:
         try:
             if isinstance(record, Exception):
                 raise record
@@ -72,7 +78,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
     summary = {"rules": rules, **aggregate(rows)}
     if as_json:
         click.echo(json.dumps({"scenes": rows, **summary, "errors": errors}, indent=1))
-    else:
+    elif rows:
         _print_table(rows, summary)
     if errors:
         ctx.exit(2)

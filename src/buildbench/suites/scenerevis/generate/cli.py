@@ -1,18 +1,29 @@
 """Data commands of ``buildbench scenerevis``: ``reverse``, ``export``, ``rooms``, ``goals``.
 
-The suite's click group mounts these commands. Every user error (unreadable or malformed
+The suite's click group mounts these commands. Every user error (unreadable or empty
 file, bad option) ends the command with one line naming what and where, exit status 2.
+``reverse`` and ``goals`` read a batch of scenes: a malformed line or scene is reported as
+one ``error:`` line on stderr and left out, the rest is processed, and the command then
+exits with status 2 (0 when every scene was read).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from buildbench.parallel import Backend, backend_options
+
+from .flat import Scene
+
+#: Upper bounds of the size options: far above any real use (the paper draws 10 candidate
+#: chains a room), low enough that a mistyped number fails at once instead of running for days.
+MAX_ROOMS = 100_000
+MAX_CANDIDATES = 1000
 
 
 class _UserError(click.ClickException):
@@ -21,23 +32,47 @@ class _UserError(click.ClickException):
     exit_code = 2
 
 
-def _scenes(path: Path) -> list:
-    from .flat import SceneRecordError, read_scenes
+@dataclass(frozen=True)
+class _Batch:
+    """The scenes read from a batch file, and how many of its items were malformed (each
+    already reported on stderr)."""
 
+    scenes: list[Scene]
+    n_bad: int
+
+    def exit_if_bad(self) -> None:
+        if self.n_bad:
+            raise click.exceptions.Exit(2)
+
+
+def _scenes(path: Path) -> _Batch:
+    from .flat import SceneRecordError, scene_items
+
+    scenes: list[Scene] = []
+    n_bad = 0
     try:
-        return list(read_scenes(path))
+        for item in scene_items(path):
+            if isinstance(item, SceneRecordError):
+                click.echo(f"error: {item}", err=True)
+                n_bad += 1
+            else:
+                scenes.append(item)
     except SceneRecordError as exc:
         raise _UserError(str(exc)) from None
+    if not scenes and not n_bad:
+        raise _UserError(f"{path}: no scenes (the file is empty)")
+    return _Batch(scenes, n_bad)
 
 
 @click.command()
 @click.argument("scenes", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seeds every chain draw (same seed, same chains).")
 @click.option("--no-images", is_flag=True, help="Skip the per-turn renders (and the <image> tags).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Processes.")
-@click.option("--candidates", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Algorithm 1 chains drawn per room.")
+@click.option("--candidates", type=click.IntRange(min=1, max=MAX_CANDIDATES), default=10, show_default=True,
+              help=f"Algorithm 1 chains drawn per room (at most {MAX_CANDIDATES}).")
 @click.option("--keep", type=click.IntRange(min=1), default=3, show_default=True, help="Best chains kept per room.")
 @click.option("--mode", type=click.Choice(["multi", "single"]), default="multi", show_default=True,
               help="Operation probabilities of Algorithm 1.")
@@ -60,7 +95,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
 
     if keep > candidates:
         raise _UserError(f"--keep {keep} is more than --candidates {candidates}")
-    rooms = _scenes(scenes)
+    batch = _scenes(scenes)
     try:
         pool = pool_from_descs_file(descs) if descs else None
         if text_model:
@@ -75,7 +110,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
     t0 = time.perf_counter()
     try:
         out.mkdir(parents=True, exist_ok=True)
-        stats = generate_chains(rooms, out / "chains.jsonl", opts, workers, backend)
+        stats = generate_chains(batch.scenes, out / "chains.jsonl", opts, workers, backend)
     except OSError as exc:
         raise _UserError(f"{out}: cannot write ({exc.strerror})") from None
     summary = {**stats.to_dict(), "seconds": round(time.perf_counter() - t0, 2), "seed": seed,
@@ -85,6 +120,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     click.echo(f"{stats.chains} chains from {stats.scenes - stats.filtered_out}/{stats.scenes} rooms "
                f"({stats.turns} edit turns, {stats.images} images) → {out / 'chains.jsonl'}")
+    batch.exit_if_bad()
 
 
 def _export(chains: Path, out: Path, *, hf: bool, parquet: bool, split: str) -> dict[str, int]:
@@ -105,7 +141,9 @@ def _export(chains: Path, out: Path, *, hf: bool, parquet: bool, split: str) -> 
 @click.command()
 @click.argument("chains", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--format", "fmt", type=click.Choice(["hf", "parquet", "all"]), default="all", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["hf", "parquet", "all"]), default="all", show_default=True,
+              help="hf: a Hugging Face datasets folder OUT/hf; parquet: verl RL rows OUT/verl.parquet; "
+                   "all: both.")
 @click.option("--split", default="train", show_default=True, help="Split name written into verl rows.")
 def export(chains: Path, out: Path, fmt: str, split: str) -> None:
     """Export CHAINS (ms-swift JSONL from `reverse`) as a Hugging Face datasets folder (OUT/hf)
@@ -115,8 +153,10 @@ def export(chains: Path, out: Path, fmt: str, split: str) -> None:
 
 
 @click.command()
-@click.option("--n", "n", type=click.IntRange(min=1), default=100, show_default=True, help="Rooms.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--n", "n", type=click.IntRange(min=1, max=MAX_ROOMS), default=100, show_default=True,
+              help=f"Rooms to generate (at most {MAX_ROOMS}).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Room i draws from the generator seeded with (seed, i).")
 @click.option("--type", "types", multiple=True, help="Room type(s) (default: all seven, in turn).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
 def rooms(n: int, seed: int, types: tuple[str, ...], out: Path) -> None:
@@ -134,18 +174,22 @@ def rooms(n: int, seed: int, types: tuple[str, ...], out: Path) -> None:
 @click.command()
 @click.argument("scenes", type=click.Path(path_type=Path))
 @click.option("--condition", type=click.Choice(["chaotic_missing", "chaotic", "missing", "all"]), default="all",
-              show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+              show_default=True,
+              help="How each room is spoiled: objects moved and turned (chaotic), taken away (missing), both, "
+                   "or one task set per condition (all).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seeds which objects are moved, turned or taken away.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
 def goals(scenes: Path, condition: str, seed: int, out: Path) -> None:
     """Goal-oriented repair tasks from the rooms in SCENES, one task a line."""
     from .goals import CONDITIONS, goal_tasks
 
-    rooms_in = _scenes(scenes)
+    batch = _scenes(scenes)
     conds = CONDITIONS if condition == "all" else (condition,)
-    tasks = [t for c in conds for t in goal_tasks(rooms_in, c, seed)]
+    tasks = [t for c in conds for t in goal_tasks(batch.scenes, c, seed)]
     _write_lines(out, [json.dumps(t) for t in tasks])
     click.echo(f"{len(tasks)} tasks ({', '.join(conds)}) → {out}")
+    batch.exit_if_bad()
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

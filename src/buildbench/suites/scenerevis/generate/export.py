@@ -63,8 +63,16 @@ def save_hf(records: list[dict[str, Any]], out_dir: Path) -> int:
         "messages": [{"role": datasets.Value("string"), "content": datasets.Value("string")}],
         "metadata": datasets.Value("string"),
     })
-    ds = datasets.Dataset.from_list(hf_rows(records), features=features)
-    ds.save_to_disk(str(out_dir))
+    # datasets draws progress bars on stderr; a CLI command's stderr is for errors only.
+    # The switch is process-wide, so it is put back as it was.
+    bars_were_off = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
+    try:
+        ds = datasets.Dataset.from_list(hf_rows(records), features=features)
+        ds.save_to_disk(str(out_dir))
+    finally:
+        if not bars_were_off:
+            datasets.enable_progress_bars()
     return len(ds)
 
 

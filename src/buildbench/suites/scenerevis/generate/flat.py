@@ -219,7 +219,18 @@ def _flatten_grouped(raw: dict[str, Any], where: str) -> dict[str, Any]:
 def read_scenes(path: Path) -> Iterator[Scene]:
     """Scenes of a JSONL file (one bare scene or ``{"scene": …}`` record a line), or of a
     file that is one JSON document: a scene, a list of scenes, or a THOR house (one scene
-    per room; :func:`buildbench.scenes.io.revis_records`)."""
+    per room; :func:`buildbench.scenes.io.revis_records`). The first malformed scene raises
+    SceneRecordError."""
+    for item in scene_items(path):
+        if isinstance(item, SceneRecordError):
+            raise item
+        yield item
+
+
+def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
+    """What :func:`read_scenes` reads, item by item, with a malformed line or scene given as
+    its SceneRecordError in its place, so batch commands can report it and carry on. A file
+    that cannot be read raises SceneRecordError at once."""
     from buildbench.scenes.io import revis_records, scene_lines
     from buildbench.scenes.model import SceneFormatError
 
@@ -233,12 +244,16 @@ def read_scenes(path: Path) -> Iterator[Scene]:
         try:
             records = revis_records(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: "
-                                   f"{exc.msg}") from None
+            yield SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: {exc.msg}")
+            continue
         except SceneFormatError as exc:
-            raise SceneRecordError(f"{path}:{n}: {exc}") from None
+            yield SceneRecordError(f"{path}:{n}: {exc}")
+            continue
         for k, raw in enumerate(records):
-            yield check_scene(raw, f"{path.name}:{n}" + (f"[{k}]" if len(records) > 1 else ""))
+            try:
+                yield check_scene(raw, f"{path.name}:{n}" + (f"[{k}]" if len(records) > 1 else ""))
+            except SceneRecordError as exc:
+                yield exc
 
 
 def canonical_objects(scene: Scene) -> list[tuple[Any, ...]]:

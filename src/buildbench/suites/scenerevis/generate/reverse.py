@@ -16,10 +16,11 @@ empty), with progress p = t/(T−1):
     → any object; uniform within the bucket);
   - remove: insert a pool asset with size ~ U(.3, 2)³ (2 decimals), x, z ~ U(−2, 2), y = 0,
     a uniform yaw;
-  - move: x and z each shifted by U(−.5, .5) m;
+  - move: x and z each shifted by U(−.5, .5) m (kept within the environment's ±50 m);
   - rotate: with probability .8 the final yaw snapped to 90° plus U(−15°, 15°), else a
     uniform yaw; the earlier quaternion is ``[0, sin θ/2, 0, cos θ/2]``;
-  - scale: the size times one factor U(.7, 1.3);
+  - scale: the size times one factor U(.7, 1.3), each extent kept within the sizes the
+    environment accepts (≥ 5 mm, ≤ 20 m), so a chain from a thin source object still replays;
   - replace: desc and jid swapped for a different pool asset.
 
 Two choices the spec leaves open, made here: the forward calls of one turn are the
@@ -39,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from ..actions import MAX_COORD_M, MAX_SIZE_M, MIN_SIZE_M
 from .assets import PoolAsset, default_pool
 from .flat import Obj, Scene, copy_scene, empty_room, quat_yaw_deg, volume_m3, yaw_quat
 from .replay import apply_turn, flat_of, state_of
@@ -100,6 +102,19 @@ def _pick_by_volume(objs: list[Obj], progress: float, rng: np.random.Generator) 
     return pool[int(rng.integers(len(pool)))]
 
 
+def _addable_extent(size_m: float) -> float:
+    """A perturbed extent (3 decimals) kept within what the environment accepts: scaling a
+    millimetre-thin source object down would give an earlier size ``add_object`` refuses,
+    and a chain must replay through the environment to its source."""
+    return min(max(round(size_m, 3), MIN_SIZE_M), MAX_SIZE_M)
+
+
+def _addable_coord(value_m: float) -> float:
+    """A moved coordinate (2 decimals) kept within the environment's ±MAX_COORD_M, for the
+    same reason."""
+    return min(max(round(value_m, 2), -MAX_COORD_M), MAX_COORD_M)
+
+
 def _add_call(o: Obj) -> dict[str, Any]:
     return {"name": "add_object", "_key": o["id"], "arguments": {
         "object_description": o["desc"], "position": list(o["pos"]),
@@ -149,8 +164,8 @@ class _Reverser:
         o = candidates[int(rng.integers(len(candidates)))]
         if op == "move":
             final = list(o["pos"])
-            o["pos"] = [round(final[0] + float(rng.uniform(-MOVE_M, MOVE_M)), 2), final[1],
-                        round(final[2] + float(rng.uniform(-MOVE_M, MOVE_M)), 2)]
+            o["pos"] = [_addable_coord(final[0] + float(rng.uniform(-MOVE_M, MOVE_M))), final[1],
+                        _addable_coord(final[2] + float(rng.uniform(-MOVE_M, MOVE_M)))]
             return {"name": "move_object", "arguments": {"jid": o["id"], "new_position": final}}, op
         if op == "rotate":
             final = list(o["rot"])
@@ -164,7 +179,7 @@ class _Reverser:
         if op == "scale":
             final = list(o["size"])
             k = float(rng.uniform(*SCALE_RANGE))
-            o["size"] = [round(v * k, 3) for v in final]
+            o["size"] = [_addable_extent(v * k) for v in final]
             return {"name": "scale_object", "arguments": {"jid": o["id"], "new_size": final}}, op
         final_desc = o["desc"]
         a = _pool_asset(self.pool, rng, avoid=final_desc)
