@@ -48,9 +48,9 @@ def test_option_bounds_and_description() -> None:
     assert spec.parse(LARGEST_INT) == LARGEST_INT
     with pytest.raises(Exception, match=r"option n=\d+: too large"):
         spec.parse(LARGEST_INT + 1)
-    assert spec.describe() == "int >= 1: things per episode"
-    assert OptionSpec("f", "str", choices=("a", "b")).describe() == "a | b"
-    assert OptionSpec("h", "int-or-full", maximum=5).describe() == "int or 'full' <= 5"
+    assert spec.describe() == "int >= 1: things per episode (default none)"
+    assert OptionSpec("f", "str", choices=("a", "b"), default="a").describe() == "a | b (default a)"
+    assert OptionSpec("h", "int-or-full", maximum=5).describe() == "int or 'full' <= 5 (default full)"
 
 
 def _render(rows: list[dict[str, object]]) -> list[str]:

@@ -90,7 +90,9 @@ def test_suites_json_describes_each_option() -> None:
     out = _run("suites", "--json")
     assert out.returncode == 0, out.stderr
     rows = {row["name"]: row for row in json.loads(out.stdout)}
-    assert rows["example"]["options"]["max_steps"] == "int >= 1: submissions allowed by the refine protocol"
+    assert rows["example"]["options"]["max_steps"] == ("int in [1, 1000]: submissions allowed by the refine "
+                                                       "protocol (default 3)")
+    assert rows["example"]["defaults"]["max_steps"] == 3 and rows["example"]["defaults"]["prompts"] is None
     assert rows["legoeval"]["options"]["image_px"].startswith("int in [32, 2048]: ")
 
 

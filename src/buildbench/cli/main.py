@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 import click
 
 from buildbench.harness.errors import BuildbenchError, ConfigError
+from buildbench.harness.options import OptionValue
 
 
 class _SuiteRow(TypedDict):
@@ -26,6 +27,7 @@ class _SuiteRow(TypedDict):
     protocols: list[str]
     splits: list[str]
     options: dict[str, str]
+    defaults: dict[str, OptionValue]
 
 
 class _SuiteGroups(click.Group):
@@ -81,20 +83,24 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def suites(as_json: bool) -> None:
     """List the registered suites with their agents, protocols, splits and -o options (--json: each
-    option with its accepted values and meaning; every model agent also takes the common ones)."""
-    from buildbench.harness import get_suite, suite_names
+    option with its accepted values, meaning and default, and "defaults" with each default typed,
+    null when unset; every model agent also takes the common ones, listed last in the table)."""
+    from buildbench.harness import COMMON_OPTIONS, get_suite, suite_names
 
     rows: list[_SuiteRow] = []
+    with_defaults: dict[str, list[str]] = {"(common)": [f"{o.name}={o.shown_default()}" for o in COMMON_OPTIONS]}
     for name in suite_names():
         try:
             s = get_suite(name)
         except Exception as exc:  # one broken plugin must not hide the others
             rows.append({"name": name, "description": f"(cannot be loaded: {type(exc).__name__}: {exc})",
-                         "agents": [], "protocols": [], "splits": [], "options": {}})
+                         "agents": [], "protocols": [], "splits": [], "options": {}, "defaults": {}})
             continue
         rows.append({"name": name, "description": s.description, "agents": list(s.agents),
                      "protocols": list(s.protocols), "splits": list(s.splits),
-                     "options": {o.name: o.describe() for o in s.options}})
+                     "options": {o.name: o.describe() for o in s.options},
+                     "defaults": {o.name: o.default for o in s.options}})
+        with_defaults[name] = [f"{o.name}={o.shown_default()}" for o in s.options]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
@@ -106,9 +112,13 @@ def suites(as_json: bool) -> None:
     table.add_column("suite", no_wrap=True)
     table.add_column("description, agents, protocols, splits, -o options", overflow="fold")
     for r in rows:
-        details = "\n".join([r["description"], *(f"[bold]{key}:[/bold] {', '.join(r[key])}"
-                                                   for key in ("agents", "protocols", "splits", "options") if r[key])])
+        listed = {"agents": r["agents"], "protocols": r["protocols"], "splits": r["splits"],
+                  "options": with_defaults.get(r["name"], [])}
+        details = "\n".join([r["description"], *(f"[bold]{key}:[/bold] {', '.join(values)}"
+                                                   for key, values in listed.items() if values)])
         table.add_row(r["name"], details)
+    table.add_row("(common)", "every model agent; none: the agent's or model client's own (budgets: no limit)\n"
+                  f"[bold]options:[/bold] {', '.join(with_defaults['(common)'])}")
     Console(width=max(100, Console().width)).print(table)
 
 
@@ -176,7 +186,8 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--replay", type=click.Path(exists=True, dir_okay=False),
               help="Answer model calls from this JSONL file (written by --record; needs the same --model).")
 @click.option("-o", "--option", "options", multiple=True,
-              help="Suite option KEY=VALUE (repeatable); `buildbench suites --json` lists each suite's.")
+              help="Suite option KEY=VALUE (repeatable); `buildbench suites` lists each suite's "
+                   "with its default (--json: also what it accepts).")
 @click.option("--backend", type=click.Choice(["process", "ray"]), default="process", show_default=True,
               help="process: this machine; ray: episodes as Ray tasks on a cluster (docs/ray.md).")
 @click.option("--address", default=None,

@@ -16,6 +16,8 @@ from typing import Any, Literal
 from .errors import ConfigError
 
 OptionKind = Literal["int", "float", "bool", "str", "int-or-full", "float-or-none"]
+#: A parsed option value; ``None`` is "unset" (``full`` of ``int-or-full``, ``none`` of ``float-or-none``).
+OptionValue = int | float | bool | str | None
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -33,6 +35,10 @@ class OptionSpec:
             ``float-or-none`` (a number, or ``none``).
         choices: Allowed values of a ``str`` option (empty: any string).
         minimum / maximum: Bounds of a number, inclusive.
+        default: The value used when the run does not give the option, as :meth:`parse` returns it.
+            ``None`` means unset: nothing is passed on, so "no limit", "no file", ``full`` history,
+            or the consumer's own value (e.g. a protocol's budget).
+        unset: What an unset (``None``) default means, shown after it, e.g. ``no limit``.
     """
 
     name: str
@@ -41,20 +47,41 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    default: OptionValue = None
+    unset: str = ""
+
+    def __post_init__(self) -> None:
+        # A default the option itself would refuse is a declaration error, caught at import.
+        if self.default is not None and self.parse(self.default) != self.default:
+            raise ValueError(f"option {self.name}: default {self.default!r} is not a parsed {self.kind}")
 
     def describe(self) -> str:
-        """One line for listings: the accepted values, then the help, e.g.
-        ``int >= 1: submissions allowed by the refine protocol``."""
+        """One line for listings: the accepted values, the help, then the default, e.g.
+        ``int >= 1: submissions allowed by the refine protocol (default 3)``."""
         accepted = {"int-or-full": "int or 'full'", "float-or-none": "float or 'none'"}.get(self.kind, self.kind)
         if self.choices:
             accepted = " | ".join(self.choices)
         if self.minimum is not None and self.maximum is not None:
-            accepted += f" in [{self.minimum:g}, {self.maximum:g}]"
+            accepted += f" in [{_number(self.minimum)}, {_number(self.maximum)}]"
         elif self.minimum is not None:
-            accepted += f" >= {self.minimum:g}"
+            accepted += f" >= {_number(self.minimum)}"
         elif self.maximum is not None:
-            accepted += f" <= {self.maximum:g}"
-        return f"{accepted}: {self.help}" if self.help else accepted
+            accepted += f" <= {_number(self.maximum)}"
+        described = f"{accepted}: {self.help}" if self.help else accepted
+        meaning = f": {self.unset}" if self.default is None and self.unset else ""
+        return f"{described} (default {self.shown_default()}{meaning})"
+
+    def shown_default(self) -> str:
+        """The default as a user would type it after ``-o NAME=``: ``none`` when unset."""
+        value = self.default
+        if value is None:
+            return "full" if self.kind == "int-or-full" else "none"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return _number(value)
+        return value or "''"
+
 
     def parse(self, value: Any) -> Any:
         """``value`` converted to the option's type; ConfigError names the option otherwise."""
@@ -113,17 +140,29 @@ def _as_int(value: Any, what: str) -> int:
     raise ValueError(f"expected {what}")
 
 
+def _number(value: float) -> str:
+    """``value`` as typed: whole numbers in full (``65536``, not ``6.6e+04``)."""
+    if float(value).is_integer() and abs(value) < LARGEST_INT:
+        return str(int(value))
+    return f"{value:g}"
+
+
 #: Options every suite's model agent and model client understand.
 COMMON_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("max_tokens", "int", "output tokens per model call", minimum=1),
-    OptionSpec("temperature", "float", "sampling temperature", minimum=0.0, maximum=2.0),
-    OptionSpec("history", "int-or-full", "past turns kept in the prompt ('full' or k)", minimum=0),
-    OptionSpec("max_requests", "int", "model calls per episode", minimum=0),
-    OptionSpec("max_input_tokens", "int", "input tokens per episode", minimum=0),
-    OptionSpec("max_output_tokens", "int", "output tokens per episode", minimum=0),
-    OptionSpec("tools", "bool", "act through function calls instead of text"),
-    OptionSpec("timeout_s", "float", "seconds per model request", minimum=0.001),
-    OptionSpec("max_retries", "int", "retries of a failed model request", minimum=0),
+    OptionSpec("max_tokens", "int", "output tokens per model call", minimum=1, maximum=1_000_000,
+               unset="the agent's own"),
+    OptionSpec("temperature", "float", "sampling temperature", minimum=0.0, maximum=2.0, unset="the agent's own"),
+    OptionSpec("history", "int-or-full", "past turns kept in the prompt ('full' or k)", minimum=0, maximum=100_000),
+    OptionSpec("max_requests", "int", "model calls per episode", minimum=0, maximum=1_000_000, unset="no limit"),
+    OptionSpec("max_input_tokens", "int", "input tokens per episode", minimum=0, maximum=10**12,
+               unset="no limit"),
+    OptionSpec("max_output_tokens", "int", "output tokens per episode", minimum=0, maximum=10**12,
+               unset="no limit"),
+    OptionSpec("tools", "bool", "act through function calls instead of text", unset="the agent's own"),
+    OptionSpec("timeout_s", "float", "seconds per model request", minimum=0.001, maximum=86_400.0,
+               unset="the model client's own"),
+    OptionSpec("max_retries", "int", "retries of a failed model request", minimum=0, maximum=100,
+               unset="the model client's own"),
 )
 
 

@@ -33,8 +33,10 @@ suite = Suite(
     },
     default_protocol="refine",
     options=(
-        OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1),
-        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0, maximum=3600.0),
+        OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1, maximum=1000,
+                   default=3),
+        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0, maximum=3600.0,
+                   default=0.0),
         PROMPTS_OPTION,
     ),
     prompts=PROMPTS,

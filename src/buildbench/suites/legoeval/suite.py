@@ -23,7 +23,7 @@ from buildbench.harness.task_files import require_fields
 from . import agents
 from .env import make_env
 from .prompts import PROMPT_FILES
-from .protocols import evaluate
+from .protocols import DEFAULT_MAX_STEPS, evaluate
 from .score import score_episode
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
@@ -115,18 +115,22 @@ suite = Suite(
     default_protocol="evaluate",
     cli="buildbench.suites.legoeval.cli:cli",
     options=(
-        OptionSpec("max_steps", "int", "tool calls plus the verdict per episode (default 40)", minimum=1),
-        OptionSpec("render", "bool", "environment tools render images (false: text-only tools)"),
+        OptionSpec("max_steps", "int", "tool calls plus the verdict per episode", minimum=1, maximum=10_000,
+                   default=DEFAULT_MAX_STEPS),
+        OptionSpec("render", "bool", "environment tools render images (false: text-only tools)", default=True),
         OptionSpec("wall_midpoint_positions", "bool",
                    "tools answer as the original does (door/window positions at the wall midpoint, file values "
-                   "unrounded, its footprint corners)"),
+                   "unrounded, its footprint corners)", default=False),
         OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
-                   ("given", "identify")),
-        OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)"),
+                   ("given", "identify"), default="given"),
+        OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)",
+                   default=""),
         OptionSpec("plans", "str", "tool plans by the model, or the task's reference plans (only arguments "
-                   "are then chosen by the model, Table 7)", ("model", "reference")),
-        OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048),
-        OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1),
+                   "are then chosen by the model, Table 7)", ("model", "reference"), default="model"),
+        OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048,
+                   default=336),
+        OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
+                   default=3),
         PROMPTS_OPTION,
     ),
     prompts=PROMPT_FILES,

@@ -7,7 +7,7 @@ from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents
-from .agents.llm import PROMPT_FILES
+from .agents.llm import MAX_MODEL_LEN, PROMPT_FILES
 from .env import DEFAULT_MAX_TURNS, make_env
 from .protocols import diagnose_act
 from .report import summarize
@@ -37,19 +37,23 @@ suite = Suite(
     default_protocol="diagnose-act",
     cli="buildbench.suites.scenerevis.cli:cli",
     options=(
-        OptionSpec("address", "str", "how calls name objects: unique ids (ours) or jids (released)", ("id", "jid")),
-        OptionSpec("max_turns", "int", f"replies per episode, turn 0 included (default {DEFAULT_MAX_TURNS})",
-                   minimum=2, maximum=100),
-        OptionSpec("render", "bool", "attach the merged top + diagonal image"),
-        OptionSpec("feedback", "bool", "append the physics hint to observations"),
-        OptionSpec("retrieve", "bool", "fill jids of added objects by retrieval"),
-        OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size"),
-        OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit"),
-        OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)"),
-        OptionSpec("eval_judge", "str", "evaluation judge of Ra/Spa/Ac: 'rule' (default; not comparable with "
-                   "the paper), 'none', or a model spec (e.g. openai:gpt-5)"),
-        OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to"),
-        OptionSpec("max_model_len", "int", "context window the llm agent truncates history to", minimum=1024),
+        OptionSpec("address", "str", "how calls name objects: unique ids (ours) or jids (released)", ("id", "jid"),
+                   default="id"),
+        OptionSpec("max_turns", "int", "replies per episode, turn 0 included", minimum=2, maximum=100,
+                   default=DEFAULT_MAX_TURNS),
+        OptionSpec("render", "bool", "attach the merged top + diagonal image", default=True),
+        OptionSpec("feedback", "bool", "append the physics hint to observations", default=True),
+        OptionSpec("retrieve", "bool", "fill jids of added objects by retrieval", default=True),
+        OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size", default=False),
+        OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit", default=False),
+        OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)",
+                   default="rule"),
+        OptionSpec("eval_judge", "str", "evaluation judge of Ra/Spa/Ac: 'rule' (not comparable with the paper), "
+                   "'none', or a model spec (e.g. openai:gpt-5)", default="rule"),
+        OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to",
+                   unset="no file"),
+        OptionSpec("max_model_len", "int", "context window the llm agent truncates history to, tokens",
+                   minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN),
         PROMPTS_OPTION,
     ),
     prompts=PROMPT_FILES,
