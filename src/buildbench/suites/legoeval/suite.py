@@ -121,6 +121,9 @@ suite = Suite(
         OptionSpec("wall_midpoint_positions", "bool",
                    "tools answer as the original does (door/window positions at the wall midpoint, file values "
                    "unrounded, its footprint corners)", default=False),
+        OptionSpec("per_constraint", "bool",
+                   "vlm-judge also judges each constraint (Table 1's partial level), not only the whole "
+                   "instruction", default=True),
         OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
                    ("given", "identify"), default="given"),
         OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)",
