@@ -177,7 +177,7 @@ def test_the_three_machine_files_and_both_profiles_are_drawn(tmp_path: Path, veh
     ('{"format": "something/9"}', (), "not a buildarena machine document"),
     ("[]", (), "the machine has no blocks to draw"),
     ("HISTORY", ("--views", "iso,sideways"), "unknown view 'sideways'"),
-    ("HISTORY", ("--size", "4096"), "view size 4096 px"),
+    ("HISTORY", ("--size", "4096"), "'--size': 4096 is not in the range 64<=x<=2048"),
     ("HISTORY", ("--colors", "rainbow"), "Invalid value for '--colors'"),
     ("HISTORY", ("--out", "/nonexistent-dir/x.png"), "cannot write /nonexistent-dir/x.png"),
 ])
