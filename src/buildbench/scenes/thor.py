@@ -10,6 +10,19 @@ each element's original record and overwrites only what differs from a re-read o
 record, so an unchanged scene writes back equal to its file (``write_thor(read_thor(d)) ==
 d``); elements made in code are written in Holodeck's layout (``"empty": true`` only on
 empty walls).
+
+Holodeck's top-level ``open_walls``, ``{"segments": [[[x0, z0], [x1, z1]], ...],
+"openWallBoxes": [...]}``, lists the ``(x, z)`` metre segments of the walls it removed between
+rooms joined by an "open" doorway (both sides removed, each segment listed once, a segment
+and its reverse being one). Those boundaries are read as empty walls
+(:mod:`buildbench.scenes.thor_open`): a wall side (not an exterior twin) whose endpoints equal
+a segment's, in either order, to the millimetre is read as empty, and a room edge
+(``full_vertices``, else the floor polygon) on a segment with no wall side there gets one
+rebuilt, empty, under the id Holodeck gave it, ``wall|{room}|{direction}|{j}``. Only whole
+segments match: ``open_walls`` records no ids. Writing leaves the rebuilt walls out, writes no
+``empty`` key for a wall open by ``open_walls``, and writes ``open_walls`` back as read, less
+any segment (and its two boxes) whose wall sides were all made solid. A malformed
+``open_walls`` is refused with one line naming the entry and field.
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ from typing import Any
 
 from shapely.geometry import Point, Polygon
 
+from buildbench.scenes import thor_open as to
 from buildbench.scenes import thor_parse as tp
 from buildbench.scenes.catalogue import Catalogue, default_catalogue
 from buildbench.scenes.model import (
@@ -61,6 +75,7 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
             room_id = tp.ident(rec, "roomId", f"walls[{i}]", required=False)
             interior[tp.segment_key(start, end)] = room_id or _room_on_outline(start, end, rooms, f"walls[{i}]")
     walls = [tp.wall_from(r, f"walls[{i}]", interior) for i, r in enumerate(wall_records)]
+    walls = to.apply_open_walls(house, rooms, walls)
     for room in rooms:
         tops = [w.bottom_y + w.height_m for w in walls if w.room_id == room.id]
         room.ceiling_y = max(tops) if tops else None
@@ -106,7 +121,11 @@ def write_thor(scene: Scene) -> dict[str, Any]:
     rooms_by_id = {r.id: r for r in scene.rooms}
     out["rooms"] = [_room_record(r) for r in scene.rooms]
     wall_ids = {w.id for w in scene.walls}
-    out["walls"] = [_wall_record(w, rooms_by_id, interior, holodeck, wall_ids) for w in scene.walls]
+    open_keys = to.scene_keys(scene)
+    kept = [w for w in scene.walls if not to.is_rebuilt(w, open_keys)]
+    out["walls"] = [_wall_record(w, rooms_by_id, interior, holodeck, wall_ids, open_keys) for w in kept]
+    if "open_walls" in out:
+        out["open_walls"] = to.open_walls_record(scene, kept)
     out["doors"] = [_opening_record(d, wall_ids) for d in scene.doors]
     out["windows"] = [_opening_record(w, wall_ids) for w in scene.windows]
     out["objects"] = _object_records(scene, _room_locator(scene.rooms))
@@ -275,7 +294,7 @@ def _room_record(room: Room) -> dict[str, Any]:
 
 
 def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], holodeck: bool,
-                 wall_ids: set[str]) -> dict[str, Any]:
+                 wall_ids: set[str], open_keys: set[frozenset[tuple[float, float]]]) -> dict[str, Any]:
     room = rooms.get(wall.room_id)
     direction = wall_direction(wall.start, wall.end, room.vertices) if room else "north"
     if not wall.raw:
@@ -292,6 +311,7 @@ def _wall_record(wall: Wall, rooms: dict[str, Room], interior: dict[Any, str], h
         return rec
     rec = copy.deepcopy(wall.raw)
     old = tp.wall_from(wall.raw, "wall", interior)
+    old.empty = old.empty or (not old.exterior and tp.segment_key(old.start, old.end) in open_keys)
     if not old.exterior and not tp.ident(wall.raw, "roomId", "wall", required=False):
         with contextlib.suppress(SceneFormatError):  # where the reader placed it, not where it is now
             old.room_id = _room_on_outline(old.start, old.end, list(rooms.values()), "wall")

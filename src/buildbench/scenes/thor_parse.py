@@ -159,6 +159,55 @@ def segment_key(a: Point2, b: Point2) -> frozenset[Point2]:
     return frozenset({(round(a[0], 3), round(a[1], 3)), (round(b[0], 3), round(b[1], 3))})
 
 
+# --- Holodeck's open_walls ------------------------------------------------------------------
+def xz_pair(value: Any, where: str) -> Point2:
+    """An ``[x, z]`` pair of finite numbers (metres)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise SceneFormatError(f"{where}: expected an [x, z] pair, got {value!r}")
+    return (num(value[0], where), num(value[1], where))
+
+
+def open_wall_keys(house: dict[str, Any]) -> list[frozenset[Point2]]:
+    """The :func:`segment_key` of each ``open_walls.segments`` entry, in file order.
+
+    Holodeck writes ``{"segments": [[[x0, z0], [x1, z1]], ...], "openWallBoxes": [...]}``:
+    each segment a removed wall's ``segment`` (``(x, z)`` metres, either direction), each
+    box a 4-point ``(x, z)`` rectangle, two per segment (one either side of it). Absent or
+    null means no open walls; anything else malformed raises, naming the entry and field."""
+    value = house.get("open_walls")
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        raise SceneFormatError(f"open_walls: expected an object with 'segments' and 'openWallBoxes', "
+                               f"got {type(value).__name__}")
+    keys = []
+    for i, segment in enumerate(_open_walls_list(value, "segments")):
+        where = f"open_walls.segments[{i}]"
+        if not isinstance(segment, list) or len(segment) != 2:
+            raise SceneFormatError(f"{where}: expected two [x, z] points, got {segment!r}")
+        start, end = (xz_pair(p, f"{where}[{j}]") for j, p in enumerate(segment))
+        key = segment_key(start, end)
+        if len(key) != 2:
+            raise SceneFormatError(f"{where}: the two points are the same, {segment!r}")
+        keys.append(key)
+    for i, box in enumerate(_open_walls_list(value, "openWallBoxes")):
+        where = f"open_walls.openWallBoxes[{i}]"
+        if not isinstance(box, list) or len(box) < 3:
+            raise SceneFormatError(f"{where}: expected a polygon of >= 3 [x, z] points, got {box!r}")
+        for j, p in enumerate(box):
+            xz_pair(p, f"{where}[{j}]")
+    return keys
+
+
+def _open_walls_list(value: dict[str, Any], key: str) -> list[Any]:
+    items = value.get(key)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise SceneFormatError(f"open_walls.{key}: expected a list, got {type(items).__name__}")
+    return items
+
+
 # --- doors and windows --------------------------------------------------------------------
 def hole_corners(record: dict[str, Any], where: str) -> tuple[Point2, Point2]:
     """The wall-local ``(along, up)`` min and max corners of a door or window hole: THOR's

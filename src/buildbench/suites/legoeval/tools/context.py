@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from buildbench.scenes.model import EXTERIOR, Opening, Room, Scene, SceneObject, Wall, wall_direction
+from buildbench.scenes.thor_open import file_walls_only
 
 if TYPE_CHECKING:
     from buildbench.llm import ChatModel
@@ -148,6 +149,10 @@ class ToolContext:
 
     @classmethod
     def for_scene(cls, scene: Scene, **kw: Any) -> ToolContext:
+        if kw.get("wall_midpoint_positions"):
+            # The original lists the walls of the file; Holodeck deletes the walls of an open
+            # boundary, which our reader rebuilds as empty walls (``scenes.thor_open``).
+            scene = file_walls_only(scene)
         return cls(scene=scene, index=SceneIndex.build(scene), **kw)
 
     def remember_visual(self, target: str, images: list[bytes]) -> None:
