@@ -95,6 +95,15 @@ def test_missing_files_are_reported(tmp_path):
         assert out.exit_code != 0 and "none.json" in out.output and isinstance(out.exception, SystemExit)
 
 
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_replay_of_an_empty_file_is_an_input_error(tmp_path, content):
+    calls = tmp_path / "calls.jsonl"
+    calls.write_text(content)
+    out = CliRunner().invoke(cli, ["replay", str(calls)])
+    assert out.exit_code == 2
+    assert out.output == f"error: {calls}: no call lists (the file is empty)\n"
+
+
 def test_export_bsg_writes_besiege_xml(engine_file, tmp_path):
     out = _cli("export-bsg", str(engine_file))
     assert out.returncode == 0, out.stderr

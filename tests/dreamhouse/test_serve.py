@@ -4,6 +4,7 @@ driven over 127.0.0.1 with ``requests`` (and with the released client's own func
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -18,14 +19,18 @@ from typing import Any
 
 import pytest
 import requests
+from click.testing import CliRunner
 
 from buildbench.suites.dreamhouse.check import RELEASED_TESTS
+from buildbench.suites.dreamhouse.cli import cli
 from buildbench.suites.dreamhouse.dhpack import PackTask, write_dhpack
 from buildbench.suites.dreamhouse.serve import (
+    SERVE_OPTIONS,
     ApiError,
     Grader,
     JobBoard,
     ReleasedApiServer,
+    ServeOptions,
     SessionRequest,
     SubmitRequest,
     TaskSource,
@@ -298,6 +303,22 @@ def test_task_source_refuses_repeated_ids() -> None:
 
 
 # -- the command ---------------------------------------------------------------------------
+def test_declared_serve_defaults_are_the_server_defaults() -> None:
+    declared = {spec.name: spec.default for spec in SERVE_OPTIONS}
+    assert declared == dataclasses.asdict(ServeOptions())
+    assert ServeOptions.from_pairs([]) == ServeOptions(profile="released", condition="frame", renderer="gl",
+                                                       executor="fast", isolation="auto")
+
+
+def test_serve_help_lists_every_option_with_its_default() -> None:
+    result = CliRunner().invoke(cli, ["serve", "--help"])
+    assert result.exit_code == 0, result.output
+    listed = result.output.split("-o KEY=VALUE options:", 1)[1]
+    for spec in SERVE_OPTIONS:
+        assert f"{spec.name} " in listed
+        assert f"(default {spec.shown_default()})" in " ".join(listed.split())
+
+
 def test_serve_command_serves_and_refuses_bad_options() -> None:
     cmd = [sys.executable, "-m", "buildbench", "dreamhouse", "serve", "--port", "0", "--limit", "1"]
     bad = subprocess.run([*cmd, "-o", "profile=strict"], capture_output=True, text=True, timeout=120)

@@ -168,6 +168,36 @@ def test_static_export_writes_every_episode_and_image(stored_runs: dict[str, Pat
     assert main(["view", str(stored_runs["example"]), "--static", str(out)]) == 2  # not empty: refused
 
 
+def test_static_export_has_the_first_observation_images_the_sft_export_has(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # DreamHouse shows its five target views only at reset, so no step of the run stores them.
+    from buildbench.harness.sft import export_sft
+    from buildbench.web.data import ViewerData
+    from buildbench.web.runs import open_runs
+
+    run = tmp_path / "run"
+    assert main(["run", "dreamhouse", "--agent", "oracle", "--split", "demo", "--limit", "1", "--run-dir", str(run),
+                 "--workers", "0", "--quiet"]) == 0
+    sft = export_sft(run, tmp_path / "sft")
+    assert sft.images == 5
+    capsys.readouterr()
+    out = tmp_path / "site"
+    assert main(["view", str(run), "--static", str(out)]) == 0
+    assert "1 episode(s), 5 image(s)" in capsys.readouterr().out
+    episode = (out / "data" / "run-0" / "ep-0.js").read_text()
+    assert "data:image" not in episode  # written as files, not inlined
+    written = sorted((out / "first" / "0" / "ep-0").glob("*.png"))
+    assert [p.name for p in written] == [f"reset_view{i}.png" for i in range(5)]
+    for path in written:
+        assert f'"url":"first/0/ep-0/{path.name}"' in episode
+        assert path.read_bytes() == next((tmp_path / "sft" / "images").rglob(path.name)).read_bytes()
+    live = ViewerData(open_runs([run]))
+    task_id = json.loads(episode[episode.index(",") + 1:-3])["task_id"]
+    shown = live.episode(0, task_id, 0)
+    assert shown["first_images_problem"] is None
+    assert [e["url"].startswith("data:image/png;base64,") for e in shown["first_images"]] == [True] * 5
+
+
 def test_view_refuses_a_folder_without_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["view", str(tmp_path), "--static", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()

@@ -139,13 +139,17 @@ function textBlock(label, text, className = "") {
   return h("div", { className: `block ${className}` }, h("div", { className: "label" }, label), h("pre", {}, String(text)));
 }
 
+function figures(images) {
+  return (images || []).map((img) => img.url
+    ? h("figure", {}, h("img", { src: img.url, alt: img.path, loading: "lazy" }), h("figcaption", {}, img.path))
+    : h("p", { className: "muted" }, `image not available: ${img.path}`));
+}
+
 function turnCard(step, index) {
   const calls = (step.tool_calls || []).map((c) => h("div", { className: "tool-call" },
     h("div", { className: "label" }, `tool call ${c.name || "?"}${c.id ? ` (${c.id})` : ""}`),
     h("pre", {}, typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments, null, 2))));
-  const images = (step.images || []).map((img) => img.url
-    ? h("figure", {}, h("img", { src: img.url, alt: img.path, loading: "lazy" }), h("figcaption", {}, img.path))
-    : h("p", { className: "muted" }, `image not available: ${img.path}`));
+  const images = figures(step.images);
   const flags = [step.terminated && "terminated", step.truncated && "truncated"].filter(Boolean).join(", ");
   return h("article", { className: "turn", id: `turn-${index}` },
     h("header", {}, h("strong", {}, `turn ${step.index}`), ` · ${step.role}`, ` · reward ${fmt(step.reward)}`,
@@ -169,9 +173,12 @@ async function showEpisode(runId, task, sample) {
   const left = h("div", { className: "trajectory", id: "trajectory" });
   if (ep.error) left.appendChild(textBlock("error", ep.error, "error"));
   if (ep.task) {
+    const first = figures(ep.first_images);
     left.appendChild(h("article", { className: "turn task", id: "task" }, h("header", {}, h("strong", {}, "task (the first prompt)")),
       Object.entries(ep.task.inputs).map(([k, v]) => textBlock(k, v)),
-      Object.keys(ep.task.metadata).length ? textBlock("metadata", JSON.stringify(ep.task.metadata)) : null));
+      Object.keys(ep.task.metadata).length ? textBlock("metadata", JSON.stringify(ep.task.metadata)) : null,
+      first.length ? h("div", { className: "images" }, h("div", { className: "label" }, "images the model saw first"), first) : null,
+      ep.first_images_problem ? h("p", { className: "muted" }, ep.first_images_problem) : null));
   } else if (ep.task_problem) {
     left.appendChild(h("p", { className: "muted" }, ep.task_problem));
   }

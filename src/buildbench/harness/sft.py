@@ -27,7 +27,7 @@ from typing import Any
 
 from .episode import Episode, Step
 from .errors import BuildbenchError, ConfigError
-from .prompts import prompt_folder
+from .first_observation import first_observation, png_bytes
 from .store import Store
 from .suite import get_suite
 from .task import Task
@@ -117,34 +117,13 @@ def _folder(episode: Episode) -> str:
 
 
 def _first_observation(config: Any, task: Task, seed: int, writer: _Writer, folder: str) -> dict[str, Any]:
-    suite = get_suite(config.suite)
-    options = dict(config.options)
-    env = None
     try:
-        with prompt_folder(options.get("prompts")):
-            env = suite.make_env(task, options)
-            observation, _ = env.reset(task, seed=seed)
+        observation = first_observation(config.suite, config.options, task, seed)
     except Exception as exc:
         raise ConfigError(f"cannot rebuild the first observation of task {task.id}: "
                           f"{type(exc).__name__}: {exc}".splitlines()[0]) from exc
-    finally:
-        if env is not None:
-            env.close()
-    images = [writer.write(_png(img), folder, f"reset_view{i}.png") for i, img in enumerate(observation.images)]
+    images = [writer.write(png_bytes(img), folder, f"reset_view{i}.png") for i, img in enumerate(observation.images)]
     return _message("user", observation.text, images=images)
-
-
-def _png(image: Any) -> bytes:
-    if isinstance(image, bytes):
-        return image
-    import io
-
-    import numpy as np
-    from PIL import Image
-
-    buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image)).save(buf, format="PNG")
-    return buf.getvalue()
 
 
 def _row(episode: Episode, first: dict[str, Any], writer: _Writer) -> dict[str, Any]:

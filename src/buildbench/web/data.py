@@ -12,6 +12,7 @@ from typing import Any
 from buildbench.harness.task import Task
 
 from .artefacts import ArtefactContext, build_artefact
+from .first_observation import first_images, image_entries
 from .runs import RunView, ViewerInputError
 
 #: Artefacts kept in memory (a BuildArena one costs a simulation, a BIM-Edit one a diff).
@@ -69,6 +70,7 @@ class ViewerData:
         self.runs = runs
         self.tasks = [TaskIndex(r) for r in runs]
         self._artefacts: OrderedDict[tuple[int, str, int], dict[str, Any]] = OrderedDict()
+        self._first: OrderedDict[tuple[int, str, int], tuple[list[bytes], str | None]] = OrderedDict()
         self._reports: dict[int, tuple[int, dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
@@ -92,9 +94,33 @@ class ViewerData:
             step["images"] = [{"path": p, "url": run.image_url(p)} for p in step.get("image_paths", [])]
         task = self.tasks[index].get(task_id) if run.suite else None
         data["task"] = _task_view(task) if task is not None else None
+        images, problem = self._first_images(index, task, ep.seed, sample) if task is not None else ([], None)
+        data["first_images"] = image_entries(images)
+        data["first_images_problem"] = problem
         data["task_problem"] = self.tasks[index].problem
         data["run"] = index
         return data
+
+    def _first_images(self, index: int, task: Task, seed: int, sample: int) -> tuple[list[bytes], str | None]:
+        """The images shown with the episode's first observation (cached: rebuilding renders),
+        or none and why they could not be rebuilt."""
+        key = (index, task.id, sample)
+        with self._lock:
+            if key in self._first:
+                self._first.move_to_end(key)
+                return self._first[key]
+        run = self.run(index)
+        try:
+            found: tuple[list[bytes], str | None] = (
+                first_images(run.suite, dict(run.config.get("options") or {}), task, seed), None)
+        except Exception as exc:  # the trajectory is still shown when the env cannot be rebuilt here
+            found = ([], f"the first observation's images could not be rebuilt: {type(exc).__name__}: "
+                         f"{exc}".splitlines()[0][:300])
+        with self._lock:
+            self._first[key] = found
+            while len(self._first) > ARTEFACT_CACHE:
+                self._first.popitem(last=False)
+        return found
 
     def artefact(self, index: int, task_id: str, sample: int) -> dict[str, Any]:
         """The episode's 3-D artefact (cached: building one may simulate or diff)."""

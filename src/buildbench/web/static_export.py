@@ -1,7 +1,8 @@
 """``buildbench view --static OUT``: the viewer as plain files to share or host anywhere.
 
 The layout mirrors the server: ``index.html`` and ``static/`` (the bundle), ``files/R/…``
-(the images the trajectories show, copied from run R's folder) and ``data/`` with every
+(the images the trajectories show, copied from run R's folder), ``first/R/ep-N/`` (the images
+of episode N's first observation, rebuilt at export) and ``data/`` with every
 answer the page needs. Data files are small scripts (``__bbData(key, value)``) rather than
 JSON, so the export also works opened straight from disk, where browsers refuse ``fetch``
 of local files. The page pages, sorts and filters the episode rows itself in this mode.
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .data import ViewerData, to_json_bytes
+from .first_observation import entry_png
 from .runs import ViewerInputError
 from .server import STATIC_ROOT, bundle_ready
 
@@ -53,6 +55,7 @@ def write_static(data: ViewerData, out: str | Path) -> dict[str, int]:
             row["file"] = n
             episode = data.episode(run.index, row["task_id"], row["sample"])
             counts["images"] += _copy_images(run, episode, out)
+            counts["images"] += _write_first_images(f"first/{run.index}/ep-{n}", episode, out)
             _write_data(out, f"run-{run.index}/ep-{n}", episode)
             _write_data(out, f"run-{run.index}/art-{n}", data.artefact(run.index, row["task_id"], row["sample"]))
             counts["artefacts"] += 1
@@ -76,3 +79,19 @@ def _copy_images(run: Any, episode: dict[str, Any], out: Path) -> int:
             shutil.copyfile(source, target)
             copied += 1
     return copied
+
+
+def _write_first_images(folder: str, episode: dict[str, Any], out: Path) -> int:
+    """Write the episode's first-observation images as files under ``out/folder`` and point their
+    entries there, so the data files stay small."""
+    written = 0
+    for entry in episode.get("first_images") or []:
+        png = entry_png(entry)
+        if png is None:
+            continue
+        target = out / folder / entry["path"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(png)
+        entry["url"] = f"{folder}/{entry['path']}"
+        written += 1
+    return written

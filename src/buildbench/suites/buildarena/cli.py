@@ -107,11 +107,16 @@ def replay(calls: Path, profile: str) -> None:
     also get an "agreement" count, and the totals are printed on standard error at the end.
     A line that cannot be replayed (bad JSON, not a list of calls) still gets its output line,
     holding "error", plus one "error: CALLS line N: ..." line on standard error; the other
-    lines are replayed, and the command then exits with status 2.
+    lines are replayed, and the command then exits with status 2. An empty CALLS (no
+    non-blank line) is an input error too: one line, status 2.
     """
     from .library import replay_line
 
     lines = _read_lines(calls)
+    if not any(line.strip() for line in lines):
+        # Nothing to replay is an input error, not a replay of zero lists that "succeeded".
+        click.echo(f"error: {calls}: no call lists (the file is empty)", err=True)
+        raise click.exceptions.Exit(2)
     totals = {"calls": 0, "normalized": 0, "exact": 0}
     n_bad = 0
     for number, line in enumerate(lines, 1):

@@ -213,7 +213,19 @@ def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
         print_tables(tables)
 
 
-@cli.command()
+class _ServeCommand(click.Command):
+    """``serve``, whose help lists its ``-o`` options with their defaults; they are read only when
+    the help is shown, so other commands do not import the server."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from .serve import SERVE_OPTIONS
+
+        with formatter.section("-o KEY=VALUE options"):
+            formatter.write_dl([(spec.name, spec.describe()) for spec in SERVE_OPTIONS])
+        super().format_epilog(ctx, formatter)
+
+
+@cli.command(cls=_ServeCommand)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind (the default serves this machine only).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -225,7 +237,7 @@ def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
               help="Validation threads.")
 @click.option("-o", "--option", "options", multiple=True,
-              help="KEY=VALUE: profile (released|paper), condition, renderer, executor, isolation.")
+              help="KEY=VALUE, one of the options listed below (with their defaults).")
 def serve(host: str, port: int, split: str | None, task_source: Path | None, dhpack: Path | None,
           limit: int | None, workers: int, options: tuple[str, ...]) -> None:
     """Serve the released DreamHouse harness's HTTP API (tasks, views, sessions, submissions,

@@ -11,25 +11,38 @@ from buildbench.harness.errors import ConfigError
 from ..views import RENDERERS
 from ..views_basis import CONDITIONS
 
-#: The options, named as the suite's ``-o`` options of ``buildbench run dreamhouse``.
+#: The options, named as the suite's ``-o`` options of ``buildbench run dreamhouse``; their
+#: defaults are the :class:`ServeOptions` defaults (released profile, frame views, gl, fast executor).
 SERVE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("profile", "str", "validator profile (released: the released 10 tests)", ("released", "paper")),
-    OptionSpec("condition", "str", "which views are rendered for tasks without stored ones", CONDITIONS),
-    OptionSpec("renderer", "str", "gl (fast) or cycles (Blender Cycles)", RENDERERS),
-    OptionSpec("executor", "str", "runs code submissions: fast (our bpy) or blender", ("fast", "blender")),
-    OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process")),
+    OptionSpec("profile", "str", "validator profile (released: the released 10 tests)", ("released", "paper"),
+               default="released"),
+    OptionSpec("condition", "str", "which views are rendered for tasks without stored ones", CONDITIONS,
+               default="frame"),
+    OptionSpec("renderer", "str", "gl (fast) or cycles (Blender Cycles)", RENDERERS, default="gl"),
+    OptionSpec("executor", "str", "runs code submissions: fast (our bpy) or blender", ("fast", "blender"),
+               default="fast"),
+    OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process"),
+               default="auto"),
 )
+
+
+def _default(name: str) -> str:
+    """The declared default of the ``str`` option ``name``: the one place a serve default is written."""
+    default = next(spec.default for spec in SERVE_OPTIONS if spec.name == name)
+    if not isinstance(default, str):
+        raise TypeError(f"serve option {name}: default {default!r} is not a string")
+    return default
 
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """The server's options (defaults: released profile, frame views, gl, fast executor)."""
+    """The server's options; each default is the one declared in :data:`SERVE_OPTIONS`."""
 
-    profile: str = "released"
-    condition: str = "frame"
-    renderer: str = "gl"
-    executor: str = "fast"
-    isolation: str = "auto"
+    profile: str = _default("profile")
+    condition: str = _default("condition")
+    renderer: str = _default("renderer")
+    executor: str = _default("executor")
+    isolation: str = _default("isolation")
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[str]) -> ServeOptions:
