@@ -3,7 +3,7 @@
 ``data/differential-original-tools.jsonl`` was written by ``tools/legoeval_oracle`` from the
 unmodified ``evaluation/functions.py`` and ``func_utils.py`` of gyeomh/LEGO-EVAL (commit
 35c227c): every tool that computes from the house JSON, called with every id of real THOR,
-ProcTHOR and Holodeck houses (``tests/scenes/fixtures``, the LEGO-Bench-layout fixtures and
+ProcTHOR and Holodeck houses (``tests/scenes/fixtures`` and its ``real/``, the LEGO-Bench-layout fixtures and
 ``data/oracle_houses``, built on Holodeck's ``empty_house.json``). Image values were
 recorded as ``"<image>"``: for the image tools only the key names are compared.
 

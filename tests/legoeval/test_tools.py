@@ -4,11 +4,13 @@ images, multimodal fallback and model paths."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from buildbench.llm import ScriptedChat
 from buildbench.scenes.build import HouseBuilder
+from buildbench.scenes.io import load_scene
 from buildbench.scenes.model import Scene
 from buildbench.suites.legoeval.tools import (
     MENUS,
@@ -132,6 +134,16 @@ def test_door_position_is_the_true_hole_centre_with_a_compat_flag(scene: Scene) 
     wall = scene.wall(door.wall0)
     assert (q["x"], q["z"]) == (round((wall.start[0] + wall.end[0]) / 2, 2), round((wall.start[1] + wall.end[1]) / 2, 2))
     assert p["z"] != q["z"]  # placed at 20 % of the wall, so not at its midpoint
+
+
+def test_a_wall_without_material_is_named_as_the_original_names_it_only_in_the_compat_mode() -> None:
+    bare = load_scene(Path(__file__).resolve().parents[2] / "tests" / "scenes" / "fixtures" / "real"
+                      / "procthor_zg_partial_0_structure.json")  # ProcTHOR's first stage: walls bare
+    wall = bare.walls[0]
+    assert wall.material is None
+    for compat, name in ((False, "Unknown"), (True, "None")):
+        ctx = ToolContext.for_scene(bare, render=False, wall_midpoint_positions=compat)
+        assert run_tool(ctx, "get_wall_info", [wall.id])[f"{wall.id}_material"] == name
 
 
 ID_TOOLS = {

@@ -6,7 +6,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Every house the recording covers, relative to the repository root.
-HOUSE_GLOBS = ("tests/scenes/fixtures/*.json", "tests/legoeval/fixtures/legobench_tiny/data_*/data_*.json",
+HOUSE_GLOBS = ("tests/scenes/fixtures/*.json", "tests/scenes/fixtures/real/*.json",
+               "tests/legoeval/fixtures/legobench_tiny/data_*/data_*.json",
                "tests/legoeval/fixtures/generator_scenes/*.json", "tests/legoeval/data/oracle_houses/*.json")
 
 

@@ -75,7 +75,7 @@ def get_wall_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
         out[f"{wid}_id"] = wall.id
         out[f"{wid}_roomId"] = _file_room(ctx, wall.raw) or wall.room_id
         out[f"{wid}_coordinates"] = [_shown(ctx, wall.start), _shown(ctx, wall.end)]
-        out[f"{wid}_material"] = wall.material or "Unknown"
+        out[f"{wid}_material"] = wall.material or _absent_wall_material(ctx)
         out[f"{wid}_width"] = _shown_one(ctx, wall.width_m)
         out[f"{wid}_height"] = _shown_one(ctx, wall.height_m)
         out[f"{wid}_direction"] = ctx.index.direction(wall)
@@ -84,6 +84,12 @@ def get_wall_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
             # The original lists an invisible wall like any other and has no key for it.
             out[f"{wid}_empty"] = True
     return out
+
+
+def _absent_wall_material(ctx: ToolContext) -> str:
+    """What a wall without a material is called: the original writes ``"None"`` for walls
+    (ProcTHOR's first stage leaves them bare) though ``"Unknown"`` for rooms."""
+    return "None" if ctx.wall_midpoint_positions else "Unknown"
 
 
 def _file_room(ctx: ToolContext, raw: Any) -> str | None:
