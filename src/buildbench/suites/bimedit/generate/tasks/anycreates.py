@@ -10,7 +10,7 @@ the new element alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import ifcopenshell
 import ifcopenshell.util.element
@@ -92,13 +92,10 @@ def recreate_wall(scene: Scene, rng: np.random.Generator) -> Edit:
     walls = scene.elements("IfcWall")
     # walls that host nothing first (a re-created wall does not bring its doors back); stable sort
     order = sorted(rng.permutation(len(walls)).tolist(), key=lambda i: len(dependants(walls[i])) > 0)
-    for i in order[:12]:
-        el = walls[i]
-        try:
-            return _recreate_wall(scene, el, rng)
-        except NoCandidate:
-            continue
-    raise NoCandidate("no wall that can be re-created with a checked description")
+    edit = _first_edit([walls[i] for i in order[:12]], lambda el: _recreate_wall(scene, el, rng))
+    if edit is None:
+        raise NoCandidate("no wall that can be re-created with a checked description")
+    return edit
 
 
 def _recreate_wall(scene: Scene, el: ifcopenshell.entity_instance, rng: np.random.Generator) -> Edit:
@@ -168,12 +165,10 @@ def recreate_extrusion(scene: Scene, cls: str, rng: np.random.Generator) -> Edit
     """Remove a slab or a room from the scene and ask for it back as an extrusion of its footprint."""
     els = scene.elements(cls)
     rng.shuffle(els)
-    for el in els[:12]:
-        try:
-            return _recreate_extrusion(scene, cls, el, rng)
-        except NoCandidate:
-            continue
-    raise NoCandidate(f"no {cls} that can be re-created with a checked description")
+    edit = _first_edit(els[:12], lambda el: _recreate_extrusion(scene, cls, el, rng))
+    if edit is None:
+        raise NoCandidate(f"no {cls} that can be re-created with a checked description")
+    return edit
 
 
 def _recreate_extrusion(scene: Scene, cls: str, el: ifcopenshell.entity_instance, rng: np.random.Generator) -> Edit:
@@ -227,12 +222,10 @@ def recreate_filling(scene: Scene, cls: str, rng: np.random.Generator) -> Edit:
     """Remove a door or window with its opening and ask for it back in its host wall."""
     fills = scene.elements(cls)
     rng.shuffle(fills)
-    for el in fills[:12]:
-        try:
-            return _recreate_filling(scene, cls, el, rng)
-        except NoCandidate:
-            continue
-    raise NoCandidate(f"no {NOUNS[cls]} in an opening of a wall with a checked description")
+    edit = _first_edit(fills[:12], lambda el: _recreate_filling(scene, cls, el, rng))
+    if edit is None:
+        raise NoCandidate(f"no {NOUNS[cls]} in an opening of a wall with a checked description")
+    return edit
 
 
 def _recreate_filling(scene: Scene, cls: str, el: ifcopenshell.entity_instance, rng: np.random.Generator) -> Edit:
@@ -276,19 +269,15 @@ def create_column(scene: Scene, rng: np.random.Generator) -> Edit:
     """A square column at the centre of a room, or 1 m in front of the middle of a wall without rooms."""
     rooms = [r for r in scene.elements("IfcSpace") if scene.index.shapes.mesh(r.GlobalId) is not None]
     rng.shuffle(rooms)
-    for sp in rooms[:8]:
-        try:
-            return _column_in_room(scene, sp, rng)
-        except NoCandidate:
-            continue
+    edit = _first_edit(rooms[:8], lambda sp: _column_in_room(scene, sp, rng))
+    if edit is not None:
+        return edit
     walls = [w for w in scene.elements("IfcWall") if scene.index.shapes.mesh(w.GlobalId) is not None]
     rng.shuffle(walls)
-    for w in walls[:8]:
-        try:
-            return _column_by_wall(scene, w, rng)
-        except NoCandidate:
-            continue
-    raise NoCandidate("no room or wall to place a column by")
+    edit = _first_edit(walls[:8], lambda w: _column_by_wall(scene, w, rng))
+    if edit is None:
+        raise NoCandidate("no room or wall to place a column by")
+    return edit
 
 
 def _column_edit(scene: Scene, storey: ifcopenshell.entity_instance, at: tuple[float, float, float], height: float,
@@ -337,3 +326,14 @@ def _column_by_wall(scene: Scene, wall: ifcopenshell.entity_instance, rng: np.ra
                         "standing at the wall's base and as high as the wall",
                         f"1.00 m from the face of {ref['topological']} at its midpoint, on its {towards} side, "
                         "standing at the wall's base and as high as the wall", ref["topological_check"], rng)
+
+
+def _first_edit(candidates: list[ifcopenshell.entity_instance],
+                make: Callable[[ifcopenshell.entity_instance], Edit]) -> Edit | None:
+    """The edit of the first candidate ``make`` accepts (it raises NoCandidate for the others), in order."""
+    for candidate in candidates:
+        try:
+            return make(candidate)
+        except NoCandidate:
+            continue
+    return None

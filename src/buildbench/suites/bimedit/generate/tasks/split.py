@@ -70,6 +70,20 @@ def _stable(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
 
 
+def write_edit_models(edit: Edit, path: Path, out: Path, group: str, seed: int) -> tuple[Path, Path]:
+    """Write a task group's input model (``path`` itself when the edit prepares nothing) and
+    its ground truth under ``out``, with GlobalIds seeded by the group; return both paths."""
+    m0 = path
+    if edit.prepare is not None:
+        m0 = out / "inputs" / f"{group}.ifc"
+        m0.parent.mkdir(parents=True, exist_ok=True)
+        apply_and_write(edit.prepare, path, m0, _stable(group + "/input"))
+    gt = out / "truth" / f"{group}.ifc"
+    gt.parent.mkdir(parents=True, exist_ok=True)
+    apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
+    return m0, gt
+
+
 def base_edits(seed: int, rounds: int = 1) -> Iterator[BaseEdit]:
     """The base edits of ``rounds`` copies of the paper's composition (round r uses fresh scenes)."""
     for r in range(rounds):
@@ -169,14 +183,7 @@ def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimT
         rng = np.random.default_rng([seed, _stable(group), attempt])
         try:
             edit = _recipe(scene, be, rng)
-            m0 = path
-            if edit.prepare is not None:
-                m0 = out / "inputs" / f"{group}.ifc"
-                m0.parent.mkdir(parents=True, exist_ok=True)
-                apply_and_write(edit.prepare, path, m0, _stable(group + "/input"))
-            gt = out / "truth" / f"{group}.ifc"
-            gt.parent.mkdir(parents=True, exist_ok=True)
-            apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
+            m0, gt = write_edit_models(edit, path, out, group, seed)
             facts = verify_edit(edit, scene, m0, gt)
         except NoCandidate as exc:
             problems.append(str(exc))

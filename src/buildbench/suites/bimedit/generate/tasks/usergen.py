@@ -32,7 +32,6 @@ from buildbench.suites.bimedit.check.schemas import copy_readable
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex
 from buildbench.suites.bimedit.generate.tasks import anycreates, anymodel, recipes
-from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
 from buildbench.suites.bimedit.generate.tasks.recipes import Edit, NoCandidate, Scene
 from buildbench.suites.bimedit.generate.tasks.split import (
     BASE_COUNTS,
@@ -41,6 +40,7 @@ from buildbench.suites.bimedit.generate.tasks.split import (
     base_edits,
     make_group,
     verify_edit,
+    write_edit_models,
 )
 from buildbench.suites.bimedit.task_records import (
     CATEGORIES,
@@ -212,14 +212,7 @@ def make_on_model(slot: Slot, scene: Scene, path: Path, out: Path, seed: int, us
             edit = any_recipe(scene, slot.element, slot.operation, slot.variant, rng)
             if edit.code in used.codes:
                 raise NoCandidate("every candidate gives an edit an earlier task already has")
-            m0 = path
-            if edit.prepare is not None:
-                m0 = out / "inputs" / f"{group}.ifc"
-                m0.parent.mkdir(parents=True, exist_ok=True)
-                apply_and_write(edit.prepare, path, m0, _stable(group + "/input"))
-            gt = out / "truth" / f"{group}.ifc"
-            gt.parent.mkdir(parents=True, exist_ok=True)
-            apply_and_write(edit.code, m0, gt, _stable(group) ^ seed)
+            m0, gt = write_edit_models(edit, path, out, group, seed)
             facts = verify_edit(edit, scene, m0, gt)
         except (NoCandidate, RuntimeError) as exc:  # RuntimeError: the oracle code failed on this model
             problems.append(str(exc))
