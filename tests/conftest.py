@@ -3,8 +3,44 @@
 from __future__ import annotations
 
 import os
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 # The tests run code they wrote themselves; on a machine without bubblewrap they may run it as
 # a plain process (tests that need the sandbox skip there, and the refusal itself is tested
 # with this variable removed).
 os.environ.setdefault("BUILDBENCH_ALLOW_UNSANDBOXED", "1")
+
+
+def _tiny_lm(path: Path, seed: int = 0) -> Any:
+    """Write a character-level tokenizer and a 2-layer random Qwen2 to ``path`` (TRL builds
+    its KL reference from a path) and return the tokenizer. Skips without the training extra."""
+    torch = pytest.importorskip("torch", reason="training is an extra: torch is not installed")
+    pytest.importorskip("transformers", reason="training is an extra: transformers is not installed")
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+
+    chars = sorted(set(string.printable) | set("×→−°Δ²…’"))
+    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2} | {c: i + 3 for i, c in enumerate(chars)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tok.decoder = decoders.Fuse()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
+                                   unk_token="<unk>", padding_side="left")
+    fast.save_pretrained(path)
+    config = Qwen2Config(vocab_size=len(fast), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                         tie_word_embeddings=True, pad_token_id=0, eos_token_id=1, bos_token_id=1)
+    torch.manual_seed(seed)
+    Qwen2ForCausalLM(config).save_pretrained(path)
+    return fast
+
+
+@pytest.fixture(scope="session")
+def make_tiny_lm() -> Callable[..., Any]:
+    """``make_tiny_lm(path, seed=0) -> tokenizer``: a tiny random language model on disk."""
+    return _tiny_lm

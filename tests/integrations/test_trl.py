@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,35 +20,10 @@ from buildbench.integrations.trl import (
 )
 
 
-def _tiny_tokenizer(path: Path) -> Any:
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    chars = sorted(set(string.printable) | set("×→−°Δ²…’"))
-    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2} | {c: i + 3 for i, c in enumerate(chars)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>", padding_side="left")
-    fast.save_pretrained(path)
-    return fast
-
-
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
-    torch = pytest.importorskip("torch", reason="training is an extra: torch is not installed")
-    pytest.importorskip("transformers", reason="training is an extra: transformers is not installed")
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
+def tiny(tmp_path_factory: pytest.TempPathFactory, make_tiny_lm: Callable[..., Any]) -> tuple[Any, Path]:
     path = tmp_path_factory.mktemp("tiny")
-    tok = _tiny_tokenizer(path)
-    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         tie_word_embeddings=True, pad_token_id=0, eos_token_id=1, bos_token_id=1)
-    torch.manual_seed(0)
-    Qwen2ForCausalLM(config).save_pretrained(path)  # TRL builds the KL reference from a path
-    return tok, path
+    return make_tiny_lm(path), path
 
 
 class _Trainer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-import string
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,39 +102,15 @@ def test_trl_reward_function_scores_replies(records: list[dict]) -> None:
     assert broken == [None]
 
 
-def _tiny_tokenizer(path: Path) -> Any:
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
-    chars = sorted(set(string.printable) | set("×→−°Δ²…’"))
-    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2} | {c: i + 3 for i, c in enumerate(chars)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
-    tok.decoder = decoders.Fuse()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="<eos>",
-                                   unk_token="<unk>", padding_side="left")
-    fast.save_pretrained(path)
-    return fast
-
-
 @pytest.mark.slow
-def test_trl_grpo_smoke(records: list[dict], tmp_path: Path) -> None:
+def test_trl_grpo_smoke(records: list[dict], tmp_path: Path, make_tiny_lm: Callable[..., Any]) -> None:
     """Two GRPOTrainer steps of a randomly initialised 2-layer Qwen2 with a character-level
     tokenizer (no downloaded weights), rewarded by the environment. A random model writes no
     valid reply, so the rewards are the env's −1-ish scores and every group is flat: this
     checks the plumbing (generation, env reward, advantages, optimizer steps), not learning."""
-    torch = pytest.importorskip("torch", reason="training is an extra: torch is not installed")
-    pytest.importorskip("transformers", reason="training is an extra: transformers is not installed")
     trl = pytest.importorskip("trl", reason="training is an extra: trl is not installed")
     datasets = pytest.importorskip("datasets", reason="training is an extra: datasets is not installed")
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    tok = _tiny_tokenizer(tmp_path / "tiny")
-    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         tie_word_embeddings=True, pad_token_id=0, eos_token_id=1, bos_token_id=1)
-    torch.manual_seed(0)
-    Qwen2ForCausalLM(config).save_pretrained(tmp_path / "tiny")  # TRL builds the KL reference from a path
+    tok = make_tiny_lm(tmp_path / "tiny", seed=0)
     rows = [{"prompt": r["prompt"][-1]["content"] + "\n<think>", "instruction": r["instruction"],
              "scene": r["scene"]} for r in turn_prompts(records[:1])[:4]]
     reward = SceneReVisTurnReward()
@@ -153,24 +129,16 @@ def test_trl_grpo_smoke(records: list[dict], tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_trl_multi_turn_rollout_func_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_trl_multi_turn_rollout_func_smoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           make_tiny_lm: Callable[..., Any]) -> None:
     """Whole episodes through TRL's rollout_func: observations sit in the completion with
     env_mask 0, the policy's replies with 1, and the trajectory return is the reward."""
-    torch = pytest.importorskip("torch", reason="training is an extra: torch is not installed")
-    pytest.importorskip("transformers", reason="training is an extra: transformers is not installed")
     trl = pytest.importorskip("trl", reason="training is an extra: trl is not installed")
     datasets = pytest.importorskip("datasets", reason="training is an extra: datasets is not installed")
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
     from buildbench.suites.scenerevis.train.trl_adapter import make_rollout_func, trajectory_reward
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    tok = _tiny_tokenizer(tmp_path / "tiny")
-    config = Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         tie_word_embeddings=True, pad_token_id=0, eos_token_id=1, bos_token_id=1)
-    torch.manual_seed(1)
-    Qwen2ForCausalLM(config).save_pretrained(tmp_path / "tiny")
+    tok = make_tiny_lm(tmp_path / "tiny", seed=1)
     rollout_func = make_rollout_func(max_turns=3, max_new_tokens=10)
     args = trl.GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=2,
                           max_completion_length=4096, max_steps=2, learning_rate=1e-3, logging_steps=1,
