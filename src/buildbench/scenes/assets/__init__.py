@@ -1,0 +1,60 @@
+"""Asset meshes for indoor scenes: each object's shape at a chosen geometry level.
+
+Levels (``-o geometry=…``):
+
+* ``box`` — the object's own box, 12 triangles (fast; what the released RL reward uses).
+* ``procedural`` — our part-based furniture (:mod:`.procedural`), fitted to the box, coloured
+  from the object's words, deterministic. The offline default for mesh-level work.
+* ``mesh`` — the real asset: 3D-FUTURE by ``jid`` or Objaverse/objathor by ``uid`` / THOR
+  ``assetId`` from the folders an :class:`AssetLibrary` is given, placed as the released
+  SceneReVis code places a mesh; a missing or bad asset falls back to the procedural mesh
+  with the reason in :attr:`ObjectMesh.source` (or raises :class:`AssetError` when strict).
+
+Meshes are in the object's local frame (y up, front +z, centred on the box centre, spanning
+``[-s/2, s/2]``); :func:`world_mesh` places one with ``R @ v + center``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from buildbench.scenes.assets.colors import palette
+from buildbench.scenes.assets.library import AssetLibrary
+from buildbench.scenes.assets.mesh import GEOMETRY_LEVELS, AssetError, GeometryLevel, ObjectMesh, box_mesh
+from buildbench.scenes.assets.procedural import procedural_mesh
+from buildbench.scenes.model import SceneObject
+
+if TYPE_CHECKING:
+    import trimesh
+
+__all__ = ["GeometryLevel", "GEOMETRY_LEVELS", "ObjectMesh", "AssetLibrary", "AssetError",
+           "object_mesh", "world_mesh", "check_level"]
+
+
+def check_level(level: str) -> GeometryLevel:
+    """``level`` as a GeometryLevel; AssetError naming the known levels otherwise."""
+    for known in GEOMETRY_LEVELS:
+        if level == known:
+            return known
+    raise AssetError(f"unknown geometry level {level!r} (known: {', '.join(GEOMETRY_LEVELS)})")
+
+
+def object_mesh(obj: SceneObject, level: GeometryLevel, *, library: AssetLibrary | None = None) -> ObjectMesh:
+    """The mesh of ``obj`` at ``level`` in its local frame.
+
+    ``library``: where ``mesh`` finds real assets (default :meth:`AssetLibrary.from_env`);
+    unused by the other levels. Raises AssetError for an unknown level, a ``mesh`` level
+    with no asset folder configured, or (strict libraries) a missing or bad asset."""
+    level = check_level(level)
+    if level == "box":
+        return box_mesh(obj.size, palette(obj).main)
+    if level == "procedural":
+        return procedural_mesh(obj)
+    lib = library if library is not None else AssetLibrary.from_env()
+    return lib.mesh_for(obj)
+
+
+def world_mesh(obj: SceneObject, level: GeometryLevel, *,
+               library: AssetLibrary | None = None) -> trimesh.Trimesh:
+    """The mesh of ``obj`` at ``level`` placed in the world (``R @ v + center``)."""
+    return object_mesh(obj, level, library=library).placed(obj)
