@@ -7,6 +7,8 @@ from typing import Any
 
 from .episode import add_usage, as_failure, is_scored
 from .errors import ConfigError
+from .identity import run_identity
+from .stats import metric_intervals
 from .store import Store
 from .suite import Summarizer, get_suite, mean_metrics
 
@@ -47,7 +49,9 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
         "protocol": config.get("protocol"),
         "model": config.get("model"),
         "expected_episodes": manifest.get("tasks", 0) * config.get("samples", 1),
+        "identity": run_identity(config, [ep.task_id for ep in episodes]),
         **summarize(episodes),
+        "intervals": metric_intervals(episodes),
         "unscored": unscored,
         "errors_as_failures": errors_as_failures,
         "usage": usage,
@@ -69,11 +73,17 @@ def print_report(report: dict[str, Any]) -> None:
     console.print(head)
     metrics = report.get("metrics", {})
     if metrics:
-        table = Table(title="metrics (mean over episodes)")
+        intervals = report.get("intervals", {})
+        table = Table(title="metrics (mean over scored episodes, 95 % bootstrap interval clustered by task)")
         table.add_column("metric")
-        table.add_column("value", justify="right")
+        table.add_column("mean", justify="right")
+        table.add_column("95 % interval", justify="right")
+        table.add_column("n", justify="right")
         for key, value in metrics.items():
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+            interval = intervals.get(key)
+            span = f"[{interval['low']:.4f}, {interval['high']:.4f}]" if interval and interval["n"] else "n/a"
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value), span,
+                          str(interval["n"]) if interval else "")
         console.print(table)
     for title, rows in report.get("tables", {}).items():
         if not rows:

@@ -1,0 +1,212 @@
+"""Uncertainty for run aggregates: clustered bootstrap intervals and paired tests.
+
+Benchmarks differ between models by a few points, often within noise; the papers draw 64
+samples per task for that reason. Every aggregate a report shows therefore carries ``n`` and a
+seeded 95 % interval, and two runs are compared task by task on the tasks they share.
+
+* Intervals are percentile bootstraps that resample *tasks* (clusters), not episodes: the
+  samples of one task are correlated, and resampling them independently would give intervals
+  that are too narrow. With one sample per task this is the ordinary bootstrap of the mean.
+* Paired differences average each task's samples first, then bootstrap the mean of the
+  per-task differences; the p-value comes from an exact McNemar test when the metric is
+  pass/fail with one sample per task, otherwise from a sign-flip permutation test (exact up
+  to 2^16 sign patterns, seeded Monte Carlo beyond).
+
+Everything is deterministic by ``seed``: the same data gives the same interval, byte for byte.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .episode import Episode, is_scored
+
+#: Bootstrap resamples per interval: a percentile interval's end points then move by well
+#: under a tenth of a standard error between seeds.
+RESAMPLES = 2000
+LEVEL = 0.95
+#: Exact sign-flip enumeration up to this many non-zero differences (2^16 patterns).
+EXACT_PERMUTATION_MAX = 16
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its bootstrap interval; ``n`` episodes in ``clusters`` tasks.
+
+    ``low``/``high`` are NaN when there is nothing to resample (no data), and equal the mean
+    when there is a single task.
+    """
+
+    n: int
+    clusters: int
+    mean: float
+    low: float
+    high: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"n": self.n, "tasks": self.clusters, "mean": self.mean, "low": self.low, "high": self.high}
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """``b - a`` over the tasks both runs have: mean difference, its interval and a p-value."""
+
+    n_tasks: int
+    mean_a: float
+    mean_b: float
+    diff: float
+    low: float
+    high: float
+    p_value: float
+    test: str
+
+    def to_dict(self) -> dict[str, float | int | str]:
+        return {"tasks": self.n_tasks, "mean_a": self.mean_a, "mean_b": self.mean_b, "diff": self.diff,
+                "low": self.low, "high": self.high, "p_value": self.p_value, "test": self.test}
+
+
+def _cluster_sums(values: Sequence[float], clusters: Sequence[str] | None) -> tuple[NDArray[np.float64],
+                                                                                    NDArray[np.float64]]:
+    """Per-cluster sums and counts, clusters in first-seen order (deterministic)."""
+    vals = np.asarray(values, dtype=float)
+    if clusters is None:
+        return vals, np.ones_like(vals)
+    if len(clusters) != len(vals):
+        raise ValueError(f"{len(vals)} values but {len(clusters)} cluster labels")
+    index: dict[str, int] = {}
+    ids = np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.int64, count=len(vals))
+    sums = np.bincount(ids, weights=vals, minlength=len(index)).astype(np.float64)
+    counts = np.bincount(ids, minlength=len(index)).astype(np.float64)
+    return sums, counts
+
+
+def bootstrap_interval(values: Sequence[float], clusters: Sequence[str] | None = None, *, seed: int = 0,
+                       resamples: int = RESAMPLES, level: float = LEVEL) -> Interval:
+    """The mean of ``values`` with a percentile bootstrap interval, resampling ``clusters``.
+
+    Args:
+        values: One number per episode (NaN values are left out, as the means do).
+        clusters: The task id of each value; None treats every value as its own task.
+        seed: Seed of the resampling; the same inputs and seed give the same interval.
+    """
+    vals = np.asarray(values, dtype=float)
+    keep = ~np.isnan(vals)
+    labels = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
+    sums, counts = _cluster_sums(vals[keep], labels)
+    k = len(sums)
+    if k == 0:
+        return Interval(0, 0, math.nan, math.nan, math.nan)
+    mean = float(sums.sum() / counts.sum())
+    if k == 1:
+        return Interval(int(counts.sum()), 1, mean, mean, mean)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, k, size=(resamples, k))
+    # A ratio estimator: resampled clusters keep their sizes, so unequal sample counts per
+    # task weigh as they do in the plain mean.
+    stats = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(stats, [alpha, 1.0 - alpha])
+    return Interval(int(counts.sum()), k, mean, float(low), float(high))
+
+
+def per_task_means(values: Sequence[float], tasks: Sequence[str]) -> dict[str, float]:
+    """Each task's mean over its (non-NaN) samples."""
+    sums: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for value, task in zip(values, tasks, strict=True):
+        if value == value:
+            sums[task] = sums.get(task, 0.0) + float(value)
+            counts[task] = counts.get(task, 0) + 1
+    return {task: sums[task] / counts[task] for task in sums}
+
+
+def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided exact McNemar p-value for paired pass/fail outcomes (1 pass, 0 fail).
+
+    The discordant pairs are binomial(n, 1/2) under the null; the p-value doubles the smaller
+    tail, capped at 1 (the same as ``scipy.stats.binomtest(k, n, 0.5)`` for this symmetric case).
+    """
+    only_a = sum(1 for x, y in zip(a, b, strict=True) if x >= 0.5 > y)
+    only_b = sum(1 for x, y in zip(a, b, strict=True) if y >= 0.5 > x)
+    n = only_a + only_b
+    if n == 0:
+        return 1.0
+    k = min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
+
+
+def sign_flip_p_value(diffs: Sequence[float], *, seed: int = 0, resamples: int = 20_000) -> float:
+    """Two-sided paired permutation test of mean(diffs) == 0 by flipping signs.
+
+    Exact (every sign pattern) for up to ``EXACT_PERMUTATION_MAX`` non-zero differences, a
+    seeded Monte Carlo estimate beyond (counting the observed pattern, so p > 0).
+    """
+    d = np.asarray([x for x in diffs if x != 0.0], dtype=float)
+    if len(d) == 0:
+        return 1.0
+    observed = abs(d.sum())
+    # Sums equal up to rounding must count as "as extreme", or an exact tie reads as p < 1.
+    tol = 1e-12 * max(1.0, float(np.abs(d).sum()))
+    if len(d) <= EXACT_PERMUTATION_MAX:
+        patterns = ((np.arange(2 ** len(d))[:, None] >> np.arange(len(d))) & 1) * 2 - 1
+        sums = np.abs(patterns @ d)
+        return float(np.mean(sums >= observed - tol))
+    rng = np.random.default_rng(seed)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(resamples, len(d)))
+    sums = np.abs(signs @ d)
+    return float((1 + np.sum(sums >= observed - tol)) / (resamples + 1))
+
+
+def paired_difference(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence[float]], *, seed: int = 0,
+                      resamples: int = RESAMPLES, level: float = LEVEL) -> PairedDifference:
+    """``b - a`` on the tasks both have, each task's samples averaged first.
+
+    Args:
+        a, b: Per task id, that run's values of one metric (NaN values are left out).
+    """
+    def means(runs: Mapping[str, Sequence[float]]) -> dict[str, float]:
+        out = {}
+        for task, vals in runs.items():
+            kept = [float(v) for v in vals if v == v]
+            if kept:
+                out[task] = sum(kept) / len(kept)
+        return out
+
+    ma, mb = means(a), means(b)
+    shared = [t for t in ma if t in mb]
+    if not shared:
+        nan = math.nan
+        return PairedDifference(0, nan, nan, nan, nan, nan, nan, "none")
+    xa = np.array([ma[t] for t in shared])
+    xb = np.array([mb[t] for t in shared])
+    diffs = xb - xa
+    interval = bootstrap_interval(diffs.tolist(), seed=seed, resamples=resamples, level=level)
+    single = all(len(a[t]) == 1 and len(b[t]) == 1 for t in shared)
+    binary = single and bool(np.all(np.isin(np.concatenate([xa, xb]), (0.0, 1.0))))
+    if binary:
+        p, test = mcnemar_exact(xa.tolist(), xb.tolist()), "mcnemar"
+    else:
+        p, test = sign_flip_p_value(diffs.tolist(), seed=seed), "permutation"
+    return PairedDifference(len(shared), float(xa.mean()), float(xb.mean()), float(diffs.mean()),
+                            interval.low, interval.high, p, test)
+
+
+def metric_intervals(episodes: Sequence[Episode], *, seed: int = 0) -> dict[str, dict[str, float | int]]:
+    """For every metric of the scored episodes: n, tasks, mean and a 95 % bootstrap interval,
+    clustered by task."""
+    values: dict[str, list[float]] = {}
+    tasks: dict[str, list[str]] = {}
+    for ep in episodes:
+        if not is_scored(ep):
+            continue
+        for key, value in ep.metrics.items():
+            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+                values.setdefault(key, []).append(float(value))
+                tasks.setdefault(key, []).append(ep.task_id)
+    return {key: bootstrap_interval(values[key], tasks[key], seed=seed).to_dict() for key in sorted(values)}
