@@ -38,7 +38,7 @@ MULTIVIEW_KEYS = ("front", "right", "left", "top", "back")
 
 
 def wall_view(scene: Scene, wall_id: str, *, px: int = 512, keep_margin_m: float = WALL_KEEP_MARGIN_M,
-              background: RGB | None = WHITE) -> np.ndarray:
+              background: RGB | None = WHITE, geometry: str = "box") -> np.ndarray:
     """The wall seen from inside its room, square on, with the room's middle cleared.
 
     The camera stands :data:`WALL_CAMERA_BACKOFF_M` in front of the opposite side of the
@@ -62,7 +62,7 @@ def wall_view(scene: Scene, wall_id: str, *, px: int = 512, keep_margin_m: float
     backoff = depth - WALL_CAMERA_BACKOFF_M if depth > 2 * WALL_CAMERA_BACKOFF_M else depth / 2.0
     eye_y = wall.bottom_y + min(wall.height_m / 2.0, 1.5)
     eye = np.array([mid[0] + n[0] * backoff, eye_y, mid[1] + n[1] * backoff])
-    geo = scene_geometry(scene)
+    geo = scene_geometry(scene, geometry=geometry)
     geo = geo.restricted(drop=_middle_objects(scene, geo, wall.room_id, room_poly, keep_margin_m))
     inside = _contains_point(geo, eye, margin_m=0.1)
     geo = geo.restricted(drop={geo.boxes.owners[i] for i in np.flatnonzero(inside)
@@ -71,7 +71,8 @@ def wall_view(scene: Scene, wall_id: str, *, px: int = 512, keep_margin_m: float
     return Canvas(render_views(geo.render_scene(), [camera], px)[0], background).array()
 
 
-def object_front_view(scene: Scene, element_id: str, *, px: int = 512, background: RGB | None = WHITE) -> np.ndarray:
+def object_front_view(scene: Scene, element_id: str, *, px: int = 512, background: RGB | None = WHITE,
+                      geometry: str = "box") -> np.ndarray:
     """An object, door or window seen from its front, slightly from above (12°), framed to
     fill about 70 % of a 60° view. Whatever stands between the camera and the element
     (objects, wall pieces) is taken out, so the camera never needs to move to another side.
@@ -84,19 +85,20 @@ def object_front_view(scene: Scene, element_id: str, *, px: int = 512, backgroun
     dist = reach / math.tan(math.radians(FRONT_FOV_DEG / 2)) / 0.7 + target.size[2] / 2
     el = math.radians(FRONT_ELEVATION_DEG)
     eye = target.center + dist * (math.cos(el) * front + math.sin(el) * up)
-    geo = _clear_line_of_sight(scene, scene_geometry(scene), target, eye)
+    geo = _clear_line_of_sight(scene, scene_geometry(scene, geometry=geometry), target, eye)
     camera = look_camera(THOR_FRAME, eye, target.center, fov_deg=FRONT_FOV_DEG, near_m=0.02, far_m=200.0)
     return Canvas(render_views(geo.render_scene(), [camera], px)[0], background).array()
 
 
-def object_top_view(scene: Scene, element_id: str, *, px: int = 512, background: RGB | None = WHITE) -> np.ndarray:
+def object_top_view(scene: Scene, element_id: str, *, px: int = 512, background: RGB | None = WHITE,
+                    geometry: str = "box") -> np.ndarray:
     """An object, door or window from straight above (orthographic), centred on it, its
     front toward the bottom of the image, with about its own size of surroundings on each
     side. Anything above it (shelves, hanging lamps, the wall over a window) is taken out;
     what stands on it stays."""
     px = check_px(px, "object_top_view")
     target = _target(scene, element_id, "object_top_view")
-    geo = scene_geometry(scene)
+    geo = scene_geometry(scene, geometry=geometry)
     keep = {target.id} | _descendants(scene, target.id)
     corners = geo.boxes.corners()
     target_top = float((target.center + (BOX_CORNER_SIGNS * target.size / 2) @ target.rotation.T)[:, 1].max())
@@ -113,14 +115,15 @@ def object_top_view(scene: Scene, element_id: str, *, px: int = 512, background:
 
 
 def object_multiview(scene: Scene, element_id: str, *, px: int = 512,
-                     background: RGB | None = WHITE) -> dict[str, np.ndarray]:
+                     background: RGB | None = WHITE, geometry: str = "box") -> dict[str, np.ndarray]:
     """The object (or door, window) alone, like an asset's catalogue shots: ``front``,
     ``right`` (seen from its right-hand side), ``left``, ``top`` (front at the bottom) and
     ``back``, each 15° from above except ``top``. The front image is stamped
     ``Image of: <id>``."""
     px = check_px(px, "object_multiview")
     target = _target(scene, element_id, "object_multiview")
-    geo = scene_geometry(scene).restricted(rooms=(), keep=lambda b: b.owned_by({target.id}))
+    geo = scene_geometry(scene, geometry=geometry)
+    geo = geo.restricted(rooms=(), keep=lambda b: b.owned_by({target.id}))
     front = np.array([target.facing_xz[0], 0.0, target.facing_xz[1]])
     right = np.array([front[2], 0.0, -front[0]])
     up = np.array([0.0, 1.0, 0.0])
@@ -202,5 +205,5 @@ def _clear_line_of_sight(scene: Scene, geo: SceneGeometry, target: ElementBox, e
     owners, kinds = geo.boxes.owners, geo.boxes.kinds
     blocked_owners = {owners[i] for i in np.flatnonzero(hit) if kinds[i] != "wall" and owners[i] not in exempt}
     keep = ~geo.boxes.owned_by(blocked_owners) & ~(hit & np.array([k == "wall" for k in kinds], bool))
-    return SceneGeometry(geo.boxes.select(keep), geo.floors)
+    return geo.select(keep)
 

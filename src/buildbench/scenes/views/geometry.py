@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import shapely
@@ -26,6 +26,10 @@ from buildbench.render import Scene as RenderScene
 from buildbench.scenes.model import EXTERIOR, Opening, Scene, Wall
 from buildbench.scenes.views import colors
 from buildbench.scenes.views.frame import THOR_FRAME, FloatArray, Frame, ViewInputError, yaw_rotation
+from buildbench.scenes.views.meshes import MeshSource, mesh_source, to_render
+
+if TYPE_CHECKING:
+    from buildbench.scenes.assets import AssetLibrary
 
 #: Full thickness of a rendered wall (both sides together), metres.
 WALL_THICKNESS_M = 0.1
@@ -139,10 +143,15 @@ class FloorSlab(NamedTuple):
 
 @dataclass(frozen=True)
 class SceneGeometry:
-    """Everything drawable of a scene, in the scene frame, tagged by element."""
+    """Everything drawable of a scene, in the scene frame, tagged by element.
+
+    With ``meshes`` (the ``procedural`` and ``mesh`` levels) every object is drawn as its
+    mesh instead of its box; the boxes stay for overlays, framing and line-of-sight tests.
+    """
 
     boxes: BoxSet
     floors: tuple[FloorSlab, ...]
+    meshes: MeshSource | None = None
 
     def restricted(self, *, drop: Collection[str] = (), rooms: Collection[str] | None = None,
                    keep: Callable[[BoxSet], np.ndarray] | None = None) -> SceneGeometry:
@@ -152,7 +161,11 @@ class SceneGeometry:
         if keep is not None:
             mask &= keep(self.boxes)
         floors = self.floors if rooms is None else tuple(f for f in self.floors if f.room_id in set(rooms))
-        return SceneGeometry(self.boxes.select(mask), floors)
+        return SceneGeometry(self.boxes.select(mask), floors, self.meshes)
+
+    def select(self, keep: np.ndarray) -> SceneGeometry:
+        """A copy with only the boxes where the boolean mask ``keep`` is true."""
+        return SceneGeometry(self.boxes.select(keep), self.floors, self.meshes)
 
     def objects(self) -> BoxSet:
         """The object bodies alone (no front bands, walls or openings), in scene order."""
@@ -164,9 +177,14 @@ class SceneGeometry:
 
     def render_scene(self, frame: Frame = THOR_FRAME, *, floor_thickness_m: float = FLOOR_THICKNESS_M,
                      extra_meshes: Iterable[TriangleMesh] = ()) -> RenderScene:
-        """One :class:`buildbench.render.Scene` of the boxes and floor slabs."""
-        meshes = [floor_mesh(f, frame, floor_thickness_m) for f in self.floors]
-        return build_scene(self.boxes.to_render(frame), [m for m in meshes if m is not None] + list(extra_meshes))
+        """One :class:`buildbench.render.Scene` of the boxes (objects as meshes where the
+        level has them) and floor slabs."""
+        floors = [floor_mesh(f, frame, floor_thickness_m) for f in self.floors]
+        boxes, meshes = self.boxes, []
+        if self.meshes is not None:
+            meshes = to_render(self.meshes.placed(self.objects().owners), frame)
+            boxes = boxes.select(np.array([k not in ("object", "mark") for k in boxes.kinds], bool))
+        return build_scene(boxes.to_render(frame), [*meshes, *(m for m in floors if m is not None), *extra_meshes])
 
 
 class SceneBoxes(NamedTuple):
@@ -199,22 +217,25 @@ def scene_boxes(scene: Scene, *, frame: Frame = THOR_FRAME, wall_thickness_m: fl
     return SceneBoxes(geo.boxes.to_render(frame), geo.boxes.owners, floors)
 
 
-def scene_geometry(scene: Scene, *, wall_thickness_m: float = WALL_THICKNESS_M,
-                   front_marks: bool = True) -> SceneGeometry:
-    """Boxes and floors of the whole scene, in the scene frame (see the module docstring)."""
+def scene_geometry(scene: Scene, *, wall_thickness_m: float = WALL_THICKNESS_M, front_marks: bool = True,
+                   geometry: str = "box", library: AssetLibrary | None = None) -> SceneGeometry:
+    """Boxes and floors of the whole scene, in the scene frame (see the module docstring),
+    and at the ``procedural`` and ``mesh`` levels the objects' meshes (without front
+    bands: the shapes show their fronts)."""
     if not (np.isfinite(wall_thickness_m) and 0.0 < wall_thickness_m < 2.0):
         raise ViewInputError(f"wall_thickness_m must be in (0, 2) metres, got {wall_thickness_m}")
+    meshes = mesh_source(scene, geometry, library)
     _check_finite(scene)
     sides = WallSides(scene)
     holes = [world_hole(scene, op) for op in scene.openings()]
-    parts = [object_boxes(scene, front_marks=front_marks)]
+    parts = [object_boxes(scene, front_marks=front_marks and meshes is None)]
     parts += [wall_boxes(w, holes, sides, wall_thickness_m) for w in scene.walls if not w.empty]
     parts += [opening_boxes(scene, op, sides, wall_thickness_m) for op in scene.openings()]
     floors = tuple(
         FloorSlab(r.id, np.asarray(r.vertices, dtype=float), r.floor_y, colors.floor_rgb(r))
         for r in scene.rooms if len(r.vertices) >= 3
     )
-    return SceneGeometry(concat_boxes(parts), floors)
+    return SceneGeometry(concat_boxes(parts), floors, meshes)
 
 
 def _check_finite(scene: Scene) -> None:

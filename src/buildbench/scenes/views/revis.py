@@ -25,6 +25,7 @@ from buildbench.scenes.views.cameras import top_camera
 from buildbench.scenes.views.drawing import BLACK, WHITE, Canvas, label_size_px, render_views, to8
 from buildbench.scenes.views.frame import REVIS_FRAME, ViewInputError, check_px
 from buildbench.scenes.views.geometry import BoxSet, FloorSlab, SceneGeometry, scene_geometry
+from buildbench.scenes.views.meshes import check_level
 
 RGB = tuple[float, float, float]
 
@@ -41,11 +42,14 @@ BORDER_PX, LABEL_BAND_PX, PADDING_PX = 4, 30, 10
 BORDER_RGBS: tuple[RGB, ...] = ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.6, 0.0), (1.0, 0.55, 0.0))
 
 
-def revis_views(scene: Scene, seed: int, px: int = 512, *, background: RGB | None = None) -> tuple[np.ndarray, np.ndarray]:
+def revis_views(scene: Scene, seed: int, px: int = 512, *, background: RGB | None = None,
+                geometry: str = "box") -> tuple[np.ndarray, np.ndarray]:
     """The annotated top and diagonal views of the scene's rooms, ``(px, px, 4)`` uint8 each
     (transparent background by default, as the original's PNGs). ``seed`` picks the
-    diagonal azimuth."""
+    diagonal azimuth. At the ``procedural`` and ``mesh`` levels the objects are their
+    shaded meshes and the top view also labels each object with its id."""
     px = check_px(px, "revis_views")
+    check_level(geometry, "revis_views")
     if not scene.rooms:
         raise ViewInputError("revis_views: the scene has no room to frame")
     (x0, z0), (x1, z1) = scene.bounds_xz()
@@ -60,11 +64,13 @@ def revis_views(scene: Scene, seed: int, px: int = 512, *, background: RGB | Non
     eye = np.array([cx + 0.9 * dist * math.cos(az), floor_y + 0.6 * dist, cz - 0.9 * dist * math.sin(az)])
     diagonal = Camera(REVIS_FRAME.points(eye), REVIS_FRAME.points(np.array([cx, floor_y + 0.5, cz])),
                       REVIS_FRAME.up(), near_m=0.1, far_m=4.0 * dist, focal_length_mm=DIAGONAL_LENS_MM)
-    geo = _objects_on_grey_floors(scene)
+    geo = _objects_on_grey_floors(scene, geometry)
     dots = _floor_dots(scene)
     render = geo.render_scene(REVIS_FRAME, floor_thickness_m=FLOOR_DEPTH_M, extra_meshes=[_dot_mesh(dots)] if len(dots) else [])
     images = render_views(render, [top, diagonal], px)
-    return tuple(_annotate(img, cam, geo.boxes, dots, px, background) for img, cam in zip(images, (top, diagonal), strict=True))  # type: ignore[return-value]
+    labelled = (geo.meshes is not None, False)
+    return tuple(_annotate(img, cam, geo.boxes, dots, px, background, labels=lab)  # type: ignore[return-value]
+                 for img, cam, lab in zip(images, (top, diagonal), labelled, strict=True))
 
 
 def merge_views(images: Sequence[np.ndarray], labels: Sequence[str], *,
@@ -93,10 +99,11 @@ def merge_views(images: Sequence[np.ndarray], labels: Sequence[str], *,
     return canvas.array()
 
 
-def _objects_on_grey_floors(scene: Scene) -> SceneGeometry:
-    geo = scene_geometry(scene, front_marks=False)
+def _objects_on_grey_floors(scene: Scene, geometry: str) -> SceneGeometry:
+    geo = scene_geometry(scene, front_marks=False, geometry=geometry)
     floors = tuple(FloorSlab(f.room_id, f.vertices_xz, f.floor_y, FLOOR_RGB) for f in geo.floors)
-    return SceneGeometry(geo.restricted(keep=lambda b: np.array([k == "object" for k in b.kinds], bool)).boxes, floors)
+    objects = geo.restricted(keep=lambda b: np.array([k == "object" for k in b.kinds], bool))
+    return SceneGeometry(objects.boxes, floors, objects.meshes)
 
 
 def _floor_dots(scene: Scene) -> np.ndarray:
@@ -124,7 +131,7 @@ def _dot_mesh(dots: np.ndarray, segments: int = 12) -> TriangleMesh:
 
 
 def _annotate(image: np.ndarray, camera: Camera, bodies: BoxSet, dots: np.ndarray, px: int,
-              background: RGB | None) -> np.ndarray:
+              background: RGB | None, *, labels: bool) -> np.ndarray:
     canvas = Canvas(image, background)
     width = max(1, px // 256)
     if len(bodies):
@@ -146,4 +153,9 @@ def _annotate(image: np.ndarray, camera: Camera, bodies: BoxSet, dots: np.ndarra
         for (x, _, z), at in zip(dots, spots[:-1], strict=True):
             canvas.label(f"({x + 0.0:g}, {z + 0.0:g})", (at[0], at[1] + size * 0.9), size_px=size, fg=DOT_RGB,
                          bg=None, avoid=False)
+    if labels and len(bodies):
+        tops = camera.project_to_pixels(REVIS_FRAME.points(np.c_[bodies.centers[:, 0], bodies.tops(),
+                                                                  bodies.centers[:, 2]]), px, px)
+        for object_id, at in zip(bodies.owners, tops, strict=True):
+            canvas.label(object_id, at, size_px=label_size_px(px, 0.75), bg_alpha=0.75)
     return canvas.array()

@@ -37,7 +37,8 @@ _MARGIN = 0.06
 RELATION_FOV_DEG = 60.0
 
 
-def topdown_scene(scene: Scene, *, px: int = 512, background: RGB | None = WHITE, labels: bool = True) -> np.ndarray:
+def topdown_scene(scene: Scene, *, px: int = 512, background: RGB | None = WHITE, labels: bool = True,
+                  geometry: str = "box") -> np.ndarray:
     """The whole house from straight above (orthographic, exact for plans), every room
     outlined in its own colour and labelled with its id. A label sits just outside its
     room (above, below, left or right of it, as the original places them) where that
@@ -51,7 +52,7 @@ def topdown_scene(scene: Scene, *, px: int = 512, background: RGB | None = WHITE
         raise ViewInputError("topdown_scene: the scene has no rooms")
     (x0, z0), (x1, z1) = scene.bounds_xz()
     span = max(x1 - x0, z1 - z0, 0.5) / (1.0 - 2 * _MARGIN)
-    geo = scene_geometry(scene)
+    geo = scene_geometry(scene, geometry=geometry)
     floor_y, eye_y = _vertical_range(scene, geo)
     camera = top_camera(THOR_FRAME, ((x0 + x1) / 2, (z0 + z1) / 2), span, eye_y=eye_y, floor_y=floor_y)
     canvas = Canvas(render_views(geo.render_scene(), [camera], px)[0], background)
@@ -119,7 +120,7 @@ def _room_label_spot(canvas: Canvas, plan: BaseGeometry, room_px: Polygon, text_
 
 
 def topdown_room(scene: Scene, room_id: str, *, px: int = 512, background: RGB | None = WHITE,
-                 labels: bool = True) -> np.ndarray:
+                 labels: bool = True, geometry: str = "box") -> np.ndarray:
     """One room alone from straight above, framed to it, each object labelled with its id.
 
     Only the room's floor, its own wall sides with their doors and windows, and its objects
@@ -130,7 +131,8 @@ def topdown_room(scene: Scene, room_id: str, *, px: int = 512, background: RGB |
     walls = {w.id for w in scene.walls if w.room_id == room.id}
     openings = {op.id for op in scene.openings() if op.wall0 in walls or (op.wall1 in walls)}
     keep_ids = walls | openings | {o.id for o in scene.objects if o.room_id == room.id}
-    geo = scene_geometry(scene).restricted(rooms=[room.id], keep=lambda b: b.owned_by(keep_ids))
+    geo = scene_geometry(scene, geometry=geometry)
+    geo = geo.restricted(rooms=[room.id], keep=lambda b: b.owned_by(keep_ids))
     pts = np.asarray(room.vertices, float)
     lo, hi = pts.min(0), pts.max(0)
     span = max(*(hi - lo), 0.5) / (1.0 - 2 * _MARGIN)
@@ -148,7 +150,8 @@ def topdown_room(scene: Scene, room_id: str, *, px: int = 512, background: RGB |
     return canvas.array()
 
 
-def relation_overlay(scene: Scene, ids: Sequence[str], *, px: int = 512, background: RGB | None = WHITE) -> np.ndarray:
+def relation_overlay(scene: Scene, ids: Sequence[str], *, px: int = 512, background: RGB | None = WHITE,
+                     geometry: str = "box") -> np.ndarray:
     """A top-down perspective view with the 3D boxes of ``ids`` outlined in distinct colours
     and labelled with their ids (LEGO-Eval's ``get_spatial_relation``).
 
@@ -174,7 +177,7 @@ def relation_overlay(scene: Scene, ids: Sequence[str], *, px: int = 512, backgro
     a, b = pts @ right, pts @ np.array([fx, fz])
     center = right * (a.min() + a.max()) / 2 + np.array([fx, fz]) * (b.min() + b.max()) / 2
     half = max(a.max() - a.min(), b.max() - b.min(), 1.0) / 2 * 1.08 + 0.2
-    geo = scene_geometry(scene)
+    geo = scene_geometry(scene, geometry=geometry)
     floor_y, top_y = _vertical_range(scene, geo)
     height = max(half / math.tan(math.radians(RELATION_FOV_DEG / 2)), top_y - floor_y - 0.5)
     eye = (center[0], floor_y + height, center[1])

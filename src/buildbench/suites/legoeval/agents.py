@@ -105,7 +105,7 @@ def llm(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
     disabled = _disabled(options)
     evaluator = LLMEvaluator(model, render=_flag(options, "render", True), disabled_groups=disabled,
                              wall_midpoint_positions=_flag(options, "wall_midpoint_positions", False),
-                             image_px=image_px)
+                             image_px=image_px, geometry=str(options.get("geometry", "box")))
     plans = _given_plans(task, options, mode, disabled)
 
     async def judge() -> Outcome:
@@ -189,7 +189,8 @@ def vlm_judge(task: Task, model: ChatModel | None, options: dict[str, Any]) -> A
     if model is None:
         raise ConfigError("agent vlm-judge needs --model")
     judge_ = VLMJudge(model, samples=int(options.get("samples_per_judgment", 3)),
-                      per_constraint=_flag(options, "per_constraint", True))
+                      per_constraint=_flag(options, "per_constraint", True),
+                      geometry=str(options.get("geometry", "box")))
 
     async def judge() -> Outcome:
         return await judge_.judge(load_task_scene(task), str(task.inputs["instruction"]), _constraints(task))

@@ -107,8 +107,10 @@ def tools_cmd(as_json: bool) -> None:
 @click.option("--wall-midpoint", is_flag=True, help="Door/window positions as the original reports them.")
 @click.option("--px", type=click.IntRange(32, 2048), default=512, show_default=True, help="Image size.")
 @click.option("--constraint", default="", help="The constraint text (read by the multimodal tools).")
+@click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
+              help="How images draw objects: boxes, procedural furniture or asset meshes.")
 def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None, as_json: bool,
-             wall_midpoint: bool, px: int, constraint: str) -> None:
+             wall_midpoint: bool, px: int, constraint: str, geometry: str) -> None:
     """Run tool NAME on a house and print its output."""
     from .tools import TOOLS, ToolArgumentError, ToolContext, run_tool
 
@@ -116,7 +118,8 @@ def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None
         raise ConfigError(f"unknown tool {name!r}; `buildbench legoeval tools` lists them")
     args = _parse_args(args_json)
     scene = _load_scene(scene_path)
-    ctx = ToolContext.for_scene(scene, wall_midpoint_positions=wall_midpoint, image_px=px, constraint=constraint)
+    ctx = ToolContext.for_scene(scene, wall_midpoint_positions=wall_midpoint, image_px=px, constraint=constraint,
+                                geometry=geometry)
     try:
         output = run_tool(ctx, name, args)
     except ToolArgumentError as exc:

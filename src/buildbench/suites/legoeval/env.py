@@ -86,13 +86,16 @@ class LegoEvalEnv(Env):
     Args:
         render: Render images for the environment tools (off: text only).
         wall_midpoint_positions: The original's door/window positions (§2.5).
+        geometry: How rendered views draw objects (``box``, ``procedural`` or ``mesh``).
     """
 
     state_type = LegoEvalState
     action_type = LegoEvalAction
 
-    def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False) -> None:
+    def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False,
+                 geometry: str = "box") -> None:
         self.render = render
+        self.geometry = geometry
         self.wall_midpoint_positions = wall_midpoint_positions
         try:
             self.tools = [*llm_tools(), _submit_tool()]
@@ -112,7 +115,7 @@ class LegoEvalEnv(Env):
         self._start(task)
         try:
             scene = load_task_scene(task)
-            self.ctx = ToolContext.for_scene(scene, render=self.render,
+            self.ctx = ToolContext.for_scene(scene, render=self.render, geometry=self.geometry,
                                              wall_midpoint_positions=self.wall_midpoint_positions)
             summary = scene_summary(scene)
         except (SceneFormatError, ValueError) as exc:
@@ -210,9 +213,11 @@ class LegoEvalEnv(Env):
 
 
 def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
-    """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions."""
+    """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
+    ``-o geometry=procedural|mesh`` renders objects as meshes."""
     return LegoEvalEnv(task, render=_flag(options.get("render", True)),
-                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)))
+                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)),
+                       geometry=str(options.get("geometry", "box")))
 
 
 def _flag(value: Any) -> bool:

@@ -132,6 +132,9 @@ suite = Suite(
                    "are then chosen by the model, Table 7)", ("model", "reference"), default="model"),
         OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048,
                    default=336),
+        OptionSpec("geometry", "str", "how rendered tool and judge images draw objects: boxes, procedural "
+                   "part-based furniture, or asset meshes (3D-FUTURE/Objaverse where available)",
+                   ("box", "procedural", "mesh"), default="box"),
         OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
                    default=3),
         PROMPTS_OPTION,

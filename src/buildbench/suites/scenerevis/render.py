@@ -49,9 +49,11 @@ def view_seed(seed: int, turn: int) -> int:
     return int(np.random.default_rng([seed, turn]).integers(2**31))
 
 
-def render_merged(scene: dict[str, Any], *, seed: int = 0, turn: int = 0) -> np.ndarray:
-    """The ``(570, 1070, 3)`` uint8 merged image of a flat scene record."""
+def render_merged(scene: dict[str, Any], *, seed: int = 0, turn: int = 0, geometry: str = "box") -> np.ndarray:
+    """The ``(570, 1070, 3)`` uint8 merged image of a flat scene record, objects drawn at the
+    ``geometry`` level (``box`` as the release; ``procedural`` or ``mesh``: shaded furniture
+    meshes, labelled with their ids in the top view)."""
     from buildbench.scenes.views import merge_views, revis_views
 
-    top, diagonal = revis_views(scene_model(scene), view_seed(seed, turn), PANEL_PX)
+    top, diagonal = revis_views(scene_model(scene), view_seed(seed, turn), PANEL_PX, geometry=geometry)
     return np.ascontiguousarray(merge_views([top, diagonal], list(LABELS))[..., :3])

@@ -39,19 +39,20 @@ def parse_validity(reply: str) -> bool:
     return match.group(1).lower() == "true"
 
 
-def judge_views(scene: Scene, px: int = 336) -> list[bytes]:
-    """A top-down view of the house and views of the four walls of its largest room."""
+def judge_views(scene: Scene, px: int = 336, geometry: str = "box") -> list[bytes]:
+    """A top-down view of the house and views of the four walls of its largest room, objects
+    drawn at the ``geometry`` level."""
     from buildbench.scenes import views
     from buildbench.suites.legoeval.tools.environment import png
 
-    images = [png(views.topdown_scene(scene, px=px))]
+    images = [png(views.topdown_scene(scene, px=px, geometry=geometry))]
     if scene.rooms:
         room = max(scene.rooms, key=lambda r: r.area_m2)
         # Solid walls first: a view facing an empty wall looks through it into the next
         # room of the open plan, so it is used only when the room has fewer solid walls.
         inside = [w for w in scene.walls if w.room_id == room.id and not w.exterior]
         walls = sorted(inside, key=lambda w: w.empty)[:4]
-        images += [png(views.wall_view(scene, w.id)) for w in walls]
+        images += [png(views.wall_view(scene, w.id, geometry=geometry)) for w in walls]
     return images
 
 
@@ -70,6 +71,7 @@ class VLMJudge:
     temperature: float = 0.7
     per_constraint: bool = True
     image_px: int = 336
+    geometry: str = "box"
     seed: int | None = None
 
     async def _majority(self, asker: Asker, text: str, images: list[bytes]) -> tuple[bool, str]:
@@ -83,7 +85,7 @@ class VLMJudge:
 
     async def judge(self, scene: Scene, instruction: str, constraints: list[dict[str, str]]) -> dict[str, Any]:
         asker = Asker(self.model, max_tokens=600)
-        images = judge_views(scene, self.image_px)
+        images = judge_views(scene, self.image_px, self.geometry)
         valid, why = await self._majority(asker, instruction, images)
         verdicts = []
         for c in constraints:

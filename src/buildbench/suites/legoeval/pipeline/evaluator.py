@@ -74,6 +74,7 @@ class LLMEvaluator:
         max_images: Images attached to one validation.
         disabled_groups: Tool groups removed from every menu (Table 2's ablations).
         wall_midpoint_positions: The original's door/window position behaviour.
+        geometry: How rendered views draw objects (``box``, ``procedural`` or ``mesh``).
     """
 
     model: ChatModel
@@ -84,6 +85,7 @@ class LLMEvaluator:
     max_images: int = 8
     disabled_groups: tuple[str, ...] = ()
     wall_midpoint_positions: bool = False
+    geometry: str = "box"
     seed: int | None = None
 
     async def evaluate(self, scene: Scene, instruction: str, constraints: list[dict[str, str]] | None = None,
@@ -97,7 +99,8 @@ class LLMEvaluator:
         const = Asker(self.constraint_model or self.model, seed=self.seed)
         items = await self._constraints(const, instruction, constraints)
         ctx = ToolContext.for_scene(scene, vision_model=self.vision_model or self.model, render=self.render,
-                                    image_px=self.image_px, wall_midpoint_positions=self.wall_midpoint_positions)
+                                    image_px=self.image_px, wall_midpoint_positions=self.wall_midpoint_positions,
+                                    geometry=self.geometry)
         cache = ToolCache()
         previous: list[str] = []
         results = []

@@ -132,6 +132,8 @@ class ToolContext:
             footprint corners in the original's order.
         render: Produce images (False gives the text parts only, for ablations and timing).
         image_px: Side of rendered views, pixels (the original renders 1200).
+        geometry: How rendered views draw objects: ``box`` (their boxes), ``procedural``
+            (part-based furniture) or ``mesh`` (asset meshes); see :mod:`buildbench.scenes.assets`.
         visual_targets: Ids and material names last passed to ``get_multiview_rendered_object``
             and ``get_material_image``: the multimodal tools' implicit arguments (§3.3).
         visual_images: The images those calls produced, by target.
@@ -144,6 +146,7 @@ class ToolContext:
     wall_midpoint_positions: bool = False
     render: bool = True
     image_px: int = 512
+    geometry: str = "box"
     visual_targets: list[str] = field(default_factory=list)
     visual_images: dict[str, list[bytes]] = field(default_factory=dict)
 

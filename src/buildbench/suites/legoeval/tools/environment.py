@@ -42,8 +42,8 @@ def _views() -> Any:
     return views
 
 
-def _render(fn: Callable[..., Any], *args: Any, px: int) -> bytes:
-    return png(fn(*args, px=px))
+def _render(fn: Callable[..., Any], ctx: ToolContext, *args: Any) -> bytes:
+    return png(fn(ctx.scene, *args, px=ctx.image_px, geometry=ctx.geometry))
 
 
 def _per_id(ctx: ToolContext, ids: list[str], kinds: dict[str, dict[str, Any]], func: str,
@@ -64,14 +64,14 @@ def _per_id(ctx: ToolContext, ids: list[str], kinds: dict[str, dict[str, Any]], 
 def get_topdown_scene(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     if not ctx.render:
         return {"rooms_shown": list(ctx.index.rooms)}
-    return {image_key("scene", "topdown_scene"): _render(_views().topdown_scene, ctx.scene, px=ctx.image_px),
+    return {image_key("scene", "topdown_scene"): _render(_views().topdown_scene, ctx),
             "rooms_shown": list(ctx.index.rooms)}
 
 
 def get_topdown_room(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     views = _views()
     return _per_id(ctx, ids, {"room": ctx.index.rooms}, "topdown_room",
-                   lambda rid: _render(views.topdown_room, ctx.scene, rid, px=ctx.image_px))
+                   lambda rid: _render(views.topdown_room, ctx, rid))
 
 
 #: Suffix of the outside twin of a Holodeck wall side.
@@ -90,7 +90,7 @@ def get_wall_scene(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     (invisible) wall, which the view looks through, is also named ``"<id>_empty": true``."""
     views = _views()
     out = _per_id(ctx, ids, {"wall": ctx.index.walls}, "wall in scene",
-                  lambda wid: _render(views.wall_view, ctx.scene, inside_side(ctx, wid), px=ctx.image_px))
+                  lambda wid: _render(views.wall_view, ctx, inside_side(ctx, wid)))
     if not ctx.wall_midpoint_positions:
         for wid in ids:
             wall = ctx.index.walls.get(wid)
@@ -106,13 +106,13 @@ def _viewable(ctx: ToolContext) -> dict[str, dict[str, Any]]:
 def get_frontview_object(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     views = _views()
     return _per_id(ctx, ids, _viewable(ctx), "frontview",
-                   lambda oid: _render(views.object_front_view, ctx.scene, oid, px=ctx.image_px))
+                   lambda oid: _render(views.object_front_view, ctx, oid))
 
 
 def get_topdown_object(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
     views = _views()
     return _per_id(ctx, ids, _viewable(ctx), "topdown_rendered",
-                   lambda oid: _render(views.object_top_view, ctx.scene, oid, px=ctx.image_px))
+                   lambda oid: _render(views.object_top_view, ctx, oid))
 
 
 def scene_materials(ctx: ToolContext) -> list[str]:
@@ -131,7 +131,7 @@ def get_material_image(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
             out[f"{name}_error"] = f"no floor or wall material named {name!r} in the scene (known: {known})"
             continue
         if ctx.render:
-            image = _render(_views().material_swatch, name, px=min(ctx.image_px, 256))
+            image = png(_views().material_swatch(name, px=min(ctx.image_px, 256)))
             out[image_key(name, "material")] = image
             ctx.remember_visual(name, [image])
         else:
@@ -148,7 +148,7 @@ def get_multiview_rendered_object(ctx: ToolContext, ids: list[str]) -> dict[str,
         images: list[bytes] = []
         if ctx.render:
             try:
-                views = _views().object_multiview(ctx.scene, oid, px=ctx.image_px)
+                views = _views().object_multiview(ctx.scene, oid, px=ctx.image_px, geometry=ctx.geometry)
             except (KeyError, ValueError) as exc:
                 out[f"{oid}_error"] = f"could not render {oid!r}: {exc}"
                 continue
@@ -232,8 +232,7 @@ def get_spatial_relation(ctx: ToolContext, groups: list[list[str]]) -> dict[str,
         for other in members[1:]:
             out[f"{anchor}|{other}_relation"] = relation_text(ctx, anchor, other)
         if ctx.render:
-            out[image_key("_".join(given), "spatial_relation")] = _render(
-                _views().relation_overlay, ctx.scene, members, px=ctx.image_px)
+            out[image_key("_".join(given), "spatial_relation")] = _render(_views().relation_overlay, ctx, members)
     return out
 
 
