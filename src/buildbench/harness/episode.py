@@ -13,15 +13,19 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from .env import AgentError
 
-EpisodeStatus = Literal["ok", "error", "api_error", "budget"]
+EpisodeStatus = Literal["ok", "error", "api_error", "budget", "failed"]
 #: What an episode's ``error`` is: an agent error's kind (``AgentErrorKind``), ``exception``
-#: (the env or protocol raised) or ``scorer`` (the scorer raised).
-ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent", "exception", "scorer"]
+#: (the env or protocol raised), ``scorer`` (the scorer raised), ``agent_output`` (what the agent
+#: produced was refused: `AgentFailure`) or ``crash`` (the process running the episode died).
+ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent", "exception", "scorer",
+                    "agent_output", "crash"]
 
-#: Statuses whose episodes carry a score. ``budget`` is the agent's own doing (it spent its
-#: token or request budget) and is scored like the paper does; ``error`` (the env, protocol or
-#: scorer broke) and ``api_error`` (the model endpoint failed) have no score at all.
-SCORED_STATUSES: tuple[str, ...] = ("ok", "budget")
+#: Statuses whose episodes carry a score. ``budget`` (the agent spent its token or request budget)
+#: and ``failed`` (its output was over a limit, malformed, missing or refused: `AgentFailure`,
+#: scored with the suite's failing values) are the agent's own doing and count like any result;
+#: ``error`` (the env, protocol or scorer broke) and ``api_error`` (the model endpoint failed)
+#: have no score at all.
+SCORED_STATUSES: tuple[str, ...] = ("ok", "budget", "failed")
 
 
 @dataclass

@@ -15,6 +15,22 @@ class ConfigError(BuildbenchError):
     """A config field or CLI option is malformed or out of range."""
 
 
+class AgentFailure(Exception):
+    """What the agent produced cannot be accepted as it stands: over a limit, malformed, missing,
+    or refused by a validator.
+
+    Raised by an env, a protocol or a scorer (in any process: it pickles), it makes the episode a
+    *scored failure* (status ``failed``) with ``reason`` as its error and the suite's failing values
+    (``Suite.failure_metrics``) as its metrics, counted in every mean. Only faults of the
+    infrastructure (an endpoint down, a bug or a crash of our code) leave an episode unscored; an
+    agent must never be able to choose which of its episodes count.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class UnknownNameError(BuildbenchError):
     """A suite, agent, protocol or task name that is not registered."""
 

@@ -33,7 +33,7 @@ from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 
 from .context import EpisodeContext
 from .episode import Episode, status_of
-from .errors import ConfigError
+from .errors import AgentFailure, ConfigError
 from .options import check_options
 from .prompts import prompt_folder
 from .store import Store
@@ -183,6 +183,13 @@ async def execute_episode(
         if ctx.agent_error is not None:
             episode.status = status_of(ctx.agent_error)
             episode.error, episode.error_kind = str(ctx.agent_error), ctx.agent_error.kind
+    except AgentFailure as exc:  # the agent's own output: a scored failure, never unscored
+        if env is not None:
+            try:
+                episode.outcome = env.outcome()
+            except Exception:  # what the agent left may itself be what was refused
+                episode.outcome = {}
+        _agent_failed(episode, suite, task, exc)
     except Exception as exc:  # an episode's failure is data, not a crash of the run
         episode.status, episode.error_kind = "error", "exception"
         episode.error = f"{type(exc).__name__}: {exc}"
@@ -193,12 +200,17 @@ async def execute_episode(
     # An episode the model endpoint cut short is still scored the way its paper scores it
     # (BIM-Edit keeps the last commit), but its metrics never enter a mean unless a report
     # asks to count such episodes as failures (see `is_scored`).
-    if episode.status != "error":
+    if episode.status not in ("error", "failed"):
         try:
             if score is not None:
                 episode.metrics = await score(task, episode.outcome)
             else:
                 episode.metrics = suite.score(task, episode.outcome)
+        except AgentFailure as exc:
+            if episode.status == "api_error":
+                episode.metadata["scorer_error"] = f"agent output refused: {exc.reason}"
+            else:
+                _agent_failed(episode, suite, task, exc)
         except Exception as exc:  # a scorer bug is recorded as an error, never as a zero score
             if episode.status == "api_error":
                 # What the endpoint left may not be scorable; it stays an API failure.
@@ -213,6 +225,13 @@ async def execute_episode(
     if ctx.artifact_dir is not None and ctx.artifact_dir.exists():
         episode.artifacts = {"dir": str(ctx.artifact_dir.relative_to(artifact_root.parent))}  # type: ignore[union-attr]
     return episode
+
+
+def _agent_failed(episode: Episode, suite: Suite, task: Task, failure: AgentFailure) -> None:
+    """Make ``episode`` the scored failure ``failure`` says the agent caused (`AgentFailure`)."""
+    episode.status, episode.error_kind = "failed", "agent_output"
+    episode.error = f"agent output refused: {failure.reason}"
+    episode.metrics = dict(suite.failure_metrics(task)) if suite.failure_metrics is not None else {}
 
 
 def _client_options(options: dict[str, Any]) -> dict[str, Any]:

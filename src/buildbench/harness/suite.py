@@ -81,6 +81,10 @@ class Suite:
         validate_task: Checks one task read from a user's file (``--tasks``) and raises
             ``TaskShapeError``/ValueError naming the bad field; see
             :func:`~buildbench.harness.task_files.require_fields`.
+        failure_metrics: ``failure_metrics(task) -> metrics`` of an episode the agent failed by
+            its own output (`~buildbench.harness.errors.AgentFailure`): the values a failed
+            attempt has in the suite's tables (0 for a pass flag or a score). None: such an
+            episode is scored with no metrics (its status still counts it as failed).
     """
 
     name: str
@@ -99,6 +103,7 @@ class Suite:
     extra: Mapping[str, Any] = field(default_factory=dict)
     prompts: PromptFiles | None = None
     validate_task: Callable[[Task], None] | None = None
+    failure_metrics: Callable[[Task], dict[str, float]] | None = None
 
     def agent(self, name: str) -> AgentSpec:
         if name not in self.agents:

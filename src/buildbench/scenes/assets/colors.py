@@ -63,9 +63,11 @@ class Palette:
 def palette(obj: SceneObject, *, accent: tuple[float, float, float] | None = None) -> Palette:
     """The object's palette from its colour and material words (see the module docstring).
     ``accent``: the category's own accent colour (a plant's green, a screen's black)."""
-    words = _object_words(obj)
+    attrs = obj.attributes
+    colour_words = _words(attrs.get("color"), attrs.get("description"), obj.raw.get("desc"))
+    words = colour_words + _words(attrs.get("material"))
     family = _family(words, obj)
-    rgb = _first_colour(words) or _thor_material_rgb(obj)
+    rgb = _first_colour(colour_words) or _thor_material_rgb(obj) or _first_colour(words)
     if rgb is None:
         rgb = _FAMILIES[family][1] if family else (0.62, 0.6, 0.57)
     shade = 0.95 if family in ("fabric", "leather") else 1.0
@@ -77,9 +79,7 @@ def palette(obj: SceneObject, *, accent: tuple[float, float, float] | None = Non
     return Palette(main, _rgba(frame_rgb), _rgba(accent_rgb), family)
 
 
-def _object_words(obj: SceneObject) -> list[str]:
-    attrs = obj.attributes
-    texts = [attrs.get("color"), attrs.get("material"), attrs.get("description"), obj.raw.get("desc")]
+def _words(*texts: object) -> list[str]:
     out: list[str] = []
     for text in texts:
         if isinstance(text, str):
@@ -93,8 +93,12 @@ def _first_colour(words: list[str]) -> tuple[float, float, float] | None:
         rgb = _ALL_COLOURS.get(word)
         if rgb is None:
             continue
-        if word in ("dark", "light") and i + 1 < len(words) and words[i + 1] in _ALL_COLOURS:
-            base = _ALL_COLOURS[words[i + 1]]
+        if word in ("dark", "light") and i + 1 < len(words):
+            after = words[i + 1]
+            base = _ALL_COLOURS.get(after) or next((tone for names, tone in _FAMILIES.values()
+                                                    if after in names), None)
+            if base is None:
+                return rgb
             factor = 0.55 if word == "dark" else 1.0
             lift = 0.0 if word == "dark" else 0.25
             return tuple(min(1.0, c * factor + lift) for c in base)  # type: ignore[return-value]

@@ -82,3 +82,11 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     for kind in FAILURE_CLASSES:
         out[f"failure_{kind}"] = float(failure == kind)
     return out
+
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``, e.g. a
+    committed model past the caps of `.check.caps`): every score 0, not solved."""
+    keys = ("geometry", "semantics", "topology", "final", "solved", "strict_topology", "strict_final",
+            "strict_solved")
+    return dict.fromkeys(keys, 0.0)

@@ -10,7 +10,7 @@ from . import agents
 from .env import PROMPT_FILES, make_env
 from .protocols import tool_loop
 from .report import summarize
-from .score import score
+from .score import failure_metrics, score
 from .tasks import SPLITS, load_harness_tasks, read_native_task_file
 
 bimedit_suite = Suite(
@@ -19,6 +19,7 @@ bimedit_suite = Suite(
     load_tasks=load_harness_tasks,
     make_env=make_env,
     score=score,
+    failure_metrics=failure_metrics,
     summarize=summarize,
     splits=SPLITS,
     agents={

@@ -109,3 +109,9 @@ def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     metrics["indicator"] = _num(result.indicator)
     metrics["broken_welds"] = _num(result.metrics.get("broken_welds"))
     return metrics
+
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``): those of
+    an episode without an approved machine."""
+    return {"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0}

@@ -14,7 +14,7 @@ from . import agents, protocols
 from .agents import PROMPT_FILES
 from .env import make_env
 from .report import summarize
-from .score import score_episode
+from .score import failure_metrics, score_episode
 from .tasks import TASKS, get_task, load_levels
 from .variants import VARIED_LEVELS, generate, parse
 
@@ -132,6 +132,7 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score_episode,
+    failure_metrics=failure_metrics,
     summarize=summarize,
     agents={
         "reference": AgentSpec("reference", agents.reference, "scripted reference design of each task level"),

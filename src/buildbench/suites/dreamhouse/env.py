@@ -44,7 +44,7 @@ from buildbench.harness.errors import ConfigError
 
 from . import actions
 from .check import MEMBER_CHECK, ValidationReport, validate
-from .model import SUBSYSTEM, Structure
+from .model import SUBSYSTEM, Structure, StructureFormatError
 from .outcome import DreamHouseOutcome, compact_structure, structure_from_compact
 from .prompts import ACTION_FORMATS, task_prompt
 from .scripts import structure_to_bpy
@@ -381,7 +381,14 @@ class DreamHouseEnv(Env):
             tb = (result.traceback or "").strip()
             detail = f"{result.error}\n{tb[-TRACEBACK_CHARS:]}" if tb else str(result.error)
             raise actions.ActionError(f"[ERROR] Blender failed:\n{detail}")
-        return result.structure()
+        try:
+            return result.structure()
+        except StructureFormatError as exc:
+            # What the script built is the agent's output (e.g. over the member limit): a bad
+            # action with its reason, the scene kept as before, never an error of the episode.
+            self._synced = False
+            self.script_errors += 1
+            raise actions.ActionError(f"[ERROR] the script's structure was refused: {exc}") from None
 
     def _step_tools(self, action: Action) -> StepResult:
         answers: list[tuple[str, str]] = []

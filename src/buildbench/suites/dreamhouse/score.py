@@ -65,3 +65,9 @@ def _score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     for group in METRICS:
         out.update(group(task, built, outcome))
     return out
+
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``): no test
+    passed; visual and topological fidelity stay undefined, as for any failing structure."""
+    return {"structural_pass": 0.0, "pass_rate": 0.0, "visual_pass": 0.0, "joint_pass": 0.0}

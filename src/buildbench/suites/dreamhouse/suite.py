@@ -13,7 +13,7 @@ from .prompts import ACTION_FORMATS, PROMPT_FILES
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
 from .released_agent import PREFIX, released_agent_spec
 from .report import summarize
-from .score import score
+from .score import failure_metrics, score
 from .tasks import SPLITS, load_tasks, validate_task
 from .views import RENDERERS
 
@@ -41,6 +41,7 @@ suite = Suite(
     agents=_AGENTS,
     protocols={name: _protocol(name) for name in DESCRIPTIONS},
     score=score,
+    failure_metrics=failure_metrics,
     summarize=summarize,
     splits=SPLITS,
     default_agent="oracle",

@@ -26,3 +26,7 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         "invalid_actions": float(typed.invalid_actions),
     }
 
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``)."""
+    return {"passed": 0.0, "height_ratio": 0.0}

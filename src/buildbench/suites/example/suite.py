@@ -10,7 +10,7 @@ from . import agents
 from .env import PROMPTS, make_env
 from .generate import load_tasks
 from .protocols import one_shot, refine
-from .score import score
+from .score import failure_metrics, score
 
 suite = Suite(
     name="example",
@@ -18,6 +18,7 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score,
+    failure_metrics=failure_metrics,
     agents={
         "reference": AgentSpec("reference", agents.reference, "a column of equal blocks reaching the target"),
         "short": AgentSpec("short", agents.short, "negative control: stops at half the height"),

@@ -22,3 +22,13 @@ def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         tasks.OutcomeError: the outcome does not have the documented shape.
     """
     return {k: v for k, v in score(task, outcome).items() if v is not None}
+
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``): every
+    constraint unjudged and, for a labelled task, the holistic verdict counted wrong."""
+    n = float(len(task.inputs.get("constraints") or ()))
+    out = {"n_constraints": n, "partial_holds": 0.0, "partial_fails": 0.0, "partial_unknown": n}
+    if task.target.get("labels") is not None:
+        out.update({"valid_label": float(bool(task.target["valid"])), "holistic_correct": 0.0})
+    return out

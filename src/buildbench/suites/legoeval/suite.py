@@ -24,7 +24,7 @@ from . import agents
 from .env import make_env
 from .prompts import PROMPT_FILES
 from .protocols import DEFAULT_MAX_STEPS, evaluate
-from .score import score_episode
+from .score import failure_metrics, score_episode
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
 SPLIT_PAIRS = {"default": 130, "demo": 6}
@@ -87,6 +87,7 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score_episode,
+    failure_metrics=failure_metrics,
     summarize=summarize,
     splits=SPLITS,
     agents={

@@ -3,8 +3,8 @@
 :func:`score` trusts nothing the environment reported: it reads ``outcome["scene"]`` (the
 final SceneReVis scene JSON), re-runs the evaluation physics, the voxel loss and the
 support check, and counts the room type's essentials. A missing or unreadable scene
-raises ``ValueError`` naming what was wrong: an episode that cannot be scored is an error,
-not a zero.
+is the agent's doing (a model that never sends ``<create_scene>``, or a scene that does not
+read): `AgentFailure` naming what was wrong, a scored failure with `failure_metrics`.
 
 Evaluation judge scores (spec §5.2: ``Ra``, ``Spa``, ``Ac`` on 1–10 and ``Avg`` their mean)
 follow the outcome's ``eval_judge`` record (set by the protocol, see :mod:`.protocols`):
@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.harness.errors import AgentFailure
 
 from .check.evaluate import SCORE_KEYS, RuleEvalJudge
 from .check.layout import RoomLayout, parse_layout
@@ -61,11 +62,11 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     typed = SceneReVisOutcome.from_dict(outcome) if isinstance(outcome, Mapping) else None
     scene = typed.scene if typed is not None else None
     if typed is None or not isinstance(scene, Mapping):
-        raise ValueError(f"task {task.id}: outcome has no final scene under 'scene'")
+        raise AgentFailure(f"task {task.id}: the agent left no final scene (outcome has no 'scene')")
     try:
         layout = parse_layout(scene)
     except ValueError as exc:
-        raise ValueError(f"task {task.id}: final scene unreadable: {exc}") from exc
+        raise AgentFailure(f"task {task.id}: the agent's final scene is unreadable: {exc}") from exc
     row = scene_metrics(layout)
     out = {key: float(row[key]) for key in SCORED_FIELDS}
     out["n_floating"] = float(len(row["floating"]))
@@ -109,3 +110,9 @@ def judge_scores(task: Task, outcome: SceneReVisOutcome, layout: RoomLayout) -> 
     ra, spa, ac = values
     return {**out, "Ra": ra, "Spa": spa, "Ac": ac, "Avg": (ra + spa + ac) / 3.0, "judge_comparable": 1.0,
             "judge_failed": 0.0}
+
+
+def failure_metrics(task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed by its own output (``AgentFailure``): no valid
+    placement, no essentials."""
+    return {"collision_free": 0.0, "valid_placement": 0.0, "voxel_valid": 0.0, "essentials_present": 0.0}

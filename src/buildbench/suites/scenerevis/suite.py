@@ -11,7 +11,7 @@ from .agents.llm import MAX_MODEL_LEN, PROMPT_FILES
 from .env import DEFAULT_MAX_TURNS, make_env
 from .protocols import diagnose_act
 from .report import summarize
-from .score import score
+from .score import failure_metrics, score
 from .tasks import SPLITS, load_tasks
 
 suite = Suite(
@@ -20,6 +20,7 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score,
+    failure_metrics=failure_metrics,
     summarize=summarize,
     splits=SPLITS,
     agents={

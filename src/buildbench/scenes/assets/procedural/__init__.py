@@ -15,14 +15,27 @@ import numpy as np
 
 from buildbench.scenes.assets.colors import palette
 from buildbench.scenes.assets.mesh import ObjectMesh
-from buildbench.scenes.assets.procedural import generic
+from buildbench.scenes.assets.procedural import (
+    appliances,
+    beds,
+    decor,
+    fixtures,
+    generic,
+    lighting,
+    seating,
+    storage,
+    tables,
+)
 from buildbench.scenes.assets.procedural.parts import Parts
 from buildbench.scenes.assets.procedural.spec import Builder, Spec, words_of
 from buildbench.scenes.model import SceneObject
 
 __all__ = ["procedural_mesh", "kind_of", "KINDS"]
 
+_FAMILIES = (beds, tables, seating, storage, lighting, decor, appliances, fixtures)
 _BUILDERS: dict[str, Builder] = {**generic.BUILDERS}
+for _family in _FAMILIES:
+    _BUILDERS.update(_family.BUILDERS)
 
 #: Category or description word/phrase -> kind (when it is not a kind itself).
 _ALIASES: dict[str, str] = {
@@ -35,22 +48,58 @@ _ALIASES: dict[str, str] = {
     "book": "flat thing", "books": "flat thing", "cell phone": "flat thing", "credit card": "flat thing",
     "cd": "flat thing", "plate": "flat thing", "newspaper": "flat thing", "magazine": "flat thing",
     "tray": "flat thing", "remote control": "flat thing", "key chain": "flat thing",
+    "aluminum foil": "flat thing", "butter knife": "flat thing", "knife": "flat thing", "fork": "flat thing",
+    "spoon": "flat thing", "spatula": "flat thing", "ladle": "flat thing", "pen": "flat thing",
+    "pencil": "flat thing", "cloth": "flat thing", "towel": "flat thing", "hand towel": "flat thing",
+    "soap bar": "flat thing", "dish sponge": "flat thing", "scrub brush": "flat thing", "watch": "flat thing",
+    "light switch": "flat thing", "switch": "flat thing", "tennis racket": "flat thing",
+    "baseball bat": "flat thing", "pan": "flat thing", "chopsticks": "flat thing", "ruler": "flat thing",
+    "bread": "round thing", "lettuce": "round thing", "garbage bag": "round thing", "dumbbell": "round thing",
+    "kettlebell": "round thing", "balloon": "round thing", "stone": "round thing",
+    "paper towel roll": "vessel", "toilet paper": "vessel", "laundry hamper": "vessel", "hamper": "vessel",
+    "watering can": "vessel", "basket": "vessel", "plunger": "vessel", "candleholder": "vessel",
+    "candle holder": "vessel", "diffuser": "vessel", "container": "vessel", "barrel": "vessel",
+    "drum": "vessel", "tissue box": "object", "box": "object", "crate": "object", "suitcase": "object",
+    "luggage": "object", "bag": "object", "backpack": "object", "handbag": "object", "boots": "object",
+    "shoe": "object", "giftbox": "object", "gift": "object",
 }
+for _family in _FAMILIES:
+    _ALIASES.update(_family.ALIASES)
 
 #: Every kind a builder exists for.
 KINDS: tuple[str, ...] = tuple(sorted(_BUILDERS))
 
 
+#: Words that end a description's head noun phrase ("nightstand *with* two drawers").
+_STOP = frozenset({"with", "on", "in", "near", "beside", "under", "above", "against", "by", "for", "and",
+                   "featuring", "that", "which", "at", "from", "having", "including", "plus"})
+
+
 def kind_of(obj: SceneObject) -> str:
-    """The builder kind for ``obj`` (``object`` when nothing matches)."""
-    for text in (obj.category, str(obj.attributes.get("description") or ""), obj.asset_id):
-        found = _kind_in(text)
-        if found is not None:
-            return found
-    return "object"
+    """The builder kind for ``obj`` (``object`` when nothing matches): its category, else the
+    head of its description (the words before ``with``, ``and``…), else the whole
+    description, else its asset id."""
+    desc = str(obj.attributes.get("description") or "")
+    words = desc.replace(",", " , ").split()
+    cut = next((i for i, w in enumerate(words) if i > 0 and (w.lower() in _STOP or w == ",")), len(words))
+    head = _kind_in(" ".join(words[:cut]))
+    found = _kind_in(obj.category)
+    if found is not None:
+        # a broad category ("table", "lamp") gives way to the narrower kind the description names
+        return head if head is not None and head in _NARROWER.get(found, ()) else found
+    # in a whole sentence the thing described usually comes first ("sofa … with throw pillows")
+    return head or _kind_in(desc, first=True) or _kind_in(obj.asset_id) or "object"
 
 
-def _kind_in(text: str) -> str | None:
+_NARROWER: dict[str, frozenset[str]] = {
+    "table": frozenset({"coffee table", "dining table", "side table", "desk", "dressing table"}),
+    "lamp": frozenset({"floor lamp", "table lamp", "ceiling lamp", "wall lamp"}),
+    "chair": frozenset({"armchair", "office chair"}), "bed": frozenset({"bunk bed"}),
+    "sofa": frozenset({"chaise"}), "cabinet": frozenset({"wardrobe", "dresser", "tv stand", "kitchen counter"}),
+}
+
+
+def _kind_in(text: str, *, first: bool = False) -> str | None:
     norm = " ".join(text.lower().replace("_", " ").replace("-", " ").split())
     if not norm:
         return None
@@ -59,17 +108,21 @@ def _kind_in(text: str) -> str | None:
             return name
         if name in _ALIASES:
             return _ALIASES[name]
-    # the longest known phrase in the text, the last one among equals (English head nouns end a phrase)
+    # the longest known phrase in the text, the last one among equals (English head nouns end
+    # a phrase), or the first one when ``first``
     words = norm.split()
+    best: tuple[int, int, str] | None = None
     for n in (3, 2, 1):
-        for i in range(len(words) - n, -1, -1):
+        for i in range(len(words) - n + 1):
             phrase = " ".join(words[i:i + n])
-            for cand in (phrase, phrase.rstrip("s") if len(phrase) > 3 else phrase):
-                if cand in _ALIASES:
-                    return _ALIASES[cand]
-                if cand in _BUILDERS and cand != "object":
-                    return cand
-    return None
+            for cand in (phrase, phrase[:-1] if phrase.endswith("s") and len(phrase) > 3 else phrase):
+                kind = _ALIASES.get(cand) or (cand if cand in _BUILDERS and cand != "object" else None)
+                if kind is not None:
+                    rank = (n, -i if first else i)
+                    if best is None or rank > best[:2]:
+                        best = (*rank, kind)
+                    break
+    return best[2] if best else None
 
 
 def procedural_mesh(obj: SceneObject) -> ObjectMesh:
@@ -86,4 +139,9 @@ def procedural_mesh(obj: SceneObject) -> ObjectMesh:
 
 
 #: A kind's own accent colour where its look depends on one (leaves, screens, glass).
-_ACCENTS: dict[str, tuple[float, float, float]] = {}
+_LINEN, _SHADE = (0.93, 0.93, 0.91), (0.95, 0.9, 0.78)
+_ACCENTS: dict[str, tuple[float, float, float]] = {
+    "bed": _LINEN, "bunk bed": _LINEN, "dog bed": (0.85, 0.78, 0.64), "floor lamp": _SHADE, "table lamp": _SHADE,
+    "ceiling lamp": _SHADE, "lamp": _SHADE, "wall lamp": _SHADE, "painting": (0.35, 0.5, 0.65),
+    "kitchen counter": (0.85, 0.84, 0.82), "window": (0.7, 0.8, 0.88),
+}

@@ -30,7 +30,6 @@ class Parts:
         self._faces: list[IntArray] = []
         self._colors: list[Rgba] = []
         self._counts: list[int] = []
-        self._n = 0
 
     def box(self, lo: Sequence[float], hi: Sequence[float], rgba: Rgba) -> None:
         """An axis-aligned block from corner ``lo`` to ``hi`` (clipped to the object's box)."""
@@ -40,6 +39,32 @@ class Parts:
             return  # a part squeezed to nothing by a tiny box: leave it out
         vertices, faces = box_arrays(lo_c, hi_c)
         self._add(vertices, faces, rgba)
+
+    def mat(self, border: float, rgba: Rgba, border_rgba: Rgba) -> None:
+        """The whole box as a mat: a top surface (a field inside a ``border``-wide band) with
+        edges down to the floor and no bottom face, as real rug assets are, so what stands on
+        it meets it only as deep as it is thick (a closed slab's bottom would meet every leg
+        along the leg's whole height in a triangle-level contact test)."""
+        xs = np.array([0.0, border, self.sx - border, self.sx])
+        zs = np.array([0.0, border, self.sz - border, self.sz])
+        top = np.array([[x, self.sy, z] for x in xs for z in zs])
+        ground = np.array([[x, 0.0, z] for x in (0.0, self.sx) for z in (0.0, self.sz)])
+        vertices = np.vstack([top, ground])
+
+        def quad(a: int, b: int, c: int, d: int) -> list[tuple[int, int, int]]:
+            return [(a, b, c), (a, c, d)]
+
+        ring: list[tuple[int, int, int]] = []
+        for i in range(3):
+            for k in range(3):
+                cell = quad(4 * i + k, 4 * i + k + 1, 4 * (i + 1) + k + 1, 4 * (i + 1) + k)
+                if (i, k) != (1, 1):
+                    ring += cell
+        g = 16  # ground corners: (0,0) (0,sz) (sx,0) (sx,sz) as g, g+1, g+2, g+3
+        ring += quad(0, g, g + 1, 3) + quad(12, 15, g + 3, g + 2)  # -x, +x sides
+        ring += quad(0, 12, g + 2, g) + quad(3, g + 1, g + 3, 15)  # -z, +z sides
+        self._add(vertices, np.asarray(ring, dtype=np.int64), border_rgba)
+        self._add(vertices.copy(), np.asarray(quad(5, 6, 10, 9), dtype=np.int64), rgba)
 
     def lathe(self, cx: float, cz: float, profile: Sequence[tuple[float, float]], rgba: Rgba,
               *, scale_z: float = 1.0, segments: int = SEGMENTS) -> None:
@@ -73,6 +98,15 @@ class Parts:
         """An upright round (or oval) post from ``y0`` to ``y1``."""
         self.lathe(cx, cz, [(y0, radius), (y1, radius)], rgba, scale_z=scale_z, segments=segments)
 
+    def disc_z(self, cx: float, cy: float, z0: float, z1: float, radius: float, rgba: Rgba,
+               *, segments: int = SEGMENTS) -> None:
+        """A round part facing front (its axis along z from ``z0`` to ``z1``): dials, drums,
+        speaker cones, a washing machine's door."""
+        self.cylinder(cx, cy, z0, z1, radius, rgba, segments=segments)
+        # built upright with (x, z, y) and swapped into place; the swap mirrors, so re-wind
+        self._vertices[-1] = self._vertices[-1][:, [0, 2, 1]]
+        self._faces[-1] = self._faces[-1][:, ::-1]
+
     def ellipsoid(self, centre: Sequence[float], radii: Sequence[float], rgba: Rgba, *, rings: int = 6) -> None:
         """An ellipsoid (foliage, cushions, fruit) as a lathed stack of rings."""
         cx, cy, cz = (float(v) for v in centre)
@@ -103,7 +137,8 @@ class Parts:
             vertices, faces = box_arrays(-size / 2, size / 2)
             return ObjectMesh(vertices, faces, np.full((len(faces), 4), (128, 128, 128, 255), np.uint8), source=source)
         vertices = np.vstack(self._vertices)
-        faces = np.vstack(self._faces)
+        starts = np.cumsum([0] + [len(v) for v in self._vertices[:-1]])
+        faces = np.vstack([f + start for f, start in zip(self._faces, starts, strict=True)])
         colors = np.repeat(np.asarray(self._colors, dtype=np.uint8), self._counts, axis=0)
         lo, hi = vertices.min(axis=0), vertices.max(axis=0)
         span = hi - lo
@@ -111,9 +146,14 @@ class Parts:
         local = (vertices - lo) * scale - size / 2.0
         return ObjectMesh(np.ascontiguousarray(local), np.ascontiguousarray(faces), colors, source=source)
 
+    def merge(self, other: Parts) -> None:
+        """Take ``other``'s parts as they are (a sub-assembly built in a smaller box sharing
+        this one's corner)."""
+        for vertices, faces, rgba in zip(other._vertices, other._faces, other._colors, strict=True):
+            self._add(vertices, faces, rgba)
+
     def _add(self, vertices: FloatArray, faces: IntArray, rgba: Rgba) -> None:
         self._vertices.append(vertices)
-        self._faces.append(faces + self._n)
+        self._faces.append(faces)  # part-local indices; build() offsets them
         self._colors.append(rgba)
         self._counts.append(len(faces))
-        self._n += len(vertices)
