@@ -6,6 +6,7 @@ outward in mirrored frames, and refuse unknown levels."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -214,3 +215,45 @@ def test_closed_meshes_are_culled_only_from_behind_in_both_frames() -> None:
             a, b = render_views(closed, [cam], 64)[0], render_views(open_, [cam], 64)[0]
             assert (a[..., 3] > 0).sum() > 100
             assert np.array_equal(a, b), frame.name
+
+
+def _future_cube(root: Path, jid: str) -> None:
+    """A 3D-FUTURE-layout asset: a cube whose top face maps into the texture's magenta left
+    half and every other face into its cyan right half."""
+    folder = root / jid
+    folder.mkdir(parents=True)
+    texture = Image.new("RGB", (16, 16), (255, 0, 255))
+    texture.paste((0, 255, 255), (8, 0, 16, 16))
+    texture.save(folder / "texture.png")
+    corners = [(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)]
+    lines = [f"v {x} {y} {z}" for x, y, z in corners]
+    lines += ["vt 0.1 0.1", "vt 0.4 0.1", "vt 0.4 0.9", "vt 0.1 0.9",
+              "vt 0.6 0.1", "vt 0.9 0.1", "vt 0.9 0.9", "vt 0.6 0.9"]
+    quads = {"top": (3, 4, 8, 7), "bottom": (1, 5, 6, 2), "west": (1, 2, 4, 3), "east": (5, 7, 8, 6),
+             "south": (1, 3, 7, 5), "north": (2, 6, 8, 4)}
+    for name, quad in quads.items():
+        uv = (1, 2, 3, 4) if name == "top" else (5, 6, 7, 8)
+        lines.append("f " + " ".join(f"{v}/{t}" for v, t in zip(quad, uv, strict=True)))
+    (folder / "raw_model.obj").write_text("\n".join(lines) + "\n")
+
+
+def test_mesh_level_draws_the_asset_with_its_texture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _future_cube(tmp_path / "future", "cube-jid")
+    monkeypatch.setenv("BUILDBENCH_3DFUTURE_DIR", str(tmp_path / "future"))
+    monkeypatch.setenv("BUILDBENCH_ASSET_CACHE", str(tmp_path / "cache"))
+    b = HouseBuilder()
+    b.room("r", (0.0, 0.0, 4.0, 4.0))
+    b.place("cabinet", "r", (2.0, 2.0))
+    scene = b.build()
+    scene = replace(scene, objects=[replace(o, asset_id="cube-jid") for o in scene.objects])
+    image = topdown_room(scene, "r", px=PX, geometry="mesh", labels=False)
+    c = image[PX // 2 - 3:PX // 2 + 4, PX // 2 - 3:PX // 2 + 4, :3].astype(int)
+    # the top face is the texture's magenta, not the texture's mean (a lavender grey)
+    assert np.all(c[..., 0] > 150) and np.all(c[..., 2] > 150) and np.all(c[..., 1] < 40)
+    side = object_front_view(scene, scene.objects[0].id, px=PX, geometry="mesh")
+    cyan = (side[..., 1] > 150) & (side[..., 2] > 150) & (side[..., 0] < 40)
+    assert cyan.sum() > 200  # the front face is the cyan half
+    # no asset folder: the mesh level is refused with one line naming the variables
+    monkeypatch.delenv("BUILDBENCH_3DFUTURE_DIR")
+    with pytest.raises(ViewInputError, match="geometry=mesh needs an asset folder"):
+        topdown_room(scene, "r", px=PX, geometry="mesh")

@@ -16,7 +16,9 @@ reading them, so cameras and image sizes are the same at every level.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -63,6 +65,11 @@ class MeshSource:
 
     def __init__(self, scene: Scene, level: str, library: AssetLibrary | None = None):
         self.level = check_level(level, "views")
+        if level == "mesh":
+            library = library if library is not None else default_library()
+            if not library.configured:
+                raise ViewInputError("geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                                     "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
         self.library = library
         self._objects = {o.id: o for o in scene.objects}
         self._placed: dict[str, PlacedMesh] = {}
@@ -88,6 +95,25 @@ class MeshSource:
         return [self._placed[oid] for oid in self._objects if oid in wanted]
 
 
+def default_library() -> AssetLibrary:
+    """The asset library the environment names, made once per distinct environment so its
+    in-memory cache serves every view of a run."""
+    from buildbench.scenes.assets.library import CACHE_ENV, FUTURE_ENV, OBJAVERSE_ENV
+
+    return _library_for(tuple(os.environ.get(v, "") for v in (FUTURE_ENV, OBJAVERSE_ENV, CACHE_ENV,
+                                                               "XDG_CACHE_HOME")))
+
+
+@lru_cache(maxsize=4)
+def _library_for(environment: tuple[str, ...]) -> AssetLibrary:
+    from buildbench.scenes.assets import AssetError, AssetLibrary
+
+    try:
+        return AssetLibrary.from_env()
+    except AssetError as exc:
+        raise ViewInputError(str(exc)) from None
+
+
 def mesh_source(scene: Scene, level: str, library: AssetLibrary | None = None) -> MeshSource | None:
     """A :class:`MeshSource` at ``level``; None at the ``box`` level (objects stay boxes)."""
     return None if check_level(level, "views") == "box" else MeshSource(scene, level, library)
@@ -106,14 +132,14 @@ def face_colors(mesh: ObjectMesh) -> NDArray[np.uint8]:
     colors = np.asarray(mesh.face_colors, np.uint8)
     if mesh.texture is None or mesh.uv is None or len(mesh.faces) == 0:
         return colors
-    texture = np.asarray(mesh.texture.convert("RGB"), np.float64)
+    texture = np.asarray(mesh.texture.convert("RGB"), np.uint8)
     h, w = texture.shape[:2]
     uv = np.asarray(mesh.uv, np.float64)[np.asarray(mesh.faces, np.int64)]        # (m, 3, 2)
     samples = np.einsum("sk,mkd->msd", _UV_WEIGHTS, uv)                             # (m, 4, 2)
     samples = np.where(np.isfinite(samples), samples, 0.0) % 1.0                   # repeat-wrap
     cols = np.minimum((samples[..., 0] * w).astype(np.int64), w - 1)
     rows = np.minimum(((1.0 - samples[..., 1]) * h).astype(np.int64), h - 1)      # v runs up the image
-    rgb = texture[rows, cols].mean(axis=1)
+    rgb = texture[rows, cols].astype(np.float64).mean(axis=1)
     out = colors.copy()
     out[:, :3] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
     return out

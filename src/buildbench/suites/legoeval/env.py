@@ -215,9 +215,22 @@ class LegoEvalEnv(Env):
 def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
     """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
     ``-o geometry=procedural|mesh`` renders objects as meshes."""
+    geometry = str(options.get("geometry", "box"))
+    if geometry == "mesh":
+        from buildbench.harness.errors import ConfigError
+        from buildbench.scenes.views import ViewInputError
+        from buildbench.scenes.views.meshes import default_library
+
+        try:
+            configured = default_library().configured
+        except ViewInputError as exc:
+            raise ConfigError(f"option geometry: {exc}") from None
+        if not configured:
+            raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                              "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
     return LegoEvalEnv(task, render=_flag(options.get("render", True)),
                        wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)),
-                       geometry=str(options.get("geometry", "box")))
+                       geometry=geometry)
 
 
 def _flag(value: Any) -> bool:
