@@ -228,3 +228,18 @@ def test_any_member_list_gets_a_report(names: list[str], data: st.DataObject) ->
         json.dumps(report.to_json())
         json.dumps(report.to_released_json())
         assert report.summary() and report.feedback()
+
+
+@pytest.mark.parametrize("profile", ["paper", "released"])
+def test_an_empty_structure_passes_no_test(profile: str) -> None:
+    # Issue 23: tests with nothing to check passed, so an empty submission scored pass_rate 0.7.
+    report = validate(Structure.from_members([]), profile)
+    assert not any(r.passed for r in report.results)
+    assert all(r.messages for r in report.results)
+
+
+def test_an_empty_submission_scores_zero_pass_rate() -> None:
+    from buildbench.suites.dreamhouse.score import structural_metrics
+
+    metrics = structural_metrics(None, Structure.from_members([]), {"profile": "paper"})  # type: ignore[arg-type]
+    assert metrics["pass_rate"] == 0.0 and metrics["structural_pass"] == 0.0

@@ -154,3 +154,14 @@ def test_malformed_outcomes_name_the_field() -> None:
         with pytest.raises(OutcomeError) as info:
             score(t, bad)
         assert str(info.value).startswith(f"task a {where}")
+
+
+def test_single_class_groups_report_na_not_half() -> None:
+    # Issue 23: a perfect evaluator on a type whose labels are all "holds" showed F1 0.500 (the
+    # absent class counted as 0) while Table 1 showed 1.000.
+    perfect = agreement([True, True, True], [True, True, True])
+    assert perfect.label_classes == 1
+    assert perfect.reportable() == {"f1": None, "recall": None, "precision": None, "kappa": None}
+    assert agreement([], []).reportable()["f1"] is None
+    both = agreement([True, False], [True, False])
+    assert both.reportable()["f1"] == 1.0

@@ -151,6 +151,8 @@ def _short(label: str) -> str:
 
 
 def _cell(value: Any) -> str:
+    if value is None:
+        return "n/a"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

@@ -93,6 +93,8 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def _cell(value: Any) -> str:
+    if value is None:
+        return "n/a"
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 

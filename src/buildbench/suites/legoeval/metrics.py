@@ -41,7 +41,9 @@ class Agreement:
     """Macro P/R/F1 and Cohen's κ of binary predictions against labels.
 
     ``kappa`` is None when chance agreement is 1 (both sides constant and equal), where κ
-    is undefined; ``n`` counts judged items, ``n_unknown`` the unjudged ones.
+    is undefined; ``n`` counts judged items, ``n_unknown`` the unjudged ones; ``label_classes``
+    how many of the two classes the labels contain (a group with one class has no macro F1:
+    tables show it as n/a, see `reportable`).
     """
 
     f1: float
@@ -51,16 +53,25 @@ class Agreement:
     n: int
     n_unknown: int = 0
     accuracy: float = 0.0
+    label_classes: int = 2
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def reportable(self) -> dict[str, float | None]:
+        """F1, recall, precision and κ for a table: None (n/a) for a group whose labels hold one
+        class or nothing, where the macro average would count the absent class as 0 and show a
+        perfect evaluator at F1 0.5."""
+        if self.label_classes < 2:
+            return {"f1": None, "recall": None, "precision": None, "kappa": None}
+        return {"f1": self.f1, "recall": self.recall, "precision": self.precision, "kappa": self.kappa}
 
 
 def agreement_from_counts(tt: int, tf: int, ft: int, ff: int, unknown: int = 0) -> Agreement:
     """Agreement from a confusion matrix: ``tf`` = label True, prediction False, etc."""
     n = tt + tf + ft + ff
     if n == 0:
-        return Agreement(0.0, 0.0, 0.0, None, 0, unknown)
+        return Agreement(0.0, 0.0, 0.0, None, 0, unknown, label_classes=0)
     # per class: (hits, predicted as the class, truly the class)
     classes = ((tt, tt + ft, tt + tf), (ff, ff + tf, ff + ft))
     precisions = [hit / pred if pred else 0.0 for hit, pred, _ in classes]
@@ -72,7 +83,8 @@ def agreement_from_counts(tt: int, tf: int, ft: int, ff: int, unknown: int = 0) 
     kappa = None if abs(1 - p_e) < 1e-12 else (p_o - p_e) / (1 - p_e)
     if kappa is not None and abs(kappa) < 1e-12:
         kappa = 0.0  # float noise around exact chance agreement
-    return Agreement(sum(f1s) / 2, sum(precisions) / 2, sum(recalls) / 2, kappa, n, unknown, p_o)
+    label_classes = int(tt + tf > 0) + int(ft + ff > 0)
+    return Agreement(sum(f1s) / 2, sum(precisions) / 2, sum(recalls) / 2, kappa, n, unknown, p_o, label_classes)
 
 
 def confusion(labels: Sequence[bool], predictions: Sequence[bool | None]) -> dict[str, int]:

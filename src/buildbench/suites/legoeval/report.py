@@ -108,11 +108,14 @@ def partial_from_episodes(episodes: Sequence[Episode], prefix: str = "partial") 
 
 def table1_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
     """One evaluator's Table 1 row from its episodes."""
-    h, p = holistic_from_episodes(episodes), partial_from_episodes(episodes)
+    hol, part = holistic_from_episodes(episodes), partial_from_episodes(episodes)
+    h, p = hol.reportable(), part.reportable()
     return {"method": name, "source": "ours",
-            "hol_f1": h.f1, "hol_recall": h.recall, "hol_precision": h.precision, "hol_kappa": h.kappa,
-            "part_f1": p.f1, "part_recall": p.recall, "part_precision": p.precision, "part_kappa": p.kappa,
-            "pairs": h.n, "constraints": p.n, "unknown_pairs": h.n_unknown, "unknown_constraints": p.n_unknown}
+            "hol_f1": h["f1"], "hol_recall": h["recall"], "hol_precision": h["precision"], "hol_kappa": h["kappa"],
+            "part_f1": p["f1"], "part_recall": p["recall"], "part_precision": p["precision"],
+            "part_kappa": p["kappa"],
+            "pairs": hol.n, "constraints": part.n, "unknown_pairs": hol.n_unknown,
+            "unknown_constraints": part.n_unknown}
 
 
 def paper_table1() -> list[dict[str, Any]]:
@@ -124,8 +127,7 @@ def by_type_rows(name: str, episodes: Sequence[Episode]) -> list[dict[str, Any]]
     rows = []
     for t in TYPES:
         a = partial_from_episodes(episodes, t)
-        rows.append({"method": name, "type": t, "f1": a.f1, "recall": a.recall, "precision": a.precision,
-                     "kappa": a.kappa, "constraints": a.n, "unknown": a.n_unknown})
+        rows.append({"method": name, "type": t, **a.reportable(), "constraints": a.n, "unknown": a.n_unknown})
     return rows
 
 
@@ -163,7 +165,8 @@ def table2_rows(full: dict[str, Any], ablated: Mapping[str, dict[str, Any]]) -> 
     """Table 2 rows: our relative F1 changes (%) beside the paper's, from Table 1 rows."""
     rows = []
     for name, row in ablated.items():
-        ours = [None if not full[k] else (row[k] - full[k]) / full[k] * 100.0 for k in ("hol_f1", "part_f1")]
+        ours = [None if not full[k] or row[k] is None else (row[k] - full[k]) / full[k] * 100.0
+                for k in ("hol_f1", "part_f1")]
         paper = PAPER_TABLE2.get(name, (None, None))
         rows.append({"disabled": name, "hol_f1_pct": ours[0], "part_f1_pct": ours[1],
                      "paper_hol_f1_pct": paper[0], "paper_part_f1_pct": paper[1]})

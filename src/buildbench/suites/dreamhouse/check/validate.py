@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..model import Structure
 from .cantilever import check_cantilever, check_cantilever_released
@@ -44,6 +45,7 @@ _RELEASED: dict[str, Callable[[Context], TestResult]] = {
     "stability_score": lambda ctx: check_stability(ctx, released=True),
 }
 _CHECKS = {"paper": _PAPER, "released": _RELEASED}
+NOTHING_TO_CHECK = "no members: there is nothing to check, so the test cannot pass"
 
 
 def validate(
@@ -74,4 +76,9 @@ def validate(
     names = PROFILE_TESTS[profile] + tuple(t for t in cfg.extra_tests if t not in PROFILE_TESTS[profile])
     checks = _CHECKS[profile]
     results += [checks[name](ctx) for name in names]
+    if len(structure) == 0:
+        # A test with nothing to check must not pass: an empty submission would otherwise
+        # score pass_rate 0.7 on tests that only look for faults among members.
+        results = [r if not r.passed else replace(r, passed=False, messages=(NOTHING_TO_CHECK,))
+                   for r in results]
     return ValidationReport(profile=profile, results=tuple(results), n_members=len(structure))
