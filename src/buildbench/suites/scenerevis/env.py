@@ -37,6 +37,7 @@ import numpy as np
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
+from buildbench.scenes.assets import AssetError, AssetLibrary, GeometryLevel, check_level
 
 from .actions import (
     NEED_RETRIEVAL,
@@ -76,6 +77,8 @@ class EnvOptions:
             as the release's ``--enable-physics-optimization`` does.
         judge: ``rule`` (the deterministic judge, not comparable with the paper) or a model
             spec for :func:`buildbench.llm.make_model`.
+        geometry: Object shapes of the feedback, reward and score physics (``box``,
+            ``procedural``, ``mesh``); the released mode's reward keeps the release's boxes.
     """
 
     address: Addressing = Addressing.ID
@@ -86,6 +89,7 @@ class EnvOptions:
     retrieved_size: bool = False
     optimize: bool = False
     judge: str = "rule"
+    geometry: GeometryLevel = "box"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "address", Addressing(self.address))
@@ -96,6 +100,13 @@ class EnvOptions:
             address = Addressing(str(options.get("address", "id")))
         except ValueError:
             raise ConfigError(f"option address={options.get('address')!r}: expected id or jid") from None
+        try:
+            geometry = check_level(str(options.get("geometry", "box")))
+        except AssetError as exc:
+            raise ConfigError(f"option geometry: {exc}") from None
+        if geometry == "mesh" and not AssetLibrary.from_env().configured:
+            raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                              "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
         max_turns = int(options.get("max_turns", DEFAULT_MAX_TURNS))
         if max_turns < 2:
             raise ConfigError(f"option max_turns={max_turns}: at least 2 (turn 0 creates the room)")
@@ -103,7 +114,8 @@ class EnvOptions:
                    render=bool(options.get("render", True)), feedback=bool(options.get("feedback", True)),
                    retrieve=bool(options.get("retrieve", True)),
                    retrieved_size=bool(options.get("retrieved_size", False)),
-                   optimize=bool(options.get("optimize", False)), judge=str(options.get("judge", "rule")))
+                   optimize=bool(options.get("optimize", False)), judge=str(options.get("judge", "rule")),
+                   geometry=geometry)
 
     def make_judge(self) -> Judge:
         if self.judge == "rule":
@@ -182,7 +194,8 @@ class SceneReVisEnv(Env):
         ep = self._ep = _Episode(task, int(seed or 0), instruction)
         room_type = str(task.target.get("room_type") or task.metadata.get("room_type") or "")
         ep.reward = HybridReward(instruction, room_type, self.judge, physics_rules=self.physics_rules,
-                                 released_support=self.options.address is Addressing.JID)
+                                 released_support=self.options.address is Addressing.JID,
+                                 geometry=self.options.geometry)
         initial = task.inputs.get("initial_scene")
         if initial is None:
             return ResetResult(Observation(text=instruction, state=self._state_dict()), {"turn": 0})
@@ -243,6 +256,7 @@ class SceneReVisEnv(Env):
             invalid_replies=ep.invalid_replies, applied_calls=ep.applied_calls, address=self.options.address.value,
             turn_rewards=list(ep.rewards), trajectory_reward=trajectory_return(ep.rewards), judge=self.judge.label,
             latency_s=latency, eval_judge=dict(ep.evaluation) if ep.evaluation is not None else None,
+            geometry=self.options.geometry,
         ).to_dict()
 
     # --- evaluation (spec §5.2) -------------------------------------------------------------
@@ -369,7 +383,7 @@ class SceneReVisEnv(Env):
         return [f"{o['id']}: {o['desc'][:40]}" for o in state.objects]
 
     def _physics(self, state: SceneState) -> PhysicsReport:
-        return check_physics(parse_layout(state.to_flat()), self.physics_rules)
+        return check_physics(parse_layout(state.to_flat()), self.physics_rules, geometry=self.options.geometry)
 
     def _render(self) -> Any:
         from .render import render_merged
@@ -379,7 +393,7 @@ class SceneReVisEnv(Env):
         flat = ep.state.to_flat()
         for obj in flat["objects"]:
             obj["category"] = ep.categories.get(obj["id"], "")
-        return render_merged(flat, seed=ep.seed, turn=ep.turn)
+        return render_merged(flat, seed=ep.seed, turn=ep.turn, geometry=self.options.geometry)
 
     def _retrieve(self, state: SceneState, ids: list[str]) -> None:
         """Fill ``jid`` (and optionally ``size``) of the named objects by retrieval."""

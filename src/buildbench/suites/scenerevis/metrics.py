@@ -9,6 +9,12 @@ range):
 * ``collision_free`` / ``valid_placement``: 100 when no pair collides / no object is out;
 * the voxel loss at 0.05 m (``voxel_*``, m³) and the support check (``floating``).
 
+Objects are shaped at a geometry level (``box``, the default: exact box tests;
+``procedural`` or ``mesh``: meshes checked as the released ``eval/myeval.py`` and
+``eval/voxel_eval.py`` check them, see :mod:`.check.meshes`). Every scene's metrics and the
+aggregate carry it as ``geometry``. The support check reads the boxes at every level (the
+meshes are fitted to them: same bottoms and tops).
+
 Over scenes, every figure is the plain mean of the per-scene values: ``CNR`` is the mean
 ``collision_rate`` and ``OBR`` the mean ``oob_rate`` (so each scene weighs the same, not
 each object), ``VBL`` the mean voxel loss × 10³, ``Phy`` the mean of OBR and CNR.
@@ -21,10 +27,13 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.scenes.assets import GeometryLevel, check_level
+
 from .check.layout import RoomLayout, parse_layout
+from .check.meshes import layout_meshes, mesh_voxel_figures
 from .check.physics import EVALUATION, PhysicsRules, check_physics
 from .check.support import check_support
-from .check.voxels import VBL_SCALE, voxel_loss
+from .check.voxels import VALID_LOSS_M3, VBL_SCALE, VOXEL_PITCH_M, voxel_loss
 
 #: Aggregate name → per-scene field it averages.
 AGGREGATES = {
@@ -48,21 +57,32 @@ def scene_metrics(
     rules: PhysicsRules = EVALUATION,
     voxels: bool = True,
     latency_s: float | None = None,
+    geometry: GeometryLevel = "box",
 ) -> dict[str, Any]:
     """Metrics of one room (a scene dict, a record holding one, or a parsed layout).
 
     Returns a JSON-ready dict: ``n_objects``, ``colliding`` and ``out_of_bounds`` (object
     indices), ``pairs`` (``{"a", "b", "depth_m"}``, deepest first), the rates, penetration
     and out-of-bounds volumes, ``outside_fraction`` per object, ``floating`` and
-    ``unsupported`` indices, the voxel loss when ``voxels``, and ``latency_s`` when given.
+    ``unsupported`` indices, the voxel loss when ``voxels``, ``latency_s`` when given, and
+    the ``geometry`` level the objects had.
     """
+    geometry = check_level(geometry)
     layout = scene if isinstance(scene, RoomLayout) else parse_layout(scene)
-    out = check_physics(layout, rules).to_dict()
+    out = check_physics(layout, rules, geometry=geometry).to_dict()
     support = check_support(layout)
     out["floating"] = list(support.floating)
     out["unsupported"] = list(support.unsupported)
     out["unsupported_rate"] = support.unsupported_pct
-    if voxels:
+    if voxels and geometry != "box":
+        figures = mesh_voxel_figures(layout, layout_meshes(layout, geometry), VOXEL_PITCH_M)
+        out.update(
+            voxel_oob_m3=figures.total_oob_m3,
+            voxel_collision_m3=figures.total_collision_m3,
+            voxel_loss_m3=figures.loss_m3,
+            voxel_valid=100.0 if figures.loss_m3 <= VALID_LOSS_M3 else 0.0,
+        )
+    elif voxels:
         loss = voxel_loss(layout)
         out.update(
             voxel_oob_m3=loss.oob_m3,
@@ -79,6 +99,9 @@ def aggregate(scenes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Means over per-scene metrics (see the module docstring); a field no scene has is
     left out. ``VBL`` is the mean voxel loss × 10³ and ``Phy`` the mean of OBR and CNR."""
     out: dict[str, Any] = {"n_scenes": len(scenes)}
+    levels = sorted({str(s["geometry"]) for s in scenes if "geometry" in s})
+    if levels:
+        out["geometry"] = levels[0] if len(levels) == 1 else levels
     for name, key in AGGREGATES.items():
         values = [float(s[key]) for s in scenes if key in s and s[key] is not None]
         if values:

@@ -30,6 +30,8 @@ class SceneReVisOutcome(OutcomeRecord):
             own work left out); absent until the protocol stops the clock.
         eval_judge: The evaluation judge's record (scores 1-10 or the failure); absent when no
             protocol settled one.
+        geometry: The geometry level of the episode's physics (``box``, ``procedural``,
+            ``mesh``); the score measures the final scene at the same level.
         extra: Keys of a stored outcome this type does not know (kept for the round trip).
     """
 
@@ -47,4 +49,5 @@ class SceneReVisOutcome(OutcomeRecord):
     judge: str = "rule"
     latency_s: float | None = field(default=None, metadata=OPTIONAL)
     eval_judge: dict[str, Any] | None = field(default=None, metadata=OPTIONAL)
+    geometry: str = "box"
     extra: dict[str, Any] = field(default_factory=dict)

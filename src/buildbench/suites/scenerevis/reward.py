@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.scenes.assets import GeometryLevel
 from buildbench.scenes.model import SceneFormatError
 
 from .actions import NEED_RETRIEVAL
@@ -185,15 +186,20 @@ class HybridReward:
             :data:`~.check.physics.REWARD_RELEASED`).
         released_support: R_support by the released rules
             (:func:`~.check.released.released_support_reward`) instead of :mod:`.check.support`'s.
+        geometry: The object shapes of those terms (``box``, ``procedural``, ``mesh``); at a
+            mesh level R_pen sums each colliding pair's deepest contact. Rules that are the
+            release's box arithmetic (``REWARD_RELEASED``) ignore it.
     """
 
     def __init__(self, instruction: str, room_type: str = "", judge: Judge | None = None, *,
-                 physics_rules: PhysicsRules = REWARD, released_support: bool = False) -> None:
+                 physics_rules: PhysicsRules = REWARD, released_support: bool = False,
+                 geometry: GeometryLevel = "box") -> None:
         self.instruction = instruction
         self.room_type = room_type or instruction
         self.judge = judge or RuleJudge()
         self.physics_rules = physics_rules
         self.released_support = released_support
+        self.geometry = geometry
         self._mandatory: list[str] | None = None
 
     def init_turn(self, reply: str) -> TurnReward:
@@ -292,7 +298,7 @@ class HybridReward:
         if len(layout) < MIN_PHYSICS_OBJECTS:
             notes.append(f"physics: {len(layout)} < {MIN_PHYSICS_OBJECTS} objects")
             return dict.fromkeys(PHYSICS_TERMS, -1.0)
-        report = check_physics(layout, self.physics_rules)
+        report = check_physics(layout, self.physics_rules, geometry=self.geometry)
         return {
             "collision_rate": collision_rate_reward(report.collision_rate_pct),
             "oob_rate": oob_rate_reward(report.oob_rate_pct),

@@ -1,8 +1,8 @@
 """Episode scoring: the final scene's physics metrics, recomputed from the scene itself.
 
 :func:`score` trusts nothing the environment reported: it reads ``outcome["scene"]`` (the
-final SceneReVis scene JSON), re-runs the evaluation physics, the voxel loss and the
-support check, and counts the room type's essentials. A missing or unreadable scene
+final SceneReVis scene JSON), re-runs the evaluation physics and the voxel loss at the
+outcome's geometry level (``geometry``, as the episode played), the support check, and counts the room type's essentials. A missing or unreadable scene
 is the agent's doing (a model that never sends ``<create_scene>``, or a scene that does not
 read): `AgentFailure` naming what was wrong, a scored failure with `failure_metrics`.
 
@@ -25,6 +25,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import AgentFailure
+from buildbench.scenes.assets import AssetError, check_level
 
 from .check.evaluate import SCORE_KEYS, RuleEvalJudge
 from .check.layout import RoomLayout, parse_layout
@@ -67,7 +68,10 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
         layout = parse_layout(scene)
     except ValueError as exc:
         raise AgentFailure(f"task {task.id}: the agent's final scene is unreadable: {exc}") from exc
-    row = scene_metrics(layout)
+    try:
+        row = scene_metrics(layout, geometry=check_level(typed.geometry))
+    except AssetError as exc:
+        raise ValueError(f"task {task.id}: {exc}") from exc
     out = {key: float(row[key]) for key in SCORED_FIELDS}
     out["n_floating"] = float(len(row["floating"]))
     room_type = str(

@@ -46,6 +46,10 @@ suite = Suite(
         OptionSpec("feedback", "bool", "append the physics hint to observations", default=True),
         OptionSpec("retrieve", "bool", "fill jids of added objects by retrieval", default=True),
         OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size", default=False),
+        OptionSpec("geometry", "str", "object shapes of the physics (collisions, out-of-bounds, voxels, reward, "
+                   "score): exact boxes, our procedural furniture, or the real asset meshes (needs an asset "
+                   "folder); the released mode (address=jid) keeps the release's boxes",
+                   ("box", "procedural", "mesh"), default="box"),
         OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit", default=False),
         OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)",
                    default="rule"),

@@ -1,4 +1,6 @@
-"""``buildbench scenerevis metrics SCENES.jsonl [--json]``: OBR, CNR and the rest per scene.
+"""``buildbench scenerevis metrics SCENES.jsonl [--geometry LEVEL] [--json]``: OBR, CNR and the
+rest per scene, the objects shaped at the geometry level (box, procedural, mesh; printed in
+the table's summary line, and ``geometry`` in every JSON scene and the summary).
 
 Each line of the file is one scene: a bare SceneReVis scene (flat or grouped) or a record
 holding it under ``"scene"`` (the shared ReSpace file); a record may carry ``latency_s``.
@@ -21,6 +23,7 @@ from typing import Any
 
 import click
 
+from buildbench.inputs import read_text
 from buildbench.scenes.io import revis_records, scene_lines
 from buildbench.scenes.model import SceneFormatError
 
@@ -40,18 +43,37 @@ from .physics import RULES
 @click.option(
     "--voxels/--no-voxels", default=True, show_default=True, help="Also compute the 0.05 m voxel loss."
 )
+@click.option(
+    "--geometry",
+    default="box",
+    show_default=True,
+    metavar="box|procedural|mesh",
+    help="Shape of the objects: box (exact box tests), procedural (our part-based furniture) or mesh "
+    "(the real assets under BUILDBENCH_3DFUTURE_DIR / BUILDBENCH_OBJAVERSE_DIR), checked as the "
+    "released evaluation checks meshes.",
+)
 @click.pass_context
-def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, voxels: bool) -> None:
+def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, voxels: bool, geometry: str) -> None:
     """Physics metrics (OBR, CNR, voxel loss…) of every scene in SCENES.jsonl.
 
     Exit status: 0 when every line was measured, 2 when some line or the file was bad.
     """
+    from buildbench.scenes.assets import AssetError, AssetLibrary, check_level
+
     from ..metrics import aggregate, scene_metrics
 
     try:
-        text = scenes_path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        click.echo(f"error: {scenes_path}: cannot read: {exc}", err=True)
+        level = check_level(geometry)
+        if level == "mesh" and not AssetLibrary.from_env().configured:
+            raise AssetError("geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                             "BUILDBENCH_OBJAVERSE_DIR); use --geometry procedural without one")
+    except AssetError as exc:
+        click.echo(f"error: --geometry: {exc}", err=True)
+        ctx.exit(2)
+    try:
+        text = read_text(scenes_path)
+    except OSError as exc:
+        click.echo(f"error: {scenes_path}: cannot read: {exc.strerror or exc}", err=True)
         ctx.exit(2)
     rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
@@ -67,7 +89,8 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
                 raise SceneFormatError(f"expected a JSON object, got {type(record).__name__}")
             row = {
                 "line": number,
-                **scene_metrics(record, rules=RULES[rules], voxels=voxels, latency_s=_latency(record)),
+                **scene_metrics(record, rules=RULES[rules], voxels=voxels, latency_s=_latency(record),
+                                geometry=level),
             }
         except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -75,7 +98,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
             click.echo(f"error: {scenes_path} line {number}: {message}", err=True)
             continue
         rows.append(row)
-    summary = {"rules": rules, **aggregate(rows)}
+    summary = {"rules": rules, **aggregate(rows), "geometry": level}
     if as_json:
         click.echo(json.dumps({"scenes": rows, **summary, "errors": errors}, indent=1))
     elif rows:
@@ -114,7 +137,7 @@ def _print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
             f"{r['line']:>5} {r['n_objects']:>7} {_ids(r['colliding']):>18} "
             f"{_ids(r['out_of_bounds']):>18} {loss:>13}"
         )
-    click.echo(f"scenes {summary['n_scenes']} ({summary['rules']} rules)")
+    click.echo(f"scenes {summary['n_scenes']} ({summary['rules']} rules, {summary['geometry']} geometry)")
     for key in (
         "OBR",
         "CNR",

@@ -1,6 +1,9 @@
 """Collision and out-of-bounds checks of a SceneReVis room, in the spec's three variants.
 
-Objects are oriented boxes (we have no asset meshes) with their true 3-D rotation. The
+At the ``box`` geometry level (the default) objects are oriented boxes with their true 3-D
+rotation; at ``procedural`` and ``mesh`` they are the meshes of :mod:`buildbench.scenes.assets`,
+checked as the released evaluation checks meshes (:mod:`.meshes`; every report names its
+level). At the box level the
 penetration depth of two boxes is their minimum translation distance, from the exact
 15-axis separating-axis test of :mod:`buildbench.geometry` (for boxes this is what
 trimesh + FCL report as ``depth``; the benchmark compares the two). Unlike FCL on
@@ -41,9 +44,11 @@ import shapely
 from numpy.typing import NDArray
 
 from buildbench.geometry import contact_pairs, sat_separation
+from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level
 
 from .bounds import FLOOR_BUFFER_M, HEIGHT_TOLERANCE_M, outside_fractions, room_polygon
 from .layout import RoomLayout
+from .meshes import layout_meshes, mesh_outside_fractions, mesh_pairs, mesh_volumes
 from .released import released_contacts
 
 FloatArray = NDArray[np.float64]
@@ -103,11 +108,13 @@ class PhysicsReport:
     """One room checked under one variant. Indices are object indices of the layout.
 
     Attributes:
-        contacts: Colliding pairs, deepest first (ties by index).
+        contacts: Colliding pairs, deepest first (ties by index); at a mesh level a pair's
+            depth is its deepest FCL contact.
         colliding: Objects in any colliding pair, ascending.
         outside_fraction: ``(n,)`` outside share of each object's surface.
         out_of_bounds: Out-of-bounds objects, ascending.
         oob_volume_m3: ``(n,)`` volume × outside share for out-of-bounds objects, else 0.
+        geometry: The geometry level the objects had (``box``, ``procedural``, ``mesh``).
     """
 
     rules: PhysicsRules
@@ -117,6 +124,7 @@ class PhysicsReport:
     outside_fraction: FloatArray = field(repr=False)
     out_of_bounds: tuple[int, ...]
     oob_volume_m3: FloatArray = field(repr=False)
+    geometry: str = "box"
 
     @property
     def collision_rate_pct(self) -> float:
@@ -149,6 +157,7 @@ class PhysicsReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rules": self.rules.name,
+            "geometry": self.geometry,
             "n_objects": self.n_objects,
             "colliding": list(self.colliding),
             "out_of_bounds": list(self.out_of_bounds),
@@ -178,20 +187,40 @@ def penetrations(layout: RoomLayout) -> list[Contact]:
     return [Contact(int(a), int(b), float(d)) for (a, b), d in zip(pairs, depth, strict=True) if d > 0.0]
 
 
-def check_physics(layout: RoomLayout, rules: PhysicsRules = EVALUATION) -> PhysicsReport:
-    """Collisions and out-of-bounds objects of ``layout`` under ``rules``."""
-    found = [Contact(*c) for c in released_contacts(layout)] if rules.mesh_contacts else penetrations(layout)
+def check_physics(
+    layout: RoomLayout, rules: PhysicsRules = EVALUATION, *, geometry: GeometryLevel = "box",
+    library: AssetLibrary | None = None,
+) -> PhysicsReport:
+    """Collisions and out-of-bounds objects of ``layout`` under ``rules``, the objects
+    shaped at ``geometry`` (``box``: the exact box tests of this module; ``procedural`` or
+    ``mesh``: :mod:`.meshes`, ``library`` giving the real assets of ``mesh``). The corner
+    rule and the released box contacts are box rules and ignore ``geometry``."""
+    geometry = check_level(geometry)
+    meshes = None if geometry == "box" or rules.corner_rule or rules.mesh_contacts else \
+        layout_meshes(layout, geometry, library=library)
+    if meshes is not None:
+        found = [Contact(*c) for c in mesh_pairs(layout, meshes)]
+    elif rules.mesh_contacts:
+        found = [Contact(*c) for c in released_contacts(layout)]
+    else:
+        found = penetrations(layout)
     kept = [c for c in found if c.depth_m > rules.min_depth_m + DEPTH_SLACK_M]
     kept.sort(key=(lambda c: -c.depth_m) if rules.mesh_contacts else (lambda c: (-c.depth_m, c.a, c.b)))
     colliding = tuple(sorted({c.a for c in kept} | {c.b for c in kept}))
-    fractions = outside_fractions(
-        layout, buffer_m=rules.floor_buffer_m, height_tolerance_m=rules.height_tolerance_m
-    )
+    if meshes is not None:
+        fractions = mesh_outside_fractions(
+            layout, meshes, buffer_m=rules.floor_buffer_m, height_tolerance_m=rules.height_tolerance_m)
+        volumes_m3 = mesh_volumes(meshes)
+    else:
+        fractions = outside_fractions(
+            layout, buffer_m=rules.floor_buffer_m, height_tolerance_m=rules.height_tolerance_m
+        )
+        volumes_m3 = layout.volumes_m3
     if rules.corner_rule:
         oob_mask = corners_outside(layout, rules.floor_buffer_m)
     else:
         oob_mask = fractions > rules.max_outside_fraction
-    volumes = np.where(oob_mask, layout.volumes_m3 * fractions, 0.0)
+    volumes = np.where(oob_mask, volumes_m3 * fractions, 0.0)
     return PhysicsReport(
         rules,
         len(layout),
@@ -200,6 +229,7 @@ def check_physics(layout: RoomLayout, rules: PhysicsRules = EVALUATION) -> Physi
         fractions,
         tuple(int(i) for i in np.flatnonzero(oob_mask)),
         volumes,
+        "box" if meshes is None else geometry,
     )
 
 

@@ -1,0 +1,100 @@
+"""SceneReVis physics at a mesh geometry level (``procedural`` or ``mesh``).
+
+Each object of a :class:`.layout.RoomLayout` gets its mesh from
+:mod:`buildbench.scenes.assets` (fitted to its box, so the mesh's bounds are the box and
+the release's placement, "scale to ``size``, bottom centre to the origin, then
+``[R | pos]``", puts it exactly where ``R @ v + centre`` does). The checks are those of
+:mod:`buildbench.scenes.mesh_physics`, with the thresholds of the variant
+(:class:`.physics.PhysicsRules`):
+
+* a pair collides when any FCL contact is deeper than ``min_depth_m`` (1 cm for the
+  evaluation, any depth for the reward); the reported depth is the pair's deepest contact;
+* an object is out of bounds when more than 1 % of its 500 seeded surface samples lie
+  outside the floor polygon grown by 1 mm or outside [floor − 1 mm, ceiling + 1 mm]; its
+  out-of-bounds volume is the mesh's volume (the product of its extents when that is not
+  positive) times that share;
+* the voxel loss fills each mesh at 0.05 m as ``eval/voxel_eval.py`` does.
+
+The level ``box`` is :func:`.physics.check_physics`'s own exact box geometry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level, object_mesh
+from buildbench.scenes.catalogue import category_of
+from buildbench.scenes.mesh_physics import (
+    SolidMesh,
+    VoxelFigures,
+    fill_voxels,
+    mesh_contacts,
+    outside_shares,
+    room_prism,
+    solid_mesh,
+    voxel_loss,
+)
+from buildbench.scenes.model import SceneObject
+
+from .bounds import room_polygon
+from .layout import RoomLayout
+
+#: Surface samples per object, and the default seed of their draw.
+SAMPLES = 500
+SAMPLE_SEED = 0
+
+
+def layout_meshes(
+    layout: RoomLayout, level: GeometryLevel, *, library: AssetLibrary | None = None
+) -> list[SolidMesh]:
+    """The mesh of every object of ``layout`` at ``level``, in its local frame."""
+    level = check_level(level)
+    if level == "mesh" and library is None:
+        library = AssetLibrary.from_env()  # once per room, not once per object
+    centers = layout.centers
+    out = []
+    for k in range(len(layout)):
+        desc = layout.descs[k]
+        obj = SceneObject(
+            id=f"object_{k}",
+            category=category_of(desc) or "object",
+            asset_id=layout.ids[k],
+            center=(float(centers[k, 0]), float(centers[k, 1]), float(centers[k, 2])),
+            size=(float(layout.sizes[k, 0]), float(layout.sizes[k, 1]), float(layout.sizes[k, 2])),
+            rotation_xyzw=tuple(float(q) for q in layout.quats_xyzw[k]),  # type: ignore[arg-type]
+            attributes={"description": desc},
+        )
+        mesh = object_mesh(obj, level, library=library)
+        out.append(solid_mesh(mesh.vertices, mesh.faces))
+    return out
+
+
+def mesh_pairs(layout: RoomLayout, meshes: list[SolidMesh]) -> list[tuple[int, int, float]]:
+    """``(a, b, deepest contact)`` of every pair FCL finds in contact, index order."""
+    return [(c.a, c.b, c.depth_m) for c in mesh_contacts(meshes, layout.rotations, layout.centers)]
+
+
+def mesh_outside_fractions(
+    layout: RoomLayout, meshes: list[SolidMesh], *, buffer_m: float, height_tolerance_m: float,
+    seed: int = SAMPLE_SEED,
+) -> np.ndarray:
+    """``(n,)`` share of each mesh's :data:`SAMPLES` surface samples outside the room."""
+    if not len(layout):
+        return np.zeros(0)
+    poly = room_polygon(layout, buffer_m)
+    y_range = (layout.floor_y - height_tolerance_m, layout.ceiling_y + height_tolerance_m)
+    return outside_shares(meshes, layout.rotations, layout.centers, poly, y_range, count=SAMPLES, seed=seed)
+
+
+def mesh_volumes(meshes: list[SolidMesh]) -> np.ndarray:
+    return np.array([m.volume_m3 for m in meshes], dtype=float)
+
+
+def mesh_voxel_figures(layout: RoomLayout, meshes: list[SolidMesh], pitch_m: float) -> VoxelFigures:
+    """The release's voxel figures of ``layout``'s meshes (:func:`~buildbench.scenes.mesh_physics.voxel_loss`)."""
+    if not len(layout):
+        return VoxelFigures((), ())
+    vertices, faces = room_prism(layout.floor_xz, layout.floor_y, layout.ceiling_y)
+    room = fill_voxels(vertices, faces, pitch_m)
+    return voxel_loss(meshes, layout.rotations, layout.bottoms, room, pitch_m)
+
