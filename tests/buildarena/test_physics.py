@@ -29,6 +29,8 @@ from buildbench.suites.buildarena.tasks import TASKS, scene_for
 
 G = DEFAULT_CONFIG.gravity_mps2
 DT = DEFAULT_CONFIG.timestep_s
+VACUUM = dataclasses.replace(DEFAULT_CONFIG, linear_drag_per_s=0.0, quadratic_drag_per_m=0.0, angular_drag_per_s=0.0)
+"""The default physics without drag, for the analytic laws of motion."""
 
 
 def _machine(*calls: tuple[str, dict]) -> Machine:
@@ -45,7 +47,7 @@ def _scene(duration: float, z: float, **kw: object) -> Scene:
 
 
 def test_free_fall_matches_half_g_t_squared() -> None:
-    run = run_scene(_machine(), _scene(2.0, 100.0, ground=False))
+    run = run_scene(_machine(), _scene(2.0, 100.0, ground=False), config=VACUUM)
     traj = run.trajectory
     expected = 100.0 - 0.5 * G * traj.time**2
     # Semi-implicit Euler lags the exact parabola by g·dt·t/2.
@@ -54,10 +56,23 @@ def test_free_fall_matches_half_g_t_squared() -> None:
     assert traj.time.size == 51  # 25 Hz including t = 0
 
 
+def test_drag_bounds_a_fall_at_its_terminal_velocity_whatever_the_mass() -> None:
+    k = DEFAULT_CONFIG.quadratic_drag_per_m
+    terminal = np.sqrt(G / k)
+    heavy = _machine(*[("attach_block_to", {"base_block": 1, "face": f, "new_block": "Small Wooden Block"})
+                       for f in "ABCD"])
+    for machine in (_machine(), heavy):
+        traj = run_scene(machine, _scene(20.0, 5000.0, ground=False)).trajectory
+        z = traj.series("1")[:, 2]
+        speed = -np.diff(z) / np.diff(traj.time)
+        assert speed.max() < terminal * 1.001
+        assert speed[-1] == pytest.approx(terminal, rel=0.02)  # 20 s is ~6 time constants
+
+
 def test_heated_rocket_climbs_half_twr_minus_one_g_t_squared() -> None:
     machine = designs.build(designs.Design("twin", designs.twin_rocket()))
     twr = 2 * 1.6 * 8.6 / machine.mass
-    run = run_scene(machine, _scene(2.0, 0.0, ground=False, fire_all=FireAll(0.0, 10.0)))
+    run = run_scene(machine, _scene(2.0, 0.0, ground=False, fire_all=FireAll(0.0, 10.0)), config=VACUUM)
     assert run.trajectory.burning.all()
     rise = run.trajectory.series("1")[:, 2] - run.trajectory.series("1")[0, 2]
     expected = 0.5 * (twr - 1.0) * G * run.trajectory.time**2
@@ -71,7 +86,7 @@ def test_cold_cannons_push_with_the_weight_of_1_6_units_each() -> None:
         ("attach_block_to", {"base_block": 1, "face": "B", "new_block": "Water Cannon"}),
     )
     twr = 2 * 1.6 / machine.mass  # 3.2 / 3.25: just short of hovering
-    run = run_scene(machine, _scene(2.0, 0.0, ground=False, fire_all=FireAll(0.0, 10.0)))
+    run = run_scene(machine, _scene(2.0, 0.0, ground=False, fire_all=FireAll(0.0, 10.0)), config=VACUUM)
     assert not run.trajectory.burning.any()
     drop = run.trajectory.series("1")[-1, 2] - run.trajectory.series("1")[0, 2]
     assert drop == pytest.approx(0.5 * (twr - 1.0) * G * 2.0**2, rel=0.02)
@@ -199,7 +214,7 @@ def test_welded_neighbours_do_not_collide_but_others_do() -> None:
 
 def test_config_rejects_contacts_stiffer_than_two_steps() -> None:
     with pytest.raises(ValueError, match="2\\*timestep"):
-        PhysicsConfig(contact_timeconst_s=0.001)
+        dataclasses.replace(DEFAULT_CONFIG, contact_timeconst_s=0.001)
 
 
 def test_speed_limit_catches_one_fast_component_and_nan_but_not_a_large_norm() -> None:
@@ -212,7 +227,7 @@ def test_speed_limit_catches_one_fast_component_and_nan_but_not_a_large_norm() -
 
 def test_thrust_stops_on_the_tick_the_fire_key_is_released() -> None:
     machine = designs.build(designs.Design("twin", designs.twin_rocket()))
-    run = run_scene(machine, _scene(1.5, 0.0, ground=False, fire_all=FireAll(0.0, 0.5)))
+    run = run_scene(machine, _scene(1.5, 0.0, ground=False, fire_all=FireAll(0.0, 0.5)), config=VACUUM)
     traj = run.trajectory
     z = traj.series("1")[:, 2]
     step = traj.time[1] - traj.time[0]

@@ -81,6 +81,9 @@ class Compiled:
             non-colliding geoms used only for ``mj_geomDistance``.
         ropes: The Winch ropes.
         cargo_body: Ballast body id, or -1.
+        drag_dofs: Dofs of the free bodies (``drag_of``).
+        drag_linear: Linear drag coefficient per dof of ``drag_dofs`` (N·s/m or N·m·s/rad).
+        drag_quadratic: Quadratic drag coefficient per dof of ``drag_dofs`` (N·s²/m², 0 for rotations).
     """
 
     model: mujoco.MjModel
@@ -97,6 +100,9 @@ class Compiled:
     heat_pairs: list[tuple[int, int, int]]
     ropes: list[Rope]
     cargo_body: int
+    drag_dofs: np.ndarray
+    drag_linear: np.ndarray
+    drag_quadratic: np.ndarray
 
     @property
     def groups(self) -> list[Group]:
@@ -125,6 +131,7 @@ def _compile(
     """Compile the model of ``trees`` (group roots at ``root_poses``, default as built) and index it."""
     doc = document(layout, trees, root_poses)
     model = mujoco.MjModel.from_xml_string(doc.text)
+    drag_dofs, drag_linear, drag_quadratic = drag_of(model, layout.config)
     ropes, cargo_name, wheel_acts, cannon_acts = doc.ropes, doc.cargo, doc.wheels, doc.cannons
     limits = np.array([weld_limits(layout.config, w) for w in layout.welds]).reshape(-1, 2)
     cannons = [b.id for b in layout.graph.bodies if b.type == "Water Cannon"]
@@ -160,7 +167,45 @@ def _compile(
             for name, a, b in ropes
         ],
         cargo_body=-1 if cargo_name is None else model.body(cargo_name).id,
+        drag_dofs=drag_dofs,
+        drag_linear=drag_linear,
+        drag_quadratic=drag_quadratic,
     )
+
+
+def drag_of(model: mujoco.MjModel, config: PhysicsConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drag of every free body: ``(dofs, linear, quadratic)``, six dofs per body (translation, rotation);
+    the force on dof ``dofs[k]`` is ``-(linear[k] + quadratic[k]·s) · qvel[dofs[k]]`` with ``s`` the body's
+    speed.
+
+    Per unit of mass the drag decelerates a body by ``linear_drag_per_s·v + quadratic_drag_per_m·|v|·v``
+    and its rotation by ``angular_drag_per_s·ω``, whatever the mass, as Unity's ``Rigidbody.drag`` and
+    ``angularDrag`` do (``v *= 1 - drag·dt`` per step); as forces that is ``m·(…)`` and ``I·…``, with ``m``
+    the body's subtree mass (a rigid group) and ``I`` the mean principal moment of the group about its
+    centre of mass (the same about every axis, so the frame of the rotational dofs does not matter). The
+    translational dofs of a free joint move the body's origin (the group's first block), not its centre of
+    mass: for a group whose origin lies off its centre the drag acts at the origin, which adds a small
+    dissipative torque. The simulation applies it explicitly each tick (``qfrc_applied``), stable while
+    the deceleration rate stays far below ``1/dt``.
+    """
+    free = np.flatnonzero(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
+    dofs = np.zeros(0, dtype=int)
+    if not free.size or not (config.linear_drag_per_s or config.angular_drag_per_s or config.quadratic_drag_per_m):
+        return dofs, np.zeros(0), np.zeros(0)
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    mujoco.mj_comPos(model, data)
+    # Trace of every body's inertia about its subtree root's centre of mass (parallel axes: + 2·m·|d|²).
+    offset = data.xipos - data.subtree_com[model.body_rootid]
+    trace = model.body_inertia.sum(axis=1) + 2.0 * model.body_mass * np.einsum("bi,bi->b", offset, offset)
+    group_trace = np.bincount(model.body_rootid, weights=trace, minlength=model.nbody)
+    roots = model.jnt_bodyid[free]
+    dofs = (model.jnt_dofadr[free][:, None] + np.arange(6)).reshape(-1)
+    mass = model.body_subtreemass[roots][:, None]
+    angular = config.angular_drag_per_s * group_trace[roots][:, None] / 3.0
+    linear = np.hstack([np.repeat(config.linear_drag_per_s * mass, 3, axis=1), np.repeat(angular, 3, axis=1)])
+    quadratic = np.hstack([np.repeat(config.quadratic_drag_per_m * mass, 3, axis=1), np.zeros((roots.size, 3))])
+    return dofs, linear.reshape(-1), quadratic.reshape(-1)
 
 
 def compile_scene(

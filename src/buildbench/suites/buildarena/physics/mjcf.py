@@ -8,8 +8,13 @@ is written once per layout (``Layout.markup``); a build adds the poses.
 Numbers are written with ``repr``, which round-trips every float exactly.
 
 What a block becomes: its body carries its mass and inertia and a collider
-``collision_gap_m`` smaller than the block (cylinders: in length only, so a
-wheel keeps its rolling radius). A Powered Wheel is a hub (the welded body,
+``collision_gap_m`` smaller than the block (wheels: in thickness only, so a
+wheel keeps its rolling radius). A wheel's collider is the ellipsoid
+inscribed in its disc: upright it rolls on radius 1 as the cylinder does;
+lying flat it rests on one smooth point. With a cylinder (and with a box,
+and a convex 24-gon) MuJoCo's contacts made a disc spinning flat at 100 rpm
+hop up to 1.5 units high by itself, also with friction off (measured): the
+bottom-wheel negative control was launched at 24 units/s and diverged. A Powered Wheel is a hub (the welded body,
 ``wheel_hub_mass_fraction`` of the mass) carrying the disc on a hinge driven
 by a velocity servo. A Water Cannon carries a site whose motor pushes
 against its spray and a non-colliding full-size box; a Torch a
@@ -120,7 +125,7 @@ def _block(layout: Layout, body: Body, sites: str) -> str:
         half = (radius, radius, 0.5 * height)
         inertia = tuple(_cylinder_inertia(mass, radius, height))
         half_len = max(0.5 * (height - gap), 0.25 * height)
-        collider = f'<geom name="g{name}" type="cylinder" size="{_v((radius, half_len))}"/>'
+        collider = f'<geom name="g{name}" type="ellipsoid" size="{_v((radius, radius, half_len))}"/>'
     sensor = _sensor(layout, body, half)
     if body.type == "Water Cannon":
         rot, placed = layout.poses[body.id][1], np.asarray(layout.scene.placement_rotation, dtype=float)

@@ -64,9 +64,12 @@ class RunOutput:
     Attributes:
         trajectory: The 25 Hz log.
         broken: Welds that broke, in order.
-        diverged_at_s: Time the solver diverged (the run stopped there), else None.
-        wall_s: Wall seconds the loop took (compilation included).
-        steps: Physics steps taken.
+        diverged_at_s: Time the solver diverged in the last attempt (the run stopped there), else None.
+        wall_s: Wall seconds the loop took (compilation and every attempt included).
+        steps: Physics steps taken (last attempt).
+        diverged_reason: Why the last attempt diverged (``divergence``), else None.
+        timestep_s: The physics step of the last attempt.
+        retries: ``(timestep_s, diverged_at_s, reason)`` of every earlier attempt (each diverged).
     """
 
     trajectory: Trajectory
@@ -74,6 +77,9 @@ class RunOutput:
     diverged_at_s: float | None = None
     wall_s: float = 0.0
     steps: int = 0
+    diverged_reason: str | None = None
+    timestep_s: float = 0.0
+    retries: list[tuple[float, float, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -278,15 +284,12 @@ def _too_fast(qvel: np.ndarray, max_speed: float) -> bool:
 class _Cargo:
     """Run-time state of the cargo's mass ramp.
 
-    The cargo body's mass follows the ramp up to ``cap``; weight beyond it
-    is a downward force at its centre (``xfrc_applied``). MuJoCo's
-    constraint softness scales with inverse mass, and a cargo hundreds of
-    times heavier than the 0.3-unit blocks it rests on made the contacts
-    launch it (measured on braced decks at 200–400 units); a bounded
-    inertia keeps them stable while the full weight still loads the bridge.
-    The price: a cargo above the cap falls faster than gravity once
-    nothing holds it, which changes when it crosses the Support threshold
-    by a few hundredths of a second.
+    The cargo body's mass follows the ramp up to ``cap``; the weight beyond
+    it is a downward force on the cargo as large as what holds the cargo
+    can bear (``hold``). MuJoCo's constraint softness scales with inverse
+    mass, and a cargo hundreds of times heavier than the 0.3-unit blocks
+    it rests on made the contacts launch it (measured on braced decks at
+    200–400 units); a bounded inertia keeps them stable.
     """
 
     cargo: Cargo
@@ -298,12 +301,16 @@ class _Cargo:
     invweight0: np.ndarray
     dofs: slice
     dof_invweight0: np.ndarray
+    drag_rows: np.ndarray
+    drag0: np.ndarray
     applied: float = float("nan")
     body_mass: float = float("nan")
 
     @classmethod
-    def of(cls, model: mujoco.MjModel, cargo: Cargo, body: int, config: PhysicsConfig) -> _Cargo:
+    def of(cls, model: mujoco.MjModel, cargo: Cargo, body: int, config: PhysicsConfig, drag_dofs: np.ndarray,
+           drag: np.ndarray) -> _Cargo:
         dofs = slice(int(model.body_dofadr[body]), int(model.body_dofadr[body] + model.body_dofnum[body]))
+        rows = np.flatnonzero((drag_dofs >= dofs.start) & (drag_dofs < dofs.stop))
         return cls(
             cargo,
             body,
@@ -314,13 +321,16 @@ class _Cargo:
             model.body_invweight0[body].copy(),
             dofs,
             model.dof_invweight0[dofs].copy(),
+            rows,
+            drag[:, rows].copy(),
         )
 
-    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, t: float) -> float:
+    def apply(self, model: mujoco.MjModel, data: mujoco.MjData, t: float, drag: np.ndarray) -> float:
         """Set the cargo's mass (and extra weight) for time ``t``; returns the full mass.
 
         Inertia and constraint weights scale with the body mass, as
-        ``mj_setConst`` would compute for a lone free body.
+        ``mj_setConst`` would compute for a lone free body, and so does its
+        drag coefficients (``drag``: linear and quadratic, columns ``drag_rows``).
         """
         mass = self.cargo.mass(t)
         if mass == self.applied:
@@ -335,8 +345,35 @@ class _Cargo:
             model.body_inertia[self.body] = self.inertia0 * ratio
             model.body_invweight0[self.body] = self.invweight0 / ratio
             model.dof_invweight0[self.dofs] = self.dof_invweight0 / ratio
-        data.xfrc_applied[self.body, 2] = -(mass - body_mass) * self.gravity
+            drag[:, self.drag_rows] = self.drag0 * ratio  # drag follows the body's inertia (Unity's law)
         return mass
+
+    def hold(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Set the weight beyond the cap (a downward force on the cargo) from what holds it in the last step.
+
+        With ``C`` the upward force of the cargo's contacts, ``M`` its mass and ``m`` the capped body mass,
+        the extra weight is ``(M - m)·g·min(1, C / (M·g))``; then the capped body accelerates as
+        ``g - C/M``, exactly as the full mass would, as long as ``C ≤ M·g``: a cargo at rest on a bridge
+        weighs ``M·g`` on it, one that nothing holds falls at ``g``. (A constant extra weight made a
+        1,400-unit cargo fall at 27 g when the Support Lv.1 reference bridge broke, smash through its
+        pieces, and the solver diverge.) The contact forces are the last step's, one tick behind.
+        """
+        extra = self.applied - self.body_mass
+        if not extra > 0:
+            data.xfrc_applied[self.body, 2] = 0.0
+            return
+        support = 0.0
+        if data.ncon:
+            geoms = data.contact.geom[: data.ncon]
+            bodies = model.geom_bodyid[geoms]
+            wrench = np.zeros(6)
+            for k in np.flatnonzero((bodies == self.body).any(axis=1)).tolist():
+                mujoco.mj_contactForce(model, data, k, wrench)
+                # The force on the contact's second geom, in world axes (the frame's rows).
+                push = data.contact.frame[k].reshape(3, 3).T @ wrench[:3]
+                support += float(push[2]) if bodies[k, 1] == self.body else -float(push[2])
+        share = min(max(support / (self.applied * self.gravity), 0.0), 1.0)
+        data.xfrc_applied[self.body, 2] = -extra * self.gravity * share
 
 
 def _log_bodies(compiled: Compiled) -> np.ndarray:

@@ -6,8 +6,15 @@ analysers can advance a run a few ticks at a time and look at it in between, and
 pieces gives the same trajectory, bit for bit, as one ``run``.
 
 One control tick is ``config.steps_per_tick`` physics steps (``tick_s`` seconds). Each tick
-applies key presses, the cargo mass, cannon heating and thrust, logs when due, advances the
-physics, then breaks every weld whose force or torque exceeds its threshold.
+applies key presses, the cargo mass, cannon heating and thrust and the bodies' drag, logs when
+due, advances the physics, tests for divergence (``divergence``), then breaks every weld whose
+force or torque exceeds its threshold.
+
+Divergence: a tick that fails a divergence test ends the run there (``diverged_at_s`` and the
+reason). :meth:`Simulation.run` then simulates the whole run again from the start with a finer
+step and more solver iterations (``PhysicsConfig.refined``), at most ``divergence_retries``
+times; the output says how many attempts it took and, when every attempt diverged, when and
+why the last one did. Stepping with :meth:`Simulation.step` never retries.
 """
 
 from __future__ import annotations
@@ -21,8 +28,9 @@ import numpy as np
 from buildbench.suites.buildarena.library.bodies import BodyGraph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 
-from .build import compile_scene, rebuild
+from .build import Compiled, compile_scene, rebuild
 from .config import DEFAULT_CONFIG, PhysicsConfig
+from .divergence import DivergenceWatch
 from .scene import Scene
 from .sim import (
     _BLAS,
@@ -31,7 +39,6 @@ from .sim import (
     _Cargo,
     _log_bodies,
     _schedule,
-    _too_fast,
     _WeldResponse,
     heated,
 )
@@ -77,15 +84,20 @@ class Simulation:
 
     def __init__(self, machine: Machine, scene: Scene, control: list[ControlEntry] | None = None,
                  config: PhysicsConfig = DEFAULT_CONFIG, graph: BodyGraph | None = None) -> None:
-        self.machine, self.scene, self.config = machine, scene, config
+        self.machine, self.scene, self.base_config = machine, scene, config
         self.presses = machine.control_sequence if control is None else control
         self._graph = graph
+        self._attempts: list[tuple[float, float, str]] = []
+        self._wall_before = 0.0
+        self._use(config)
+        self.reset()
+
+    def _use(self, config: PhysicsConfig) -> None:
+        self.config = config
         # The config's derived numbers, read once: they are properties, and a tick is short.
         self._steps = config.steps_per_tick
         self._tick_s = self._steps * config.timestep_s
         self._log_every = config.ticks_per_log
-        self._max_speed = config.max_speed_mps
-        self.reset()
 
     @property
     def tick_s(self) -> float:
@@ -109,7 +121,9 @@ class Simulation:
         self._wheel_idx = np.array(list(compiled.wheel_actuators.values()), dtype=int)
         self._cannon_idx = np.array(list(compiled.cannon_actuators.values()), dtype=int)
         self._thrust = config.cannon_recoil_mass_units * config.gravity_mps2
-        self._ramp = None if scene.cargo is None else _Cargo.of(self.model, scene.cargo, compiled.cargo_body, config)
+        self._use_drag(compiled)
+        self._ramp = None if scene.cargo is None else _Cargo.of(
+            self.model, scene.cargo, compiled.cargo_body, config, compiled.drag_dofs, self._drag)
         self.n_ticks = int(round(scene.duration_s / self.tick_s))
         n_log = self.n_ticks // self._log_every + 1
         self._log_bodies = _log_bodies(compiled)
@@ -122,6 +136,8 @@ class Simulation:
         self._events = self._sched.times.tolist()
         self._next_event = 0
         self._diverged: float | None = None
+        self._reason: str | None = None
+        self._watch = DivergenceWatch(config)
         mujoco.mj_forward(self.model, self.data)
         self._hot = np.zeros(self._cannon_idx.size, dtype=bool)
         self._cannon_on = np.zeros(self._cannon_idx.size)
@@ -138,8 +154,11 @@ class Simulation:
 
     def _set_data(self, data: mujoco.MjData) -> None:
         self.data = data
-        # Live views of the warning counter and the velocities: reading them each tick costs no lookup.
-        self._badqacc, self._qvel = data.warning[mujoco.mjtWarning.mjWARN_BADQACC], data.qvel
+
+    def _use_drag(self, compiled: Compiled) -> None:
+        # Rows: linear and quadratic coefficients per dof of ``drag_dofs`` (``build.drag_of``).
+        self._drag_dofs = compiled.drag_dofs
+        self._drag = np.vstack([compiled.drag_linear, compiled.drag_quadratic])
 
     @property
     def done(self) -> bool:
@@ -163,8 +182,15 @@ class Simulation:
         return self.state()
 
     def run(self) -> RunOutput:
-        """Step to the end of the run and return what it produced."""
+        """Step to the end of the run and return what it produced; a run that diverged is simulated
+        again from the start with a finer step (see the module docstring)."""
         self.step(self.n_ticks + 1 - self._tick)
+        while self._diverged is not None and len(self._attempts) < self.base_config.divergence_retries:
+            self._attempts.append((self.config.timestep_s, self._diverged, self._reason or ""))
+            self._wall_before += self._wall_s
+            self._use(self.base_config.refined(len(self._attempts)))
+            self.reset()
+            self.step(self.n_ticks + 1 - self._tick)
         return self.output()
 
     def state(self) -> SimState:
@@ -188,7 +214,9 @@ class Simulation:
             burning=self._burning[:logged],
             ballast_mass=self._masses[:logged],
         )
-        return RunOutput(traj, list(self._broken), self._diverged, self._wall_s, self._tick * self._steps)
+        return RunOutput(traj, list(self._broken), self._diverged, self._wall_before + self._wall_s,
+                         self._tick * self._steps, self._reason, self.config.timestep_s,
+                         [*self._attempts])
 
     def _advance(self) -> None:
         """One control tick; marks the run done where the loop of a whole run would stop."""
@@ -202,7 +230,8 @@ class Simulation:
             self._cannon_dirty = self._cannon_idx.size > 0
             self._next_event += 1
         if self._ramp is not None:
-            self._mass = self._ramp.apply(self.model, data, t)
+            self._mass = self._ramp.apply(self.model, data, t, self._drag)
+            self._ramp.hold(self.model, data)
         log_due = self._tick % self._log_every == 0
         # Heating sets the thrust only while a cannon fires; otherwise it is needed for the log alone.
         cannons = self._cannon_idx
@@ -221,11 +250,15 @@ class Simulation:
         if self._tick == self.n_ticks:
             self._done = True
             return
+        if self._drag_dofs.size:
+            # Drag (``build.drag_of``), held over the tick: six dofs per free body, speed from the first three.
+            v = data.qvel[self._drag_dofs]
+            speed = np.repeat(np.sqrt(np.einsum("bi,bi->b", v.reshape(-1, 6)[:, :3], v.reshape(-1, 6)[:, :3])), 6)
+            data.qfrc_applied[self._drag_dofs] = -(self._drag[0] + self._drag[1] * speed) * v
         mujoco.mj_step(self.model, data, self._steps)
-        # On a blow-up MuJoCo resets the data (time back to 0): stop there.
-        if (abs(data.time - (t + tick_s)) > 1e-6 or self._badqacc.number
-                or _too_fast(self._qvel, self._max_speed)):
-            self._diverged = t
+        reason = self._watch.check(self.model, data, t + tick_s)
+        if reason is not None:
+            self._diverged, self._reason = t, reason
             self._done = True
             return
         self._break_welds(t)
@@ -251,8 +284,11 @@ class Simulation:
             self.model = self.compiled.model
             self._set_data(data)
             self._log_bodies = _log_bodies(self.compiled)
+            self._use_drag(self.compiled)
+            self._watch.rebased()
             if self._ramp is not None:
-                self._ramp = _Cargo.of(self.model, self._ramp.cargo, self.compiled.cargo_body, self.config)
+                self._ramp = _Cargo.of(self.model, self._ramp.cargo, self.compiled.cargo_body, self.config,
+                                       self.compiled.drag_dofs, self._drag)
 
 
 def run_scene(

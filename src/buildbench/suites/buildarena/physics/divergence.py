@@ -1,0 +1,75 @@
+"""Telling a numerical blow-up from physics, cheaply, after every control tick.
+
+A run has diverged when any of these holds (the first that does names the reason):
+
+* ``reset``: MuJoCo reset the data itself (its clock went back) after a bad acceleration;
+* ``nan``: a velocity is NaN or infinite, or MuJoCo warned of a bad acceleration (``mjWARN_BADQACC``);
+* ``speed``: a generalized velocity exceeds ``max_speed_mps``;
+* ``energy``: within one check interval (``divergence_check_ticks``) the kinetic energy per unit of
+  the scene's mass grew by more than ``energy_jump_j_per_kg`` *and* to more than four times what it
+  was: thrust, motors and gravity add energy smoothly (a rocket's kinetic energy grows at most
+  ~1.2x per 0.1 s once it moves), a blow-up adds orders of magnitude within a few steps;
+* ``penetration``: a contact is deeper than ``max_penetration_m`` (soft contacts gave way: a body
+  sank into or through another) or a Winch rope stretched that much beyond its length.
+
+The first three are tested every tick (one norm, one warning counter), the others every
+``divergence_check_ticks`` ticks (one ``mj_mulM`` and two vector minima).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from .config import PhysicsConfig
+from .sim import _too_fast
+
+ENERGY_GROWTH = 4.0
+"""An energy jump counts only when the kinetic energy also grew by more than this factor."""
+
+
+@dataclass
+class DivergenceWatch:
+    """The divergence tests of one run (see the module docstring); ``check`` after every tick."""
+
+    config: PhysicsConfig
+    energy: float = -1.0
+    ticks: int = 0
+    _scratch: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def check(self, model: mujoco.MjModel, data: mujoco.MjData, expected_time: float) -> str | None:
+        """The reason the run diverged in the tick just taken, or None."""
+        if abs(data.time - expected_time) > 1e-6:
+            return "reset"
+        if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number:
+            return "nan"
+        if _too_fast(data.qvel, self.config.max_speed_mps):
+            return "nan" if not np.isfinite(data.qvel).all() else "speed"
+        self.ticks += 1
+        if self.ticks % self.config.divergence_check_ticks:
+            return None
+        return self._slow_checks(model, data)
+
+    def rebased(self) -> None:
+        """Forget the energy baseline (the model was rebuilt: masses and dofs changed)."""
+        self.energy = -1.0
+
+    def _slow_checks(self, model: mujoco.MjModel, data: mujoco.MjData) -> str | None:
+        depth = self.config.max_penetration_m
+        if data.ncon and float(data.contact.dist[: data.ncon].min()) < -depth:
+            return "penetration"
+        if model.ntendon and float((data.ten_length - model.tendon_range[:, 1]).max()) > depth:
+            return "penetration"
+        if self._scratch.size != model.nv:
+            self._scratch = np.zeros(model.nv)
+        mujoco.mj_mulM(model, data, self._scratch, data.qvel)
+        energy = 0.5 * float(data.qvel @ self._scratch) / max(float(model.body_mass.sum()), 1e-9)
+        previous, self.energy = self.energy, energy
+        if previous < 0:
+            return None
+        jump = energy - previous
+        if jump > self.config.energy_jump_j_per_kg and energy > ENERGY_GROWTH * previous:
+            return "energy"
+        return None
