@@ -21,7 +21,7 @@ MAX_FACES = 10**7
 #: Larger textures are refused before decoding (16k × 16k).
 MAX_TEXTURE_PIXELS = 1 << 28
 
-_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.()-]{0,159}")
 
 
 def check_id(asset_id: str, what: str) -> str:

@@ -158,11 +158,21 @@ def _visual_image(visual: Any) -> Any:
     return None
 
 
+#: What a pickle of plain data may name besides builtins: numpy's array and scalar rebuilders
+#: (their elements go through the same restricted loader).
+_PICKLE_ALLOWED = frozenset({
+    ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"), ("numpy", "dtype"),
+    ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"), ("numpy", "ndarray"),
+})
+
+
 class _PlainUnpickler(pickle.Unpickler):
-    """Unpickles plain data only (dicts, lists, numbers, strings): no class is ever loaded,
-    so a hostile pickle cannot run code."""
+    """Unpickles plain data only (dicts, lists, numbers, strings, numpy arrays): no other
+    class or function is ever loaded, so a hostile pickle cannot run code."""
 
     def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _PICKLE_ALLOWED:
+            return super().find_class(module, name)
         raise pickle.UnpicklingError(f"refused to load {module}.{name} (plain data only)")
 
 

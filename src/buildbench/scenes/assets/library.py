@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,8 @@ CACHE_ENV = "BUILDBENCH_ASSET_CACHE"
 #: Bump when parsing changes, so stale cache entries are not reused.
 _CACHE_VERSION = b"buildbench-assets/1"
 _OBJATHOR_FILES = ("{uid}.pkl.gz", "{uid}.json.gz", "{uid}.json")
+#: ReSpace names a rescaled 3D-FUTURE model ``<jid>-(sx)-(sy)-(sz)``; its folder is ``<jid>``.
+_SCALE_SUFFIX = re.compile(r"(?:-\([0-9.eE+-]+\)){3}$")
 
 
 @dataclass(frozen=True)
@@ -229,10 +232,16 @@ def safe_dir_entries(root: Path, name: str) -> list[str]:
 
 
 def _asset_ids(obj: SceneObject) -> list[str]:
+    """The ids to look up, in order: the record's ``jid``, ``uid``, THOR ``assetId``, the
+    model's asset id, each also without a ReSpace scale suffix; placeholders such as
+    ``<NEED_RETRIEVAL>`` are skipped."""
     ids: list[str] = []
     for value in (obj.raw.get("jid"), obj.raw.get("uid"), obj.raw.get("assetId"), obj.asset_id):
-        if isinstance(value, str) and value.strip() and value not in ids and not value.startswith("<"):
-            ids.append(value.strip())
+        if not isinstance(value, str) or not value.strip() or value.strip().startswith("<"):
+            continue
+        for candidate in (value.strip(), _SCALE_SUFFIX.sub("", value.strip())):
+            if candidate and candidate not in ids:
+                ids.append(candidate)
     return ids
 
 
