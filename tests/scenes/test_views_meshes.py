@@ -257,3 +257,24 @@ def test_mesh_level_draws_the_asset_with_its_texture(tmp_path: Path, monkeypatch
     monkeypatch.delenv("BUILDBENCH_3DFUTURE_DIR")
     with pytest.raises(ViewInputError, match="geometry=mesh needs an asset folder"):
         topdown_room(scene, "r", px=PX, geometry="mesh")
+
+
+def test_scenerevis_merged_feedback_image_from_meshes() -> None:
+    from buildbench.suites.scenerevis.render import render_merged
+
+    floor = [[-2.0, 0.0, 2.0], [2.0, 0.0, 2.0], [2.0, 0.0, -2.0], [-2.0, 0.0, -2.0]]
+    flat = {"room_type": "bedroom", "bounds_bottom": floor, "bounds_top": [[x, 2.6, z] for x, _, z in floor],
+            "objects": [{"id": "bed_0", "desc": "a king-size bed with a blue duvet", "size": [1.8, 1.0, 2.1],
+                         "pos": [0.0, 0.0, -0.8], "rot": [0, 0, 0, 1]},
+                        {"id": "sofa_0", "desc": "a red leather three-seat sofa", "size": [2.0, 0.8, 0.9],
+                         "pos": [0.0, 0.0, 1.4], "rot": [0, 1, 0, 0]}]}
+    box = render_merged(flat, seed=1, geometry="box")
+    mesh = render_merged(flat, seed=1, geometry="procedural")
+    assert box.shape == mesh.shape == (570, 1070, 3)
+    assert not np.array_equal(box, mesh)
+    assert render_merged(flat, seed=1, geometry="procedural").tobytes() == mesh.tobytes()
+    # the top panel (left) shows the red sofa in the south of the room (+z is down the image)
+    top = mesh[44:44 + 512, 14:14 + 512]
+    sofa = _reddish(np.dstack([top, np.full(top.shape[:2], 255, np.uint8)])) & (top[..., 0] < 230)  # not the dots
+    rows, _ = np.nonzero(sofa)
+    assert rows.size > 2000 and rows.mean() > 300

@@ -22,8 +22,11 @@ PANEL_PX = 512
 LABELS = ("Top View", "Diagonal View")
 
 
-def scene_model(flat: dict[str, Any]) -> Scene:
-    """A flat SceneReVis record (checked, with unique ``id``s) as a :class:`Scene`."""
+def scene_model(flat: dict[str, Any], geometry: str = "box") -> Scene:
+    """A flat SceneReVis record (checked, with unique ``id``s) as a :class:`Scene`; at a mesh
+    ``geometry`` level its objects carry the category and asset id the physics uses."""
+    from buildbench.scenes.catalogue import category_of
+
     from .retrieval import catalogue_category
 
     room_id = str(flat.get("room_id") or "room")
@@ -35,9 +38,14 @@ def scene_model(flat: dict[str, Any]) -> Scene:
         rot = tuple(float(v) for v in o["rot"])
         size = tuple(float(v) for v in o["size"])
         centre = np.asarray(o["pos"], dtype=float) + rotation_from_quat_xyzw(rot)[:, 1] * (size[1] / 2.0)
-        category = catalogue_category(str(o["category"])) if o.get("category") else None
+        if geometry == "box":
+            category = catalogue_category(str(o["category"])) if o.get("category") else None
+            asset_id = str(o.get("jid") or "")
+        else:  # the category and asset the physics meshes the object by, so both see one shape
+            category = category_of(str(o.get("desc", ""))) or "object"
+            asset_id = str(o.get("jid") or o.get("uid") or o.get("id") or "")
         objects.append(SceneObject(
-            id=str(o.get("id") or f"object_{k}"), category=category or "", asset_id=str(o.get("jid") or ""),
+            id=str(o.get("id") or f"object_{k}"), category=category or "", asset_id=asset_id,
             center=(float(centre[0]), float(centre[1]), float(centre[2])), size=(size[0], size[1], size[2]),
             rotation_xyzw=(rot[0], rot[1], rot[2], rot[3]), room_id=room_id,
             attributes={"description": str(o.get("desc", ""))}))
@@ -55,5 +63,5 @@ def render_merged(scene: dict[str, Any], *, seed: int = 0, turn: int = 0, geomet
     meshes, labelled with their ids in the top view)."""
     from buildbench.scenes.views import merge_views, revis_views
 
-    top, diagonal = revis_views(scene_model(scene), view_seed(seed, turn), PANEL_PX, geometry=geometry)
+    top, diagonal = revis_views(scene_model(scene, geometry), view_seed(seed, turn), PANEL_PX, geometry=geometry)
     return np.ascontiguousarray(merge_views([top, diagonal], list(LABELS))[..., :3])
