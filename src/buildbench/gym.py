@@ -206,7 +206,7 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         """The suite verifier's metrics for the episode's outcome so far (raises when it cannot score)."""
         if self._env is None:
             raise gymnasium.error.ResetNeeded(f"{self._where}: nothing to score before reset()")
-        return self.suite.score(self.task, self._env.outcome())
+        return self.suite.verify(self.task, self._env.outcome())
 
     def outcome(self) -> dict[str, Any]:
         """The env's product of the episode so far (what the verifier scores), as plain JSON."""

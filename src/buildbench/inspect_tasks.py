@@ -15,7 +15,8 @@ are offered to the model as function specs and answered with the env's tool resu
 model's replies become our actions (a reply that is one ``{"control": NAME, "args": {...}}``
 object calls an env control, as in ``buildbench.gym``). The scorer :func:`verify` runs the suite's verifier on the
 env's outcome; its metrics are the sample's score, each one averaged in the log. An episode
-that cannot be scored fails the sample: an error is never a score.
+that cannot be scored fails the sample: an error is never a score; an outcome the agent failed by
+its own output (`AgentFailure`) is a failing score with that reason.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
 
 from buildbench.harness import Action, Env, Observation, Task, episode_seed, get_suite, suite_names
-from buildbench.harness.errors import ConfigError
+from buildbench.harness.errors import AgentFailure, ConfigError
 from buildbench.harness.options import check_options
 from buildbench.harness.prompts import prompt_folder
 from buildbench.llm import ToolCall
@@ -161,9 +162,15 @@ def verify(suite: str) -> Scorer:
         if outcome is None:
             raise RuntimeError(f"buildbench/{suite}: the episode left no outcome to score")
         ours = Task.from_dict(state.metadata["task"])
-        metrics = await _in_thread(found.score, ours, outcome)
+        try:
+            metrics = await _in_thread(found.score, ours, outcome)
+            explanation = None
+        except AgentFailure as exc:  # the agent's own output: a failing score with its reason
+            if found.failure_metrics is None:
+                raise
+            metrics, explanation = found.failure_metrics(ours), f"agent output refused: {exc.reason}"
         values = {k: float(v) for k, v in metrics.items() if isinstance(v, int | float)}
-        return Score(value=values, explanation=json.dumps(values, sort_keys=True),
+        return Score(value=values, explanation=explanation or json.dumps(values, sort_keys=True),
                      metadata={"outcome_keys": sorted(outcome)})
 
     return score

@@ -39,8 +39,8 @@ def _sample_scores(log: EvalLog) -> dict[str, float]:
 
 def test_inspect_eval_cli_runs_every_suite_offline(tiktoken_cache: str, tmp_path: Path) -> None:
     """``inspect eval buildbench/<suite> --model mockllm/model --limit 1``: the mock answers the same
-    text every turn, so every suite scores a failed build, except SceneReVis, whose verifier has no
-    room to score (the mock never creates one): that sample is an error, never a score."""
+    text every turn, so every suite scores a failed build; SceneReVis has no room to score (the mock
+    never creates one), which is the agent's failure: a failing score with that reason, not an error."""
     names = list(EXPECTED)
     cmd = [str(Path(sys.executable).with_name("inspect")), "eval", *(f"buildbench/{n}" for n in names),
            "--model", "mockllm/model", "--limit", "1", "-T", "split=demo", "-T", "max_turns=2",
@@ -50,10 +50,11 @@ def test_inspect_eval_cli_runs_every_suite_offline(tiktoken_cache: str, tmp_path
     assert sorted(logs) == sorted(names), proc.stderr[-2000:]
     for name in names:
         log = logs[name]
-        if name == "scenerevis":
-            assert log.status == "error" and "no final scene" in (log.error.message if log.error else "")
-            continue
         assert log.status == "success", (name, log.error)
+        if name == "scenerevis":
+            assert log.samples and "no final scene" in (log.samples[0].scores["verify"].explanation or "")
+            assert _sample_scores(log)["valid_placement"] == 0.0
+            continue
         scores = _sample_scores(log)
         assert EXPECTED[name] in scores and scores[EXPECTED[name]] == 0.0
         metric_names = {s.name for s in log.results.scores} if log.results else set()  # type: ignore[union-attr]

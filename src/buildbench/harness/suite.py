@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .agent import Agent
 from .env import Env
 from .episode import Episode, is_scored
-from .errors import UnknownNameError
+from .errors import AgentFailure, UnknownNameError
 from .options import OptionSpec
 from .prompts import PromptFiles
 from .protocol import Protocol
@@ -85,6 +85,10 @@ class Suite:
             its own output (`~buildbench.harness.errors.AgentFailure`): the values a failed
             attempt has in the suite's tables (0 for a pass flag or a score). None: such an
             episode is scored with no metrics (its status still counts it as failed).
+        headline: The metrics a reader looks at first, in order (reports, figures and the
+            viewer lead with them); the first is the suite's "solved" flag when it is 0/1.
+        figures: ``figures(groups) -> [(name, matplotlib Figure)]``: the suite's reproduced
+            paper figures from its episodes grouped by run label (`buildbench.harness.figures`).
     """
 
     name: str
@@ -104,6 +108,23 @@ class Suite:
     prompts: PromptFiles | None = None
     validate_task: Callable[[Task], None] | None = None
     failure_metrics: Callable[[Task], dict[str, float]] | None = None
+    headline: Sequence[str] = ()
+    figures: Callable[[Mapping[str, Sequence[Episode]]], list[tuple[str, Any]]] | None = None
+
+    def verify(self, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+        """``score``, except that an outcome the agent failed by its own output (`AgentFailure`)
+        gets the suite's failing values (``failure_metrics``): a failing score, never an error.
+        For callers that keep metrics only (Gymnasium, TRL, verifiers); the runner keeps the reason.
+
+        Raises:
+            AgentFailure: The suite declares no ``failure_metrics``.
+        """
+        try:
+            return self.score(task, outcome)
+        except AgentFailure:
+            if self.failure_metrics is None:
+                raise
+            return dict(self.failure_metrics(task))
 
     def agent(self, name: str) -> AgentSpec:
         if name not in self.agents:

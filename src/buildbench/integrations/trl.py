@@ -176,7 +176,7 @@ def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, option
         text = prompt_text(prompt).strip()
         return setup.task(int(text) if text.lstrip("-").isdigit() else text, where=f"{where}, prompt {k}")
 
-    chosen = verifier_metric(setup.suite.score, reward) if isinstance(reward, str) else reward
+    chosen = verifier_metric(setup.suite.verify, reward) if isinstance(reward, str) else reward
     play = make_rollout_func(setup.make_env, task_for, sampling=sampling, reward=chosen)
 
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:

@@ -229,7 +229,7 @@ class EpisodeRubric(vf.Rubric):
             return math.nan
         task = self.setup.task(str(state["info"]["task_id"]), where=f"{self.setup.suite.name} rubric")
         try:
-            metrics = await asyncio.to_thread(self.setup.suite.score, task, outcome)
+            metrics = await asyncio.to_thread(self.setup.suite.verify, task, outcome)
             value = metric_value(metrics, self.metric)
             if value is None:
                 raise KeyError(f"the verifier reported no number for {self.metric!r}")

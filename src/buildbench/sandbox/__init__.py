@@ -19,8 +19,10 @@ Isolation, chosen with ``isolation="auto" | "bwrap" | "process"``:
   how to opt in). `sandbox_available` says which backend ``auto`` finds.
 
 Limits (`Limits`): wall clock per call (the parent kills the process), CPU per call
-(RLIMIT_CPU: SIGXCPU -> ``timeout``), address space (RLIMIT_AS: ``MemoryError`` ->
-``memory``), processes (RLIMIT_NPROC under bwrap: a fork bomb gets ``BlockingIOError``
+(RLIMIT_CPU: SIGXCPU -> ``timeout``), one memory budget for the whole sandbox, its processes
+and its ``/tmp`` and ``/dev/shm`` together (a cgroup where the machine allows it, else a
+supervisor that sums the tree; over it -> ``limit``, see `_memory`), address space per process
+(RLIMIT_AS: ``MemoryError`` -> ``memory``), processes (RLIMIT_NPROC under bwrap: a fork bomb gets ``BlockingIOError``
 -> ``error``, or runs into the wall limit -> ``timeout`` if it swallows that), the work
 folder's size (RLIMIT_FSIZE plus measurements during and after each call -> ``limit``),
 and stdout/stderr bytes kept per call (the rest is read and dropped).

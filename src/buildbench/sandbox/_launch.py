@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 import buildbench
+from buildbench.sandbox._memory import tmpfs_bytes as _tmpfs_size
 from buildbench.sandbox._types import Limits
 
 Backend = Literal["bwrap", "process"]
@@ -170,7 +171,8 @@ def _mount_arguments(readable: list[str], workdir: str, tmpfs_bytes: int) -> lis
 def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int | None,
                      readable: list[str]) -> list[str]:
     """bwrap options: namespaces, mounts, environment (everything before the command)."""
-    tmpfs_bytes = limits.memory_mb * 1024 * 1024
+    # Both tmpfs full fit the memory budget, which counts what they hold (`_memory`).
+    tmpfs_bytes = _tmpfs_size(limits.memory_mb)
     args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     args += ["--die-with-parent", "--new-session", *_system_mounts(), "--dev", "/dev", "--proc", "/proc"]
     args += _tmpfs("1777", tmpfs_bytes, "/dev/shm")
@@ -195,7 +197,7 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
     Args:
         backend: ``"bwrap"`` or ``"process"``.
         workdir: Absolute path of the work folder (the only writable place).
-        limits: The limits (the private ``/tmp`` and ``/dev/shm`` hold ``memory_mb`` each).
+        limits: The limits (the private ``/tmp`` and ``/dev/shm`` hold ``memory_mb / 2`` each).
         request_fd: The pipe end the child reads requests from.
         reply_fd: The pipe end the child writes replies to.
         readable: Host paths the code may read besides the interpreter (task inputs, a

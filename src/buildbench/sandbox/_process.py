@@ -17,6 +17,7 @@ from typing import Any
 
 from buildbench.sandbox._disk import DiskQuota, FolderUnmeasurable
 from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
+from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
 from buildbench.sandbox._streams import StreamCollector
 from buildbench.sandbox._types import Envelope, Limits, Status
@@ -47,7 +48,7 @@ _REPLY_STATUSES = ("ok", "error", "memory", "crash", "exited")
 
 
 class _OverQuota(Exception):
-    """The work folder went over the disk quota during a call."""
+    """The work folder went over the disk quota, or the sandbox over its memory budget, during a call."""
 
 
 def _reply_problem(reply: dict[str, Any], nonce: str) -> str | None:
@@ -166,13 +167,15 @@ class SandboxProcess:
         err_read, err_write = os.pipe()
         child_ends = (request_read, reply_write, out_write, err_write)
         plan: LaunchPlan | None = None
+        self._memory: MemoryBudget | None = None
         try:
             plan = self._plan = plan_launch(backend, workdir, limits, request_read, reply_write, readable,
                                             python_path)
+            self._memory = MemoryBudget(limits.memory_mb * 1024 * 1024, plan.sandbox_uid)
             if plan.sandbox_uid is not None:
                 hand_over(workdir, plan.sandbox_uid, plan.sandbox_uid)
             self._popen = _spawner.popen(
-                plan.argv,
+                self._memory.wrap(plan.argv),
                 stdin=subprocess.DEVNULL,
                 stdout=out_write,
                 stderr=err_write,
@@ -186,7 +189,10 @@ class SandboxProcess:
                 os.close(fd)
             if plan is not None and plan.sandbox_uid is not None:
                 hand_over(workdir, os.geteuid(), os.getegid())
+            if self._memory is not None:
+                self._memory.close()
             raise
+        self._memory.set_root(self._popen.pid)
         for fd in child_ends:
             os.close(fd)
         self._stdout = StreamCollector(out_read, limits.output_bytes)
@@ -194,6 +200,12 @@ class SandboxProcess:
         self._alive = True
         self._finalizer = weakref.finalize(self, _kill_group, self._popen)
         self._quota = DiskQuota(workdir, limits.disk_mb * 1024 * 1024, plan.sandbox_uid)
+
+    @property
+    def memory(self) -> MemoryBudget:
+        """The sandbox's memory budget (its mechanism and the peak seen)."""
+        assert self._memory is not None
+        return self._memory
 
     @property
     def alive(self) -> bool:
@@ -209,6 +221,7 @@ class SandboxProcess:
         started = time.monotonic()
         deadline = started + self.limits.wall_s
         disk_at_start = self._disk_at_start()
+        self.memory.begin_call()
         reply: dict[str, Any] | None = None
         try:
             write_frame(self._request_fd, {**message, "marker": f"\x00{marker}\x00", "nonce": nonce})
@@ -228,7 +241,7 @@ class SandboxProcess:
         except OSError:
             reply = None  # The child is gone (broken pipe); its exit status says why.
         if reply is None:
-            return self._died(started)
+            return self._over_memory(started) or self._died(started)
         for stream in (self._stdout, self._stderr):
             stream.wait_for_marker(_MARKER_GRACE_S)
         problem = _reply_problem(reply, nonce)
@@ -239,7 +252,17 @@ class SandboxProcess:
         if over is not None:
             self.stop()
             return self._envelope("limit", started, error=over)
-        return self._from_reply(reply, started)
+        return self._over_memory(started) or self._from_reply(reply, started)
+
+    def _over_memory(self, started: float) -> Envelope | None:
+        """A ``limit`` envelope (the sandbox stopped) when the call went over the memory budget: a
+        process of the tree the kernel killed for it is the budget's doing, whatever else the
+        call reported."""
+        over = self.memory.over()
+        if over is None:
+            return None
+        self.stop()
+        return self._envelope("limit", started, error=f"{over}; the process was killed")
 
     def _disk_at_start(self) -> int:
         """What the work folder holds as a call starts (known from the end of the previous call)."""
@@ -266,14 +289,14 @@ class SandboxProcess:
             if poller.poll(wait_s * 1000.0):
                 return read_frame(self._reply_fd, max_bytes=self.limits.result_bytes + _REPLY_OVERHEAD_BYTES,
                                   deadline=deadline)
-            over = self._quota.over(disk_at_start)
+            over = self._quota.over(disk_at_start) or self.memory.over()
             if over is not None:
                 raise _OverQuota(over)
 
     def _from_reply(self, reply: dict[str, Any], started: float) -> Envelope:
         status = reply["status"]
         if status == "exited":
-            return self._runner_ended(int(reply["returncode"]), started)
+            return self._over_memory(started) or self._runner_ended(int(reply["returncode"]), started)
         if status == "crash":
             self.stop()
             return self._envelope("crash", started, error=reply.get("error"))
@@ -331,6 +354,8 @@ class SandboxProcess:
             self._stdout.join(_MARKER_GRACE_S)
             self._stderr.join(_MARKER_GRACE_S)
         out, err = self._stdout.take(), self._stderr.take()
+        if self._alive:
+            self.memory.over()  # a last sample for the peak (a stopped sandbox took its last)
         return Envelope(
             status=status,
             stdout=out.text,
@@ -340,6 +365,7 @@ class SandboxProcess:
             duration_s=time.monotonic() - started,
             exit_code=exit_code,
             isolation=self.backend,
+            memory_peak_mb=round(self.memory.peak_bytes / (1024 * 1024), 1),
             **fields,
         )
 
@@ -354,3 +380,4 @@ class SandboxProcess:
         if self._plan.sandbox_uid is not None:
             _sweep_uid(self._plan.sandbox_uid)
             hand_over(self._workdir, os.geteuid(), os.getegid())
+        self.memory.close()

@@ -15,8 +15,9 @@ Status = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
   ``SystemExit`` with a non-zero code, or a ``result`` that is not JSON-serialisable.
 - ``timeout``: the wall-clock or CPU time limit was reached.
 - ``memory``: ``MemoryError`` (the address-space limit) was hit.
-- ``limit``: the work folder went over the disk quota (``Limits.disk_mb``); the process
-  was stopped (its state is lost) and what it wrote stays in the folder.
+- ``limit``: the work folder went over the disk quota (``Limits.disk_mb``), or the whole
+  sandbox over its memory budget (``Limits.memory_mb``); the process was stopped (its state
+  is lost), what it wrote stays in the folder, and ``error`` starts with the limit's name.
 - ``killed``: the process died from a signal the sandbox did not send for time or
   memory (SIGKILL from the OOM killer, SIGTERM from outside, ...).
 - ``crash``: the interpreter died by itself (segfault, abort, ``os._exit``) or broke
@@ -35,8 +36,11 @@ class Limits:
     Attributes:
         wall_s: Wall-clock seconds allowed for each call (and for the setup hook).
         cpu_s: CPU seconds allowed for each call, per process.
-        memory_mb: Address-space limit per process, in MiB (RLIMIT_AS); also the size
-            of the sandbox's private ``/tmp``.
+        memory_mb: The sandbox's memory budget in MiB: all its processes together and what its
+            private ``/tmp`` and ``/dev/shm`` hold (a cgroup, or a supervisor that kills the tree at
+            the limit: status ``limit``, see `buildbench.sandbox._memory`); each tmpfs holds at
+            most half of it, and each process's address space is capped at it (RLIMIT_AS:
+            ``MemoryError`` -> ``memory``).
         max_processes: Processes *and threads* the sandboxed user may hold at once
             (RLIMIT_NPROC under a private uid; only enforced by the bwrap backend).
         output_bytes: Bytes of stdout and of stderr kept per call; the rest is read
@@ -46,7 +50,7 @@ class Limits:
             fails with ``OSError: File too large``), and a call that leaves (or, measured every
             0.1 s or so while it runs, makes) the folder hold more ends with status ``limit``.
             A folder already over the quota when a call starts may shrink, not grow. The
-            private ``/tmp`` is memory, capped at ``memory_mb``.
+            private ``/tmp`` is memory, counted in ``memory_mb``.
     """
 
     wall_s: float = 30.0
@@ -91,6 +95,9 @@ class Envelope:
         worker_restarted: True when the call ran in a fresh process because the
             previous one died (timeout, crash, memory): earlier state is lost.
         isolation: The backend that ran the call, ``"bwrap"`` or ``"process"``.
+        memory_peak_mb: The most memory the whole sandbox held during the call (all its processes
+            and its ``/tmp`` and ``/dev/shm``), MiB: the cgroup's own record, or the highest of the
+            supervisor's samples (see `buildbench.sandbox._memory`).
     """
 
     status: Status
@@ -105,6 +112,7 @@ class Envelope:
     exit_code: int | None = None
     worker_restarted: bool = False
     isolation: str = "process"
+    memory_peak_mb: float = 0.0
 
     @property
     def ok(self) -> bool:
