@@ -131,7 +131,8 @@ class ViewerData:
                 return self._artefacts[key]
         run = self.run(index)
         ep = run.episode(task_id, sample)
-        art = build_artefact(run.suite, ep, ArtefactContext(run.run_dir, self.tasks[index].get))
+        art = build_artefact(run.suite, ep, ArtefactContext(run.run_dir, self.tasks[index].get,
+                                                            dict(run.config.get("options") or {})))
         with self._lock:
             self._artefacts[key] = art
             while len(self._artefacts) > ARTEFACT_CACHE:

@@ -21,7 +21,7 @@ The JSON form (``format`` = :data:`FORMAT`):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,10 +115,12 @@ Builder = Callable[[Episode, "ArtefactContext"], Artefact]
 
 @dataclass(frozen=True)
 class ArtefactContext:
-    """What a builder may use besides the episode: the run folder and a task lookup."""
+    """What a builder may use besides the episode: the run folder, a task lookup and the
+    run's ``-o`` options (e.g. ``geometry``, how the rooms draw their objects)."""
 
     run_dir: Any
     task: TaskLookup
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 #: Builder of each suite's view, as ``module:function`` in this package, imported on first

@@ -1,4 +1,9 @@
-"""Rooms and houses (SceneReVis, LEGO-Eval) and the example suite's tower, as boxes (y up)."""
+"""Rooms and houses (SceneReVis, LEGO-Eval) and the example suite's tower (y up).
+
+Objects are boxes, or, when the run chose ``-o geometry=procedural|mesh``, the meshes the
+asset layer gives them at that level (sent as separate triangles, so the page shades each
+face flat), coloured by verdict like the boxes.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness.episode import Episode
-from buildbench.scenes.model import EXTERIOR, Scene
+from buildbench.scenes.model import EXTERIOR, Scene, SceneObject
 
 from . import Artefact, ArtefactContext
 
@@ -30,8 +35,13 @@ def room_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     if not isinstance(scene, dict):
         art.notes.append("the episode left no final scene")
         return art
+    from buildbench.suites.scenerevis.render import scene_model
+
     layout = parse_layout(scene)
-    report = check_physics(layout)
+    level = _level(art, context)
+    report = check_physics(layout, geometry=level)  # type: ignore[arg-type]
+    model = scene_model(scene, level)
+    meshes = _meshes(art, model, level)
     names = [f"{layout.ids[i] or i}: {layout.descs[i] or 'object'}" for i in range(len(layout))]
     box_ids = [f"obj-{i}" for i in range(len(layout))]
     colliding, outside = set(report.colliding), set(report.out_of_bounds)
@@ -41,7 +51,7 @@ def room_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     for i in range(len(layout)):
         status = ("both" if i in colliding and i in outside else "collision" if i in colliding
                   else "out_of_bounds" if i in outside else "ok")
-        art.box(box_ids[i], names[i], layout.centers[i], layout.sizes[i], layout.rotations[i], status)
+        _object(art, box_ids[i], names[i], model.objects[i], status, meshes)
     for contact in report.contacts:
         art.finding("collision", f"collision ({contact.depth_m:.3f} m deep)",
                     f"{names[contact.a]} and {names[contact.b]} interpenetrate by {contact.depth_m:.3f} m",
@@ -51,7 +61,8 @@ def room_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
                     f"{names[i]}: {report.outside_fraction[i]:.0%} of its surface outside the room", [box_ids[i]])
     art.summary = (f"{len(layout)} objects; {len(report.contacts)} colliding pair(s), "
                    f"{len(report.out_of_bounds)} object(s) out of bounds ({report.rules.name} rules)")
-    art.notes.append("collisions and bounds recomputed with the suite's physics check (evaluation rules)")
+    art.notes.append(f"collisions and bounds recomputed with the suite's physics check (evaluation rules, "
+                     f"{report.geometry} geometry)")
     return art
 
 
@@ -94,7 +105,8 @@ def house_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     scene = load_task_scene(task)
     verdicts = [v for v in episode.outcome.get("verdicts") or [] if isinstance(v, dict)]
     marks = _verdict_marks(scene, verdicts)
-    _draw_house(art, scene, marks)
+    level = _level(art, context)
+    _draw_house(art, scene, marks, _meshes(art, scene, level))
     texts = {str(c.get("id")): str(c.get("text", "")) for c in task.inputs.get("constraints") or []
              if isinstance(c, dict)}
     for v in verdicts:
@@ -129,7 +141,7 @@ def _verdict_marks(scene: Scene, verdicts: list[dict[str, Any]]) -> dict[str, st
     return marks
 
 
-def _draw_house(art: Artefact, scene: Scene, marks: dict[str, str]) -> None:
+def _draw_house(art: Artefact, scene: Scene, marks: dict[str, str], meshes: dict[str, Any]) -> None:
     for room in scene.rooms:
         art.polygon(f"room-{room.id}", f"{room.id} ({room.room_type})",
                     [[x, room.floor_y, z] for x, z in room.vertices], "floor")
@@ -148,7 +160,45 @@ def _draw_house(art: Artefact, scene: Scene, marks: dict[str, str]) -> None:
                   np.array([x, z]) + half, y - opening.height_m / 2.0, opening.height_m, "opening",
                   WALL_THICKNESS_M * 2)
     for o in scene.objects:
-        art.box(f"obj-{o.id}", f"{o.id} ({o.category})", o.center, o.size, o.rotation, marks.get(o.id, "ok"))
+        _object(art, f"obj-{o.id}", f"{o.id} ({o.category})", o, marks.get(o.id, "ok"), meshes)
+
+
+def _level(art: Artefact, context: ArtefactContext) -> str:
+    """The run's geometry level (``box`` when it set none, or one this page cannot read)."""
+    from buildbench.scenes.views.meshes import LEVELS
+
+    level = str(context.options.get("geometry", "box"))
+    if level not in LEVELS:
+        art.notes.append(f"the run's geometry option {level!r} is not a level; objects drawn as boxes")
+        return "box"
+    return level
+
+
+def _meshes(art: Artefact, scene: Scene, level: str) -> dict[str, Any]:
+    """Each object's placed mesh at ``level`` by id (none at the box level, or when the
+    level cannot be drawn here: then a note says why and the objects stay boxes)."""
+    from buildbench.scenes.views import ViewInputError
+    from buildbench.scenes.views.meshes import MeshSource
+
+    if level == "box":
+        return {}
+    try:
+        placed = MeshSource(scene, level).placed([o.id for o in scene.objects])
+    except ViewInputError as exc:
+        art.notes.append(f"objects drawn as boxes: {exc}")
+        return {}
+    art.notes.append(f"objects drawn as their {level} meshes")
+    return {m.owner: m for m in placed}
+
+
+def _object(art: Artefact, element_id: str, label: str, obj: SceneObject, status: str,
+            meshes: dict[str, Any]) -> None:
+    mesh = meshes.get(obj.id)
+    if mesh is None:
+        art.box(element_id, label, obj.center, obj.size, obj.rotation, status)
+        return
+    triangles = mesh.vertices[mesh.faces].reshape(-1, 3)
+    art.mesh(element_id, label, triangles, np.arange(len(triangles)).reshape(-1, 3), status)
 
 
 def tower_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
