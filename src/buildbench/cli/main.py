@@ -367,6 +367,16 @@ def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:
     run_demo(run_dir, suites or DEMO_SUITES, dreamhouse_limit=dreamhouse_limit)
 
 
+def _add_core_groups() -> None:
+    # Groups of shared packages (not suites): imported here, their commands import lazily.
+    from buildbench.scenes.cli import scenes
+
+    cli.add_command(scenes)
+
+
+_add_core_groups()
+
+
 class _LevelPrefix(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         return f"{record.levelname.lower()}: {record.getMessage()}"
