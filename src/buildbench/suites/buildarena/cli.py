@@ -20,6 +20,7 @@ import click
 
 from buildbench.jsonio import read_json_file
 
+from .calibration_cli import calibrate, sensitivity
 from .model import Machine
 
 if TYPE_CHECKING:
@@ -301,6 +302,9 @@ def export_bsg(machine: Path, out: Path | None, name: str | None, profile: str) 
         out.write_text(text, encoding="utf-8")
         click.echo(f"wrote {out}")
 
+
+cli.add_command(sensitivity)
+cli.add_command(calibrate)
 
 if __name__ == "__main__":
     cli()
