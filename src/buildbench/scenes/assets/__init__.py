@@ -16,7 +16,10 @@ Meshes are in the object's local frame (y up, front +z, centred on the box centr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+import json
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
 
 from buildbench.scenes.assets.colors import palette
 from buildbench.scenes.assets.library import AssetLibrary
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
     import trimesh
 
 __all__ = ["GeometryLevel", "GEOMETRY_LEVELS", "ObjectMesh", "AssetLibrary", "AssetError",
-           "object_mesh", "world_mesh", "check_level"]
+           "object_mesh", "world_mesh", "check_level", "clear_cache"]
 
 
 def check_level(level: str) -> GeometryLevel:
@@ -49,9 +52,40 @@ def object_mesh(obj: SceneObject, level: GeometryLevel, *, library: AssetLibrary
     if level == "box":
         return box_mesh(obj.size, palette(obj).main)
     if level == "procedural":
-        return procedural_mesh(obj)
+        return _procedural_cached(obj)
     lib = library if library is not None else AssetLibrary.from_env()
     return lib.mesh_for(obj)
+
+
+#: Procedural meshes already built in this process, by everything they depend on: an episode
+#: asks for the same objects at every step.
+_PROCEDURAL: OrderedDict[str, ObjectMesh] = OrderedDict()
+_PROCEDURAL_MAX = 4096
+
+
+def _procedural_cached(obj: SceneObject) -> ObjectMesh:
+    inputs: dict[str, Any] = {
+        "id": obj.id, "asset": obj.asset_id, "category": obj.category, "size": list(obj.size),
+        "attributes": {k: obj.attributes.get(k) for k in ("description", "shape", "color", "material")},
+        "raw": {k: obj.raw.get(k) for k in ("desc", "color", "material", "materials")},
+    }
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    mesh = _PROCEDURAL.get(key)
+    if mesh is None:
+        mesh = procedural_mesh(obj)
+        for array in (mesh.vertices, mesh.faces, mesh.face_colors):
+            array.flags.writeable = False  # shared between callers: nobody may change it
+        _PROCEDURAL[key] = mesh
+        if len(_PROCEDURAL) > _PROCEDURAL_MAX:
+            _PROCEDURAL.popitem(last=False)
+    else:
+        _PROCEDURAL.move_to_end(key)
+    return mesh
+
+
+def clear_cache() -> None:
+    """Forget the procedural meshes built in this process (benchmarks time a cold start)."""
+    _PROCEDURAL.clear()
 
 
 def world_mesh(obj: SceneObject, level: GeometryLevel, *,
