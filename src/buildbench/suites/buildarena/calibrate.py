@@ -369,17 +369,20 @@ def load_pair_machine(path: Path) -> Machine:
     document or an episode outcome.
 
     Raises:
-        RecordingError: A record with blocks our physics does not model, or one our library refuses.
+        RecordingError: Not a regular file or over the size cap, a record with blocks our physics
+            does not model, or one our library refuses.
         click.ClickException: (from ``cli.load_machine``) another unreadable file.
     """
-    from buildbench.jsonio import read_json_file
+    from buildbench.jsonio import parse_json
 
-    from .cli import MAX_MACHINE_FILE_BYTES, load_machine
+    from .cli import load_machine
+    from .trajectories import read_recording_text
     from .trajectories.records import machine_of, read_record
 
+    text = read_recording_text(path)
     try:
-        raw = read_json_file(path, max_bytes=MAX_MACHINE_FILE_BYTES)
-    except (OSError, ValueError):
+        raw = parse_json(text)
+    except ValueError:
         return load_machine(path)  # its one-line error says why
     if isinstance(raw, list) or (isinstance(raw, dict) and ("operation_history" in raw or "operations" in raw)):
         return machine_of(read_record(path))

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from buildbench.inputs import read_text
 
 from ..model import ControlEntry
 from ..physics import Trajectory
@@ -68,16 +67,43 @@ class Recording:
         return float(self.trajectory.time[-1] - self.trajectory.time[0]) if self.trajectory.time.size else 0.0
 
 
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(path: str | os.PathLike[str], mode: int) -> RecordingError:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a plain file")
+    return RecordingError(f"{path}: is {kind}, not a regular file")
+
+
 def read_recording_text(path: str | os.PathLike[str]) -> str:
-    """A recording's text through the bounded reader (regular file, UTF-8, ``MAX_RECORDING_BYTES``).
+    """A recording's (or record's) text: a regular file only (checked before and after opening,
+    which is non-blocking, so a FIFO cannot hang it), at most ``MAX_RECORDING_BYTES`` counted
+    while reading, UTF-8 (a byte-order mark dropped).
 
     Raises:
-        RecordingError: Unreadable or refused, with the reason.
+        RecordingError: Unreadable or refused, with the reason (and the line of bad UTF-8).
     """
+    cap = MAX_RECORDING_BYTES
     try:
-        return read_text(path, max_bytes=MAX_RECORDING_BYTES)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path, info.st_mode)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            opened = os.fstat(fh.fileno()).st_mode
+            if not stat.S_ISREG(opened):
+                raise _not_regular(path, opened)
+            data = fh.read(cap + 1)
     except OSError as exc:
-        raise RecordingError(str(exc) if exc.filename else f"{path}: {exc.strerror or exc}") from None
+        raise RecordingError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > cap:
+        raise RecordingError(f"{path}: over the {cap}-byte limit of a recording")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = 1 + data.count(b"\n", 0, exc.start)
+        raise RecordingError(f"{path} line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
 
 
 def _is_tracker(text: str) -> bool:

@@ -25,10 +25,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from buildbench.jsonio import read_json_file
+from buildbench.jsonio import parse_json
 
 from ..model import Machine
-from . import MAX_RECORDING_BYTES, RecordingError
+from . import RecordingError, read_recording_text
 
 #: Calls that read the machine without changing it (1.0's and 2.0's query and listing tools).
 QUERY_PREFIXES = ("get_", "list_", "review_", "check_", "query_", "describe_")
@@ -76,9 +76,7 @@ def read_record(path: str | os.PathLike[str]) -> MachineRecord:
             ``{"op": str, "params": object}`` (its index named).
     """
     try:
-        raw = read_json_file(path, max_bytes=MAX_RECORDING_BYTES)
-    except OSError as exc:
-        raise RecordingError(str(exc) if exc.filename else f"{path}: {exc.strerror or exc}") from None
+        raw = parse_json(read_recording_text(path))
     except json.JSONDecodeError as exc:
         raise RecordingError(f"{path} line {exc.lineno}: not valid JSON (column {exc.colno}): {exc.msg}") from None
     if isinstance(raw, dict):
