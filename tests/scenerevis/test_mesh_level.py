@@ -1,0 +1,113 @@
+"""SceneReVis at a mesh geometry level: the level chosen by -o geometry / --geometry, carried
+by every report and metric record, and furniture free space seen by the physics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from buildbench.harness.errors import ConfigError
+from buildbench.suites.scenerevis.check.cli import metrics
+from buildbench.suites.scenerevis.check.layout import parse_layout
+from buildbench.suites.scenerevis.check.physics import (
+    EVALUATION,
+    OPTIMIZER,
+    REWARD,
+    REWARD_RELEASED,
+    check_physics,
+)
+from buildbench.suites.scenerevis.env import EnvOptions
+from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
+
+FLOOR = [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
+
+
+def _room(objects: list[dict]) -> dict:
+    return {"room_type": "dining room", "bounds_bottom": FLOOR,
+            "bounds_top": [[x, 2.6, z] for x, _, z in FLOOR], "objects": objects}
+
+
+def _obj(desc: str, size: list[float], pos: list[float], yaw_quat: list[float] | None = None) -> dict:
+    return {"desc": desc, "size": size, "pos": pos, "rot": yaw_quat or [0.0, 0.0, 0.0, 1.0], "jid": desc}
+
+
+# A chair tucked 20 cm under a dining table, facing it: the boxes overlap, the furniture does not.
+TUCKED = _room([_obj("dining table", [1.6, 0.75, 0.9], [0.0, 0.0, 0.0]),
+                _obj("chair", [0.45, 0.9, 0.5], [0.0, 0.0, 0.5], [0.0, 1.0, 0.0, 0.0])])
+
+
+def test_a_chair_under_a_table_collides_only_as_boxes() -> None:
+    layout = parse_layout(TUCKED)
+    assert check_physics(layout, EVALUATION).colliding == (0, 1)
+    procedural = check_physics(layout, EVALUATION, geometry="procedural")
+    assert procedural.colliding == () and procedural.geometry == "procedural"
+    assert check_physics(layout, REWARD, geometry="procedural").colliding == ()
+
+
+def test_released_box_rules_keep_boxes_and_say_so() -> None:
+    layout = parse_layout(TUCKED)
+    for rules in (REWARD_RELEASED, OPTIMIZER):
+        report = check_physics(layout, rules, geometry="procedural")
+        assert report.geometry == "box" and report.colliding == (0, 1)
+
+
+@pytest.mark.parametrize(("outside", "expect"), [(0.02, [0]), (0.005, [])])
+def test_a_rug_partly_through_the_wall(outside: float, expect: list[int]) -> None:
+    # A rug is (almost) all top and bottom: its outside share is the share of its length.
+    rug = _obj("rug", [1.0, 0.005, 1.0], [2.0 + 0.001 - 0.5 + outside, 0.0, 0.0])
+    report = check_physics(parse_layout(_room([rug])), EVALUATION, geometry="procedural")
+    assert list(report.out_of_bounds) == expect
+
+
+def test_metric_records_carry_the_level() -> None:
+    row = scene_metrics(TUCKED, geometry="procedural")
+    assert row["geometry"] == "procedural" and row["colliding"] == [] and "voxel_loss_m3" in row
+    assert scene_metrics(TUCKED)["geometry"] == "box"
+    assert aggregate([row, row])["geometry"] == "procedural"
+
+
+def test_procedural_metrics_are_deterministic() -> None:
+    assert scene_metrics(TUCKED, geometry="procedural") == scene_metrics(TUCKED, geometry="procedural")
+
+
+def test_metrics_command_takes_and_reports_the_level(tmp_path: Path) -> None:
+    path = tmp_path / "rooms.jsonl"
+    path.write_text(json.dumps(TUCKED) + "\n")
+    result = CliRunner().invoke(metrics, [str(path), "--geometry", "procedural", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["geometry"] == "procedural" and data["scenes"][0]["geometry"] == "procedural"
+    assert data["scenes"][0]["colliding"] == [] and data["scenes"][0]["n_objects"] == 2
+    table = CliRunner().invoke(metrics, [str(path), "--geometry", "box"])
+    assert "box geometry" in table.output
+
+
+@pytest.mark.parametrize("value", ["cube", "", "Procedural"])
+def test_metrics_command_refuses_a_bad_level(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "rooms.jsonl"
+    path.write_text(json.dumps(TUCKED) + "\n")
+    result = CliRunner().invoke(metrics, [str(path), "--geometry", value])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --geometry") and "procedural" in lines[0]
+
+
+def test_mesh_level_without_assets_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("BUILDBENCH_3DFUTURE_DIR", "BUILDBENCH_OBJAVERSE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    path = tmp_path / "rooms.jsonl"
+    path.write_text(json.dumps(TUCKED) + "\n")
+    result = CliRunner().invoke(metrics, [str(path), "--geometry", "mesh"])
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    with pytest.raises(ConfigError, match="geometry=mesh"):
+        EnvOptions.from_options({"geometry": "mesh"})
+
+
+def test_env_option_geometry() -> None:
+    assert EnvOptions.from_options({}).geometry == "box"
+    assert EnvOptions.from_options({"geometry": "procedural"}).geometry == "procedural"
+    with pytest.raises(ConfigError, match="option geometry"):
+        EnvOptions.from_options({"geometry": "voxels"})
