@@ -17,15 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from .cost import Prices, cost_summary, solved_flag
 from .episode import Episode, add_usage, as_failure, is_scored
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
-from .report import paper_table
 from .stats import metric_intervals, paired_difference
 from .store import Store
 from .suite import Summarizer, get_suite, mean_metrics
+from .tables import cell_text, print_table
 
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
@@ -33,41 +34,71 @@ def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
         return store.manifest().get("config", {}), list(store.episodes())
 
 
-def _summarizer(suite: str) -> Summarizer:
+def _summarizer(suite: str) -> tuple[Summarizer, list[str]]:
+    """The suite's summary function and headline metrics."""
     try:
-        return get_suite(suite).summarize or mean_metrics
+        found = get_suite(suite)
+        return found.summarize or mean_metrics, list(found.headline)
     except Exception:  # a comparison must still open if the suite is not importable here
-        return mean_metrics
+        return mean_metrics, []
 
 
-def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = False) -> dict[str, Any]:
-    """The runs' summaries, grouped by label, with every suite table merged (label column first).
+class _Groups(NamedTuple):
+    suite: str
+    identities: dict[str, dict[str, Any]]
+    episodes: dict[str, list[Episode]]
+    sources: dict[str, list[str]]
 
-    Raises:
-        ConfigError: No run given, a folder that is not a run, or runs of different suites.
-    """
+
+def _grouped(run_dirs: Sequence[str | Path]) -> _Groups:
+    """The runs' episodes grouped by identity (key: the identity's repr), with their folders."""
     if not run_dirs:
         raise ConfigError("report: give at least one run folder")
     loaded = [(Path(d), *_load(Path(d))) for d in run_dirs]
     suites = sorted({str(cfg.get("suite")) for _, cfg, _ in loaded})
     if len(suites) > 1:
         raise ConfigError(f"report: runs of different suites cannot share tables ({', '.join(suites)})")
-    groups: dict[str, list[Episode]] = {}
-    sources: dict[str, list[str]] = {}
-    identities: dict[str, dict[str, Any]] = {}
+    groups = _Groups(suites[0], {}, {}, {})
     for run_dir, cfg, episodes in loaded:
         ident = run_identity(cfg, [ep.task_id for ep in episodes])
         key = repr(sorted(ident.items()))
-        identities.setdefault(key, ident)
-        groups.setdefault(key, []).extend(episodes)
-        sources.setdefault(key, []).append(str(run_dir))
+        groups.identities.setdefault(key, ident)
+        groups.episodes.setdefault(key, []).extend(episodes)
+        groups.sources.setdefault(key, []).append(str(run_dir))
+    return groups
+
+
+def write_run_figures(run_dirs: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
+    """``buildbench report RUNS… --figures DIR``: the standard and the suite's figures, PNG and SVG,
+    one series per run identity (labelled by what differs)."""
+    from .figures import write_figures
+
+    suite_name, identities, episodes, _ = _grouped(run_dirs)
+    fields = differing_fields(list(identities.values()))
+    labelled = {identity_label(identities[key], fields): eps for key, eps in episodes.items()}
+    try:
+        suite = get_suite(suite_name)
+        headline, task_type, extra = list(suite.headline), suite.task_type, suite.figures
+    except Exception:  # figures must still be drawn if the suite is not importable here
+        headline, task_type, extra = [], "", None
+    return write_figures(labelled, out_dir, headline=headline, task_type=task_type, suite_figures=extra)
+
+
+def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = False,
+                 prices: Prices | None = None) -> dict[str, Any]:
+    """The runs' summaries, grouped by label, with every suite table merged (label column first).
+
+    Raises:
+        ConfigError: No run given, a folder that is not a run, or runs of different suites.
+    """
+    suite, identities, groups, sources = _grouped(run_dirs)
     fields = differing_fields(list(identities.values()))
     task_sets = {ident["task set"] for ident in identities.values()}
     notes = []
     if len(task_sets) > 1:
         notes.append(f"the runs cover different task sets ({'; '.join(sorted(task_sets))}): "
                      "their means are not over the same tasks")
-    summarize = _summarizer(suites[0])
+    summarize, headline = _summarizer(suite)
     rows: list[dict[str, Any]] = []
     tables: dict[str, list[dict[str, Any]]] = {}
     for key, episodes in groups.items():
@@ -83,10 +114,13 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         rows.append({"label": label, "runs": sources[key], "identity": identities[key],
                      "episodes": len(episodes), "unscored": unscored, "status": summary.get("status", {}),
                      "metrics": summary.get("metrics", {}), "intervals": metric_intervals(episodes),
+                     "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes),
+                                          model=identities[key].get("model"), prices=prices),
                      "usage": usage})
         for title, table in (summary.get("tables") or {}).items():
             tables.setdefault(title, []).extend({"run": label, **row} for row in table)
-    return {"suite": suites[0], "errors_as_failures": errors_as_failures, "differs_in": fields, "notes": notes,
+    return {"suite": suite, "errors_as_failures": errors_as_failures, "differs_in": fields, "notes": notes,
+            "headline": headline,
             "rows": rows, "tables": tables}
 
 
@@ -102,46 +136,65 @@ def metrics_table(report: dict[str, Any]) -> list[dict[str, Any]]:
 def interval_text(interval: dict[str, Any] | None, value: Any = None) -> str:
     """``0.750 [0.500, 1.000] n=4``: a mean, its 95 % interval and its episode count."""
     if not interval or not interval.get("n"):
-        return _cell(value) if value is not None and value != "" else "n/a"
+        return cell_text(value) if value is not None and value != "" else "n/a"
     mean = value if isinstance(value, int | float) else interval["mean"]
     return f"{mean:.3f} [{interval['low']:.3f}, {interval['high']:.3f}] n={interval['n']}"
 
 
-def print_comparison(report: dict[str, Any]) -> None:
-    """Render ``compare_runs``'s output as terminal tables.
+def print_comparison(report: dict[str, Any], *, show_all: bool = False) -> None:
+    """Render ``compare_runs``'s output as terminal tables, each within the terminal's width.
 
-    The metric means come one metric a row with a column per label (suites have dozens of
-    metrics, but few runs are compared); each suite table keeps its own columns, led by the
-    label of the run its rows come from.
+    The suite's headline metrics come first, one metric a row with a column per label (mean,
+    95 % interval, n); then the suite's tables, each led by the label of the run its rows come
+    from; every other metric with ``show_all``.
     """
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
     rows = [{**row, "run": _short(str(row["run"]))} for row in metrics_table(report)]
     for note in report.get("notes", []):
         console.print(f"note: {note}", highlight=False)
-    means = Table(title=f"{report['suite']}: metrics (mean over scored episodes, 95 % bootstrap interval "
-                        "clustered by task, n episodes)")
-    means.add_column("metric", no_wrap=True)
-    for row in rows:
-        means.add_column(str(row["run"]), justify="right")
-    for key in [k for k in rows[0] if k != "run"] if rows else []:
-        texts = []
-        for row, full in zip(rows, report["rows"], strict=True):
-            interval = full.get("intervals", {}).get(key)
-            texts.append(interval_text(interval, row.get(key, "")) if interval else _cell(row.get(key, "")))
-        means.add_row(key, *texts)
-    console.print(means)
-    for title, table_rows in report["tables"].items():
-        if not table_rows:
+    keys = [k for k in rows[0] if k not in ("run", "episodes", "unscored")] if rows else []
+    headline = [k for k in report.get("headline", []) if k in keys] or keys[:8]
+    rest = [k for k in keys if k not in headline]
+
+    def means(names: list[str]) -> list[dict[str, Any]]:
+        out = [{"metric": name, **{str(row["run"]): cell_text(row[name]) for row in rows}}
+               for name in ("episodes", "unscored")]
+        for name in names:
+            line: dict[str, Any] = {"metric": name}
+            for row, full in zip(rows, report["rows"], strict=True):
+                interval = full.get("intervals", {}).get(name)
+                line[str(row["run"])] = interval_text(interval, row.get(name, "")) if interval \
+                    else cell_text(row.get(name, ""))
+            out.append(line)
+        return out
+
+    title = "mean over scored episodes, 95 % bootstrap interval clustered by task, n episodes"
+    print_table(console, f"{report['suite']}: headline metrics ({title})", means(headline))
+    for name, table_rows in report["tables"].items():
+        cells = [{c: _short(v) if c == "run" else v for c, v in row.items()} for row in table_rows]
+        print_table(console, f"{report['suite']}: {name}", cells)
+    cost_lines = []
+    for row in report["rows"]:
+        cost = row.get("cost")
+        if not cost:
             continue
-        columns: list[str] = []
-        for row in table_rows:
-            columns.extend(c for c in row if c not in columns)
-        cells = [{c: _short(row[c]) if c == "run" else row.get(c, "") for c in columns} for row in table_rows]
-        table, width = paper_table(f"{report['suite']}: {title}", cells)
-        Console(width=max(console.width, 100, width)).print(table)
+        per, solved = cost["per_episode"], cost["per_solved_task"]
+        line = {"run": _short(row["label"]), "tokens in / episode": per["input_tokens"],
+                "tokens out / episode": per["output_tokens"], "requests / episode": per["requests"],
+                "wall s / episode": per["wall_s"], "solved tasks": cost["solved_tasks"],
+                "tokens / solved task": None if solved["input_tokens"] is None
+                else solved["input_tokens"] + solved["output_tokens"]}
+        if "money" in per:
+            line[f"{cost.get('currency', '')} / episode"] = per["money"]
+            line[f"{cost.get('currency', '')} / solved task"] = solved["money"]
+        cost_lines.append(line)
+    print_table(console, f"{report['suite']}: cost", cost_lines)
+    if show_all and rest:
+        print_table(console, f"{report['suite']}: all other metrics ({title})", means(rest)[2:])
+    elif rest:
+        console.print(f"{len(rest)} more metrics: add --all to list them", highlight=False)
 
 
 def _short(label: str) -> str:
@@ -150,10 +203,6 @@ def _short(label: str) -> str:
     return re.sub(r"[^\s:/]*/(?:[^\s:/]*/)*([^\s:/]+\.py)", r"\1", label)
 
 
-def _cell(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bool = False,
@@ -215,5 +264,4 @@ def print_pair(result: dict[str, Any]) -> None:
     if not rows:
         console.print("no metric is shared by both runs on a shared task")
         return
-    table, width = paper_table(f"{result['suite']}: B - A on shared tasks (paired)", rows)
-    Console(width=max(console.width, 100, width)).print(table)
+    print_table(console, f"{result['suite']}: B - A on shared tasks (paired)", rows)

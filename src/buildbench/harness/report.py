@@ -5,22 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .cost import Prices, cost_summary, solved_flag
 from .episode import add_usage, as_failure, is_scored
 from .errors import ConfigError
 from .identity import run_identity
 from .stats import metric_intervals
 from .store import Store
 from .suite import Summarizer, get_suite, mean_metrics
+from .tables import paper_table, print_table
+
+__all__ = ["cost_rows", "paper_table", "print_report", "run_report"]
 
 
-def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict[str, Any]:
+def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
+               prices: Prices | None = None) -> dict[str, Any]:
     """The run's metrics as one JSON-serialisable object.
 
     Recomputed from the committed episodes (not the cached summary), so a run that was
     killed before it finished still reports what it has. Episodes without a result (errors,
     API failures) stay out of every mean and are counted under ``unscored``; with
     ``errors_as_failures`` they count as failed episodes (0 on every metric) instead, as some
-    papers report.
+    papers report. ``cost`` gives tokens, requests and wall time per episode and per solved
+    task (money too with ``prices``).
     """
     with Store(run_dir, create=False) as store:
         manifest = store.manifest()
@@ -34,9 +40,11 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
     config = manifest.get("config", {})
     suite_name = config.get("suite")
     summarize: Summarizer = mean_metrics
+    headline: list[str] = []
     if suite_name:
         try:
-            summarize = get_suite(suite_name).summarize or mean_metrics
+            suite = get_suite(suite_name)
+            summarize, headline = suite.summarize or mean_metrics, list(suite.headline)
         except Exception:  # a report must still open if the suite is not importable here
             summarize = mean_metrics
     usage: dict[str, int] = {}
@@ -51,76 +59,68 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False) -> dict
         "expected_episodes": manifest.get("tasks", 0) * config.get("samples", 1),
         "identity": run_identity(config, [ep.task_id for ep in episodes]),
         **summarize(episodes),
+        "headline": headline,
         "intervals": metric_intervals(episodes),
+        "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes), model=config.get("model"),
+                             prices=prices),
         "unscored": unscored,
         "errors_as_failures": errors_as_failures,
         "usage": usage,
     }
 
 
-def print_report(report: dict[str, Any]) -> None:
-    """Render ``run_report``'s output as terminal tables."""
+def print_report(report: dict[str, Any], *, show_all: bool = False) -> None:
+    """Render ``run_report``'s output as terminal tables: who ran what, the suite's headline
+    metrics with their intervals, its paper tables, cost; every other metric with ``show_all``.
+    Each table fits the terminal (split by columns when it must be)."""
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
-    head = Table(title=f"run {report['run_dir']}", show_header=False)
-    for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes", "unscored"):
-        head.add_row(key, str(report.get(key)))
-    head.add_row("status", ", ".join(f"{k}: {v}" for k, v in sorted(report.get("status", {}).items())))
-    if report.get("usage"):
-        head.add_row("usage", ", ".join(f"{k}: {v}" for k, v in sorted(report["usage"].items())))
-    console.print(head)
+    console.print(f"run {report['run_dir']}", soft_wrap=True, highlight=False)
+    status = ", ".join(f"{k}: {v}" for k, v in sorted(report.get("status", {}).items()))
+    head = [{"field": key, "value": str(report.get(key))}
+            for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes", "unscored")]
+    head.append({"field": "status", "value": status})
+    print_table(console, "run", head)
     metrics = report.get("metrics", {})
-    if metrics:
-        intervals = report.get("intervals", {})
-        table = Table(title="metrics (mean over scored episodes, 95 % bootstrap interval clustered by task)")
-        table.add_column("metric")
-        table.add_column("mean", justify="right")
-        table.add_column("95 % interval", justify="right")
-        table.add_column("n", justify="right")
-        for key, value in metrics.items():
-            interval = intervals.get(key)
-            span = f"[{interval['low']:.4f}, {interval['high']:.4f}]" if interval and interval["n"] else "n/a"
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value), span,
-                          str(interval["n"]) if interval else "")
-        console.print(table)
-    for title, rows in report.get("tables", {}).items():
-        if not rows:
+    headline = [k for k in report.get("headline", []) if k in metrics] or (list(metrics) if show_all else [])
+    if not headline:
+        headline = list(metrics)[:8]
+    rest = [k for k in metrics if k not in headline]
+    intervals = report.get("intervals", {})
+    title = "mean over scored episodes, 95 % bootstrap interval clustered by task"
+    print_table(console, f"headline metrics ({title})", _metric_rows(headline, metrics, intervals))
+    for name, rows in report.get("tables", {}).items():
+        print_table(console, name, rows)
+    cost = report.get("cost")
+    if cost:
+        print_table(console, "cost (every episode, scored or not)", cost_rows(cost))
+    if show_all:
+        print_table(console, f"all other metrics ({title})", _metric_rows(rest, metrics, intervals))
+    elif rest:
+        console.print(f"{len(rest)} more metrics: add --all to list them", highlight=False)
+
+
+def _metric_rows(keys: list[str], metrics: dict[str, Any], intervals: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for key in keys:
+        interval = intervals.get(key)
+        value = metrics[key]
+        span = f"[{interval['low']:.4f}, {interval['high']:.4f}]" if interval and interval["n"] else "n/a"
+        rows.append({"metric": key, "mean": f"{value:.4f}" if isinstance(value, float) else str(value),
+                     "95 % interval": span, "n": interval["n"] if interval else ""})
+    return rows
+
+
+def cost_rows(cost: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per quantity: per episode, per solved task, total."""
+    names = {"input_tokens": "input tokens", "output_tokens": "output tokens", "requests": "requests",
+             "wall_s": "wall s", "money": f"money ({cost.get('currency', '')})".replace(" ()", "")}
+    rows = []
+    for key, label in names.items():
+        if key not in cost["total"]:
             continue
-        table, width = paper_table(title, rows)
-        Console(width=max(console.width, 100, width)).print(table)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
-def paper_table(title: str, rows: list[dict[str, Any]]) -> tuple[Any, int]:
-    """A suite table and the console width (columns) it needs without losing a character.
-
-    Numbers, ids and number lists are never cut or wrapped; prose cells (words of three letters
-    or more) and headers wrap at word boundaries, so most tables fit 100 columns and a wider
-    one is printed wider rather than truncated.
-    """
-    import re
-    import textwrap
-
-    from rich.table import Table
-
-    table = Table(title=title)
-    columns = list(rows[0])
-    width = 1  # the left border; each column adds its padding and right border (3)
-    for col in columns:
-        cells = [_cell(row[col]) for row in rows]
-        prose = any(" " in text and re.search("[A-Za-z]{3}", text) for text in cells)
-        longest_word = max((len(word) for text in cells for word in text.split()), default=1)
-        cell_width = max(min(max(map(len, cells)), 16), longest_word) if prose else max(map(len, cells))
-        header = textwrap.wrap(str(col), max(cell_width, 10), break_long_words=False) or [str(col)]
-        table.add_column("\n".join(header), no_wrap=not prose, min_width=cell_width)
-        width += max(cell_width, *map(len, header)) + 3
-    for row in rows:
-        table.add_row(*(_cell(row[c]) for c in columns))
-    return table, width
+        rows.append({"quantity": label, "per episode": cost["per_episode"][key],
+                     f"per solved task ({cost['solved_tasks']})": cost["per_solved_task"][key],
+                     "total": cost["total"][key]})
+    return rows

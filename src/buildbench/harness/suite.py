@@ -87,6 +87,7 @@ class Suite:
             episode is scored with no metrics (its status still counts it as failed).
         headline: The metrics a reader looks at first, in order (reports, figures and the
             viewer lead with them); the first is the suite's "solved" flag when it is 0/1.
+        task_type: The task-metadata key that names a task's type (per-type figures).
         figures: ``figures(groups) -> [(name, matplotlib Figure)]``: the suite's reproduced
             paper figures from its episodes grouped by run label (`buildbench.harness.figures`).
     """
@@ -109,6 +110,7 @@ class Suite:
     validate_task: Callable[[Task], None] | None = None
     failure_metrics: Callable[[Task], dict[str, float]] | None = None
     headline: Sequence[str] = ()
+    task_type: str = ""
     figures: Callable[[Mapping[str, Sequence[Episode]]], list[tuple[str, Any]]] | None = None
 
     def verify(self, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
