@@ -7,7 +7,9 @@
    loopback OpenAI-compatible server (real HTTP, real SDK): constraint typing, tool plans,
    argument selection, concurrent tool runs with rendered images, validation. The script
    answers validation with the deterministic checker, so this part shows the pipeline
-   working end to end, not a model's accuracy.
+   working end to end, not a model's accuracy. Its tool images draw the objects as
+   procedural furniture meshes (``-o geometry=procedural``); the environment-tool images of
+   its first episode are written as PNGs (path printed).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from buildbench.harness.store import Store
 BENCH_AGENTS = ("deterministic", "sceneeval", "sceneeval-measurable", "always-valid", "always-invalid")
 #: Pairs (aligned + misaligned) the scripted LLM pipeline evaluates.
 LLM_PAIRS = 2
+#: How the pipeline's tool images draw objects, and the size and number the demo writes.
+MESH_LEVEL = "procedural"
+MESH_IMAGE_PX = 336
+MAX_MESH_IMAGES = 12
 
 
 def _stored(run_dir: Path) -> list[Episode]:
@@ -60,7 +66,8 @@ async def _llm_episode(task: Any) -> Episode:
     with ScriptedServer(script.for_server(), model="legoeval-reference-script") as server:
         model = OpenAIChat("legoeval-reference-script", base_url=server.base_url)
         try:
-            config = RunConfig(suite="legoeval", agent="llm", protocol="evaluate", options={"image_px": 160})
+            config = RunConfig(suite="legoeval", agent="llm", protocol="evaluate",
+                               options={"image_px": 160, "geometry": MESH_LEVEL})
             return await execute_episode(config, task, 0, None, model)
         finally:
             await model.aclose()
@@ -129,3 +136,35 @@ def run_demo(run_dir: Path, console: Console) -> None:
     console.print(_table1(f"Scripted LLM pipeline on {len(episodes)} tasks (a plumbing check, not a model score)",
                           llm_rows))
     console.print(f"scripted LLM pipeline on {len(episodes)} tasks: {time.perf_counter() - t1:.0f} s")
+    folder = mesh_episode_images(episodes[0], run_dir / "mesh-renders")
+    console.print(f"LEGO-Eval episode {episodes[0].task_id} rendered from meshes (its environment-tool images): "
+                  f"{folder}")
+
+
+def mesh_episode_images(episode: Episode, folder: Path) -> Path:
+    """Replay the environment tools the episode called that gave images (material swatches
+    aside: they draw no objects), once per distinct call, on its house at
+    :data:`MESH_LEVEL` and :data:`MESH_IMAGE_PX`, and write up to :data:`MAX_MESH_IMAGES` of
+    their images into ``folder`` (``<k>_<tool>_<argument>.png``); returns ``folder``."""
+    import json
+    import re
+
+    from .env import load_task_scene
+    from .suite import load_tasks
+    from .tools import ToolContext, is_image_key, run_tool
+    from .tools.environment import ENVIRONMENT
+
+    task = next(t for t in load_tasks("demo", 0) if t.id == episode.task_id)
+    ctx = ToolContext.for_scene(load_task_scene(task), image_px=MESH_IMAGE_PX, geometry=MESH_LEVEL)
+    calls = {(c["tool"], json.dumps(c["args"])): c["args"] for step in episode.outcome.get("trace", [])
+             for c in step["calls"] if c["tool"] in ENVIRONMENT and c["tool"] != "get_material_image"
+             and c["image_keys"]}
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for (tool, _), args in calls.items():
+        for key, value in run_tool(ctx, tool, args).items():
+            if written < MAX_MESH_IMAGES and is_image_key(key) and isinstance(value, bytes):
+                name = re.sub(r"[^A-Za-z0-9_.-]+", "_", "_".join(key.split("*/*")[:2]))[:60]
+                (folder / f"{written:02d}_{name}.png").write_bytes(value)
+                written += 1
+    return folder

@@ -1,7 +1,9 @@
 """The SceneReVis demo: the scripted agents on a sample of the paper's real prompts (two per
 room type), and the oracle rebuilding generated rooms from recorded chains, with the
 OBR/CNR table (evaluation physics: > 1 cm penetration, > 1 % of the surface outside) and the
-rule judge's Avg of Ra/Spa/Ac (not comparable with the paper's GPT-5 scores)."""
+rule judge's Avg of Ra/Spa/Ac (not comparable with the paper's GPT-5 scores). Then one
+episode at ``-o geometry=procedural`` (rendered feedback, mesh physics), whose final room is
+drawn as the policy sees it, from meshes and, to compare, from boxes."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from buildbench.harness import BuildbenchError, RunConfig, Runner, run_report
+from buildbench.harness import BuildbenchError, RunConfig, Runner, Store, run_report
 
 #: (agent, split) pairs the demo runs, in table order.
 RUNS: tuple[tuple[str, str], ...] = (("diagnose", "demo"), ("one-pass", "demo"), ("random", "demo"),
@@ -22,6 +24,8 @@ RUNS: tuple[tuple[str, str], ...] = (("diagnose", "demo"), ("one-pass", "demo"),
 GOAL_LIMIT = 6
 #: Column heads, short so that the table fits 80 columns.
 HEADS = ("agent", "split", "eps", "OBR %", "CNR %", "coll-free %", "valid %", "objs", "turns", "Avg*")
+#: The episode drawn from meshes: agent, split and geometry level.
+MESH_EPISODE = ("diagnose", "demo", "procedural")
 LEGEND = ("eps: episodes; coll-free / valid: % of scenes with no collision / nothing outside; "
           "* Avg of Ra, Spa, Ac (1-10) by the rule judge: not comparable with the paper's GPT-5 scores")
 
@@ -47,6 +51,37 @@ def run_demo(run_dir: Path, console: Console) -> None:
     console.print(LEGEND)
     console.print("paper (Table 1 mean, bedroom + living room): SceneReVis OBR 2.0, CNR 4.5, Avg 8.8; "
                   "LayoutGPT 24.7 / 40.8 / 7.5; Holodeck 12.7 / 12.7 / 7.8")
+    for path in mesh_episode_images(run_dir):
+        console.print(f"SceneReVis episode rendered from meshes: {path}")
+
+
+def mesh_episode_images(run_dir: Path) -> list[Path]:
+    """Run one episode of :data:`MESH_EPISODE` (feedback images and physics at its geometry
+    level) and write the merged top + diagonal image of its final room at that level and as
+    boxes under ``run_dir/mesh-renders``; the PNG paths."""
+    from PIL import Image
+
+    from .render import render_merged
+
+    agent, split, level = MESH_EPISODE
+    out = run_dir / f"scenerevis-{agent}-{split}-{level}"
+    config = RunConfig(suite="scenerevis", agent=agent, protocol="diagnose-act", split=split, limit=1,
+                       options={"geometry": level})
+    Runner(config, out, progress=False).run()
+    with Store(out, create=False) as store:
+        episode = next(iter(store.episodes()))
+    scene = episode.outcome.get("scene")
+    if episode.status != "ok" or not isinstance(scene, dict):
+        raise BuildbenchError(f"scenerevis demo: the {level} episode left no room ({episode.error}); "
+                              f"see `buildbench report {out}`")
+    folder = run_dir / "mesh-renders"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for geometry in (level, "box"):
+        path = folder / f"scenerevis_final_room_{geometry}.png"
+        Image.fromarray(render_merged(scene, seed=episode.seed, geometry=geometry)).save(path)
+        paths.append(path)
+    return paths
 
 
 def demo_table(reports: list[tuple[str, str, dict[str, Any]]]) -> Table:
