@@ -9,6 +9,7 @@ from buildbench.harness.prompts import PROMPTS_OPTION
 
 from . import agents
 from .env import make_env
+from .figures import figures
 from .prompts import ACTION_FORMATS, PROMPT_FILES
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
 from .released_agent import PREFIX, released_agent_spec
@@ -41,6 +42,9 @@ suite = Suite(
     agents=_AGENTS,
     protocols={name: _protocol(name) for name in DESCRIPTIONS},
     score=score,
+    headline=("structural_pass", "joint_pass", "pass_rate", "visual_fidelity", "topological_fidelity"),
+    task_type="complexity",
+    figures=figures,
     failure_metrics=failure_metrics,
     summarize=summarize,
     splits=SPLITS,

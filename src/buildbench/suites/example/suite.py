@@ -18,6 +18,7 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score,
+    headline=("passed", "height_ratio", "blocks"),
     failure_metrics=failure_metrics,
     agents={
         "reference": AgentSpec("reference", agents.reference, "a column of equal blocks reaching the target"),
