@@ -16,6 +16,8 @@ LIMITS: dict[str, tuple[int, str]] = {
     "json_depth": (200, "nesting levels of any JSON input"),
     "json_file_bytes": (64 * 1024 * 1024, "bytes of a JSON or JSONL input file"),
     "house_members": (20_000, "members of a DreamHouse structure"),
+    "ifc_entities": (5_000_000, "entities of an IFC model an agent wrote, checked before scoring"),
+    "ifc_element_points": (100_000, "points in one element's shape in an IFC model an agent wrote"),
     "machine_blocks": (5_000, "blocks of a BuildArena machine"),
     "scene_objects": (5_000, "objects of an indoor scene"),
     "scene_rooms": (200, "rooms of an indoor scene"),

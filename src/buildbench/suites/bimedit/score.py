@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.harness.errors import AgentFailure
+
+from .check.caps import over_caps
 
 # ``score_edit`` and its types lived here before ``score.py`` meant "one episode's metrics" in every
 # suite; importing them from here keeps working.
@@ -57,6 +60,10 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     typed = BimEditOutcome.from_dict(outcome)
     with tempfile.TemporaryDirectory(prefix="bimedit-score-") as scratch:
         pred = predicted_model(task, typed, Path(scratch))
+        # The committed model is the agent's output: past a cap it is refused before any scoring.
+        over = over_caps(pred) if (typed.model_path or typed.model_zb64) and pred.is_file() else None
+        if over is not None:
+            raise AgentFailure(f"the committed model is over a cap: {over}")
         s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=SCORE_SEED)
     paper = s.diagnostics.get("paper", {})
     p_topo = float(paper.get("topology", s.topology))
