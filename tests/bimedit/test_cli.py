@@ -53,3 +53,16 @@ def test_unreadable_prediction_is_refused_not_scored(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, ["score", "--task", str(single), "--pred", str(junk)])
     assert res.exit_code != 0 and "final" not in res.output and "not a readable IFC model" in res.output
     assert str(junk) in res.output
+
+
+def test_generate_n_is_stratified_across_cells(tmp_path: Path) -> None:
+    # Issue 23: --n 6 gave six wall-create tasks.
+    from buildbench.suites.bimedit.generate.tasks.split import stratified_edits
+
+    tasks = generate_tasks(6, 0, tmp_path / "six")
+    cells = [(t.element, t.operation) for t in tasks]
+    assert len(set(cells)) == 6 and {op for _, op in cells} == {"create", "update", "delete"}
+    edits, picks = stratified_edits(0, 54)
+    assert len({(e.element, e.operation) for e in edits[:18]}) == 18
+    assert {picks.count(c) for c in ("direct", "spatial", "topological")} == {18}
+    assert len({(e.element, e.operation, e.scene, e.index) for e in edits}) == 54

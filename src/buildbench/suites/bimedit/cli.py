@@ -50,7 +50,9 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--n", "n", type=click.IntRange(1, MAX_TASKS), default=None,
-              help="Number of tasks, at most 100000 (default: the paper's 324-task design).")
+              help="Number of tasks, at most 100000, stratified across the 18 element × operation "
+                   "cells and the three phrasings (default: the paper's 324-task design; a multiple "
+                   "of 324 gives that many rounds of it).")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Generator seed, a whole number from 0.")
 @click.option("--out", "out", type=click.Path(file_okay=False), default="bimedit-tasks", show_default=True,

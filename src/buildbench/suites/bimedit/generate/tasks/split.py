@@ -199,7 +199,8 @@ def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimT
 
 def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".", *, workers: int = 1,
                    backend: Backend = PROCESS) -> list[BimTask]:
-    """Generate the default split (``n`` None: 324 tasks) or the first ``n`` tasks of as many rounds as needed.
+    """Generate the default split (``n`` None: 324 tasks; a multiple of 324: that many rounds of it)
+    or ``n`` tasks stratified across the 18 element × operation cells (`stratified_edits`).
 
     Writes scenes, inputs, ground truths and ``tasks.jsonl`` under ``out_dir``. The base edits
     of one scene are made in order by one worker (``workers`` processes, or Ray tasks with
@@ -213,8 +214,12 @@ def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".
         raise ValueError(f"n must be a positive number of tasks, got {n}")
     total = 324 if n is None else n
     out = Path(out_dir)
-    wanted = list(itertools.islice(base_edits(seed, rounds=math.ceil(total / 324)),
-                                   math.ceil(total / len(CATEGORIES))))
+    full = total % 324 == 0
+    picks: list[str] | None = None
+    if full:
+        wanted = list(itertools.islice(base_edits(seed, rounds=total // 324), total // len(CATEGORIES)))
+    else:
+        wanted, picks = stratified_edits(seed, total)
     by_scene: dict[tuple[str, int, str], list[int]] = {}
     for k, be in enumerate(wanted):
         by_scene.setdefault((be.scene, be.scene_seed, be.unit), []).append(k)
@@ -224,9 +229,39 @@ def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".
                         strict=True):
         for k, group in zip(ks, made, strict=True):
             groups[k] = group
-    tasks = [t for group in groups for t in group][:total]
+    if picks is None:
+        tasks = [t for group in groups for t in group]
+    else:
+        tasks = [next(t for t in group if t.category == cat) for group, cat in zip(groups, picks, strict=True)]
     write_tasks(tasks, out / TASKS_FILE)
     return tasks
+
+
+def stratified_edits(seed: int, total: int) -> tuple[list[BaseEdit], list[str]]:
+    """``total`` base edits taken in turn from the 18 (element, operation) cells, simple and
+    complex scenes alternating within a cell, each with one phrasing that rotates through the
+    three, so any ``--n`` samples every cell and phrasing as evenly as it can (the first 18 tasks
+    cover the 18 cells). Cells run out in proportion to the paper's composition, as rounds of it
+    are taken in order."""
+    cells: dict[tuple[str, str], list[BaseEdit]] = {cell: [] for cell in BASE_COUNTS}
+    rounds = math.ceil(total / len(BASE_COUNTS) / min(BASE_COUNTS.values())) + 1
+    by_scene: dict[tuple[str, str, str], list[BaseEdit]] = {}
+    for be in base_edits(seed, rounds=rounds):
+        by_scene.setdefault((be.element, be.operation, be.scene), []).append(be)
+    for (element, op), queue in cells.items():
+        simple, complex_ = by_scene[(element, op, "simple")], by_scene[(element, op, "complex")]
+        for a, b in itertools.zip_longest(simple, complex_):
+            queue.extend(x for x in (a, b) if x is not None)
+    wanted: list[BaseEdit] = []
+    picks: list[str] = []
+    depth = 0
+    while len(wanted) < total:
+        for queue in cells.values():
+            if depth < len(queue) and len(wanted) < total:
+                wanted.append(queue[depth])
+                picks.append(list(CATEGORIES)[(len(wanted) - 1) // len(cells) % len(CATEGORIES)])
+        depth += 1
+    return wanted, picks
 
 
 def _scene_groups(job: tuple[list[BaseEdit], Path, int]) -> list[list[BimTask]]:
