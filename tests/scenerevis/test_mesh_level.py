@@ -111,3 +111,25 @@ def test_env_option_geometry() -> None:
     assert EnvOptions.from_options({"geometry": "procedural"}).geometry == "procedural"
     with pytest.raises(ConfigError, match="option geometry"):
         EnvOptions.from_options({"geometry": "voxels"})
+
+
+def test_the_source_filter_reads_the_level() -> None:
+    from buildbench.suites.scenerevis.generate.diagnose import passes_source_filter
+
+    spread = [_obj(desc, [0.4, 0.5, 0.4], [x, 0.0, -1.6]) for desc, x in
+              (("nightstand", -1.5), ("floor lamp", -0.5), ("potted plant", 0.5), ("stool", 1.5))]
+    room = {**TUCKED, "objects": [dict(o, id=f"obj_{k}") for k, o in enumerate(TUCKED["objects"] + spread)]}
+    assert not passes_source_filter(room)  # the chair's box is 20 cm into the table's
+    assert passes_source_filter(room, "procedural")  # no collision, more than 5 objects
+
+
+@pytest.mark.parametrize("value", ["cube", "Box"])
+def test_reverse_refuses_a_bad_level(tmp_path: Path, value: str) -> None:
+    from buildbench.suites.scenerevis.generate.cli import reverse
+
+    path = tmp_path / "rooms.jsonl"
+    path.write_text(json.dumps(TUCKED) + "\n")
+    result = CliRunner().invoke(reverse, [str(path), "--out", str(tmp_path / "out"), "--geometry", value])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "error: --geometry" in lines[0].lower()

@@ -77,6 +77,9 @@ def _scenes(path: Path) -> _Batch:
 @click.option("--mode", type=click.Choice(["multi", "single"]), default="multi", show_default=True,
               help="Operation probabilities of Algorithm 1.")
 @click.option("--no-filter", is_flag=True, help="Reverse every room, not only those passing the §3.1 filter.")
+@click.option("--geometry", default="box", show_default=True, metavar="box|procedural|mesh",
+              help="Object shapes of the §3.1 filter's physics: boxes, our procedural furniture, or the real "
+                   "asset meshes (needs BUILDBENCH_3DFUTURE_DIR or BUILDBENCH_OBJAVERSE_DIR).")
 @click.option("--descs", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="model_info_3dfuture_assets_simple_descs.json: draw distractors and replacements from it.")
 @click.option("--text-model", default=None,
@@ -86,7 +89,7 @@ def _scenes(path: Path) -> _Batch:
 @click.option("--parquet", is_flag=True, help="Also write verl RL parquet OUT/verl.parquet.")
 @backend_options
 def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, candidates: int, keep: int,
-            mode: str, no_filter: bool, descs: Path | None, text_model: str | None, hf: bool,
+            mode: str, no_filter: bool, geometry: str, descs: Path | None, text_model: str | None, hf: bool,
             parquet: bool, backend: Backend) -> None:
     """Reverse-engineer build trajectories (Algorithm 1) from the rooms in SCENES (JSONL: one
     scene, or a record with it under "scene", a line) into OUT/chains.jsonl (ms-swift)."""
@@ -95,6 +98,15 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
 
     if keep > candidates:
         raise _UserError(f"--keep {keep} is more than --candidates {candidates}")
+    from buildbench.scenes.assets import AssetError, AssetLibrary, check_level
+
+    try:
+        check_level(geometry)
+    except AssetError as exc:
+        raise _UserError(f"--geometry: {exc}") from None
+    if geometry == "mesh" and not AssetLibrary.from_env().configured:
+        raise _UserError("--geometry mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                         "BUILDBENCH_OBJAVERSE_DIR); use --geometry procedural without one")
     batch = _scenes(scenes)
     try:
         pool = pool_from_descs_file(descs) if descs else None
@@ -106,7 +118,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
         raise _UserError(str(exc)) from None
     opts = ReverseOptions(seed=seed, candidates=candidates, keep=keep, mode=mode,
                           images_dir=None if no_images else out / "images", filter_sources=not no_filter, pool=pool,
-                          text_model=text_model)
+                          text_model=text_model, geometry=geometry)
     t0 = time.perf_counter()
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -114,7 +126,7 @@ def reverse(scenes: Path, out: Path, seed: int, no_images: bool, workers: int, c
     except OSError as exc:
         raise _UserError(f"{out}: cannot write ({exc.strerror})") from None
     summary = {**stats.to_dict(), "seconds": round(time.perf_counter() - t0, 2), "seed": seed,
-               "source": str(scenes), "with_images": not no_images}
+               "source": str(scenes), "with_images": not no_images, "geometry": geometry}
     if hf or parquet:
         summary.update(_export(out / "chains.jsonl", out, hf=hf, parquet=parquet, split="train"))
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

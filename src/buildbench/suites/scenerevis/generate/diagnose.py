@@ -173,14 +173,23 @@ def diagnose(scene: Scene) -> Diagnosis:
     return d
 
 
-def passes_source_filter(scene: Scene) -> bool:
+def passes_source_filter(scene: Scene, geometry: str = "box") -> bool:
     """The §3.1 rule a source room must pass to be reverse-engineered: (collision rate
     < 10 % and out-of-bounds rate < 30 % and more than 4 objects) or at least 20 objects or
-    (no collision and more than 5 objects). Rates are shares of objects, box-level; out of
-    bounds = crossing a wall, the floor or the ceiling."""
+    (no collision and more than 5 objects). Rates are shares of objects. At the ``box``
+    level by this module's box checks (out of bounds = crossing a wall, the floor or the
+    ceiling); at ``procedural`` or ``mesh`` by the evaluation physics on the objects' meshes
+    (contacts deeper than 1 cm, more than 1 % of the surface outside)."""
     n = len(scene["objects"])
     if n == 0:
         return False
+    if geometry != "box":
+        from ..check.layout import parse_layout
+        from ..check.physics import EVALUATION, check_physics
+
+        report = check_physics(parse_layout(scene), EVALUATION, geometry=geometry)  # type: ignore[arg-type]
+        col, oob = len(report.colliding) / n, len(report.out_of_bounds) / n
+        return (col < 0.10 and oob < 0.30 and n > 4) or n >= 20 or (col == 0 and n > 5)
     col = len({i for a, b, _ in collisions(scene) for i in (a, b)}) / n
     oob = len({i for i, _ in outside(scene)} | set(through_floor_or_ceiling(scene))) / n
     return (col < 0.10 and oob < 0.30 and n > 4) or n >= 20 or (col == 0 and n > 5)

@@ -39,6 +39,7 @@ class ReverseOptions:
     Attributes:
         images_dir: Where per-turn merged renders go (None: no images, no ``<image>`` tags).
         filter_sources: Apply the §3.1 source filter.
+        geometry: The object shapes of that filter (``box``, ``procedural``, ``mesh``).
         mode: ``multi`` or ``single`` (the operation probabilities of Algorithm 1).
         text_model: A :mod:`buildbench.llm` spec that rewrites instructions and reasoning
             (None: deterministic templates only).
@@ -50,6 +51,7 @@ class ReverseOptions:
     mode: str = "multi"
     images_dir: Path | None = None
     filter_sources: bool = True
+    geometry: str = "box"
     pool: tuple[PoolAsset, ...] | None = None
     text_model: str | None = None
 
@@ -92,7 +94,7 @@ def chains_for_scene(scene: Scene, index: int, opts: ReverseOptions) -> tuple[li
     stats = RunStats(scenes=1)
     source, dropped = prepare_source(scene)
     stats.dropped_objects = dropped
-    if not source["objects"] or (opts.filter_sources and not passes_source_filter(source)):
+    if not source["objects"] or (opts.filter_sources and not passes_source_filter(source, opts.geometry)):
         stats.filtered_out = 1
         return [], stats
     pool = opts.pool or default_pool()
