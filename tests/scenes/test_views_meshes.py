@@ -278,3 +278,22 @@ def test_scenerevis_merged_feedback_image_from_meshes() -> None:
     sofa = _reddish(np.dstack([top, np.full(top.shape[:2], 255, np.uint8)])) & (top[..., 0] < 230)  # not the dots
     rows, _ = np.nonzero(sofa)
     assert rows.size > 2000 and rows.mean() > 300
+
+
+def test_meshes_are_reused_between_views_but_never_stale() -> None:
+    from buildbench.scenes.views.meshes import clear_mesh_cache
+
+    scene = _bedroom()
+    clear_mesh_cache()
+    cold = topdown_room(scene, "bedroom", px=PX, geometry="procedural")
+    assert np.array_equal(cold, topdown_room(scene, "bedroom", px=PX, geometry="procedural"))
+    # the same sofa (same id) turned green and moved: the view follows both
+    green = {"color": "green", "description": "a green sofa"}
+    moved = replace(scene, objects=[replace(o, attributes={**o.attributes, **green}, center=(1.2, o.center[1], 3.2))
+                                    if o.category == "sofa" else o for o in scene.objects])
+    after = topdown_room(moved, "bedroom", px=PX, geometry="procedural", labels=False)
+    span = 5.0 / (1.0 - 2 * 0.06)
+    col, old_row, new_row = int(PX / 2 + (1.2 - 2.5) / span * PX), int(PX / 2 + 1.2 / span * PX), \
+        int(PX / 2 - 1.2 / span * PX)
+    assert not _reddish(after)[old_row - 3:old_row + 4, col - 6:col + 7].any()
+    assert _greenish(after)[new_row - 3:new_row + 4, col - 6:col + 7].mean() > 0.5

@@ -16,7 +16,10 @@ reading them, so cameras and image sizes are the same at every level.
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from buildbench.geometry import rotation_from_quat_xyzw
 from buildbench.render import TriangleMesh
 from buildbench.scenes.model import Scene, SceneObject
 from buildbench.scenes.views.frame import FloatArray, Frame, ViewInputError
@@ -82,17 +86,70 @@ class MeshSource:
             ViewInputError: for an asset the level cannot produce (the asset layer's
                 one-line message, naming the object).
         """
-        from buildbench.scenes.assets import AssetError, object_mesh
-
         wanted = set(ids)
-        for oid, obj in self._objects.items():
-            if oid in wanted and oid not in self._placed:
-                try:
-                    mesh = object_mesh(obj, self.level, library=self.library)  # type: ignore[arg-type]
-                except AssetError as exc:
-                    raise ViewInputError(f"object {oid!r}: {exc}") from None
-                self._placed[oid] = place(obj, mesh)
+        missing = [o for o in self._objects.values() if o.id in wanted and o.id not in self._placed]
+        if missing:
+            # one vectorised conversion instead of a quaternion-to-matrix call per object
+            rotations = rotation_from_quat_xyzw(np.array([o.rotation_xyzw for o in missing], float))
+            for obj, rotation in zip(missing, rotations.reshape(-1, 3, 3), strict=True):
+                self._placed[obj.id] = _local_mesh(obj, self.level, self.library).placed(obj, rotation)
         return [self._placed[oid] for oid in self._objects if oid in wanted]
+
+
+class LocalMesh(NamedTuple):
+    """An object's mesh in its own frame, colours baked, ready to place."""
+
+    vertices: FloatArray
+    faces: NDArray[np.int64]
+    colors: NDArray[np.uint8]
+    closed: bool
+
+    def placed(self, obj: SceneObject, rotation: FloatArray) -> PlacedMesh:
+        """At the object: ``R @ v + centre`` (``rotation``: the object's ``R``)."""
+        world = self.vertices @ rotation.T + np.asarray(obj.center, np.float64)
+        return PlacedMesh(obj.id, world, self.faces, self.colors, self.closed)
+
+
+#: Faces the process keeps meshed between views (about 40 bytes each): a run's views of one
+#: house, and the objects a SceneReVis episode moves, are meshed once.
+MAX_CACHED_FACES = 2_000_000
+_cache: OrderedDict[str, LocalMesh] = OrderedDict()
+_cached_faces = [0]
+_cache_lock = threading.Lock()
+
+
+def clear_mesh_cache() -> None:
+    """Forget every cached mesh (for timing cold renders)."""
+    with _cache_lock:
+        _cache.clear()
+        _cached_faces[0] = 0
+
+
+def _local_mesh(obj: SceneObject, level: str, library: AssetLibrary | None) -> LocalMesh:
+    """The object's mesh at ``level``, from the cache when the same object (everything the
+    asset layer reads of it but its placement) was meshed before."""
+    from buildbench.scenes.assets import AssetError, object_mesh
+
+    where = None if library is None else (str(library.future_dir), str(library.objaverse_dir), library.strict)
+    key = json.dumps([level, where, obj.id, obj.asset_id, obj.category, list(obj.size), obj.attributes, obj.raw],
+                     sort_keys=True, default=str)
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    try:
+        mesh = object_mesh(obj, level, library=library)  # type: ignore[arg-type]
+    except AssetError as exc:
+        raise ViewInputError(f"object {obj.id!r}: {exc}") from None
+    faces = np.asarray(mesh.faces, np.int64)
+    local = LocalMesh(np.asarray(mesh.vertices, np.float64), faces, face_colors(mesh), is_closed(faces))
+    with _cache_lock:
+        if key not in _cache:
+            _cache[key] = local
+            _cached_faces[0] += len(faces)
+        while _cached_faces[0] > MAX_CACHED_FACES and len(_cache) > 1:
+            _cached_faces[0] -= len(_cache.popitem(last=False)[1].faces)
+    return local
 
 
 def default_library() -> AssetLibrary:
@@ -117,13 +174,6 @@ def _library_for(environment: tuple[str, ...]) -> AssetLibrary:
 def mesh_source(scene: Scene, level: str, library: AssetLibrary | None = None) -> MeshSource | None:
     """A :class:`MeshSource` at ``level``; None at the ``box`` level (objects stay boxes)."""
     return None if check_level(level, "views") == "box" else MeshSource(scene, level, library)
-
-
-def place(obj: SceneObject, mesh: ObjectMesh) -> PlacedMesh:
-    """``mesh`` (in ``obj``'s local frame) placed at the object: ``R @ v + centre``."""
-    vertices = np.asarray(mesh.vertices, np.float64) @ obj.rotation.T + np.asarray(obj.center, np.float64)
-    faces = np.asarray(mesh.faces, np.int64)
-    return PlacedMesh(obj.id, vertices, faces, face_colors(mesh), is_closed(faces))
 
 
 def face_colors(mesh: ObjectMesh) -> NDArray[np.uint8]:
