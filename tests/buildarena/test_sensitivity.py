@@ -50,6 +50,7 @@ def test_flips_and_kendall_tau(runs: list[Path], capsys: pytest.CaptureFixture[s
     assert drag["tau_configurations_indicator"] == pytest.approx(1.0)
     assert drag["tau_machines"] == pytest.approx(1.0) and drag["diverged"] == 0
     assert report["overall"]["settings"]["weld_strength=0.05x"]["flips"] == 1
+    assert block["baseline_differs_from_stored"] == 0
 
 
 def test_text_table(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,9 @@ number sets the value instead of scaling it), and reports per task:
 Over all tasks together only success rates are compared (indicators of different tasks are
 different quantities).
 
-The baseline is re-simulated, not read from the store, so every setting runs the same code.
+The baseline is re-simulated, not read from the store, so every setting runs the same code;
+episodes whose re-simulated baseline verdict differs from the stored one are counted
+(``baseline_differs_from_stored``: the code or the profile changed since the run).
 An episode without an approved machine fails under every setting (as ``score_episode``
 scores it); an unscored episode (an infrastructure error) is left out and counted.
 """
@@ -124,6 +126,7 @@ class EpisodeRef:
     sample: int
     seed: int
     outcome: dict[str, Any]
+    stored_passed: bool | None = None
 
 
 @dataclass
@@ -184,7 +187,9 @@ def read_runs(run_dirs: Sequence[Path]) -> RunEpisodes:
                 if episode.outcome.get("format") != OUTCOME_FORMAT:
                     raise SensitivityError(f"{run_dir}: episode {episode.task_id}#{episode.sample} has no "
                                            "buildarena outcome")
-                episodes.append(EpisodeRef(label, episode.task_id, episode.sample, episode.seed, episode.outcome))
+                stored = episode.metrics.get("passed")
+                episodes.append(EpisodeRef(label, episode.task_id, episode.sample, episode.seed, episode.outcome,
+                                           None if stored is None else bool(stored)))
     if len(physics) > 1:
         names = ", ".join(sorted(str(p or DEFAULT_PROFILE) for p in physics))
         raise SensitivityError(f"the runs used different physics profiles ({names}); compare runs of one profile")
@@ -243,7 +248,12 @@ def _summarise(task_eps: list[int], configurations: list[str], refs: list[Episod
         return rates, means
 
     base_rates, base_means = config_scores(base)
-    out: dict[str, Any] = {"episodes": len(task_eps), "configurations": present, "settings": {}}
+    # The baseline re-simulated should give the verdicts the run stored; where it does not, the code
+    # or the profile changed since the run, and every other comparison is against the new baseline.
+    stored = [(refs[k].stored_passed, b) for k, b in zip(task_eps, base, strict=True) if refs[k].stored_passed is not None]
+    out: dict[str, Any] = {"episodes": len(task_eps), "configurations": present,
+                           "baseline_differs_from_stored": sum(1 for p, b in stored if b["scored"] and p != b["passed"]),
+                           "settings": {}}
     for setting in settings:
         rows = [results[setting.label][k] for k in task_eps]
         rates, means = config_scores(rows)
@@ -335,6 +345,10 @@ def format_report(report: dict[str, Any]) -> str:
              f"{report['episodes']} episodes of {len(report['configurations'])} configuration(s) "
              f"({', '.join(report['configurations'])}); {report['simulations']} simulations in "
              f"{report['wall_s']:.1f} s on {report['workers']} worker(s)"]
+    differs = report["overall"].get("baseline_differs_from_stored", 0) if report["overall"] else 0
+    if differs:
+        lines.append(f"note: the re-simulated baseline differs from the verdict the run stored in {differs} "
+                     "episode(s): the code or the profile changed since the run")
     if report["unscored_left_out"]:
         lines.append(f"left out: {report['unscored_left_out']} unscored episode(s) (infrastructure errors)")
     header = f"{'task':<34} {'setting':<24} {'SR':>6} {'indicator':>10} {'flips':>7} {'→fail':>6} {'→pass':>6} " \
