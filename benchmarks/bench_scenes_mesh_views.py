@@ -40,10 +40,21 @@ def _step_at(scene: dict, level: str) -> Callable[[], None]:
     return step
 
 
-def run() -> list[Figure]:
-    scene = _room()
-    extra = {"objects": len(scene["objects"]), "gl": gl_info().renderer,
-             "load_average_1min": round(os.getloadavg()[0], 2)}
+def _big_room(scene: dict, n: int = 30) -> dict:
+    """An 8 x 8 m room holding ``n`` of the room's objects (cycled) on a grid 1.5 m apart."""
+    floor = [[-4.0, 0.0, 4.0], [4.0, 0.0, 4.0], [4.0, 0.0, -4.0], [-4.0, 0.0, -4.0]]
+    objects = []
+    for k in range(n):
+        o = dict(scene["objects"][k % len(scene["objects"])])
+        o.update(id=f"{o['id']}_{k}", pos=[-3.4 + 1.35 * (k % 6), 0.0, -3.2 + 1.6 * (k // 6)],
+                 size=[min(s, 1.2) if i != 1 else s for i, s in enumerate(o["size"])])
+        objects.append(o)
+    return {**scene, "bounds_bottom": floor, "bounds_top": [[x, 2.8, z] for x, _, z in floor], "objects": objects}
+
+
+def _step_figure(scene: dict, what: str) -> Figure:
+    extra: dict[str, object] = {"objects": len(scene["objects"]), "gl": gl_info().renderer,
+                                "load_average_1min": round(os.getloadavg()[0], 2)}
     mesh_step, box_step = _step_at(scene, LEVEL), _step_at(scene, "box")
     mesh_s = median_time(mesh_step, repeat=9, warmup=2)
     box_s = median_time(box_step, repeat=9, warmup=2)
@@ -55,10 +66,15 @@ def run() -> list[Figure]:
     extra["cold_cache_step_s"] = round(median_time(cold_step, repeat=5, warmup=0), 4)
     extra["render_only_s"] = {level: round(median_time(lambda lv=level: render_merged(scene, geometry=lv),
                                                        repeat=7, warmup=1), 4) for level in (LEVEL, "box")}
-    figures = [Figure(name=f"scenerevis env step, {LEVEL} meshes in the render and physics "
-                           f"({len(scene['objects'])}-object living room)",
-                      seconds=mesh_s, baseline="the same step at the box level", baseline_seconds=box_s,
-                      target_seconds=STEP_TARGET_S, extra=extra)]
+    return Figure(name=f"scenerevis env step, {LEVEL} meshes in the render and physics ({what})",
+                  seconds=mesh_s, baseline="the same step at the box level", baseline_seconds=box_s,
+                  target_seconds=STEP_TARGET_S, extra=extra)
+
+
+def run() -> list[Figure]:
+    scene = _room()
+    figures = [_step_figure(scene, f"{len(scene['objects'])}-object living room"),
+               _step_figure(_big_room(scene), "30 objects in an 8 x 8 m room")]
     house = bench_house()
     room = "living room"
     obj = next(o.id for o in house.objects_in(room) if o.category == "shelf")
@@ -71,7 +87,7 @@ def run() -> list[Figure]:
         "object_multiview (5 images)": lambda g: views.object_multiview(house, obj, px=PX, geometry=g),
         "revis_views (top + diagonal)": lambda g: views.revis_views(house, 0, px=PX, geometry=g),
     }
-    house_extra = {"objects": len(house.objects), "px": PX, "gl": extra["gl"]}
+    house_extra = {"objects": len(house.objects), "px": PX, "gl": gl_info().renderer}
     for name, fn in cases.items():
         def cold(f: Callable[[str], object] = fn) -> None:
             clear_mesh_cache()
