@@ -38,6 +38,9 @@ def over_caps(path: str | Path) -> str | None:
     if len(starts) > max_entities:
         return (f"{Path(path).name}: {len(starts):,} IFC entities, over the cap of {max_entities:,} "
                 "(BUILDBENCH_LIMIT_IFC_ENTITIES)")
+    cap = limit("ifc_element_points")
+    if data.count(b"(") <= cap:
+        return None  # every point opens a parenthesis: no element can have more than the file has
     kinds: dict[int, bytes] = {}
     refs: dict[int, list[int]] = {}
     points: dict[int, int] = {}
@@ -52,7 +55,6 @@ def over_caps(path: str | Path) -> str | None:
             points[number] = max(0, body.count(b"(") - 1)  # one parenthesis per point, one around them
         else:
             refs[number] = [int(r) for r in _REF.findall(body)]
-    cap = limit("ifc_element_points")
     reach: dict[int, int] = {}
     for owner, targets in refs.items():
         if kinds[owner] == _SHAPE:
