@@ -13,6 +13,11 @@ north (+z) up and east (+x) right; SceneReVis's views follow its Blender import 
   :func:`object_multiview` — close views.
 * :func:`material_swatch` — a textured swatch of a floor or wall material.
 * :func:`revis_views`, :func:`merge_views` — SceneReVis's top + diagonal feedback.
+
+Every scene view takes ``geometry``: ``box`` (the default; objects are their boxes, as the
+released tools draw them) or ``procedural`` / ``mesh`` (objects are their asset meshes with
+per-face colours and baked textures, :mod:`~buildbench.scenes.views.meshes`); cameras and
+image sizes are the same at every level.
 """
 
 from buildbench.scenes.views.closeups import (
