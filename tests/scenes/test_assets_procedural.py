@@ -48,14 +48,21 @@ def _deepest_contact(a: SceneObject, b: SceneObject, level: str = "procedural") 
     return max((c.depth for c in contacts), default=0.0)
 
 
+def _size_for(kind: str) -> tuple[float, float, float]:
+    if kind in ("painting", "mirror", "window", "door", "blinds", "curtain"):
+        return (0.9, 1.1, 0.08)
+    return (0.9, 0.02, 0.7) if kind == "rug" else (0.9, 1.1, 0.7)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_kind_spans_its_box_exactly_and_is_deterministic(kind: str) -> None:
-    obj = _obj("k-1", kind, (0.0, 0.0, 0.0), (0.9, 1.1, 0.7), description=f"a {kind}")
+    size = _size_for(kind)
+    obj = _obj("k-1", kind, (0.0, 0.0, 0.0), size, description=f"a {kind}")
     assert kind_of(obj) == kind
     mesh = object_mesh(obj, "procedural")
     assert mesh.source == f"procedural:{kind}"
-    assert np.allclose(mesh.vertices.min(0), [-0.45, -0.55, -0.35], atol=1e-12)
-    assert np.allclose(mesh.vertices.max(0), [0.45, 0.55, 0.35], atol=1e-12)
+    assert np.allclose(mesh.vertices.min(0), -np.asarray(size) / 2, atol=1e-12)
+    assert np.allclose(mesh.vertices.max(0), np.asarray(size) / 2, atol=1e-12)
     assert mesh.vertices.dtype == np.float64 and mesh.faces.dtype == np.int64 and mesh.face_colors.dtype == np.uint8
     assert len(mesh.face_colors) == len(mesh.faces) and mesh.faces.max() < len(mesh.vertices)
     again = object_mesh(obj, "procedural")
@@ -66,7 +73,7 @@ def test_every_kind_spans_its_box_exactly_and_is_deterministic(kind: str) -> Non
 
 def test_catalogue_categories_have_their_own_shapes() -> None:
     cat = default_catalogue()
-    generic = [c for c in cat.categories() if kind_of(_obj("x", c, (0, 0, 0), (1, 1, 1))) == "object"]
+    generic = [c for c in cat.categories() if kind_of(_obj("x", c, (0, 0, 0), (0.6, 0.05, 0.05))) == "object"]
     assert generic == ["boots", "box", "tissue box"]  # block-like things, the generic block suits them
 
 
@@ -77,6 +84,13 @@ def test_catalogue_categories_have_their_own_shapes() -> None:
 ])
 def test_descriptions_choose_the_shape_when_the_category_is_unknown(words: str, kind: str) -> None:
     assert kind_of(_obj("x", "object", (0, 0, 0), (1, 1, 1), description=words)) == kind
+
+
+def test_a_box_that_cannot_be_the_category_takes_the_kind_its_description_names() -> None:
+    bed = _obj("b", "painting", (0, 0.32, 0), (2.02, 0.64, 1.94),
+               description="This King-size modern bed features a low-profile upholstered frame")
+    assert kind_of(bed) == "bed"
+    assert kind_of(_obj("p", "painting", (0, 1, 0), (1.0, 0.7, 0.04), description="abstract painting")) == "painting"
 
 
 def test_a_chairs_seat_fits_under_a_tables_top() -> None:

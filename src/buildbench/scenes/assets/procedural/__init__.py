@@ -78,17 +78,37 @@ _STOP = frozenset({"with", "on", "in", "near", "beside", "under", "above", "agai
 def kind_of(obj: SceneObject) -> str:
     """The builder kind for ``obj`` (``object`` when nothing matches): its category, else the
     head of its description (the words before ``with``, ``and``…), else the whole
-    description, else its asset id."""
+    description, else its asset id — the first of these whose shape the box can hold (a
+    2 m deep "painting" is a bed whose description mentions its frame)."""
     desc = str(obj.attributes.get("description") or "")
     words = desc.replace(",", " , ").split()
     cut = next((i for i, w in enumerate(words) if i > 0 and (w.lower() in _STOP or w == ",")), len(words))
     head = _kind_in(" ".join(words[:cut]))
     found = _kind_in(obj.category)
-    if found is not None:
-        # a broad category ("table", "lamp") gives way to the narrower kind the description names
-        return head if head is not None and head in _NARROWER.get(found, ()) else found
+    if found is not None and head is not None and head in _NARROWER.get(found, ()):
+        found = head  # a broad category ("table", "lamp") gives way to the narrower kind named
     # in a whole sentence the thing described usually comes first ("sofa … with throw pillows")
-    return head or _kind_in(desc, first=True) or _kind_in(obj.asset_id) or "object"
+    for kind in (found, head, _kind_in(desc, first=True), _kind_in(obj.asset_id)):
+        if kind is not None and _fits(kind, obj.size):
+            return kind
+    return "object"
+
+
+def _fits(kind: str, size: tuple[float, float, float]) -> bool:
+    """Whether a box of ``size`` can be a ``kind`` at all: flat things are flat, small
+    things small."""
+    sx, sy, sz = size
+    if kind in _FLAT_FRONT:
+        return sz <= max(0.3, 0.25 * min(sx, sy))
+    if kind in ("rug",):
+        return sy <= 0.1
+    if kind in _SMALL:
+        return max(size) <= 1.2
+    return True
+
+
+_FLAT_FRONT = frozenset({"painting", "mirror", "window", "door", "blinds", "curtain"})
+_SMALL = frozenset({"flat thing", "round thing", "vessel", "bottle", "bowl", "teddy bear", "clock", "laptop"})
 
 
 _NARROWER: dict[str, frozenset[str]] = {
