@@ -25,6 +25,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
+from .isolated import IsolationLimits, call_isolated
 from .options import check_options
 from .prompts import prompt_folder
 from .store import Store
@@ -150,13 +152,48 @@ def score_outcome(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[
     return get_suite(suite_name).score(task, outcome)
 
 
+#: Limits of scoring one episode's outcome (agent output) in a process of its own. A suite's caps,
+#: checked before scoring (IFC entities and points, members, blocks, objects), keep outputs past
+#: them from costing anything; these bound the rest.
+SCORE_LIMITS = IsolationLimits(wall_s=900.0, cpu_s=600, memory_mb=8192)
+#: Limits of an episode re-run alone after the worker running it died (see `Runner._run_in_pool`).
+EPISODE_LIMITS = IsolationLimits(wall_s=6 * 3600.0, cpu_s=6 * 3600, memory_mb=64 * 1024)
+
+
+class ScorerCrash(RuntimeError):
+    """The process scoring an episode died by itself (a native crash): an error, never a score."""
+
+
+def score_isolated(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    """``score_outcome`` in a child process with `SCORE_LIMITS` (`buildbench.harness.isolated`).
+
+    Raises:
+        AgentFailure: The scorer raised it, or scoring the output went past a limit (the output is
+            the agent's: its cost is its failure).
+        ScorerCrash: The scoring process died (segfault, abort).
+        Exception: Whatever else the scorer raised, as itself.
+    """
+    from .suite import suite_target
+
+    done = call_isolated(score_outcome, (suite_name, task, outcome), SCORE_LIMITS,
+                         preload=(suite_target(suite_name).partition(":")[0],))
+    if done.status == "ok":
+        return dict(done.value)
+    if done.status == "error" and done.exception is not None:
+        raise done.exception
+    if done.status == "limit":
+        raise AgentFailure(f"scoring the output went past a limit: {done.error}")
+    raise ScorerCrash(str(done.error))
+
+
 async def execute_episode(
     config: RunConfig, task: Task, sample: int, artifact_root: Path | None, model: ChatModel | None = None,
     score: ScoreFn | None = None,
 ) -> Episode:
     """Play and score one episode. Agent and env failures become the episode's status.
 
-    ``score`` runs the suite's scorer somewhere else (a process pool); by default it runs here.
+    ``score`` runs the suite's scorer somewhere else; by default it runs in a process of its own
+    with `SCORE_LIMITS` (`score_isolated`).
     """
     suite = get_suite(config.suite)
     agent_spec = resolve_agent(suite, config.agent, has_model=model is not None)
@@ -205,7 +242,7 @@ async def execute_episode(
             if score is not None:
                 episode.metrics = await score(task, episode.outcome)
             else:
-                episode.metrics = suite.score(task, episode.outcome)
+                episode.metrics = await asyncio.to_thread(score_isolated, suite.name, task, episode.outcome)
         except AgentFailure as exc:
             if episode.status == "api_error":
                 episode.metadata["scorer_error"] = f"agent output refused: {exc.reason}"
@@ -267,6 +304,25 @@ def build_model(config: RunConfig) -> ChatModel:
 
 def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
     episode = asyncio.run(execute_episode(config, task, sample, Path(artifact_root)))
+    return episode.to_dict()
+
+
+def _episode_alone(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
+    """``_episode_in_worker`` in a process of its own (`EPISODE_LIMITS`); an episode whose process
+    dies (a native crash of env or scorer code) is stored as an error saying so."""
+    from .suite import suite_target
+
+    done = call_isolated(_episode_in_worker, (config, task, sample, artifact_root), EPISODE_LIMITS,
+                         preload=(suite_target(config.suite).partition(":")[0],))
+    if done.status == "ok":
+        return dict(done.value)
+    suite = get_suite(config.suite)
+    episode = Episode(task_id=task.id, sample=sample, suite=suite.name,
+                      agent=resolve_agent(suite, config.agent, has_model=False).name,
+                      protocol=suite.protocol(config.protocol).name, seed=episode_seed(config.seed, task.id, sample),
+                      metadata=dict(task.metadata), status="error", error_kind="crash")
+    episode.error = (f"the process running this episode died: {done.error}; the run went on"
+                     if done.status == "crash" else f"the episode's process stopped: {done.error}")
     return episode.to_dict()
 
 
@@ -418,45 +474,55 @@ class Runner:
     async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress,
                            model: ChatModel | None) -> None:
         gate = asyncio.Semaphore(self.config.concurrency)
-        loop = asyncio.get_running_loop()
-        # Scoring is the CPU-heavy part of a model-backed episode; a process pool keeps it
-        # from stalling the event loop that all in-flight model calls share.
-        pool = _pool(self.config.workers, self.config.suite) if self.config.workers > 0 else None
+        # Scoring is the CPU-heavy part of a model-backed episode, and it reads agent output with
+        # native code: each scoring runs in a process of its own (`score_isolated`), at most
+        # ``workers`` at once, off the event loop that all in-flight model calls share.
+        scoring = asyncio.Semaphore(max(1, self.config.workers))
         suite_name = self.config.suite
 
-        async def score_in_pool(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
-            return await loop.run_in_executor(pool, score_outcome, suite_name, task, outcome)
+        async def score_bounded(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+            async with scoring:
+                return await asyncio.to_thread(score_isolated, suite_name, task, outcome)
 
         async def one(task: Task, sample: int) -> None:
             async with gate:
                 episode = await execute_episode(self.config, task, sample, store.artifact_root, model,
-                                                score_in_pool if pool else None)
+                                                score_bounded)
             store.add_episode(episode)
             bar.advance(episode)
 
-        try:
-            await asyncio.gather(*(one(t, s) for t, s in todo))
-        finally:
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
+        await asyncio.gather(*(one(t, s) for t, s in todo))
 
     async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress) -> None:
         loop = asyncio.get_running_loop()
         # Bounded in-flight submissions: memory stays flat for big runs, and a kill loses at
         # most a few episodes of work.
         gate = asyncio.Semaphore(self.config.workers * 2)
-        with _pool(self.config.workers, self.config.suite) as pool:
+        pools = [_pool(self.config.workers, self.config.suite)]
+        args = (self.config, str(store.artifact_root))
 
-            async def one(task: Task, sample: int) -> None:
-                async with gate:
-                    data = await loop.run_in_executor(
-                        pool, _episode_in_worker, self.config, task, sample, str(store.artifact_root)
-                    )
-                episode = Episode.from_dict(data)
-                store.add_episode(episode)
-                bar.advance(episode)
+        async def one(task: Task, sample: int) -> None:
+            async with gate:
+                pool = pools[-1]
+                try:
+                    data = await loop.run_in_executor(pool, _episode_in_worker, args[0], task, sample, args[1])
+                except BrokenProcessPool:
+                    # A worker died (a native crash in env or scorer code) and took the pool down:
+                    # every episode in flight lands here. Each re-runs alone in a process of its own,
+                    # so only the one that crashes again is lost, stored as an error saying so.
+                    if pools[-1] is pool:
+                        pool.shutdown(wait=False, cancel_futures=True)
+                        pools.append(_pool(self.config.workers, self.config.suite))
+                    data = await asyncio.to_thread(_episode_alone, args[0], task, sample, args[1])
+            episode = Episode.from_dict(data)
+            store.add_episode(episode)
+            bar.advance(episode)
 
+        try:
             await asyncio.gather(*(one(t, s) for t, s in todo))
+        finally:
+            for pool in pools:
+                pool.shutdown(wait=True, cancel_futures=True)
 
 
 class _Progress:

@@ -93,8 +93,10 @@ class MemoryBudget:
     `over` at each check, `close` once the tree is gone.
     """
 
-    def __init__(self, limit_bytes: int, uid: int | None = None) -> None:
+    def __init__(self, limit_bytes: int, uid: int | None = None,
+                 what: str = "the sandbox (all its processes and its /tmp and /dev/shm together") -> None:
         self.limit_bytes = limit_bytes
+        self.what = what
         self.uid = uid
         self.peak_bytes = 0
         self._root_pid: int | None = None
@@ -141,6 +143,17 @@ class MemoryBudget:
         procs = str(self._group / "cgroup.procs")
         return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', procs, *argv]
 
+    def enter(self, pid: int) -> None:
+        """Put the started process ``pid`` into the group (for a process not started by `wrap`;
+        it must not have started the work to be bounded yet) and make it the tree's root."""
+        self.set_root(pid)
+        if self._group is not None:
+            try:
+                _write(self._group / "cgroup.procs", str(pid))
+            except OSError:
+                self.close()
+                self.mechanism = "supervisor"
+
     def set_root(self, pid: int) -> None:
         """The pid of the started process (the root of the sandbox's tree)."""
         self._root_pid = pid
@@ -171,8 +184,7 @@ class MemoryBudget:
         if not exceeded:
             return None
         mib = self.limit_bytes / (1024 * 1024)
-        return (f"memory limit: the sandbox's memory budget of {mib:g} MiB (all its processes and its /tmp and "
-                f"/dev/shm together{allowance}, {self.mechanism}) was exceeded")
+        return f"memory limit: the memory budget of {mib:g} MiB of {self.what}{allowance}, {self.mechanism}) was exceeded"
 
     def _oom_kills(self) -> int:
         if self._group is None:
