@@ -297,3 +297,31 @@ def test_meshes_are_reused_between_views_but_never_stale() -> None:
         int(PX / 2 - 1.2 / span * PX)
     assert not _reddish(after)[old_row - 3:old_row + 4, col - 6:col + 7].any()
     assert _greenish(after)[new_row - 3:new_row + 4, col - 6:col + 7].mean() > 0.5
+
+
+def test_the_clis_draw_from_meshes_and_refuse_a_bad_level(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from buildbench.cli.main import main
+
+    floor = [[-2.0, 0.0, 2.0], [2.0, 0.0, 2.0], [2.0, 0.0, -2.0], [-2.0, 0.0, -2.0]]
+    room = {"room_type": "bedroom", "bounds_bottom": floor, "bounds_top": [[x, 2.6, z] for x, _, z in floor],
+            "objects": [{"desc": "a red leather sofa", "size": [2.0, 0.8, 0.9], "pos": [0.0, 0.0, 1.4],
+                         "rot": [0, 1, 0, 0], "jid": "sofa-1"}]}
+    (tmp_path / "room.json").write_text(json.dumps(room))
+    outs = {}
+    for level in ("box", "procedural"):
+        outs[level] = tmp_path / f"{level}.png"
+        assert main(["scenerevis", "render", str(tmp_path / "room.json"), "--out", str(outs[level]),
+                     "--geometry", level]) == 0
+    assert not np.array_equal(np.asarray(Image.open(outs["box"])), np.asarray(Image.open(outs["procedural"])))
+    monkeypatch.delenv("BUILDBENCH_3DFUTURE_DIR", raising=False)
+    monkeypatch.delenv("BUILDBENCH_OBJAVERSE_DIR", raising=False)
+    capsys.readouterr()
+    assert main(["scenerevis", "render", str(tmp_path / "room.json"), "--out", str(tmp_path / "m.png"),
+                 "--geometry", "mesh"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --geometry mesh:") and "asset folder" in err[0]
+    assert main(["scenerevis", "render", str(tmp_path / "room.json"), "--out", str(tmp_path / "m.png"),
+                 "--geometry", "boxes"]) == 2

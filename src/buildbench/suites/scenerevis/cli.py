@@ -101,14 +101,21 @@ def apply(scene: Path, reply: Path, address: str, out: Path | None) -> None:
 @click.option("--turn", type=click.IntRange(min=0), default=0, show_default=True,
               help="Episode turn the image is for: with --seed, picks the diagonal view's azimuth "
                    "as the env does at that turn.")
-def render(scene: Path, out: Path, seed: int, turn: int) -> None:
+@click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
+              help="How objects are drawn: boxes (as the release), procedural furniture or asset meshes.")
+def render(scene: Path, out: Path, seed: int, turn: int, geometry: str) -> None:
     """Render SCENE (JSON, or the first line of a JSONL) as the merged observation image."""
     from buildbench.render import save_png
+    from buildbench.scenes.views import ViewInputError
 
     from .render import render_merged
 
     flat = _state(scene).to_flat()
-    save_png(render_merged(flat, seed=seed, turn=turn), out)
+    try:
+        image = render_merged(flat, seed=seed, turn=turn, geometry=geometry)
+    except ViewInputError as exc:
+        raise _InputError(f"--geometry {geometry}: {exc}") from None
+    save_png(image, out)
     click.echo(f"wrote {out}")
 
 
