@@ -1,10 +1,11 @@
 """JSON from untrusted places (agent replies, user files), parsed with limits.
 
-``json.loads`` accepts ``NaN`` and ``Infinity``, recurses once per nesting level (a reply of
+``json.loads`` accepts ``NaN`` and ``Infinity``, fails on an integer of more than 4,300 digits
+with a bare ``ValueError``, recurses once per nesting level (a reply of
 100,000 ``[`` ends in ``RecursionError``) and, given bytes, fails with a bare
-``UnicodeDecodeError``. :func:`parse_json` refuses all three with a ``json.JSONDecodeError``
+``UnicodeDecodeError``. :func:`parse_json` refuses all four with a ``json.JSONDecodeError``
 subclass, so every existing ``except json.JSONDecodeError`` handler reports them as the
-one-line input errors they are. It imports only :mod:`buildbench.limits`, so every layer can use it.
+one-line input errors they are. It imports only :mod:`buildbench.limits` and :mod:`buildbench.inputs`, so every layer can use it.
 """
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.inputs import read_bytes
 from buildbench.limits import limit
 
 __all__ = ["JSONInputError", "parse_json", "read_json_file"]
 
+#: Longest integer literal read: Python's default conversion limit (a 5·10⁶-digit "number"
+#: would otherwise cost seconds of CPU, or a bare ValueError).
+_MAX_INT_DIGITS = 4300
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
@@ -64,7 +69,16 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
             raise JSONInputError(f"{literal} is out of the range of a finite number", text, max(pos, 0))
         return value
 
-    return json.loads(text, parse_constant=refuse, parse_float=finite)
+    def integer(literal: str) -> int:
+        # int() refuses past sys.get_int_max_str_digits() with a bare ValueError (a 500 in a
+        # server): refused here as the input error it is, with its position.
+        digits = len(literal.lstrip("-"))
+        if digits > _MAX_INT_DIGITS:
+            raise JSONInputError(f"an integer of {digits} digits is over the {_MAX_INT_DIGITS}-digit limit",
+                                 text, max(text.find(literal[:64]), 0))
+        return int(literal)
+
+    return json.loads(text, parse_constant=refuse, parse_float=finite, parse_int=integer)
 
 
 def _too_deep(raw: bytes, max_depth: int) -> int | None:
@@ -82,17 +96,12 @@ def _too_deep(raw: bytes, max_depth: int) -> int | None:
 
 def read_json_file(path: str | os.PathLike[str], *, max_bytes: int | None = None,
                    max_depth: int | None = None) -> Any:
-    """Read and parse a JSON file, refusing what `parse_json` refuses and files over ``max_bytes``.
+    """Read and parse a JSON file through the bounded reader (:mod:`buildbench.inputs`),
+    refusing what `parse_json` refuses.
 
     Raises:
-        OSError: The file cannot be read (missing, a folder, permissions).
+        OSError: The file cannot be read (missing, permissions), or an
+            ``InputFileError``: not a regular file, over ``max_bytes``.
         json.JSONDecodeError: Malformed or refused content (message says what and where).
     """
-    if max_bytes is None:
-        max_bytes = limit("json_file_bytes")
-    size = os.stat(path).st_size
-    if size > max_bytes:
-        raise JSONInputError(f"file is {size} bytes, over the {max_bytes}-byte limit "
-                             "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)", "", 0)
-    with open(path, "rb") as f:
-        return parse_json(f.read(max_bytes + 1), max_depth=max_depth)
+    return parse_json(read_bytes(path, max_bytes=max_bytes, limit_name="json_file_bytes"), max_depth=max_depth)

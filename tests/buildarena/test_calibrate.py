@@ -121,3 +121,23 @@ def test_cli_usage_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
         code = main(["buildarena", "calibrate", str(log), "--machine", str(history), "--task", "lift-2", *extra])
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and expected in err[0], err
+
+
+def test_tracker_keys_drive_the_replay(tmp_path: Path) -> None:
+    """A Block Tracker recording (the game writes 10 Hz; 25 Hz here) replays the keys it shows held: a
+    transport run recorded under our own constants is matched exactly, so the fit keeps them."""
+    machine = designs.build(designs.REFERENCE["transport-1"]())
+    traj = simulation(machine, "transport-1", duration_s=3.0).run().trajectory
+    rows = ["# sample_rate_hz,25", "sample_index,target_index,target_guid,target_name,elapsed_seconds,"
+            "input_keys_held,machine_integrity,x,y,z"]
+    for k, t in enumerate(traj.time):
+        x, y, z = traj.series("1")[k]
+        held = ";".join(c.key for c in machine.control_sequence if c.time <= t + 1e-9 < c.time + c.hold_for)
+        rows.append(f"{k},0,guid-1,StartingBlock,{t:.3f},{held},1,{x},{z},{y}")
+    path = tmp_path / "car.csv"
+    path.write_text("\n".join(rows) + "\n")
+    recording = read_recording(path)
+    base = load_profile()
+    result = fit([Pair(recording, machine, "transport-1")], base, parse_free(["wheel_torque"], base), max_evals=3)
+    assert result.factors == [1.0]
+    assert result.best[0].quantities["position"] < 1e-6 and result.best[0].quantities["integrity"] == 0.0

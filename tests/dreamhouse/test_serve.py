@@ -285,8 +285,8 @@ def test_expired_sessions_refuse_submissions() -> None:
     board = JobBoard(Grader(), now=lambda: clock[0])
     try:
         session = board.open_session(SessionRequest("AF_01_0018", "m", "stepwise"))
-        assert session.to_json()["expires_at"] == "2026-03-18T12:00:00+00:00"
-        clock[0] += timedelta(hours=48, seconds=1)
+        assert session.to_json()["expires_at"] == "2026-03-16T18:00:00+00:00"  # SESSION_TTL: 6 h
+        clock[0] += timedelta(hours=6, seconds=1)
         with pytest.raises(ApiError) as info:
             board.submit(session.session_id, SubmitRequest([{"name": "Sill_01"}]))
         assert (info.value.status, info.value.detail) == (410, "Session expired")

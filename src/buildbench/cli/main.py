@@ -235,12 +235,13 @@ def _check_model_files(model: str | None, record: str | None, replay: str | None
         if path and not model:
             raise ConfigError(f"{flag} {path}: needs --model (the model spec is part of every call's key)")
     if replay:
+        from buildbench.inputs import InputFileError
         from buildbench.llm.cache import load_entries
 
         try:
             load_entries(Path(replay))
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"--replay {replay}: not UTF-8 text (byte {exc.start})") from None
+        except InputFileError as exc:
+            raise ConfigError(f"--replay {exc}") from None
         except ValueError as exc:
             raise ConfigError(f"--replay {exc}") from None
 

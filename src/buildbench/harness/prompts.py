@@ -6,6 +6,13 @@ for that run — the originals' released prompts, say, to make numbers comparabl
 paper; a name the folder lacks falls back to the suite's own file, and a file whose name the
 suite does not know is refused before the run starts (a typo would otherwise be ignored).
 
+Prompt files are shared between people, so they are data, never code: a suite whose texts
+have ``{name}`` placeholders (``PromptFiles(fields=True)``) fills them with :meth:`PromptFiles.render`,
+which allows only plain names, each one the suite provides (those of the file it replaces),
+``{{``/``}}`` for literal braces and, for numbers, a short numeric format (``{score:.3f}``).
+``str.format`` would also evaluate ``{model_path.with_name.__globals__[os].environ[KEY]}``;
+here any other field is refused with ``error:`` naming the file and line, before the run.
+
 The folder in force is a context variable the runner sets around each episode, so code deep
 in an env or a pipeline reads the right text without passing the option along, and two runs
 in one process (or concurrent episodes) cannot see each other's folder.
@@ -14,10 +21,13 @@ in one process (or concurrent episodes) cannot see each other's folder.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+
+from buildbench.inputs import read_text
 
 from .errors import ConfigError
 from .options import OptionSpec
@@ -31,6 +41,56 @@ PROMPTS_OPTION = OptionSpec("prompts", "str", "folder of prompt files replacing 
 # Prompt files are small; a bigger file is a wrong path, not a prompt.
 MAX_PROMPT_BYTES = 1024 * 1024
 
+# A placeholder: a plain name with an optional short numeric format; anything else between
+# braces is refused (attribute or index walks, conversions, nested or wide formats).
+_TOKEN = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([<>^=]?[+ -]?0?[0-9]{0,3}(?:\.[0-9]{1,2})?[dfgeE%]?))?\}"
+                    r"|\{[^{}\n]{0,60}\}?|\}")
+Values = Mapping[str, object]
+
+
+class PromptTemplateError(ConfigError):
+    """A prompt file with a field that is not a plain placeholder the suite provides."""
+
+
+def placeholders(text: str, where: str) -> list[str]:
+    """The placeholder names of template ``text`` in order, or PromptTemplateError naming the
+    line (``where`` is the file) of the first field that is not a plain name."""
+    names = []
+    for match in _TOKEN.finditer(text):
+        if match.group(0) in ("{{", "}}"):
+            continue
+        if match.group(1) is None:
+            line = text.count("\n", 0, match.start()) + 1
+            raise PromptTemplateError(f"{where}:{line}: {match.group(0)!r} is not a placeholder; prompt files allow "
+                                      "only {name} (a plain name), {name:.2f} for numbers and {{ }} for braces")
+        names.append(match.group(1))
+    return names
+
+
+def fill(text: str, values: Values, where: str) -> str:
+    """Template ``text`` with its placeholders replaced by ``values`` (see the module docstring)."""
+    placeholders(text, where)  # refuses any other field first, whatever values there are
+
+    def one(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            return token[0]
+        name, spec = match.group(1), match.group(2)
+        if name not in values:
+            line = text.count("\n", 0, match.start()) + 1
+            raise PromptTemplateError(f"{where}:{line}: unknown placeholder {{{name}}}; this text has: "
+                                      f"{', '.join(sorted(values)) or '(none)'}")
+        value = values[name]
+        if spec:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                line = text.count("\n", 0, match.start()) + 1
+                raise PromptTemplateError(f"{where}:{line}: {{{name}:{spec}}} formats a number, "
+                                          f"but {name} is text")
+            return format(value, spec)
+        return str(value)
+
+    return _TOKEN.sub(one, text)
+
 
 @dataclass(frozen=True)
 class PromptFiles:
@@ -40,10 +100,13 @@ class PromptFiles:
         folder: The suite's own prompt folder (inside its package).
         suffixes: File endings that are prompts (``.md``, ``.txt``); other files there
             (``__init__.py``) are not.
+        fields: The texts have ``{name}`` placeholders filled by :meth:`render`; a user's
+            replacement is checked to use only plain names of the file it replaces.
     """
 
     folder: Path
     suffixes: tuple[str, ...] = (".md",)
+    fields: bool = False
 
     def names(self) -> list[str]:
         """The file names a user folder may replace, sorted."""
@@ -62,9 +125,18 @@ class PromptFiles:
     def read(self, name: str) -> str:
         """The text of ``name``: the user's file when the run's prompt folder has one, else ours."""
         path = self.path(name)
-        if path.stat().st_size > MAX_PROMPT_BYTES:
-            raise ConfigError(f"{path}: prompt file over {MAX_PROMPT_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
+        try:
+            return read_text(path, max_bytes=MAX_PROMPT_BYTES)
+        except OSError as exc:
+            raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+
+    def render(self, name: str, **values: object) -> str:
+        """The text of ``name`` (stripped) with its placeholders filled from ``values``.
+
+        Raises:
+            PromptTemplateError: A field that is not a plain name, or a name ``values`` lacks.
+        """
+        return fill(self.read(name).strip(), values, str(self.path(name)))
 
     def check_folder(self, folder: str | Path) -> Path:
         """``folder`` resolved, or ConfigError naming the first file that replaces nothing."""
@@ -81,10 +153,23 @@ class PromptFiles:
             if not item.is_file():
                 raise ConfigError(f"option prompts={str(folder)!r}: {item.name!r} is not a regular file")
             try:
-                item.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise ConfigError(f"option prompts={str(folder)!r}: {item.name!r} is not UTF-8 text") from None
+                text = read_text(item, max_bytes=MAX_PROMPT_BYTES)
+            except OSError as exc:
+                raise ConfigError(f"option prompts={str(folder)!r}: {exc.strerror or exc}") from None
+            if self.fields:
+                self._check_fields(item, text)
         return path.resolve()
+
+    def _check_fields(self, item: Path, text: str) -> None:
+        own = read_text(self.folder / item.name, max_bytes=MAX_PROMPT_BYTES)
+        if "{" not in own:
+            return  # a text used as it is (render refuses fields in it, should it be rendered)
+        allowed = set(placeholders(own, str(self.folder / item.name)))
+        for name in placeholders(text, str(item)):
+            if name not in allowed:
+                line = next(n for n, ln in enumerate(text.splitlines(), 1) if f"{{{name}" in ln)
+                raise PromptTemplateError(f"{item}:{line}: unknown placeholder {{{name}}}; the file it replaces "
+                                          f"has: {', '.join(sorted(allowed)) or '(none)'}")
 
 
 @contextlib.contextmanager

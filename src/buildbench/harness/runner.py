@@ -443,10 +443,19 @@ class Runner:
         self.config = replace(self.config, options={**self.config.options, "prompts": resolved})
 
     def _open_store(self, n_tasks: int) -> Store:
-        existing = (self.run_dir / Store.FILENAME).exists()
+        path = self.run_dir / Store.FILENAME
+        existing = path.exists()
+        if existing and path.is_file() and path.stat().st_size == 0:
+            # SQLite would take an empty file for a new database: the run would start over unseen.
+            raise ConfigError(f"cannot {'resume' if self.resume else 'use'} {self.run_dir}: {path} is empty (0 bytes), "
+                              "not a stored run; move it away to start a new run there")
         store = Store(self.run_dir)
         if existing:
-            old = store.manifest().get("config")
+            manifest = store.manifest()
+            if not manifest:
+                store.close()
+                raise ConfigError(f"cannot resume {self.run_dir}: {path} holds no run manifest (damaged or not a run)")
+            old = manifest.get("config")
             if not self.resume:
                 store.close()
                 raise ConfigError(f"{self.run_dir} already holds a run; pass --resume to continue it "

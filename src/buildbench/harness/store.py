@@ -4,16 +4,25 @@ SQLite in WAL mode. Each finished episode is one ``INSERT`` in its own transacti
 ``(task_id, sample)``, so a run killed at any moment holds only whole episodes, and resuming
 it skips exactly those. The file is ``RUN_DIR/run.sqlite``; artifacts live beside it under
 ``RUN_DIR/artifacts/``.
+
+A finished run is read (``report``, ``export``, ``view``) without writing anything:
+``Store(run_dir, create=False)`` opens it read-only (SQLite ``mode=ro``, and ``immutable=1``
+when the medium cannot be written, where WAL's ``-shm`` file cannot be made). Every stored
+value is checked as it is read: a damaged or tampered store is a `StoreCorruptError` naming
+the file and the record, never a parser's message without a place.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from buildbench.inputs import check_regular_file
 
 from .episode import Episode
 from .errors import BuildbenchError
@@ -39,8 +48,76 @@ CREATE TABLE IF NOT EXISTS summary (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+class StoreCorruptError(BuildbenchError):
+    """A run store that cannot be read as one: damaged, tampered with, or not a store."""
+
+
+def connect_readonly(path: Path, **options: Any) -> sqlite3.Connection:
+    """``path`` (a run store) opened for reading only, also on read-only media.
+
+    Raises:
+        StoreCorruptError: Not a regular file, or not a SQLite database with a manifest.
+    """
+    try:
+        check_regular_file(path)
+    except OSError as exc:
+        raise StoreCorruptError(f"{path}: {exc.strerror or exc}") from None
+    if path.stat().st_size == 0:
+        raise StoreCorruptError(f"{path.parent} holds no run ({path.name} is empty: 0 bytes)")
+    uri = path.resolve().as_uri()
+    # WAL readers need the -shm file; where the folder cannot be written it cannot be made, and
+    # immutable=1 reads the database file alone (a cleanly closed run has its WAL checkpointed).
+    tries = ["mode=ro&immutable=1"] if not os.access(path.parent, os.W_OK) else ["mode=ro", "mode=ro&immutable=1"]
+    for n, query in enumerate(tries, start=1):
+        try:
+            db: sqlite3.Connection = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=30.0, **options)
+            db.execute("SELECT COUNT(*) FROM manifest").fetchone()
+            return db
+        except sqlite3.OperationalError as exc:
+            if n < len(tries) and "no such table" not in str(exc):
+                continue  # "unable to open database file": a medium read-only without saying so
+            raise StoreCorruptError(f"{path}: not a buildbench run store ({exc})") from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"{path}: not a buildbench run store ({exc})") from None
+    raise AssertionError("unreachable")
+
+
+def load_json(text: Any, where: str) -> Any:
+    """A stored JSON value; StoreCorruptError naming ``where`` when it is not one."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
+        raise StoreCorruptError(f"{where} is not valid JSON ({exc})") from None
+
+
+_OBJECT_FIELDS = ("outcome", "metrics", "usage", "artifacts", "metadata")
+
+
+def episode_from_record(text: Any, where: str) -> Episode:
+    """The `Episode` of a stored ``record`` column, its shape checked; StoreCorruptError naming ``where``."""
+    data = load_json(text, where)
+    problem = None
+    if not isinstance(data, dict):
+        problem = f"a {type(data).__name__}, not an object"
+    elif not isinstance(data.get("task_id"), str) or isinstance(data.get("sample"), bool) \
+            or not isinstance(data.get("sample"), int):
+        problem = "task_id or sample missing or of the wrong type"
+    elif not isinstance(data.get("steps", []), list) or not all(isinstance(s, dict) for s in data.get("steps", [])):
+        problem = "steps is not a list of objects"
+    else:
+        bad = [k for k in _OBJECT_FIELDS if not isinstance(data.get(k, {}), dict)]
+        problem = f"{bad[0]} is not an object" if bad else None
+    if problem is None:
+        try:
+            return Episode.from_dict(data)
+        except (TypeError, ValueError, KeyError) as exc:
+            problem = str(exc)
+    raise StoreCorruptError(f"{where}: not an episode record ({problem})")
+
+
 class Store:
-    """Open (or create) the run stored in ``run_dir``."""
+    """Open (or create) the run stored in ``run_dir``; ``create=False`` opens an existing run
+    read-only (for reading it: report, export, view)."""
 
     FILENAME = "run.sqlite"
 
@@ -49,14 +126,21 @@ class Store:
         self.path = self.run_dir / self.FILENAME
         if not self.path.exists() and not create:
             raise BuildbenchError(f"{self.run_dir} is not a buildbench run (no {self.FILENAME})")
+        if not create:
+            self._db = connect_readonly(self.path)
+            return
         self.run_dir.mkdir(parents=True, exist_ok=True)
         try:
+            if self.path.exists():
+                check_regular_file(self.path)
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise BuildbenchError(f"cannot open run store {self.path}: {exc}") from exc
+        except OSError as exc:
+            raise BuildbenchError(f"cannot open run store {self.path}: {exc.strerror or exc}") from None
 
     @property
     def artifact_root(self) -> Path:
@@ -79,7 +163,7 @@ class Store:
             self._db.executemany("INSERT OR REPLACE INTO manifest VALUES (?, ?)", rows)
 
     def manifest(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
+        return {str(k): load_json(v, f"{self.path}: manifest {k!r}") for k, v in self._query("SELECT key, value FROM manifest")}
 
     # -- episodes -------------------------------------------------------------------------
     def add_episode(self, episode: Episode) -> bool:
@@ -110,24 +194,38 @@ class Store:
         return int(self._db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
 
     def episodes(self) -> Iterator[Episode]:
-        for (record,) in self._db.execute("SELECT record FROM episodes ORDER BY task_id, sample"):
-            yield Episode.from_dict(json.loads(record))
+        for task_id, sample, record in self._query("SELECT task_id, sample, record FROM episodes ORDER BY task_id, sample"):
+            yield episode_from_record(record, self._where(task_id, sample))
+
+    def _where(self, task_id: Any, sample: Any) -> str:
+        return f"{self.path}: episode {task_id!r} sample {sample!r}"
+
+    def _query(self, sql: str) -> list[Any]:
+        # All rows at once: a damaged page surfaces here, as one error naming the store.
+        try:
+            return self._db.execute(sql).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"{self.path}: cannot read the run store ({exc})") from None
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Flat episode rows (no step log) for tables and columnar export."""
-        cur = self._db.execute(
+        cur = self._query(
             "SELECT task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at "
             "FROM episodes ORDER BY task_id, sample"
         )
         for task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at in cur:
+            where = self._where(task_id, sample)
+            columns = {name: load_json(text, f"{where} column {name}")
+                       for name, text in (("metrics", metrics), ("usage", usage), ("artifacts", artifacts))}
+            bad = [name for name, value in columns.items() if not isinstance(value, dict)]
+            if bad:
+                raise StoreCorruptError(f"{where} column {bad[0]}: not an object")
             yield {
                 "task_id": task_id,
                 "sample": sample,
                 "seed": seed,
                 "status": status,
-                "metrics": json.loads(metrics),
-                "usage": json.loads(usage),
-                "artifacts": json.loads(artifacts),
+                **columns,
                 "duration_s": duration_s,
                 "finished_at": finished_at,
             }
@@ -142,7 +240,7 @@ class Store:
             )
 
     def summary(self) -> dict[str, Any]:
-        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM summary")}
+        return {str(k): load_json(v, f"{self.path}: summary {k!r}") for k, v in self._query("SELECT key, value FROM summary")}
 
     def _tx(self) -> _Transaction:
         return _Transaction(self._db)

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from buildbench.inputs import iter_lines
 from buildbench.jsonio import parse_json, read_json_file
-from buildbench.limits import limit
 
 from .errors import ConfigError
 from .task import Task
@@ -57,18 +57,16 @@ def _records_of_json(value: Any, path: Path) -> list[tuple[str, Any]]:
 
 
 def _records_of_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
-    size = path.stat().st_size
-    if size > limit("json_file_bytes"):
-        raise TaskFileError(f"{path}: file is {size} bytes, over the {limit('json_file_bytes')}-byte limit "
-                            "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)")
-    with path.open("rb") as f:
-        for number, raw in enumerate(f, start=1):
-            if not raw.strip():
+    try:
+        for number, line in iter_lines(path):
+            if not line.strip():
                 continue
             try:
-                yield f"{path}:{number}", parse_json(raw)
+                yield f"{path}:{number}", parse_json(line)
             except json.JSONDecodeError as exc:
                 raise TaskFileError(f"{path}:{number}: not a JSON object ({exc.msg})") from None
+    except OSError as exc:
+        raise TaskFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def task_file_paths(source: str | Path) -> list[Path]:

@@ -19,6 +19,7 @@ from .client import (
     resolve_api_key,
 )
 from .retry import RetryPolicy
+from .transport import capped_http_client
 from .types import ChatRequest, ChatResponse, ImagePart, Message, Part, TextPart, Tool, ToolCall, Usage
 
 _FINISH = {
@@ -148,7 +149,8 @@ class AnthropicChat(RemoteChatModel):
         self.default_max_tokens = default_max_tokens
         key = resolve_api_key(f"anthropic:{model}", api_key, api_key_env, base_url, require_key)
         self._clients = LoopLocal(
-            lambda: anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout_s)
+            lambda: anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout_s,
+                                             http_client=capped_http_client(anthropic))
         )
 
     def request_kwargs(self, request: ChatRequest) -> dict[str, Any]:

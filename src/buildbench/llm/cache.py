@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
+from buildbench.inputs import iter_lines
 from buildbench.jsonio import parse_json
 
 from .client import ChatModel, LLMConfigError
@@ -47,19 +48,25 @@ def load_entries(path: Path) -> dict[str, dict[str, Any]]:
     entries: dict[str, dict[str, Any]] = {}
     if not path.exists():
         return entries
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
+    failed: tuple[int, Exception] | None = None
+    last_line = 0
+    for number, line in iter_lines(path, limit_name="input_file_bytes"):
+        last_line = number
+        if failed is not None:  # a bad line with more after it
+            break
         if not line.strip():
             continue
         try:
             record = parse_json(line)
             entries[str(record["key"])] = record["response"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            if number == len(lines):  # no newline after it: torn final write
-                warnings.warn(f"{path}:{number}: ignoring an incomplete last line", stacklevel=2)
-                continue
-            raise ValueError(f"{path}:{number}: not a record/replay entry ({exc})") from exc
+            failed = (number, exc)
+    if failed is not None:
+        number, problem = failed
+        if number == last_line and _torn_tail(path):  # no newline after it: torn final write
+            warnings.warn(f"{path}:{number}: ignoring an incomplete last line", stacklevel=2)
+        else:
+            raise ValueError(f"{path}:{number}: not a record/replay entry ({problem})") from problem
     return entries
 
 

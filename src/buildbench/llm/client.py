@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from .retry import Backoff, RetryPolicy, parse_retry_after
+from .transport import ResponseTooLarge
 from .types import ApiError, ChatRequest, ChatResponse, ErrorKind
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,9 @@ def classify_sdk_error(exc: BaseException, sdk: Any) -> AttemptFailed | None:
     Returns None for exceptions that are not about the server or the network (our bugs),
     which the caller must let propagate.
     """
+    too_large = next((e for e in (exc, exc.__cause__, exc.__context__) if isinstance(e, ResponseTooLarge)), None)
+    if too_large is not None:  # the same endpoint would answer the same way again: not retried
+        return AttemptFailed(str(too_large), retryable=False)
     if isinstance(exc, sdk.APITimeoutError | asyncio.TimeoutError | TimeoutError):
         return AttemptFailed("request timed out", retryable=True, timeout=True)
     if isinstance(exc, sdk.APIStatusError):
@@ -157,10 +161,11 @@ class RemoteChatModel(ChatModel):
         """Make one HTTP call; raise AttemptFailed on any server or network failure."""
 
     async def _attempt_with_deadline(self, request: ChatRequest) -> ChatResponse:
-        # The SDK timeout limits each socket operation; this also bounds a server that
-        # trickles bytes forever. A little slack lets the SDK's own timeout fire first.
+        # The SDK timeout limits each socket operation; this bounds the whole attempt (a
+        # server that trickles bytes forever), so a call with its retries ends within
+        # timeout_s × attempts plus the back-off.
         try:
-            async with asyncio.timeout(self.timeout_s * 1.5 + 0.5):
+            async with asyncio.timeout(self.timeout_s):
                 return await self._attempt(request)
         except TimeoutError as exc:
             raise AttemptFailed("request timed out", retryable=True, timeout=True) from exc

@@ -19,6 +19,7 @@ from .client import (
     resolve_api_key,
 )
 from .retry import RetryPolicy
+from .transport import capped_http_client
 from .types import ChatRequest, ChatResponse, ImagePart, Message, TextPart, Tool, ToolCall, Usage
 
 
@@ -167,7 +168,8 @@ class OpenAIChat(RemoteChatModel):
             "max_completion_tokens" if _official(base_url) else "max_tokens"
         )
         self._clients = LoopLocal(
-            lambda: openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout_s)
+            lambda: openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout_s,
+                                       http_client=capped_http_client(openai))
         )
 
     def request_kwargs(self, request: ChatRequest) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from shapely.geometry import Polygon
 
+from buildbench.inputs import read_text
 from buildbench.scenes.model import Scene, SceneFormatError
 from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
 from buildbench.scenes.thor import read_thor, write_thor
@@ -54,16 +55,9 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
         raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
     path = Path(path_or_dict)
     try:
-        size = path.stat().st_size
-        if size > MAX_SCENE_BYTES:
-            raise SceneFormatError(f"{path}: {size} bytes is over the {MAX_SCENE_BYTES}-byte limit")
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
-    except SceneFormatError as exc:
-        raise SceneFormatError(exc.args[0] if str(path) in exc.args[0] else f"{path}: {exc.args[0]}") from None
+        data = json.loads(read_text(path, max_bytes=MAX_SCENE_BYTES), parse_constant=_reject_constant)
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise SceneFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise SceneFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if isinstance(data, dict) and "scene" in data and is_revis(data["scene"]):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 
 import click
+
+from buildbench.httpguard import is_loopback
 
 from .data import ViewerData
 from .runs import ViewerInputError, open_runs
@@ -26,7 +27,7 @@ def serve(run_dirs: list[Path], host: str, port: int) -> None:
         server = ViewerServer(data, host, port)
     except OSError as exc:
         raise ViewerInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    if not _is_loopback(host):
+    if not is_loopback(host):
         click.echo(f"warning: serving on {host}, reachable from other machines; the viewer has no login",
                    err=True)
     click.echo(f"buildbench view: {len(data.runs)} run(s) at {server.url} (Ctrl-C stops)")
@@ -44,12 +45,3 @@ def write_static_site(run_dirs: list[Path], out: Path) -> None:
     counts = write_static(data, out)
     click.echo(f"wrote the viewer of {counts['runs']} run(s), {counts['episodes']} episode(s), "
                f"{counts['images']} image(s) to {out}; open {out / 'index.html'}")
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False

@@ -8,9 +8,9 @@ still being written can be watched. Episode lists are answered by SQL with ``LIM
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +18,13 @@ from typing import Any
 
 from buildbench.harness.episode import SCORED_STATUSES, Episode
 from buildbench.harness.errors import BuildbenchError
-from buildbench.harness.store import Store
+from buildbench.harness.store import (
+    Store,
+    StoreCorruptError,
+    connect_readonly,
+    episode_from_record,
+    load_json,
+)
 
 #: Episodes per page unless asked; and the most one request may ask for.
 DEFAULT_PAGE = 50
@@ -127,12 +133,10 @@ class RunView:
         if not path.is_file():
             raise ViewerInputError(f"{run_dir} is not a buildbench run (no {Store.FILENAME})")
         self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False,
-                                       timeout=30.0)
-            self.manifest = {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM manifest")}
-        except (sqlite3.DatabaseError, json.JSONDecodeError) as exc:
-            raise ViewerInputError(f"cannot read run {path}: {exc}") from exc
+        self.path = path
+        self._db = connect_readonly(path, check_same_thread=False)
+        self.manifest = {str(k): load_json(v, f"{path}: manifest {k!r}")
+                         for k, v in self._query("SELECT key, value FROM manifest")}
         self._metric_keys: tuple[int, list[str]] | None = None
 
     # -- what the run is ------------------------------------------------------------------
@@ -147,7 +151,10 @@ class RunView:
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
-            return self._db.execute(sql, args).fetchall()
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.DatabaseError as exc:  # a damaged page, or malformed JSON under json_extract
+                raise StoreCorruptError(f"{self.path}: cannot read the run store ({exc})") from None
 
     def count(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM episodes")[0][0])
@@ -194,7 +201,7 @@ class RunView:
         )
         return {
             "run": self.index, "total": total, "offset": query.offset, "limit": query.limit,
-            "rows": [_row(r) for r in rows],
+            "rows": [_row(r, self.path) for r in rows],
         }
 
     def all_rows(self) -> list[dict[str, Any]]:
@@ -203,7 +210,7 @@ class RunView:
             "SELECT task_id, sample, seed, status, metrics, usage, duration_s, finished_at, "
             f"{_ERROR} FROM episodes ORDER BY task_id, sample"
         )
-        return [_row(r) for r in rows]
+        return [_row(r, self.path) for r in rows]
 
     def _where(self, query: PageQuery) -> tuple[str, list[Any]]:
         clauses: list[str] = []
@@ -235,7 +242,7 @@ class RunView:
         if not rows:
             raise ViewerInputError(f"run {self.index} ({self.run_dir.name}) has no episode {task_id[:80]!r} "
                                    f"sample {sample}")
-        return Episode.from_dict(json.loads(rows[0][0]))
+        return episode_from_record(rows[0][0], f"{self.path}: episode {task_id!r} sample {sample}")
 
     def image_url(self, relative: str) -> str | None:
         """The URL path of an image a step names, or None when it is not an image inside the run."""
@@ -249,7 +256,8 @@ class RunView:
 
         Steps name images relative to the run folder or to its ``artifacts/`` folder; both
         are tried. Anything that resolves outside the run folder (``..``, absolute paths,
-        links pointing out) or is not an image type is refused.
+        links pointing out), a file with more than one hard link (the other may be anywhere)
+        or what is not an image type is refused.
         """
         if not relative or "\x00" in relative or Path(relative).is_absolute():
             return None
@@ -257,7 +265,12 @@ class RunView:
             candidate = (base / relative).resolve()
             if not candidate.is_relative_to(self.run_dir) or candidate.suffix.lower() not in IMAGE_TYPES:
                 continue
-            if candidate.is_file():
+            try:
+                info = candidate.stat()
+            except OSError:
+                continue
+            # A hard link made inside the folder can name any file on the same disk: refused.
+            if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
                 return candidate
         return None
 
@@ -266,11 +279,15 @@ class RunView:
             self._db.close()
 
 
-def _row(r: tuple[Any, ...]) -> dict[str, Any]:
+def _row(r: tuple[Any, ...], store: Path) -> dict[str, Any]:
     task_id, sample, seed, status, metrics, usage, duration_s, finished_at, error = r
+    where = f"{store}: episode {task_id!r} sample {sample!r} column"
+    metrics, usage = load_json(metrics, f"{where} metrics"), load_json(usage, f"{where} usage")
+    if not isinstance(metrics, dict) or not isinstance(usage, dict):
+        raise StoreCorruptError(f"{where} {'metrics' if not isinstance(metrics, dict) else 'usage'}: not an object")
     return {
         "task_id": task_id, "sample": sample, "seed": seed, "status": status,
-        "scored": status in SCORED_STATUSES, "metrics": json.loads(metrics), "usage": json.loads(usage),
+        "scored": status in SCORED_STATUSES, "metrics": metrics, "usage": usage,
         "duration_s": duration_s, "finished_at": finished_at,
         "error": error.splitlines()[0][:300] if isinstance(error, str) and error else None,
     }

@@ -9,7 +9,10 @@ Routes (``R`` = the run's position on the command line):
 * ``/api/runs/R/episode?task=T&sample=N`` and ``…/artefact?task=T&sample=N``.
 * ``/files/R/<path>``: an image inside run R's folder (nothing else, nothing outside it).
 
-Everything else is 404. Answers carry a Content-Security-Policy that allows only this
+Only requests whose ``Host`` names this server (and whose ``Origin``, if any, is its own) are
+answered (:mod:`buildbench.httpguard`): others get 403, so a web page that rebinds a DNS name
+to 127.0.0.1 cannot read runs. A client that hangs up mid-answer is logged at debug level,
+never as a traceback. Everything else is 404. Answers carry a Content-Security-Policy that allows only this
 origin's own script, so a model reply that contains HTML cannot run even if it were
 ever inserted as markup (the page inserts text only).
 """
@@ -17,6 +20,7 @@ ever inserted as markup (the page inserts text only).
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
@@ -26,6 +30,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.httpguard import host_allowed, origin_allowed
+from buildbench.inputs import read_bytes
 
 from .data import ViewerData, safe_static_file, to_json_bytes
 from .runs import IMAGE_TYPES, PageQuery, ViewerInputError
@@ -65,8 +71,14 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         params = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
         path = unquote(parts.path)
+        host = self.headers.get("Host")
         try:
-            status, body, ctype = self.server.route(path, params)
+            if not host_allowed(host, self.server.bind_host, self.server.server_port):
+                status, body, ctype = _refused(f"Host {str(host)[:100]!r} is not this server")
+            elif not origin_allowed(self.headers.get("Origin"), host):
+                status, body, ctype = _refused("cross-origin requests are refused")
+            else:
+                status, body, ctype = self.server.route(path, params)
         except ViewerInputError as exc:
             status, body, ctype = HTTPStatus.BAD_REQUEST, to_json_bytes({"error": str(exc)}), CONTENT_TYPES[".json"]
         except BuildbenchError as exc:
@@ -75,14 +87,18 @@ class _Handler(BaseHTTPRequestHandler):
             log.warning("viewer: %s failed: %s: %s", path[:200], type(exc).__name__, exc)
             status = HTTPStatus.INTERNAL_SERVER_ERROR
             body, ctype = to_json_bytes({"error": f"{type(exc).__name__}: {exc}"}), CONTENT_TYPES[".json"]
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in SECURITY_HEADERS.items():
-            self.send_header(key, value)
-        self.end_headers()
-        if send_body:
-            self.wfile.write(body)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in SECURITY_HEADERS.items():
+                self.send_header(key, value)
+            self.end_headers()
+            if send_body:
+                self.wfile.write(body)
+        except ConnectionError:  # the client went away (a closed tab, a cancelled image)
+            self.close_connection = True
+            log.debug("viewer: client left before %s was answered", path[:200])
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         log.debug("viewer: " + format, *args)
@@ -100,7 +116,15 @@ class ViewerServer(ThreadingHTTPServer):
                  static_root: Path = STATIC_ROOT) -> None:
         self.data = data
         self.static_root = static_root
+        self.bind_host = host
         super().__init__((host, port), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The base class prints a traceback to stderr for whatever a handler raised outside
+        # _answer (a client that hangs up while its request is read): one log line instead.
+        exc = sys.exc_info()[1]
+        level = logging.DEBUG if isinstance(exc, ConnectionError) else logging.WARNING
+        log.log(level, "viewer: request from %s failed: %s: %s", client_address[0], type(exc).__name__, exc)
 
     @property
     def url(self) -> str:
@@ -144,7 +168,7 @@ class ViewerServer(ThreadingHTTPServer):
         found = safe_static_file(self.static_root, name)
         if found is None or found.suffix not in CONTENT_TYPES:
             return _not_found(name)
-        return HTTPStatus.OK, found.read_bytes(), CONTENT_TYPES[found.suffix]
+        return HTTPStatus.OK, read_bytes(found), CONTENT_TYPES[found.suffix]
 
     def _file(self, rest: str) -> Route:
         run_id, _, relative = rest.partition("/")
@@ -155,7 +179,11 @@ class ViewerServer(ThreadingHTTPServer):
         found = run.resolve_file(relative)
         if found is None:
             return _not_found(rest)
-        return HTTPStatus.OK, found.read_bytes(), IMAGE_TYPES[found.suffix.lower()]
+        return HTTPStatus.OK, read_bytes(found, follow_symlinks=False), IMAGE_TYPES[found.suffix.lower()]
+
+
+def _refused(why: str) -> Route:
+    return HTTPStatus.FORBIDDEN, to_json_bytes({"error": why}), CONTENT_TYPES[".json"]
 
 
 def _not_found(what: str) -> Route:

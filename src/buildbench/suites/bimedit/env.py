@@ -71,7 +71,7 @@ from .tasks import from_harness
 PROMPTS = Path(__file__).with_name("prompts")
 #: The replaceable prompt texts (``-o prompts=DIR``): ``system.md``, ``user.md`` (``str.format``
 #: fields), ``code_tool.md`` (the tool's description).
-PROMPT_FILES = PromptFiles(PROMPTS)
+PROMPT_FILES = PromptFiles(PROMPTS, fields=True)
 CODE_TOOL = "execute_ifc_code"
 SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
@@ -273,10 +273,9 @@ class BimEditEnv(Env):
                      "the next.")
         names = [t.name for t in self.tools]
         phrase = f"the tool {names[0]}" if len(names) == 1 else f"the tools {', '.join(names)}"
-        template = PROMPT_FILES.read("user.md")
-        return template.format(instruction=instruction.strip(), model_path=model, tools_phrase=phrase,
-                               tool_notes=notes,
-                               max_calls=self.config.max_calls, timeout_s=self.config.call_timeout_s).strip()
+        return PROMPT_FILES.render("user.md", instruction=instruction.strip(), model_path=model, tools_phrase=phrase,
+                                   tool_notes=notes,
+                                   max_calls=self.config.max_calls, timeout_s=self.config.call_timeout_s).strip()
 
     def step(self, action: Action) -> StepResult:
         ep = self._require()

@@ -16,6 +16,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
 
 SUITE = "bimedit"
@@ -222,11 +223,9 @@ def read_tasks(path: str | Path) -> list[BimTask]:
     """
     p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8")
+        text = read_text(p)
     except OSError as exc:
-        raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"task file {p} is not UTF-8 text (byte {exc.start})") from None
+        raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from None
     base = p.parent
     try:
         whole = parse_json(text)

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.inputs import iter_lines
 
 # From task_records, where the records moved; each `X as X` is a re-export.
 from .task_records import CATEGORIES as CATEGORIES
@@ -159,9 +160,8 @@ def read_native_task_file(source: str | Path) -> list[Task] | None:
         p = p / TASKS_FILE
     if not p.is_file():
         return None
-    with p.open("rb") as f:
-        first = next((line for line in f if line.strip()), b"")
-    return load_task_file(p) if b'"task_id"' in first else None
+    first = next((line for _, line in iter_lines(p) if line.strip()), "")
+    return load_task_file(p) if '"task_id"' in first else None
 
 
 def from_harness(task: Task) -> BimTask:

@@ -306,7 +306,7 @@ def fit(pairs: Sequence[Pair], profile: PhysicsProfile, free: Sequence[FreeConst
             record(k, _evaluate(_Eval(pairs_t, profile, free_t, tuple(math.exp(x) for x in k))))
         return _vector(cache[k])
 
-    start_u = min(cache, key=lambda k: (objective(cache[k]), k))
+    start_u = min(cache, key=lambda k: (objective(cache[k]), float(np.abs(k).sum()), k))
     if max_evals > 0 and start_u is not None:
         try:
             # Gauss-Newton in log factors follows the narrow valleys that trading one constant
@@ -315,7 +315,8 @@ def fit(pairs: Sequence[Pair], profile: PhysicsProfile, free: Sequence[FreeConst
                           x_scale=1.0, max_nfev=max_evals, xtol=1e-4, ftol=1e-8)
         except _Spent:
             pass
-    best_u = min(cache, key=lambda k: (objective(cache[k]), k))
+    # Among equal residuals the factors nearest the profile's own win: no change without evidence.
+    best_u = min(cache, key=lambda k: (objective(cache[k]), float(np.abs(k).sum()), k))
     factors = [math.exp(x) for x in best_u]
     return Fit(list(free_t), factors, cache[origin], cache[best_u], len(cache),
                profile_with(profile, free_t, factors), trace)

@@ -9,7 +9,6 @@ records its own).
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import sys
@@ -18,7 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from buildbench.inputs import read_bytes, read_text
 from buildbench.jsonio import read_json_file
+from buildbench.limits import limit
 
 from .calibration_cli import calibrate, sensitivity
 from .model import Machine
@@ -142,12 +143,13 @@ def replay(calls: Path, profile: str) -> None:
 
 def _read_lines(calls: Path) -> list[str]:
     if str(calls) == "-":
-        return sys.stdin.read().splitlines()
+        cap = limit("json_file_bytes")  # the same cap as a file: a pipe is no less endless
+        data = sys.stdin.buffer.read(cap + 1)
+        if len(data) > cap:
+            raise click.ClickException(f"standard input is over the {cap}-byte limit (BUILDBENCH_LIMIT_JSON_FILE_BYTES)")
+        return data.decode("utf-8").splitlines()
     try:
-        if calls.suffix == ".gz":
-            with gzip.open(calls, "rt", encoding="utf-8") as fh:
-                return fh.read().splitlines()
-        return calls.read_text(encoding="utf-8").splitlines()
+        return read_bytes(calls, limit_name="json_file_bytes", gunzip=calls.suffix == ".gz").decode("utf-8").splitlines()
     except (OSError, EOFError) as exc:
         raise click.ClickException(f"cannot read {calls}: {getattr(exc, 'strerror', None) or exc}") from None
     except UnicodeDecodeError as exc:
@@ -223,9 +225,9 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str
     task = _task_spec(task_id)
     machine = load_machine(machine_path, profile)
     try:
-        text = log.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {log}: {exc}") from None
+        text = read_text(log)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {log}: {exc.strerror or exc}") from None
     try:
         traj = read_trajectory_csv(text, {b.id: b.type for b in machine.blocks.values()})
         verdict = judge(task, machine, traj, seed=seed)

@@ -17,6 +17,8 @@ from typing import Literal
 
 import yaml
 
+from buildbench.inputs import read_text
+
 from .physics import FireAll, StaticBox
 
 Category = Literal["transport", "support", "lift"]
@@ -272,10 +274,7 @@ MAX_LEVELS_FILE_BYTES = 1024 * 1024
 def _yaml_documents(path: Path) -> list[object]:
     """The YAML documents of ``path``; ValueError with one line (file, line, problem) otherwise."""
     try:
-        size = path.stat().st_size
-        if size > MAX_LEVELS_FILE_BYTES:
-            raise ValueError(f"levels file {path}: {size} bytes, over the limit of {MAX_LEVELS_FILE_BYTES}")
-        return list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
+        return list(yaml.safe_load_all(read_text(path, max_bytes=MAX_LEVELS_FILE_BYTES)))
     except OSError as exc:
         raise ValueError(f"levels file {path}: cannot read it ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

@@ -238,8 +238,11 @@ class _ServeCommand(click.Command):
               help="Validation threads.")
 @click.option("-o", "--option", "options", multiple=True,
               help="KEY=VALUE, one of the options listed below (with their defaults).")
+@click.option("--token", envvar="DREAMHOUSE_SERVE_TOKEN", default=None,
+              help="Bearer token every request must carry (Authorization: Bearer TOKEN); required when "
+                   "--host is not loopback. Also read from DREAMHOUSE_SERVE_TOKEN.")
 def serve(host: str, port: int, split: str | None, task_source: Path | None, dhpack: Path | None,
-          limit: int | None, workers: int, options: tuple[str, ...]) -> None:
+          limit: int | None, workers: int, options: tuple[str, ...], token: str | None) -> None:
     """Serve the released DreamHouse harness's HTTP API (tasks, views, sessions, submissions,
     results) over our tasks, validator and renderer, so released clients and agents run unchanged."""
     from .serve import Grader, ReleasedApiServer, ServeOptions, load_source
@@ -250,7 +253,8 @@ def serve(host: str, port: int, split: str | None, task_source: Path | None, dhp
     source = _run(lambda: load_source(split=split, tasks_path=task_source, dhpack=dhpack, limit=limit,
                                       condition=opts.condition, renderer=opts.renderer))
     grader = Grader(opts.profile, opts.executor, opts.isolation)
-    server = _run(lambda: ReleasedApiServer(source, grader, host=host, port=port, workers=workers))
+    server = _run(lambda: ReleasedApiServer(source, grader, host=host, port=port, workers=workers,
+                                                     token=token))
     click.echo(f"serving {len(source.ids())} tasks (profile {opts.profile}) at {server.url}\n"
                f"export DREAMHOUSE_SERVER={server.url}    # Ctrl-C stops")
     try:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness.errors import ConfigError
+from buildbench.inputs import check_regular_file, iter_lines
 
 from .model import Structure
 
@@ -74,13 +75,13 @@ def _stored(path: Path) -> Iterator[Any]:
         return
     try:
         if path.suffix == ".jsonl":
-            with path.open("rb") as fh:
-                for number, line in enumerate(fh, start=1):
-                    if line.strip():
-                        yield record_house(_record(json.loads(line), f"{path}:{number}"))
+            for number, line in iter_lines(path):
+                if line.strip():
+                    yield record_house(_record(json.loads(line), f"{path}:{number}"))
             return
         import pyarrow.parquet as pq
 
+        check_regular_file(path, limit_name="input_file_bytes")
         for k, row in enumerate(pq.read_table(path).to_pylist()):
             yield record_house(_record(row, f"{path} row {k}"))
     except OSError as exc:

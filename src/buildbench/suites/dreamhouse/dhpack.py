@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
-from buildbench.harness.errors import ConfigError
+from buildbench.harness.errors import BuildbenchError, ConfigError
+from buildbench.inputs import check_regular_file
 from buildbench.jsonio import parse_json
 
 from .generate import ROOF_TYPES, STYLE_NAMES
@@ -121,8 +122,12 @@ def read_dhpack(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[Pack
         DhpackError: When the file is missing, not a pack of this format, or a task is malformed.
     """
     pack = Path(path)
-    if not pack.is_file():
+    if not pack.exists():
         raise DhpackError(f"{pack}: no such task pack")
+    try:
+        check_regular_file(pack, limit_name="input_file_bytes")
+    except OSError as exc:
+        raise DhpackError(f"{pack}: {exc.strerror or exc}") from None
     try:
         conn = sqlite3.connect(f"file:{pack.resolve()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -185,6 +190,12 @@ def _pack_task(pack: Path, task_id: Any, style: Any, description: Any, constrain
             raise DhpackError(f"{where}: target_json is not JSON ({exc})") from None
         if not isinstance(target, dict):
             raise DhpackError(f"{where}: target_json must be an object")
+        from .tasks import check_target
+
+        try:
+            check_target(target)
+        except (BuildbenchError, ValueError, KeyError, TypeError) as exc:
+            raise DhpackError(f"{where}: target_json {exc}") from None
     return PackTask(task_id, style or "", description or "", constraints, views, target)
 
 

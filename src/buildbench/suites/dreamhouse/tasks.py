@@ -138,13 +138,26 @@ def _check_task_fields(task: Task) -> None:
     for key in ("width", "depth", "area"):
         if isinstance(inputs["lot_size"].get(key), bool) or not isinstance(inputs["lot_size"].get(key), int | float):
             raise ValueError(f"inputs.lot_size.{key}: missing or not a number")
-    if "structure" in task.target:
-        Structure.from_json_dict(task.target["structure"])
-    elif "generator" in task.target:
-        ref = task.target["generator"]
+    check_target(task.target)
+
+
+def check_target(target: dict[str, Any]) -> None:
+    """A task's ground truth: empty (structural metrics only), or naming its frame inline
+    (``structure``) or by generator reference (``generator``); anything else would be
+    accepted now and fail at scoring.
+
+    Raises:
+        ValueError: Naming the first bad field.
+    """
+    if "structure" in target:
+        Structure.from_json_dict(target["structure"])
+    elif "generator" in target:
+        ref = target["generator"]
         if not isinstance(ref, dict) or not isinstance(ref.get("task_id"), str):
             raise ValueError("target.generator: must be an object with a task_id")
         TaskId.parse(ref["task_id"])
+    elif target:
+        raise ValueError(f"target: names no frame (needs 'structure' or 'generator'; has {', '.join(sorted(target))})")
 
 
 def target_structure(task: Task) -> Structure:

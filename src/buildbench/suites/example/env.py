@@ -17,7 +17,7 @@ from .spaces import TowerAction, TowerState
 
 #: The prompt texts (``-o prompts=DIR`` replaces them): ``task.md`` is filled with the task's
 #: inputs by ``str.format`` (literal braces doubled); ``system.md`` is the model agent's system message.
-PROMPTS = PromptFiles(Path(__file__).with_name("prompts"))
+PROMPTS = PromptFiles(Path(__file__).with_name("prompts"), fields=True)
 
 
 def _submit_tool() -> Any:
@@ -55,7 +55,7 @@ class TowerEnv(Env):
 
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
         self._start(task)
-        text = PROMPTS.read("task.md").strip().format(**task.inputs)
+        text = PROMPTS.render("task.md", **task.inputs)
         return ResetResult(Observation(text=text, state=TowerState().to_dict()), {})
 
     def step(self, action: Action) -> StepResult:

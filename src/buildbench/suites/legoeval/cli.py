@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from buildbench.harness.errors import ConfigError
+from buildbench.inputs import read_text
 
 
 def _load_scene(path: str) -> Any:
@@ -22,11 +23,13 @@ def _load_scene(path: str) -> Any:
     from buildbench.scenes.model import SceneFormatError
 
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():
         raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = json.loads(read_text(p))
+    except OSError as exc:
+        raise ConfigError(f"--scene {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
         raise ConfigError(f"--scene {path}: not JSON ({exc})") from None
     try:
         return load_scene(data)
@@ -134,12 +137,12 @@ def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None
 
 def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists() or p.is_dir():
         raise ConfigError(f"--constraints {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"--constraints {path}: not UTF-8 text (byte {exc.start})") from None
+        text = read_text(p)
+    except OSError as exc:
+        raise ConfigError(f"--constraints {path}: {exc.strerror or exc}") from None
     if p.suffix.lower() != ".json":
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
         return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.inputs import read_text
 
 from .constraints import CONSTRAINT_TYPES, ProgramError, parse_program
 from .plans import plans_from_json
@@ -52,8 +53,8 @@ def find_full_data(root: str | Path) -> Path:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        return json.loads(read_text(path))
+    except OSError as exc:
         raise LegoBenchError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise LegoBenchError(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from None

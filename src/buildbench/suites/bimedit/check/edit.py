@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.inputs import read_bytes
 from buildbench.suites.bimedit.check.diff import (
     OPERATIONS,
     EditSets,
@@ -162,7 +163,7 @@ class _ModelCache:
         if not p.is_file():
             raise ModelError(f"{p}: no such file")
         try:
-            digest = hashlib.blake2b(p.read_bytes(), digest_size=16).hexdigest()
+            digest = hashlib.blake2b(read_bytes(p), digest_size=16).hexdigest()
         except OSError as exc:
             raise ModelError(f"{p}: cannot read ({exc.strerror or exc})") from exc
         found = self._items.get(digest)

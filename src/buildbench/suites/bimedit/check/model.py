@@ -28,6 +28,8 @@ import ifcopenshell
 import ifcopenshell.util.unit
 import numpy as np
 
+from buildbench.inputs import check_regular_file, read_bytes
+
 from .schemas import readable_text
 
 #: The relation classes of the topology graph (paper App. E.3); subtypes are included.
@@ -127,9 +129,13 @@ class IfcModel:
 def open_ifc(path: str | Path) -> ifcopenshell.file:
     """Open an IFC file or raise :class:`ModelError` saying why it cannot be read."""
     p = Path(path)
-    if not p.is_file():
-        raise ModelError(f"{p}: no such file")
-    if p.stat().st_size == 0:
+    try:
+        size = check_regular_file(p, limit_name="input_file_bytes").st_size
+    except FileNotFoundError:
+        raise ModelError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise ModelError(f"{p}: {exc.strerror or exc}") from None
+    if size == 0:
         raise ModelError(f"{p}: file is empty")
     try:
         return ifcopenshell.open(str(p))
@@ -191,7 +197,7 @@ def _statements(path: Path) -> frozenset[str]:
     Statements end with ``;`` at the end of a line, also when a writer wraps them over
     several lines, so splitting there keeps each statement whole.
     """
-    text = path.read_text(encoding="latin-1").replace("\r\n", "\n")
+    text = read_bytes(path).decode("latin-1").replace("\r\n", "\n")
     start, end = text.find("DATA;"), text.rfind("ENDSEC;")
     # Some writers put a space after "#id="; dropping it keeps their statements comparable.
     return frozenset(p.strip().replace("= ", "=", 1) for p in text[start + 5:end].split(";\n"))

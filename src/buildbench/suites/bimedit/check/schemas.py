@@ -13,6 +13,8 @@ import re
 import shutil
 from pathlib import Path
 
+from buildbench.inputs import open_input, read_bytes
+
 #: Header identifier (upper case) -> the schema IfcOpenShell reads it as.
 SCHEMA_ALIASES = {
     "IFC2X3_FINAL": "IFC2X3",
@@ -33,7 +35,7 @@ _FILE_SCHEMA = re.compile(rb"FILE_SCHEMA\s*\(\s*\(\s*'([A-Za-z0-9_ ]+)'\s*\)\s*\
 def aliased_schema(path: str | Path) -> tuple[bytes, str] | None:
     """The header's ``FILE_SCHEMA(...)`` record and the schema to read it as, when the header
     names one of :data:`SCHEMA_ALIASES`; else None."""
-    with open(path, "rb") as f:
+    with open_input(path) as f:
         head = f.read(_HEADER_BYTES)
     found = _FILE_SCHEMA.search(head)
     if found is None:
@@ -48,7 +50,7 @@ def readable_text(path: str | Path) -> str | None:
     if alias is None:
         return None
     record, target = alias
-    data = Path(path).read_bytes().replace(record, f"FILE_SCHEMA(('{target}'))".encode(), 1)
+    data = read_bytes(path).replace(record, f"FILE_SCHEMA(('{target}'))".encode(), 1)
     return data.decode("utf-8", "replace")
 
 

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from buildbench.harness.errors import ConfigError
+from buildbench.inputs import check_regular_file, iter_lines, read_text
 from buildbench.parallel import PROCESS, Backend, map_ordered
 
 from ..model import Structure
@@ -293,7 +294,7 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
     """
     root = Path(folder)
     try:
-        manifest = json.loads((root / MANIFEST).read_text())
+        manifest = json.loads(read_text(root / MANIFEST))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{root} has no readable {MANIFEST}: {exc}") from exc
     for entry in manifest.get("files", []):
@@ -301,10 +302,9 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
         if not path.exists():
             raise ConfigError(f"dataset file {path} listed in the manifest is missing")
         if path.suffix == ".jsonl":
-            rows: Iterable[dict[str, Any]] = (
-                json.loads(line) for line in path.read_text().splitlines() if line
-            )
+            rows: Iterable[dict[str, Any]] = (json.loads(line) for _, line in iter_lines(path) if line)
         else:
+            check_regular_file(path, limit_name="input_file_bytes")
             rows = pq.read_table(path).to_pylist()
         for r in rows:
             yield record_house(r)

@@ -25,8 +25,8 @@ _CONDITION_TEXT = {
 }
 
 
-#: The replaceable prompt texts (``-o prompts=DIR``): every ``.md`` file here, filled by ``str.format``.
-PROMPT_FILES = PromptFiles(Path(__file__).resolve().parent)
+#: The replaceable prompt texts (``-o prompts=DIR``): every ``.md`` file here, ``{name}`` placeholders filled by ``PromptFiles.render``.
+PROMPT_FILES = PromptFiles(Path(__file__).resolve().parent, fields=True)
 
 
 def template(name: str) -> str:
@@ -36,7 +36,7 @@ def template(name: str) -> str:
 
 def render(name: str, **values: Any) -> str:
     """``prompts/<name>.md`` with ``values`` filled in."""
-    return template(name).format(**values)
+    return PROMPT_FILES.render(f"{name}.md", **values)
 
 
 def system_prompt() -> str:

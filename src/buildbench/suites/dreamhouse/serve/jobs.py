@@ -1,7 +1,9 @@
 """Sessions and validation jobs of the released API, and the workers that run the jobs.
 
-A session lives 48 hours (the released ``SESSION_TTL_HOURS``); each submission is one round
-and one job. Jobs run on a small thread pool, never on the request thread: a job is
+A session lives 6 hours (the released server keeps one 48 hours, up to no limit; with 10,000
+such sessions one web page could lock every real client out for two days), at most
+:data:`MAX_SESSIONS_PER_CLIENT` per client address and :data:`MAX_SESSIONS` in all, past which a
+new one is refused with 429; each submission is one round and one job. Jobs run on a small thread pool, never on the request thread: a job is
 ``queued`` until a worker takes it, then ``running``, then ``complete`` (with the released
 result dict) or ``failed`` (with an error message, as the released server reports a member
 list its validator could not read). A job never raises out of its worker.
@@ -19,12 +21,14 @@ from typing import Any
 
 from .bodies import ApiError, SessionRequest, SubmitRequest
 
-#: Session time to live (the released server's value).
-SESSION_TTL = timedelta(hours=48)
+#: Session time to live (the released server's is 48 h): a long stepwise episode fits.
+SESSION_TTL = timedelta(hours=6)
 #: Jobs waiting for a worker before a submission is refused with 429.
 MAX_PENDING_JOBS = 256
-#: Sessions kept at once; the oldest expired ones go first, then new sessions are refused.
-MAX_SESSIONS = 10_000
+#: Sessions kept at once; expired ones go first, then new sessions are refused.
+MAX_SESSIONS = 1_000
+#: Live sessions of one client address (one agent opens one per task it works on).
+MAX_SESSIONS_PER_CLIENT = 64
 
 
 def _iso(moment: datetime) -> str:
@@ -68,6 +72,7 @@ class Job:
 @dataclass
 class _SessionState:
     session: Session
+    client: str = ""
     rounds: int = 0
     jobs: list[str] = field(default_factory=list)
 
@@ -96,15 +101,24 @@ class JobBoard:
         """Stop taking jobs; queued ones are dropped, running ones finish."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def open_session(self, request: SessionRequest) -> Session:
+    def open_session(self, request: SessionRequest, client: str = "") -> Session:
+        """A new session of ``client`` (its address).
+
+        Raises:
+            ApiError: 429 when the client, or the server, holds the most live sessions.
+        """
         created = self._now()
         session = Session(str(uuid.uuid4()), request.task_id, request.model_id, request.protocol,
                           created, created + SESSION_TTL)
         with self._lock:
             self._forget_expired(created)
+            mine = sum(1 for st in self._sessions.values() if st.client == client)
+            if mine >= MAX_SESSIONS_PER_CLIENT:
+                raise ApiError(429, f"this client holds {mine} live sessions, the most one client may; "
+                                    f"sessions expire {SESSION_TTL.total_seconds() / 3600:g} h after they open")
             if len(self._sessions) >= MAX_SESSIONS:
                 raise ApiError(429, f"too many open sessions ({MAX_SESSIONS}); try again when some expire")
-            self._sessions[session.session_id] = _SessionState(session)
+            self._sessions[session.session_id] = _SessionState(session, client)
         return session
 
     def _forget_expired(self, now: datetime) -> None:

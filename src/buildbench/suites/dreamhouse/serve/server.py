@@ -14,19 +14,30 @@ Routes (the released ``server/app.py``; bodies and status codes as it answers th
 
 Errors answer ``{"detail": ...}`` (see :mod:`.bodies`); an unknown route is 404 ``Not
 Found``, a known route with another method 405 ``Method Not Allowed``. Standard library only.
+
+Who may call (before any body is read): the ``Host`` header must name this server and a
+browser's ``Origin`` must be its own (:mod:`buildbench.httpguard`; else 403), so a web page
+can neither rebind a name to it nor post to it; a POST must say ``Content-Type:
+application/json`` (else 415: a ``text/plain`` form needs no browser permission); with a
+token (``--token``, required when binding beyond loopback), every request must carry
+``Authorization: Bearer <token>`` (else 401). Sessions are bounded per client (429).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from buildbench.harness.errors import ConfigError
+from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
 from buildbench.limits import limit
 
 from .bodies import ApiError, SessionRequest, SubmitRequest
@@ -71,6 +82,10 @@ class ReleasedApiServer(ThreadingHTTPServer):
         host: Interface to bind (loopback by default).
         port: Port; 0 picks a free one (see :attr:`url`).
         workers: Validation threads.
+        token: Bearer token every request must carry; required when ``host`` is not loopback.
+
+    Raises:
+        ConfigError: A non-loopback ``host`` without a token.
 
     Use as a context manager (serving in a background thread), or call :meth:`serve_forever`.
     """
@@ -78,13 +93,24 @@ class ReleasedApiServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, source: TaskSource, grader: Callable[[str, SubmitRequest], dict[str, Any]] | None = None,
-                 *, host: str = DEFAULT_HOST, port: int = 0, workers: int = 2) -> None:
+                 *, host: str = DEFAULT_HOST, port: int = 0, workers: int = 2, token: str | None = None) -> None:
+        if not is_loopback(host) and not token:
+            raise ConfigError(f"serving on {host} reaches other machines: give a token (--token or "
+                              "DREAMHOUSE_SERVE_TOKEN) that every client must send")
         self.source = source
+        self.bind_host = host
+        self.token = token or None
         self.board = JobBoard(grader or Grader(), workers=workers)
         self._thread: threading.Thread | None = None
         super().__init__((host, port), _Handler)
         # Idle keep-alive connections must not block shutdown.
         self.block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The base class prints a traceback to stderr (a client that hangs up mid-request): one line.
+        exc = sys.exc_info()[1]
+        level = logging.DEBUG if isinstance(exc, ConnectionError) else logging.WARNING
+        log.log(level, "dreamhouse serve: request from %s failed: %s: %s", client_address[0], type(exc).__name__, exc)
 
     @property
     def url(self) -> str:
@@ -116,17 +142,33 @@ class ReleasedApiServer(ThreadingHTTPServer):
         self.stop()
 
     # -- routing ------------------------------------------------------------------------
-    def answer(self, method: str, path: str, body: bytes) -> Answer:
-        """Status, body and content type for one request; never raises."""
+    def answer(self, method: str, path: str, body: bytes, client: str = "") -> Answer:
+        """Status, body and content type for one request from ``client`` (its address); never raises."""
         try:
-            return self._route(method, path, body)
+            return self._route(method, path, body, client)
         except ApiError as exc:
             return _json(exc.body(), exc.status)
         except Exception as exc:  # noqa: BLE001 - one broken request must not stop the server
             log.warning("dreamhouse serve: %s %s failed: %s: %s", method, path[:200], type(exc).__name__, exc)
             return _json({"detail": f"internal error: {type(exc).__name__}: {exc}"}, 500)
 
-    def _route(self, method: str, path: str, body: bytes) -> Answer:
+    def refusal(self, method: str, headers: Any) -> Answer | None:
+        """The answer refusing a caller that is not allowed (see the module docstring), else None."""
+        host = headers.get("Host")
+        if not host_allowed(host, self.bind_host, self.server_port):
+            return _json({"detail": f"Host {str(host)[:100]!r} is not this server"}, 403)
+        if not origin_allowed(headers.get("Origin"), host):
+            return _json({"detail": "cross-origin requests are refused"}, 403)
+        if self.token is not None:
+            given = headers.get("Authorization") or ""
+            if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+                return _json({"detail": "missing or wrong bearer token (Authorization: Bearer <token>)"}, 401)
+        ctype = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if method != "GET" and ctype != "application/json":
+            return _json({"detail": f"Content-Type must be application/json, got {ctype or 'none'!r}"}, 415)
+        return None
+
+    def _route(self, method: str, path: str, body: bytes, client: str) -> Answer:
         known_path = False
         for route_method, pattern, name in _ROUTES:
             match = pattern.fullmatch(path)
@@ -136,6 +178,8 @@ class ReleasedApiServer(ThreadingHTTPServer):
             if route_method == method:
                 args = [unquote(g) for g in match.groups()]
                 handler = getattr(self, f"_{name}")
+                if name == "create_session":
+                    return self._create_session(body, client)
                 return handler(*args, body) if method == "POST" else handler(*args)
         if known_path:
             raise ApiError(405, "Method Not Allowed")
@@ -162,11 +206,11 @@ class ReleasedApiServer(ThreadingHTTPServer):
             raise ApiError(404, "Image not found")
         return 200, content, "image/png"
 
-    def _create_session(self, body: bytes) -> Answer:
+    def _create_session(self, body: bytes, client: str) -> Answer:
         request = SessionRequest.parse(body)
         if self.source.get(request.task_id) is None:
             raise ApiError(404, f"Task {request.task_id!r} not found")
-        return _json(self.board.open_session(request).to_json())
+        return _json(self.board.open_session(request, client).to_json())
 
     def _submit(self, session_id: str, body: bytes) -> Answer:
         request = SubmitRequest.parse(body)
@@ -197,19 +241,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, method: str) -> None:
         path = urlsplit(self.path).path
-        body, refused = self._body()
-        status, payload, ctype = refused or self.server.answer(method, path, body)
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(payload)))
-        if refused:
-            self.send_header("Connection", "close")  # the unread body would be taken for the next request
-            self.close_connection = True
-        self.end_headers()
+        refused = self.server.refusal(method, self.headers)
+        body = b""
+        if refused is None:
+            body, refused = self._body()
+        status, payload, ctype = refused or self.server.answer(method, path, body, str(self.client_address[0]))
         try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(payload)))
+            if refused:
+                self.send_header("Connection", "close")  # the unread body would be taken for the next request
+                self.close_connection = True
+            self.end_headers()
             self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client went away; nothing left to tell it
+        except ConnectionError:  # the client went away; nothing left to tell it
+            self.close_connection = True
 
     def _body(self) -> tuple[bytes, Answer | None]:
         raw_length = self.headers.get("Content-Length") or "0"

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from buildbench.inputs import iter_lines
+
 DATA_SOURCE = "scene_editing"
 
 
@@ -29,11 +31,7 @@ class ExportError(ValueError):
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
     """The records of an ms-swift JSONL file, each checked for ``id`` and ``messages``."""
     try:
-        fh = path.open(encoding="utf-8")
-    except OSError as exc:
-        raise ExportError(f"{path}: cannot read ({exc.strerror})") from None
-    with fh:
-        for n, line in enumerate(fh, 1):
+        for n, line in iter_lines(path):
             if not line.strip():
                 continue
             try:
@@ -43,6 +41,8 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
             if not isinstance(rec, dict) or not isinstance(rec.get("messages"), list) or "id" not in rec:
                 raise ExportError(f"{path}:{n}: not a chain record (needs 'id' and a 'messages' list)")
             yield rec
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot read ({exc.strerror})") from None
 
 
 def hf_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

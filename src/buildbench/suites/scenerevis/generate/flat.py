@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from buildbench.inputs import read_text
+
 #: The placeholder asset id of objects that still need retrieval. The released code spells
 #: it this way (sic) when it masks ids; its parser also accepts ``<NEED_RETRIEVAL>``.
 MASKED_JID = "<NEED_RETRIVEAL>"
@@ -235,11 +237,9 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
     from buildbench.scenes.model import SceneFormatError
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as exc:
         raise SceneRecordError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise SceneRecordError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     for n, line in scene_lines(text):
         try:
             records = revis_records(json.loads(line))
