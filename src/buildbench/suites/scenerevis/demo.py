@@ -51,8 +51,8 @@ def run_demo(run_dir: Path, console: Console) -> None:
     console.print(LEGEND)
     console.print("paper (Table 1 mean, bedroom + living room): SceneReVis OBR 2.0, CNR 4.5, Avg 8.8; "
                   "LayoutGPT 24.7 / 40.8 / 7.5; Holodeck 12.7 / 12.7 / 7.8")
-    for path in mesh_episode_images(run_dir):
-        console.print(f"SceneReVis episode rendered from meshes: {path}")
+    meshes, boxes = mesh_episode_images(run_dir)
+    console.print(f"SceneReVis episode rendered from {MESH_EPISODE[2]} meshes: {meshes} (as boxes: {boxes})")
 
 
 def mesh_episode_images(run_dir: Path) -> list[Path]:
