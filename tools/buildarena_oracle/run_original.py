@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
+from odd_calls import OddCallGenerator  # noqa: E402
 
 
 def _view(machine: Any) -> View:
@@ -90,9 +92,9 @@ def _final(machine: Any) -> dict[str, Any]:
             "blocks": blocks, "control_sequence": list(machine.control_sequence)}
 
 
-def run_sequence(machine_cls: Any, seed: int, workdir: str) -> dict[str, Any]:
+def run_sequence(machine_cls: Any, seed: int, workdir: str, odd: bool = False) -> dict[str, Any]:
     machine = machine_cls(name=f"seq{seed}", db_path=os.path.join(workdir, f"seq{seed}", "db"))
-    gen = CallGenerator(seed)
+    gen = OddCallGenerator(seed) if odd else CallGenerator(seed)
     calls = []
     for index in range(gen.length):
         op, params = gen.next_call(_view(machine), index)
@@ -113,8 +115,14 @@ def main() -> None:
     parser.add_argument("--out", required=True)
     parser.add_argument("--assembly", action="store_true",
                         help="record assembly sequences (machines saved with to_file, then add_machine ...)")
+    parser.add_argument("--odd", action="store_true", help="odd_calls.OddCallGenerator's sequences")
+    parser.add_argument("--isolate", action="store_true",
+                        help="run in a child process; a seed that kills it is reported and skipped")
     args = parser.parse_args()
     first, end = (int(x) for x in args.seeds.split(":"))
+    if args.isolate:
+        isolate(args, first, end)
+        return
     os.chdir(args.orig)  # the original reads ./blocks/configs
     sys.path.insert(0, args.orig)
     from spatial.build import Assembly, Machine
@@ -130,7 +138,30 @@ def main() -> None:
                 os.chdir(folder)
                 fh.write(json.dumps(run_assembly(Machine, Assembly, seed)) + "\n")
             else:
-                fh.write(json.dumps(run_sequence(Machine, seed, workdir)) + "\n")
+                fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd)) + "\n")
+            fh.flush()
+
+
+def isolate(args: argparse.Namespace, first: int, end: int) -> None:
+    """Record ``first:end`` in child processes; a seed whose child dies of a signal is left out and named."""
+    out = Path(args.out).resolve()
+    out.write_text("", encoding="utf-8")
+    seed = first
+    while seed < end:
+        part = out.with_suffix(".part")
+        command = [sys.executable, str(Path(__file__).resolve()), "--orig", args.orig, "--seeds", f"{seed}:{end}",
+                   "--out", str(part)] + ["--odd"] * args.odd + ["--assembly"] * args.assembly
+        code = subprocess.run(command, check=False).returncode
+        lines = part.read_text(encoding="utf-8").splitlines(keepends=True) if part.exists() else []
+        done = [line for line in lines if line.endswith("\n")]
+        with out.open("a", encoding="utf-8") as fh:
+            fh.writelines(done)
+        seed += len(done)
+        if code == 0:
+            break
+        print(f"seed {seed}: the original's process ended with code {code}; seed left out", file=sys.stderr)
+        seed += 1
+    out.with_suffix(".part").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,13 @@ WORK=$2
 PYTHON=${PYTHON:-python3.12}
 mkdir -p "$WORK/orig"
 # Only the library, its block configs and the task files are needed (the mirror may lack large assets).
-git --git-dir="$GIT_DIR" archive "$COMMIT" spatial blocks levels.yaml pyproject.toml | tar -x -C "$WORK/orig"
+# One archive per tree: a pathspec archive of the commit still reads every blob (and fails on a partial mirror).
+for dir in spatial blocks; do
+    git --git-dir="$GIT_DIR" archive --prefix="$dir/" "$COMMIT:$dir" | tar -x -C "$WORK/orig"
+done
+for file in levels.yaml pyproject.toml; do
+    git --git-dir="$GIT_DIR" show "$COMMIT:$file" > "$WORK/orig/$file"
+done
 "$PYTHON" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install -q numpy==2.5.5 numpy-quaternion==2024.0.13 trimesh==5.2.0 python-fcl==0.7.0.11 \
     pyyaml scipy pandas matplotlib

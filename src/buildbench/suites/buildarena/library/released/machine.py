@@ -21,8 +21,9 @@ import re
 from typing import Any
 
 import numpy as np
-import trimesh.collision
 
+from .colliders import Colliders
+from .hashorder import set_order
 from .parts import ControlEntry, Face, Part, block_table, faces_coincide
 
 ARROW_KEYS = ("UpArrow", "DownArrow", "LeftArrow", "RightArrow")
@@ -83,7 +84,7 @@ class ReleasedMachine:
         self.changed = False
         self.keys: set[str] = set()
         self._locomotion = {name: copy.deepcopy(raw["locomotion"]) for name, raw in block_table().items()}
-        self._colliders = trimesh.collision.CollisionManager()
+        self._colliders = Colliders()
 
     # helpers -----------------------------------------------------------------------------
     def _new_part(self, name: str, anchor: Face | None, note: str | None) -> Part:
@@ -107,21 +108,20 @@ class ReleasedMachine:
 
     def _add_collider(self, part: Part) -> None:
         if not part.is_connector:
-            self._colliders.add_object(part.local_id, part.collider)
+            self._colliders.add(part.local_id, part.collider)
 
     def _refresh_colliders(self) -> None:
-        for name in list(self._colliders._objs):
-            self._colliders.remove_object(name)
+        self._colliders.clear()
         for part in self.blocks.values():
             self._add_collider(part)
 
     def _overlaps(self, label: str) -> str | None:
-        hit, pairs = self._colliders.in_collision_internal(return_names=True)
-        if not hit:
+        pairs = self._colliders.overlapping()
+        if not pairs:
             return None
         lines = [f"Operation failed! The {label} overlaps with existing blocks and it's been restored to previous "
                  "state already, please try again"]
-        for i, j in sorted(pairs, key=_pair_order):
+        for i, j in pairs:
             a, b = self.blocks[i], self.blocks[j]
             lines.append(f"Overlapping detected between <ID {a.local_id}: {a.name}> and <ID {b.local_id}: {b.name}>")
         return "\n".join(lines)
@@ -141,9 +141,9 @@ class ReleasedMachine:
 
     def _detach(self, key: str) -> str:
         part = self.blocks.pop(key)
-        if part.local_id not in self._colliders._objs:
+        if part.local_id not in self._colliders:
             raise Crash(f"ValueError: {part.local_id} not in collision manager!")
-        self._colliders.remove_object(part.local_id)
+        self._colliders.remove(part.local_id)
         if part.anchor is None:
             raise Crash("AttributeError: 'NoneType' object has no attribute 'sticky'")
         part.anchor.free = True
@@ -162,7 +162,7 @@ class ReleasedMachine:
         self.blocks.pop(part.local_id)
         self.blocks[part.local_id] = part
         self._refresh_colliders()
-        if not self._colliders.in_collision_internal():
+        if not self._colliders.overlapping():
             return None
         problem = self._overlaps(self._moved_label(part))
         if problem:
@@ -236,6 +236,8 @@ class ReleasedMachine:
             return self._say("The two faces are too close to each other, please try again.")
         if connector not in block_table():
             raise Crash("TypeError: 'NoneType' object is not subscriptable")
+        if block_table()[connector]["type"] == "connection":
+            _stick_direction(start.center, end.center)
         part = self._new_part(connector, start, note)
         part.end = end
         self._add(part)
@@ -339,12 +341,18 @@ class ReleasedMachine:
     def _powered(self) -> list[Part]:
         return [part for part in self.blocks.values() if part.locomotion]
 
+    def _bound_keys(self) -> list[str]:
+        """Every key bound to an action, block by block and action by action (repeats kept)."""
+        return [k for part in self._powered() for keys in part.locomotion.values() for k in keys]  # type: ignore[union-attr]
+
     def _collect_keys(self) -> None:
-        self.keys = {k for part in self._powered() for keys in part.locomotion.values() for k in keys}  # type: ignore[union-attr]
+        self.keys = set(self._bound_keys())
 
     def _key_actions(self) -> dict[str, list[str]]:
-        self._collect_keys()
-        table: dict[str, list[str]] = {k: [] for k in sorted(self.keys)}
+        """Actions of each bound key, keys in the released library's set order (see ``hashorder``)."""
+        bound = self._bound_keys()
+        self.keys = set(bound)
+        table: dict[str, list[str]] = {k: [] for k in set_order(bound)}
         for part in self._powered():
             for action, keys in part.locomotion.items():  # type: ignore[union-attr]
                 for k in keys:
@@ -422,10 +430,17 @@ def with_defaults(machine: ReleasedMachine, op: str, params: dict[str, Any]) -> 
     return dict(bound.arguments)
 
 
-def _pair_order(pair: tuple[str, str]) -> tuple[tuple[str, int], ...]:
-    """Overlap lines in id order, sub-structure letter first (the original's order followed string hashing)."""
-    def rank(key: str) -> tuple[str, int]:
-        letter, _, number = key.rpartition("_")
-        return (letter, int(number) if number.isdigit() else -1)
+def _stick_direction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Unit direction of a connector from ``a`` to ``b``, checked as the released library checked it.
 
-    return tuple(rank(x) for x in pair)
+    It built each connector's stick mesh and turned it with an SVD, which fails on a direction
+    with a NaN component (ends at infinity or at NaN, e.g. one face connected to itself after an
+    overflowing shift); its refusal is kept. A zero-length stick cannot get here (too-close ends
+    are refused before).
+    """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        vector = b - a
+        direction = vector / np.linalg.norm(vector)
+    if np.isnan(direction).any():
+        raise Crash("RuntimeError: Failed to align vectors: SVD did not converge")
+    return direction

@@ -25,6 +25,10 @@ from . import quat as Q
 COLLIDER_SCALE = 0.8
 """Colliders are shrunk about the block's local origin, so touching faces do not overlap."""
 
+MAX_REGULAR_COORDINATE = 1e6
+"""Beyond this a posed collider's floating-point shape is no longer the block's (same bound as the default
+profile's ``bench.MAX_COORDINATE``)."""
+
 _BLOCK_FOLDER = Path(__file__).resolve().parents[2] / "data" / "blocks"
 
 
@@ -133,6 +137,7 @@ class Face:
         self.partner: Face | None = None
         self.owner_id = owner.local_id
         self.owner_name = owner.name
+        self._normal: tuple[bytes, Orientation] | None = None
 
     @property
     def center(self) -> np.ndarray:
@@ -141,9 +146,14 @@ class Face:
 
     @property
     def normal(self) -> Orientation:
-        """Orientation whose ``pointing`` is the outward normal."""
-        return Orientation.towards(self.local_normal, self.owner.orientation.vec_base).turn(
-            self.owner.orientation.matrix)
+        """Orientation whose ``pointing`` is the outward normal (read-only: it is kept for the owner's pose)."""
+        # Worked out again only when the owner's matrix changed: each caption asks for it several times.
+        pose = self.owner.orientation.matrix.tobytes()
+        if self._normal is None or self._normal[0] != pose:
+            turned = Orientation.towards(self.local_normal, self.owner.orientation.vec_base).turn(
+                self.owner.orientation.matrix)
+            self._normal = (pose, turned)
+        return self._normal[1]
 
     def caption(self) -> str:
         """``Face label: X, Face center: [..], Facing towards <..>``."""
@@ -163,6 +173,22 @@ def _local_collider(name: str) -> trimesh.Trimesh:
     mesh = copy.deepcopy(trimesh.util.concatenate(pieces))
     mesh = mesh.apply_translation(np.array(block_table()[name]["root"], dtype=np.float64) + offset)
     return mesh.apply_scale(COLLIDER_SCALE)
+
+
+def fcl_ready(mesh: trimesh.Trimesh, convex: bool) -> trimesh.Trimesh:
+    """``mesh`` (a posed block collider) with its convexity known where it can be reused.
+
+    trimesh hands a convex mesh to FCL as an ``fcl.Convex``, any other as a
+    triangle soup. A convex shape stays convex under a pose that keeps it
+    finite and in range, so the local shape's answer (``convex``) is reused
+    there instead of trimesh's costly test on every posed copy; elsewhere the
+    test runs on the posed mesh, as in the released library (``colliders``
+    decides which meshes reach FCL at all).
+    """
+    vertices = mesh.vertices
+    if np.isfinite(vertices).all() and np.abs(vertices).max() <= MAX_REGULAR_COORDINATE:
+        mesh._cache["is_convex"] = convex
+    return mesh
 
 
 def faces_coincide(a: Face, b: Face) -> bool:
@@ -201,10 +227,7 @@ class Part:
         pose = np.eye(4)
         pose[:3, :3] = self.orientation.matrix
         pose[:3, 3] = self.position
-        mesh = mesh.apply_transform(pose)
-        # Convexity does not change with the pose; trimesh would work it out again for every posed copy.
-        mesh._cache["is_convex"] = _local_collider(self.name).is_convex
-        return mesh
+        return fcl_ready(mesh.apply_transform(pose), _local_collider(self.name).is_convex)
 
     def refresh_collider(self) -> None:
         """Rebuild the collider at the current pose."""

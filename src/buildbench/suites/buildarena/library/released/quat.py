@@ -20,7 +20,8 @@ from scipy import linalg
 Quat = tuple[float, float, float, float]
 IDENTITY: Quat = (1.0, 0.0, 0.0, 0.0)
 UNIT_TOLERANCE = 1e-14
-"""Squared norms this close to 1 count as unit (numpy-quaternion's ``_eps``)."""
+"""numpy-quaternion's ``_eps``: squared norms this close to 1 count as unit, and its exponential turns a
+vector no longer than this into the identity (so twists below about 1.1e-12 degrees do nothing)."""
 
 
 def squared_norm(q: Quat) -> float:
@@ -80,7 +81,7 @@ def from_rotation_vector(v: np.ndarray) -> Quat:
     half = np.asarray(v, dtype=float) / 2
     x, y, z = float(half[0]), float(half[1]), float(half[2])
     length = math.sqrt(x * x + y * y + z * z)
-    if length <= 2.220446049250313e-16:  # numpy-quaternion's exp treats a null vector as no turn
+    if length <= UNIT_TOLERANCE:  # numpy-quaternion's exp reads a vector this short (its _eps) as no turn
         return IDENTITY
     s = math.sin(length) / length
     return (math.cos(length), s * x, s * y, s * z)
