@@ -31,20 +31,18 @@ def bed(p: Parts, s: Spec) -> None:
     top = min(0.55, 0.6 * sy) if sy > 0.75 else sy  # mattress top; low boxes are all mattress
     base_to_floor = s.has("platform", "storage", "drawer", "drawers", "tatami", "box", "divan")
     clearance = 0.0 if base_to_floor else min(0.2, 0.3 * top) * s.pick(0.8, 1.0)
-    # the headboard's panel is the widest part: in the 3D-FRONT rooms nightstands reach a
-    # median 10 cm into the bed's box (a quarter of them 18 cm or more), beside a mattress
-    # narrower than the headboard; the frame and the headboard's lower part stand inside it
-    inset = min(0.2, 0.08 * sx) if sy > top + 0.05 else 0.0
+    # the headboard's upper panel is the widest part; the frame, mattress and the
+    # headboard's lower part are 20 % narrower than the box and at most 1.85 m wide (a 1.8 m
+    # mattress): in the 3D-FRONT bedrooms nightstands (tops below about 0.8 m) reach into the
+    # bed's box a median 8 cm (2 m beds) to 30 cm (beds over 2.5 m), a tenth of them 16-47 cm
+    inset = (sx - min(0.8 * sx, 1.85)) / 2
     if clearance > 0:
         leg = min(0.07, 0.08 * sx)
         p.legs(0.02 * sx, leg, 0.0, clearance + 0.01, s.palette.frame, x0=inset, x1=sx - inset, z0=head)
     _deck(p, s, clearance, top, head, inset)
-    if inset > 0:
-        panel = min(sy, top + 0.08)
-        p.box((inset, 0, 0), (sx - inset, panel, head), s.palette.main)  # down to the floor
-        p.box((0, panel, 0), (sx, sy, head), s.palette.main)
-    else:
-        p.box((0, 0, 0), (sx, sy, head), s.palette.main)
+    panel = min(max(top + 0.08, 0.8), sy - min(0.05, 0.1 * sy))
+    p.box((inset, 0, 0), (sx - inset, panel, head), s.palette.main)  # down to the floor
+    p.box((0, panel, 0), (sx, sy, head), s.palette.main)
     pillow_top = min(sy, top + 0.14)
     if pillow_top > top + 0.05:
         n = 2 if sx > 1.2 else 1

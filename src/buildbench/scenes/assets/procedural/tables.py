@@ -40,21 +40,28 @@ def table(p: Parts, s: Spec) -> None:
 
 
 def desk(p: Parts, s: Spec) -> None:
+    """A top on legs (side panels when the words say so), with a drawer pedestal on the right
+    when drawers are named; the knee space stays open."""
     sx, sy, sz = p.sx, p.sy, p.sz
     t = _top_thickness(p)
-    p.box((0, sy - t, 0), (sx, sy, sz), s.palette.main)
+    under = sy - t
+    p.box((0, under, 0), (sx, sy, sz), s.palette.main)
     leg = min(0.05, 0.06 * min(sx, sz))
-    pedestal = (s.has("drawer", "drawers", "pedestal", "storage") or s.rng.random() < 0.5) and sx > 0.9
+    pedestal = s.has("drawer", "drawers", "pedestal", "storage", "cabinet") and sx > 0.9
     right = sx * (0.62 if pedestal else 1.0)
-    p.box((0, 0, 0.02 * sz), (leg, sy - t, sz * 0.98), s.palette.frame)  # left side panel
-    if pedestal:  # drawer unit on the right; the knee space stays open on the left
-        p.box((right, 0, 0.02 * sz), (sx, sy - t, 0.97 * sz), s.palette.frame)
-        for k in range(3):
-            y0 = (sy - t) * (0.05 + 0.31 * k)
-            p.box((right + 0.02, y0, 0.97 * sz), (sx - 0.02, y0 + 0.27 * (sy - t), sz), s.palette.main)
+    if s.has("panel", "panels", "waterfall", "solid"):
+        p.box((0, 0, 0.02 * sz), (leg, under, sz * 0.98), s.palette.frame)
+        if not pedestal:
+            p.box((sx - leg, 0, 0.02 * sz), (sx, under, 0.98 * sz), s.palette.frame)
+        p.box((leg, 0.55 * under, 0.03 * sz), (right, under, 0.03 * sz + 0.02), s.palette.frame)  # modesty panel
     else:
-        p.box((sx - leg, 0, 0.02 * sz), (sx, sy - t, 0.98 * sz), s.palette.frame)
-    p.box((leg, 0.55 * (sy - t), 0.03 * sz), (right, sy - t, 0.03 * sz + 0.02), s.palette.frame)  # modesty panel
+        p.legs(0.01 * sx, leg, 0.0, under, s.palette.frame, round_legs=s.has("metal", "round"),
+               x1=sx if not pedestal else right + leg + 0.01 * sx)
+    if pedestal:  # drawer unit on the right
+        p.box((right, 0, 0.02 * sz), (sx, under, 0.97 * sz), s.palette.frame)
+        for k in range(3):
+            y0 = under * (0.05 + 0.31 * k)
+            p.box((right + 0.02, y0, 0.97 * sz), (sx - 0.02, y0 + 0.27 * under, sz), s.palette.main)
 
 
 def dressing_table(p: Parts, s: Spec) -> None:
