@@ -59,6 +59,7 @@ def test_text_table(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> Non
     assert "physics: besiege-1 (" in text and "1 configuration(s) (reference)" in text
     row = next(line for line in text.splitlines() if line.startswith("support-1") and "weld_strength=0.05x" in line)
     assert row.split()[2:7] == ["0%", "0.0", "1", "1", "0"]
+    assert "weld_strength=0.05x: 1 of 1 verdicts flip (support-1 (1))" in text
 
 
 @pytest.mark.parametrize(("vary", "expected"), [

@@ -362,8 +362,29 @@ def format_report(report: dict[str, Any]) -> str:
                          f"{s['flips']:>7} {s['to_fail']:>6} {s['to_pass']:>6} {s['diverged']:>4} "
                          f"{_fmt_tau(s['tau_configurations_success']):>9} "
                          f"{_fmt_tau(s['tau_configurations_indicator']):>9} {_fmt_tau(s['tau_machines']):>7}")
+    lines += _conclusions(report)
     lines.append("SR: success rate; flips: verdicts that differ from the baseline's (both scored); div: runs that "
                  "diverged under every step (unscored unless the machine caused it); "
                  "τ: Kendall τ-b against the baseline (cfg: ranking of configurations; mach: of the machines "
                  "by indicator; — where undefined).")
     return "\n".join(lines)
+
+
+def _conclusions(report: dict[str, Any]) -> list[str]:
+    """One line per setting: where verdicts flipped and where a ranking changed."""
+    if not report["tasks"]:
+        return []
+    labels = [s["label"] for s in report["settings"][1:]]
+    out = []
+    for label in labels:
+        flipped = [f"{t} ({b['settings'][label]['flips']})" for t, b in report["tasks"].items()
+                   if b["settings"][label]["flips"]]
+        reranked = [t for t, b in report["tasks"].items()
+                    if any(v is not None and v < 1.0 for v in (b["settings"][label]["tau_configurations_success"],
+                                                               b["settings"][label]["tau_configurations_indicator"]))]
+        total = report["overall"]["settings"][label]["flips"]
+        out.append(f"{label}: {total} of {report['episodes']} verdicts flip"
+                   + (f" ({', '.join(flipped)})" if flipped else "")
+                   + (f"; configurations ranked differently on {', '.join(reranked)}" if reranked else
+                      "; no ranking of configurations changes where one is defined"))
+    return out
