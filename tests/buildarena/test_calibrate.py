@@ -85,8 +85,8 @@ def test_free_constants_are_checked() -> None:
         parse_free(["drag=2:1"], base)
     with pytest.raises(CalibrationError, match="bounds must be factors"):
         parse_free(["drag=nan:2"], base)
-    with pytest.raises(CalibrationError, match="needs non-zero numbers"):
-        parse_free(["linear_drag_per_s"], base)
+    with pytest.raises(CalibrationError, match="needs non-zero numbers"):  # a factor cannot move a zero
+        parse_free(["friction"], base.with_overrides({"friction": 0.0}))
     with pytest.raises(CalibrationError, match="given twice"):
         parse_free(["drag", "drag"], base)
     (drag,) = parse_free(["drag"], base)
