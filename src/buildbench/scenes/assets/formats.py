@@ -12,11 +12,14 @@ import gzip
 import io
 import json
 import pickle
+import re
 import struct
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from buildbench.scenes.assets.files import MAX_FACES, MAX_TEXTURE_PIXELS
 from buildbench.scenes.assets.mesh import AssetError, ColorArray, FloatArray, IntArray
@@ -33,59 +36,110 @@ class RawMesh:
     face_colors: ColorArray | None = None
 
 
+_CORNER = re.compile(rb"(-?\d+)(?:/(-?\d*))?(?:/(-?\d*))?")
+_V = re.compile(rb"^[ \t]*v[ \t]+([^\r\n]*)", re.M)
+_VT = re.compile(rb"^[ \t]*vt[ \t]+([^\r\n]*)", re.M)
+_F = re.compile(rb"^[ \t]*f[ \t]+([^\r\n]*)", re.M)
+_DEFINING = re.compile(rb"^[ \t]*(v|vt|f)[ \t]", re.M)
+
+
+def _defined_before(data: bytes, n_faces: int) -> list[tuple[int, int]]:
+    """Vertices and texture coordinates defined before each face line (for OBJ's negative,
+    relative indices)."""
+    out: list[tuple[int, int]] = []
+    n_v = n_vt = 0
+    for match in _DEFINING.finditer(data):
+        kind = match.group(1)
+        if kind == b"v":
+            n_v += 1
+        elif kind == b"vt":
+            n_vt += 1
+        else:
+            out.append((n_v, n_vt))
+    return out[:n_faces]
+
+
 def parse_obj(data: bytes, name: str) -> RawMesh:
     """An OBJ's vertices, triangles (polygons fanned) and texture coordinates; materials and
-    other files it names are ignored (the caller attaches the texture it trusts)."""
+    other files it names are ignored (the caller attaches the texture it trusts). Corners
+    with the same position and texture index become one vertex."""
     rough = data.count(b"\nf ") + int(data.startswith(b"f "))
     if rough > MAX_FACES:
         raise AssetError(f"{name}: about {rough} faces is over the {MAX_FACES}-face limit")
-    positions: list[tuple[float, float, float]] = []
-    uvs: list[tuple[float, float]] = []
-    corners: dict[tuple[int, int], int] = {}
-    faces: list[tuple[int, int, int]] = []
+    bodies = _F.findall(data)
+    counts = np.array([len(body.split()) for body in bodies], dtype=np.int64)
+    if len(counts) and counts.min() < 3:
+        raise AssetError(f"{name}: unreadable OBJ (a face with fewer than 3 corners)")
+    if counts.sum() > 3 * MAX_FACES:
+        raise AssetError(f"{name}: over the {MAX_FACES}-face limit")
     try:
-        text = data.decode("utf-8", errors="replace")
-        for number, line in enumerate(text.splitlines(), 1):
-            head, _, rest = line.strip().partition(" ")
-            if head == "v":
-                x, y, z = rest.split()[:3]
-                positions.append((float(x), float(y), float(z)))
-            elif head == "vt":
-                u, v = rest.split()[:2]
-                uvs.append((float(u), float(v)))
-            elif head == "f":
-                ids = [_obj_corner(tok, len(positions), len(uvs), corners) for tok in rest.split()]
-                if len(ids) < 3:
-                    raise ValueError(f"line {number}: a face needs 3 corners")
-                faces.extend((ids[0], ids[k], ids[k + 1]) for k in range(1, len(ids) - 1))
-                if len(faces) > MAX_FACES:
-                    raise AssetError(f"{name}: over the {MAX_FACES}-face limit")
-    except (ValueError, IndexError) as exc:
+        pos = _numbers(_V.findall(data), 3, "vertex")
+        uv_all = _numbers(_VT.findall(data), 2, "texture coordinate")
+        fields = _corners(b" ".join(bodies), int(counts.sum()))
+        face_of_corner = np.repeat(np.arange(len(counts)), counts)
+        if (fields[:, :2] < 0).any():  # relative indices count back from the last line defined
+            before = np.asarray(_defined_before(data, len(bodies)), dtype=np.int64).reshape(-1, 2)[face_of_corner]
+        else:
+            before = np.zeros((len(fields), 2), dtype=np.int64)
+        vi = _obj_indices(fields[:, 0], before[:, 0], len(pos), "vertex")
+        has_uv = len(uv_all) > 0 and bool((fields[:, 1] != 0).all())
+        ti = _obj_indices(fields[:, 1], before[:, 1], len(uv_all), "texture") if has_uv else None
+    except ValueError as exc:
         raise AssetError(f"{name}: unreadable OBJ ({exc})") from None
-    order = sorted(corners.items(), key=lambda kv: kv[1])
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
-    vertices = pos[[vi for (vi, _), _ in order]] if order else np.zeros((0, 3))
-    uv = None
-    if uvs and all(ti >= 0 for (_, ti), _ in order):
-        uv = np.asarray(uvs, dtype=np.float64)[[ti for (_, ti), _ in order]]
-    return checked(RawMesh(vertices, np.asarray(faces, dtype=np.int64).reshape(-1, 3), uv), name)
+    stride = len(uv_all) + 1
+    unique_key, corner_vertex = np.unique(vi * stride + (ti if ti is not None else 0), return_inverse=True)
+    corner_vertex = corner_vertex.reshape(-1)
+    # fan each polygon from its first corner: (0, k, k + 1) for k = 1 … n - 2
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    fans = counts - 2
+    first = np.repeat(starts, fans)
+    k = np.arange(int(fans.sum())) - np.repeat(np.cumsum(fans) - fans, fans) + 1
+    faces = corner_vertex[np.column_stack([first, first + k, first + k + 1])]
+    uv = uv_all[unique_key % stride] if ti is not None else None
+    return checked(RawMesh(pos[unique_key // stride], faces.astype(np.int64).reshape(-1, 3), uv), name)
 
 
-def _obj_corner(token: str, n_pos: int, n_uv: int, corners: dict[tuple[int, int], int]) -> int:
-    fields = token.split("/")
-    vi = _obj_index(fields[0], n_pos)
-    ti = _obj_index(fields[1], n_uv) if len(fields) > 1 and fields[1] else -1
-    key = (vi, ti)
-    if key not in corners:
-        corners[key] = len(corners)
-    return corners[key]
+def _numbers(lines: list[bytes], width: int, what: str) -> NDArray[np.float64]:
+    """The first ``width`` numbers of each line as an ``(n, width)`` array."""
+    if not lines:
+        return np.zeros((0, width))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy warns when text stops parsing; the count tells
+        flat = np.fromstring(b"\n".join(lines), sep=" ")  # noqa: NPY201 - the text form, not deprecated
+    if flat.size == width * len(lines):
+        return flat.reshape(-1, width)
+    rows = [line.split()[:width] for line in lines]  # extra numbers (w, colours) or bad text
+    if any(len(r) < width for r in rows):
+        raise ValueError(f"a {what} line with fewer than {width} numbers")
+    return np.array(rows, dtype=np.bytes_).astype(np.float64)
 
 
-def _obj_index(text: str, count: int) -> int:
-    k = int(text)
-    index = k - 1 if k > 0 else count + k  # OBJ counts from 1; negatives count back
-    if not 0 <= index < count:
-        raise ValueError(f"index {k} out of range (1..{count})")
+def _corners(text: bytes, n: int) -> NDArray[np.int64]:
+    """``(n, 2)`` position and texture indices (0: none) of every face corner in ``text``
+    (``v``, ``v/vt``, ``v//vn`` or ``v/vt/vn`` tokens)."""
+    slashes = text.count(b"/")
+    doubles = text.count(b"//")
+    if doubles == 0 and slashes % max(n, 1) == 0:  # one layout throughout: parse in one go
+        k = slashes // max(n, 1) + 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            flat = np.fromstring(text.replace(b"/", b" "), sep=" ")  # noqa: NPY201
+        if flat.size == n * k and np.array_equal(flat, np.round(flat)):
+            cols = flat.reshape(n, k).astype(np.int64)
+            return np.column_stack([cols[:, 0], cols[:, 1] if k > 1 else np.zeros(n, np.int64)])
+    corners = _CORNER.findall(text)
+    if len(corners) != n:
+        raise ValueError("a face corner is not 'v', 'v/vt', 'v//vn' or 'v/vt/vn'")
+    return np.array([(int(v), int(t) if t else 0) for v, t, _ in corners], dtype=np.int64).reshape(-1, 2)
+
+
+def _obj_indices(raw: NDArray[np.int64], before: NDArray[np.int64], count: int, what: str) -> NDArray[np.int64]:
+    """0-based indices from OBJ's 1-based (negative: counted back from the last defined)."""
+    index = np.where(raw > 0, raw - 1, before + raw)
+    bad = (raw == 0) | (index < 0) | (index >= count)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise ValueError(f"{what} index {int(raw[k])} out of range (1..{count})")
     return index
 
 
