@@ -46,3 +46,16 @@ def test_from_env_refuses_a_folder_that_is_not_one(tmp_path) -> None:  # type: i
     assert lib.future_dir == tmp_path and lib.objaverse_dir is None and lib.cache_dir == tmp_path / "c"
     with pytest.raises(AssetError, match="BUILDBENCH_OBJAVERSE_DIR=.*not a directory"):
         AssetLibrary.from_env(environ={"BUILDBENCH_OBJAVERSE_DIR": str(tmp_path / "absent")})
+
+
+@pytest.mark.parametrize("size", [(1.0, float("nan"), 1.0), (1.0, -0.5, 1.0), (float("inf"), 1.0, 1.0)])
+@pytest.mark.parametrize("level", ["box", "procedural"])
+def test_a_size_that_is_not_finite_and_non_negative_is_an_asset_error(size: tuple[float, float, float],
+                                                                       level: str) -> None:
+    with pytest.raises(AssetError, match=r"object 'o-1': size .* is not three finite, non-negative numbers"):
+        object_mesh(_obj(size=size), level)  # type: ignore[arg-type]
+
+
+def test_a_zero_extent_box_still_gives_a_mesh_of_its_box() -> None:
+    mesh = object_mesh(_obj("painting", size=(1.0, 0.8, 0.0)), "procedural")
+    assert np.allclose(mesh.vertices.max(0), [0.5, 0.4, 0.0]) and np.isfinite(mesh.vertices).all()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -46,9 +47,12 @@ def object_mesh(obj: SceneObject, level: GeometryLevel, *, library: AssetLibrary
     """The mesh of ``obj`` at ``level`` in its local frame.
 
     ``library``: where ``mesh`` finds real assets (default :meth:`AssetLibrary.from_env`);
-    unused by the other levels. Raises AssetError for an unknown level, a ``mesh`` level
-    with no asset folder configured, or (strict libraries) a missing or bad asset."""
+    unused by the other levels. Raises AssetError for an unknown level, a size that is not
+    finite and non-negative, a ``mesh`` level with no asset folder configured, or (strict
+    libraries) a missing or bad asset."""
     level = check_level(level)
+    if not all(math.isfinite(v) and v >= 0 for v in obj.size):
+        raise AssetError(f"object {obj.id!r}: size {tuple(obj.size)} is not three finite, non-negative numbers")
     if level == "box":
         return box_mesh(obj.size, palette(obj).main)
     if level == "procedural":

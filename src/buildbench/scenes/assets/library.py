@@ -105,7 +105,7 @@ class AssetLibrary:
                              "use geometry=procedural without one")
         try:
             found = self.locate(obj)
-            raw = self._load(found)
+            return _placed(self._load(found), obj, f"{found.source}:{found.asset_id}")
         except AssetError as exc:
             if self.strict:
                 raise
@@ -114,7 +114,6 @@ class AssetLibrary:
             mesh = procedural_mesh(obj)
             return ObjectMesh(mesh.vertices, mesh.faces, mesh.face_colors,
                               source=f"{mesh.source} (fallback: {exc})")
-        return _placed(raw, obj, f"{found.source}:{found.asset_id}")
 
     def locate(self, obj: SceneObject) -> _Found:
         """The files of ``obj``'s asset; AssetError naming the ids tried when none exists."""
@@ -274,8 +273,11 @@ def _placed(raw: RawMesh, obj: SceneObject, source: str) -> ObjectMesh:
     if raw.texture_png is not None:
         from PIL import Image
 
-        texture = Image.open(io.BytesIO(raw.texture_png))
-        texture.load()
+        try:
+            texture = Image.open(io.BytesIO(raw.texture_png))
+            texture.load()
+        except (OSError, ValueError) as exc:  # a damaged cache entry
+            raise AssetError(f"{source}: texture is not an image ({type(exc).__name__})") from None
     if raw.face_colors is not None:
         colors = raw.face_colors
     elif texture is not None:
