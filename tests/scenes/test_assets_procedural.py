@@ -172,6 +172,16 @@ def test_colours_come_from_the_words(attrs: dict[str, str], expect: str) -> None
         assert r > b + 20 and r < 160  # a brown
 
 
+def test_objects_without_words_get_their_kinds_usual_material() -> None:
+    def median_rgb(category: str) -> np.ndarray:
+        obj = SceneObject("x", category, "0123abcd", (0, 0.4, 0), (1.0, 0.8, 0.6))  # an Objaverse id, no words
+        return np.median(object_mesh(obj, "procedural").face_colors[:, :3], axis=0)
+
+    table, sofa = median_rgb("dining table"), median_rgb("sofa")
+    assert table[0] > table[2] + 40  # wood brown
+    assert abs(float(sofa[0]) - float(sofa[2])) < 20  # a fabric grey
+
+
 def test_thor_colour_field_colours_the_box_level_too() -> None:
     obj = SceneObject("s", "cabinet", "x", (0, 0.4, 0), (1, 0.8, 0.5), raw={"color": {"r": 0.0, "g": 1.0, "b": 0.0}})
     assert object_mesh(obj, "box").face_colors[0].tolist() == [0, 255, 0, 255]

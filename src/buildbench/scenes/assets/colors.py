@@ -60,13 +60,16 @@ class Palette:
     family: str
 
 
-def palette(obj: SceneObject, *, accent: tuple[float, float, float] | None = None) -> Palette:
+def palette(obj: SceneObject, *, accent: tuple[float, float, float] | None = None,
+            typical: str = "") -> Palette:
     """The object's palette from its colour and material words (see the module docstring).
-    ``accent``: the category's own accent colour (a plant's green, a screen's black)."""
+    ``accent``: the category's own accent colour (a plant's green, a screen's black);
+    ``typical``: the material family the category usually has (``wood`` for a table), used
+    when no word names one, so wordless objects (Objaverse ids) still look like themselves."""
     attrs = obj.attributes
     colour_words = _words(attrs.get("color"), attrs.get("description"), obj.raw.get("desc"))
     words = colour_words + _words(attrs.get("material"))
-    family = _family(words, obj)
+    family = _family(words, obj) or typical
     rgb = _first_colour(colour_words) or _thor_material_rgb(obj) or _first_colour(words)
     if rgb is None:
         rgb = _FAMILIES[family][1] if family else (0.62, 0.6, 0.57)

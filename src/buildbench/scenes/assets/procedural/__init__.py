@@ -152,11 +152,24 @@ def procedural_mesh(obj: SceneObject) -> ObjectMesh:
     digest = hashlib.sha256("\0".join((obj.id, obj.asset_id, obj.category)).encode("utf-8")).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     words = words_of(obj.category, obj.attributes.get("description"), obj.attributes.get("shape"), obj.asset_id)
-    spec = Spec(kind, size, palette(obj, accent=_ACCENTS.get(kind)), words, rng)
+    spec = Spec(kind, size, palette(obj, accent=_ACCENTS.get(kind), typical=_TYPICAL.get(kind, "")), words, rng)
     parts = Parts(size)
     _BUILDERS[kind](parts, spec)
     return parts.build(f"procedural:{obj.category}")
 
+
+#: The material a kind usually has, for objects whose words name none.
+_TYPICAL: dict[str, str] = {
+    **dict.fromkeys(("bed", "bunk bed", "table", "dining table", "coffee table", "side table", "desk",
+                     "dressing table", "wardrobe", "cabinet", "chest", "dresser", "nightstand", "shelf",
+                     "tv stand", "chair", "stool", "bench", "door", "piano", "cart", "kitchen counter",
+                     "coat rack"), "wood"),
+    **dict.fromkeys(("sofa", "armchair", "chaise", "ottoman", "pillow", "curtain", "rug", "dog bed",
+                     "office chair", "teddy bear"), "fabric"),
+    **dict.fromkeys(("fridge", "washing machine", "oven", "microwave", "small machine", "toaster",
+                     "coffee machine", "floor lamp", "ceiling lamp", "wall lamp"), "metal"),
+    **dict.fromkeys(("toilet", "sink", "bathtub", "vase", "table lamp"), "stone"),
+}
 
 #: A kind's own accent colour where its look depends on one (leaves, screens, glass).
 _LINEN, _SHADE = (0.93, 0.93, 0.91), (0.95, 0.9, 0.78)
