@@ -14,6 +14,7 @@ from typing import Any, TypedDict
 
 import click
 
+from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import OptionValue
 
@@ -142,7 +143,7 @@ def tasks(suite: str, split: str, seed: int, limit: int | None, as_json: bool) -
             click.echo(json.dumps(t.to_dict(), default=str))
         else:
             meta = " ".join(f"{k}={v}" for k, v in t.metadata.items())
-            click.echo(f"{t.id}\t{meta}")
+            click.echo(f"{terminal_safe(t.id)}\t{terminal_safe(meta)}")
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -259,7 +260,7 @@ def _first_error(run_dir: Path) -> str:
     with Store(run_dir, create=False) as store:
         for ep in store.episodes():
             if ep.error:
-                return f"; first: {ep.error.splitlines()[0][:200]}"
+                return f"; first: {terminal_safe(ep.error.splitlines()[0][:200])}"
     return ""
 
 
@@ -412,12 +413,12 @@ def main(argv: list[str] | None = None) -> int:
         ctx = getattr(exc, "ctx", None)  # usage errors know their command
         command = ctx.command_path.partition(" ")[2] if ctx is not None else ""
         where = f" (buildbench {command})" if command else ""
-        click.echo(f"error: {exc.format_message()}{where}", err=True)
+        click.echo(f"error: {terminal_safe(exc.format_message(), keep_newlines=True)}{where}", err=True)
         return 2
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except BuildbenchError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {terminal_safe(exc, keep_newlines=True)}", err=True)
         return 2
     # Before ValueError: UnicodeDecodeError is one.
     except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
@@ -430,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         if exc.filename is None or os.environ.get("BUILDBENCH_DEBUG"):
             return _unexpected(exc)
         # A path the user gave that cannot be read or written (missing, a folder, no permission).
-        click.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
+        click.echo(f"error: {terminal_safe(exc.filename)}: {terminal_safe(exc.strerror or exc)}", err=True)
         return 2
     except ValueError as exc:
         from buildbench.llm import LLMConfigError

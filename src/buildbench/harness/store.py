@@ -14,9 +14,12 @@ the file and the record, never a parser's message without a place.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,22 +67,42 @@ def connect_readonly(path: Path, **options: Any) -> sqlite3.Connection:
         raise StoreCorruptError(f"{path}: {exc.strerror or exc}") from None
     if path.stat().st_size == 0:
         raise StoreCorruptError(f"{path.parent} holds no run ({path.name} is empty: 0 bytes)")
-    uri = path.resolve().as_uri()
-    # WAL readers need the -shm file; where the folder cannot be written it cannot be made, and
-    # immutable=1 reads the database file alone (a cleanly closed run has its WAL checkpointed).
-    tries = ["mode=ro&immutable=1"] if not os.access(path.parent, os.W_OK) else ["mode=ro", "mode=ro&immutable=1"]
-    for n, query in enumerate(tries, start=1):
-        try:
-            db: sqlite3.Connection = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=30.0, **options)
-            db.execute("SELECT COUNT(*) FROM manifest").fetchone()
-            return db
-        except sqlite3.OperationalError as exc:
-            if n < len(tries) and "no such table" not in str(exc):
-                continue  # "unable to open database file": a medium read-only without saying so
-            raise StoreCorruptError(f"{path}: not a buildbench run store ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"{path}: not a buildbench run store ({exc})") from None
-    raise AssertionError("unreachable")
+    try:
+        if os.access(path.parent, os.W_OK):
+            try:
+                return _open(path, "mode=ro", options)
+            except sqlite3.OperationalError as exc:
+                if "unable to open" not in str(exc):
+                    raise
+                # A medium read-only without the folder saying so (a read-only bind mount).
+        # WAL readers need the -shm file, which cannot be made on read-only media: immutable=1
+        # reads the database file alone, which holds everything once the WAL is checkpointed
+        # (a run closed cleanly); episodes still in the WAL (a run killed while writing) would
+        # be missed, so then a private copy of both files is read.
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            return _open(_private_copy(path, wal), "mode=ro", options)
+        return _open(path, "mode=ro&immutable=1", options)
+    except sqlite3.DatabaseError as exc:
+        raise StoreCorruptError(f"{path}: not a buildbench run store ({exc})") from None
+
+
+def _open(path: Path, query: str, options: dict[str, Any]) -> sqlite3.Connection:
+    db: sqlite3.Connection = sqlite3.connect(f"{path.resolve().as_uri()}?{query}", uri=True, timeout=30.0, **options)
+    try:
+        db.execute("SELECT COUNT(*) FROM manifest").fetchone()
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _private_copy(path: Path, wal: Path) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="buildbench-store-"))
+    atexit.register(shutil.rmtree, folder, True)
+    shutil.copyfile(path, folder / path.name)
+    shutil.copyfile(wal, folder / wal.name)
+    return folder / path.name
 
 
 def load_json(text: Any, where: str) -> Any:
@@ -128,6 +151,7 @@ class Store:
             raise BuildbenchError(f"{self.run_dir} is not a buildbench run (no {self.FILENAME})")
         if not create:
             self._db = connect_readonly(self.path)
+            self.manifest()  # every reader needs it whole: a damaged one is named at once
             return
         self.run_dir.mkdir(parents=True, exist_ok=True)
         try:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from buildbench.display import terminal_safe
 from buildbench.inputs import iter_lines
 from buildbench.jsonio import parse_json, read_json_file
 
@@ -107,6 +108,9 @@ def task_from_record(record: Any, suite: str, where: str) -> Task:
     task_id = record.get("id")
     if not isinstance(task_id, str) or not task_id.strip():
         raise TaskFileError(f"{where}: field 'id' must be a non-empty string, got {task_id!r}")
+    if not task_id.isprintable():  # control and bidirectional characters rewrite what a terminal shows
+        raise TaskFileError(f"{where}: field 'id' '{terminal_safe(task_id)}' holds a control or "
+                            "bidirectional character")
     named = record.get("suite", suite)
     if named != suite:
         raise TaskFileError(f"{where}: task {task_id!r} field 'suite' is {named!r}, but this run is suite {suite!r}")

@@ -130,7 +130,7 @@ class RunView:
         self.run_dir = Path(run_dir).resolve()
         self.index = index
         path = self.run_dir / Store.FILENAME
-        if not path.is_file():
+        if not path.exists():
             raise ViewerInputError(f"{run_dir} is not a buildbench run (no {Store.FILENAME})")
         self._lock = threading.Lock()
         self.path = path

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError
 from buildbench.parallel import PROCESS, Backend, backend_options
 
@@ -144,7 +145,8 @@ def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool, worke
     info = summary(rows)
     for r in rows:
         if r.score is None:
-            click.echo(f"error: task {r.task_id}: {r.status} prediction: {r.reason}", err=True)
+            click.echo(f"error: task {terminal_safe(r.task_id)}: {r.status} prediction: {terminal_safe(r.reason)}",
+                       err=True)
         elif not as_json:
             click.echo(r.line())
     if as_json:
@@ -183,7 +185,7 @@ def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
 
 
 def _print_score(task_id: str, result: EditScore) -> None:
-    click.echo(f"{task_id}: geometry {result.geometry:.4f}  semantics {result.semantics:.4f}  "
+    click.echo(f"{terminal_safe(task_id)}: geometry {result.geometry:.4f}  semantics {result.semantics:.4f}  "
                f"topology {result.topology:.4f}  final {result.final:.4f}  solved {result.solved}")
     click.echo(f"reason: {result.reason}")
     if result.edit_sets is not None:

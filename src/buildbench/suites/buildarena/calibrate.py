@@ -19,8 +19,8 @@ The fit minimises ``sqrt(position² + (INTEGRITY_WEIGHT · integrity)²)`` (RMS 
 space: a grid first (``GRID_POINTS`` per constant), then bounded least squares
 (``scipy.optimize.least_squares``, trust region, finite differences) from the best grid
 point, capped at ``max_evals`` more simulation rounds. Simulations are deterministic, so the
-fit is. Weld strength moves the objective only where a weld breaks (a step function): the
-grid finds the step, the refinement only narrows it.
+fit is. Weld strength moves the objective only where a weld breaks, in steps: the grid finds
+the step, but finite differences see no slope on it, so such a fit is only as fine as the grid.
 """
 
 from __future__ import annotations

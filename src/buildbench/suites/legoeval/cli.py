@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from buildbench.display import terminal_safe
 from buildbench.harness.errors import ConfigError
 from buildbench.inputs import read_text
 
@@ -184,7 +185,7 @@ def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
     else:
         for v in verdicts:
             mark = {True: "PASS", False: "FAIL", None: "ERROR"}[v.holds]
-            click.echo(f"{mark} {v.id}: {v.explanation}")
+            click.echo(f"{mark} {terminal_safe(v.id)}: {terminal_safe(v.explanation)}")
         click.echo(f"house {'valid' if valid else 'invalid' if valid is False else 'not fully judged'}")
     if valid is None and any(v.holds is None for v in verdicts) and not any(v.holds is False for v in verdicts):
         bad = next(v for v in verdicts if v.holds is None)
