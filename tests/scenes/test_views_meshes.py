@@ -325,3 +325,26 @@ def test_the_clis_draw_from_meshes_and_refuse_a_bad_level(tmp_path: Path, capsys
     assert len(err) == 1 and err[0].startswith("error: --geometry mesh:") and "asset folder" in err[0]
     assert main(["scenerevis", "render", str(tmp_path / "room.json"), "--out", str(tmp_path / "m.png"),
                  "--geometry", "boxes"]) == 2
+
+
+def test_legoeval_tools_render_at_the_context_s_level() -> None:
+    from buildbench.suites.legoeval.env import make_env
+    from buildbench.suites.legoeval.tools import ToolContext, is_image_key, run_tool
+
+    scene = _bedroom()
+
+    def images(level: str) -> list[bytes]:
+        ctx = ToolContext.for_scene(scene, image_px=64, geometry=level)
+        out = {**run_tool(ctx, "get_topdown_room", ["bedroom"]),
+               **run_tool(ctx, "get_multiview_rendered_object", ["sofa-0 (bedroom)"]),
+               **run_tool(ctx, "get_frontview_object", ["bed-0 (bedroom)"])}
+        return [v for k, v in sorted(out.items()) if is_image_key(k)]
+
+    box, procedural = images("box"), images("procedural")
+    assert len(box) == len(procedural) == 7
+    assert all(a != b for a, b in zip(box, procedural, strict=True))
+    from buildbench.suites.legoeval.suite import load_tasks
+
+    env = make_env(load_tasks("demo", 0)[0], {"geometry": "procedural"})
+    env.reset(env.task)
+    assert env.ctx is not None and env.ctx.geometry == "procedural"
