@@ -348,3 +348,27 @@ def test_legoeval_tools_render_at_the_context_s_level() -> None:
     env = make_env(load_tasks("demo", 0)[0], {"geometry": "procedural"})
     env.reset(env.task)
     assert env.ctx is not None and env.ctx.geometry == "procedural"
+
+
+def test_an_inward_wound_closed_mesh_is_drawn_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildbench.scenes.views.meshes import _local_mesh, clear_mesh_cache
+
+    cube = _cube("c", (0.0, 0.0, 0.0))
+    colors = cube.colors.copy()
+    colors[6:8] = (220, 20, 20, 255)  # the top (+y) face red, the rest orange
+    b = HouseBuilder()
+    b.room("r", (0.0, 0.0, 2.0, 2.0))
+    b.place("cabinet", "r", (1.0, 1.0))
+    obj = b.build().objects[0]
+    cam = top_camera(THOR_FRAME, (1.0, 1.0), 3.0, eye_y=4.0, floor_y=0.0)
+    for faces in (cube.faces, cube.faces[:, ::-1].copy()):
+        clear_mesh_cache()
+        mesh = ObjectMesh(cube.vertices, faces, colors, source="test")
+        monkeypatch.setattr("buildbench.scenes.assets.object_mesh", lambda *a, m=mesh, **k: m)
+        local = _local_mesh(obj, "procedural", None)
+        assert local.closed
+        placed = local.placed(obj, np.eye(3))
+        image = render_views(build_scene([], to_render([placed], THOR_FRAME)), [cam], 64)[0]
+        # seen from above: the red top, not the inside of the bottom through a culled top
+        assert _reddish(image)[28:36, 28:36].all()
+    clear_mesh_cache()

@@ -1,7 +1,7 @@
 """Objects drawn as their asset meshes (:mod:`buildbench.scenes.assets`) instead of boxes.
 
 At the ``box`` level the views draw every object as its oriented box, as they always have
-(the released look, pinned by the tests and the SceneReVis reward images). At the
+(the released tools' look, and what the earlier view tests pin). At the
 ``procedural`` and ``mesh`` levels each object becomes the mesh its asset level gives,
 placed exactly as the physics places it (``R @ v + centre``), with its per-face colours. A
 texture is baked into the face colours (each face takes the mean of the texture at four
@@ -141,8 +141,11 @@ def _local_mesh(obj: SceneObject, level: str, library: AssetLibrary | None) -> L
         mesh = object_mesh(obj, level, library=library)  # type: ignore[arg-type]
     except AssetError as exc:
         raise ViewInputError(f"object {obj.id!r}: {exc}") from None
-    faces = np.asarray(mesh.faces, np.int64)
-    local = LocalMesh(np.asarray(mesh.vertices, np.float64), faces, face_colors(mesh), is_closed(faces))
+    vertices, faces = np.asarray(mesh.vertices, np.float64), np.asarray(mesh.faces, np.int64)
+    closed = is_closed(faces)
+    if closed and _signed_volume(vertices, faces) < 0:  # wound inward: culling would hide its outside
+        faces = faces[:, ::-1]
+    local = LocalMesh(vertices, faces, face_colors(mesh), closed)
     with _cache_lock:
         if key not in _cache:
             _cache[key] = local
@@ -206,6 +209,11 @@ def is_closed(faces: NDArray[np.int64]) -> bool:
         return False
     backward = np.unique(edges[:, ::-1], axis=0)
     return bool(np.array_equal(forward, backward))
+
+
+def _signed_volume(vertices: FloatArray, faces: NDArray[np.int64]) -> float:
+    a, b, c = vertices[faces[:, 0]], vertices[faces[:, 1]], vertices[faces[:, 2]]
+    return float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0)
 
 
 def to_render(meshes: Sequence[PlacedMesh], frame: Frame) -> list[TriangleMesh]:
