@@ -46,6 +46,19 @@ LIFT_TRACKED = 4
 """Lift Lv.2/3: with more non-starting blocks than this, that many are tracked at random (seeded)."""
 HEATED_THRUST = 1.6 * 8.6
 """Thrust of a heated cannon in mass units (``sim_lift.py`` uses 13.76)."""
+BLAME_WINDOW_S = 1.0
+"""The blame rule of a run that diverged under every step tried (``diverged``): the machine caused the
+divergence when one of its welds broke within this many seconds before it."""
+
+OK = "ok"
+DIVERGED = "diverged"
+"""Statuses of a simulation: judged, or every attempt diverged (``simulate``)."""
+
+
+class SimulationDiverged(RuntimeError):
+    """A run diverged under every step tried and the blame rule does not hold the machine responsible: an
+    infrastructure fault. The scorer raises it, so the episode is unscored (``error``, counted in reports
+    as ``diverged``), never scored as a failure."""
 
 
 @dataclass(frozen=True)
@@ -72,9 +85,14 @@ class SimResult:
     Attributes:
         passed: Whether the task level is solved.
         indicator: Table 2 indicator.
-        metrics: Rule metrics, flags, broken welds and run statistics.
+        metrics: Rule metrics, flags, broken welds and run statistics (``physics`` and
+            ``physics_sha256`` name the profile it ran with).
         trajectory: The 25 Hz log.
         reason: Why it passed or failed.
+        broken: The welds that broke, as text.
+        status: ``ok``, or ``diverged`` when every attempt diverged (see ``simulate``).
+        machine_caused: For a diverged run: whether the blame rule holds the machine responsible (then it
+            is judged a failure); otherwise the run is an infrastructure fault and must not be scored.
     """
 
     passed: bool
@@ -83,6 +101,13 @@ class SimResult:
     trajectory: Trajectory
     reason: str
     broken: list[str] = field(default_factory=list)
+    status: str = OK
+    machine_caused: bool = False
+
+    @property
+    def scored(self) -> bool:
+        """Whether the verdict may be scored: judged, or diverged by the machine's own doing."""
+        return self.status == OK or self.machine_caused
 
 
 def _count(machine: Machine, type_name: str) -> int:
@@ -130,14 +155,12 @@ def check_transport(traj: Trajectory, level: int, wheels: int, pass_distance: fl
     return Verdict(passed, distance, metrics, reason)
 
 
-def check_support(traj: Trajectory, collapsed: bool = False) -> Verdict:
+def check_support(traj: Trajectory) -> Verdict:
     """Support rule: the cargo spends ≥ 2 s at height ≥ 4.0; max load = the mass logged at (or, logs being
     aligned, before) the first sample below it.
 
     Args:
         traj: The log.
-        collapsed: The run ended early by a solver blow-up: if the cargo had
-            not fallen yet, it counts as falling at the last sample.
     """
     z = traj.series("Ballast")[:, 2]
     mass = traj.ballast_mass
@@ -145,8 +168,6 @@ def check_support(traj: Trajectory, collapsed: bool = False) -> Verdict:
     hold = float(np.sum(np.diff(traj.time)[z[1:] >= SUPPORT_HEIGHT]))
     start_height = float(z[0])
     below = np.flatnonzero(z < SUPPORT_HEIGHT)
-    if collapsed and not below.size:
-        below = np.array([z.size - 1])
     if below.size:
         first = int(below[0])
         load = float(mass[first])  # the last mass logged at or before the first sample below the threshold
@@ -234,12 +255,12 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_heigh
     return Verdict(passed, height, metrics, reason)
 
 
-def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0, collapsed: bool = False) -> Verdict:
-    """Apply ``task``'s pass rule to a trajectory of ``machine`` (``collapsed``: the run blew up early)."""
+def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0) -> Verdict:
+    """Apply ``task``'s pass rule to a trajectory of ``machine``."""
     if task.category == "transport":
         return check_transport(traj, task.level, _count(machine, "Powered Wheel"), task.pass_distance)
     if task.category == "support":
-        return check_support(traj, collapsed)
+        return check_support(traj)
     if task.level == 1:
         return check_lift_engine(traj, machine.mass)
     return check_lift_flight(traj, machine.mass, seed, task.pass_height)
@@ -291,6 +312,13 @@ def simulate(
 ) -> SimResult:
     """Simulate ``machine`` on task ``task_id`` and judge it.
 
+    A run that diverges is simulated again with a finer step (``Simulation.run``); when every attempt
+    diverged the result has the status ``diverged``, and the blame rule decides what it means: the
+    machine caused the divergence when one of its welds broke within ``BLAME_WINDOW_S`` before it (the
+    blow-up is in the collision of its broken pieces, which Besiege too flings about); then it is a
+    failure of the machine (not passed, indicator 0). Otherwise it is an infrastructure fault:
+    ``scored`` is false and the scorer raises :class:`SimulationDiverged`.
+
     Args:
         machine: A machine built with the library.
         task_id: ``transport-1`` … ``lift-3`` or a variant id (``variants``).
@@ -305,18 +333,23 @@ def simulate(
     task = get_task(task_id)
     run = simulation(machine, task_id, control=control, config=config, duration_s=duration_s).run()
     traj = run.trajectory
+    diverged = run.diverged_at_s is not None
+    end = run.diverged_at_s if run.diverged_at_s is not None else math.inf
+    machine_caused = diverged and any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s for b in run.broken)
     if traj.time.size < 2:
         verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")
     else:
-        verdict = judge(task, machine, traj, seed, collapsed=run.diverged_at_s is not None)
-    if run.diverged_at_s is not None:
-        # The log up to the blow-up is valid; the rules judge it. A Support run that blew up counts
-        # as the bridge collapsing then (the Support rule reads the load at that moment).
+        verdict = judge(task, machine, traj, seed)
+    if diverged:
+        steps = ", ".join(f"{dt:g} s" for dt, _, _ in run.retries) + f" and {run.timestep_s:g} s"
+        blame = ("the machine caused it: a weld broke within "
+                 f"{BLAME_WINDOW_S:g} s before" if machine_caused else "an infrastructure fault, not scored")
         verdict = Verdict(
-            verdict.passed,
-            verdict.indicator,
+            False,
+            0.0,
             verdict.metrics,
-            f"{verdict.reason} (the simulation diverged at {run.diverged_at_s:.2f} s and was judged up to there)",
+            f"the simulation diverged ({run.diverged_reason}) at {run.diverged_at_s:.2f} s with steps of {steps}; "
+            f"{blame} (up to there: {verdict.reason})",
         )
     metrics = dict(verdict.metrics)
     metrics.update(
@@ -326,7 +359,14 @@ def simulate(
             "broken_welds": len(run.broken),
             "first_break_s": run.broken[0].time_s if run.broken else None,
             "simulated_s": float(traj.time[-1]) if traj.time.size else 0.0,
+            "status": DIVERGED if diverged else OK,
             "diverged_at_s": run.diverged_at_s,
+            "diverged_reason": run.diverged_reason,
+            "machine_caused": machine_caused if diverged else None,
+            "retries": len(run.retries),
+            "timestep_s": run.timestep_s,
+            "physics": config.profile_name,
+            "physics_sha256": config.sha256,
             "wall_s": run.wall_s,
             "steps": run.steps,
         }
@@ -338,4 +378,6 @@ def simulate(
         traj,
         verdict.reason,
         [f"{b.label} at {b.time_s:.3f} s (F={b.force_n:.0f} N, T={b.torque_nm:.0f} N·m)" for b in run.broken],
+        DIVERGED if diverged else OK,
+        machine_caused,
     )

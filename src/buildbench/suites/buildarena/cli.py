@@ -172,14 +172,27 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float | None) -
               help="Simulate only this many seconds (default: the task's full duration).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @PROFILE_OPTION
-def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool, profile: str) -> None:
-    """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary."""
+@click.option("--physics", "physics", default=None, metavar="NAME|FILE",
+              help="Physics profile: a shipped name (default besiege-1) or a profile .toml file.")
+def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_json: bool, profile: str,
+             physics: str | None) -> None:
+    """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary.
+
+    Exit status 0 when the task is passed, 1 when it is not (a failing verdict, or a run that diverged
+    under every step tried: status "diverged"), 2 for bad input.
+    """
     from .check import simulate as run
+    from .physics.config import config_for
+    from .physics.profile import ProfileError
 
     _task_spec(task_id)
+    try:
+        config = config_for(physics)
+    except ProfileError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--physics'") from None
     built = load_machine(machine, profile)
     try:
-        result = run(built, task_id, seed=seed, duration_s=duration)
+        result = run(built, task_id, seed=seed, duration_s=duration, config=config)
     except ValueError as exc:
         raise click.ClickException(f"{machine}: {exc}") from None
     summary = result.trajectory.summary()
@@ -188,6 +201,8 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
         "passed": result.passed,
         "indicator": result.indicator,
         "reason": result.reason,
+        "status": result.status,
+        "physics": config.stamp(),
         "parts": built.num_blocks,
         "metrics": result.metrics,
         "broken": result.broken,
@@ -195,14 +210,19 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
     }
     if as_json:
         click.echo(json.dumps(report, default=str))
-        return
-    click.echo(f"task {task_id}: {'PASS' if result.passed else 'FAIL'} — {result.reason}")
+        sys.exit(0 if result.passed else 1)
+    verdict = "PASS" if result.passed else ("DIVERGED" if result.status != "ok" else "FAIL")
+    click.echo(f"task {task_id}: {verdict} — {result.reason}")
     click.echo(f"indicator: {result.indicator:.4f}   parts: {built.num_blocks}")
+    click.echo(f"physics: {config.profile_name} (sha256 {config.sha256[:16]}…), step {result.metrics['timestep_s']:g} s"
+               + (f" after {result.metrics['retries']} diverged attempt(s)" if result.metrics["retries"] else ""))
     click.echo(f"trajectory: {summary['samples']} samples over {summary['duration_s']:.2f} s")
     for block_id, end in summary["end"].items():
         click.echo(f"  {block_id}: start {summary['start'][block_id]} → end {end}")
     for line in result.broken:
         click.echo(f"  broke: {line}")
+    if not result.passed:
+        sys.exit(1)
 
 
 @cli.command("analyze")

@@ -116,9 +116,10 @@ def vehicle(wheel_face_east: str = "A", wheel_face_west: str = "B") -> list[Call
     return calls
 
 
-def cargo_carrier(raised: bool) -> list[Call]:
-    """Transport Lv.2/3: a 3 × 5 deck on four wheels; ``raised`` adds a top layer so a wide cargo clears the wheels."""
-    calls = [_op("start", note="cargo carrier")]
+def _carrier_deck(raised: bool, note: str) -> tuple[list[Call], _Ids, list[int], dict[int, int], dict[int, int]]:
+    """A 3 × 5 deck (spine, east and west rows; ``raised``: a top layer on all 15): calls, ids, the spine and
+    the east and west block beside each spine block."""
+    calls = [_op("start", note=note)]
     ids = _Ids()
     north, south = _spine(calls, ids, 2)
     spine = [*reversed(south), 1, *north]
@@ -134,8 +135,27 @@ def cargo_carrier(raised: bool) -> list[Call]:
             up = _face_towards(built, block, (0.0, 0.0, 1.0))
             calls.append(_op("attach_block_to", base_block=block, face=up, new_block=WOOD))
             ids.take()
+    return calls, ids, spine, east, west
+
+
+def cargo_carrier(raised: bool) -> list[Call]:
+    """Transport Lv.2/3: a 3 × 5 deck on four wheels; ``raised`` adds a top layer so a wide cargo clears the wheels."""
+    calls, ids, spine, east, west = _carrier_deck(raised, "cargo carrier")
     ends = (spine[0], spine[-1])
     _wheels(calls, ids, [(east[b], "E") for b in ends], [(west[b], "E") for b in ends])
+    calls.append(_op("add_control_sequence", time=1.0, key="UpArrow", hold_for=29.0))
+    return calls
+
+
+def bottom_wheel_carrier(raised: bool) -> list[Call]:
+    """Negative control of Transport Lv.2/3: the reference carrier's deck with its four wheels under the corner
+    blocks, where they spin flat and cannot roll (block description, App. E.2)."""
+    calls, ids, spine, east, west = _carrier_deck(raised, "carrier on wheels underneath")
+    built = _run(calls, Workbench())
+    for block in (east[spine[0]], east[spine[-1]], west[spine[0]], west[spine[-1]]):
+        down = _face_towards(built, block, (0.0, 0.0, -1.0))
+        calls.append(_op("attach_block_to", base_block=block, face=down, new_block=WHEEL))
+        _bind(calls, ids.take(), "spinning_forward", "UpArrow")
     calls.append(_op("add_control_sequence", time=1.0, key="UpArrow", hold_for=29.0))
     return calls
 
@@ -261,6 +281,18 @@ def twin_rocket() -> list[Call]:
     ]
 
 
+def cold_rocket() -> list[Call]:
+    """Negative control of Lift Lv.2: the reference rocket without its torches. Two unheated cannons push
+    3.2 mass units against the rocket's 3.25 (TWR 0.985): just short of hovering."""
+    return [
+        _op("start", note="two unheated cannons"),
+        _op("attach_block_to", base_block=1, face="A", new_block=CANNON),
+        _op("attach_block_to", base_block=1, face="B", new_block=CANNON),
+        _op("change_control_key", block_id=2, action="hold_to_fire", new_key="Alpha1"),
+        _op("change_control_key", block_id=3, action="hold_to_fire", new_key="Alpha1"),
+    ]
+
+
 def chassis() -> list[Call]:
     """Lift Lv.3 chassis: a starting block with one wooden block east and one west."""
     return [
@@ -289,6 +321,13 @@ def braced_rocket() -> Design:
         ],
         {"chassis": chassis(), "engine": twin_rocket()},
     )
+
+
+def cold_braced_rocket() -> Design:
+    """Negative control of Lift Lv.3: the reference assembly with engines that have no torches (TWR 6.4 / 8.35):
+    unheated cannons never reach steam thrust."""
+    reference = braced_rocket()
+    return Design("braced rocket with cold engines", reference.calls, {"chassis": chassis(), "engine": cold_rocket()})
 
 
 @dataclass(frozen=True)
@@ -373,11 +412,26 @@ def bottom_wheel_vehicle() -> list[Call]:
 
 
 NEGATIVE: dict[str, tuple[str, Callable[[], Design]]] = {
-    "unheated cannon": ("lift-1", lambda: Design("unheated cannon", unheated_engine())),
-    "bridge shorter than the gap": ("support-1", lambda: Design("short deck", beam_bridge(2))),
     "wheels on bottom faces": ("transport-1", lambda: Design("bottom wheels", bottom_wheel_vehicle())),
+    "carrier on bottom wheels": ("transport-2", lambda: Design("carrier on bottom wheels",
+                                                               bottom_wheel_carrier(raised=False))),
+    "raised carrier on bottom wheels": ("transport-3", lambda: Design("raised carrier on bottom wheels",
+                                                                      bottom_wheel_carrier(raised=True))),
+    "bridge shorter than the gap": ("support-1", lambda: Design("short deck", beam_bridge(2))),
+    "three beams shorter than the gap": ("support-2", lambda: _short_three_beams("support-2")),
+    "three beams shorter than the wide gap": ("support-3", lambda: _short_three_beams("support-3")),
+    "unheated cannon": ("lift-1", lambda: Design("unheated cannon", unheated_engine())),
+    "rocket with cold cannons": ("lift-2", lambda: Design("cold rocket", cold_rocket())),
+    "braced rocket with cold engines": ("lift-3", cold_braced_rocket),
 }
-"""Negative controls: name → (task they must fail, design)."""
+"""Negative controls, one per level: name → (task they must fail, design). Each is close to the level's
+reference and fails for the physical reason its name gives (the suite README lists them)."""
+
+
+def _short_three_beams(level: str) -> Design:
+    gap = TASKS[level].gap
+    assert gap is not None  # every Support level has a gap
+    return three_part_bridge(short_deck_span(gap))
 
 
 def support_span(gap: float) -> int:
@@ -425,7 +479,11 @@ def control_design(task_id: str, name: str) -> Design:
         raise ValueError(f"negative control {name!r} targets task {level!r} and its variants, not {task_id!r}")
     spec = TASKS.get(task_id) or variants.variant_spec(task_id)
     if spec.category == "support" and spec.gap is not None and spec.id != level:
-        return Design(f"short deck, gap {spec.gap:g}", beam_bridge(short_deck_span(spec.gap)))
+        span = short_deck_span(spec.gap)
+        if spec.level == 1:
+            return Design(f"short deck, gap {spec.gap:g}", beam_bridge(span))
+        beams = three_part_bridge(span)
+        return Design(f"three short beams, gap {spec.gap:g}", beams.calls, beams.saved)
     return make()
 
 

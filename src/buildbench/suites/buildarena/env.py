@@ -63,7 +63,8 @@ from .library.replay import PROFILES, rebuild
 from .model import HistoryEntry, Machine, Rules
 from .outcome import BuildArenaOutcome, ChosenTrial, Evaluation, Round, history_list, trial_reward
 from .outcome import rebuild_outcome as rebuild_outcome  # re-exported: the outcome's reader beside its writer
-from .physics import Simulation
+from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation
+from .physics.config import config_for
 from .score import failure_category
 from .spaces import BuildArenaCall, BuildArenaState
 from .tasks import TaskSpec, get_task, load_levels
@@ -124,6 +125,7 @@ class BuildArenaEnv(Env):
         profile: ``default`` (our library) or ``released`` (the original library's answers, quirks
             and crashes, in build, refine and assembly stages; control stages use ours).
         task_texts: Task statements replacing ours, by task id (the released ``levels.yaml``).
+        physics: The physics profile of every simulation (``-o physics=NAME|FILE``); recorded in the outcome.
     """
 
     observation_description = ("text: the library's answer to the call (tool_results answer its id); state: "
@@ -135,7 +137,7 @@ class BuildArenaEnv(Env):
 
     def __init__(self, task: Task, *, rules: Rules | None = None, sim_duration_s: float | None = None,
                  max_calls: int | None = None, control_trials: int = 3, profile: str = "default",
-                 task_texts: dict[str, str] | None = None) -> None:
+                 task_texts: dict[str, str] | None = None, physics: PhysicsConfig = DEFAULT_CONFIG) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown library profile {profile!r}; profiles: {', '.join(PROFILES)}")
         self.task = task
@@ -143,6 +145,7 @@ class BuildArenaEnv(Env):
         self.task_texts = dict(task_texts or {})
         self.rules = rules or Rules()
         self.sim_duration_s = sim_duration_s
+        self.physics = physics
         self.max_calls = max_calls
         self.control_trials = control_trials
         self.seed = 0
@@ -407,7 +410,7 @@ class BuildArenaEnv(Env):
                             terminated=stop, reward=trial_reward(bool(trial["passed"]), float(trial["indicator"])))
 
     def _simulate(self, machine: Machine) -> SimResult:
-        return simulate(machine, self.spec.id, seed=self.seed, duration_s=self.sim_duration_s)
+        return simulate(machine, self.spec.id, seed=self.seed, duration_s=self.sim_duration_s, config=self.physics)
 
     def simulation(self, machine_id: str | None = None) -> Simulation:
         """The product (or machine ``machine_id``) in the task's scene as a steppable simulation,
@@ -419,7 +422,7 @@ class BuildArenaEnv(Env):
         machine = self.machine(machine_id) if machine_id is not None else self.product()
         if machine is None:
             raise ValueError("simulation: there is no product yet; name a machine")
-        return simulation(machine, self.spec.id, duration_s=self.sim_duration_s)
+        return simulation(machine, self.spec.id, duration_s=self.sim_duration_s, config=self.physics)
 
     def new_control_round(self) -> None:
         """Forget the chosen control so a revised machine gets fresh trials (closed loop)."""
@@ -478,7 +481,8 @@ class BuildArenaEnv(Env):
         design = self.best_trial.design.to_json() if self.best_trial is not None else None
         return BuildArenaOutcome(
             task_id=self.spec.id, seed=self.seed, sim_duration_s=self.sim_duration_s,
-            rules=dataclasses.asdict(self.rules), profile=self.profile, final=self.final,
+            rules=dataclasses.asdict(self.rules), profile=self.profile, physics=self.physics.record(),
+            final=self.final,
             approved=bool(self.final is not None and self.approved.get(self.final, False)),
             machine=history_list(product) if product is not None else [],
             machines={mid: history_list(m) for mid, m in self.machines.items()},
@@ -491,10 +495,10 @@ class BuildArenaEnv(Env):
 
 def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
     """Env factory for the suite (``-o sim_duration_s=…``, ``-o max_calls=…``, ``-o control_trials=…``,
-    ``-o max_shift=…``, ``-o profile=default|released``, ``-o levels=levels.yaml``).
+    ``-o max_shift=…``, ``-o profile=default|released``, ``-o levels=levels.yaml``, ``-o physics=NAME|FILE``).
 
     Raises:
-        ValueError: An unreadable or foreign ``levels`` file, or an unknown profile.
+        ValueError: An unreadable or foreign ``levels`` file, an unknown profile, or a bad physics profile.
     """
     duration = options.get("sim_duration_s")
     max_calls = options.get("max_calls")
@@ -510,4 +514,5 @@ def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
         control_trials=int(options.get("control_trials", 3)),
         profile=str(options.get("profile", "default")),
         task_texts=load_levels(options["levels"]) if options.get("levels") else None,
+        physics=config_for(options.get("physics")),
     )

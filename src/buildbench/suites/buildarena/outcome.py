@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.harness.outcome import OutcomeRecord
+from buildbench.harness.outcome import OPTIONAL, OutcomeRecord
 
 from .check import SimResult
 from .controller import ControlDesign
@@ -140,6 +140,9 @@ class BuildArenaOutcome(OutcomeRecord):
         sim_duration_s: Simulated seconds of every simulation (None: the task's own duration).
         rules: The construction rules (``Rules`` fields).
         profile: ``default`` or ``released`` (the original library's behaviour).
+        physics: The physics profile every simulation of the episode used: ``name``, ``sha256`` and
+            ``values`` (``PhysicsConfig.record``; absent in outcomes written before profiles existed, which
+            rescore under the default profile).
         final: The id of the machine named as the product (None when none was).
         approved: Whether the workflow approved the final machine.
         machine: The product's history: ``{"op", "params", "result"}`` per library call.
@@ -161,6 +164,7 @@ class BuildArenaOutcome(OutcomeRecord):
     sim_duration_s: float | None = None
     rules: dict[str, Any] = field(default_factory=dict)
     profile: str = "default"
+    physics: dict[str, Any] | None = field(default=None, metadata=OPTIONAL)
     final: str | None = None
     approved: bool = False
     machine: list[dict[str, Any]] = field(default_factory=list)

@@ -11,7 +11,14 @@ machine from its history and simulates it on the task (``check.simulate``); the 
 * ``calls`` / ``invalid_calls`` / ``invalid_action_rate`` — library calls
   made and the share that failed (spec 3.6: "share of library calls that
   failed", our reading of the ablation metric);
-* ``fail_<category>`` — failed calls by reason (Fig. 6 categories).
+* ``fail_<category>`` — failed calls by reason (Fig. 6 categories);
+* ``diverged`` (0/1) — every simulation attempt diverged and the blame rule held the machine
+  responsible (``check.simulate``): scored as a failure. A divergence the rule does not blame on
+  the machine raises ``check.SimulationDiverged``: the episode is unscored (an infrastructure
+  fault), never a zero;
+* ``sim_retries`` — re-simulations with a finer step that the final verdict needed.
+
+The simulation runs under the physics profile the outcome records (``physics``), or the default.
 
 Their aggregation over episodes and samples is :mod:`.metrics`.
 """
@@ -87,8 +94,9 @@ def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         task: The harness task (its id is the BuildArena task id).
         outcome: ``BuildArenaEnv.outcome()``.
     """
-    from .check import simulate
+    from .check import SimulationDiverged, simulate
     from .outcome import BuildArenaOutcome, rebuild_outcome
+    from .physics import DEFAULT_CONFIG, PhysicsConfig
 
     if outcome.get("format") != BuildArenaOutcome.FORMAT:
         raise ValueError(f"not a buildarena outcome (expected format {BuildArenaOutcome.FORMAT!r})")
@@ -98,16 +106,22 @@ def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     machine = rebuild_outcome(typed)
     if machine is None or not typed.approved:
         return metrics
+    config = DEFAULT_CONFIG if typed.physics is None else PhysicsConfig.from_record(typed.physics)
     metrics["approved"] = 1.0
     metrics["parts"] = float(machine.num_blocks)
     try:
-        result = simulate(machine, task.id, seed=int(typed.seed or 0), duration_s=typed.sim_duration_s)
+        result = simulate(machine, task.id, seed=int(typed.seed or 0), duration_s=typed.sim_duration_s,
+                          config=config)
     except ValueError:  # a machine with no solid block cannot be simulated: it fails the task
         return metrics
+    if not result.scored:
+        raise SimulationDiverged(result.reason)
     metrics["simulated"] = 1.0
     metrics["passed"] = float(result.passed)
     metrics["indicator"] = _num(result.indicator)
     metrics["broken_welds"] = _num(result.metrics.get("broken_welds"))
+    metrics["diverged"] = float(result.status != "ok")  # only a machine-caused divergence gets this far
+    metrics["sim_retries"] = _num(result.metrics.get("retries"))
     return metrics
 
 

@@ -13,6 +13,8 @@ from buildbench.harness.task_files import require_fields
 from . import agents, protocols
 from .agents import PROMPT_FILES
 from .env import make_env
+from .physics.config import config_for
+from .physics.profile import DEFAULT_PROFILE
 from .report import summarize
 from .score import failure_metrics, score_episode
 from .tasks import TASKS, get_task, load_levels
@@ -102,13 +104,16 @@ class Splits(tuple[str, ...]):
 
 
 def check_options(options: dict[str, Any]) -> None:
-    """Refuse run options that would only fail once an env is built (a bad ``-o levels=FILE``).
+    """Refuse run options that would only fail once an env is built (a bad ``-o levels=FILE`` or
+    ``-o physics=NAME|FILE``).
 
     Raises:
-        ValueError: One line naming the file and the problem.
+        ValueError: One line naming the file and the problem (and, for a physics profile, the field).
     """
     if options.get("levels"):
         load_levels(options["levels"])
+    if options.get("physics"):
+        config_for(options["physics"])
 
 
 def _checked(factory: ProtocolFactory) -> ProtocolFactory:
@@ -172,6 +177,9 @@ suite = Suite(
                    "its task texts replace ours", unset="our task texts"),
         OptionSpec("profile", "str", "library profile: default (our fixes) or released (the original's answers)",
                    choices=("default", "released"), default="default"),
+        OptionSpec("physics", "str", "physics profile: a shipped name (besiege-1) or a profile .toml file "
+                   "(checked before the run; its name and hash are stored with every episode)",
+                   default=DEFAULT_PROFILE),
         PROMPTS_OPTION,
     ),
     prompts=PROMPT_FILES,

@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .profile import DEFAULT_PROFILE, PhysicsProfile, ProfileError, load_profile, values_sha256
+from .profile import DEFAULT_PROFILE, Entry, PhysicsProfile, ProfileError, load_profile, values_sha256
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,28 @@ class PhysicsConfig:
     def stamp(self) -> dict[str, str]:
         """``{"name", "sha256"}``: what every result records of the physics it ran with."""
         return {"name": self.profile_name, "sha256": self.sha256}
+
+    def record(self) -> dict[str, Any]:
+        """What an episode stores of its physics: name, hash and every value (rescoring needs no file)."""
+        values = {k: list(v) if isinstance(v, tuple) else v for k, v in self.values().items()}
+        return {**self.stamp(), "values": values}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> PhysicsConfig:
+        """The config a :meth:`record` describes.
+
+        Raises:
+            ProfileError: A malformed record, or values whose hash is not the recorded one.
+        """
+        name, values = record.get("name"), record.get("values")
+        if not isinstance(name, str) or not isinstance(values, dict):
+            raise ProfileError("recorded physics: expected name and values")
+        entries = {k: Entry(tuple(float(x) for x in v) if isinstance(v, list) else v, "-", "assumed", "recorded")
+                   for k, v in values.items()}
+        config = cls.from_profile(PhysicsProfile(name, 0, entries, origin=f"recorded {name}"))
+        if record.get("sha256") not in (None, config.sha256):
+            raise ProfileError(f"recorded physics {name}: the values do not match the recorded hash")
+        return config
 
     def refined(self, level: int) -> PhysicsConfig:
         """The config of the ``level``-th divergence retry: the step divided and the iterations

@@ -84,7 +84,7 @@ class PhysicsProfile:
 
         Args:
             overrides: Constant or group name → a number (the new value; for a group, every member
-                must share one unit) or ``"<factor>x"`` (multiply each member by the factor).
+                must share one unit unless it is 0) or ``"<factor>x"`` (multiply each member by the factor).
 
         Raises:
             ProfileError: An unknown name, a malformed factor, a non-numeric constant, or a number for
@@ -99,9 +99,9 @@ class PhysicsProfile:
                     known = ", ".join([*sorted(self.entries), *sorted(self.groups)])
                     raise ProfileError(f"profile {self.name}: unknown field {key!r} (known: {known})")
             factor, absolute = _change(self.name, key, change)
-            if absolute is not None and len({entries[m].unit for m in members}) > 1:
+            if absolute not in (None, 0.0) and len({entries[m].unit for m in members}) > 1:
                 raise ProfileError(f"profile {self.name}: field {key!r} is a group of different units; "
-                                   "give a factor such as 2x")
+                                   "give a factor such as 2x, or 0")
             for member in members:
                 old = entries[member]
                 if isinstance(old.value, (str, tuple)) or isinstance(old.value, bool):
