@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.inputs import read_bytes
+
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -74,7 +76,7 @@ class ImagePart:
         """Read an image file; PNG files are kept byte for byte, other formats re-encoded."""
         p = Path(path)
         try:
-            data = p.read_bytes()
+            data = read_bytes(p)
         except OSError as exc:
             raise ValueError(f"ImagePart.from_path: cannot read {p}: {exc.strerror}") from exc
         if data.startswith(_PNG_SIGNATURE):

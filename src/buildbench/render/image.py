@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from buildbench.inputs import read_bytes
 from buildbench.render.errors import RenderInputError
 
 
@@ -35,7 +36,7 @@ def save_png(image: np.ndarray, path: str | Path, compress_level: int = 6) -> Pa
 def load_png(source: str | Path | bytes) -> np.ndarray:
     """Read a PNG (path or bytes) as uint8 RGBA (H, W, 4); images without alpha get alpha 255."""
     try:
-        with Image.open(io.BytesIO(source) if isinstance(source, bytes) else Path(source)) as im:
+        with Image.open(io.BytesIO(source if isinstance(source, bytes) else read_bytes(source))) as im:
             return np.asarray(im.convert("RGBA")).copy()
     except (OSError, ValueError) as exc:
         where = "PNG bytes" if isinstance(source, bytes) else str(source)

@@ -42,6 +42,8 @@ from buildbench.inputs import check_regular_file
 from buildbench.jsonio import parse_json
 
 from .generate import ROOF_TYPES, STYLE_NAMES
+from .generate.ids import TaskId
+from .model import Structure
 from .views_basis import CONDITIONS, VIEW_NAMES
 
 DHPACK_FORMAT = "dreamhouse-dhpack-v1"
@@ -113,6 +115,25 @@ def check_constraints(raw: Any, where: str) -> dict[str, Any]:
         if out[key] not in allowed:
             raise DhpackError(f"{where}: constraints.{key} = {out[key]!r} is not one of {', '.join(allowed)}")
     return out
+
+
+def check_target(target: dict[str, Any]) -> None:
+    """A task's ground truth: empty (structural metrics only), or naming its frame inline
+    (``structure``) or by generator reference (``generator``); anything else would be
+    accepted now and fail at scoring.
+
+    Raises:
+        ValueError: Naming the first bad field.
+    """
+    if "structure" in target:
+        Structure.from_json_dict(target["structure"])
+    elif "generator" in target:
+        ref = target["generator"]
+        if not isinstance(ref, dict) or not isinstance(ref.get("task_id"), str):
+            raise ValueError("target.generator: must be an object with a task_id")
+        TaskId.parse(ref["task_id"])
+    elif target:
+        raise ValueError(f"target: names no frame (needs 'structure' or 'generator'; has {', '.join(sorted(target))})")
 
 
 def read_dhpack(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[PackTask]]:
@@ -190,8 +211,6 @@ def _pack_task(pack: Path, task_id: Any, style: Any, description: Any, constrain
             raise DhpackError(f"{where}: target_json is not JSON ({exc})") from None
         if not isinstance(target, dict):
             raise DhpackError(f"{where}: target_json must be an object")
-        from .tasks import check_target
-
         try:
             check_target(target)
         except (BuildbenchError, ValueError, KeyError, TypeError) as exc:

@@ -125,7 +125,7 @@ def validate_task(task: Task) -> None:
 
 
 def _check_task_fields(task: Task) -> None:
-    from .dhpack import check_constraints
+    from .dhpack import check_constraints, check_target
 
     inputs = task.inputs
     for key, kind in (("lot_size", dict), ("constraints", dict), ("footprint", dict), ("collection", str),
@@ -139,25 +139,6 @@ def _check_task_fields(task: Task) -> None:
         if isinstance(inputs["lot_size"].get(key), bool) or not isinstance(inputs["lot_size"].get(key), int | float):
             raise ValueError(f"inputs.lot_size.{key}: missing or not a number")
     check_target(task.target)
-
-
-def check_target(target: dict[str, Any]) -> None:
-    """A task's ground truth: empty (structural metrics only), or naming its frame inline
-    (``structure``) or by generator reference (``generator``); anything else would be
-    accepted now and fail at scoring.
-
-    Raises:
-        ValueError: Naming the first bad field.
-    """
-    if "structure" in target:
-        Structure.from_json_dict(target["structure"])
-    elif "generator" in target:
-        ref = target["generator"]
-        if not isinstance(ref, dict) or not isinstance(ref.get("task_id"), str):
-            raise ValueError("target.generator: must be an object with a task_id")
-        TaskId.parse(ref["task_id"])
-    elif target:
-        raise ValueError(f"target: names no frame (needs 'structure' or 'generator'; has {', '.join(sorted(target))})")
 
 
 def target_structure(task: Task) -> Structure:
