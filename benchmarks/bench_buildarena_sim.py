@@ -8,7 +8,11 @@
   what was actually simulated. ``extra`` also holds the CPU seconds and
   the 1-minute load average: on a shared machine the wall clock counts
   time spent waiting for a core, so ``x_real_time_cpu`` is the speed on
-  one core.
+  one core. ``sim_s_per_cpu_s`` is simulated seconds per CPU second with the
+  physics profile's drag and divergence checks; ``bare_step_cpu_s`` is MuJoCo's bare
+  ``mj_step`` on the same compiled model (the scene as built, no controls,
+  weld analysis or checks) for the same number of steps, in the same process;
+  ``x_bare_step`` is their ratio (the goal of a separate issue: ≤ 1.5).
 * ``buildarena-sim-64x-lift-2``: 64 seeded samples of Lift Lv.2 on a pool of
   2 worker processes; baseline: 64 real-time runs one after another.
 """
@@ -21,10 +25,12 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import NamedTuple
 
+import mujoco
 from _common import Figure
 
 from buildbench.suites.buildarena import designs
-from buildbench.suites.buildarena.check import simulate
+from buildbench.suites.buildarena.check import simulate, simulation
+from buildbench.suites.buildarena.physics import DEFAULT_CONFIG
 from buildbench.suites.buildarena.tasks import TASKS
 
 TARGET_SPEEDUP = 20.0
@@ -34,12 +40,14 @@ POOL_WORKERS = 2
 
 
 class _Timed(NamedTuple):
-    """One timed simulation: wall and CPU seconds, simulated seconds, verdict."""
+    """One timed simulation: wall and CPU seconds, simulated seconds, verdict, physics steps, retries."""
 
     wall_s: float
     cpu_s: float
     simulated_s: float
     passed: bool
+    steps: int
+    retries: int
 
 
 def _one(task_id: str, seed: int = 0) -> _Timed:
@@ -53,7 +61,17 @@ def _one(task_id: str, seed: int = 0) -> _Timed:
     wall0, cpu0 = time.perf_counter(), time.process_time()
     result = simulate(machine, task_id, seed=seed)
     cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    return _Timed(wall, cpu, float(result.metrics["simulated_s"]), result.passed)
+    return _Timed(wall, cpu, float(result.metrics["simulated_s"]), result.passed, int(result.metrics["steps"]),
+                  int(result.metrics["retries"]))
+
+
+def _bare_steps(task_id: str, steps: int) -> float:
+    """CPU seconds of ``steps`` bare ``mj_step`` calls on the compiled model of ``task_id``'s reference."""
+    model = simulation(designs.build(designs.REFERENCE[task_id]()), task_id).model
+    data = mujoco.MjData(model)
+    cpu0 = time.process_time()
+    mujoco.mj_step(model, data, steps)
+    return time.process_time() - cpu0
 
 
 def run() -> list[Figure]:
@@ -63,6 +81,7 @@ def run() -> list[Figure]:
     figures = []
     for task_id in TASKS:
         run_ = _one(task_id)
+        bare = _bare_steps(task_id, run_.steps)
         simulated = run_.simulated_s
         figures.append(
             Figure(
@@ -77,6 +96,11 @@ def run() -> list[Figure]:
                     "cpu_s": run_.cpu_s,
                     "x_real_time_cpu": simulated / run_.cpu_s,
                     "passed": run_.passed,
+                    "physics": DEFAULT_CONFIG.profile_name,
+                    "sim_s_per_cpu_s": simulated / run_.cpu_s,
+                    "bare_step_cpu_s": bare,
+                    "x_bare_step": run_.cpu_s / bare if bare > 0 else None,
+                    "retries": run_.retries,
                     "load_average_1min": os.getloadavg()[0],
                 },
             )

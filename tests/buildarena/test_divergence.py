@@ -125,3 +125,21 @@ def test_a_seeded_slice_of_variants_never_diverges(variant: str) -> None:
         result = simulate(designs.build(design), variant)
         assert result.status == "ok" and result.metrics["retries"] == 0, (variant, result.reason)
     assert not simulate(designs.build(_control(variant)), variant).passed
+
+
+def test_the_report_counts_episodes_per_profile_and_their_divergences() -> None:
+    from buildbench.harness import Episode
+    from buildbench.suites.buildarena.report import summarize
+
+    def episode(i: int, **kw: object) -> Episode:
+        return Episode(task_id="lift-2", sample=i, suite="buildarena", agent="reference", protocol="workflow", seed=0,
+                       outcome={"physics": DEFAULT_CONFIG.stamp()}, **kw)  # type: ignore[arg-type]
+
+    episodes = [episode(0, metrics={"simulated": 1.0, "passed": 1.0}),
+                episode(1, metrics={"simulated": 1.0, "diverged": 1.0}),
+                episode(2, status="error", error="scorer failed: SimulationDiverged: the simulation diverged")]
+    summary = summarize(episodes)
+    (row,) = summary["tables"]["Physics profile and diverged simulations"]
+    assert row == {"physics": "besiege-1", "sha256": DEFAULT_CONFIG.sha256[:12], "episodes": 3, "judged": 1,
+                   "diverged (machine)": 1, "diverged (unscored)": 1}
+    assert summary["diverged"] == 2

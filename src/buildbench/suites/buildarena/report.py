@@ -237,6 +237,26 @@ def closed_loop_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
     return out
 
 
+def physics_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+    """Per physics profile (name and hash, from each outcome): episodes, those judged, those whose
+    simulation diverged by the machine's doing (scored failures) and those that diverged otherwise
+    (unscored infrastructure faults, ``check.SimulationDiverged``)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for ep in episodes:
+        physics = ep.outcome.get("physics") or {}
+        key = (str(physics.get("name", "besiege-1 (not recorded)")), str(physics.get("sha256", ""))[:12])
+        row = rows.setdefault(key, {"physics": key[0], "sha256": key[1] or "—", "episodes": 0, "judged": 0,
+                                    "diverged (machine)": 0, "diverged (unscored)": 0})
+        row["episodes"] += 1
+        if "SimulationDiverged" in (ep.error or ""):
+            row["diverged (unscored)"] += 1
+        elif ep.metrics.get("diverged"):
+            row["diverged (machine)"] += 1
+        elif ep.metrics.get("simulated"):
+            row["judged"] += 1
+    return list(rows.values())
+
+
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """Mean metrics plus the paper-shaped tables (``buildbench report RUN_DIR`` prints ``tables``)."""
     out = mean_metrics(episodes)
@@ -262,6 +282,10 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     loop = closed_loop_rows(episodes)
     if loop:
         tables["Table 6: closed-loop rounds (paper: Seed-1.6, Support Lv.1)"] = loop
+    physics = physics_rows(episodes)
+    if physics:
+        tables["Physics profile and diverged simulations"] = physics
+    out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)
     out["levels"] = rows
     out["tables"] = tables
     return out

@@ -38,12 +38,17 @@ class DivergenceWatch:
     energy: float = -1.0
     ticks: int = 0
     _scratch: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _data: mujoco.MjData | None = None
+    _badqacc: object = None
 
     def check(self, model: mujoco.MjModel, data: mujoco.MjData, expected_time: float) -> str | None:
         """The reason the run diverged in the tick just taken, or None."""
+        if data is not self._data:
+            # A live view of the warning counter: reading it each tick costs no lookup.
+            self._data, self._badqacc = data, data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
         if abs(data.time - expected_time) > 1e-6:
             return "reset"
-        if data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number:
+        if self._badqacc.number:  # type: ignore[attr-defined]
             return "nan"
         if _too_fast(data.qvel, self.config.max_speed_mps):
             return "nan" if not np.isfinite(data.qvel).all() else "speed"

@@ -156,9 +156,11 @@ class Simulation:
         self.data = data
 
     def _use_drag(self, compiled: Compiled) -> None:
-        # Rows: linear and quadratic coefficients per dof of ``drag_dofs`` (``build.drag_of``).
+        # Rows: linear and quadratic coefficients per dof of ``drag_dofs`` (``build.drag_of``); the views
+        # shaped one row per free body serve the tick's arithmetic.
         self._drag_dofs = compiled.drag_dofs
         self._drag = np.vstack([compiled.drag_linear, compiled.drag_quadratic])
+        self._drag_lin, self._drag_quad = self._drag[0].reshape(-1, 6), self._drag[1].reshape(-1, 6)
 
     @property
     def done(self) -> bool:
@@ -252,9 +254,9 @@ class Simulation:
             return
         if self._drag_dofs.size:
             # Drag (``build.drag_of``), held over the tick: six dofs per free body, speed from the first three.
-            v = data.qvel[self._drag_dofs]
-            speed = np.repeat(np.sqrt(np.einsum("bi,bi->b", v.reshape(-1, 6)[:, :3], v.reshape(-1, 6)[:, :3])), 6)
-            data.qfrc_applied[self._drag_dofs] = -(self._drag[0] + self._drag[1] * speed) * v
+            v = data.qvel[self._drag_dofs].reshape(-1, 6)
+            speed = np.sqrt(np.einsum("bi,bi->b", v[:, :3], v[:, :3]))[:, None]
+            data.qfrc_applied[self._drag_dofs] = (-(self._drag_lin + self._drag_quad * speed) * v).ravel()
         mujoco.mj_step(self.model, data, self._steps)
         reason = self._watch.check(self.model, data, t + tick_s)
         if reason is not None:
