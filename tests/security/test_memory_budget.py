@@ -3,7 +3,7 @@
 Each attack runs under ``memory_mb=256`` and tries to hold several times that: many forked
 children, many threads, a full ``/tmp``, a full ``/dev/shm``, many shared mappings, anonymous
 files. The whole tree's peak (the envelope's ``memory_peak_mb``: the cgroup's own record, or the
-supervisor's samples) stays within the budget, plus, for a cgroup, its allowance for page cache
+supervisor's samples) stays within the budget, plus, for a cgroup, its allowance for kernel memory
 (`CGROUP_TOLERANCE_MB`) and, for the supervisor, what a tree can grab between two of its checks
 (`SUPERVISOR_TOLERANCE_MB`).
 """
@@ -23,7 +23,7 @@ LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=BUDGET_MB, max_processes=64, disk
 #: What a tree may add between two supervisor checks (about 0.1 s apart): measured 22-33 MiB over
 #: the budget here for 96 MiB children forked in a loop and for a full /dev/shm.
 SUPERVISOR_TOLERANCE_MB = 128
-#: A cgroup's allowance for page cache and kernel memory beyond the budget (`_memory.cache_allowance_bytes`).
+#: A cgroup's allowance for kernel memory and page cache beyond the budget (`_memory.cache_allowance_bytes`).
 CGROUP_TOLERANCE_MB = _memory.cache_allowance_bytes(BUDGET_MB << 20) >> 20
 
 FORK_MANY = """

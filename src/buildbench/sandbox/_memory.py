@@ -22,11 +22,11 @@ all, by the first mechanism this machine allows:
 The tmpfs are also sized so that both full hold at most the budget (``memory_mb / 2`` each), and
 RLIMIT_NPROC still bounds the number of processes and threads, all inside the same budget.
 
-A cgroup also charges the page cache of the files the sandbox reads (its interpreter, libraries)
-and kernel memory; a group held at exactly the budget would evict the code it runs and crawl
-(a single process that fills its address space, which RLIMIT_AS answers with ``MemoryError``,
-ran into the wall limit instead). So the group's limit is the budget plus `cache_allowance_bytes`
-(an eighth of it, at least 64 MiB): that allowance is the stated tolerance of the cgroup mechanism.
+A cgroup also charges kernel memory (page tables, pipe buffers, the inodes of the files it makes)
+and the page cache of what the sandbox reads, which RLIMIT_AS does not see: so that a single
+process that fills its address space still gets its ``MemoryError`` (status ``memory``) rather
+than the group's kill, the group's limit is the budget plus `cache_allowance_bytes` (a 32nd of
+it, at least 16 MiB): that allowance is the stated tolerance of the cgroup mechanism.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ GROUP_PREFIX = "buildbench-sandbox-"
 
 
 def cache_allowance_bytes(limit_bytes: int) -> int:
-    """What a cgroup allows beyond the budget for page cache and kernel memory (module docstring)."""
-    return max(64 * 1024 * 1024, limit_bytes // 8)
+    """What a cgroup allows beyond the budget for kernel memory and page cache (module docstring)."""
+    return max(16 * 1024 * 1024, limit_bytes // 32)
 
 
 def tmpfs_bytes(memory_mb: int) -> int:
@@ -180,7 +180,7 @@ class MemoryBudget:
         self._refresh_peak()
         exceeded = (self._oom_kills() > self._oom_at_start if self._group is not None
                     else used > self.limit_bytes)
-        allowance = f" + {cache_allowance_bytes(self.limit_bytes) / 2**20:g} MiB of page cache" if self._group else ""
+        allowance = f" + {cache_allowance_bytes(self.limit_bytes) / 2**20:g} MiB for the kernel" if self._group else ""
         if not exceeded:
             return None
         mib = self.limit_bytes / (1024 * 1024)
