@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from buildbench.harness.stats import (bootstrap_interval, mcnemar_exact, paired_difference,
-                                      sign_flip_p_value)
+from buildbench.harness.stats import bootstrap_interval, mcnemar_exact, paired_difference, sign_flip_p_value
 
 
 def test_unclustered_interval_matches_scipy_percentile_bootstrap() -> None:
