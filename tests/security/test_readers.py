@@ -19,7 +19,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 #: The cap the "oversized" case runs under, for every byte limit, and the file that passes it.
-CAP = 16384
+CAP = 32768
 LIMIT_ENV = {f"BUILDBENCH_LIMIT_{name}": str(CAP) for name in ("JSON_FILE_BYTES", "INPUT_FILE_BYTES", "LINE_BYTES")}
 KINDS = ("dev-zero", "fifo", "folder", "oversized")  # in this order: the caps are set for the last only
 
@@ -45,6 +45,9 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "dreamhouse unpack": (["dreamhouse", "unpack", "{f}", "--out", "{tmp}/unpack"], ".dhpack"),
     "legoeval evaluate --scene": (["legoeval", "evaluate", "--scene", "{f}", "--constraints", "{tmp}/c.txt"],
                                   ".json"),
+    "scenes export": (["scenes", "export", "{f}", "--out", "{tmp}/meshes"], ".jsonl"),
+    "dreamhouse render --skin": (["dreamhouse", "render", str(REPO / "examples/files/house.json"), "--skin", "{f}",
+                                  "--out", "{tmp}/render"], ".json"),
     "legoeval evaluate --constraints": (["legoeval", "evaluate", "--scene", str(
         REPO / "tests/legoeval/fixtures/generator_scenes/flat_without_tv.json"), "--constraints", "{f}"], ".txt"),
 }

@@ -20,7 +20,8 @@ _SKIPPED_CLASSES = ("IfcSpace", "IfcSite", "IfcBuilding", "IfcBuildingStorey", "
 
 def committed_model(episode: Episode, run_dir: Path) -> Path | None:
     """The committed IFC inside the run folder (the outcome's path if it still lies there,
-    else ``committed.ifc`` in the episode's artifact folder), or None."""
+    else ``committed.ifc`` in the episode's artifact folder), or None (also for a file with
+    more than one hard link)."""
     root = Path(run_dir).resolve()
     candidates: list[Path] = []
     if episode.outcome.get("model_path"):
@@ -30,7 +31,8 @@ def committed_model(episode: Episode, run_dir: Path) -> Path | None:
         candidates.append(root / str(folder) / "committed.ifc")
     for path in candidates:
         resolved = (root / path).resolve() if not path.is_absolute() else path.resolve()
-        if resolved.is_relative_to(root) and resolved.is_file():
+        # As for images: a hard link made inside the run folder may name any file on the disk.
+        if resolved.is_relative_to(root) and resolved.is_file() and resolved.stat().st_nlink == 1:
             return resolved
     return None
 
