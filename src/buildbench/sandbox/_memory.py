@@ -35,6 +35,7 @@ import contextlib
 import functools
 import os
 import secrets
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -235,8 +236,16 @@ class MemoryBudget:
         """Remove the group (after every process in it is gone)."""
         if self._group is not None:
             self._refresh_peak()
-            with contextlib.suppress(OSError):
-                self._group.rmdir()
+            # A process just killed leaves the group a moment after it is reaped: try a few times
+            # (what is still left is removed by the next run, `_remove_stale_groups_once`).
+            for _ in range(50):
+                try:
+                    self._group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
             self._group = None
 
 
