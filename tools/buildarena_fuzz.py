@@ -7,7 +7,10 @@ A developer tool, run with the project's environment::
 Each profile (``released``, ``default``) replays seeded sequences of
 ``tools/buildarena_oracle/odd_calls.OddCallGenerator`` (every operation, odd
 ids, faces, vectors and angles, huge and tiny numbers) until it has made
-``--calls`` calls. The sequences run in child processes, a batch at a time,
+``--calls`` calls; with ``--assembly``, ``OddAssemblyGenerator`` sequences
+instead (2-3 machines saved with ``to_file``, then an assembly of them with
+``add_machine``, ``shift_machine``, ``rotate_machine``, ``remove_machine`` and
+the block operations). The sequences run in child processes, a batch at a time,
 under ``faulthandler``: a child that dies of a signal (a segmentation fault
 in python-fcl, say) is reported with its seed, and that seed is run again
 alone, printing each call before making it, to name the call and keep the
@@ -31,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "buildarena_oracle"))
-from generate import View  # noqa: E402
-from odd_calls import OddCallGenerator  # noqa: E402
+from generate import AssemblyView, View  # noqa: E402
+from odd_calls import OddAssemblyGenerator, OddCallGenerator  # noqa: E402
 
 PROFILES = ("released", "default")
 
@@ -62,43 +65,100 @@ def view(bench: Any, profile: str) -> View:
     return View(bool(machine.started), faces, powered, keys, len(machine.control_sequence))
 
 
-def work(profile: str, first: int, end: int, trace: bool) -> None:
-    """Child: run seeds ``first:end``; ``seq SEED CALLS_SO_FAR`` before each sequence (``call ...`` before each call with
-    ``trace``), an ``escaped`` JSON line per exception that left ``call``, ``done CALLS`` at the end."""
+def _assembly_view(bench: Any, profile: str, saved: list[str]) -> AssemblyView:
+    base = view(bench, profile)
+    letters = bench.machine.machines if profile == "released" else bench.machine.substructures
+    return AssemblyView(base.started, base.faces, base.powered, base.keys, base.sequence_length,
+                        substructures=list(letters), saved=list(saved))
+
+
+class _Sequence:
+    """One seed's calls on fresh sessions: ``call`` runs, traces and reports an escaping exception."""
+
+    def __init__(self, profile: str, seed: int, trace: bool) -> None:
+        self.profile, self.seed, self.trace = profile, seed, trace
+        self.calls = 0
+        self.escaped = False
+
+    def call(self, bench: Any, op: str, params: dict[str, Any], session: str = "machine") -> None:
+        params = json.loads(json.dumps(params))  # what a tool call can carry
+        if self.trace:
+            print(f"call {self.calls} {op} {json.dumps(params)}", flush=True)
+        try:
+            bench.call(op, params)
+        except Exception as exc:  # noqa: BLE001 - the finding this tool reports
+            self.escaped = True
+            print("escaped " + json.dumps({"profile": self.profile, "seed": self.seed, "session": session,
+                                           "index": self.calls, "op": op, "params": params,
+                                           "error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        self.calls += 1
+
+    def machine(self) -> None:
+        """An ``OddCallGenerator`` sequence on one machine session."""
+        bench = _session(self.profile)
+        gen = OddCallGenerator(self.seed)
+        for index in range(gen.length):
+            op, params = gen.next_call(view(bench, self.profile), index)
+            self.call(bench, op, params)
+            if self.escaped:  # a fresh session, as an agent's next episode would get
+                bench, self.escaped = _session(self.profile), False
+
+    def assembly(self) -> None:
+        """An ``OddAssemblyGenerator`` sequence: machines saved with ``to_file``, then an assembly of them."""
+        from buildbench.suites.buildarena.library import Workbench
+        from buildbench.suites.buildarena.library.released import ReleasedWorkspace
+        from buildbench.suites.buildarena.model import Machine
+
+        gen = OddAssemblyGenerator(self.seed)
+        workspace = ReleasedWorkspace()
+        kept: dict[str, Machine] = {}
+        saved: list[str] = []
+        for name, length in zip(gen.machine_names, gen.machine_lengths, strict=True):
+            bench = workspace.session(name) if self.profile == "released" else Workbench()
+            for index in range(length):
+                op, params = gen.machine_call(view(bench, self.profile), index, length, name)
+                self.call(bench, op, params, name)
+                if op == "to_file":
+                    kept[name] = bench.machine
+                    saved.append(name)
+                if self.escaped:
+                    return
+        bench = (workspace.session("assembly", "assembly") if self.profile == "released"
+                 else Workbench(Machine(is_assembly=True), saved=kept))
+        for _ in range(gen.length):
+            op, params = gen.assembly_call(_assembly_view(bench, self.profile, saved))
+            self.call(bench, op, params, "assembly")
+            if self.escaped:
+                return
+
+
+def work(profile: str, first: int, end: int, trace: bool, assembly: bool = False) -> None:
+    """Child: run seeds ``first:end``; ``seq SEED CALLS_SO_FAR`` before each sequence (``call ...`` before each call
+    with ``trace``), an ``escaped`` JSON line per exception that left ``call``, ``done CALLS`` at the end."""
     faulthandler.enable()
     calls = 0
     for seed in range(first, end):
         print(f"seq {seed} {calls}", flush=True)
-        bench = _session(profile)
-        gen = OddCallGenerator(seed)
-        for index in range(gen.length):
-            op, params = gen.next_call(view(bench, profile), index)
-            params = json.loads(json.dumps(params))  # what a tool call can carry
-            if trace:
-                print(f"call {index} {op} {json.dumps(params)}", flush=True)
-            try:
-                bench.call(op, params)
-            except Exception as exc:  # noqa: BLE001 - the finding this tool reports
-                print("escaped " + json.dumps({"profile": profile, "seed": seed, "index": index, "op": op,
-                                               "params": params, "error": f"{type(exc).__name__}: {exc}"}),
-                      flush=True)
-                bench = _session(profile)
-            calls += 1
+        sequence = _Sequence(profile, seed, trace)
+        sequence.assembly() if assembly else sequence.machine()
+        calls += sequence.calls
     print(f"done {calls}", flush=True)
 
 
-def _child(profile: str, first: int, end: int, trace: bool = False) -> subprocess.CompletedProcess[str]:
+def _child(profile: str, first: int, end: int, trace: bool = False,
+           assembly: bool = False) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", profile, "--seeds", f"{first}:{end}"]
-    return subprocess.run(command + ["--trace"] * trace, capture_output=True, text=True, check=False)
+    command += ["--trace"] * trace + ["--assembly"] * assembly
+    return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
-def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any) -> dict[str, Any]:
+def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any, assembly: bool = False) -> dict[str, Any]:
     """Run ``profile`` from ``seed`` on until ``calls`` calls were made; findings per crash and escape."""
     made, sequences, crashes, escaped = 0, 0, [], []
     start = seed
     began = time.monotonic()
     while made < calls:
-        result = _child(profile, start, start + batch)
+        result = _child(profile, start, start + batch, assembly=assembly)
         lines = result.stdout.splitlines()
         escaped += [json.loads(line[len("escaped "):]) for line in lines if line.startswith("escaped ")]
         done = [line for line in lines if line.startswith("done ")]
@@ -108,7 +168,7 @@ def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any) -> dict[str,
             start += batch
         else:
             crashed, before = max(tuple(int(x) for x in line.split()[1:3]) for line in lines if line.startswith("seq "))
-            crash = _locate(profile, crashed, result)
+            crash = _locate(profile, crashed, result, assembly)
             crashes.append(crash)
             print(f"{profile}: CRASH {json.dumps(crash)[:2000]}", file=log, flush=True)
             sequences += crashed - start + 1
@@ -120,9 +180,9 @@ def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any) -> dict[str,
             "escaped": escaped}
 
 
-def _locate(profile: str, seed: int, first: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+def _locate(profile: str, seed: int, first: subprocess.CompletedProcess[str], assembly: bool) -> dict[str, Any]:
     """The crashing call of ``seed``: run it alone, each call printed before it is made."""
-    rerun = _child(profile, seed, seed + 1, trace=True)
+    rerun = _child(profile, seed, seed + 1, trace=True, assembly=assembly)
     last = [line for line in rerun.stdout.splitlines() if line.startswith("call ")]
     crash: dict[str, Any] = {"profile": profile, "seed": seed, "returncode": first.returncode,
                              "reproduced": rerun.returncode != 0, "traceback": first.stderr[-3000:]}
@@ -138,19 +198,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="first sequence seed")
     parser.add_argument("--batch", type=int, default=100, help="sequences per child process")
     parser.add_argument("--profiles", default=",".join(PROFILES))
+    parser.add_argument("--assembly", action="store_true",
+                        help="assembly sequences (machines saved with to_file, then add_machine ...) instead")
     parser.add_argument("--worker", choices=PROFILES, help=argparse.SUPPRESS)
     parser.add_argument("--seeds", help=argparse.SUPPRESS)
     parser.add_argument("--trace", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         first, end = (int(x) for x in args.seeds.split(":"))
-        work(args.worker, first, end, args.trace)
+        work(args.worker, first, end, args.trace, args.assembly)
         return
     summary = {}
     for profile in args.profiles.split(","):
         if profile not in PROFILES:
             parser.error(f"unknown profile {profile!r}")
-        summary[profile] = fuzz(profile, args.calls, args.seed, args.batch, sys.stderr)
+        summary[profile] = fuzz(profile, args.calls, args.seed, args.batch, sys.stderr, args.assembly)
     print(json.dumps(summary))
     sys.exit(1 if any(s["crashes"] or s["escaped"] for s in summary.values()) else 0)
 

@@ -2,8 +2,8 @@
 
 The slice's seeds include 1196, whose call 107 killed the process with a
 segmentation fault (a NaN collider in python-fcl) before colliders were
-checked; the full run (10^6 calls per profile) is a developer task, see
-``tools/buildarena_oracle/README.md``.
+checked; an assembly slice (machines saved, then assembled) follows. The
+full run is a developer task, see ``tools/buildarena_oracle/README.md``.
 """
 
 from __future__ import annotations
@@ -25,3 +25,11 @@ def test_fuzz_slice_of_both_profiles_ends_cleanly() -> None:
         assert summary[profile]["calls"] >= 1500 and summary[profile]["crashes"] == []
         assert summary[profile]["escaped"] == []
         assert summary[profile]["seeds"].startswith("1190:")
+
+
+def test_fuzz_slice_of_assemblies_ends_cleanly() -> None:
+    result = subprocess.run([sys.executable, str(TOOL), "--assembly", "--calls", "300", "--seed", "0", "--batch", "4"],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert all(summary[p]["calls"] >= 300 and not summary[p]["crashes"] for p in ("released", "default"))

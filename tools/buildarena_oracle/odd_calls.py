@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from generate import BLOCKS, FACES, WEIGHTS, CallGenerator, View
+from generate import BLOCKS, FACES, WEIGHTS, AssemblyGenerator, CallGenerator, View
 
 FULL_WIDTH = str.maketrans("0123456789ABCDEF", "０１２３４５６７８９ＡＢＣＤＥＦ")
 ODD_IDS: list[Any] = ["0", 0, "999", -1, "A_2", "2.0", 2.5, 1.0, None, "", " 1", "1 ", "01", "+1", "１", True, False,
@@ -191,3 +191,10 @@ class OddCallGenerator(CallGenerator):
         if self._p(0.03):
             params["new_key"] = self._pick(["Ａlpha1", "Alpha１", "UPARROW", "Alpha1 ", "Alpha", None])
         return params
+
+
+class OddAssemblyGenerator(AssemblyGenerator, OddCallGenerator):
+    """``AssemblyGenerator``'s sessions (machines saved with ``to_file``, then an assembly) with odd arguments:
+    ids, faces, vectors (shifts of machines included) and angles as ``OddCallGenerator`` draws them."""
+
+    _id = OddCallGenerator._id
