@@ -10,6 +10,8 @@ every block and connector (Ballast and the Starting Block included); every
 face label plus invalid ones; ids as int and str plus unknown, zero, float and
 None ids; out-of-range shifts, wrapped and fractional twist angles, wrongly
 typed arguments; short builds (10-49 calls) and long ones (50-150 calls).
+``odd_calls.py`` extends both generators with longer builds and odder
+arguments (the odd held-out set and the fuzz tool use it).
 """
 
 from __future__ import annotations
