@@ -72,7 +72,9 @@ KINDS: tuple[str, ...] = tuple(sorted(_BUILDERS))
 
 #: Words that end a description's head noun phrase ("nightstand *with* two drawers").
 _STOP = frozenset({"with", "on", "in", "near", "beside", "under", "above", "against", "by", "for", "and",
-                   "featuring", "that", "which", "at", "from", "having", "including", "plus"})
+                   "featuring", "that", "which", "at", "from", "having", "including", "plus", "features",
+                   "feature", "offers", "combines", "includes", "boasts", "has", "is", "comes", "provides",
+                   "showcases", "displays", "sits", "holds", "adds", "exudes"})
 
 
 def kind_of(obj: SceneObject) -> str:
@@ -88,10 +90,24 @@ def kind_of(obj: SceneObject) -> str:
     if found is not None and head is not None and head in _NARROWER.get(found, ()):
         found = head  # a broad category ("table", "lamp") gives way to the narrower kind named
     # in a whole sentence the thing described usually comes first ("sofa … with throw pillows")
-    for kind in (found, head, _kind_in(desc, first=True), _kind_in(obj.asset_id)):
+    for kind in (found, head, *_kinds_in(desc), _kind_in(obj.asset_id)):
         if kind is not None and _fits(kind, obj.size):
             return kind
     return "object"
+
+
+def _kinds_in(text: str) -> list[str]:
+    """Every kind ``text`` names, in the order it names them (longer phrases first at a word)."""
+    words = " ".join(text.lower().replace("_", " ").replace("-", " ").split()).split()
+    out: list[str] = []
+    for i in range(len(words)):
+        for n in (3, 2, 1):
+            found = _kind_in(" ".join(words[i:i + n])) if i + n <= len(words) else None
+            if found is not None:
+                if found not in out:
+                    out.append(found)
+                break
+    return out
 
 
 def _fits(kind: str, size: tuple[float, float, float]) -> bool:

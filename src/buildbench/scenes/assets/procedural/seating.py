@@ -115,7 +115,7 @@ ALIASES: dict[str, str] = {
     "kids chair": "chair", "seat": "chair", "desk chair": "office chair", "swivel chair": "office chair",
     "gaming chair": "office chair", "bar stool": "stool", "barstool": "stool", "couch": "sofa",
     "loveseat": "sofa", "sectional": "sofa", "sofa bed": "sofa", "arm chair": "armchair",
-    "lounge chair": "armchair", "recliner": "armchair", "chaise longue": "chaise", "chaise lounge": "chaise",
+    "lounge chair": "armchair", "sofa chair": "armchair", "accent chair": "armchair", "club chair": "armchair", "recliner": "armchair", "chaise longue": "chaise", "chaise lounge": "chaise",
     "daybed": "chaise", "footstool": "ottoman", "pouf": "ottoman", "pouffe": "ottoman", "beanbag": "ottoman",
     "bean bag": "ottoman",
 }
