@@ -12,7 +12,7 @@ instead (2-3 machines saved with ``to_file``, then an assembly of them with
 ``add_machine``, ``shift_machine``, ``rotate_machine``, ``remove_machine`` and
 the block operations). The sequences run in child processes, a batch at a time,
 under ``faulthandler``: a child that dies of a signal (a segmentation fault
-in python-fcl, say) is reported with its seed, and that seed is run again
+in python-fcl, say) or hangs is reported with its seed, and that seed is run again
 alone, printing each call before making it, to name the call and keep the
 native traceback. An exception escaping ``call`` (which must answer every
 call with text) is reported too. The run goes on after either.
@@ -38,6 +38,8 @@ from generate import AssemblyView, View  # noqa: E402
 from odd_calls import OddAssemblyGenerator, OddCallGenerator  # noqa: E402
 
 PROFILES = ("released", "default")
+HANG_SECONDS = 1800
+"""A child still running after this long (a batch takes a few minutes) is killed and reported as hung."""
 
 
 def _session(profile: str) -> Any:
@@ -149,7 +151,12 @@ def _child(profile: str, first: int, end: int, trace: bool = False,
            assembly: bool = False) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", profile, "--seeds", f"{first}:{end}"]
     command += ["--trace"] * trace + ["--assembly"] * assembly
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=False, timeout=HANG_SECONDS)
+    except subprocess.TimeoutExpired as exc:  # a hang is a finding too: reported like a crash
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        return subprocess.CompletedProcess(command, -9, out, err + f"\nhung: killed after {HANG_SECONDS} s")
 
 
 def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any, assembly: bool = False) -> dict[str, Any]:
@@ -167,7 +174,8 @@ def fuzz(profile: str, calls: int, seed: int, batch: int, log: Any, assembly: bo
             sequences += batch
             start += batch
         else:
-            crashed, before = max(tuple(int(x) for x in line.split()[1:3]) for line in lines if line.startswith("seq "))
+            crashed, before = max((tuple(int(x) for x in line.split()[1:3]) for line in lines if line.startswith("seq ")),
+                                  default=(start, 0))
             crash = _locate(profile, crashed, result, assembly)
             crashes.append(crash)
             print(f"{profile}: CRASH {json.dumps(crash)[:2000]}", file=log, flush=True)
