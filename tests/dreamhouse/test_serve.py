@@ -26,6 +26,7 @@ from buildbench.suites.dreamhouse.cli import cli
 from buildbench.suites.dreamhouse.dhpack import PackTask, write_dhpack
 from buildbench.suites.dreamhouse.serve import (
     SERVE_OPTIONS,
+    SESSION_TTL,
     ApiError,
     Grader,
     JobBoard,
@@ -138,7 +139,7 @@ def test_session_has_the_released_shape_and_ttl(server: ReleasedApiServer, sessi
     assert set(session) == set(_shared("5_session_response.json"))
     assert (session["model_id"], session["protocol"]) == ("local", "stepwise")
     created = datetime.fromisoformat(session["created_at"])
-    assert datetime.fromisoformat(session["expires_at"]) - created == timedelta(hours=48)
+    assert datetime.fromisoformat(session["expires_at"]) - created == SESSION_TTL  # 6 h; the released 48 h
     assert created.tzinfo is not None
 
 

@@ -209,3 +209,23 @@ def test_a_task_pack_whose_target_names_no_frame_is_refused(tmp_path: Path) -> N
     out = _cli("dreamhouse", "unpack", str(pack), "--out", str(tmp_path / "out"))
     assert out.returncode == 2 and "target_json" in out.stderr and "Traceback" not in out.stderr, out.stderr
     assert not (tmp_path / "out" / "tasks.jsonl").exists()
+
+
+@pytest.mark.timeout(300)
+def test_sft_export_copies_no_file_through_a_hard_link(tmp_path: Path) -> None:
+    from buildbench.harness.episode import Episode, Step
+
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(b"\x89PNG\r\n\x1a\nsecret outside the run")
+    run = tmp_path / "run"
+    with Store(run) as store:
+        store.write_manifest({"config": {"suite": "example", "agent": "x", "protocol": "one-shot", "split": "demo",
+                                         "seed": 0, "samples": 1}, "tasks": 1})
+        store.add_episode(Episode(task_id="tower_0000_0000", sample=0, suite="example", agent="x",
+                                  protocol="one-shot", seed=0, steps=[Step(index=0, image_paths=["hard.png"])]))
+    (run / "artifacts").mkdir()
+    os.link(outside, run / "artifacts" / "hard.png")
+    out = _cli("export", str(run), "--format", "sft", "--out", str(tmp_path / "sft"))
+    _one_error(out, "hard.png", "hard link")
+    copied = list((tmp_path / "sft").rglob("*.png")) if (tmp_path / "sft").exists() else []
+    assert all(b"secret" not in p.read_bytes() for p in copied)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from buildbench.inputs import read_bytes
 
 from .episode import Episode, Step
 from .errors import BuildbenchError, ConfigError
@@ -59,7 +60,7 @@ class _Writer:
         source = self._find(stored)
         target = self.out / "images" / folder / Path(stored).name
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        target.write_bytes(read_bytes(source, follow_symlinks=False))
         self.images += 1
         return target.relative_to(self.out).as_posix()
 
@@ -75,6 +76,9 @@ class _Writer:
         for base in (self.run_dir / "artifacts", self.run_dir):
             path = (base / stored).resolve()
             if path.is_file() and path.is_relative_to(self.run_dir.resolve()):
+                if path.stat().st_nlink > 1:  # a hard link made in the run may name any file on the disk
+                    raise BuildbenchError(f"{path}: image {stored!r} of a stored step has another hard link; "
+                                          "refused (it may be a file from outside the run)")
                 return path
         raise BuildbenchError(f"{self.run_dir}: image {stored!r} of a stored step is missing")
 

@@ -175,6 +175,9 @@ class AnthropicChat(RemoteChatModel):
             kw["extra_body"] = {k: v for k, v in sampling.items() if v is not None}
         return kw
 
+    def _prepare(self) -> None:
+        self._clients.get()
+
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
         client = self._clients.get()
         try:

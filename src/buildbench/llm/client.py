@@ -160,10 +160,14 @@ class RemoteChatModel(ChatModel):
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
         """Make one HTTP call; raise AttemptFailed on any server or network failure."""
 
+    def _prepare(self) -> None:
+        """Local set-up before an attempt (building the SDK client), kept out of its deadline."""
+
     async def _attempt_with_deadline(self, request: ChatRequest) -> ChatResponse:
         # The SDK timeout limits each socket operation; this bounds the whole attempt (a
         # server that trickles bytes forever), so a call with its retries ends within
         # timeout_s × attempts plus the back-off.
+        self._prepare()
         try:
             async with asyncio.timeout(self.timeout_s):
                 return await self._attempt(request)

@@ -191,6 +191,9 @@ class OpenAIChat(RemoteChatModel):
             kw["seed"] = request.seed
         return kw
 
+    def _prepare(self) -> None:
+        self._clients.get()
+
     async def _attempt(self, request: ChatRequest) -> ChatResponse:
         client = self._clients.get()
         try:

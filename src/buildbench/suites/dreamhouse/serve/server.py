@@ -17,8 +17,8 @@ Found``, a known route with another method 405 ``Method Not Allowed``. Standard 
 
 Who may call (before any body is read): the ``Host`` header must name this server and a
 browser's ``Origin`` must be its own (:mod:`buildbench.httpguard`; else 403), so a web page
-can neither rebind a name to it nor post to it; a POST must say ``Content-Type:
-application/json`` (else 415: a ``text/plain`` form needs no browser permission); with a
+can neither rebind a name to it nor post to it; a POST body of a type other than JSON is
+refused with 415 (a ``text/plain`` form needs no browser permission); with a
 token (``--token``, required when binding beyond loopback), every request must carry
 ``Authorization: Bearer <token>`` (else 401). Sessions are bounded per client (429).
 """
@@ -163,9 +163,11 @@ class ReleasedApiServer(ThreadingHTTPServer):
             given = headers.get("Authorization") or ""
             if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
                 return _json({"detail": "missing or wrong bearer token (Authorization: Bearer <token>)"}, 401)
+        # As FastAPI: a body without a type is read as JSON, one of another type is not; a
+        # browser form always names its type, and a cross-site fetch carries an Origin.
         ctype = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        if method != "GET" and ctype != "application/json":
-            return _json({"detail": f"Content-Type must be application/json, got {ctype or 'none'!r}"}, 415)
+        if method != "GET" and ctype and ctype != "application/json" and not ctype.endswith("+json"):
+            return _json({"detail": f"Content-Type must be application/json, got {ctype!r}"}, 415)
         return None
 
     def _route(self, method: str, path: str, body: bytes, client: str) -> Answer:
