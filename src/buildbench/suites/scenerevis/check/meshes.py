@@ -1,9 +1,11 @@
 """SceneReVis physics at a mesh geometry level (``procedural`` or ``mesh``).
 
 Each object of a :class:`.layout.RoomLayout` gets its mesh from
-:mod:`buildbench.scenes.assets` (fitted to its box, so the mesh's bounds are the box and
-the release's placement, "scale to ``size``, bottom centre to the origin, then
-``[R | pos]``", puts it exactly where ``R @ v + centre`` does). The checks are those of
+:mod:`buildbench.scenes.assets` (fitted to its box) and is placed as the release places a
+mesh: scaled by ``size / (extents + 1e-6)`` (the release's guard against zero extents,
+which leaves every object a micrometre short of its box: faces that touch exactly, common
+in rooms written to the centimetre, end up apart rather than at FCL's mercy), its bounds'
+bottom centre moved to ``pos``, then rotated about it. The checks are those of
 :mod:`buildbench.scenes.mesh_physics`, with the thresholds of the variant
 (:class:`.physics.PhysicsRules`):
 
@@ -39,6 +41,8 @@ from buildbench.scenes.model import SceneObject
 from .bounds import room_polygon
 from .layout import RoomLayout
 
+#: The release scales a mesh by ``size / (extents + SCALE_GUARD)``.
+SCALE_GUARD = 1e-6
 #: Surface samples per object, and the default seed of their draw.
 SAMPLES = 500
 SAMPLE_SEED = 0
@@ -65,13 +69,28 @@ def layout_meshes(
             attributes={"description": desc},
         )
         mesh = object_mesh(obj, level, library=library)
-        out.append(solid_mesh(mesh.vertices, mesh.faces))
+        out.append(solid_mesh(*_released_scale(mesh.vertices, layout.sizes[k]), mesh.faces))
     return out
+
+
+def _released_scale(vertices: np.ndarray, size: np.ndarray) -> tuple[np.ndarray]:
+    """The vertices scaled as the release scales a mesh to ``size``, centred on their bounds."""
+    if not len(vertices):
+        return (vertices,)
+    lo, hi = vertices.min(axis=0), vertices.max(axis=0)
+    scaled = vertices * (size / (hi - lo + SCALE_GUARD))
+    return (scaled - (scaled.min(axis=0) + scaled.max(axis=0)) / 2.0,)
+
+
+def mesh_centers(layout: RoomLayout, meshes: list[SolidMesh]) -> np.ndarray:
+    """``(n, 3)`` where each mesh's centre goes: its bottom centre at ``pos``, rotated about it."""
+    heights = np.array([np.ptp(m.vertices[:, 1]) if len(m.vertices) else 0.0 for m in meshes]).reshape(-1)
+    return layout.bottoms + layout.rotations[:, :, 1] * (heights[:, None] / 2.0)
 
 
 def mesh_pairs(layout: RoomLayout, meshes: list[SolidMesh]) -> list[tuple[int, int, float]]:
     """``(a, b, deepest contact)`` of every pair FCL finds in contact, index order."""
-    return [(c.a, c.b, c.depth_m) for c in mesh_contacts(meshes, layout.rotations, layout.centers)]
+    return [(c.a, c.b, c.depth_m) for c in mesh_contacts(meshes, layout.rotations, mesh_centers(layout, meshes))]
 
 
 def mesh_outside_fractions(
@@ -83,7 +102,8 @@ def mesh_outside_fractions(
         return np.zeros(0)
     poly = room_polygon(layout, buffer_m)
     y_range = (layout.floor_y - height_tolerance_m, layout.ceiling_y + height_tolerance_m)
-    return outside_shares(meshes, layout.rotations, layout.centers, poly, y_range, count=SAMPLES, seed=seed)
+    centers = mesh_centers(layout, meshes)
+    return outside_shares(meshes, layout.rotations, centers, poly, y_range, count=SAMPLES, seed=seed)
 
 
 def mesh_volumes(meshes: list[SolidMesh]) -> np.ndarray:
