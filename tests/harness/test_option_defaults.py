@@ -64,7 +64,7 @@ def _read_buildarena(suite: Suite) -> dict[str, Any]:
     env = make_env(_first_task(suite), {})
     settings = _settings({})
     return {"sim_duration_s": env.sim_duration_s, "max_calls": env.max_calls, "max_shift": env.rules.max_shift,
-            "control_trials": env.control_trials, "profile": env.profile,
+            "control_trials": env.control_trials, "profile": env.profile, "physics": env.physics.profile_name,
             **{k: getattr(settings, k) for k in ("draft_turns", "build_turns", "max_substructures", "rounds")}}
 
 

@@ -514,5 +514,5 @@ def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
         control_trials=int(options.get("control_trials", 3)),
         profile=str(options.get("profile", "default")),
         task_texts=load_levels(options["levels"]) if options.get("levels") else None,
-        physics=config_for(options.get("physics")),
+        physics=config_for(options.get("physics", "besiege-1")),  # the declared default (suite.py)
     )

@@ -27,6 +27,7 @@ def machine_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     from buildbench.suites.buildarena.env import rebuild_outcome
     from buildbench.suites.buildarena.library.bodies import body_graph
     from buildbench.suites.buildarena.library.geometry import body_shape_real
+    from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig
     from buildbench.suites.buildarena.tasks import get_task, scene_for
 
     art = Artefact("machine", up="z")
@@ -37,7 +38,10 @@ def machine_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
         return art
     task_id = str(outcome.get("task_id") or episode.task_id)
     duration = outcome.get("sim_duration_s")
-    result = simulate(machine, task_id, seed=int(outcome.get("seed") or 0), duration_s=duration)
+    physics = outcome.get("physics")
+    config = DEFAULT_CONFIG if not physics else PhysicsConfig.from_record(physics)  # the profile it was scored under
+    result = simulate(machine, task_id, seed=int(outcome.get("seed") or 0), duration_s=duration, config=config)
+    art.notes.append(f"physics profile {config.profile_name} ({config.sha256[:12]}), status {result.status}")
     scene = scene_for(get_task(task_id), machine, duration, body_graph(machine))
     broken = {m.group(i) for text in result.broken for m in [_WELD.match(text)] if m for i in (1, 2)}
     place_rot, place_off = np.asarray(scene.placement_rotation), np.asarray(scene.placement_offset)
