@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
+from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 from . import agents
+from .degrade import MODES, degraded
 from .env import make_env
 from .figures import figures
 from .prompts import ACTION_FORMATS, PROMPT_FILES
@@ -31,6 +33,8 @@ _AGENTS = {
     "safe-house": AgentSpec("safe-house", agents.safe_house,
                             "ignores the images; a code-compliant rectangular frame from the context fields"),
     **{name: AgentSpec(name, agents.fault_agent(name), desc) for name, (_, desc) in agents.FAULTS.items()},
+    "degraded": AgentSpec("degraded", degraded, "calibration: the oracle with -o degrade=FRACTION of its members "
+                          "dropped, moved or rotated (seeded)"),
     "llm": AgentSpec("llm", agents.llm, "a chat model with the DreamHouse prompts", needs_model=True, kind="io"),
 }
 
@@ -72,6 +76,9 @@ suite = Suite(
                    unset="the protocol's Table 6 value"),
         OptionSpec("require_visual", "bool", "the visual-retry gate below tau_retry (as the paper)", default=True),
         PROMPTS_OPTION,
+        DEGRADE_OPTION,
+        OptionSpec("degrade_mode", "str", "what the degraded agent corrupts: members (drop/move/rotate) or "
+                   "shift (the whole frame, so it still passes and S/T respond)", MODES, default="members"),
     ),
     prompts=PROMPT_FILES,
     # Checks the released fields too; a task without a target frame (a released pack) is allowed.

@@ -1,0 +1,50 @@
+"""The ``degraded`` calibration agent: its metrics respond monotonically to ``-o degrade``, from
+the oracle's at fraction 0 to clearly worse at 1, through the Runner like any agent."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from buildbench.harness import RunConfig, Runner, Store
+
+FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def _means(tmp_path, fraction: float, mode: str, limit: int, keys: tuple[str, ...]) -> dict[str, float]:
+    out = tmp_path / f"{mode}-{fraction}"
+    config = RunConfig(suite="dreamhouse", agent="degraded", protocol="planner-atomic", split="demo", limit=limit,
+                       seed=0, workers=0, options={"degrade": fraction, "degrade_mode": mode})
+    Runner(config, out).run()
+    with Store(out) as store:
+        episodes = list(store.episodes())
+    assert [ep.status for ep in episodes] == ["ok"] * limit
+    return {k: sum(ep.metrics[k] for ep in episodes) / limit for k in keys}
+
+
+def _assert_monotone(rows: list[dict[str, float]], key: str, *, gap: float) -> None:
+    values = [row[key] for row in rows]
+    assert all(not math.isnan(v) for v in values), (key, values)
+    assert all(b <= a + 1e-9 for a, b in zip(values, values[1:], strict=False)), (key, values)
+    assert values[0] - values[-1] >= gap, (key, values)
+
+
+@pytest.mark.timeout(240)
+def test_members_mode_fails_the_frame_more_as_the_fraction_grows(tmp_path):
+    keys = ("structural_pass", "topological_fidelity_any", "members")
+    rows = [_means(tmp_path, f, "members", 2, keys) for f in FRACTIONS]
+    assert rows[0]["structural_pass"] == 1.0 and rows[0]["topological_fidelity_any"] == 1.0
+    for key in keys:
+        _assert_monotone(rows, key, gap=0.3 if key != "members" else 10)
+
+
+@pytest.mark.timeout(240)
+def test_shift_mode_keeps_the_frame_passing_while_s_and_t_fall(tmp_path):
+    keys = ("structural_pass", "visual_fidelity", "topological_fidelity", "voxel_iou", "joint_pass")
+    rows = [_means(tmp_path, f, "shift", 1, keys) for f in (0.0, 0.25, 0.5, 1.0)]
+    assert [row["structural_pass"] for row in rows] == [1.0] * 4
+    assert (rows[0]["visual_fidelity"], rows[0]["topological_fidelity"], rows[0]["joint_pass"]) == (1.0, 1.0, 1.0)
+    for key in ("visual_fidelity", "topological_fidelity", "voxel_iou"):
+        _assert_monotone(rows, key, gap=0.5)
+    assert 0.0 < rows[1]["visual_fidelity"] < 1.0  # S takes values between its ends, not only 0 or 1
