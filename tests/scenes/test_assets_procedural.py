@@ -187,9 +187,14 @@ def test_thor_colour_field_colours_the_box_level_too() -> None:
     assert object_mesh(obj, "box").face_colors[0].tolist() == [0, 255, 0, 255]
 
 
-def test_identity_seeds_the_variations() -> None:
-    shelves = [object_mesh(_obj(f"s{i}", "bookshelf", (0, 1, 0), (1.0, 2.0, 0.4)), "procedural") for i in range(6)]
-    assert len({m.vertices.tobytes() for m in shelves}) > 1  # the books differ from shelf to shelf
+def test_the_asset_not_the_object_id_seeds_the_variations() -> None:
+    shelves = [object_mesh(SceneObject(f"s{i}", "bookshelf", f"shelf-{i}", (0, 1, 0), (1.0, 2.0, 0.4)),
+                           "procedural") for i in range(6)]
+    assert len({m.vertices.tobytes() for m in shelves}) > 1  # the books differ from asset to asset
+    # Copies of one asset look alike, whatever their ids (the physics renames objects).
+    copies = [object_mesh(SceneObject(f"copy{i}", "bookshelf", "shelf-0", (0, 1, 0), (1.0, 2.0, 0.4)),
+                          "procedural") for i in range(3)]
+    assert len({m.vertices.tobytes() for m in copies}) == 1
 
 
 @pytest.mark.skipif(not SHARED_ROOMS.is_file(), reason="../shared/data/scenerevis/respace_scenes is absent")

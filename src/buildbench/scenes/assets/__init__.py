@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -65,31 +66,36 @@ def object_mesh(obj: SceneObject, level: GeometryLevel, *, library: AssetLibrary
 #: asks for the same objects at every step.
 _PROCEDURAL: OrderedDict[str, ObjectMesh] = OrderedDict()
 _PROCEDURAL_MAX = 4096
+#: LEGO-Eval's tools render from several threads at once; the cache's order must not tear.
+_PROCEDURAL_LOCK = threading.Lock()
 
 
 def _procedural_cached(obj: SceneObject) -> ObjectMesh:
     inputs: dict[str, Any] = {
-        "id": obj.id, "asset": obj.asset_id, "category": obj.category, "size": list(obj.size),
+        "asset": obj.asset_id, "category": obj.category, "size": list(obj.size),
         "attributes": {k: obj.attributes.get(k) for k in ("description", "shape", "color", "material")},
         "raw": {k: obj.raw.get(k) for k in ("desc", "color", "material", "materials")},
     }
     key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode("utf-8")).hexdigest()
-    mesh = _PROCEDURAL.get(key)
-    if mesh is None:
-        mesh = procedural_mesh(obj)
-        for array in (mesh.vertices, mesh.faces, mesh.face_colors):
-            array.flags.writeable = False  # shared between callers: nobody may change it
+    with _PROCEDURAL_LOCK:
+        mesh = _PROCEDURAL.get(key)
+        if mesh is not None:
+            _PROCEDURAL.move_to_end(key)
+            return mesh
+    mesh = procedural_mesh(obj)
+    for array in (mesh.vertices, mesh.faces, mesh.face_colors):
+        array.flags.writeable = False  # shared between callers: nobody may change it
+    with _PROCEDURAL_LOCK:
         _PROCEDURAL[key] = mesh
         if len(_PROCEDURAL) > _PROCEDURAL_MAX:
             _PROCEDURAL.popitem(last=False)
-    else:
-        _PROCEDURAL.move_to_end(key)
     return mesh
 
 
 def clear_cache() -> None:
     """Forget the procedural meshes built in this process (benchmarks time a cold start)."""
-    _PROCEDURAL.clear()
+    with _PROCEDURAL_LOCK:
+        _PROCEDURAL.clear()
 
 
 def world_mesh(obj: SceneObject, level: GeometryLevel, *,

@@ -3,8 +3,8 @@
 Each family module (beds, tables, seating, storage, …) maps *kinds* to builders; a kind is
 resolved from the object's category (the catalogue's nouns and 3D-FUTURE's super-categories),
 then the words of its description and asset id, and falls back to a generic block. Colours
-come from :mod:`..colors`; the random proportions from a seed of the object's identity, so
-the same object always gives byte-identical arrays.
+come from :mod:`..colors`; the random proportions from a seed of what the object is (asset
+id, category, description — not its id), so the same asset always gives byte-identical arrays.
 """
 
 from __future__ import annotations
@@ -165,7 +165,10 @@ def procedural_mesh(obj: SceneObject) -> ObjectMesh:
     """The procedural mesh of ``obj`` in its local frame (source ``procedural:<category>``)."""
     kind = kind_of(obj)
     size = (float(obj.size[0]), float(obj.size[1]), float(obj.size[2]))
-    digest = hashlib.sha256("\0".join((obj.id, obj.asset_id, obj.category)).encode("utf-8")).digest()
+    # Seeded by what the object *is*, never by its id: copies of one asset look alike (as real
+    # assets do), and the physics, which may rename objects, meshes the shape the picture shows.
+    what = (obj.asset_id, obj.category, str(obj.attributes.get("description") or ""))
+    digest = hashlib.sha256("\0".join(what).encode("utf-8")).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     words = words_of(obj.category, obj.attributes.get("description"), obj.attributes.get("shape"), obj.asset_id)
     spec = Spec(kind, size, palette(obj, accent=_ACCENTS.get(kind), typical=_TYPICAL.get(kind, "")), words, rng)
