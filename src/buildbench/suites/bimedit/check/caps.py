@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from buildbench.inputs import read_bytes
 from buildbench.limits import limit
 
 _ENTITY = re.compile(rb"#(\d+)\s*=\s*([A-Za-z0-9_]+)\s*\(")
@@ -32,7 +33,7 @@ _POINT_LISTS = (b"IFCCARTESIANPOINTLIST2D", b"IFCCARTESIANPOINTLIST3D")
 
 def over_caps(path: str | Path) -> str | None:
     """One line naming the cap ``path`` goes past (and by how much), or None within the caps."""
-    data = Path(path).read_bytes()
+    data = read_bytes(path)
     starts = list(_ENTITY.finditer(data))
     max_entities = limit("ifc_entities")
     if len(starts) > max_entities:
