@@ -48,6 +48,9 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "scenes export": (["scenes", "export", "{f}", "--out", "{tmp}/meshes"], ".jsonl"),
     "dreamhouse render --skin": (["dreamhouse", "render", str(REPO / "examples/files/house.json"), "--skin", "{f}",
                                   "--out", "{tmp}/render"], ".json"),
+    "report --prices": (["report", "{tmp}/no-run", "--prices", "{f}"], ".yaml"),
+    "buildarena simulate --physics": (["buildarena", "simulate", str(REPO / "examples/files/machine.json"),
+                                       "--task", "transport-1", "--physics", "{f}"], ".toml"),
     "legoeval evaluate --constraints": (["legoeval", "evaluate", "--scene", str(
         REPO / "tests/legoeval/fixtures/generator_scenes/flat_without_tv.json"), "--constraints", "{f}"], ".txt"),
 }

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from buildbench.inputs import read_text
+
 from .episode import Episode, is_scored
 from .errors import ConfigError
 
@@ -51,7 +53,7 @@ def load_prices(path: str | Path) -> Prices:
 
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_text(path)
         data = yaml.safe_load(text)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"--prices {where}: cannot read: {str(exc).splitlines()[0]}") from None

@@ -23,6 +23,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from buildbench.inputs import read_text
+
 DEFAULT_PROFILE = "besiege-1"
 """The profile every published result of ours uses."""
 SOURCES = ("besiege", "paper", "spec", "assumed")
@@ -157,8 +159,8 @@ def load_profile(name_or_path: str | Path = DEFAULT_PROFILE) -> PhysicsProfile:
     if isinstance(name_or_path, Path) or "/" in text_name or text_name.endswith(".toml"):
         path = Path(name_or_path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_text(path)
+        except OSError as exc:
             raise ProfileError(f"physics profile {path}: cannot read it ({getattr(exc, 'strerror', None) or exc})"
                                ) from None
         return parse_profile(text, str(path))
