@@ -17,10 +17,12 @@ from buildbench.harness import (
     Task,
     mean_metrics,
 )
+from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents
+from .degrade import degraded
 from .env import make_env
 from .prompts import PROMPT_FILES
 from .protocols import DEFAULT_MAX_STEPS, evaluate
@@ -111,6 +113,8 @@ suite = Suite(
                                           "SceneEval-style fixed criteria on the measurable constraints only"),
         "always-valid": AgentSpec("always-valid", agents.always_valid, "constant predictor: valid"),
         "always-invalid": AgentSpec("always-invalid", agents.always_invalid, "constant predictor: invalid"),
+        "degraded": AgentSpec("degraded", degraded, "calibration: deterministic with -o degrade=FRACTION of its "
+                              "constraint and holistic verdicts flipped (seeded)"),
     },
     protocols={"evaluate": ProtocolSpec("evaluate", evaluate,
                                         "tool calls until a verdict is submitted (-o max_steps=N, default 40)")},
@@ -141,6 +145,7 @@ suite = Suite(
         OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
                    default=3),
         PROMPTS_OPTION,
+        DEGRADE_OPTION,
     ),
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string", "constraints": "array", "scene": "object"},
