@@ -62,8 +62,8 @@ def test_negative_agent_plays_the_control_of_each_task(tmp_path):
     assert result.summary["metrics"]["passed"] == 0.0 and result.summary["metrics"]["approved"] == 1.0
     assert result.summary["metrics"]["indicator"] == pytest.approx(1.6 / 1.75)
     task = to_task("support-3")
-    with pytest.raises(ValueError, match="no negative control targets task 'support-3'"):
-        agents.negative(task, None, {})
+    control = agents.negative(task, None, {})  # every level has a control
+    assert isinstance(control, DesignAgent) and control.actions == script_actions(designs.NEGATIVE["three beams shorter than the wide gap"][1]())
     with pytest.raises(ValueError, match="targets task 'lift-1', not 'support-3'"):
         agents.negative(task, None, {"control": "unheated cannon"})
     with pytest.raises(ValueError, match="unknown negative control 'x'"):

@@ -260,23 +260,16 @@ def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
 
 
 def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
-    """A negative control that must fail ``task`` (``designs.NEGATIVE``; ``-o control=NAME`` picks one); a
-    variant gets its level's control, fitted to it (``designs.control_design``).
+    """A negative control that must fail ``task`` (``designs.NEGATIVE``, one per level; ``-o control=NAME``
+    picks one); a variant gets its level's control, fitted to it (``designs.control_design``).
 
     Raises:
-        ValueError: When no negative control targets the task's level, or the named one does not exist or
-            targets another level.
+        ValueError: When the named control does not exist or targets another level.
     """
     from . import designs, variants
 
     level = variants.level_of(task.id)
-    name = options.get("control")
-    if name is None:
-        name = next((n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == level), None)
-        if name is None:
-            targets = ", ".join(f"{n!r} ({t})" for n, (t, _) in designs.NEGATIVE.items())
-            variant_of = "" if level == task.id else f" (a variant of {level})"
-            raise ValueError(f"no negative control targets task {task.id!r}{variant_of}; controls: {targets}")
+    name = options.get("control") or next(n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == level)
     if name not in designs.NEGATIVE:
         raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
     task_id, make = designs.NEGATIVE[name]
