@@ -123,3 +123,24 @@ def test_a_missing_scene_is_a_failure_with_its_reason_and_the_suites_failing_val
     assert episode.metrics == get_suite("scenerevis").failure_metrics(task)  # type: ignore[misc]
     assert summary["status"] == {"failed": 1}
     assert summary["metrics"]["valid_placement"] == 0.0
+
+
+def test_outputs_past_the_caps_are_refused_before_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame past ``house_members`` and a scene past ``scene_objects`` are the agent's failure,
+    found before any test, render or physics runs (limits lowered here to keep it small)."""
+    from buildbench.harness.errors import AgentFailure
+
+    monkeypatch.setenv("BUILDBENCH_LIMIT_HOUSE_MEMBERS", "3")
+    monkeypatch.setenv("BUILDBENCH_LIMIT_SCENE_OBJECTS", "3")
+    house = get_suite("dreamhouse")
+    task = house.load_tasks("demo", 0)[0]
+    frame = {"structure": {"names": [f"Stud_{i}" for i in range(4)], "sizes_m": [[0.04, 0.09, 2.4]] * 4,
+                           "transforms": [[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1.2]]] * 4}}
+    with pytest.raises(AgentFailure, match="4 members, over the cap of 3"):
+        house.score(task, frame)
+    scenes = get_suite("scenerevis")
+    task = scenes.load_tasks("demo", 0)[0]
+    chair = {"desc": "chair", "size": [0.5, 0.9, 0.5], "pos": [0.0, 0.0, 0.0], "rot": [0, 0, 0, 1]}
+    scene = {"room_type": "bedroom", "bounds_top": [], "bounds_bottom": [], "objects": [chair] * 4}
+    with pytest.raises(AgentFailure, match="4 objects, over the cap of 3"):
+        scenes.score(task, {"scene": scene})

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.harness.errors import AgentFailure
+from buildbench.limits import limit
 
 from .check import validate
 from .env import render_call
@@ -60,7 +62,12 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
 
 
 def _score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
-    built = DreamHouseOutcome.from_dict(outcome).built()
+    typed = DreamHouseOutcome.from_dict(outcome)
+    members = len(typed.structure.get("names") or ()) if isinstance(typed.structure, dict) else 0
+    if members > limit("house_members"):  # checked before any test or render runs
+        raise AgentFailure(f"task {task.id}: the frame has {members:,} members, over the cap of "
+                           f"{limit('house_members'):,} (BUILDBENCH_LIMIT_HOUSE_MEMBERS)")
+    built = typed.built()
     out: dict[str, float] = {}
     for group in METRICS:
         out.update(group(task, built, outcome))

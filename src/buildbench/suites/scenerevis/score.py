@@ -25,10 +25,11 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import AgentFailure
+from buildbench.limits import limit
 from buildbench.scenes.assets import AssetError, check_level
 
 from .check.evaluate import SCORE_KEYS, RuleEvalJudge
-from .check.layout import RoomLayout, parse_layout
+from .check.layout import RoomLayout, parse_layout, scene_objects
 from .check.rooms import essentials_of, missing_essentials
 from .metrics import scene_metrics
 from .outcome import SceneReVisOutcome
@@ -64,6 +65,13 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     scene = typed.scene if typed is not None else None
     if typed is None or not isinstance(scene, Mapping):
         raise AgentFailure(f"task {task.id}: the agent left no final scene (outcome has no 'scene')")
+    try:
+        n_objects = len(scene_objects(scene))
+    except ValueError as exc:
+        raise AgentFailure(f"task {task.id}: the agent's final scene is unreadable: {exc}") from exc
+    if n_objects > limit("scene_objects"):  # checked before any physics runs
+        raise AgentFailure(f"task {task.id}: the final scene has {n_objects:,} objects, over the cap of "
+                           f"{limit('scene_objects'):,} (BUILDBENCH_LIMIT_SCENE_OBJECTS)")
     try:
         layout = parse_layout(scene)
     except ValueError as exc:
