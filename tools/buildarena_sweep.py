@@ -57,11 +57,13 @@ def main(argv: list[str] | None = None) -> int:
     tasks = list(TASKS) + [v.id for v in variants.generate(ns.seed, ns.per_level * len(variants.VARIED_LEVELS))]
     jobs = [(t, kind, ns.physics) for t in tasks for kind in ("reference", "negative")]
     wall0 = time.perf_counter()
-    with ProcessPoolExecutor(ns.jobs) as pool:
-        records = list(pool.map(run_one, jobs, chunksize=4))
-    if ns.out:
-        with open(ns.out, "w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(r) + "\n" for r in records)
+    records = []
+    # Each record is written as it arrives, so an interrupted sweep keeps what it did.
+    with ProcessPoolExecutor(ns.jobs) as pool, open(ns.out or "/dev/null", "w", encoding="utf-8") as fh:
+        for record in pool.map(run_one, jobs, chunksize=4):
+            records.append(record)
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
     rows: dict[str, Counter[str]] = {}
     for r in records:
         row = rows.setdefault(r["level"], Counter())
