@@ -1,6 +1,8 @@
 """Open physics for BuildArena machines on MuJoCo (replaces Besiege, spec 6).
 
-``config`` holds every published number, ``scene`` the world around the
+``profile`` reads the physics profile (``profiles/besiege-1.toml``: every constant with its
+unit and source), ``config`` the settings taken from it, ``divergence`` the tests that tell
+a blow-up from physics, ``scene`` the world around the
 machine, ``placement`` where the evaluator puts it, ``layout`` the placed
 machine and its welds, ``groups`` the rigid groups (blocks joined by intact
 welds), ``mjcf`` the model's MJCF text, ``build`` the compiled model of the
