@@ -22,7 +22,7 @@ from .check import SimResult
 from .score import FAILURE_CATEGORIES, FAILURE_PATTERNS, call_metrics, failure_category, score_episode
 
 __all__ = ["DEFAULT_SAMPLES", "FAILURE_CATEGORIES", "FAILURE_PATTERNS", "LevelScore", "aggregate", "call_metrics",
-           "failure_category", "failure_counts", "level_rows", "role_costs", "score_episode"]
+           "failure_category", "failure_counts", "invalid_pct", "level_rows", "role_costs", "score_episode"]
 
 DEFAULT_SAMPLES = 64
 """Samples per task–model pair in the paper."""
@@ -76,8 +76,15 @@ def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else 0.0
 
 
+def invalid_pct(invalid: float, calls: float) -> float:
+    """Failed calls as a percentage of calls; NaN (n/a: tables print it so) when there was no call,
+    since 0 % would reward an agent that never acted (issue 23)."""
+    return 100.0 * invalid / calls if calls else math.nan
+
+
 def level_rows(episodes: Sequence[Episode]) -> dict[str, dict[str, float]]:
-    """Per task id: episodes, parts, success rate (%), indicator, tokens (×10³), requests, invalid rate (%).
+    """Per task id: episodes, parts, success rate (%), indicator, tokens (×10³), requests, invalid rate (%;
+    NaN when the task's episodes made no call).
 
     Means are over every scored episode of the task, failed constructions
     counting 0 parts and 0 indicator (spec 3.6). Episodes that crashed
@@ -99,7 +106,7 @@ def level_rows(episodes: Sequence[Episode]) -> dict[str, dict[str, float]]:
             "input_ktokens": _mean([e.usage.get("input_tokens", 0) / 1000.0 for e in eps]),
             "output_ktokens": _mean([e.usage.get("output_tokens", 0) / 1000.0 for e in eps]),
             "requests": _mean([float(e.usage.get("requests", 0)) for e in eps]),
-            "invalid_action_rate": 100.0 * invalid / calls if calls else 0.0,
+            "invalid_action_rate": invalid_pct(invalid, calls),
         }
     return rows
 

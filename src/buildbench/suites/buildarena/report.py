@@ -16,7 +16,7 @@ from typing import Any
 
 from buildbench.harness import Episode, mean_metrics
 
-from .metrics import failure_counts, level_rows, role_costs
+from .metrics import failure_counts, invalid_pct, level_rows, role_costs
 
 OURS = "ours (MuJoCo)"
 PAPER = "paper (Besiege)"
@@ -91,8 +91,14 @@ _TABLE5 = (("0.5 (default)", 33.4, 45.3, 197.4, 1.4), ("0.0", 30.0, 43.8, 168.8,
            ("1.0", 29.8, 42.2, 199.1, 1.8))
 
 
+def _na(value: float) -> float | None:
+    """A table cell: NaN (a rate over no call) as None, which tables print as n/a."""
+    return None if math.isnan(value) else value
+
+
 def _ablation_cells(parts: float, sr: float, load: float, invalid: float) -> dict[str, str]:
-    return {"parts": f"{parts:.1f}", "SR %": f"{sr:.1f}", "max load": f"{load:.1f}", "invalid %": f"{invalid:.1f}"}
+    return {"parts": f"{parts:.1f}", "SR %": f"{sr:.1f}", "max load": f"{load:.1f}",
+            "invalid %": "n/a" if math.isnan(invalid) else f"{invalid:.1f}"}
 
 
 def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
@@ -104,7 +110,7 @@ def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
         "parts": math.fsum(e.metrics.get("parts", 0.0) for e in chosen) / len(chosen),
         "sr": 100.0 * math.fsum(e.metrics.get("passed", 0.0) for e in chosen) / len(chosen),
         "load": math.fsum(e.metrics.get("indicator", 0.0) for e in chosen) / len(chosen),
-        "invalid": 100.0 * math.fsum(e.metrics.get("invalid_calls", 0.0) for e in chosen) / calls if calls else 0.0,
+        "invalid": invalid_pct(math.fsum(e.metrics.get("invalid_calls", 0.0) for e in chosen), calls),
     }
 
 
@@ -229,7 +235,7 @@ def closed_loop_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
             "SR % ours": 100.0 * math.fsum(float(e["passed"]) for e in entries) / len(entries),
             "indicator ours": math.fsum(e["indicator"] for e in entries) / len(entries),
             "parts ours": math.fsum(e["parts"] for e in entries) / len(entries),
-            "invalid % ours": 100.0 * math.fsum(e["invalid_calls"] for e in entries) / calls if calls else 0.0,
+            "invalid % ours": _na(invalid_pct(math.fsum(e["invalid_calls"] for e in entries), calls)),
             "SR % paper": paper[1] if paper else "—",
             "load paper": paper[2] if paper else "—",
             "parts paper": paper[3] if paper else "—",
@@ -270,7 +276,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
             _table(rows, label, PAPER_TABLE3, TABLE3_HEADERS, ("input_ktokens", "output_ktokens", "requests")),
         "Per task (ours)": [{"task": k, "episodes": int(r["episodes"]), "parts": r["parts"],
                              "SR %": r["success_rate"], "indicator": r["indicator"], "requests": r["requests"],
-                             "invalid %": r["invalid_action_rate"]} for k, r in rows.items()],
+                             "invalid %": _na(r["invalid_action_rate"])} for k, r in rows.items()],
         "Cost per episode by role (ours)": [{"role": role, **row} for role, row in role_costs(episodes).items()],
         "Failure reasons of library calls (Fig. 6 categories)":
             [{"category": k, "calls": v} for k, v in failure_counts(episodes).items() if v],

@@ -10,7 +10,8 @@ machine from its history and simulates it on the task (``check.simulate``); the 
   suggest failed constructions count as 0, spec 3.6 — an inference);
 * ``calls`` / ``invalid_calls`` / ``invalid_action_rate`` — library calls
   made and the share that failed (spec 3.6: "share of library calls that
-  failed", our reading of the ablation metric);
+  failed", our reading of the ablation metric); the rate is NaN (n/a) for an
+  episode without a call;
 * ``fail_<category>`` — failed calls by reason (Fig. 6 categories);
 * ``diverged`` (0/1) — every simulation attempt diverged and the blame rule held the machine
   responsible (``check.simulate``): scored as a failure. A divergence the rule does not blame on
@@ -79,7 +80,9 @@ def call_metrics(stats: dict[str, Any]) -> dict[str, float]:
     out = {
         "calls": calls,
         "invalid_calls": invalid,
-        "invalid_action_rate": invalid / calls if calls else 0.0,
+        # No call, no rate: n/a (NaN, left out of every mean) rather than a perfect 0 % that an
+        # agent earns by doing nothing (issue 23); the episode itself still fails (``passed`` 0).
+        "invalid_action_rate": invalid / calls if calls else math.nan,
     }
     failures = stats.get("failures") or {}
     for name in FAILURE_CATEGORIES:
