@@ -125,3 +125,44 @@ def viewer(stored_runs: dict[str, Path], hostile_run: Path, big_run: Path) -> It
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def sweep_runs(run_root: Path) -> list[Path]:
+    """A two-point sweep: the repairing tower agent with ``-o max_steps=1`` (it fails: its first
+    try is wrong) and ``=3`` (it repairs), 2 tasks × 2 samples each; then a third folder with
+    the second run's configuration and tasks holding one more sample per task that ended in an
+    error (a resumed run: same identity, so it joins the second column)."""
+    out = []
+    for steps in (1, 3):
+        run_dir = run_root / f"sweep-{steps}"
+        rc = main(["run", "example", "--agent", "repairing", "--protocol", "refine", "--split", "demo", "--limit", "2",
+                   "--samples", "2", "-o", f"max_steps={steps}", "--run-dir", str(run_dir), "--workers", "0",
+                   "--quiet"])
+        assert rc in (0, 1), f"buildbench run example exited {rc}"
+        out.append(run_dir)
+    with Store(out[1], create=False) as store:
+        manifest, tasks = store.manifest(), sorted({ep.task_id for ep in store.episodes()})
+    resumed = run_root / "sweep-3-resumed"
+    with Store(resumed) as store:
+        store.write_manifest(manifest)
+        for task in tasks:
+            store.add_episode(Episode(task_id=task, sample=2, suite="example", agent="repairing", protocol="refine",
+                                      seed=0, status="error", error="RuntimeError: the worker died"))
+    return [*out, resumed]
+
+
+@pytest.fixture(scope="session")
+def sweep_viewer(sweep_runs: list[Path]) -> Iterator[str]:
+    """A live viewer of the sweep (runs 0, 1 and 2)."""
+    from buildbench.web.data import ViewerData
+    from buildbench.web.runs import open_runs
+    from buildbench.web.server import start_server
+
+    server, thread = start_server(ViewerData(open_runs(sweep_runs)))
+    try:
+        yield server.url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

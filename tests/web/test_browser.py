@@ -193,6 +193,74 @@ def test_static_export_works_from_disk(driver: Any, stored_runs: dict[str, Path]
     assert seen["turns"] >= 1 and css(driver, ".images img")
     assert_not_blank(css(driver, "#stage canvas")[0].screenshot_as_png, shots / "static-scenerevis-artefact.png")
     driver.get(base + "#/compare")
-    wait_for(driver, lambda d: len(css(d, "table.compare")) == 2 or no_page_error(d))
-    assert [t.get_attribute("data-suite") for t in css(driver, "table.compare")] == ["buildarena", "scenerevis"]
+    wait_for(driver, lambda d: len(css(d, "table.task-grid")) == 2 or no_page_error(d))
+    assert [t.get_attribute("data-suite") for t in css(driver, "section.suite-compare")] == ["buildarena", "scenerevis"]
+    assert css(driver, "svg.metric-chart rect.bar")
     assert_not_blank(driver.get_screenshot_as_png(), shots / "static-compare.png", min_colours=10)
+    css(driver, "section.suite-compare[data-suite='scenerevis'] td.cell a")[0].click()
+    wait_for(driver, lambda d: css(d, ".sbs-episode .stage[data-ready='1']") or no_page_error(d))
+    assert_not_blank(driver.get_screenshot_as_png(), shots / "static-compare-task.png")
+
+
+def shoot_page(driver: Any, path: Path) -> np.ndarray:
+    """The whole page, beyond the window, as one screenshot (Chrome's DevTools protocol)."""
+    import base64
+
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+    return assert_not_blank(base64.b64decode(shot["data"]), path, min_colours=10)
+
+
+def test_compare_page_charts_a_sweep_and_opens_a_task_side_by_side(driver: Any, sweep_viewer: str,
+                                                                      shots: Path) -> None:
+    driver.get(f"{sweep_viewer}#/compare")
+    wait_for(driver, lambda d: css(d, "table.task-grid") or no_page_error(d))
+    charts = css(driver, "svg.metric-chart")
+    assert [c.get_attribute("data-metric") for c in charts] == ["passed", "height_ratio", "blocks"]
+    assert all(len(c.find_elements("css selector", "rect.bar")) == 2 for c in charts)
+    assert len(css(driver, "svg.metric-chart line.whisker")) == 3 * 3 * 2
+    values = [t.text for t in css(driver, "svg.metric-chart[data-metric='passed'] text.value")]
+    assert values == ["0.000 [0.000, 0.000] n=4", "1.000 [1.000, 1.000] n=4"]
+    heads = [th.text for th in css(driver, "table.task-grid th.col-head")]
+    assert "max_steps=1" in heads[0] and "max_steps=3" in heads[1]
+    rows = css(driver, "table.task-grid tbody tr")
+    assert len(rows) == 2
+    assert [td.get_attribute("class") for td in rows[0].find_elements("css selector", "td")] == \
+        ["cell v-failed", "cell v-solved"]
+    assert [td.text for td in rows[0].find_elements("css selector", "td")] == ["0/2", "2/2 +1!"]
+    shoot_page(driver, shots / "compare-sweep.png")
+
+    first_task = rows[0].find_elements("css selector", "th.task-id")[0].text
+    css(driver, "td.cell[data-column='1'] a")[0].click()
+    wait_for(driver, lambda d: len(css(d, ".sbs-episode[data-loaded='1']")) == 5 or no_page_error(d))
+    no_page_error(driver)
+    assert len(css(driver, ".sbs-episode .stage[data-ready='1']")) == 4
+    columns = css(driver, ".sbs-column")
+    assert len(columns) == 2
+    assert [len(c.find_elements("css selector", ".sbs-episode")) for c in columns] == [2, 3]
+    errored = columns[1].find_elements("css selector", ".sbs-episode")[2].text
+    assert "the worker died" in errored and "no artefact: the episode ended without an outcome or files" in errored
+    assert css(driver, "#compare-task-title")[0].text == first_task
+    for i, canvas in enumerate(css(driver, ".sbs-episode canvas")[:2]):
+        assert_not_blank(canvas.screenshot_as_png, shots / f"compare-sweep-artefact-{i}.png")
+    shoot_page(driver, shots / "compare-sweep-task.png")
+    css(driver, "#back-to-compare")[0].click()
+    wait_for(driver, lambda d: css(d, "table.task-grid"))
+
+
+def test_compare_page_of_every_suite_shows_hostile_text_as_text(driver: Any, viewer: str, shots: Path) -> None:
+    driver.get(f"{viewer}#/compare")
+    wait_for(driver, lambda d: len(css(d, "table.task-grid")) == 6 or no_page_error(d))
+    example = css(driver, "section.suite-compare[data-suite='example']")[0]
+    assert "different task sets" in example.find_elements("css selector", "p.warn")[0].text
+    shown = example.find_elements("css selector", "table.task-grid tbody tr")
+    assert len(shown) == 300 and "1203 task(s)" in example.find_elements("css selector", ".grid-count")[0].text
+    assert shown[0].find_elements("css selector", "th.task-id")[0].text == 'evil<b onmouseover="window.__pwned=3">task</b>'
+    assert driver.execute_script("return window.__pwned === undefined")
+    assert not css(driver, "#app script, #app img[src='x'], #app h1, #app i, #app b")
+    shoot_page(driver, shots / "compare-every-suite.png")
+    example.find_elements("css selector", ".grid-show-all")[0].click()
+    wait_for(driver, lambda d: len(example.find_elements("css selector", "table.task-grid tbody tr")) == 1203)
+    css(driver, "section.suite-compare[data-suite='buildarena'] td.cell a")[0].click()
+    wait_for(driver, lambda d: css(d, ".sbs-episode .stage[data-ready='1']") or no_page_error(d))
+    assert_not_blank(css(driver, ".sbs-episode canvas")[0].screenshot_as_png, shots / "compare-buildarena-artefact.png")
+    shoot_page(driver, shots / "compare-buildarena-task.png")

@@ -36,3 +36,17 @@ export function fmt(value) {
   if (typeof value === "boolean") return value ? "yes" : "no";
   return String(value);
 }
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// An SVG element; as with h(), every child string becomes a text node.
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "className") el.setAttribute("class", value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, String(value));
+  }
+  return append(el, children);
+}

@@ -1,7 +1,9 @@
-// The viewer page: episode lists (sort, filter, page), runs side by side, and one episode
-// as its trajectory beside the 3-D artefact.
+// The viewer page: episode lists (sort, filter, page), the comparison of runs (compare.js), and
+// one episode as its trajectory beside the 3-D artefact.
 import { api } from "./api.js";
+import { showCompare, showCompareTask } from "./compare.js";
 import { clear, fmt, h } from "./dom.js";
+import { figures, swatch, textBlock, turnCard } from "./parts.js";
 import { ArtefactView } from "./viewer3d.js";
 
 const app = document.getElementById("app");
@@ -22,7 +24,12 @@ function route() {
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   const parts = hash.split("/");
   document.body.dataset.page = parts[0] || "episodes";
-  if (parts[0] === "compare") return showCompare().catch(showError);
+  if (parts[0] === "compare" && parts.length > 2) {
+    const views = [];
+    currentView = { dispose: () => views.splice(0).forEach((v) => v.dispose()) };
+    return showCompareTask(app, setStatus, parts[1], parts.slice(2).join("/"), views).catch(showError);
+  }
+  if (parts[0] === "compare") return showCompare(app, setStatus).catch(showError);
   if (parts[0] === "run" && parts[2] === "episode") {
     const sample = Number(parts[parts.length - 1]);
     const task = parts.slice(3, -1).join("/");
@@ -112,55 +119,7 @@ async function showList(runId) {
   await load(first);
 }
 
-// ---- runs side by side ---------------------------------------------------------------
-async function showCompare() {
-  clear(app);
-  setStatus("computing per-suite tables…");
-  const data = await api.compare();
-  setStatus("");
-  const section = h("section", { id: "compare" }, h("h2", {}, "Runs side by side"));
-  for (const [suite, table] of Object.entries(data.suites)) {
-    const cols = table.columns;
-    section.appendChild(h("h3", {}, suite));
-    section.appendChild(h("div", { className: "scroll" }, h("table", { className: "grid compare", dataset: { suite } },
-      h("thead", {}, h("tr", {}, h("th", {}, "run"), h("th", {}, "agent"), h("th", {}, "protocol"), h("th", {}, "model"),
-        h("th", {}, "episodes"), h("th", {}, "unscored"), cols.map((c) => h("th", {}, c)))),
-      h("tbody", {}, table.rows.map((r) => h("tr", {},
-        h("td", {}, h("a", { href: `#/run/${r.run}` }, `${r.run}: ${r.name}`)), h("td", {}, r.agent), h("td", {}, r.protocol),
-        h("td", {}, r.model || "–"), h("td", { className: "num" }, r.episodes), h("td", { className: "num" }, r.unscored),
-        cols.map((c) => h("td", { className: "num" }, fmt(r.metrics[c])))))))));
-  }
-  app.appendChild(section);
-}
-
 // ---- one episode ---------------------------------------------------------------------
-function textBlock(label, text, className = "") {
-  if (text === null || text === undefined || text === "") return null;
-  return h("div", { className: `block ${className}` }, h("div", { className: "label" }, label), h("pre", {}, String(text)));
-}
-
-function figures(images) {
-  return (images || []).map((img) => img.url
-    ? h("figure", {}, h("img", { src: img.url, alt: img.path, loading: "lazy" }), h("figcaption", {}, img.path))
-    : h("p", { className: "muted" }, `image not available: ${img.path}`));
-}
-
-function turnCard(step, index) {
-  const calls = (step.tool_calls || []).map((c) => h("div", { className: "tool-call" },
-    h("div", { className: "label" }, `tool call ${c.name || "?"}${c.id ? ` (${c.id})` : ""}`),
-    h("pre", {}, typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments, null, 2))));
-  const images = figures(step.images);
-  const flags = [step.terminated && "terminated", step.truncated && "truncated"].filter(Boolean).join(", ");
-  return h("article", { className: "turn", id: `turn-${index}` },
-    h("header", {}, h("strong", {}, `turn ${step.index}`), ` · ${step.role}`, ` · reward ${fmt(step.reward)}`,
-      flags ? ` · ${flags}` : "", step.duration_s ? ` · ${fmt(step.duration_s)} s` : ""),
-    textBlock("reply", step.action_text, "reply"), calls,
-    textBlock("feedback (shown to the model next)", step.observation_text, "feedback"),
-    images.length ? h("div", { className: "images" }, h("div", { className: "label" }, "images the model saw"), images) : null,
-    Object.keys(step.info || {}).length ? h("details", {}, h("summary", {}, "step info"),
-      h("pre", {}, JSON.stringify(step.info, null, 2))) : null);
-}
-
 async function showEpisode(runId, task, sample) {
   clear(app);
   setStatus("loading episode…");
@@ -214,13 +173,6 @@ async function showEpisode(runId, task, sample) {
   }
   side.append(h("button", { id: "reset-view", onclick: () => { currentView.highlight([]); currentView.fit(); } }, "reset view"));
   for (const note of art.notes) side.appendChild(h("p", { className: "muted note" }, note));
-}
-
-// Colours are set through the DOM, not a style attribute, which the page's CSP refuses.
-function swatch(color) {
-  const el = h("span", { className: "swatch" });
-  el.style.backgroundColor = color;
-  return el;
 }
 
 function playback(anim) {

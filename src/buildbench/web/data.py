@@ -12,6 +12,7 @@ from typing import Any
 from buildbench.harness.task import Task
 
 from .artefacts import ArtefactContext, build_artefact
+from .compare import compare_view
 from .first_observation import first_images, image_entries
 from .runs import RunView, ViewerInputError
 
@@ -71,7 +72,7 @@ class ViewerData:
         self.tasks = [TaskIndex(r) for r in runs]
         self._artefacts: OrderedDict[tuple[int, str, int], dict[str, Any]] = OrderedDict()
         self._first: OrderedDict[tuple[int, str, int], tuple[list[bytes], str | None]] = OrderedDict()
-        self._reports: dict[int, tuple[int, dict[str, Any]]] = {}
+        self._compare: tuple[tuple[int, ...], dict[str, Any]] | None = None
         self._lock = threading.Lock()
 
     def run(self, index: int) -> RunView:
@@ -140,33 +141,16 @@ class ViewerData:
         return art
 
     def compare(self) -> dict[str, Any]:
-        """Per suite, one row per run: episode counts and every metric's mean (the suite's own
-        summary, errors kept out of the means)."""
-        tables: dict[str, dict[str, Any]] = {}
-        for run in self.runs:
-            report = self._report(run)
-            metrics = {k: v for k, v in (report.get("metrics") or {}).items() if isinstance(v, int | float)}
-            table = tables.setdefault(run.suite or "(unknown suite)", {"columns": [], "rows": []})
-            for key in metrics:
-                if key not in table["columns"]:
-                    table["columns"].append(key)
-            table["rows"].append({"run": run.index, "name": run.run_dir.name, "agent": report.get("agent"),
-                                  "protocol": report.get("protocol"), "model": report.get("model"),
-                                  "episodes": report.get("episodes"), "unscored": report.get("unscored"),
-                                  "metrics": metrics})
-        return {"suites": tables}
-
-
-    def _report(self, run: RunView) -> dict[str, Any]:
-        # A report reads every record; it is kept until the run gains episodes.
-        from buildbench.harness.report import run_report
-
-        count = run.count()
-        cached = self._reports.get(run.index)
-        if cached is None or cached[0] != count:
-            cached = (count, run_report(run.run_dir))
-            self._reports[run.index] = cached
-        return cached[1]
+        """The "Compare runs" page's data (`buildbench.web.compare`), recomputed only when a run
+        gained episodes (it reads every episode row and bootstraps every metric)."""
+        counts = tuple(run.count() for run in self.runs)
+        with self._lock:
+            if self._compare is not None and self._compare[0] == counts:
+                return self._compare[1]
+        found = compare_view(self.runs)
+        with self._lock:
+            self._compare = (counts, found)
+        return found
 
 
 def _task_view(task: Task) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Routes (``R`` = the run's position on the command line):
 
 * ``/`` and ``/static/<file>``: the page and its bundle (``buildbench/web/static``).
-* ``/api/runs``: the runs; ``/api/compare``: per-suite tables of metric means.
+* ``/api/runs``: the runs; ``/api/compare``: per suite, run identities with metric intervals, cost
+  and the per-task verdict grid (:mod:`buildbench.web.compare`).
 * ``/api/runs/R/episodes?offset&limit&sort&order&q&status&metric&min&max``: one page of rows.
 * ``/api/runs/R/metrics``: every metric name in the run.
 * ``/api/runs/R/episode?task=T&sample=N`` and ``…/artefact?task=T&sample=N``.

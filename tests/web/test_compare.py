@@ -1,0 +1,121 @@
+"""The "Compare runs" data (``/api/compare`` and its static file): columns are run identities
+labelled by what differs, each metric carries n and a bootstrap interval, cost beside it, and a
+per-task grid of verdicts that names every episode behind a cell."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from buildbench.cli.main import main
+from buildbench.harness.compare import compare_runs
+
+
+def get(url: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=120) as res:
+            return res.status, json.loads(res.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def _suite(url: str, suite: str) -> dict[str, Any]:
+    status, body = get(url + "api/compare")
+    assert status == 200, body
+    return body["suites"][suite]
+
+
+def test_runs_that_differ_in_one_option_are_two_columns_labelled_by_it(sweep_viewer: str,
+                                                                        sweep_runs: list[Path]) -> None:
+    view = _suite(sweep_viewer, "example")
+    assert view["differs_in"] == ["-o max_steps"]
+    assert [c["label"] for c in view["columns"]] == ["repairing / max_steps=1", "repairing / max_steps=3"]
+    # The third folder has the second run's identity (a resumed run): it joins that column.
+    assert [[r["id"] for r in c["runs"]] for c in view["columns"]] == [[0], [1, 2]]
+    assert [c["episodes"] for c in view["columns"]] == [4, 6] and view["columns"][1]["unscored"] == 2
+    assert view["columns"][1]["status"] == {"ok": 4, "error": 2}
+    assert view["notes"] == []
+    # The labels are the report's: both read the same runs the same way.
+    report = compare_runs(sweep_runs)
+    assert [r["label"] for r in report["rows"]] == [c["label"] for c in view["columns"]]
+
+
+def test_every_metric_has_n_and_an_interval_and_cost_is_beside_it(sweep_viewer: str) -> None:
+    view = _suite(sweep_viewer, "example")
+    assert view["headline"] == ["passed", "height_ratio", "blocks"]
+    failing, repairing = view["columns"]
+    assert failing["intervals"]["passed"] == {"n": 4, "tasks": 2, "mean": 0.0, "low": 0.0, "high": 0.0}
+    passed = repairing["intervals"]["passed"]
+    assert passed["n"] == 4 and passed["tasks"] == 2 and passed["mean"] == 1.0  # errors stay out of the means
+    blocks = repairing["intervals"]["blocks"]
+    assert blocks["low"] <= blocks["mean"] <= blocks["high"]
+    assert set(view["metrics"]) >= {"passed", "height_ratio", "blocks"}
+    cost = repairing["cost"]
+    assert cost["episodes"] == 6 and cost["solved_metric"] == "passed" and cost["solved_tasks"] == 2
+    assert cost["per_episode"]["wall_s"] > 0 and failing["cost"]["per_solved_task"]["wall_s"] is None
+
+
+def test_grid_gives_each_tasks_verdict_per_column_with_its_episodes(sweep_viewer: str) -> None:
+    grid = _suite(sweep_viewer, "example")["grid"]
+    assert grid["metric"] == "passed" and grid["binary"] is True and grid["range"] == [0.0, 1.0]
+    assert len(grid["rows"]) == 2 and grid["rows"] == sorted(grid["rows"], key=lambda r: r["task"])
+    for row in grid["rows"]:
+        failed, solved = row["cells"]
+        assert failed["verdict"] == "failed" and (failed["n"], failed["solved"], failed["failed"]) == (2, 0, 2)
+        assert [(e["run"], e["sample"]) for e in failed["episodes"]] == [(0, 0), (0, 1)]
+        assert solved["verdict"] == "solved" and (solved["solved"], solved["failed"], solved["unscored"]) == (2, 0, 1)
+        assert [(e["run"], e["sample"], e["status"]) for e in solved["episodes"]] == \
+            [(1, 0, "ok"), (1, 1, "ok"), (2, 2, "error")]
+        # Each episode a cell names opens through the per-run episode endpoint.
+        for ep in solved["episodes"]:
+            status, body = get(sweep_viewer + f"api/runs/{ep['run']}/episode?task={row['task']}&sample={ep['sample']}")
+            assert status == 200 and body["status"] == ep["status"]
+
+
+def test_columns_of_every_suite_and_task_sets_that_differ(viewer: str, suite_of: dict[str, str]) -> None:
+    status, body = get(viewer + "api/compare")
+    assert status == 200 and list(body["suites"]) == list(dict.fromkeys(suite_of.values()))
+    example = body["suites"]["example"]  # the reference run, the hostile one and the 1,200-episode one
+    assert [c["label"].split(" / ")[0] for c in example["columns"]] == ["reference", "evil", "synthetic"]
+    assert "agent" in example["differs_in"] and "task set" in example["differs_in"]
+    assert example["notes"] and "different task sets" in example["notes"][0]
+    rows = {r["task"]: r["cells"] for r in example["grid"]["rows"]}
+    assert len(rows) == 2 + 1 + 1200
+    assert rows["tower_00010"][2]["verdict"] == "unscored" and rows["tower_00010"][0] is None
+    assert rows["tower_00001"][2]["verdict"] == "solved" and rows["tower_00002"][2]["verdict"] == "failed"
+    big = example["columns"][2]
+    assert big["unscored"] == 120 and big["intervals"]["passed"]["n"] == 1080
+    for suite, view in body["suites"].items():
+        assert view["headline"], f"{suite}: no headline metric to chart"
+        assert view["columns"][0]["intervals"][view["headline"][0]]["n"] > 0, suite
+
+
+def test_a_metric_that_is_not_a_flag_is_shaded_by_its_mean(viewer: str) -> None:
+    grid = _suite(viewer, "scenerevis")["grid"]
+    metric = grid["metric"]
+    values = [c["mean"] for r in grid["rows"] for c in r["cells"] if c and c["mean"] is not None]
+    if grid["binary"]:
+        assert all(v in (0.0, 1.0) for v in values)
+    else:
+        assert {c["verdict"] for r in grid["rows"] for c in r["cells"] if c} <= {"scored", "unscored"}
+        assert grid["range"] == [min(values), max(values)]
+    assert metric == _suite(viewer, "scenerevis")["headline"][0]
+
+
+def test_static_export_carries_the_compare_data(sweep_runs: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    assert main(["view", *map(str, sweep_runs), "--static", str(out)]) == 0
+    text = (out / "data" / "compare.js").read_text()
+    assert text.startswith('window.__bbData("compare",') and text.endswith(");\n")
+    view = json.loads(text[len('window.__bbData("compare",'):-3])["suites"]["example"]
+    assert [c["label"] for c in view["columns"]] == ["repairing / max_steps=1", "repairing / max_steps=3"]
+    # Every episode a grid cell names has its data file (the side-by-side view reads them).
+    rows = {int(p.parent.name.split("-")[1]): p for p in (out / "data").glob("run-*/rows.js")}
+    for row in view["grid"]["rows"]:
+        for cell in row["cells"]:
+            for ep in cell["episodes"]:
+                listed = rows[ep["run"]].read_text()
+                assert f'"task_id":"{row["task"]}","sample":{ep["sample"]}' in listed
