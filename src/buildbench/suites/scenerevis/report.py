@@ -144,7 +144,8 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
     Latency per scene is the generation time the env measured (``latency_s``: reset to the
     episode's end, reward and judging left out), else the episode's wall time."""
     def mean_of(key: str, eps: Sequence[Episode]) -> float | str:
-        vals = [float(e.metrics[key]) for e in eps if isinstance(e.metrics.get(key), (int, float))]
+        # NaN is n/a (e.g. the rates of a scene without objects): left out, as in every mean.
+        vals = [float(v) for e in eps if isinstance(v := e.metrics.get(key), (int, float)) and v == v]
         return round(sum(vals) / len(vals), 3) if vals else "–"
 
     latency = [float(e.outcome["latency_s"]) if isinstance(e.outcome.get("latency_s"), (int, float))

@@ -20,6 +20,7 @@ follow the outcome's ``eval_judge`` record (set by the protocol, see :mod:`.prot
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,14 +53,26 @@ SCORED_FIELDS = (
     "unsupported_rate",
 )
 
+#: What a final scene without objects scores instead of the per-scene figures (issue 23): the
+#: released evaluation (and :func:`.metrics.scene_metrics`, which agrees with it) gives an empty
+#: room 0 % collisions and out-of-bounds and so a valid placement; here nothing placed is no valid
+#: placement (the pass flags fail) and shares, means and totals over no object are n/a (NaN, left out of
+#: every mean and counted by the report as missing).
+EMPTY_SCENE: dict[str, float] = {
+    "collision_free": 0.0, "valid_placement": 0.0, "voxel_valid": 0.0,
+    **dict.fromkeys(("collision_rate", "oob_rate", "unsupported_rate", "mean_penetration_m", "total_penetration_m",
+                     "total_oob_volume_m3", "voxel_oob_m3", "voxel_collision_m3", "voxel_loss_m3"), math.nan),
+}
+
 
 def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     """Metrics of the episode's final scene (``outcome["scene"]``), all floats.
 
     Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``, the
-    share of the room type's essentials present (``essentials_present``, 1 when the room
+    share of the room type's essentials present (``essentials_present``, NaN when the room
     type has none), the evaluation judge's fields (module docstring) and, when the outcome
-    reports them, ``latency_s`` (generation time per scene, s) and ``turns``.
+    reports them, ``latency_s`` (generation time per scene, s) and ``turns``. A scene without
+    objects scores :data:`EMPTY_SCENE` in place of the per-scene physics.
     """
     typed = SceneReVisOutcome.from_dict(outcome) if isinstance(outcome, Mapping) else None
     scene = typed.scene if typed is not None else None
@@ -82,12 +95,15 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
         raise ValueError(f"task {task.id}: {exc}") from exc
     out = {key: float(row[key]) for key in SCORED_FIELDS}
     out["n_floating"] = float(len(row["floating"]))
+    if n_objects == 0:
+        out.update(EMPTY_SCENE)
     room_type = str(
         scene.get("room_type") or task.inputs.get("room_type") or task.inputs.get("instruction") or ""
     )
     essentials = essentials_of(room_type)
     missing = missing_essentials(room_type, layout.descs)
-    out["essentials_present"] = 1.0 - len(missing) / len(essentials) if essentials else 1.0
+    # A room type without listed essentials has nothing to check: n/a, not a pass.
+    out["essentials_present"] = 1.0 - len(missing) / len(essentials) if essentials else math.nan
     out.update(judge_scores(task, typed, layout))
     for value, key in ((typed.latency_s, "latency_s"), (typed.turns, "turns")):
         if isinstance(value, int | float) and not isinstance(value, bool):
