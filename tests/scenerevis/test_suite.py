@@ -15,7 +15,7 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "scene
 
 def test_registered_through_the_entry_point():
     suite = get_suite("scenerevis")
-    assert set(suite.agents) == {"diagnose", "one-pass", "random", "oracle", "llm"}
+    assert set(suite.agents) == {"diagnose", "one-pass", "random", "oracle", "degraded", "llm"}
     assert suite.agent("llm").needs_model and suite.default_protocol == "diagnose-act"
 
 

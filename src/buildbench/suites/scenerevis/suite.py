@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
+from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .agents.llm import MAX_MODEL_LEN, PROMPT_FILES
+from .degrade import degraded
 from .env import DEFAULT_MAX_TURNS, make_env
 from .protocols import diagnose_act
 from .report import summarize
@@ -31,6 +33,8 @@ suite = Suite(
         "one-pass": AgentSpec("one-pass", agents.one_pass, "scripted: every object in one turn, no repair"),
         "random": AgentSpec("random", agents.random_placement, "scripted: the same objects at random spots"),
         "oracle": AgentSpec("oracle", agents.oracle, "replays the recorded chain a task carries"),
+        "degraded": AgentSpec("degraded", degraded, "calibration: the oracle, then -o degrade=FRACTION of the "
+                              "final scene's objects moved, turned or scaled (seeded)"),
         "llm": AgentSpec("llm", agents.llm, "a chat model in the paper's text protocol", needs_model=True,
                          kind="io"),
     },
@@ -62,6 +66,7 @@ suite = Suite(
         OptionSpec("max_model_len", "int", "context window the llm agent truncates history to, tokens",
                    minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN),
         PROMPTS_OPTION,
+        DEGRADE_OPTION,
     ),
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string"}),
