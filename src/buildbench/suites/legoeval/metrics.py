@@ -149,6 +149,12 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float | None]:
     labels = [bool(x) for x in raw_labels]
     out["valid_label"] = float(bool(task.target["valid"]))
     out["holistic_correct"] = None if predicted is None else float(predicted == bool(task.target["valid"]))
+    if predicted is None and all(h is None for h in holds):
+        # An outcome that judges nothing (no verdict at all) is an empty submission: its holistic
+        # verdict counts wrong, as for an agent failure (`score.failure_metrics`), rather than
+        # leaving the headline and the RL reward undefined; the per-constraint figures stay n/a
+        # and counted as unknown. A partial abstention keeps its unknown holistic verdict.
+        out["holistic_correct"] = 0.0
     counts = confusion(labels, holds)
     out.update({f"partial_{k}": float(v) for k, v in counts.items() if k != "unknown"})
     judged = counts["tt"] + counts["tf"] + counts["ft"] + counts["ff"]

@@ -105,7 +105,10 @@ def parse_outcome(outcome: Any, task: Task) -> tuple[list[ConstraintVerdict], bo
 
 def holistic(verdicts: Sequence[ConstraintVerdict]) -> bool | None:
     """A scene is valid only if every constraint holds (spec 4.6); any unjudged constraint
-    that could flip it leaves the verdict unknown (None)."""
+    that could flip it leaves the verdict unknown (None), and so does an empty list: with no
+    constraint there is nothing to hold, which must not read as a valid scene (issue 23)."""
+    if not verdicts:
+        return None
     if any(v.holds is False for v in verdicts):
         return False
     if any(v.holds is None for v in verdicts):
