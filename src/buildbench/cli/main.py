@@ -271,25 +271,62 @@ def _first_error(run_dir: Path) -> str:
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed episodes "
                    "(0 on every metric) instead of leaving them out of the means.")
-def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) -> None:
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list every metric beyond the suite's headline ones (raw counts, per-test flags).")
+@click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A price file (JSON or YAML: models -> input_per_million, output_per_million, "
+                   "per_request) to show the money each run cost beside its tokens.")
+@click.option("--figures", "figures_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write figures (PNG and SVG) to this folder: headline metrics with intervals, "
+                   "per task type, outcomes, cost vs quality, and the suite's paper figures.")
+def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, show_all: bool,
+           prices: Path | None, figures_dir: Path | None) -> None:
     """Summarise the run stored in RUN_DIR; given several runs, put them side by side in each
-    table, one row per agent and model."""
+    table, one row per run configuration (runs that differ in any setting are never merged)."""
     from buildbench.harness import print_report, run_report
+    from buildbench.harness.cost import load_prices
 
+    price_table = load_prices(prices) if prices is not None else None
+    if figures_dir is not None:
+        from buildbench.harness.compare import write_run_figures
+
+        written = write_run_figures(run_dirs, figures_dir)
+        click.echo(f"wrote {len(written)} figure files to {figures_dir}", err=True)
     if len(run_dirs) > 1:
         from buildbench.harness.compare import compare_runs, print_comparison
 
-        both = compare_runs(run_dirs, errors_as_failures=errors_as_failures)
+        both = compare_runs(run_dirs, errors_as_failures=errors_as_failures, prices=price_table)
         if as_json:
             click.echo(_strict_json(both))
         else:
-            print_comparison(both)
+            print_comparison(both, show_all=show_all)
         return
-    data = run_report(run_dirs[0], errors_as_failures=errors_as_failures)
+    data = run_report(run_dirs[0], errors_as_failures=errors_as_failures, prices=price_table)
     if as_json:
         click.echo(_strict_json(data))
     else:
-        print_report(data)
+        print_report(data, show_all=show_all)
+
+
+@cli.command()
+@click.argument("run_a", type=click.Path(path_type=Path))
+@click.argument("run_b", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON object.")
+@click.option("--errors-as-failures", is_flag=True,
+              help="Count episodes without a result as failed episodes instead of leaving them out.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Seed of the bootstrap and permutation resampling.")
+def compare(run_a: Path, run_b: Path, as_json: bool, errors_as_failures: bool, seed: int) -> None:
+    """Compare two runs task by task: B - A per metric on the tasks both scored, with a 95 %
+    bootstrap interval and a p-value (exact McNemar for pass/fail, sign-flip permutation
+    otherwise). Says when the task sets differ."""
+    from buildbench.harness.compare import compare_pair, print_pair
+
+    result = compare_pair(run_a, run_b, errors_as_failures=errors_as_failures, seed=seed)
+    if as_json:
+        click.echo(_strict_json(result))
+    else:
+        print_pair(result)
 
 
 def _strict_json(value: Any) -> str:

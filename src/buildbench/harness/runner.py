@@ -37,6 +37,7 @@ from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
 from .isolated import IsolationLimits, call_isolated
 from .options import check_options
+from .progress import Progress
 from .prompts import prompt_folder
 from .store import Store
 from .suite import Suite, get_suite, mean_metrics
@@ -415,7 +416,7 @@ class Runner:
             done = store.finished()
             todo = [(t, s) for t in tasks for s in range(self.config.samples) if (t.id, s) not in done]
             skipped = len(tasks) * self.config.samples - len(todo)
-            with _Progress(self.progress, len(todo), f"{suite.name}/{agent_spec.name}") as bar:
+            with Progress(self.progress, len(todo), f"{suite.name}/{agent_spec.name}") as bar:
                 if self.config.backend == "ray":
                     from .ray_backend import run_on_ray
 
@@ -480,7 +481,7 @@ class Runner:
     def _build_model(self) -> ChatModel:
         return self._model if self._model is not None else build_model(self.config)
 
-    async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress,
+    async def _run_on_loop(self, todo: Sequence[tuple[Task, int]], store: Store, bar: Progress,
                            model: ChatModel | None) -> None:
         gate = asyncio.Semaphore(self.config.concurrency)
         # Scoring is the CPU-heavy part of a model-backed episode, and it reads agent output with
@@ -502,7 +503,7 @@ class Runner:
 
         await asyncio.gather(*(one(t, s) for t, s in todo))
 
-    async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: _Progress) -> None:
+    async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: Progress) -> None:
         loop = asyncio.get_running_loop()
         # Bounded in-flight submissions: memory stays flat for big runs, and a kill loses at
         # most a few episodes of work.
@@ -532,31 +533,3 @@ class Runner:
         finally:
             for pool in pools:
                 pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _Progress:
-    """A rich progress bar, or nothing when disabled."""
-
-    def __init__(self, enabled: bool, total: int, label: str) -> None:
-        self.enabled = enabled and total > 0
-        self.total, self.label = total, label
-        self._bar: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("{task.fields[last]}"), transient=False)
-            self._bar.__enter__()
-            self._task = self._bar.add_task(self.label, total=self.total, last="")
-        return self
-
-    def advance(self, episode: Episode) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, advance=1, last=f"{episode.task_id}: {episode.status}")
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(None, None, None)
