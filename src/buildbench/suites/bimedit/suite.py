@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
+from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents
+from .degrade import degraded
 from .env import PROMPT_FILES, make_env
 from .protocols import tool_loop
 from .report import summarize
@@ -29,6 +31,8 @@ bimedit_suite = Suite(
                          needs_model=True, kind="io"),
         "oracle": AgentSpec("oracle", agents.oracle, "runs the task's reference code through the tool"),
         "noop": AgentSpec("noop", agents.noop, "answers at once and commits nothing"),
+        "degraded": AgentSpec("degraded", degraded, "calibration: the reference edit with -o degrade=FRACTION "
+                              "of its parts wrong (targets not deleted; moved, resized or renamed; seeded)"),
         "door-without-opening": AgentSpec("door-without-opening", agents.door_without_opening,
                                           "flawed: moves a door/window but not its opening (filling updates)"),
         "wall-keeps-openings": AgentSpec("wall-keeps-openings", agents.wall_keeps_openings,
@@ -60,6 +64,7 @@ bimedit_suite = Suite(
         OptionSpec("retry_delay_s", "float", "seconds between inference retries", minimum=0.0, maximum=3600.0,
                    default=30.0),
         PROMPTS_OPTION,
+        DEGRADE_OPTION,
     ),
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string", "ifc_path": "string"}, target={"ground_truth_ifc": "string"}),
