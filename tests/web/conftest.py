@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -166,3 +166,21 @@ def sweep_viewer(sweep_runs: list[Path]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def synthetic_run() -> Callable[[Path, int, dict[str, list[float]]], Path]:
+    """Makes an example-suite run in a folder with the given ``passed`` values per task (one
+    episode per value) and the given seed; its identity differs from another's by seed and tasks."""
+    def make(folder: Path, seed: int, passed: dict[str, list[float]]) -> Path:
+        with Store(folder) as store:
+            store.write_manifest({"config": {"suite": "example", "agent": "synthetic", "protocol": "one-shot",
+                                             "split": "default", "seed": seed, "samples": 2}, "tasks": len(passed)})
+            for task, values in passed.items():
+                for sample, value in enumerate(values):
+                    store.add_episode(Episode(task_id=task, sample=sample, suite="example", agent="synthetic",
+                                              protocol="one-shot", seed=seed,
+                                              metrics={"passed": value, "blocks": 3.0}))
+        return folder
+
+    return make

@@ -264,3 +264,38 @@ def test_compare_page_of_every_suite_shows_hostile_text_as_text(driver: Any, vie
     wait_for(driver, lambda d: css(d, ".sbs-episode .stage[data-ready='1']") or no_page_error(d))
     assert_not_blank(css(driver, ".sbs-episode canvas")[0].screenshot_as_png, shots / "compare-buildarena-artefact.png")
     shoot_page(driver, shots / "compare-buildarena-task.png")
+
+
+def test_compare_grid_shades_a_metric_that_is_no_flag_and_marks_mixed_samples(
+        driver: Any, tmp_path: Path, synthetic_run: Callable[..., Path], shots: Path) -> None:
+    from buildbench.web.data import ViewerData
+    from buildbench.web.runs import open_runs
+    from buildbench.web.server import start_server
+
+    shaded = synthetic_run(tmp_path / "shaded", 0, {f"t{i}": [i / 4, i / 4] for i in range(5)})
+    flags = synthetic_run(tmp_path / "flags", 1, {"t0": [1.0, 0.0], "t1": [1.0, 1.0]})
+    server, thread = start_server(ViewerData(open_runs([shaded])))
+    try:
+        driver.get(f"{server.url}#/compare")
+        wait_for(driver, lambda d: css(d, "table.task-grid td.cell") or no_page_error(d))
+        cells = css(driver, "table.task-grid td.cell")
+        assert [c.text for c in cells] == ["0.000 ×2", "0.250 ×2", "0.500 ×2", "0.750 ×2", "1.000 ×2"]
+        assert all("v-scored" in c.get_attribute("class") for c in cells)
+        shades = [np.median(pixels(c.screenshot_as_png).reshape(-1, 3), axis=0).sum() for c in cells]  # text aside
+        assert shades == sorted(shades, reverse=True), "higher means must be drawn darker"
+        assert "shaded from 0.000 (light) to 1.000 (dark)" in css(driver, ".grid-legend")[0].text
+        shoot_page(driver, shots / "compare-shaded.png")
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    server, thread = start_server(ViewerData(open_runs([flags])))
+    try:
+        driver.get(f"{server.url}#/compare")
+        wait_for(driver, lambda d: css(d, "table.task-grid td.cell") or no_page_error(d))
+        assert [(c.text, c.get_attribute("class")) for c in css(driver, "table.task-grid td.cell")] == \
+            [("1/2", "cell v-mixed"), ("2/2", "cell v-solved")]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

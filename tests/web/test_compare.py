@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,16 +94,27 @@ def test_columns_of_every_suite_and_task_sets_that_differ(viewer: str, suite_of:
         assert view["columns"][0]["intervals"][view["headline"][0]]["n"] > 0, suite
 
 
-def test_a_metric_that_is_not_a_flag_is_shaded_by_its_mean(viewer: str) -> None:
-    grid = _suite(viewer, "scenerevis")["grid"]
-    metric = grid["metric"]
-    values = [c["mean"] for r in grid["rows"] for c in r["cells"] if c and c["mean"] is not None]
-    if grid["binary"]:
-        assert all(v in (0.0, 1.0) for v in values)
-    else:
-        assert {c["verdict"] for r in grid["rows"] for c in r["cells"] if c} <= {"scored", "unscored"}
-        assert grid["range"] == [min(values), max(values)]
-    assert metric == _suite(viewer, "scenerevis")["headline"][0]
+def test_samples_that_disagree_are_mixed_and_a_metric_that_is_no_flag_is_shaded(
+        tmp_path: Path, synthetic_run: Callable[..., Path]) -> None:
+    from buildbench.web.compare import compare_view
+    from buildbench.web.runs import open_runs
+
+    flags = open_runs([synthetic_run(tmp_path / "a", 0, {"t1": [1.0, 0.0], "t2": [1.0, 1.0]}),
+                       synthetic_run(tmp_path / "b", 1, {"t1": [0.0, 0.0], "t3": [1.0, 0.0]})])
+    view = compare_view(flags)["suites"]["example"]
+    assert view["differs_in"] == ["seed", "task set"] and view["notes"]
+    assert [c["label"].split(" / ")[:2] for c in view["columns"]] == [["synthetic", "seed=0"], ["synthetic", "seed=1"]]
+    cells = {r["task"]: r["cells"] for r in view["grid"]["rows"]}
+    assert cells["t1"][0]["verdict"] == "mixed" and (cells["t1"][0]["solved"], cells["t1"][0]["failed"]) == (1, 1)
+    assert cells["t1"][1]["verdict"] == "failed" and cells["t2"][1] is None and cells["t3"][0] is None
+    # With a value that is not 0/1 the first headline metric is no pass flag: cells carry its mean.
+    shaded = open_runs([synthetic_run(tmp_path / "c", 0, {"t1": [0.25, 0.75], "t2": [1.0, 1.0]})])
+    view = compare_view(shaded)["suites"]["example"]
+    grid = view["grid"]
+    assert grid["metric"] == "passed" and grid["binary"] is False and grid["range"] == [0.25, 1.0]
+    first = grid["rows"][0]["cells"][0]
+    assert (first["verdict"], first["mean"], first["solved"], first["failed"]) == ("scored", 0.5, 0, 0)
+    assert view["columns"][0]["cost"]["solved_metric"] is None
 
 
 def test_static_export_carries_the_compare_data(sweep_runs: list[Path], tmp_path: Path) -> None:

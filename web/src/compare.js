@@ -150,14 +150,14 @@ function cellText(cell, binary) {
   const extra = cell.unscored && cell.unscored < cell.n ? ` +${cell.unscored}!` : "";
   if (cell.verdict === "unscored") return cell.n > 1 ? `${cell.n}!` : "!";
   if (binary) return cell.n === 1 ? SYMBOL[cell.verdict] : `${cell.solved}/${cell.solved + cell.failed}${extra}`;
-  return `${isNum(cell.mean) ? num(cell.mean) : "–"}${cell.n > 1 ? ` ×${cell.n - cell.unscored}` : ""}${extra}`;
+  return `${isNum(cell.mean) ? dec(cell.mean) : "–"}${cell.n > 1 ? ` ×${cell.n - cell.unscored}` : ""}${extra}`;
 }
 
 function cellTitle(cell, metric) {
   const parts = [`${cell.n} episode(s)`];
   if (cell.solved || cell.failed) parts.push(`${cell.solved} solved, ${cell.failed} failed`);
   if (cell.unscored) parts.push(`${cell.unscored} unscored (${[...new Set(cell.episodes.filter((e) => !e.scored).map((e) => e.status))].join(", ")})`);
-  if (isNum(cell.mean)) parts.push(`mean ${metric} ${num(cell.mean)}`);
+  if (isNum(cell.mean)) parts.push(`mean ${metric} ${dec(cell.mean)}`);
   return parts.join(" · ");
 }
 
@@ -189,7 +189,8 @@ function taskGrid(suite, view) {
     ? h("p", { className: "grid-legend" }, ["solved", "failed", "mixed", "unscored"].map((v) =>
       h("span", { className: `cell v-${v}` }, v === "mixed" ? "k/m" : SYMBOL[v], " ", v === "mixed"
         ? "k of m scored samples solved" : v === "unscored" ? "unscored (an error or fault, not a score)" : v)))
-    : h("p", { className: "grid-legend muted" }, "cells: mean of the task's scored samples (×m samples); ! unscored");
+    : h("p", { className: "grid-legend muted" }, "cells: mean of the task's scored samples (×m samples)" +
+      (grid.range ? `, shaded from ${dec(grid.range[0])} (light) to ${dec(grid.range[1])} (dark)` : "") + "; ! unscored");
   wrap.append(h("h4", {}, title), legend,
     h("div", { className: "filters" }, filter, h("label", {}, onlyDiff, " only tasks where the columns differ"), info),
     h("div", { className: "grid-scroll" }, table), more);
