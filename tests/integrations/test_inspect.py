@@ -111,3 +111,13 @@ def test_a_model_can_name_the_buildarena_product_by_controls(tiktoken_cache: str
     assert log.status == "success", log.error
     scores = _sample_scores(log)
     assert (scores["approved"], scores["parts"], scores["calls"], scores["simulated"]) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_an_empty_dreamhouse_house_passes_no_test(tiktoken_cache: str, tmp_path: Path) -> None:
+    """Issue 23: a house with no members scored pass_rate 0.7 through this task (tests with nothing
+    to check passed); the validator now fails every test of an empty structure."""
+    empty = ModelOutput.from_content("mockllm/model", '```json\n{"members": []}\n```')
+    log = _run("dreamhouse", [empty, empty], tmp_path, max_turns=1)
+    assert log.status == "success", log.error
+    scores = _sample_scores(log)
+    assert scores["members"] == 0.0 and scores["structural_pass"] == 0.0 and scores["pass_rate"] == 0.0

@@ -71,8 +71,9 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     p_solved = float(bool(paper.get("solved", s.solved)))
     strict = bool(typed.strict)
     out = {
-        "geometry": s.geometry,
-        "semantics": s.semantics,
+        # Strict scoring zeroes every axis of a prediction that edits nothing; the paper's stay.
+        "geometry": s.geometry if strict else float(paper.get("geometry", s.geometry)),
+        "semantics": s.semantics if strict else float(paper.get("semantics", s.semantics)),
         "topology": s.topology if strict else p_topo,
         "final": s.final if strict else p_final,
         "solved": float(s.solved) if strict else p_solved,

@@ -21,7 +21,12 @@ and that only the edit graph is ever looked at):
   modified that the reference leaves untouched; every score is multiplied by
   ``max(0, 1 − c / max(1, n_ref))``, ``n_ref`` being the number of reference node
   edits, so damaging as many elements as the edit itself touches zeroes the score.
-  A strict solve also needs ``c = 0``.
+  A strict solve also needs ``c = 0``;
+* no edit, no score: a prediction that changes nothing in the input model scores 0 on
+  every axis (issue 23: metrics never pass on nothing). The paper's axes still give a
+  do-nothing update topology 1 (the shortcut), and semantics 1 and a geometry near 1
+  when the untouched target still overlaps the moved one; they stay in
+  ``diagnostics["paper"]``.
 """
 
 from __future__ import annotations
@@ -267,13 +272,16 @@ def _score_models(task: EditTask, m0: IfcModel, shapes0: ShapeCache, ref: IfcMod
         "alignment": names,
     }
     g, s, t = geo.score, sem_score, topo.score
-    final, solved = final_score(g, s, t), is_solved(g, s, t)
     if strict:
         paper = topology_score(ref_nodes, pred_nodes, topo.reference_edges, topo.predicted_edges, strict=False)
-        collateral = _collateral(ref_changes, pred_nodes, m0)
-        factor = max(0.0, 1.0 - len(collateral) / max(1, len(ref_nodes)))
         diagnostics["paper"] = {"geometry": g, "semantics": s, "topology": paper.score,
                                 "final": final_score(g, s, paper.score), "solved": is_solved(g, s, paper.score)}
+        if pred_changes.empty:  # no edit, no score (module docstring)
+            g = s = t = 0.0
+    final, solved = final_score(g, s, t), is_solved(g, s, t)
+    if strict:
+        collateral = _collateral(ref_changes, pred_nodes, m0)
+        factor = max(0.0, 1.0 - len(collateral) / max(1, len(ref_nodes)))
         diagnostics["collateral"] = sorted(collateral)
         diagnostics["collateral_factor"] = factor
         final, solved = final * factor, solved and not collateral
