@@ -51,3 +51,11 @@ def test_a_partial_abstention_keeps_an_unknown_holistic_verdict() -> None:
 def test_no_constraint_is_no_valid_scene() -> None:
     assert holistic([]) is None
     assert holistic([ConstraintVerdict("c0", True, "")]) is True
+
+
+def test_an_unreadable_scene_leaves_the_holistic_verdict_unknown() -> None:
+    t = task(scene={"rooms": "not a list"})
+    env = LegoEvalEnv(t, render=False)
+    env.reset(t)
+    metrics = score_episode(t, env.outcome())
+    assert "holistic_correct" not in metrics and metrics["partial_unknown"] == 3.0

@@ -149,11 +149,12 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float | None]:
     labels = [bool(x) for x in raw_labels]
     out["valid_label"] = float(bool(task.target["valid"]))
     out["holistic_correct"] = None if predicted is None else float(predicted == bool(task.target["valid"]))
-    if predicted is None and all(h is None for h in holds):
+    if predicted is None and all(h is None for h in holds) and not typed.scene_error:
         # An outcome that judges nothing (no verdict at all) is an empty submission: its holistic
         # verdict counts wrong, as for an agent failure (`score.failure_metrics`), rather than
         # leaving the headline and the RL reward undefined; the per-constraint figures stay n/a
-        # and counted as unknown. A partial abstention keeps its unknown holistic verdict.
+        # and counted as unknown. A partial abstention keeps its unknown holistic verdict, and so
+        # does a task whose scene could not be read (the data's fault, not the evaluator's).
         out["holistic_correct"] = 0.0
     counts = confusion(labels, holds)
     out.update({f"partial_{k}": float(v) for k, v in counts.items() if k != "unknown"})
