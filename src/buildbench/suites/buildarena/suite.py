@@ -7,11 +7,13 @@ from collections.abc import Callable
 from typing import Any
 
 from buildbench.harness import AgentSpec, ConfigError, OptionSpec, Protocol, ProtocolSpec, Suite, Task
+from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
 from . import agents, protocols
 from .agents import PROMPT_FILES
+from .degrade import degraded
 from .env import make_env
 from .physics.config import config_for
 from .physics.profile import DEFAULT_PROFILE
@@ -142,6 +144,8 @@ suite = Suite(
     agents={
         "reference": AgentSpec("reference", agents.reference, "scripted reference design of each task level"),
         "negative": AgentSpec("negative", agents.negative, "negative-control design that must fail"),
+        "degraded": AgentSpec("degraded", degraded, "calibration: the reference design with -o degrade=FRACTION "
+                              "of its calls dropped, moved or given the wrong block (seeded)"),
         "llm": AgentSpec("llm", agents.llm, "a chat model playing every workflow role", needs_model=True,
                          kind="io"),
     },
@@ -181,6 +185,7 @@ suite = Suite(
                    "(checked before the run; its name and hash are stored with every episode)",
                    default=DEFAULT_PROFILE),
         PROMPTS_OPTION,
+        DEGRADE_OPTION,
     ),
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"text": "string", "category": "string", "level": "integer"}),
