@@ -293,8 +293,9 @@ def test_compare_grid_shades_a_metric_that_is_no_flag_and_marks_mixed_samples(
     try:
         driver.get(f"{server.url}#/compare")
         wait_for(driver, lambda d: css(d, "table.task-grid td.cell") or no_page_error(d))
-        assert [(c.text, c.get_attribute("class")) for c in css(driver, "table.task-grid td.cell")] == \
-            [("1/2", "cell v-mixed"), ("2/2", "cell v-solved")]
+        cells = css(driver, "table.task-grid td.cell")
+        assert [(c.text, c.get_attribute("class")) for c in cells] == [("1/2", "cell v-mixed"), ("2/2", "cell v-solved")]
+        assert cells[0].value_of_css_property("background-color") == "rgba(255, 241, 168, 1)"  # half: yellow
     finally:
         server.shutdown()
         server.server_close()

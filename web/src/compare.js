@@ -169,6 +169,13 @@ function shade(value, range) {
   return { bg: `rgb(${mix(0x4e)}, ${mix(0x79)}, ${mix(0xa7)})`, dark: t > 0.55 };
 }
 
+// Mixed samples: from the failed red through yellow (half solved) to the solved green.
+const MIXED_STOPS = [[0xff, 0xce, 0xcb], [0xff, 0xf1, 0xa8], [0xac, 0xee, 0xbb]];
+function mixedColour(share) {
+  const [a, b, t] = share < 0.5 ? [MIXED_STOPS[0], MIXED_STOPS[1], share * 2] : [MIXED_STOPS[1], MIXED_STOPS[2], share * 2 - 1];
+  return `rgb(${a.map((v, i) => Math.round(v + (b[i] - v) * t)).join(", ")})`;
+}
+
 function differs(row) {
   const keys = row.cells.map((c) => (c ? `${c.verdict}:${isNum(c.mean) ? c.mean.toFixed(6) : ""}` : "none"));
   return new Set(keys).size > 1;
@@ -188,7 +195,7 @@ function taskGrid(suite, view) {
   const legend = grid.binary
     ? h("p", { className: "grid-legend" }, ["solved", "failed", "mixed", "unscored"].map((v) =>
       h("span", { className: `cell v-${v}` }, v === "mixed" ? "k/m" : SYMBOL[v], " ", v === "mixed"
-        ? "k of m scored samples solved" : v === "unscored" ? "unscored (an error or fault, not a score)" : v)))
+        ? "k of m scored samples solved (red to green by the share)" : v === "unscored" ? "unscored (an error or fault, not a score)" : v)))
     : h("p", { className: "grid-legend muted" }, "cells: mean of the task's scored samples (×m samples)" +
       (grid.range ? `, shaded from ${dec(grid.range[0])} (light) to ${dec(grid.range[1])} (dark)` : "") + "; ! unscored");
   wrap.append(h("h4", {}, title), legend,
@@ -209,6 +216,7 @@ function taskGrid(suite, view) {
         if (!cell) return h("td", { className: "cell v-missing", title: "no episode of this task" }, "");
         const td = h("td", { className: `cell v-${cell.verdict}`, title: cellTitle(cell, grid.metric), dataset: { column: k } },
           h("a", { href: taskHash(suite, row.task), className: "cell-link" }, cellText(cell, grid.binary)));
+        if (cell.verdict === "mixed") td.style.backgroundColor = mixedColour(cell.solved / (cell.solved + cell.failed));
         if (cell.verdict === "scored" && isNum(cell.mean)) {
           const { bg, dark } = shade(cell.mean, grid.range);
           td.style.backgroundColor = bg;
