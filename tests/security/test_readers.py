@@ -51,6 +51,11 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "report --prices": (["report", "{tmp}/no-run", "--prices", "{f}"], ".yaml"),
     "buildarena simulate --physics": (["buildarena", "simulate", str(REPO / "examples/files/machine.json"),
                                        "--task", "transport-1", "--physics", "{f}"], ".toml"),
+    "buildarena analyze": (["buildarena", "analyze", "{f}", "--machine", str(REPO / "examples/files/machine.json"),
+                            "--task", "transport-1"], ".csv"),
+    "dreamhouse serve --dhpack": (["dreamhouse", "serve", "--port", "0", "--dhpack", "{f}"], ".dhpack"),
+    "dreamhouse serve --tasks": (["dreamhouse", "serve", "--port", "0", "--tasks", "{f}"], ".jsonl"),
+    "legoeval tool --scene": (["legoeval", "tool", "get_room_info", "--scene", "{f}"], ".json"),
     "legoeval evaluate --constraints": (["legoeval", "evaluate", "--scene", str(
         REPO / "tests/legoeval/fixtures/generator_scenes/flat_without_tv.json"), "--constraints", "{f}"], ".txt"),
 }
