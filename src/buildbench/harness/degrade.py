@@ -21,14 +21,15 @@ from .context import EpisodeContext
 from .env import Action, Observation
 from .options import OptionSpec
 
+#: ``-o degrade`` when a run does not give it.
+DEFAULT_FRACTION = 0.5
 DEGRADE_OPTION = OptionSpec("degrade", "float", "fraction of the reference answer the degraded agent corrupts",
-                            minimum=0.0, maximum=1.0, default=0.5)
+                            minimum=0.0, maximum=1.0, default=DEFAULT_FRACTION)
 
 
 def degrade_fraction(options: dict[str, Any]) -> float:
     """The ``degrade`` option of a run (its default when unset)."""
-    value = options.get("degrade")
-    return float(DEGRADE_OPTION.default if value is None else value)  # type: ignore[arg-type]
+    return float(options.get("degrade", DEFAULT_FRACTION))
 
 
 class Corruption:

@@ -73,14 +73,15 @@ def shift_structure(structure: Structure, fraction: float, seed: int) -> Structu
                      structure.supported_by, dict(structure.meta))
 
 
-#: ``-o degrade_mode`` values.
+#: ``-o degrade_mode`` values, and the one a run gets when it gives none.
 MODES = ("members", "shift")
+DEFAULT_MODE = "members"
 
 
 def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
     house = ground_truth(task)
     fraction = degrade_fraction(options)
-    mode = str(options.get("degrade_mode") or "members")
+    mode = str(options.get("degrade_mode", DEFAULT_MODE))
 
     def build(seed: int) -> Agent:
         if mode == "shift":

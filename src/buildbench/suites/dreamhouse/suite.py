@@ -9,7 +9,7 @@ from buildbench.harness.degrade import DEGRADE_OPTION
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 from . import agents
-from .degrade import MODES, degraded
+from .degrade import DEFAULT_MODE, MODES, degraded
 from .env import make_env
 from .figures import figures
 from .prompts import ACTION_FORMATS, PROMPT_FILES
@@ -78,7 +78,7 @@ suite = Suite(
         PROMPTS_OPTION,
         DEGRADE_OPTION,
         OptionSpec("degrade_mode", "str", "what the degraded agent corrupts: members (drop/move/rotate) or "
-                   "shift (the whole frame, so it still passes and S/T respond)", MODES, default="members"),
+                   "shift (the whole frame, so it still passes and S/T respond)", MODES, default=DEFAULT_MODE),
     ),
     prompts=PROMPT_FILES,
     # Checks the released fields too; a task without a target frame (a released pack) is allowed.
