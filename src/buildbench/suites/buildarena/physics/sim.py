@@ -364,14 +364,19 @@ class _Cargo:
             return
         support = 0.0
         if data.ncon:
-            geoms = data.contact.geom[: data.ncon]
-            bodies = model.geom_bodyid[geoms]
-            wrench = np.zeros(6)
-            for k in np.flatnonzero((bodies == self.body).any(axis=1)).tolist():
-                mujoco.mj_contactForce(model, data, k, wrench)
-                # The force on the contact's second geom, in world axes (the frame's rows).
-                push = data.contact.frame[k].reshape(3, 3).T @ wrench[:3]
-                support += float(push[2]) if bodies[k, 1] == self.body else -float(push[2])
+            bodies = model.geom_bodyid[data.contact.geom[: data.ncon]]
+            mine = np.flatnonzero((bodies == self.body).any(axis=1))
+            mine = mine[data.contact.efc_address[mine] >= 0]  # excluded contacts carry no force
+            # Pyramidal cones, condim 3 (as ``mjcf`` writes every contact): four rows per contact whose sum is
+            # the normal force and whose differences times the friction are the two tangential forces (what
+            # ``mj_contactForce`` computes, to rounding); the frame's rows are the contact axes in world axes.
+            rows = data.efc_force[data.contact.efc_address[mine, None] + np.arange(4)]
+            mu = data.contact.friction[mine, :2]
+            local = np.column_stack([rows.sum(axis=1), (rows[:, 0] - rows[:, 1]) * mu[:, 0],
+                                     (rows[:, 2] - rows[:, 3]) * mu[:, 1]])
+            up = np.einsum("ki,ki->k", local, data.contact.frame[mine].reshape(-1, 3, 3)[:, :, 2])
+            # The force acts on the contact's second geom; the cargo is pushed up by what it rests on.
+            support = float(np.where(bodies[mine, 1] == self.body, up, -up).sum())
         share = min(max(support / (self.applied * self.gravity), 0.0), 1.0)
         data.xfrc_applied[self.body, 2] = -extra * self.gravity * share
 
