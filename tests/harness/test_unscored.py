@@ -44,6 +44,20 @@ def test_errors_as_failures_counts_them_as_zero(tmp_path):
     Runner(_dead_endpoint_config(), tmp_path / "dead").run()
     rep = run_report(tmp_path / "dead", errors_as_failures=True)
     assert rep["unscored"] == 2 and rep["status"] == {"ok": 2}  # counted as failures, said so
+    assert rep["metrics"]["passed"] == 0.0 and rep["metrics"]["height_ratio"] == 0.0
+
+
+def test_errors_as_failures_never_fill_a_lower_is_better_metric() -> None:
+    from buildbench.harness.episode import Episode
+    from buildbench.harness.suite import counted_as_failures
+
+    crashed = Episode(task_id="bedroom_000", sample=0, suite="scenerevis", agent="a", protocol="p", seed=0,
+                      status="error")
+    (ep,) = counted_as_failures("scenerevis", [crashed])
+    # The suite's failing values only: no valid placement; a collision rate of 0 would make a
+    # crashed episode look flawless, so it stays n/a.
+    assert ep.metrics["valid_placement"] == 0.0 and ep.metrics["collision_free"] == 0.0
+    assert "collision_rate" not in ep.metrics and ep.metadata["counted_as_failure"] == "error"
 
 
 def test_run_exits_nonzero_when_no_episode_has_a_result(tmp_path, capsys):

@@ -270,7 +270,8 @@ def _first_error(run_dir: Path) -> str:
               help="Print the run's metrics as one JSON object (a metric without data is null).")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed episodes "
-                   "(0 on every metric) instead of leaving them out of the means.")
+                   "(pass flags and scores at their failing values, other metrics n/a) instead of "
+                   "leaving them out of the means.")
 @click.option("--all", "show_all", is_flag=True,
               help="Also list every metric beyond the suite's headline ones (raw counts, per-test flags).")
 @click.option("--prices", type=click.Path(dir_okay=False, path_type=Path), default=None,

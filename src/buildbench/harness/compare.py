@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .cost import Prices, cost_summary, solved_flag
-from .episode import Episode, add_usage, as_failure, is_scored
+from .episode import Episode, add_usage, is_scored
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
 from .stats import metric_intervals, paired_difference
 from .store import Store
-from .suite import Summarizer, get_suite, mean_metrics
+from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
 from .tables import cell_text, print_table
 
 
@@ -105,8 +105,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         label = identity_label(identities[key], fields)
         unscored = sum(1 for ep in episodes if not is_scored(ep))
         if errors_as_failures:
-            keys = sorted({k for ep in episodes for k in ep.metrics})
-            episodes = [ep if is_scored(ep) else as_failure(ep, keys) for ep in episodes]
+            episodes = counted_as_failures(suite, episodes)
         summary = summarize(episodes)
         usage: dict[str, int] = {}
         for ep in episodes:
@@ -221,13 +220,12 @@ def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bo
         raise ConfigError(f"compare: runs of different suites ({cfg_a.get('suite')}, {cfg_b.get('suite')})")
 
     def per_task(episodes: list[Episode]) -> dict[str, dict[str, list[float]]]:
-        keys = sorted({k for ep in episodes for k in ep.metrics})
+        if errors_as_failures:
+            episodes = counted_as_failures(cfg_a.get("suite"), episodes)
         out: dict[str, dict[str, list[float]]] = {}
         for ep in episodes:
             if not is_scored(ep):
-                if not errors_as_failures:
-                    continue
-                ep = as_failure(ep, keys)
+                continue
             for key, value in ep.metrics.items():
                 if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
                     out.setdefault(key, {}).setdefault(ep.task_id, []).append(float(value))

@@ -112,16 +112,19 @@ def status_of(error: AgentError) -> EpisodeStatus:
     return "error" if error.kind == "agent" else "api_error"
 
 
-def as_failure(episode: Episode, metric_keys: list[str]) -> Episode:
+def as_failure(episode: Episode, failing: dict[str, float]) -> Episode:
     """A copy of an unscored episode that counts as a failed attempt.
 
     For reports that follow a paper which counted infrastructure failures as failed tasks:
     the metrics the suite computed for what the episode left (e.g. BIM-Edit's last commit),
-    else 0.0 for every metric. The copy says so in ``metadata["counted_as_failure"]``.
+    else the values a failed attempt has (``failing``: the suite's failure metrics — pass flags
+    and scores 0). Every other metric stays n/a: filling 0 into a lower-is-better metric (a
+    collision or invalid-action rate) would make a crash look perfect. The copy says so in
+    ``metadata["counted_as_failure"]``.
     """
     data = episode.to_dict()
-    kept = {k: v for k, v in episode.metrics.items() if isinstance(v, int | float) and v == v}
-    data["metrics"] = {key: float(kept.get(key, 0.0)) for key in metric_keys}
+    kept = {k: float(v) for k, v in episode.metrics.items() if isinstance(v, int | float) and v == v}
+    data["metrics"] = {**{k: float(v) for k, v in failing.items()}, **kept}
     data["metadata"] = {**data["metadata"], "counted_as_failure": episode.status}
     data["status"] = "ok"
     return Episode.from_dict(data)

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from .cost import Prices, cost_summary, solved_flag
-from .episode import add_usage, as_failure, is_scored
+from .episode import add_usage, is_scored
 from .errors import ConfigError
 from .identity import run_identity
 from .stats import metric_intervals
 from .store import Store
-from .suite import Summarizer, get_suite, mean_metrics
+from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
 from .tables import paper_table, print_table
 
 __all__ = ["cost_rows", "paper_table", "print_report", "run_report"]
@@ -24,7 +24,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     Recomputed from the committed episodes (not the cached summary), so a run that was
     killed before it finished still reports what it has. Episodes without a result (errors,
     API failures) stay out of every mean and are counted under ``unscored``; with
-    ``errors_as_failures`` they count as failed episodes (0 on every metric) instead, as some
+    ``errors_as_failures`` they count as failed episodes (the suite's failing values) instead, as some
     papers report. ``cost`` gives tokens, requests and wall time per episode and per solved
     task (money too with ``prices``).
     """
@@ -34,10 +34,9 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     if not manifest and not episodes:
         raise ConfigError(f"{run_dir} holds no run (run.sqlite has no manifest and no episode)")
     unscored = sum(1 for ep in episodes if not is_scored(ep))
-    if errors_as_failures:
-        keys = sorted({k for ep in episodes for k in ep.metrics})
-        episodes = [ep if is_scored(ep) else as_failure(ep, keys) for ep in episodes]
     config = manifest.get("config", {})
+    if errors_as_failures:
+        episodes = counted_as_failures(config.get("suite"), episodes)
     suite_name = config.get("suite")
     summarize: Summarizer = mean_metrics
     headline: list[str] = []

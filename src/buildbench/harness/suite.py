@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .agent import Agent
 from .env import Env
-from .episode import Episode, is_scored
+from .episode import Episode, as_failure, is_scored
 from .errors import AgentFailure, UnknownNameError
 from .options import OptionSpec
 from .prompts import PromptFiles
@@ -189,4 +189,29 @@ def mean_metrics(episodes: Sequence[Episode]) -> dict[str, Any]:
     out["status"] = statuses
     out["unscored"] = sum(1 for ep in episodes if not is_scored(ep))
     out["metrics"] = {k: sums[k] / counts[k] for k in sorted(sums)}
+    return out
+
+
+def counted_as_failures(suite_name: str | None, episodes: Sequence[Episode]) -> list[Episode]:
+    """``episodes`` with each unscored one counted as a failed attempt (``--errors-as-failures``):
+    its metrics are the suite's ``failure_metrics`` for the task (known from the episode's id and
+    metadata) and its first headline metric 0, never a 0 in a lower-is-better metric."""
+    try:
+        suite: Suite | None = get_suite(suite_name) if suite_name else None
+    except Exception:  # a report must still open if the suite is not importable here
+        suite = None
+    out = []
+    for ep in episodes:
+        if is_scored(ep):
+            out.append(ep)
+            continue
+        failing: dict[str, float] = {}
+        if suite is not None and suite.headline:
+            failing[suite.headline[0]] = 0.0
+        if suite is not None and suite.failure_metrics is not None:
+            try:
+                failing.update(suite.failure_metrics(Task(ep.task_id, suite.name, metadata=dict(ep.metadata))))
+            except Exception:  # a failure value that needs the task's inputs stays n/a
+                pass
+        out.append(as_failure(ep, failing))
     return out
