@@ -1,0 +1,80 @@
+"""Mesh-level physics against the released evaluation, run on our own procedural meshes.
+
+``tools/scenerevis_mesh_oracle`` exported each object's procedural mesh as the
+``<jid>/raw_model.glb`` the released ``eval/myeval.py`` and ``eval/voxel_eval.py`` open, ran
+both unmodified on the shared real rooms (sampling seeded with ``default_rng(0)``) and
+recorded per room the colliding set (contacts deeper than 1 cm, and of any depth), the
+out-of-bounds set (more than 1 % of 500 samples outside) and the voxel figures. Here our
+``geometry=procedural`` checks replay every room. The recording names rooms by file and
+line (the shared rooms are not copied), so the test skips without ``../shared``. Each room
+also records a digest of the meshes it was run on: a room whose procedural shapes changed
+since is stale and left out (the test fails when most rooms are: run the tool again).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from buildbench.scenes.mesh_physics import SolidMesh
+from buildbench.suites.scenerevis.check.layout import parse_layout, scene_of
+from buildbench.suites.scenerevis.check.meshes import layout_meshes, mesh_voxel_figures
+from buildbench.suites.scenerevis.check.physics import EVALUATION, REWARD, check_physics
+
+RECORDING = Path(__file__).with_name("data") / "mesh-oracle-procedural.jsonl"
+SHARED = Path(__file__).resolve().parents[3] / "shared/data/scenerevis"
+#: Voxel volumes agree when within this share of the release's, or this many m³ (float32
+#: vertices in the GLB can move a voxel centre across a rounding boundary).
+VOXEL_REL, VOXEL_ABS_M3 = 0.02, 0.002
+
+pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/scenerevis (the real rooms)")
+
+
+def _scene(source: str, line: int) -> dict:
+    text = (SHARED / source).read_text(encoding="utf-8")
+    if source.endswith(".jsonl"):
+        return dict(scene_of(json.loads(text.splitlines()[line - 1])))
+    return json.loads(text)
+
+
+def _digest(meshes: list[SolidMesh]) -> str:
+    import hashlib
+
+    return hashlib.blake2b(b"".join(m.key for m in meshes), digest_size=8).hexdigest()
+
+
+def _close(ours: float, theirs: float) -> bool:
+    return abs(ours - theirs) <= max(VOXEL_ABS_M3, VOXEL_REL * abs(theirs))
+
+
+@pytest.mark.slow
+def test_procedural_physics_agrees_with_the_released_evaluation() -> None:
+    records = [json.loads(line) for line in RECORDING.read_text(encoding="utf-8").splitlines()]
+    assert len(records) >= 500
+    agree, current, voxels, voxel_agree, differ = 0, 0, 0, 0, []
+    for rec in records:
+        layout = parse_layout(_scene(rec["source"], rec["line"]))
+        assert len(layout) == rec["n_objects"]
+        meshes = layout_meshes(layout, rec["level"])
+        if _digest(meshes) != rec["mesh_digest"]:
+            continue
+        current += 1
+        evaluation = check_physics(layout, EVALUATION, geometry=rec["level"])
+        reward = check_physics(layout, REWARD, geometry=rec["level"])
+        same = (list(evaluation.colliding) == rec["colliding"] and list(reward.colliding) == rec["colliding_any"]
+                and list(evaluation.out_of_bounds) == rec["out_of_bounds"])
+        agree += same
+        if not same:
+            differ.append(f"{rec['source']}:{rec['line']}")
+        if "voxel" in rec:
+            voxels += 1
+            figures = mesh_voxel_figures(layout, meshes, 0.05)
+            voxel_agree += _close(figures.total_oob_m3, rec["voxel"]["total_oob_volume"]) and _close(
+                figures.total_collision_m3, rec["voxel"]["total_collision_volume"])
+    assert current >= 0.9 * len(records), (
+        f"only {current}/{len(records)} rooms have the recorded meshes: the procedural shapes changed; "
+        "run tools/scenerevis_mesh_oracle again")
+    assert agree >= 0.99 * current, f"{agree}/{current} rooms agree; differ: {differ[:10]}"
+    assert voxels >= 10 and voxel_agree >= 0.99 * voxels, f"voxel figures agree on {voxel_agree}/{voxels} rooms"
