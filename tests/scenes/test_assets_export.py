@@ -84,6 +84,7 @@ def test_a_thor_house_exports_every_object_and_its_walls(tmp_path: Path) -> None
     (["--out", "{tmp}/x", "--geometry", "mesh", "{rooms}"], "--geometry mesh needs BUILDBENCH_3DFUTURE_DIR"),
     (["--out", "{tmp}/full", "{rooms}"], "exists and is not an empty folder"),
     (["--out", "{tmp}/x", "--format", "stl", "{rooms}"], "'stl' is not one of 'obj', 'glb'"),
+    (["--out", "{tmp}/x", "{tmp}/empty.jsonl"], "empty.jsonl: no scenes (the file is empty)"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, rooms: Path, args: list[str], message: str,
                                                 capsys: pytest.CaptureFixture[str],
@@ -92,6 +93,7 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, rooms: Path, arg
     monkeypatch.delenv("BUILDBENCH_OBJAVERSE_DIR", raising=False)
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
+    (tmp_path / "empty.jsonl").write_text("\n")
     argv = ["scenes", "export", *(a.format(tmp=tmp_path, rooms=rooms) for a in args)]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -55,6 +55,9 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
             texts.append((path, read_text(path)))
         except OSError as exc:
             raise click.UsageError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        if not texts[-1][1].strip():
+            # as scenerevis metrics: an empty input is a mistake, not a successful export of nothing
+            raise click.UsageError(f"{path}: no scenes (the file is empty)")
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: list[dict[str, object]] = []
     failed = 0
