@@ -376,7 +376,7 @@ def load_pair_machine(path: Path) -> Machine:
     """
     from buildbench.jsonio import parse_json
 
-    from .cli import load_machine
+    from .machine_files import load_machine
     from .trajectories import read_recording_text
     from .trajectories.records import machine_of, read_record
 

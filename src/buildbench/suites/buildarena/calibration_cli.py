@@ -59,11 +59,11 @@ def calibrate(recordings: tuple[Path, ...], machines: tuple[Path, ...], task_id:
     """Fit free physics constants to RECORDING… (Besiege Lua logs or Block Tracker CSVs) by simulation;
     print the residuals per quantity and write the fitted profile (--out)."""
     from .calibrate import CalibrationError, Pair, calibrated_profile, fit, load_pair_machine, parse_free
-    from .cli import _task_spec
+    from .machine_files import task_spec
     from .physics.profile import DEFAULT_PROFILE, ProfileError, load_profile
     from .trajectories import RecordingError, read_recording
 
-    _task_spec(task_id)
+    task_spec(task_id)
     if len(machines) not in (1, len(recordings)):
         raise click.BadParameter(f"give one --machine for all recordings or one per recording "
                                  f"({len(recordings)}), not {len(machines)}", param_hint="'--machine'")

@@ -13,23 +13,14 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from buildbench.inputs import read_bytes, read_text
-from buildbench.jsonio import read_json_file
 from buildbench.limits import limit
 
 from .calibration_cli import calibrate, sensitivity
-from .model import Machine
-
-if TYPE_CHECKING:
-    from .tasks import TaskSpec
-
-#: A machine file at the block limit is about 2 MB (5,000 blocks, a history of a few calls
-#: each); anything far beyond is refused before it is parsed.
-MAX_MACHINE_FILE_BYTES = 16 * 1024 * 1024
+from .machine_files import load_machine, task_spec
 
 PROFILE_OPTION = click.option(
     "--profile", type=click.Choice(["default", "released"]), default="default", show_default=True,
@@ -41,59 +32,9 @@ VIEW_NAMES = ("iso", "top", "bottom", "south", "east", "north", "west")
 DEFAULT_VIEWS = "iso,top,south,east"
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return read_json_file(path, max_bytes=MAX_MACHINE_FILE_BYTES)
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise click.ClickException(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
-
-
-def load_machine(path: Path, profile: str = "default") -> Machine:
-    """A machine from any of the three file forms (see the module docstring).
-
-    Args:
-        profile: Library profile that replays a history list (``default`` or ``released``).
-
-    Raises:
-        click.ClickException: Unreadable file or unknown content, with the reason.
-    """
-    from .export import load_history, load_released_history
-    from .outcome import OUTCOME_FORMAT, rebuild_outcome
-
-    raw = _read_json(path)
-    try:
-        if isinstance(raw, list):
-            text = json.dumps(raw)
-            return load_released_history(text) if profile == "released" else load_history(text)
-        if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:
-            machine = rebuild_outcome(raw)
-            if machine is None:
-                raise ValueError("the episode produced no machine")
-            return machine
-        if isinstance(raw, dict) and "format" in raw:
-            return Machine.from_json(raw)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise click.ClickException(f"{path}: {exc}") from None
-    raise click.ClickException(
-        f"{path}: expected a history list, a machine document or an episode outcome, got {type(raw).__name__}")
-
-
 @click.group(name="buildarena")
 def cli() -> None:
     """BuildArena: Besiege-style block machines built with the geometry library and simulated with MuJoCo."""
-
-
-def _task_spec(task_id: str) -> TaskSpec:
-    """The task ``--task`` names, one of the nine or a variant; a usage error (one line) otherwise."""
-    from .tasks import get_task
-
-    try:
-        return get_task(task_id)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--task'") from None
 
 
 @cli.command()
@@ -185,7 +126,7 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
     from .physics.config import config_for
     from .physics.profile import ProfileError
 
-    _task_spec(task_id)
+    task_spec(task_id)
     try:
         config = config_for(physics)
     except ProfileError as exc:
@@ -242,7 +183,7 @@ def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str
     from .besiege import TrajectoryCsvError, read_trajectory_csv
     from .check import judge
 
-    task = _task_spec(task_id)
+    task = task_spec(task_id)
     machine = load_machine(machine_path, profile)
     try:
         text = read_text(log)

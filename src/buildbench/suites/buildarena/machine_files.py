@@ -1,0 +1,73 @@
+"""Machine and task arguments of the ``buildbench buildarena`` commands: a machine from any of its
+three file forms, a task id as a usage error when unknown. Below the command modules, so the
+command groups (``cli``, ``calibration_cli``) and ``calibrate`` share them without a cycle.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from buildbench.jsonio import read_json_file
+
+from .model import Machine
+
+if TYPE_CHECKING:
+    from .tasks import TaskSpec
+
+#: A machine file at the block limit is about 2 MB (5,000 blocks, a history of a few calls
+#: each); anything far beyond is refused before it is parsed.
+MAX_MACHINE_FILE_BYTES = 16 * 1024 * 1024
+
+
+def read_machine_json(path: Path) -> Any:
+    try:
+        return read_json_file(path, max_bytes=MAX_MACHINE_FILE_BYTES)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise click.ClickException(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+
+
+def load_machine(path: Path, profile: str = "default") -> Machine:
+    """A machine from any of the three file forms (see the module docstring).
+
+    Args:
+        profile: Library profile that replays a history list (``default`` or ``released``).
+
+    Raises:
+        click.ClickException: Unreadable file or unknown content, with the reason.
+    """
+    from .export import load_history, load_released_history
+    from .outcome import OUTCOME_FORMAT, rebuild_outcome
+
+    raw = read_machine_json(path)
+    try:
+        if isinstance(raw, list):
+            text = json.dumps(raw)
+            return load_released_history(text) if profile == "released" else load_history(text)
+        if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:
+            machine = rebuild_outcome(raw)
+            if machine is None:
+                raise ValueError("the episode produced no machine")
+            return machine
+        if isinstance(raw, dict) and "format" in raw:
+            return Machine.from_json(raw)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+    raise click.ClickException(
+        f"{path}: expected a history list, a machine document or an episode outcome, got {type(raw).__name__}")
+
+
+def task_spec(task_id: str) -> TaskSpec:
+    """The task ``--task`` names, one of the nine or a variant; a usage error (one line) otherwise."""
+    from .tasks import get_task
+
+    try:
+        return get_task(task_id)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--task'") from None
