@@ -78,6 +78,14 @@ def test_malformed_logs_name_the_line(line: str, problem: str) -> None:
         read_trajectory_csv(line)
 
 
+def test_a_long_bad_line_is_quoted_as_a_short_excerpt() -> None:
+    # e.g. `simulate --json` output given to calibrate: the error must stay one readable line
+    line = '{"task": "lift-1", "passed": false, ' + '"x": 1, ' * 200 + "}"
+    with pytest.raises(TrajectoryCsvError, match=r"line 1: expected .*, got '\{\"task\"") as caught:
+        read_trajectory_csv(line)
+    assert len(str(caught.value)) < 140 and str(caught.value).endswith("...'")
+
+
 def test_analyze_command_judges_a_game_log(tmp_path: Path) -> None:
     machine = designs.build(designs.REFERENCE["support-1"]())
     (tmp_path / "bridge.json").write_text(history_json(machine), encoding="utf-8")

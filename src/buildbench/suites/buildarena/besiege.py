@@ -117,7 +117,9 @@ class TrajectoryCsvError(ValueError):
 def _parse_line(number: int, line: str) -> tuple[float, str, list[str]]:
     fields = [f.strip() for f in line.split(",")]
     if len(fields) not in (3, 5) or not fields[1].startswith("ID_"):
-        raise TrajectoryCsvError(f"line {number}: expected 't, ID_k, x, y, z' or 't, ID_k, value', got {line!r}")
+        # a quoted excerpt: the line may be a whole JSON document, and the error stays one readable line
+        got = line if len(line) <= 60 else line[:57] + "..."
+        raise TrajectoryCsvError(f"line {number}: expected 't, ID_k, x, y, z' or 't, ID_k, value', got {got!r}")
     try:
         time = float(fields[0])
     except ValueError:
