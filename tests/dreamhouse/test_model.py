@@ -263,3 +263,27 @@ def test_unreadable_files_give_clear_errors(tmp_path: Path) -> None:
         StructureFormatError, match=r"wrong.json: member 0 \('A'\): missing field 'dimensions'"
     ):
         load_structure(wrong)
+
+
+def test_a_diagonal_brace_rounded_to_six_decimals_is_still_a_rotation(tmp_path: Path) -> None:
+    # matrix_world is rotation x size rounded to 6 decimals: divided by a 38 mm section its
+    # columns were 1.3e-5 off orthogonal and scoring crashed ("not a proper rotation").
+    from scipy.spatial.transform import Rotation
+
+    rot = Rotation.from_euler("xyz", [0.3, 0.7, 1.1]).as_matrix()
+    size = np.array([0.038, 0.089, 2.4])
+    mat = np.eye(4)
+    mat[:3, :3], mat[:3, 3] = rot * size, [1.0, 2.0, 3.0]
+    path = tmp_path / "brace.json"
+    member = {"name": "Stud_brace", "location": [1, 2, 3], "dimensions": size.tolist(),
+              "matrix_world": np.round(mat, 6).tolist()}
+    path.write_text(json.dumps({"members": [member]}))
+    built = load_structure(path)
+    assert np.abs(built.matrices[0, :3, :3] - rot).max() < 1e-4
+    built.to_boxes()  # a proper rotation: no ValueError
+    # A real shear, far beyond rounding, is still kept for the validator to report.
+    shear = np.eye(4)
+    shear[:3, :3] = np.array([[1.0, 0.3, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) * size
+    path.write_text(json.dumps({"members": [{**member, "matrix_world": shear.tolist()}]}))
+    with pytest.raises(ValueError, match="not a proper rotation"):
+        load_structure(path).to_boxes()
