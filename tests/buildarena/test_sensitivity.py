@@ -62,6 +62,15 @@ def test_text_table(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> Non
     assert "weld_strength=0.05x: 1 of 1 verdicts flip (support-1 (1))" in text
 
 
+def test_text_report_fits_100_columns_in_a_log(runs: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    # stdout is no terminal here: every line (table, conclusions, legend) stays within 100 columns
+    assert main(["buildarena", "sensitivity", *map(str, runs), "--vary", "weld_strength=0.05x,2x",
+                 "--vary", "drag=0,2x", "--workers", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert any(line.startswith("support-1 ") and "drag=2x" in line for line in lines)
+
+
 @pytest.mark.parametrize(("vary", "expected"), [
     ("weld_strength=nan", "'nan' is not a finite number"),
     ("weld_strength=infx", "'infx' is not a factor"),

@@ -30,6 +30,7 @@ scores it); an unscored episode (an infrastructure error) is left out and counte
 from __future__ import annotations
 
 import math
+import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -351,23 +352,28 @@ def format_report(report: dict[str, Any]) -> str:
                      "episode(s): the code or the profile changed since the run")
     if report["unscored_left_out"]:
         lines.append(f"left out: {report['unscored_left_out']} unscored episode(s) (infrastructure errors)")
-    header = f"{'task':<34} {'setting':<24} {'SR':>6} {'indicator':>10} {'flips':>7} {'→fail':>6} {'→pass':>6} " \
-             f"{'div':>4} {'τ cfg SR':>9} {'τ cfg ind':>9} {'τ mach':>7}"
-    lines += [header, "-" * len(header)]
     rows = [*report["tasks"].items(), *([("all tasks", report["overall"])] if report["overall"] else [])]
+    # columns as wide as their longest entry: fixed widths made every row 132 columns in a log
+    tw = max([4, *(len(task) for task, _ in rows)])
+    sw = max([7, *(len(label) for _, block in rows for label in block["settings"])])
+    header = f"{'task':<{tw}} {'setting':<{sw}} {'SR':>5} {'indicator':>9} {'flips':>5} {'→fail':>5} {'→pass':>5} " \
+             f"{'div':>3} {'τ cfg SR':>9} {'τ cfg ind':>9} {'τ mach':>7}"
+    table = [header, "-" * len(header)]
     for task, block in rows:
         for label, s in block["settings"].items():
             indicator = "—" if s["mean_indicator"] is None else f"{s['mean_indicator']:.1f}"
-            lines.append(f"{task:<34} {label:<24} {s['success_rate']:>6.0%} {indicator:>10} "
-                         f"{s['flips']:>7} {s['to_fail']:>6} {s['to_pass']:>6} {s['diverged']:>4} "
+            table.append(f"{task:<{tw}} {label:<{sw}} {s['success_rate']:>5.0%} {indicator:>9} "
+                         f"{s['flips']:>5} {s['to_fail']:>5} {s['to_pass']:>5} {s['diverged']:>3} "
                          f"{_fmt_tau(s['tau_configurations_success']):>9} "
                          f"{_fmt_tau(s['tau_configurations_indicator']):>9} {_fmt_tau(s['tau_machines']):>7}")
-    lines += _conclusions(report)
-    lines.append("SR: success rate; flips: verdicts that differ from the baseline's (both scored); div: runs that "
+    notes = _conclusions(report)
+    notes.append("SR: success rate; flips: verdicts that differ from the baseline's (both scored); div: runs that "
                  "diverged under every step (unscored unless the machine caused it); "
                  "τ: Kendall τ-b against the baseline (cfg: ranking of configurations; mach: of the machines "
                  "by indicator; — where undefined).")
-    return "\n".join(lines)
+    prose = [textwrap.fill(line, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+             for line in lines + notes]
+    return "\n".join(prose[:len(lines)] + table + prose[len(lines):])
 
 
 def _conclusions(report: dict[str, Any]) -> list[str]:
