@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from buildbench.suites.buildarena.library.released import ReleasedWorkbench
-from buildbench.suites.buildarena.library.released.colliders import Colliders
+from buildbench.suites.buildarena.library.released.colliders import Colliders, regular
 from buildbench.suites.buildarena.library.released.hashorder import set_order, string_hash
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -63,6 +63,23 @@ def test_bounds_decide_for_colliders_fcl_must_not_see() -> None:
     assert colliders.overlapping() == [("10", "3")]  # named as trimesh names pairs: sorted as strings
     colliders.remove("3")
     assert colliders.names() == ["1", "2", "10"] and colliders.overlapping() == []
+
+
+def test_far_colliders_stay_out_of_fcl_and_overlap_as_fcl_answered() -> None:
+    import trimesh
+
+    def box_at(*at: float) -> trimesh.Trimesh:
+        return trimesh.creation.box(extents=[0.8, 0.8, 0.8]).apply_translation(at)
+
+    colliders = Colliders()
+    colliders.add("1", box_at(1e308, 1e308, 0))  # collapsed to a segment: meets its like
+    colliders.add("2", box_at(1e308, 1e308, 0.5))
+    colliders.add("3", box_at(1e308, 0, 0))  # collapsed flat: FCL found no overlap for those
+    colliders.add("4", box_at(1e308, 0, 0.3))
+    colliders.add("5", box_at(1e15, 0, 0))  # far but still resolved: FCL decides
+    colliders.add("6", box_at(1e15, 0, 0.5))
+    assert not regular(box_at(1e308, 0, 0)) and regular(box_at(1e15, 0, 0))
+    assert sorted(colliders.overlapping()) == [("1", "2"), ("5", "6")]
 
 
 def test_the_sequence_that_killed_fcl_now_answers_every_call() -> None:
