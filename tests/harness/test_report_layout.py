@@ -71,6 +71,10 @@ def test_prices_turn_tokens_into_money(tmp_path: Path, capsys: pytest.CaptureFix
         load_prices(bad)
     assert main(["report", str(run), "--prices", str(bad)]) == 2
     assert capsys.readouterr().err.startswith("error: --prices")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"models": {"m": {"per_request": 1}\n')
+    with pytest.raises(ConfigError, match=r"broken.json: line 2 column 1: not JSON/YAML: expected ',' or '}'"):
+        load_prices(broken)
 
 
 def test_figures_are_valid_images_that_change_with_the_data(tmp_path: Path) -> None:

@@ -55,6 +55,11 @@ def load_prices(path: str | Path) -> Prices:
     try:
         text = read_text(path)
         data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        # the mark is where the parser gave up: "while parsing a flow mapping" alone says not where
+        mark = exc.problem_mark
+        at = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
+        raise ConfigError(f"--prices {where}: {at}not JSON/YAML: {exc.problem or exc.context}") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"--prices {where}: cannot read: {str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
