@@ -99,3 +99,21 @@ def test_shipped_prompts_are_accepted_as_a_user_folder(tmp_path: Path) -> None:
         for name in files.names():
             (folder / name).write_text(files.read(name))
         assert files.check_folder(folder) == folder.resolve()
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("${common.__class__}", r"common.md:2: '\$\{common.__class__\}' is not a placeholder"),
+    ("costs $5", r"common.md:2: '\$5' is not a placeholder"),
+    ("$OPENAI_API_KEY", r"common.md:2: unknown placeholder \$OPENAI_API_KEY; the file it replaces has: \$catalogue"),
+])
+def test_a_dollar_template_field_is_refused_before_the_run(tmp_path: Path, line: str, message: str) -> None:
+    # BuildArena's texts are string.Template texts: a bad field used to fail each episode at
+    # substitute() ("Invalid placeholder in string: line 2, col 1"), naming no file
+    own = get_suite("buildarena").prompts
+    assert own is not None and own.dollar
+    for name in own.names():  # the suite's own texts pass unchanged
+        (tmp_path / name).write_text((own.folder / name).read_text())
+    assert own.check_folder(tmp_path) == tmp_path.resolve()
+    (tmp_path / "common.md").write_text(f"Blocks:\n{line}\n$catalogue $$ sign\n")
+    with pytest.raises(ConfigError, match=message):
+        own.check_folder(tmp_path)

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+from string import Template
 
 from buildbench.inputs import read_text
 
@@ -102,11 +103,15 @@ class PromptFiles:
             (``__init__.py``) are not.
         fields: The texts have ``{name}`` placeholders filled by :meth:`render`; a user's
             replacement is checked to use only plain names of the file it replaces.
+        dollar: The texts are ``string.Template`` texts (``$name``): a user's replacement is
+            checked before the run to use only ``$name``/``${name}`` of the file it replaces
+            and ``$$`` (the suite's ``substitute`` would fail mid-episode, naming no file).
     """
 
     folder: Path
     suffixes: tuple[str, ...] = (".md",)
     fields: bool = False
+    dollar: bool = False
 
     def names(self) -> list[str]:
         """The file names a user folder may replace, sorted."""
@@ -158,7 +163,22 @@ class PromptFiles:
                 raise ConfigError(f"option prompts={str(folder)!r}: {exc.strerror or exc}") from None
             if self.fields:
                 self._check_fields(item, text)
+            if self.dollar:
+                self._check_dollar(item, text)
         return path.resolve()
+
+    def _check_dollar(self, item: Path, text: str) -> None:
+        allowed = set(Template(read_text(self.folder / item.name, max_bytes=MAX_PROMPT_BYTES)).get_identifiers())
+        for match in Template.pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            if match.group("invalid") is not None:
+                bad = text[match.start():].split("\n", 1)[0][:40]
+                raise PromptTemplateError(f"{item}:{line}: {bad!r} is not a placeholder; this prompt file allows "
+                                          "only $name or ${name} and $$ for a dollar sign")
+            name = match.group("named") or match.group("braced")
+            if name is not None and name not in allowed:
+                raise PromptTemplateError(f"{item}:{line}: unknown placeholder ${name}; the file it replaces "
+                                          f"has: {', '.join('$' + n for n in sorted(allowed)) or '(none)'}")
 
     def _check_fields(self, item: Path, text: str) -> None:
         own = read_text(self.folder / item.name, max_bytes=MAX_PROMPT_BYTES)

@@ -45,7 +45,7 @@ UNANSWERED = "Not executed: only one tool call is run per reply."
 
 #: The replaceable prompt texts (``-o prompts=DIR``): ``common.md`` and one file per role,
 #: filled by ``string.Template`` (``$common``, ``$catalogue``, ``$objection``, ``$keys``).
-PROMPT_FILES = PromptFiles(Path(str(resources.files("buildbench.suites.buildarena") / "prompts")))
+PROMPT_FILES = PromptFiles(Path(str(resources.files("buildbench.suites.buildarena") / "prompts")), dollar=True)
 
 
 def _read_prompt(name: str) -> str:
