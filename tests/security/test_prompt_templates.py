@@ -117,3 +117,15 @@ def test_a_dollar_template_field_is_refused_before_the_run(tmp_path: Path, line:
     (tmp_path / "common.md").write_text(f"Blocks:\n{line}\n$catalogue $$ sign\n")
     with pytest.raises(ConfigError, match=message):
         own.check_folder(tmp_path)
+
+
+def test_an_unknown_legoeval_placeholder_is_refused_before_the_run(tmp_path: Path) -> None:
+    # it failed each episode with "no value for placeholder(s) ['SECRET_KEY']", naming no file
+    own = get_suite("legoeval").prompts
+    assert own is not None and own.marker is not None
+    for name in own.names():
+        (tmp_path / name).write_text((own.folder / name).read_text())
+    assert own.check_folder(tmp_path) == tmp_path.resolve()
+    (tmp_path / "plan.txt").write_text("Plan the checks.\n$SECRET_KEY$\n")
+    with pytest.raises(ConfigError, match=r"plan.txt:2: unknown placeholder \$SECRET_KEY\$; the file it replaces"):
+        own.check_folder(tmp_path)

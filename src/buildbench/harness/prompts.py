@@ -106,12 +106,16 @@ class PromptFiles:
         dollar: The texts are ``string.Template`` texts (``$name``): a user's replacement is
             checked before the run to use only ``$name``/``${name}`` of the file it replaces
             and ``$$`` (the suite's ``substitute`` would fail mid-episode, naming no file).
+        marker: For texts with their own placeholder syntax (LEGO-Eval's ``$NAME$``), a regular
+            expression whose group 1 is a placeholder's name: a user's replacement is checked
+            before the run to use only the names of the file it replaces.
     """
 
     folder: Path
     suffixes: tuple[str, ...] = (".md",)
     fields: bool = False
     dollar: bool = False
+    marker: str | None = None
 
     def names(self) -> list[str]:
         """The file names a user folder may replace, sorted."""
@@ -165,7 +169,17 @@ class PromptFiles:
                 self._check_fields(item, text)
             if self.dollar:
                 self._check_dollar(item, text)
+            if self.marker is not None:
+                self._check_marker(item, text, re.compile(self.marker))
         return path.resolve()
+
+    def _check_marker(self, item: Path, text: str, marker: re.Pattern[str]) -> None:
+        allowed = set(marker.findall(read_text(self.folder / item.name, max_bytes=MAX_PROMPT_BYTES)))
+        for match in marker.finditer(text):
+            if match.group(1) not in allowed:
+                line = text.count("\n", 0, match.start()) + 1
+                raise PromptTemplateError(f"{item}:{line}: unknown placeholder {match.group(0)}; the file it "
+                                          f"replaces has: {', '.join(sorted(allowed)) or '(none)'}")
 
     def _check_dollar(self, item: Path, text: str) -> None:
         allowed = set(Template(read_text(self.folder / item.name, max_bytes=MAX_PROMPT_BYTES)).get_identifiers())

@@ -14,7 +14,7 @@ from buildbench.harness.prompts import PromptFiles
 _HERE = Path(__file__).resolve().parent
 _PLACEHOLDER = re.compile(r"\$([A-Z_]+)\$")
 #: The replaceable prompt texts (``-o prompts=DIR``): every ``.txt`` file here.
-PROMPT_FILES = PromptFiles(_HERE, (".txt",))
+PROMPT_FILES = PromptFiles(_HERE, (".txt",), marker=_PLACEHOLDER.pattern)
 
 
 def load(name: str) -> str:
