@@ -15,6 +15,7 @@ from . import agents, protocols
 from .agents import PROMPT_FILES
 from .degrade import degraded
 from .env import make_env
+from .figures import figures
 from .physics.config import config_for
 from .physics.profile import DEFAULT_PROFILE
 from .report import summarize
@@ -139,6 +140,9 @@ suite = Suite(
     load_tasks=load_tasks,
     make_env=make_env,
     score=score_episode,
+    headline=("passed", "indicator", "parts", "invalid_action_rate"),
+    task_type="category",
+    figures=figures,
     failure_metrics=failure_metrics,
     summarize=summarize,
     agents={
