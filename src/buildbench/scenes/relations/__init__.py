@@ -18,7 +18,9 @@ Modules:
 * :mod:`.distance` — near, far, closer_than, between, aligned.
 * :mod:`.direction` — left_of, right_of, in_front_of, behind (in the anchor's frame),
   facing, facing_each_other, same_direction.
-* :mod:`.support` — on_top_of, under.
+* :mod:`.support` — on_top_of, under, overlaps.
+* :mod:`.shape` — how two objects are measured: boxes (default) or the meshes of a
+  geometry level, chosen with :func:`measured_with`.
 * :mod:`.room` — against_wall, in_corner, in_middle, in_room, on_wall, connects,
   adjacent_rooms, larger_room, room_area, count.
 * :mod:`.index` — the cached :class:`SceneIndex`.
@@ -83,11 +85,13 @@ from buildbench.scenes.relations.room import (
     on_wall,
     room_area,
 )
+from buildbench.scenes.relations.shape import OVERLAP_DEPTH_M, MeshShapes, Shapes, measured_with, shapes_for
 from buildbench.scenes.relations.support import (
     ON_TOP_GAP_M,
     ON_TOP_MIN_OVERLAP,
     UNDER_MIN_OVERLAP,
     on_top_of,
+    overlaps,
     under,
 )
 from buildbench.scenes.relations.verdict import Verdict
@@ -105,6 +109,7 @@ RELATIONS: dict[str, Callable[..., Verdict]] = {
     "facing_each_other": facing_each_other,
     "on_top_of": on_top_of,
     "under": under,
+    "overlaps": overlaps,
     "against_wall": against_wall,
     "in_corner": in_corner,
     "in_middle": in_middle,
@@ -138,6 +143,9 @@ __all__ = [
     "ON_TOP_GAP_M",
     "ON_TOP_MIN_OVERLAP",
     "ON_WALL_M",
+    "OVERLAP_DEPTH_M",
+    "MeshShapes",
+    "Shapes",
     "RELATIONS",
     "RelationError",
     "SAME_DIRECTION_DEG",
@@ -171,6 +179,9 @@ __all__ = [
     "near",
     "on_top_of",
     "on_wall",
+    "overlaps",
+    "measured_with",
+    "shapes_for",
     "right_of",
     "room_area",
     "same_direction",

@@ -2,7 +2,8 @@
 
 Distances are between floor-plan shapes, not centres: an object's footprint (its box
 projected on the floor), a wall's segment, a door's or window's hole segment. Two
-touching sofas are 0 m apart however large they are.
+touching sofas are 0 m apart however large they are. Between two objects at a mesh level
+(:func:`.shape.measured_with`) the distance is between their placed meshes instead.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import math
 import shapely
 
 from buildbench.scenes.model import Scene
+from buildbench.scenes.relations.index import Element, SceneIndex
+from buildbench.scenes.relations.shape import current, level_evidence
 from buildbench.scenes.relations.verdict import Verdict, metres, resolve, threshold
 
 #: ``near(a, b)`` holds when the floor-plan distance between a and b is at most this, metres.
@@ -33,8 +36,15 @@ _SPATIAL = ("object", "door", "window", "wall")
 
 
 def footprint_distance(scene: Scene, a: str, b: str, relation: str = "distance") -> float:
-    """Floor-plan distance in metres between two objects, doors, windows or walls."""
-    _, (ea, eb) = resolve(scene, relation, {"a": a, "b": b}, {"a": _SPATIAL, "b": _SPATIAL})
+    """Floor-plan distance in metres between two objects, doors, windows or walls (between
+    two objects' meshes at a mesh level)."""
+    index, (ea, eb) = resolve(scene, relation, {"a": a, "b": b}, {"a": _SPATIAL, "b": _SPATIAL})
+    return _distance(scene, index, ea, eb)
+
+
+def _distance(scene: Scene, index: SceneIndex, ea: Element, eb: Element) -> float:
+    if ea.kind == "object" and eb.kind == "object":
+        return current().distance_m(scene, index, ea.id, eb.id)
     return float(shapely.distance(ea.shape, eb.shape))
 
 
@@ -47,7 +57,8 @@ def near(scene: Scene, a: str, b: str, *, max_m: float = NEAR_M) -> Verdict:
     d = footprint_distance(scene, a, b, "near")
     holds = d <= limit
     verdict = f"near (<= {metres(limit)})" if holds else f"not near (> {metres(limit)})"
-    return Verdict(holds, d, f"{a} is {metres(d)} from {b}: {verdict}", {"distance_m": d, "max_m": limit})
+    return Verdict(holds, d, f"{a} is {metres(d)} from {b}: {verdict}",
+                   {"distance_m": d, "max_m": limit, **level_evidence(current())})
 
 
 def far(scene: Scene, a: str, b: str, *, min_m: float = FAR_M) -> Verdict:
@@ -59,7 +70,8 @@ def far(scene: Scene, a: str, b: str, *, min_m: float = FAR_M) -> Verdict:
     d = footprint_distance(scene, a, b, "far")
     holds = d >= limit
     verdict = f"far (>= {metres(limit)})" if holds else f"not far (< {metres(limit)})"
-    return Verdict(holds, d, f"{a} is {metres(d)} from {b}: {verdict}", {"distance_m": d, "min_m": limit})
+    return Verdict(holds, d, f"{a} is {metres(d)} from {b}: {verdict}",
+                   {"distance_m": d, "min_m": limit, **level_evidence(current())})
 
 
 def closer_than(scene: Scene, a: str, b: str, c: str, *, margin_m: float = CLOSER_MARGIN_M) -> Verdict:
@@ -69,9 +81,9 @@ def closer_than(scene: Scene, a: str, b: str, c: str, *, margin_m: float = CLOSE
     """
     margin = threshold("closer_than", "margin_m", margin_m)
     kinds = {"a": _SPATIAL, "b": _SPATIAL, "c": _SPATIAL}
-    _, (ea, eb, ec) = resolve(scene, "closer_than", {"a": a, "b": b, "c": c}, kinds)
-    d_ab = float(shapely.distance(ea.shape, eb.shape))
-    d_ac = float(shapely.distance(ea.shape, ec.shape))
+    index, (ea, eb, ec) = resolve(scene, "closer_than", {"a": a, "b": b, "c": c}, kinds)
+    d_ab = _distance(scene, index, ea, eb)
+    d_ac = _distance(scene, index, ea, ec)
     holds = d_ab + margin < d_ac
     word = "closer to" if holds else "not closer to"
     return Verdict(
@@ -79,7 +91,7 @@ def closer_than(scene: Scene, a: str, b: str, c: str, *, margin_m: float = CLOSE
         d_ab - d_ac,
         f"{a} is {metres(d_ab)} from {b} and {metres(d_ac)} from {c}: {word} {b} than to {c}"
         + (f" (margin {metres(margin)})" if margin else ""),
-        {"distance_ab_m": d_ab, "distance_ac_m": d_ac, "margin_m": margin},
+        {"distance_ab_m": d_ab, "distance_ac_m": d_ac, "margin_m": margin, **level_evidence(current())},
     )
 
 

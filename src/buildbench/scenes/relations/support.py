@@ -1,8 +1,10 @@
-"""Vertical relations: on top of and under, from footprints and box heights.
+"""Vertical relations and overlap: on top of, under, overlaps.
 
 Boxes are bounding boxes, so a table's box runs from the floor to its top: something
 under a table sits *inside* the table's box, below its top. The rules below are written
-for that.
+for that. At a mesh level (:func:`.shape.measured_with`) ``under`` also accepts an object
+that stands inside the other's box without crossing its mesh (a chair pushed in under a
+desk, its back above the top), and ``overlaps`` measures the meshes' contacts.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import shapely
 
 from buildbench.scenes.model import Scene
 from buildbench.scenes.relations.index import Element, SceneIndex
+from buildbench.scenes.relations.shape import OVERLAP_DEPTH_M, current, level_evidence
 from buildbench.scenes.relations.verdict import Verdict, metres, resolve, threshold
 
 #: ``on_top_of(a, b)``: the largest gap, metres, between a's bottom and b's top (either way:
@@ -87,7 +90,9 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
     * **below** — a's top is at most ``gap_m`` above b's bottom (a bed under a hanging lamp);
     * **tucked** — a stands within ``gap_m`` of b's bottom and its top is more than
       ``gap_m`` below b's top (a stool under a desk, a box under a table, a rug under a bed:
-      inside the bounding box of b, below its top).
+      inside the bounding box of b, below its top); at a mesh level also when a reaches above
+      b's top but the meshes cross by no more than :data:`.shape.OVERLAP_DEPTH_M` (a chair
+      pushed in under a table: its seat below the top, its back above it).
 
     Value: b's bottom minus a's top, metres (negative when a reaches into b's box).
     """
@@ -98,14 +103,19 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
     overlap = _smaller_share(ea, eb)
     supports, _ = _rests_on(index, eb, ea, gap_limit, ON_TOP_MIN_OVERLAP)
     below = overlap >= share and clearance >= -gap_limit
-    tucked = overlap >= share and ea.bottom_y <= eb.bottom_y + gap_limit and ea.top_y < eb.top_y - gap_limit
+    standing = overlap >= share and ea.bottom_y <= eb.bottom_y + gap_limit
+    shapes = current()
+    tucked = standing and (ea.top_y < eb.top_y - gap_limit or (
+        shapes.level != "box" and shapes.penetration_m(scene, index, a, b) <= OVERLAP_DEPTH_M))
     rule = "supports" if supports else "below" if below else "tucked" if tucked else None
     if rule == "supports":
         why = f"under it ({b} rests on it)"
     elif rule == "below":
         why = f"under it (entirely below its bottom, {metres(clearance)} clear)"
-    elif rule == "tucked":
+    elif rule == "tucked" and ea.top_y < eb.top_y - gap_limit:
         why = "under it (standing below its top, inside its box)"
+    elif rule == "tucked":
+        why = f"under it (standing inside its box, the {shapes.level} meshes not crossing)"
     elif overlap < share:
         why = f"not under it (footprints share {overlap:.0%} < {share:.0%})"
     else:
@@ -115,5 +125,29 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
         clearance,
         f"{a} (top {ea.top_y:.2f} m) and {b} (bottom {eb.bottom_y:.2f} m) share {overlap:.0%}"
         f" of the smaller footprint: {why}",
-        {"clearance_m": clearance, "overlap": overlap, "rule": rule, "gap_m": gap_limit, "min_overlap": share},
+        {"clearance_m": clearance, "overlap": overlap, "rule": rule, "gap_m": gap_limit, "min_overlap": share,
+         **level_evidence(shapes)},
+    )
+
+
+def overlaps(scene: Scene, a: str, b: str, *, depth_m: float = OVERLAP_DEPTH_M) -> Verdict:
+    """a and b overlap (collide): they interpenetrate by more than ``depth_m`` metres.
+
+    With boxes, the boxes' penetration depth; at a mesh level, the deepest contact between
+    the placed meshes (so a chair under a table overlaps its box but not its mesh).
+
+    Value: the penetration depth, metres (0 when apart or touching).
+    """
+    limit = threshold("overlaps", "depth_m", depth_m)
+    index, (ea, eb) = resolve(scene, "overlaps", {"a": a, "b": b}, {"a": ("object",), "b": ("object",)})
+    shapes = current()
+    depth = shapes.penetration_m(scene, index, a, b)
+    holds = depth > limit
+    word = "overlap" if holds else "do not overlap"
+    return Verdict(
+        holds,
+        depth,
+        f"{a} and {b} interpenetrate by {metres(depth)} ({shapes.level} shapes): {word} "
+        f"({'>' if holds else '<='} {metres(limit)})",
+        {"depth_m": depth, "max_depth_m": limit, "geometry": shapes.level},
     )

@@ -76,6 +76,27 @@ def _sync(fn: Callable[[], Outcome]) -> Callable[[], Awaitable[Outcome]]:
     return run
 
 
+def _relations_level(options: dict[str, Any]) -> str:
+    """The geometry level the relation tools measure objects at (``-o geometry``); boxes in the
+    original-compatible mode (``-o wall_midpoint_positions``), which keeps the original's
+    own arithmetic."""
+    from .env import geometry_option
+
+    level = geometry_option(options)
+    return "box" if _flag(options, "wall_midpoint_positions", False) else level
+
+
+def _measured(level: str, fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
+    """``fn`` with the relations measuring objects at ``level``."""
+    from buildbench.scenes.relations import measured_with
+
+    def run() -> Outcome:
+        with measured_with(level):
+            return fn()
+
+    return run
+
+
 def _disabled(options: dict[str, Any]) -> tuple[str, ...]:
     raw = options.get("disable", "")
     groups = tuple(g.strip() for g in str(raw).split(",") if g.strip())
@@ -158,14 +179,18 @@ def tool_agent(task: Task, model: ChatModel | None, options: dict[str, Any]) -> 
 def deterministic(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
     from .check import deterministic as check_task
 
-    return VerdictAgent("deterministic", _sync(lambda: check_task(task)))
+    return VerdictAgent("deterministic", _sync(_measured(_relations_level(options), lambda: check_task(task))))
 
 
 def translate(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
+    from buildbench.scenes.relations import measured_with
+
     from .check import check
     from .constraints import ProgramError, constraint_type
     from .constraints.translate import translate as to_program
     from .tasks import ConstraintVerdict, holistic
+
+    level = _relations_level(options)
 
     async def judge() -> Outcome:
         scene = load_task_scene(task)
@@ -173,7 +198,8 @@ def translate(task: Task, model: ChatModel | None, options: dict[str, Any]) -> A
         for c in _constraints(task):
             try:
                 t = await to_program(model, c["text"], where=f"constraint {c['id']}")
-                result = check(scene, t.program)
+                with measured_with(level):
+                    result = check(scene, t.program)
                 verdicts.append(ConstraintVerdict(c["id"], result.holds,
                                                   f"[{constraint_type(t.program)}, {t.source}] {result.explanation}"))
             except (ProgramError, KeyError, ValueError) as exc:
@@ -202,8 +228,9 @@ def _sceneeval(mode: str) -> Callable[[Task, ChatModel | None, dict[str, Any]], 
     def factory(task: Task, model: ChatModel | None, options: dict[str, Any]) -> Agent:
         from .pipeline.baselines import sceneeval_check
 
-        return VerdictAgent(f"sceneeval-{mode}",
-                            _sync(lambda: sceneeval_check(load_task_scene(task), _constraints(task), mode)))  # type: ignore[arg-type]
+        level = _relations_level(options)
+        return VerdictAgent(f"sceneeval-{mode}", _sync(_measured(
+            level, lambda: sceneeval_check(load_task_scene(task), _constraints(task), mode))))  # type: ignore[arg-type]
 
     return factory
 

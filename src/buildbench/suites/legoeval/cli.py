@@ -170,23 +170,31 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
 @click.option("--constraints", "constraints_path", required=True,
               help="Constraints: a .json list (sentences, or {id, text|program}) or a text file, one per line.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
-def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool) -> None:
+@click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
+              help="What distances, 'under' and 'overlaps' measure: the objects' boxes or their meshes.")
+def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool, geometry: str) -> None:
     """Check a house against constraints with the deterministic evaluator (exit 1 if one fails)."""
+    from buildbench.scenes.relations import measured_with
+
     from .check import evaluate
+    from .env import geometry_option
     from .tasks import holistic
 
+    level = geometry_option({"geometry": geometry})
     scene = _load_scene(scene_path)
     instruction, constraints = _read_constraints(constraints_path)
-    verdicts = evaluate(scene, constraints)
+    with measured_with(level):
+        verdicts = evaluate(scene, constraints)
     valid = holistic(verdicts)
     if as_json:
-        click.echo(json.dumps({"instruction": instruction, "valid": valid,
+        click.echo(json.dumps({"instruction": instruction, "valid": valid, "geometry": level,
                                "verdicts": [v.to_dict() for v in verdicts]}, indent=2))
     else:
         for v in verdicts:
             mark = {True: "PASS", False: "FAIL", None: "ERROR"}[v.holds]
             click.echo(f"{mark} {terminal_safe(v.id)}: {terminal_safe(v.explanation)}")
-        click.echo(f"house {'valid' if valid else 'invalid' if valid is False else 'not fully judged'}")
+        click.echo(f"house {'valid' if valid else 'invalid' if valid is False else 'not fully judged'}"
+                   f" (objects measured as {level} shapes)")
     if valid is None and any(v.holds is None for v in verdicts) and not any(v.holds is False for v in verdicts):
         bad = next(v for v in verdicts if v.holds is None)
         raise ConfigError(f"constraint {bad.id} could not be checked: {bad.explanation.removeprefix('error: ')}")

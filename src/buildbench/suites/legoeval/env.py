@@ -215,6 +215,14 @@ class LegoEvalEnv(Env):
 def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
     """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
     ``-o geometry=procedural|mesh`` renders objects as meshes."""
+    geometry = geometry_option(options)
+    return LegoEvalEnv(task, render=_flag(options.get("render", True)),
+                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)),
+                       geometry=geometry)
+
+
+def geometry_option(options: dict[str, Any]) -> str:
+    """``-o geometry``; ConfigError when ``mesh`` is asked for with no asset folder."""
     geometry = str(options.get("geometry", "box"))
     if geometry == "mesh":
         from buildbench.harness.errors import ConfigError
@@ -228,9 +236,7 @@ def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
         if not configured:
             raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
                               "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
-    return LegoEvalEnv(task, render=_flag(options.get("render", True)),
-                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)),
-                       geometry=geometry)
+    return geometry
 
 
 def _flag(value: Any) -> bool:

@@ -140,7 +140,9 @@ suite = Suite(
         OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048,
                    default=336),
         OptionSpec("geometry", "str", "how rendered tool and judge images draw objects: boxes, procedural "
-                   "part-based furniture, or asset meshes (3D-FUTURE/Objaverse where available)",
+                   "part-based furniture, or asset meshes (3D-FUTURE/Objaverse where available); also what "
+                   "the checker's object distances, 'under' and 'overlaps' measure (boxes in the "
+                   "wall_midpoint_positions compatible mode)",
                    ("box", "procedural", "mesh"), default="box"),
         OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
                    default=3),
