@@ -13,6 +13,7 @@ from buildbench.scenes.relations import (
     closer_than,
     measured_with,
     near,
+    on_top_of,
     overlaps,
     under,
 )
@@ -107,6 +108,38 @@ def test_closer_than_uses_the_level() -> None:
     assert box_v.evidence["distance_ab_m"] == pytest.approx(0.05)
     assert mesh_v.evidence["distance_ab_m"] > box_v.evidence["distance_ab_m"]
     assert "geometry" not in box_v.evidence and mesh_v.evidence["geometry"] == "procedural"
+
+
+def raised(object_id: str, x: float, bottom: float, z: float, size: tuple[float, float, float]) -> SceneObject:
+    return SceneObject(object_id, object_id.split("-")[0], "", (x, bottom + size[1] / 2, z), size,
+                       yaw_quat_xyzw(0.0), "living room", None)
+
+
+@pytest.mark.parametrize(("bottom", "by_box", "by_mesh"), [
+    (0.45, False, True),   # on the chair's seat: below the top of the box its back makes
+    (0.9, True, False),    # level with the back's top, over the seat: floating
+    (0.3, False, False),   # between the legs, under the seat
+])
+def test_on_top_of_a_chair_means_its_seat_at_a_mesh_level(bottom: float, by_box: bool, by_mesh: bool) -> None:
+    s = scene(obj("chair-0", 3.0, 3.0, (0.45, 0.9, 0.5)), raised("book-0", 3.0, bottom, 3.05, (0.2, 0.05, 0.15)))
+    assert on_top_of(s, "book-0", "chair-0").holds is by_box
+    with measured_with("procedural"):
+        v = on_top_of(s, "book-0", "chair-0")
+    assert v.holds is by_mesh and v.evidence["surface_contact"] is by_mesh
+    if not by_mesh:
+        assert "no surface of its procedural mesh" in v.explanation
+
+
+def test_on_top_of_a_table_and_a_rug_agree_at_both_levels() -> None:
+    table = obj("table-0", 3.0, 3.0, (1.2, 0.75, 0.8))
+    vase = raised("vase-0", 3.0, 0.75, 3.0, (0.2, 0.3, 0.2))
+    rug = obj("rug-0", 3.0, 3.0, (2.0, 0.01, 1.4))
+    on_rug = raised("table-0", 3.0, 0.01, 3.0, (1.2, 0.75, 0.8))
+    for level in ("box", "procedural"):
+        with measured_with(level):
+            assert on_top_of(scene(table, vase), "vase-0", "table-0").holds, level
+            assert on_top_of(scene(rug, on_rug), "table-0", "rug-0").holds, level
+            assert under(scene(rug, on_rug), "rug-0", "table-0").evidence["rule"] == "supports", level
 
 
 def test_box_level_is_the_default_and_answers_as_before() -> None:

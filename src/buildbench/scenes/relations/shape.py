@@ -10,7 +10,10 @@ real shape:
   a chair's legs or beside a sofa's arms counts as space;
 * **penetration** of two objects, metres: with boxes the boxes' penetration depth
   (separating-axis test); with meshes the deepest contact FCL reports between the placed
-  meshes (SceneReVis's collision definition, ``scenerevis.md`` §2.5), 0 when none.
+  meshes (SceneReVis's collision definition, ``scenerevis.md`` §2.5), 0 when none;
+* **a surface under** an object (meshes only): whether the other's mesh crosses a thin slab
+  of the object's footprint at its bottom, so "on top of" means resting on a table top or
+  a chair's seat, not on the top of a box that a chair's back makes tall.
 
 The strategy is chosen per call context with :func:`measured_with` (a context variable, so
 concurrent evaluations of different levels do not mix); without one, relations use boxes
@@ -57,6 +60,10 @@ class Shapes:
         pa, pb = index.object_pos[a], index.object_pos[b]
         separation = sat_separation(index.boxes.subset(np.array([pa])), index.boxes.subset(np.array([pb])))
         return max(0.0, -float(separation[0]))
+
+    def surface_under(self, scene: Scene, index: SceneIndex, a: str, b: str, gap_m: float) -> bool:
+        """Whether b's box top is within ``gap_m`` of a's bottom."""
+        return abs(float(index.bottoms[index.object_pos[a]] - index.tops[index.object_pos[b]])) <= gap_m
 
 
 class MeshShapes(Shapes):
@@ -108,6 +115,21 @@ class MeshShapes(Shapes):
         if not fcl.collide(oa, ob, request, result) or not result.contacts:
             return 0.0
         return max(0.0, max(float(c.penetration_depth) for c in result.contacts))
+
+
+    def surface_under(self, scene: Scene, index: SceneIndex, a: str, b: str, gap_m: float) -> bool:
+        """Whether b's mesh reaches into the slab of a's footprint within ``gap_m`` of a's
+        bottom: a surface of b that a can stand on (a table top, a chair's seat, a shelf board)."""
+        import fcl
+
+        ob, full_b = self._placed(scene, index, b)
+        if not full_b:
+            return False
+        obj = scene.objects[index.object_pos[a]]
+        slab = fcl.Box(max(obj.size[0], 1e-6), 2.0 * gap_m + 1e-6, max(obj.size[2], 1e-6))
+        bottom = np.array([obj.center[0], index.bottoms[index.object_pos[a]], obj.center[2]], dtype=np.float64)
+        placed = fcl.CollisionObject(slab, fcl.Transform(np.asarray(obj.rotation, dtype=np.float64), bottom))
+        return bool(fcl.collide(placed, ob, fcl.CollisionRequest(), fcl.CollisionResult()))
 
 
 def _solid(mesh: Any) -> SolidMesh:

@@ -41,33 +41,43 @@ def _smaller_share(ea: Element, eb: Element) -> float:
 
 
 def _rests_on(
-    index: SceneIndex, ea: Element, eb: Element, gap_m: float, min_overlap: float
+    scene: Scene, index: SceneIndex, ea: Element, eb: Element, gap_m: float, min_overlap: float
 ) -> tuple[bool, dict[str, Any]]:
     overlap = _overlap_share(ea, eb)
     gap = ea.bottom_y - eb.top_y
     parent = index.parents[index.object_pos[ea.id]] == eb.id
     # A receptacle child may stand on an inner shelf, anywhere within the parent's height.
     in_parent = parent and eb.bottom_y - gap_m <= ea.bottom_y <= eb.top_y + gap_m
-    holds = overlap >= min_overlap and (abs(gap) <= gap_m or in_parent)
-    return holds, {"gap_m": gap, "overlap": overlap, "receptacle_child": parent}
+    shapes = current()
+    if shapes.level == "box":
+        holds = overlap >= min_overlap and (abs(gap) <= gap_m or in_parent)
+        return holds, {"gap_m": gap, "overlap": overlap, "receptacle_child": parent}
+    surface = overlap >= min_overlap and shapes.surface_under(scene, index, ea.id, eb.id, gap_m)
+    holds = overlap >= min_overlap and (surface or in_parent)
+    return holds, {"gap_m": gap, "overlap": overlap, "receptacle_child": parent, "surface_contact": surface,
+                   **level_evidence(shapes)}
 
 
 def on_top_of(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
               min_overlap: float = ON_TOP_MIN_OVERLAP) -> Verdict:
     """a is on top of b: at least ``min_overlap`` of a's footprint area lies over b's, and
     a's bottom is within ``gap_m`` metres of b's top; a receptacle child of b (its
-    ``parent_id``) counts wherever its bottom lies within b's height (inner shelves).
+    ``parent_id``) counts wherever its bottom lies within b's height (inner shelves). At a
+    mesh level the bottom must instead be within ``gap_m`` of a surface of b's mesh under a's
+    footprint (a vase on a chair's seat, not on the top of the box its back makes).
 
     Value: a's bottom minus b's top, metres (0 when resting exactly).
     """
     gap_limit = threshold("on_top_of", "gap_m", gap_m)
     share = threshold("on_top_of", "min_overlap", min_overlap)
     index, (ea, eb) = resolve(scene, "on_top_of", {"a": a, "b": b}, {"a": ("object",), "b": ("object",)})
-    holds, ev = _rests_on(index, ea, eb, gap_limit, share)
+    holds, ev = _rests_on(scene, index, ea, eb, gap_limit, share)
     if holds:
         why = "on top of it" + (" (its receptacle child)" if ev["receptacle_child"] else "")
     elif ev["overlap"] < share:
         why = f"not on top of it (only {ev['overlap']:.0%} of its footprint over it < {share:.0%})"
+    elif "surface_contact" in ev:
+        why = f"not on top of it (no surface of its {ev['geometry']} mesh within ±{metres(gap_limit)} of its bottom)"
     else:
         why = f"not on top of it (gap {metres(ev['gap_m'])} beyond ±{metres(gap_limit)})"
     return Verdict(
@@ -101,7 +111,7 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
     index, (ea, eb) = resolve(scene, "under", {"a": a, "b": b}, {"a": ("object",), "b": ("object",)})
     clearance = eb.bottom_y - ea.top_y
     overlap = _smaller_share(ea, eb)
-    supports, _ = _rests_on(index, eb, ea, gap_limit, ON_TOP_MIN_OVERLAP)
+    supports, _ = _rests_on(scene, index, eb, ea, gap_limit, ON_TOP_MIN_OVERLAP)
     below = overlap >= share and clearance >= -gap_limit
     standing = overlap >= share and ea.bottom_y <= eb.bottom_y + gap_limit
     shapes = current()
