@@ -2,9 +2,10 @@
 
 Boxes are bounding boxes, so a table's box runs from the floor to its top: something
 under a table sits *inside* the table's box, below its top. The rules below are written
-for that. At a mesh level (:func:`.shape.measured_with`) ``under`` also accepts an object
-that stands inside the other's box without crossing its mesh (a chair pushed in under a
-desk, its back above the top), and ``overlaps`` measures the meshes' contacts.
+for that. At a mesh level (:func:`.shape.measured_with`) ``on_top_of`` needs a surface of
+the lower mesh under the upper object, ``under`` also accepts an object that stands inside
+the other's box without crossing its mesh (a chair pushed in under a desk, its back above
+the top), and ``overlaps`` measures the meshes' contacts.
 """
 
 from __future__ import annotations
