@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 
 from buildbench.cli import demo
+from buildbench.harness import BuildbenchError
 from buildbench.suites.dreamhouse import demo as dreamhouse_demo
 from buildbench.suites.dreamhouse.demo import COLUMNS, DemoRow, demo_runs, demo_table
 
@@ -99,3 +100,21 @@ def test_the_dreamhouse_demo_reports_progress_per_run(tmp_path: Path, monkeypatc
     assert lines[1].startswith("[1/1] oracle × planner-atomic × frame: 1 tasks, ")
     (row,) = rows
     assert row.tasks == {"frame": 1} and row.values["structural_pass"]["frame"] == 1.0
+
+
+def test_a_demo_replaces_only_its_own_suites_runs_and_never_a_foreign_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the example runs themselves are tested above: here only which folders survive
+    monkeypatch.setattr(demo, "demo_example", lambda run_dir, console: (run_dir / "example-reference-one-shot").mkdir())
+    runs = tmp_path / "runs"
+    (runs / "scenerevis" / "mesh-renders").mkdir(parents=True)
+    (runs / "scenerevis" / "mesh-renders" / "room.png").write_bytes(b"png")
+    (runs / "example-stale").mkdir()
+    console = Console(width=demo.TABLE_WIDTH, record=True, color_system=None)
+    demo.run_demo(runs, ("example",), console=console)
+    assert (runs / "scenerevis" / "mesh-renders" / "room.png").read_bytes() == b"png"
+    assert not (runs / "example-stale").exists() and (runs / "example-reference-one-shot").is_dir()
+    (tmp_path / "thesis.tex").write_text("mine")
+    with pytest.raises(BuildbenchError, match=r"holds 'runs', which is no demo run \(nothing was removed\)"):
+        demo.run_demo(tmp_path, ("example",), console=console)
+    assert (tmp_path / "thesis.tex").read_text() == "mine" and (runs / "scenerevis").is_dir()

@@ -143,10 +143,27 @@ def demo_example(run_dir: Path, console: Console) -> None:
 
 def run_demo(run_dir: Path, suites: tuple[str, ...] = DEMO_SUITES, *, dreamhouse_limit: int = 4,
              console: Console | None = None) -> None:
-    """Run the demo evaluations into ``run_dir`` (emptied first) and print their tables."""
+    """Run the demo evaluations into ``run_dir`` and print their tables. The chosen suites'
+    earlier demo runs there are replaced, other suites' kept (``--suite legoeval`` must not delete
+    the SceneReVis images an earlier ``--suite scenerevis`` printed); a folder holding anything
+    but demo runs is refused, never deleted (``--run-dir ~`` emptied the home folder)."""
     console = console or Console(width=max(TABLE_WIDTH, Console().width))
+    owners = (*DEMO_SUITES, "example")
+
+    def owner(entry: Path) -> str | None:
+        return next((name for name in owners if entry.name == name or entry.name.startswith(name + "-")), None)
+
     if run_dir.exists():
-        shutil.rmtree(run_dir)
+        foreign = sorted(e.name for e in run_dir.iterdir()) if run_dir.is_dir() else [run_dir.name]
+        foreign = [name for name in foreign if owner(run_dir / name) is None]
+        if foreign:
+            raise BuildbenchError(f"demo: --run-dir {run_dir}: holds {foreign[0]!r}, which is no demo run "
+                                  "(nothing was removed); choose a new or demo-only folder")
+        for entry in run_dir.iterdir():
+            if owner(entry) in suites and entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            elif owner(entry) in suites:
+                entry.unlink()
     for name in suites:
         t0 = time.perf_counter()
         console.rule(f"[bold]{name}")

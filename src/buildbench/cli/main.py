@@ -394,7 +394,8 @@ def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | No
 
 @cli.command()
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs/demo"),
-              show_default=True, help="Where the demo runs are stored (replaced on each demo).")
+              show_default=True, help="Where the demo runs are stored (a suite's earlier demo runs there are replaced; "
+              "a folder with anything else is refused).")
 @click.option("--suite", "suites", multiple=True,
               type=click.Choice(["dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "example"]),
               help="Only these suites (repeatable); default: all five.")
