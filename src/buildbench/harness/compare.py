@@ -238,6 +238,8 @@ def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bo
     metrics = {key: paired_difference(ma[key], mb[key], seed=seed).to_dict()
                for key in sorted(set(ma) & set(mb))}
     notes = []
+    if Path(run_a).resolve() == Path(run_b).resolve():
+        notes.append("A and B are the same run folder: every difference is 0 by construction")
     if ta != tb:
         notes.append(f"the task sets differ: {len(ta - tb)} tasks only in A, {len(tb - ta)} only in B; "
                      f"compared on the {len(ta & tb)} shared tasks")

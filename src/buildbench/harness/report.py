@@ -77,7 +77,7 @@ def print_report(report: dict[str, Any], *, show_all: bool = False) -> None:
     console = Console()
     console.print(f"run {report['run_dir']}", soft_wrap=True, highlight=False)
     status = ", ".join(f"{k}: {v}" for k, v in sorted(report.get("status", {}).items()))
-    head = [{"field": key, "value": str(report.get(key))}
+    head = [{"field": key, "value": "—" if report.get(key) is None else str(report.get(key))}
             for key in ("suite", "agent", "protocol", "model", "episodes", "expected_episodes", "unscored")]
     head.append({"field": "status", "value": status})
     print_table(console, "run", head)
