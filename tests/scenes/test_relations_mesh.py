@@ -182,3 +182,21 @@ def test_compatible_mode_keeps_boxes_and_mesh_needs_assets(monkeypatch: pytest.M
     monkeypatch.delenv("BUILDBENCH_OBJAVERSE_DIR", raising=False)
     with pytest.raises(ConfigError, match="geometry=mesh needs an asset folder"):
         _relations_level({"geometry": "mesh"})
+
+
+def test_a_rug_is_not_on_the_legs_of_the_bed_over_it() -> None:
+    bed = obj("bed-0", 3.0, 3.0, (1.6, 0.6, 2.1))
+    rug = obj("rug-0", 3.0, 3.0, (2.0, 0.01, 2.4))
+    with measured_with("procedural"):
+        assert not on_top_of(scene(bed, rug), "rug-0", "bed-0").holds
+        assert not overlaps(scene(bed, rug), "rug-0", "bed-0").holds
+
+
+def test_what_rests_on_another_does_not_overlap_it() -> None:
+    # FCL reports the TV's bottom face on the stand's top face as a deep contact.
+    stand = obj("tv stand-0", 3.0, 3.0, (1.8, 0.5, 0.45))
+    tv = raised("tv-0", 3.0, 0.5, 3.0, (0.9, 0.53, 0.08))
+    with measured_with("procedural"):
+        v = overlaps(scene(stand, tv), "tv-0", "tv stand-0")
+        assert on_top_of(scene(stand, tv), "tv-0", "tv stand-0").holds
+    assert not v.holds and v.evidence["rests"]

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 #: Penetration up to this depth, metres, is contact, not overlap (SceneReVis's 1 cm rule and
 #: :data:`buildbench.scenes.collision.TOUCH_TOL_M`).
 OVERLAP_DEPTH_M = 0.01
+#: Depths within this of a threshold count as at it: FCL reports a table's legs standing
+#: through a 1 cm rug as 0.010000000000000009 m.
+DEPTH_ROUNDING_M = 1e-9
 
 
 class Shapes:

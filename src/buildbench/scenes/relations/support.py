@@ -16,7 +16,7 @@ import shapely
 
 from buildbench.scenes.model import Scene
 from buildbench.scenes.relations.index import Element, SceneIndex
-from buildbench.scenes.relations.shape import OVERLAP_DEPTH_M, current, level_evidence
+from buildbench.scenes.relations.shape import DEPTH_ROUNDING_M, OVERLAP_DEPTH_M, current, level_evidence
 from buildbench.scenes.relations.verdict import Verdict, metres, resolve, threshold
 
 #: ``on_top_of(a, b)``: the largest gap, metres, between a's bottom and b's top (either way:
@@ -53,7 +53,10 @@ def _rests_on(
     if shapes.level == "box":
         holds = overlap >= min_overlap and (abs(gap) <= gap_m or in_parent)
         return holds, {"gap_m": gap, "overlap": overlap, "receptacle_child": parent}
-    surface = overlap >= min_overlap and shapes.surface_under(scene, index, ea.id, eb.id, gap_m)
+    # Standing on b lifts a's bottom above b's (a rug on the floor is not on the bed's legs)
+    # unless b is as thin as the gap (a table on a rug).
+    lifted = ea.bottom_y > eb.bottom_y + gap_m or abs(gap) <= gap_m
+    surface = overlap >= min_overlap and lifted and shapes.surface_under(scene, index, ea.id, eb.id, gap_m)
     holds = overlap >= min_overlap and (surface or in_parent)
     return holds, {"gap_m": gap, "overlap": overlap, "receptacle_child": parent, "surface_contact": surface,
                    **level_evidence(shapes)}
@@ -116,8 +119,11 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
     below = overlap >= share and clearance >= -gap_limit
     standing = overlap >= share and ea.bottom_y <= eb.bottom_y + gap_limit
     shapes = current()
+    # The mesh alternative needs b to rise above a's bottom (a table over a chair, not a rug
+    # under a table) and the meshes not to cross.
     tucked = standing and (ea.top_y < eb.top_y - gap_limit or (
-        shapes.level != "box" and shapes.penetration_m(scene, index, a, b) <= OVERLAP_DEPTH_M))
+        shapes.level != "box" and eb.top_y > ea.bottom_y + gap_limit
+        and shapes.penetration_m(scene, index, a, b) <= OVERLAP_DEPTH_M + DEPTH_ROUNDING_M))
     rule = "supports" if supports else "below" if below else "tucked" if tucked else None
     if rule == "supports":
         why = f"under it ({b} rests on it)"
@@ -142,7 +148,10 @@ def under(scene: Scene, a: str, b: str, *, gap_m: float = ON_TOP_GAP_M,
 
 
 def overlaps(scene: Scene, a: str, b: str, *, depth_m: float = OVERLAP_DEPTH_M) -> Verdict:
-    """a and b overlap (collide): they interpenetrate by more than ``depth_m`` metres.
+    """a and b overlap (collide): they interpenetrate by more than ``depth_m`` metres, and
+    neither rests on the other (as :func:`buildbench.scenes.collision.collisions` rules: a
+    receptacle child and its parent, or an upper bottom at most :data:`ON_TOP_GAP_M` below
+    the lower top: FCL reports a TV standing on its stand, face on face, 9 cm deep).
 
     With boxes, the boxes' penetration depth; at a mesh level, the deepest contact between
     the placed meshes (so a chair under a table overlaps its box but not its mesh).
@@ -153,12 +162,15 @@ def overlaps(scene: Scene, a: str, b: str, *, depth_m: float = OVERLAP_DEPTH_M) 
     index, (ea, eb) = resolve(scene, "overlaps", {"a": a, "b": b}, {"a": ("object",), "b": ("object",)})
     shapes = current()
     depth = shapes.penetration_m(scene, index, a, b)
-    holds = depth > limit
-    word = "overlap" if holds else "do not overlap"
+    parents = index.parents
+    rests = (parents[index.object_pos[a]] == b or parents[index.object_pos[b]] == a
+             or ea.bottom_y >= eb.top_y - ON_TOP_GAP_M or eb.bottom_y >= ea.top_y - ON_TOP_GAP_M)
+    holds = depth > limit + DEPTH_ROUNDING_M and not rests
+    word = "overlap" if holds else "do not overlap" + (" (one rests on the other)" if rests else "")
     return Verdict(
         holds,
         depth,
         f"{a} and {b} interpenetrate by {metres(depth)} ({shapes.level} shapes): {word} "
-        f"({'>' if holds else '<='} {metres(limit)})",
-        {"depth_m": depth, "max_depth_m": limit, "geometry": shapes.level},
+        f"({'>' if depth > limit + DEPTH_ROUNDING_M else '<='} {metres(limit)})",
+        {"depth_m": depth, "max_depth_m": limit, "rests": rests, "geometry": shapes.level},
     )
