@@ -117,6 +117,23 @@ def test_evaluate_exits_0_when_valid_and_1_when_a_constraint_fails(capsys: pytes
     assert code == 2 and "constraint c0 could not be checked" in err
 
 
+def test_evaluate_measures_at_the_geometry_level(capsys: pytest.CaptureFixture[str], house_file: Path,
+                                                tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    near = tmp_path / "near.json"
+    near.write_text(json.dumps([{"id": "c0", "program": {"op": "relation", "rel": "far", "a": {"category": "bed"},
+                                                          "b": {"category": "sofa"}}}]))
+    code, out, _ = run(capsys, "evaluate", "--scene", str(house_file), "--constraints", str(near), "--json",
+                       "--geometry", "procedural")
+    data = json.loads(out)
+    assert code == 0 and data["geometry"] == "procedural" and data["verdicts"][0]["holds"] is True
+    code, out, _ = run(capsys, "evaluate", "--scene", str(house_file), "--constraints", str(near))
+    assert code == 0 and "objects measured as box shapes" in out
+    monkeypatch.delenv("BUILDBENCH_3DFUTURE_DIR", raising=False)
+    monkeypatch.delenv("BUILDBENCH_OBJAVERSE_DIR", raising=False)
+    code, _, err = run(capsys, "evaluate", "--scene", str(house_file), "--constraints", str(near), "--geometry", "mesh")
+    assert code == 2 and err.startswith("error:") and "geometry=mesh needs an asset folder" in err
+
+
 def test_generate_writes_the_lego_bench_layout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "generate", "--pairs", "1", "--out", str(tmp_path / "bench"))
     assert code == 0 and "wrote" in out
