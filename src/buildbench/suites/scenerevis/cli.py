@@ -19,6 +19,8 @@ from typing import Any
 
 import click
 
+from buildbench.inputs import read_text
+
 from .check.cli import metrics
 from .generate.cli import export, goals, reverse, rooms
 
@@ -39,9 +41,9 @@ def read_scene(path: Path) -> dict[str, Any]:
     """A flat scene from a JSON file, or the first line of a JSONL file; a record holding the
     scene under ``"scene"`` is unwrapped."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _InputError(f"{path}: cannot read ({exc})") from None
+        text = read_text(path)
+    except OSError as exc:
+        raise _InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
         data = json.loads(text) if path.suffix != ".jsonl" else json.loads(text.splitlines()[0])
     except (json.JSONDecodeError, IndexError) as exc:
@@ -75,9 +77,9 @@ def apply(scene: Path, reply: Path, address: str, out: Path | None) -> None:
 
     state = _state(scene)
     try:
-        text = reply.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _InputError(f"{reply}: cannot read ({exc})") from None
+        text = read_text(reply)
+    except OSError as exc:
+        raise _InputError(f"{reply}: cannot read ({exc.strerror or exc})") from None
     try:
         result = apply_calls(state, parse_turn(text, Addressing(address)).calls, Addressing(address))
     except ReplyError as exc:
