@@ -49,9 +49,12 @@ def test_a_chair_under_a_table_collides_only_as_boxes() -> None:
 
 def test_released_box_rules_keep_boxes_and_say_so() -> None:
     layout = parse_layout(TUCKED)
-    for rules in (REWARD_RELEASED, OPTIMIZER):
-        report = check_physics(layout, rules, geometry="procedural")
-        assert report.geometry == "box" and report.colliding == (0, 1)
+    report = check_physics(layout, REWARD_RELEASED, geometry="procedural")
+    assert report.geometry == "box" and report.colliding == (0, 1)
+    # The optimizer's contacts follow the level (its out-of-bounds corner rule stays a box rule).
+    report = check_physics(layout, OPTIMIZER, geometry="procedural")
+    assert report.geometry == "procedural" and report.colliding == ()
+    assert check_physics(layout, OPTIMIZER).colliding == (0, 1)
 
 
 @pytest.mark.parametrize(("outside", "expect"), [(0.02, [0]), (0.005, [])])
@@ -133,3 +136,20 @@ def test_reverse_refuses_a_bad_level(tmp_path: Path, value: str) -> None:
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "error: --geometry" in lines[0].lower()
+
+
+def test_the_optimizer_repairs_the_level_it_is_given() -> None:
+    from buildbench.suites.scenerevis.check.optimize import optimize_scene
+
+    # As boxes the tucked chair is 20 cm into the table: Algorithm 2 moves or deletes it.
+    as_boxes = optimize_scene(TUCKED, seed=0)
+    assert as_boxes.steps >= 1 and as_boxes.scene["objects"] != TUCKED["objects"]
+    # As furniture it stands free under the table top: nothing to repair, nothing moved.
+    as_furniture = optimize_scene(TUCKED, seed=0, geometry="procedural")
+    assert as_furniture.clean and as_furniture.steps == 0 and as_furniture.removed == []
+    assert as_furniture.scene["objects"] == TUCKED["objects"]
+    # A real interpenetration is still repaired at the mesh level.
+    stacked = _room([_obj("dining table", [1.6, 0.75, 0.9], [0.0, 0.0, 0.0]),
+                     _obj("dining table", [1.6, 0.75, 0.9], [0.05, 0.0, 0.0])])
+    repaired = optimize_scene(stacked, seed=0, geometry="procedural")
+    assert repaired.steps >= 1 and repaired.scene["objects"] != stacked["objects"]

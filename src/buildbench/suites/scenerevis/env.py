@@ -327,7 +327,9 @@ class SceneReVisEnv(Env):
         self._retrieve(ep.state, result.added)
         notes = []
         if self.options.optimize:
-            repaired = optimize_scene(ep.state.to_flat(), seed=ep.seed * 1000 + ep.turn)
+            # The released inference optimizer works on boxes; ours shapes objects at the level.
+            level = "box" if self.options.address is Addressing.JID else self.options.geometry
+            repaired = optimize_scene(ep.state.to_flat(), seed=ep.seed * 1000 + ep.turn, geometry=level)
             ep.state.objects = [dict(o) for o in repaired.scene["objects"]]
             if repaired.feedback():
                 notes.append(repaired.feedback())

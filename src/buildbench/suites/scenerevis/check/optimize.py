@@ -31,9 +31,12 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from buildbench.geometry import sat_separation
+from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level
+from buildbench.scenes.mesh_physics import SolidMesh
 
 from .layout import RoomLayout, parse_layout, scene_of
-from .physics import DEPTH_SLACK_M, OPTIMIZER, check_physics
+from .meshes import layout_meshes, mesh_pairs
+from .physics import DEPTH_SLACK_M, OPTIMIZER, physics_of
 
 MAX_STEPS = 5
 OOB_STEP_M = 0.2
@@ -70,14 +73,21 @@ class OptimizeResult:
         )
 
 
-def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX_STEPS) -> OptimizeResult:
-    """Repair ``scene`` (flat, grouped, or a record with ``"scene"``) by Algorithm 2."""
+def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX_STEPS, *,
+                   geometry: GeometryLevel = "box", library: AssetLibrary | None = None) -> OptimizeResult:
+    """Repair ``scene`` (flat, grouped, or a record with ``"scene"``) by Algorithm 2.
+
+    ``geometry`` shapes the objects whose collisions are repaired (``box``, as the release;
+    ``procedural``/``mesh``: a chair tucked under a table is left where it is); the
+    out-of-bounds rule looks at footprint corners at every level.
+    """
     original = parse_layout(scene)
     layout = original
+    meshes = None if check_level(geometry) == "box" else layout_meshes(layout, geometry, library=library)
     alive = list(range(len(layout)))  # input index of each object still present
     steps, clean = 0, False
     for step in range(max_steps):
-        report = check_physics(layout, OPTIMIZER)
+        report = physics_of(layout, OPTIMIZER, meshes, geometry)
         if report.clean:
             clean = True
             break
@@ -94,7 +104,7 @@ def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX
             if target in tried:
                 continue
             tried.add(target)
-            moved = _free_pose(layout, target, rng)
+            moved = _free_pose(layout, target, rng, meshes)
             if moved is None:
                 doomed.add(target)
             else:
@@ -102,8 +112,9 @@ def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX
         keep = [k for k in range(len(layout)) if k not in doomed]
         alive = [alive[k] for k in keep]
         layout = layout.subset(keep)
+        meshes = None if meshes is None else [meshes[k] for k in keep]
     else:
-        clean = check_physics(layout, OPTIMIZER).clean
+        clean = physics_of(layout, OPTIMIZER, meshes, geometry).clean
     removed = sorted(set(range(len(original))) - set(alive))
     return OptimizeResult(
         _write_back(scene, original, layout, alive),
@@ -124,27 +135,31 @@ def _toward_center(layout: RoomLayout, i: int) -> RoomLayout:
     return layout.moved(i, pos, layout.quats_xyzw[i])
 
 
-def _free_pose(layout: RoomLayout, i: int, rng: np.random.Generator) -> RoomLayout | None:
+def _free_pose(layout: RoomLayout, i: int, rng: np.random.Generator,
+               meshes: list[SolidMesh] | None = None) -> RoomLayout | None:
     """The layout with object ``i`` at the first sampled pose clear of the others, or None."""
     others = [k for k in range(len(layout)) if k != i]
     for _ in range(OFFSET_TRIES):
         offset = rng.uniform(-OFFSET_RANGE_M, OFFSET_RANGE_M, 2)
         pos = layout.bottoms[i] + np.array([offset[0], 0.0, offset[1]])
         candidate = layout.moved(i, pos, layout.quats_xyzw[i])
-        if _clear(candidate, i, others):
+        if _clear(candidate, i, others, meshes):
             return candidate
     base = Rotation.from_quat(layout.quats_xyzw[i])
     for _ in range(YAW_TRIES):
         turn = Rotation.from_euler("y", rng.uniform(-YAW_RANGE_DEG, YAW_RANGE_DEG), degrees=True)
         candidate = layout.moved(i, layout.bottoms[i], (base * turn).as_quat())
-        if _clear(candidate, i, others):
+        if _clear(candidate, i, others, meshes):
             return candidate
     return None
 
 
-def _clear(layout: RoomLayout, i: int, others: list[int]) -> bool:
+def _clear(layout: RoomLayout, i: int, others: list[int], meshes: list[SolidMesh] | None = None) -> bool:
     if not others:
         return True
+    if meshes is not None:
+        # The meshes are in each object's own frame: a moved pose needs no new mesh.
+        return not any(i in (a, b) and depth > DEPTH_SLACK_M for a, b, depth in mesh_pairs(layout, meshes))
     boxes = layout.boxes
     one = boxes.subset(np.full(len(others), i))
     sep = sat_separation(one, boxes.subset(others))

@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from buildbench.geometry import contact_pairs, sat_separation
 from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level
+from buildbench.scenes.mesh_physics import SolidMesh
 
 from .bounds import FLOOR_BUFFER_M, HEIGHT_TOLERANCE_M, outside_fractions, room_polygon
 from .layout import RoomLayout
@@ -194,10 +195,17 @@ def check_physics(
     """Collisions and out-of-bounds objects of ``layout`` under ``rules``, the objects
     shaped at ``geometry`` (``box``: the exact box tests of this module; ``procedural`` or
     ``mesh``: :mod:`.meshes`, ``library`` giving the real assets of ``mesh``). The corner
-    rule and the released box contacts are box rules and ignore ``geometry``."""
+    rule (out of bounds) and the released box contacts are box rules and ignore ``geometry``."""
     geometry = check_level(geometry)
-    meshes = None if geometry == "box" or rules.corner_rule or rules.mesh_contacts else \
+    meshes = None if geometry == "box" or rules.mesh_contacts else \
         layout_meshes(layout, geometry, library=library)
+    return physics_of(layout, rules, meshes, geometry)
+
+
+def physics_of(layout: RoomLayout, rules: PhysicsRules, meshes: list[SolidMesh] | None,
+               geometry: GeometryLevel = "box") -> PhysicsReport:
+    """`check_physics` with the objects' meshes already made (None: boxes); the optimizer moves
+    objects between checks and keeps their meshes, which do not change with the pose."""
     if meshes is not None:
         found = [Contact(*c) for c in mesh_pairs(layout, meshes)]
     elif rules.mesh_contacts:
@@ -217,6 +225,7 @@ def check_physics(
         )
         volumes_m3 = layout.volumes_m3
     if rules.corner_rule:
+        # The optimizer's out-of-bounds rule looks at footprint corners: a box rule at every level.
         oob_mask = corners_outside(layout, rules.floor_buffer_m)
     else:
         oob_mask = fractions > rules.max_outside_fraction
