@@ -64,4 +64,4 @@ def test_holistic_is_the_and_of_constraints() -> None:
     assert holistic([v("a", True), v("b", True)]) is True
     assert holistic([v("a", True), v("b", None)]) is None
     assert holistic([v("a", None), v("b", False)]) is False
-    assert holistic([]) is True
+    assert holistic([]) is None  # nothing judged is no valid scene (issue 23: never pass on nothing)

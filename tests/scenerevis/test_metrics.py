@@ -180,7 +180,9 @@ def test_score_recomputes_from_the_final_scene() -> None:
     assert out["collision_rate"] == 50.0 and out["oob_rate"] == 25.0  # not the reported 0
     assert out["turns"] == 5.0 and all(isinstance(v, float) for v in out.values())
     assert out["essentials_present"] == pytest.approx(2 / 3)  # bed and wardrobe, no nightstand
-    with pytest.raises(ValueError, match="t1"):
+    from buildbench.harness.errors import AgentFailure
+
+    with pytest.raises(AgentFailure, match="t1"):  # the agent's failure, scored as such
         score(task, {"reply": "no scene"})
-    with pytest.raises(ValueError, match="objects\\[0\\].size"):
+    with pytest.raises(AgentFailure, match="objects\\[0\\].size"):
         score(task, {"scene": dict(MESSY, objects=[dict(MESSY["objects"][0], size=[1, -2, 1])])})

@@ -63,7 +63,10 @@ class Isolated:
 
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_s: int) -> None:
     die_with_parent()
-    conn.recv()  # the parent has put this process into its memory group: start
+    try:
+        conn.recv()  # the parent has put this process into its memory group: start
+    except (EOFError, OSError):
+        os._exit(1)  # the parent went away before the start: nothing to do, nothing to print
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
     try:
         value = fn(*args)
