@@ -1,0 +1,116 @@
+"""Speed work must not change results (issue 24): a seeded sample of generated houses, their
+validation reports under both profiles and their Frame + Facade renders hash exactly as
+recorded in ``fixtures/speed_snapshot.json``.
+
+Rebuild the record only for an intended change of results (a new ``GENERATOR_VERSION``, a
+validator fix): ``.venv/bin/python tests/dreamhouse/test_speed_snapshot.py --update``.
+Pixel hashes depend on the OpenGL driver, so they are checked only on the driver that
+recorded them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from buildbench.suites.dreamhouse.check import validate
+from buildbench.suites.dreamhouse.generate import PAPER_DATASET_SIZE, dataset_task_ids, generate_structure
+from buildbench.suites.dreamhouse.model import Structure
+
+SNAPSHOT = Path(__file__).parent / "fixtures" / "speed_snapshot.json"
+_IDS = dataset_task_ids(PAPER_DATASET_SIZE)
+#: 13 houses spread over the paper-size dataset's styles, configurations and sizes.
+SAMPLE = [str(_IDS[3019 * k % len(_IDS)]) for k in range(13)]
+#: Houses whose renders are hashed (rendering is the slow part).
+RENDERED = SAMPLE[::3]
+
+
+def _digest(*parts: Any) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.tobytes() if isinstance(p, np.ndarray) else json.dumps(p, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _structure_digest(s: Structure) -> str:
+    return _digest(list(s.names), s.sizes_m, s.matrices, list(s.phases), list(s.sections),
+                   [list(x) for x in s.supported_by], {k: repr(v) for k, v in s.meta.items()})
+
+
+def _damaged(s: Structure) -> Structure:
+    keep = np.arange(len(s)) % 5 != 0
+    return Structure.from_arrays(tuple(np.asarray(s.names)[keep]), s.sizes_m[keep], s.matrices[keep], s.meta)
+
+
+def structures_and_reports() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for tid in SAMPLE:
+        house = generate_structure(tid, 0)
+        out[tid] = {
+            "frame": _structure_digest(house.structure),
+            "skin": _structure_digest(house.skin),
+            **{p: _digest(validate(house.structure, p).to_json()) for p in ("paper", "released")},
+            # Every fifth member gone: the failing paths of the tests, with their messages and measures.
+            **{f"{p}_damaged": _digest(validate(_damaged(house.structure), p).to_json()) for p in ("paper", "released")},
+        }
+    return out
+
+
+def renders() -> dict[str, Any]:
+    from buildbench.render import gl_info
+    from buildbench.suites.dreamhouse.views import CONDITIONS, render_views
+
+    out: dict[str, Any] = {"gl_renderer": gl_info().renderer}
+    for tid in RENDERED:
+        house = generate_structure(tid, 0)
+        out[tid] = {c: _digest(render_views(house.structure, house.skin, c)) for c in CONDITIONS}
+    return out
+
+
+def _recorded() -> dict[str, Any]:
+    return json.loads(SNAPSHOT.read_text())
+
+
+def test_structures_and_validation_are_unchanged() -> None:
+    assert structures_and_reports() == _recorded()["structures"]
+
+
+def test_renders_are_unchanged() -> None:
+    from buildbench.render import RenderUnavailableError, gl_info
+
+    try:
+        renderer = gl_info().renderer
+    except RenderUnavailableError as exc:
+        pytest.skip(f"no headless OpenGL here: {exc}")
+    recorded = _recorded()["renders"]
+    if renderer != recorded["gl_renderer"]:
+        pytest.skip(f"pixel hashes were recorded on {recorded['gl_renderer']!r}, this is {renderer!r}")
+    assert renders() == recorded
+
+
+def test_dataset_pngs_hold_the_rendered_pixels(tmp_path: Path) -> None:
+    """What the dataset writes decodes to exactly what was rendered."""
+    from buildbench.render import RenderUnavailableError, load_png
+    from buildbench.suites.dreamhouse.views import VIEW_NAMES, render_house, render_views
+
+    house = generate_structure(RENDERED[0], 0)
+    try:
+        paths = render_house(house.structure, house.skin, tmp_path)
+    except RenderUnavailableError as exc:
+        pytest.skip(f"no headless OpenGL here: {exc}")
+    by_name = {p.name: p for p in paths}
+    for condition in ("frame", "facade"):
+        images = render_views(house.structure, house.skin, condition)
+        for view, image in zip(VIEW_NAMES, images, strict=True):
+            assert np.array_equal(load_png(by_name[f"{condition}_{view}.png"]), image), (condition, view)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
+    SNAPSHOT.write_text(json.dumps({"structures": structures_and_reports(), "renders": renders()}, indent=1) + "\n")
+    print(f"wrote {SNAPSHOT}")
