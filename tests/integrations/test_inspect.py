@@ -33,14 +33,21 @@ def _logs(folder: Path) -> dict[str, EvalLog]:
 
 
 def _sample_scores(log: EvalLog) -> dict[str, float]:
+    """Every metric of the log's one sample; the score's value is the suite's headline metric."""
     assert log.samples and len(log.samples) == 1
-    return log.samples[0].scores["verify"].value  # type: ignore[index,return-value]
+    score = log.samples[0].scores["verify"]  # type: ignore[index]
+    metrics: dict[str, float] = score.metadata["metrics"]  # type: ignore[index]
+    headline = get_suite(log.eval.task.split("/")[-1]).headline[0]
+    assert score.metadata["headline"] == headline and score.value == metrics[headline]  # type: ignore[index]
+    assert score.explanation and score.explanation.startswith(("failed: ", f"{headline} = "))
+    return metrics
 
 
 def test_inspect_eval_cli_runs_every_suite_offline(tiktoken_cache: str, tmp_path: Path) -> None:
-    """``inspect eval buildbench/<suite> --model mockllm/model --limit 1``: the mock answers the same
-    text every turn, so every suite scores a failed build; SceneReVis has no room to score (the mock
-    never creates one), which is the agent's failure: a failing score with that reason, not an error."""
+    """``inspect eval buildbench/<suite> --model mockllm/model --limit 1`` with tiktoken's cache empty
+    and no network: the mock answers the same text every turn, so every suite scores a failed build;
+    SceneReVis has no room to score (the mock never creates one), which is the agent's failure: a
+    failing score with that reason, not an error. Each log's one score is the suite's headline."""
     names = list(EXPECTED)
     cmd = [str(Path(sys.executable).with_name("inspect")), "eval", *(f"buildbench/{n}" for n in names),
            "--model", "mockllm/model", "--limit", "1", "-T", "split=demo", "-T", "max_turns=2",
@@ -57,8 +64,8 @@ def test_inspect_eval_cli_runs_every_suite_offline(tiktoken_cache: str, tmp_path
             continue
         scores = _sample_scores(log)
         assert EXPECTED[name] in scores and scores[EXPECTED[name]] == 0.0
-        metric_names = {s.name for s in log.results.scores} if log.results else set()  # type: ignore[union-attr]
-        assert EXPECTED[name] in metric_names
+        assert log.results is not None and [s.name for s in log.results.scores] == ["verify"]
+        assert log.results.scores[0].metrics["mean"].value == 0.0
         assert log.samples[0].metadata["task"]["suite"] == name  # type: ignore[index]
 
 
@@ -78,8 +85,8 @@ def test_a_tool_call_that_solves_the_example_scores_one(tiktoken_cache: str, tmp
     assert scores["passed"] == 1.0 and scores["attempts"] == 1.0
     tool_messages = [m for m in log.samples[0].messages if isinstance(m, ChatMessageTool)]  # type: ignore[index]
     assert len(tool_messages) == 1 and "PASS" in tool_messages[0].text.upper()
-    assert log.results is not None
-    assert {s.name: s.metrics["mean"].value for s in log.results.scores}["passed"] == 1.0
+    assert log.results is not None and log.results.scores[0].metrics["mean"].value == 1.0  # passed
+    assert log.samples[0].scores["verify"].explanation.startswith("passed = 1, height_ratio = 1")  # type: ignore[index]
 
 
 def test_scenerevis_scores_a_room_the_model_created(tiktoken_cache: str, tmp_path: Path) -> None:
@@ -121,3 +128,39 @@ def test_an_empty_dreamhouse_house_passes_no_test(tiktoken_cache: str, tmp_path:
     assert log.status == "success", log.error
     scores = _sample_scores(log)
     assert scores["members"] == 0.0 and scores["structural_pass"] == 0.0 and scores["pass_rate"] == 0.0
+
+
+def test_scenerevis_without_a_scene_is_a_scored_failure_not_an_interruption(tiktoken_cache: str,
+                                                                            tmp_path: Path) -> None:
+    """Issue 25: ``-T max_turns=3`` on the default split ended "Task interrupted" (ValueError: outcome
+    has no final scene); such an episode is the agent's failure, scored with its reason."""
+    log = _run("scenerevis", [ModelOutput.from_content("mockllm/model", "I would put a bed here.")] * 3,
+               tmp_path, max_turns=3)
+    assert log.status == "success", log.error
+    score = log.samples[0].scores["verify"]  # type: ignore[index]
+    assert score.value == 0.0 and score.metadata["status"] == "failed"  # type: ignore[index]
+    assert score.explanation and score.explanation.startswith("failed: ") and "scene" in score.explanation
+
+
+def test_an_env_fault_errors_its_sample_and_the_eval_goes_on(tiktoken_cache: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of an env is never a score: that sample errors, the others are played and scored, and
+    the log's status says something went wrong."""
+    from buildbench.suites.example.env import TowerEnv
+
+    real_step = TowerEnv.step
+
+    def step(self: TowerEnv, action: object) -> object:
+        if self.task.id == "tower_0000_0001":
+            raise RuntimeError("simulated env fault")
+        return real_step(self, action)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TowerEnv, "step", step)
+    model = get_model("mockllm/model")
+    [log] = inspect_eval(TASKS["example"](split="demo", max_turns=1), model=model, limit=3,
+                         log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "error" and log.samples and len(log.samples) == 3
+    errored = [s for s in log.samples if s.error is not None]
+    assert [s.id for s in errored] == ["tower_0000_0001"] and "simulated env fault" in errored[0].error.message
+    scored = [s for s in log.samples if s.error is None]
+    assert len(scored) == 2 and all(s.scores["verify"].value == 0.0 for s in scored)  # type: ignore[index]
