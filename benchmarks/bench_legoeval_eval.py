@@ -7,21 +7,73 @@ index per house). Baseline, timed in the same run: the same checks done the way 
 tool-calling evaluator does them, re-reading the house JSON for every constraint, so
 nothing derived from a scene is shared between constraints. Generating the 130 + 130
 pairs is reported as its own figure (no baseline: nothing else makes them).
+
+Scaling (issue 24: log-log slope <= 1.2 from 225 to 450 objects): one five-room house
+furnished with 225, 300, 375 and 450 objects, its twelve constraints (drawn once, by the
+generator's type mix, from the 225-object house, so every size answers the same sentences)
+evaluated from the house JSON. The slope is a least-squares fit of log CPU seconds on log
+object count over the four sizes; its baseline is linear growth (slope 1).
 """
 
 from __future__ import annotations
 
 import time
+from functools import cache
+from typing import Any
 
+import numpy as np
 from _common import Figure, median_time
 
 from buildbench.harness import Task
-from buildbench.scenes.io import load_scene
+from buildbench.scenes.io import load_scene, write_thor
+from buildbench.scenes.model import Scene
 from buildbench.suites.legoeval.check import deterministic, evaluate
+from buildbench.suites.legoeval.constraints import render
+from buildbench.suites.legoeval.generate.pairs import _collect
 from buildbench.suites.legoeval.metrics import agreement_row
 from buildbench.suites.legoeval.tasks import generated_tasks
+from buildbench.suites.legoeval.tools.sample import sample_house
 
 TARGET_S = 120.0
+SCALING_SIZES = (225, 300, 375, 450)
+SLOPE_TARGET = 1.2
+N_CONSTRAINTS = 12
+
+
+@cache
+def _scaling_constraints() -> tuple[tuple[str, str], ...]:
+    programs = _collect(sample_house(5, SCALING_SIZES[0], seed=0), np.random.default_rng(11), N_CONSTRAINTS)
+    return tuple((f"c{i}", render(p)) for i, p in enumerate(programs))
+
+
+def scaling_case(n_objects: int) -> tuple[Scene, list[dict[str, Any]]]:
+    """The scaling benchmark's house with ``n_objects`` objects and its twelve constraints."""
+    return sample_house(5, n_objects, seed=0), [{"id": i, "text": t} for i, t in _scaling_constraints()]
+
+
+def cpu_time(fn: Any, repeat: int) -> float:
+    """Smallest process CPU seconds of ``fn()`` over ``repeat`` runs (CPU, not wall: the
+    machine is shared, and the smallest is the least disturbed)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def scaling_figure() -> Figure:
+    seconds = []
+    for n in SCALING_SIZES:
+        scene, constraints = scaling_case(n)
+        data = write_thor(scene)
+        # Enough repeats that each timing is well above the CPU clock's resolution.
+        seconds.append(cpu_time(lambda d=data, c=constraints: evaluate(load_scene(d), c), repeat=7))
+    slope = float(np.polyfit(np.log(SCALING_SIZES), np.log(seconds), 1)[0])
+    return Figure(f"legoeval 12 constraints, {SCALING_SIZES[0]}->{SCALING_SIZES[-1]} objects: log-log slope",
+                  slope, baseline="linear (slope 1)", baseline_seconds=1.0, target_seconds=SLOPE_TARGET,
+                  extra={"sizes": list(SCALING_SIZES), "cpu_seconds": seconds, "slope": slope,
+                         "constraints": [t for _, t in _scaling_constraints()]})
 
 
 def _ours(tasks: list[Task]) -> list[dict]:
@@ -54,6 +106,7 @@ def run() -> list[Figure]:
                baseline_seconds=base, target_seconds=TARGET_S,
                extra={"tasks": len(tasks), "constraints": n_constraints, "table1": table1}),
         Figure("legoeval generate 130 + 130 pairs", gen_s, extra={"pairs": 130}),
+        scaling_figure(),
     ]
 
 

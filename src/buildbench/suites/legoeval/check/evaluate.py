@@ -24,6 +24,7 @@ from typing import Any
 
 from buildbench.scenes import relations as rel_mod
 from buildbench.scenes.model import EXTERIOR, Scene, wall_direction
+from buildbench.scenes.relations.index import unchanged
 
 from ..constraints import (
     Attribute,
@@ -274,6 +275,11 @@ def _check_door(scene: Scene, ref0: str, ref1: str) -> Check:
 def check(scene: Scene, program: Program, pool: list[Candidate] | None = None) -> Check:
     """Decide ``program`` on ``scene`` (``pool``: precomputed :func:`candidates`)."""
     pool = candidates(scene) if pool is None else pool
+    with unchanged(scene):  # a check only reads the scene: one index for all its relation calls
+        return _check(scene, program, pool)
+
+
+def _check(scene: Scene, program: Program, pool: list[Candidate]) -> Check:
     if isinstance(program, Count):
         return _check_count(scene, program, pool)
     if isinstance(program, Attribute):
@@ -303,15 +309,17 @@ def evaluate(scene: Scene, constraints: Sequence[ConstraintSpec | dict[str, Any]
     A constraint is a :class:`ConstraintSpec` or a dict with ``id`` and ``program`` (JSON)
     or ``text`` (a template sentence)."""
     pool = candidates(scene)
-    out = []
-    for i, c in enumerate(constraints):
-        where = f"constraint {c.id if isinstance(c, ConstraintSpec) else c.get('id', i)}"
-        try:
-            cid, program = _program_of(c, where)
-            result = check(scene, program, pool)
-            out.append(ConstraintVerdict(cid, result.holds, f"[{constraint_type(program)}] {result.explanation}"))
-        except (ProgramError, KeyError, ValueError, TypeError) as exc:
-            cid = c.id if isinstance(c, ConstraintSpec) else str(c.get("id", i))
-            message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            out.append(ConstraintVerdict(cid, None, f"error: {message.splitlines()[0] if message else type(exc).__name__}"))
-    return out
+    with unchanged(scene):
+        return [_verdict(scene, c, i, pool) for i, c in enumerate(constraints)]
+
+
+def _verdict(scene: Scene, c: ConstraintSpec | dict[str, Any], i: int, pool: list[Candidate]) -> ConstraintVerdict:
+    where = f"constraint {c.id if isinstance(c, ConstraintSpec) else c.get('id', i)}"
+    try:
+        cid, program = _program_of(c, where)
+        result = check(scene, program, pool)
+        return ConstraintVerdict(cid, result.holds, f"[{constraint_type(program)}] {result.explanation}")
+    except (ProgramError, KeyError, ValueError, TypeError) as exc:
+        cid = c.id if isinstance(c, ConstraintSpec) else str(c.get("id", i))
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        return ConstraintVerdict(cid, None, f"error: {message.splitlines()[0] if message else type(exc).__name__}")
