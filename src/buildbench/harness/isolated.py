@@ -13,6 +13,11 @@ preloaded there, so a call costs a fork, not an import) and reports how it ended
   out; ``error`` is one line naming the limit;
 - ``crash``: the process died by itself (segfault, abort) without an answer.
 
+The child sees the parent's environment variables as they are at the call (a forkserver child
+would otherwise see them as they were when the server started). With ``serve``, ``fn`` gets a
+`Channel` as its first argument, through which it asks the parent for things while it runs (an
+episode played apart asks for model answers and for its score: `buildbench.harness.apart`).
+
 What a scorer of agent output must check before it starts (documented caps per suite, e.g.
 `buildbench.suites.bimedit.check.caps`) keeps an output past them from costing anything; these
 limits bound the rest.
@@ -20,10 +25,13 @@ limits bound the rest.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import multiprocessing
 import os
 import resource
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,12 +51,14 @@ class IsolationLimits:
     Attributes:
         wall_s: Wall-clock seconds before the process is killed.
         cpu_s: CPU seconds (RLIMIT_CPU; the kernel stops it with SIGXCPU).
-        memory_mb: Memory of the process and anything it starts, MiB (see `MemoryBudget`).
+        memory_mb: Memory of the process and anything it starts, MiB (see `MemoryBudget`); None: no
+            budget of its own (it stays in its parent's memory group, so the sandboxes it starts
+            get theirs as they would in the parent).
     """
 
     wall_s: float = 900.0
     cpu_s: int = 600
-    memory_mb: int = 8192
+    memory_mb: int | None = 8192
 
 
 @dataclass(frozen=True)
@@ -61,15 +71,97 @@ class Isolated:
     exception: BaseException | None = None
 
 
-def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_s: int) -> None:
+#: What the parent does with a request of its child: ``serve(request_id, payload, reply)``, where
+#: ``reply(request_id, ok, value)`` answers it (``ok`` False: ``value`` is raised in the child).
+#: Called in the thread that waits for the child; it must not block (hand the work elsewhere).
+Serve = Callable[[int, Any, Callable[[int, bool, Any], None]], None]
+
+
+class Channel:
+    """The isolated process's end of ``serve``: requests to the parent, answered in any order.
+
+    `ask` is a coroutine, so an episode's concurrent model calls stay concurrent; a thread of this
+    process reads the answers.
+    """
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, asyncio.Future[tuple[bool, Any]]]] = {}
+        self._reader: threading.Thread | None = None
+
+    async def ask(self, payload: Any) -> Any:
+        """What the parent answers to ``payload``; raises what it raised."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[bool, Any]] = loop.create_future()
+        request_id = next(self._ids)
+        self._waiting[request_id] = (loop, future)
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read, name="buildbench-channel", daemon=True)
+            self._reader.start()
+        with self._lock:
+            self._conn.send(("call", request_id, payload))
+        ok, value = await future
+        if ok:
+            return value
+        raise value
+
+    def _read(self) -> None:
+        while True:
+            try:
+                _, request_id, ok, value = self._conn.recv()
+            except (EOFError, OSError):
+                return  # the parent is gone; this process ends with it (die_with_parent)
+            loop, future = self._waiting.pop(request_id)
+            try:
+                loop.call_soon_threadsafe(_settle, future, (ok, value))
+            except RuntimeError:  # the loop is closed: nobody waits any more
+                return
+
+
+def _settle(future: asyncio.Future[tuple[bool, Any]], answer: tuple[bool, Any]) -> None:
+    if not future.done():
+        future.set_result(answer)
+
+
+class _Replies:
+    """The parent's end of ``serve``: answers sent from any thread, and a close that no send races."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def reply(self, request_id: int, ok: bool, value: Any) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            try:
+                self.conn.send(("reply", request_id, ok, value))
+            except (OSError, ValueError):
+                return  # the child is gone; its episode ends as its process did
+            except Exception as exc:  # an answer that does not pickle: the child gets why
+                self.conn.send(("reply", request_id, False, RuntimeError(f"unpicklable answer: {exc}")))
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self.conn.close()
+
+
+def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_s: int, environ: dict[str, str],
+           served: bool) -> None:
     die_with_parent()
     try:
         conn.recv()  # the parent has put this process into its memory group: start
     except (EOFError, OSError):
         os._exit(1)  # the parent went away before the start: nothing to do, nothing to print
+    os.environ.clear()
+    os.environ.update(environ)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
     try:
-        value = fn(*args)
+        value = fn(Channel(conn), *args) if served else fn(*args)
     except BaseException as exc:  # handed to the parent as itself
         try:
             conn.send(("error", exc))
@@ -80,7 +172,7 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_
 
 
 def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits = IsolationLimits(),
-                  *, preload: tuple[str, ...] = ()) -> Isolated:
+                  *, preload: tuple[str, ...] = (), serve: Serve | None = None) -> Isolated:
     """Run ``fn(*args)`` (a module-level function; picklable arguments) in a child process.
 
     Args:
@@ -88,43 +180,55 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
         args: Its arguments.
         limits: Wall, CPU and memory limits.
         preload: Modules the forkserver imports once (where it is not started yet), e.g. a suite.
+        serve: Answers the child's requests; ``fn`` is then called as ``fn(channel, *args)``.
     """
     context = multiprocessing.get_context("forkserver")
     if preload:
         context.set_forkserver_preload(["buildbench.harness", *preload])
     ours, theirs = context.Pipe()
-    process = context.Process(target=_child, args=(theirs, fn, args, limits.cpu_s), name="buildbench-isolated")
-    budget = MemoryBudget(limits.memory_mb * 1024 * 1024, what="the isolated process (with all it starts")
+    process = context.Process(target=_child, args=(theirs, fn, args, limits.cpu_s, dict(os.environ), serve is not None),
+                              name="buildbench-isolated")
+    budget = (None if limits.memory_mb is None else
+              MemoryBudget(limits.memory_mb * 1024 * 1024, what="the isolated process (with all it starts"))
+    replies = _Replies(ours)
     started = time.monotonic()
     try:
         process.start()
         theirs.close()
-        budget.enter(process.pid)  # type: ignore[arg-type]
-        budget.begin_call()
+        if budget is not None:
+            budget.enter(process.pid)  # type: ignore[arg-type]
+            budget.begin_call()
         ours.send("go")
-        return _wait(process, ours, budget, limits, started)
+        return _wait(process, ours, budget, limits, started, serve, replies.reply)
     finally:
         if process.pid is not None:
             if process.is_alive():
                 process.kill()
             process.join(5)
-        ours.close()
-        budget.close()
+        replies.close()
+        if budget is not None:
+            budget.close()
 
 
-def _wait(process: Any, conn: Connection, budget: MemoryBudget, limits: IsolationLimits, started: float) -> Isolated:
+def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: IsolationLimits, started: float,
+          serve: Serve | None, reply: Callable[[int, bool, Any], None]) -> Isolated:
     while True:
         if conn.poll(0.1):
             try:
-                kind, payload = conn.recv()
+                message = conn.recv()
             except (EOFError, OSError):
                 return _died(process, budget, limits)
+            kind, payload = message[0], message[-1]
+            if kind == "call" and serve is not None:
+                serve(message[1], payload, reply)
+                continue
             if kind == "ok":
                 return Isolated("ok", value=payload)
             if isinstance(payload, MemoryError):
-                return Isolated("limit", error=f"memory limit: {limits.memory_mb} MiB exceeded (MemoryError)")
+                budget_text = "its address space" if limits.memory_mb is None else f"{limits.memory_mb} MiB"
+                return Isolated("limit", error=f"memory limit: {budget_text} exceeded (MemoryError)")
             return Isolated("error", error=f"{type(payload).__name__}: {payload}", exception=payload)
-        over = budget.over()
+        over = None if budget is None else budget.over()
         if over is not None:
             process.kill()
             return Isolated("limit", error=over)
@@ -135,12 +239,12 @@ def _wait(process: Any, conn: Connection, budget: MemoryBudget, limits: Isolatio
             return _died(process, budget, limits)
 
 
-def _died(process: Any, budget: MemoryBudget, limits: IsolationLimits) -> Isolated:
+def _died(process: Any, budget: MemoryBudget | None, limits: IsolationLimits) -> Isolated:
     process.join(5)
     code = process.exitcode
     if code == -signal.SIGXCPU:
         return Isolated("limit", error=f"CPU time limit: {limits.cpu_s} s exceeded")
-    over = budget.over()
+    over = None if budget is None else budget.over()
     if over is not None:
         return Isolated("limit", error=over)
     how = signal.Signals(-code).name if code is not None and code < 0 else f"exit code {code}"

@@ -24,7 +24,7 @@ import re
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 
+from .apart import EPISODE_LIMITS, crashed_episode, play_apart
 from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
@@ -157,8 +158,6 @@ def score_outcome(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[
 #: checked before scoring (IFC entities and points, members, blocks, objects), keep outputs past
 #: them from costing anything; these bound the rest.
 SCORE_LIMITS = IsolationLimits(wall_s=900.0, cpu_s=600, memory_mb=8192)
-#: Limits of an episode re-run alone after the worker running it died (see `Runner._run_in_pool`).
-EPISODE_LIMITS = IsolationLimits(wall_s=6 * 3600.0, cpu_s=6 * 3600, memory_mb=64 * 1024)
 
 
 class ScorerCrash(RuntimeError):
@@ -317,14 +316,7 @@ def _episode_alone(config: RunConfig, task: Task, sample: int, artifact_root: st
                          preload=(suite_target(config.suite).partition(":")[0],))
     if done.status == "ok":
         return dict(done.value)
-    suite = get_suite(config.suite)
-    episode = Episode(task_id=task.id, sample=sample, suite=suite.name,
-                      agent=resolve_agent(suite, config.agent, has_model=False).name,
-                      protocol=suite.protocol(config.protocol).name, seed=episode_seed(config.seed, task.id, sample),
-                      metadata=dict(task.metadata), status="error", error_kind="crash")
-    episode.error = (f"the process running this episode died: {done.error}; the run went on"
-                     if done.status == "crash" else f"the episode's process stopped: {done.error}")
-    return episode.to_dict()
+    return crashed_episode(config, task, sample, done, has_model=False).to_dict()
 
 
 def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
@@ -494,14 +486,21 @@ class Runner:
             async with scoring:
                 return await asyncio.to_thread(score_isolated, suite_name, task, outcome)
 
+        # Each episode plays in a process of its own (`play_apart`): a native crash of env code ends
+        # that episode, never the run. Its model calls and its scoring are still made here.
+        threads = ThreadPoolExecutor(max_workers=self.config.concurrency, thread_name_prefix="buildbench-episode")
+
         async def one(task: Task, sample: int) -> None:
             async with gate:
-                episode = await execute_episode(self.config, task, sample, store.artifact_root, model,
-                                                score_bounded)
+                episode = await play_apart(execute_episode, self.config, task, sample, store.artifact_root, model,
+                                           score_bounded, threads)
             store.add_episode(episode)
             bar.advance(episode)
 
-        await asyncio.gather(*(one(t, s) for t, s in todo))
+        try:
+            await asyncio.gather(*(one(t, s) for t, s in todo))
+        finally:
+            threads.shutdown(wait=False, cancel_futures=True)
 
     async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: Progress) -> None:
         loop = asyncio.get_running_loop()

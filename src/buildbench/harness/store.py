@@ -51,6 +51,12 @@ CREATE TABLE IF NOT EXISTS summary (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+#: SQL: the stored episode (table ``episodes``) is an error whose process crashed (``error_kind``
+#: ``crash``, `buildbench.harness.apart`). A record that is not JSON is not one.
+_CRASHED = ("episodes.status = 'error' AND CASE WHEN json_valid(episodes.record) "
+            "THEN json_extract(episodes.record, '$.error_kind') = 'crash' ELSE 0 END")
+
+
 class StoreCorruptError(BuildbenchError):
     """A run store that cannot be read as one: damaged, tampered with, or not a store."""
 
@@ -191,11 +197,16 @@ class Store:
 
     # -- episodes -------------------------------------------------------------------------
     def add_episode(self, episode: Episode) -> bool:
-        """Commit one finished episode. Returns False (and writes nothing) if it is already in."""
+        """Commit one finished episode. Returns False (and writes nothing) if it is already in,
+        unless what is in is an episode whose process crashed (`finished` leaves those out): the
+        episode played again replaces it."""
         record = json.dumps(episode.to_dict(), default=str)
         with self._tx():
             cur = self._db.execute(
-                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id, sample) DO UPDATE SET "
+                "seed = excluded.seed, status = excluded.status, metrics = excluded.metrics, usage = excluded.usage, "
+                "artifacts = excluded.artifacts, duration_s = excluded.duration_s, "
+                f"finished_at = excluded.finished_at, record = excluded.record WHERE {_CRASHED}",
                 (
                     episode.task_id,
                     episode.sample,
@@ -212,7 +223,9 @@ class Store:
         return cur.rowcount == 1
 
     def finished(self) -> set[tuple[str, int]]:
-        return {(t, s) for t, s in self._db.execute("SELECT task_id, sample FROM episodes")}
+        """Episodes a resumed run skips: all stored ones but those whose process crashed (a native
+        crash of env code may not happen again; played again, the episode replaces its error)."""
+        return {(t, s) for t, s in self._db.execute(f"SELECT task_id, sample FROM episodes WHERE NOT ({_CRASHED})")}
 
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])

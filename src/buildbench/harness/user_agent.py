@@ -4,8 +4,9 @@
 object with an ``act(observation, ctx)`` method (sync or async) returning an :class:`Action`.
 ``model`` is the run's ``--model`` (a :class:`~buildbench.llm.ChatModel`, recorded or replayed
 like any other) or None without one; ``options`` are the run's ``-o`` options. See
-docs/agents.md for the protocol. The file is imported into the harness process: it is the
-user's own code, trusted like a provider SDK.
+docs/agents.md for the protocol. The file is imported where its episodes are played (a process
+of their own, `buildbench.harness.apart`; the ``model`` there passes each call to the harness):
+it is the user's own code, trusted like a provider SDK.
 """
 
 from __future__ import annotations
