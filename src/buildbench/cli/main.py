@@ -410,9 +410,11 @@ def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:
 
 def _add_core_groups() -> None:
     # Groups of shared packages (not suites): imported here, their commands import lazily.
+    from buildbench.integrations.mcp_cli import mcp
     from buildbench.scenes.cli import scenes
 
     cli.add_command(scenes)
+    cli.add_command(mcp)
 
 
 _add_core_groups()
