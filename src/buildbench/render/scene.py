@@ -66,6 +66,30 @@ _CUBE_POSITIONS, _CUBE_FACE_OF_VERTEX = _unit_cube()
 _CUBE_NORMALS = np.array([[s if i == a else 0.0 for i in range(3)] for a in range(3) for s in (1.0, -1.0)])
 
 
+#: Largest condition number (2-norm) of a box's 3x3 transform that is not taken for singular.
+MAX_CONDITION = 1e12
+
+
+def well_conditioned(linear: np.ndarray, limit: float = MAX_CONDITION) -> np.ndarray:
+    """``np.linalg.cond(linear) < limit`` for finite matrices of shape (n, 3, 3), with an SVD only
+    for the few matrices a cheap bound does not clear.
+
+    The bound is the Frobenius condition number ``‖A‖ ‖adj A‖ / |det A|``, never below the
+    2-norm one; clearing it ten times under the limit leaves room for rounding in both.
+    """
+    a = np.asarray(linear, dtype=np.float64)
+    c0, c1, c2 = a[:, :, 0], a[:, :, 1], a[:, :, 2]
+    with np.errstate(all="ignore"):  # overflow, underflow or det 0: inf or nan, left to the SVD
+        adjugate = np.stack([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)], axis=1)
+        det = np.einsum("ni,ni->n", c0, adjugate[:, 0])
+        bound = np.sqrt(np.einsum("nij,nij->n", a, a) * np.einsum("nij,nij->n", adjugate, adjugate)) / np.abs(det)
+    ok = bound < limit / 10
+    unsure = np.flatnonzero(~ok)
+    if unsure.size:
+        ok[unsure] = np.linalg.cond(a[unsure]) < limit
+    return ok
+
+
 @dataclass(frozen=True)
 class Boxes:
     """Oriented boxes, one colour each.
@@ -93,7 +117,7 @@ class Boxes:
         if bad.size:
             raise RenderInputError(f"Boxes.matrices[{bad[0]}] is not affine: last row {m[bad[0], 3].tolist()}")
         # Relative test (condition number), so millimetre-scale transforms are not flagged.
-        bad = np.flatnonzero(~(np.linalg.cond(m[:, :3, :3]) < 1e12)) if n else np.array([], int)
+        bad = np.flatnonzero(~well_conditioned(m[:, :3, :3]))
         if bad.size:
             raise RenderInputError(f"Boxes.matrices[{bad[0]}] has a singular 3x3 part (zero scale?)")
         sizes = np.asarray(self.sizes_m, dtype=np.float64)

@@ -24,11 +24,13 @@ def drawable(structure: Structure) -> np.ndarray:
     """Boolean mask of members with finite, non-negative sizes and a finite, non-singular
     transform: the ones that can be drawn. The others (which the validator reports) are left
     out of renders."""
+    from buildbench.render.scene import well_conditioned  # not at import: metrics need no GL stack
+
     sizes, mats = structure.sizes_m, structure.matrices
     with np.errstate(all="ignore"):
         ok = np.all(np.isfinite(sizes), axis=1) & np.all(sizes >= 0, axis=1)
         ok &= np.all(np.isfinite(mats), axis=(1, 2))
         ok &= np.all(np.abs(mats[:, 3] - [0.0, 0.0, 0.0, 1.0]) <= 1e-9, axis=1)
         lin = np.where(ok[:, None, None], mats[:, :3, :3], np.eye(3))
-        ok &= np.linalg.cond(lin) < 1e12 if len(ok) else ok
+        ok &= well_conditioned(lin)
     return ok
