@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from buildbench.harness import RunConfig, Runner, Store, run_report
+from buildbench.harness import RunConfig, Runner, Store, get_suite, run_report
 from buildbench.harness.episode import Episode
 from buildbench.integrations.mcp_episodes import McpRun
 from buildbench.integrations.mcp_server import serve_http
@@ -36,26 +36,14 @@ def reference_run(suite: str, policy: Policy, run_dir: Path, *, protocol: str, a
         replies.append(reply if isinstance(reply, ChatResponse) else ChatResponse(text=reply))
         return reply
 
-    config = RunConfig(suite=suite, agent=agent, protocol=protocol, split=split, workers=0,
-                       options=dict(options or {}), tasks=None, limit=None)
-    runner = Runner(_only(config, task), run_dir, model=ScriptedChat(answer))
-    runner.run()
+    first = get_suite(suite).load_tasks(split, 0)[0].id
+    assert first == task, f"the reference run plays the split's first task, {first}, not {task}"
+    config = RunConfig(suite=suite, agent=agent, protocol=protocol, split=split, limit=1, workers=0,
+                       options=dict(options or {}))
+    Runner(config, run_dir, model=ScriptedChat(answer)).run()
     with Store(run_dir) as store:
         (episode,) = list(store.episodes())
     return episode, replies
-
-
-def _only(config: RunConfig, task: str) -> RunConfig:
-    """``config`` limited to the split's task ``task`` (written as a one-task file next to nothing)."""
-    from buildbench.harness import get_suite
-
-    tasks = get_suite(config.suite).load_tasks(config.split, config.seed)
-    index = next(i for i, t in enumerate(tasks) if t.id == task)
-    if index != 0:
-        raise AssertionError(f"the tests play the first task of a split; {task} is number {index}")
-    from dataclasses import replace
-
-    return replace(config, limit=1)
 
 
 def mcp_config(suite: str, *, protocol: str, agent: str = "llm", split: str = "demo",
@@ -80,7 +68,8 @@ async def play(session: ClientSession, task: str, replies: list[ChatResponse]) -
 
 
 @contextlib.contextmanager
-def http_server(config: RunConfig, run_dir: Path, **kwargs: Any) -> Iterator[str]:
+def http_server(config: RunConfig, run_dir: Path, *, only: Sequence[str] = (), token: str | None = None
+                ) -> Iterator[str]:
     """``serve_http`` in a thread on a free loopback port; yields the endpoint URL."""
     found: list[str] = []
     started = threading.Event()
@@ -93,7 +82,7 @@ def http_server(config: RunConfig, run_dir: Path, **kwargs: Any) -> Iterator[str
 
     def serve() -> None:
         try:
-            serve_http(McpRun(config, run_dir, **kwargs), "127.0.0.1", 0, ready=ready, stop=stop)
+            serve_http(McpRun(config, run_dir, only=only), "127.0.0.1", 0, token, ready=ready, stop=stop)
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             errors.append(exc)
             started.set()

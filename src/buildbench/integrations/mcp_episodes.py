@@ -25,6 +25,7 @@ import asyncio
 import json
 from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -32,9 +33,10 @@ from typing import Any, Literal
 import jsonschema
 
 from buildbench.harness import Episode, Store, Suite, Task, get_suite, mean_metrics
+from buildbench.harness.apart import play_apart
 from buildbench.harness.errors import ConfigError
 from buildbench.harness.options import check_options
-from buildbench.harness.runner import RunConfig, Runner, execute_episode, select_tasks
+from buildbench.harness.runner import RunConfig, Runner, execute_episode, score_isolated, select_tasks
 from buildbench.harness.user_agent import resolve_agent
 from buildbench.llm import ChatModel
 from buildbench.llm.parts import ImagePart
@@ -131,6 +133,8 @@ class McpRun(Runner):
         self.tasks: list[Task] = []
         self._store: Store | None = None
         self._taken: set[tuple[str, int]] = set()
+        #: Where the waits for episode processes run (one thread per episode in play).
+        self.threads = ThreadPoolExecutor(max_workers=64, thread_name_prefix="buildbench-mcp-episode")
 
     def check(self) -> None:
         """Everything ``buildbench run`` refuses before its first episode (ConfigError, one line)."""
@@ -172,6 +176,7 @@ class McpRun(Runner):
         return self._store
 
     def close(self) -> None:
+        self.threads.shutdown(wait=False, cancel_futures=True)
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -247,8 +252,14 @@ class EpisodeSession:
         return await self._next()
 
     async def _episode(self, config: RunConfig, task: Task, sample: int, model: BridgeModel) -> Episode:
+        async def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+            return await asyncio.to_thread(score_isolated, config.suite, task, outcome)
+
         try:
-            episode = await execute_episode(config, task, sample, self.run.store.artifact_root, model)
+            # As `buildbench run` plays a model-backed episode: env, protocol and agent in a process of
+            # their own; the model's requests and the scoring are answered here.
+            episode = await play_apart(execute_episode, config, task, sample, self.run.store.artifact_root, model,
+                                       score, self.run.threads)
         finally:
             model.close(ApiError("api_error", "the episode ended"))
         if self.client:
