@@ -1,15 +1,25 @@
 """Every suite as a Gymnasium environment: ``buildbench/<Suite>-v0``.
 
-Importing this module registers one id per suite of the ``buildbench.suites`` entry-point group
-(Gymnasium 1.x has no plugin entry points of its own, so ``gymnasium.make`` also accepts the
-module-qualified form ``"buildbench.gym:buildbench/Example-v0"``, which imports this module)::
+Importing this module registers one id per suite of the ``buildbench.suites`` entry-point group.
+Gymnasium 1.x has no plugin entry points of its own; its convention is ``gym.register_envs(module)``,
+which names the import for linters and IDEs (``gymnasium.make`` also accepts the module-qualified
+form ``"buildbench.gym:buildbench/Example-v0"``, which imports this module)::
 
-    import gymnasium
-    import buildbench.gym  # noqa: F401  (registers the ids)
+    import gymnasium as gym
+    import buildbench.gym
 
-    env = gymnasium.make("buildbench/Example-v0", task=0, split="demo", seed=7)
+    gym.register_envs(buildbench.gym)
+    env = gym.make("buildbench/Example-v0", task=0, split="demo", seed=7)
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step('{"blocks": [...]}')
+
+    envs = gym.make_vec("buildbench/Example-v0", num_envs=2, vectorization_mode="async", split="demo")
+
+Vector envs work in both modes: :class:`AnyText` has its own shared-memory layout (code points),
+so ``AsyncVectorEnv``'s default ``shared_memory=True`` holds any Unicode text of the space's bound.
+A process that has already rendered (an env of a suite with images, made before the vector env)
+cannot hand its OpenGL state to forked workers: pass ``vector_kwargs={"context": "forkserver"}``
+there, or DreamHouse's workers render no views.
 
 Description:
     One construction task of a suite, as the suite's own env plays it: the agent's text goes to
@@ -24,7 +34,8 @@ Action Space:
 
 Observation Space:
     ``Dict(text=AnyText, state=AnyText)``: the instructions or feedback, and the env's structured
-    state as JSON text. Images of the observation are kept as arrays in :attr:`BuildbenchEnv.images`.
+    state as JSON text, each at most ``max_observation_chars`` characters (an observation over the
+    bound raises a ValueError that names it; pass a larger bound to ``make``). Images of the observation are kept as arrays in :attr:`BuildbenchEnv.images`.
     The state's fields are the suite's state record (``<suite>/spaces.py``, ``Env.state_type``):
     ``info["state_schema"]`` at reset describes them JSON-schema-like, each property with its
     ``type``, ``description`` and ``unit`` (``m``, ``s``, ``deg``…), for example::
@@ -49,11 +60,16 @@ Starting State:
 
 Episode End:
     ``terminated`` when the env says the build is complete or has failed for good; ``truncated``
-    when the suite's own budget ran out (or ``max_episode_steps`` passed to ``make``).
+    when the suite's own budget ran out or after ``max_turns`` steps (both scored: the last
+    step's ``info["metrics"]``). Gymnasium's own ``max_episode_steps`` truncates from outside the
+    env, which then never scores the episode: call ``env.unwrapped.score()`` for that.
 
 Arguments:
     ``task``, ``split`` (default ``"default"``), ``seed`` (task generation, and the episode seed
-    of a ``reset()`` without one), ``options`` (the suite's ``-o`` options, checked the same way).
+    of a ``reset()`` without one), ``options`` (the suite's ``-o`` options, checked the same way),
+    ``max_observation_chars`` (the bound of each observation text, default
+    :data:`MAX_OBSERVATION_CHARS`), ``max_turns`` (steps per episode at most; None: the suite's
+    own budget only).
 
 Version History:
     v0: first version.
@@ -62,13 +78,14 @@ Version History:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, overload
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from buildbench.harness import Env, Observation, Suite, Task, get_suite, suite_names
 from buildbench.harness.options import check_options
@@ -77,14 +94,16 @@ from buildbench.harness.record import Record
 
 from .integrations.text import apply_text, plain_json, select_task
 
-__all__ = ["AnyText", "BuildbenchEnv", "env_id", "record_schema", "register_suites"]
+__all__ = ["AnyText", "BuildbenchEnv", "SharedTexts", "env_id", "record_schema", "register_suites"]
 
 #: Id namespace of every buildbench environment.
 NAMESPACE = "buildbench"
 #: Longest action text accepted, in characters (a long Blender script is about 100 000).
 MAX_ACTION_CHARS = 1_000_000
-#: Longest observation text, in characters (a SceneReVis scene JSON with its prompt fits easily).
-MAX_OBSERVATION_CHARS = 16_000_000
+#: Longest observation text or state JSON, in characters, unless ``make(max_observation_chars=N)``.
+#: Reset observations of the suites are 0.5-6 thousand characters; an async vector env keeps
+#: 4 bytes per character of the bound per env in shared memory (4 MB here).
+MAX_OBSERVATION_CHARS = 1_000_000
 #: Length of a random action sampled from the action space (``sample()``): probes, not designs.
 SAMPLE_CHARS = 64
 
@@ -127,6 +146,71 @@ class AnyText(spaces.Text):
         return isinstance(other, AnyText) and self.max_length == other.max_length
 
 
+# AnyText in shared memory (async vector envs): per env, one int32 length then the text's code
+# points. Gymnasium's own Text layout indexes its charset and cannot hold other characters.
+@create_shared_memory.register(AnyText)
+def _create_text_memory(space: AnyText, n: int = 1, ctx: Any = None) -> Any:
+    import multiprocessing
+
+    return (ctx or multiprocessing).Array("i", n * (space.max_length + 1))
+
+
+@write_to_shared_memory.register(AnyText)
+def _write_text_memory(space: AnyText, index: int, value: str, memory: Any) -> None:
+    if value not in space:
+        raise ValueError(f"{space!r}: cannot hold a text of {len(value)} characters")
+    size = space.max_length + 1
+    slot = np.frombuffer(memory.get_obj(), dtype=np.int32)[index * size:(index + 1) * size]
+    slot[0] = len(value)
+    slot[1:1 + len(value)] = np.frombuffer(value.encode("utf-32-le"), dtype="<u4")
+
+
+@read_from_shared_memory.register(AnyText)
+def _read_text_memory(space: AnyText, memory: Any, n: int = 1) -> SharedTexts:
+    return SharedTexts(np.frombuffer(memory.get_obj(), dtype=np.int32).reshape((n, space.max_length + 1)))
+
+
+class SharedTexts(Sequence[str]):
+    """The texts of a vector env's sub-envs, read from shared memory when indexed.
+
+    ``AsyncVectorEnv`` reads its shared observation memory once and expects a view that follows
+    the workers' writes (a NumPy view for array spaces); this is that view for text. A copy
+    (``copy.deepcopy``, which the vector env makes by default, or pickling) is a plain tuple.
+    """
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(len(self))[index])
+        row = self._rows[index]
+        return bytes(row[1:1 + int(row[0])].astype("<u4").tobytes()).decode("utf-32-le")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return tuple, (tuple(self),)
+
+    def __repr__(self) -> str:
+        return f"SharedTexts({tuple(self)!r})"
+
+
 class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
     """One suite's env behind Gymnasium's API (see the module docstring).
 
@@ -136,12 +220,15 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         split: The suite's task split.
         seed: Task-generation seed, and the episode seed of a first ``reset()`` without one.
         options: The suite's ``-o`` options (unknown keys and bad values are refused).
+        max_observation_chars: Longest observation text or state JSON, in characters.
+        max_turns: Truncate (and score) an episode after this many steps; None: no bound of ours.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}
 
     def __init__(self, suite: str, task: int | str = 0, split: str = "default", seed: int = 0,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, max_observation_chars: int = MAX_OBSERVATION_CHARS,
+                 max_turns: int | None = None) -> None:
         self.suite: Suite = get_suite(suite)
         where = f"buildbench/{env_name(suite)}"
         if split not in self.suite.splits:
@@ -152,8 +239,13 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         self.task: Task = select_task(self._tasks, task, where=where)
         self._make_seed = int(seed)
         self.action_space = AnyText(MAX_ACTION_CHARS)
-        self.observation_space = spaces.Dict({"text": AnyText(MAX_OBSERVATION_CHARS),  # type: ignore[assignment]
-                                              "state": AnyText(MAX_OBSERVATION_CHARS)})
+        if max_observation_chars < 1:
+            raise ValueError(f"{where}: max_observation_chars must be >= 1, got {max_observation_chars}")
+        if max_turns is not None and max_turns < 1:
+            raise ValueError(f"{where}: max_turns must be >= 1 or None, got {max_turns}")
+        self.max_turns = max_turns
+        self.observation_space = spaces.Dict({"text": AnyText(max_observation_chars),  # type: ignore[assignment]
+                                              "state": AnyText(max_observation_chars)})
         self._env: Env | None = None
         self._turn = 0
         self._ended = False
@@ -196,11 +288,12 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
             result = apply_text(self._env, action, self._turn)
         self._turn += 1
         info = plain_json(result.info)
-        if result.terminated or result.truncated:
+        terminated = bool(result.terminated)
+        truncated = bool(result.truncated) or (not terminated and self._turn == self.max_turns)
+        if terminated or truncated:
             self._ended = True
             info.update(self._final_scores())
-        return (self._observe(result.observation), float(result.reward), bool(result.terminated),
-                bool(result.truncated), info)
+        return self._observe(result.observation), float(result.reward), terminated, truncated, info
 
     def score(self) -> dict[str, float]:
         """The suite verifier's metrics for the episode's outcome so far (raises when it cannot score)."""
@@ -222,8 +315,13 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
 
     def _observe(self, observation: Observation) -> dict[str, str]:
         self.images = list(observation.images)
-        state = json.dumps(plain_json(observation.state), sort_keys=True)
-        return {"text": observation.text, "state": state}
+        out = {"text": observation.text, "state": json.dumps(plain_json(observation.state), sort_keys=True)}
+        bound = self.observation_space["text"].max_length  # type: ignore[index]
+        for key, text in out.items():
+            if len(text) > bound:  # cut, it would mislead the agent; the bound is the user's to raise
+                raise ValueError(f"{self._where}: the observation's {key} has {len(text)} characters, over "
+                                 f"max_observation_chars={bound}; make the env with a larger bound")
+        return out
 
     def close(self) -> None:
         if self._env is not None:

@@ -155,3 +155,94 @@ def test_controls_travel_as_json_text() -> None:
     obs, *_ = env.step(json.dumps({"control": "set_final", "args": {"machine_id": "9"}}))
     assert obs["text"].startswith("Control set_final refused: no machine '9'")
     assert env.unwrapped.outcome()["final"] == "1"
+
+
+@pytest.mark.parametrize("mode", ["async", "sync"])
+@pytest.mark.parametrize("suite", SUITES)
+def test_vector_envs_in_both_modes(suite: str, mode: str) -> None:
+    """Issue 25: ``make_vec(..., vectorization_mode="async")`` raised KeyError '{' after 74 s spent
+    allocating shared memory for 16 M-character text spaces. Shared memory now holds any text.
+    Async workers start by forkserver: a worker forked from this process, which has rendered with
+    OpenGL in earlier tests, cannot render (DreamHouse then shows no images)."""
+    import buildbench.gym
+
+    gymnasium.register_envs(buildbench.gym)
+    vector_kwargs = {"context": "forkserver"} if mode == "async" else {}
+    envs = gymnasium.make_vec(IDS[suite], num_envs=2, vectorization_mode=mode, split="demo", seed=4,
+                              options=SUITES[suite], vector_kwargs=vector_kwargs)
+    try:
+        obs, info = envs.reset(seed=9)
+        single = _make(suite, task=0, seed=4)
+        first, _ = single.reset(seed=9)
+        single.close()
+        assert isinstance(obs["text"], tuple) and len(obs["text"]) == 2
+        for key in ("text", "state"):
+            assert TEMP_PATH.sub("", obs[key][0]) == TEMP_PATH.sub("", first[key])
+        actions = ("Größe × 3 — °", json.dumps({"control": "nope", "args": {}}))
+        obs, reward, terminated, truncated, info = envs.step(actions)
+        assert obs["text"][1].startswith("Unknown control 'nope'") and reward.shape == (2,)
+        assert all(t in envs.single_observation_space["text"] for t in obs["text"])
+    finally:
+        envs.close()
+
+
+def test_shared_text_memory_round_trips_any_unicode_to_the_bound() -> None:
+    import copy
+    import pickle
+
+    from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+
+    space = AnyText(12)
+    memory = create_shared_memory(space, n=3)
+    view = read_from_shared_memory(space, memory, n=3)
+    texts = ("", "日本語 × 🙂", "x" * 12)
+    for i, text in enumerate(texts):
+        write_to_shared_memory(space, i, text, memory)
+    assert tuple(view) == texts and view == texts and view[1:] == texts[1:]
+    assert copy.deepcopy(view) == texts and type(copy.deepcopy(view)) is tuple
+    assert pickle.loads(pickle.dumps(view)) == texts
+    write_to_shared_memory(space, 0, "later", memory)
+    assert view[0] == "later"  # a view follows the workers' writes
+    with pytest.raises(ValueError, match="cannot hold a text of 13 characters"):
+        write_to_shared_memory(space, 0, "y" * 13, memory)
+
+
+def test_an_observation_over_the_bound_is_refused_by_name() -> None:
+    env = _make("example", task=0, seed=0, max_observation_chars=100)
+    with pytest.raises(ValueError, match="the observation's text has 559 characters, over max_observation_chars=100"):
+        env.reset()
+    with pytest.raises(ValueError, match="max_observation_chars must be >= 1"):
+        _make("example", max_observation_chars=0)
+
+
+def _example(name: str) -> object:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "gym" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"gym_example_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_max_turns_truncates_and_scores() -> None:
+    env = _make("example", task=0, seed=0, max_turns=2)
+    env.reset()
+    assert env.step("one")[2:4] == (False, False)
+    obs, reward, terminated, truncated, info = env.step("two")
+    assert (terminated, truncated) == (False, True) and info["metrics"]["passed"] == 0.0
+    with pytest.raises(ValueError, match="max_turns must be >= 1 or None"):
+        _make("example", max_turns=0)
+
+
+def test_the_worked_examples_run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    assert _example("random_policy").main(["--mode", "sync", "--episodes", "2", "--episode-steps", "2"]) == 0  # type: ignore[attr-defined]
+    out = capsys.readouterr().out
+    assert out.count("episode over, return 0, verifier: {'attempts': 2.0") == 2 and "2 episodes finished" in out
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])  # the default model spec is a path from the repo root
+    assert _example("llm_policy").main(["--task", "1"]) == 0  # type: ignore[attr-defined]
+    assert "return 1; verifier: {" in capsys.readouterr().out
