@@ -23,7 +23,7 @@ from buildbench.harness.errors import ConfigError  # noqa: E402
 from buildbench.integrations.mcp_episodes import McpRun  # noqa: E402
 from buildbench.integrations.mcp_server import serve_http  # noqa: E402
 
-from .mcp_play import http_server, http_session, mcp_config, run_async  # noqa: E402
+from .mcp_play import http_server, http_session, mcp_config, run_async, stdio_session  # noqa: E402
 
 TASK = "tower_0000_0000"
 
@@ -43,23 +43,26 @@ def episodes(run_dir: Path) -> list[Any]:
         return list(store.episodes())
 
 
+FIXED = ["start_episode", "submit", "observe", "finish", "call"]
 CONFIG = mcp_config("example", protocol="refine", options={"tools": True})
 
 
 def test_a_bad_call_is_one_error_line_and_the_episode_goes_on(tmp_path: Path) -> None:
     async def session(url: str) -> None:
         async with http_session(url) as s:
-            assert [t.name for t in (await s.list_tools()).tools] == ["start_episode", "submit", "observe", "finish"]
+            assert [t.name for t in (await s.list_tools()).tools] == FIXED
             nothing = await s.call_tool("submit", {"text": "hello"})
             assert nothing.isError and text(nothing).startswith("error: no turn is waiting")
             first = await s.call_tool("start_episode", {"task": TASK})
             assert not first.isError and first.structuredContent["tools"] == ["submit_blocks"]
+            assert "[tools of this turn" in text(first) and '"blocks"' in text(first)  # its schema, written out
             assert "submit_blocks" in [t.name for t in (await s.list_tools()).tools]
             target = float(text(first).split("at least ")[1].split(" m")[0])
             bad = [await s.call_tool("submit_blocks", {"blocks": "three blocks"}),
                    await s.call_tool("submit_blocks", {"blocks": [{"center": [0, 0]}]}),
                    await s.call_tool("build_bridge", {}),
                    await s.call_tool("submit", {}),
+                   await s.call_tool("call", {"tool": "submit_blocks", "arguments": {"blocks": 3}}),
                    await s.call_tool("start_episode", {"task": TASK})]
             for result in bad:
                 lines = text(result).splitlines()
@@ -67,10 +70,11 @@ def test_a_bad_call_is_one_error_line_and_the_episode_goes_on(tmp_path: Path) ->
             assert "argument blocks: 'three blocks' is not of type 'array'" in text(bad[0])
             assert "argument blocks/0" in text(bad[1])
             assert "'build_bridge' is not offered in this turn; its tools: submit_blocks" in text(bad[2])
-            assert "already in play" in text(bad[4])
+            assert "argument blocks: 3 is not of type 'array'" in text(bad[4])
+            assert "already in play" in text(bad[5])
             again = await s.call_tool("observe", {})  # the turn still waits, untouched
             assert not again.isError and "[system prompt]" in text(again) and "at least" in text(again)
-            end = await s.call_tool("submit_blocks", tower(target))
+            end = await s.call_tool("call", {"tool": "submit_blocks", "arguments": tower(target)})
             assert end.structuredContent["ended"] and end.structuredContent["episode"]["status"] == "ok"
             assert end.structuredContent["episode"]["metrics"]["passed"] == 1.0
             replay = await s.call_tool("start_episode", {"task": TASK})
@@ -90,7 +94,7 @@ def test_finish_is_scored_and_a_client_that_leaves_is_not(tmp_path: Path) -> Non
             target = float(text(first).split("at least ")[1].split(" m")[0])
             # b has no episode: a's turn and tools are not b's
             assert "No episode in play" in text(await b.call_tool("observe", {}))
-            assert [t.name for t in (await b.list_tools()).tools] == ["start_episode", "submit", "observe", "finish"]
+            assert [t.name for t in (await b.list_tools()).tools] == FIXED
             assert (await b.call_tool("submit_blocks", tower(target))).isError
             floating = await a.call_tool("submit_blocks", tower(target, gap_m=0.05))
             assert not floating.structuredContent["ended"]
@@ -179,3 +183,21 @@ def test_the_command_refuses_bad_settings_with_one_line(tmp_path: Path, capsys: 
         assert main(["mcp", *args, "--run-dir", str(tmp_path / "run")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and said in err[0], err
+
+
+def test_the_readme_snippet_starts_a_server_an_agent_app_can_use(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### MCP\n", 1)[1]
+    snippet = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    ((_, entry),) = snippet["mcpServers"].items()
+    assert entry["command"] == "buildbench" and entry["args"][0] == "mcp"
+    args = list(entry["args"][1:])
+    args[args.index("--run-dir") + 1] = str(tmp_path / "run")
+
+    async def session() -> tuple[list[str], int]:
+        async with stdio_session(args, tmp_path) as s:
+            tools = [t.name for t in (await s.list_tools()).tools]
+            return tools, len((await s.list_resources()).resources)
+
+    tools, tasks = run_async(session)
+    assert tools == FIXED and tasks > 0

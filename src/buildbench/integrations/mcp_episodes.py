@@ -227,6 +227,7 @@ class EpisodeSession:
         self.model: BridgeModel | None = None
         self._play: asyncio.Task[Episode] | None = None
         self._shown_system: str | None = None
+        self._shown_tools: tuple[Tool, ...] | None = None
         self._last: TurnView | None = None
 
     @property
@@ -247,7 +248,7 @@ class EpisodeSession:
         task, sample = self.run.take(task_id)
         config = self.run.config
         self.model = BridgeModel(config.model or "mcp")
-        self._shown_system = None
+        self._shown_system, self._shown_tools = None, None
         self._play = asyncio.create_task(self._episode(config, task, sample, self.model))
         return await self._next()
 
@@ -270,7 +271,7 @@ class EpisodeSession:
     def observe(self) -> TurnView:
         """The current turn again, in full (system prompt included), or the last episode's end."""
         if self.playing and self.model is not None and self.model.pending:
-            self._shown_system = None
+            self._shown_system, self._shown_tools = None, None
             return self._turn(self.model.pending[0].request)
         if self._last is not None and self._last.ended:
             return self._last
@@ -346,6 +347,12 @@ class EpisodeSession:
             self._shown_system = system
         blocks += _new_messages(messages)
         tools = request.tools
+        if tools and tools != self._shown_tools:
+            # Written out as well as listed: an app that never refreshes its tool list still sees them.
+            listed = "\n".join(f"- {t.name}: {t.description}\n  arguments (JSON schema): "
+                               f"{json.dumps(t.parameters, sort_keys=True)}" for t in tools)
+            blocks.append(("text", f"[tools of this turn; call one directly, or through `call`]\n{listed}"))
+        self._shown_tools = tools
         if tools:
             ask = (f"Answer with one call of this turn's tools ({', '.join(t.name for t in tools)}), or with "
                    "`submit` to reply in text.")

@@ -8,7 +8,9 @@ Tools (see :mod:`.mcp_episodes` for what an episode over MCP is):
   turn; the server says so with ``notifications/tools/list_changed``): answer the turn with one call;
 - ``submit(text)``: answer the turn with text (code, a plan, JSON: what the turn asks for);
 - ``observe()``: the current turn again in full, images as MCP image content;
-- ``finish()``: end the episode now; it is scored on what was built.
+- ``finish()``: end the episode now; it is scored on what was built;
+- ``call(tool, arguments)``: call a turn's tool by name, for apps that never refresh their tool list
+  (each turn whose tools changed also writes them out with their schemas).
 
 Every answer shows the next turn (text and images) or, when the protocol ended the episode, its
 status and metrics; ``structuredContent`` carries ``{"ended", "tools", "episode"}``. A call the
@@ -72,8 +74,15 @@ _OBSERVE = types.Tool(
 _FINISH = types.Tool(
     name="finish", description="End the episode now: it is scored on what was built so far (like a model that "
     "spent its request budget).", inputSchema={"type": "object", "properties": {}, "additionalProperties": False})
-#: Tools every session has; a suite tool of the same name is reached by none of them.
-FIXED_TOOLS = (_START, _SUBMIT, _OBSERVE, _FINISH)
+_CALL = types.Tool(
+    name="call", description="Call one of the current turn's tools by name (the same as calling it directly; for "
+    "apps that do not refresh their tool list when a turn changes it).",
+    inputSchema={"type": "object", "properties": {
+        "tool": {"type": "string", "description": "The tool's name"},
+        "arguments": {"type": "object", "description": "Its arguments, as its JSON schema asks"}},
+        "required": ["tool"], "additionalProperties": False})
+#: Tools every session has; a suite tool of the same name is reached only through ``call``.
+FIXED_TOOLS = (_START, _SUBMIT, _OBSERVE, _FINISH, _CALL)
 
 
 def build_server(run: McpRun) -> Server[EpisodeSession, Any]:
@@ -160,6 +169,13 @@ async def _dispatch(session: EpisodeSession, name: str, arguments: dict[str, Any
         return session.observe()
     if name == "finish":
         return await session.finish()
+    if name == "call":
+        tool, args = arguments.get("tool"), arguments.get("arguments", {})
+        if not isinstance(tool, str):
+            raise ConfigError("call: argument tool: the name of one of this turn's tools is required")
+        if not isinstance(args, dict):
+            raise ConfigError(f"call: argument arguments: a JSON object is required, got {type(args).__name__}")
+        return await session.call(tool, args)
     return await session.call(name, arguments)
 
 
