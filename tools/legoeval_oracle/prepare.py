@@ -111,13 +111,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, required=True, help="folder for the annotation file")
     ap.add_argument("--no-houses", action="store_true", help="keep the committed oracle houses")
+    ap.add_argument("--houses", type=Path, nargs="*", default=[],
+                    help="more house files to annotate (fresh houses run with run_original.py --houses)")
     args = ap.parse_args()
     if not args.no_houses:
         write_houses()
     target = args.work / "evaluation" / "utils" / "obj_annotations.json"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(annotation_db(house_paths()), indent=1), encoding="utf-8")
-    print(f"{len(house_paths())} houses; annotations in {target}")
+    paths = house_paths() + [p.resolve() for p in args.houses]
+    target.write_text(json.dumps(annotation_db(paths), indent=1), encoding="utf-8")
+    print(f"{len(paths)} houses; annotations in {target}")
 
 
 if __name__ == "__main__":

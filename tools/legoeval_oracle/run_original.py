@@ -175,7 +175,73 @@ def calls(house: dict[str, Any], swatches: list[str]) -> Iterator[tuple[str, lis
         yield "get_spatial_relation", args
 
 
-def invoke(functions: Any, tool: str, house: dict[str, Any], args: list[Any], sys_args: Any) -> dict[str, Any]:
+def child_ids(house: dict[str, Any]) -> list[str]:
+    """Ids of objects nested under ``children`` (ProcTHOR's small objects), at any depth."""
+    out: list[str] = []
+    stack = [c for o in house.get("objects") or [] for c in o.get("children") or []]
+    while stack:
+        child = stack.pop(0)
+        if isinstance(child, dict) and "id" in child:
+            out.append(str(child["id"]))
+            stack += child.get("children") or []
+    return out
+
+
+def odd_id_args(first: str | None, second: str | None) -> Iterator[Any]:
+    """Arguments an agent or a careless caller gives where a list of ids is expected."""
+    yield from ([None], [5], [1.5], [True], None, 5, "", [""], [[]], [{}])
+    if first is None:
+        return
+    yield from (first, [[first]], [first, first], [first.upper()], [f" {first} "], [first, None],
+                [first, 7], [{"id": first}], first[: max(1, len(first) // 2)], first[:1])
+    if second is not None:
+        yield f"{first} {second}"
+        yield (first + second)
+
+
+def odd_relation_args(house: dict[str, Any]) -> Iterator[Any]:
+    objs, kids = ids(house, "objects"), child_ids(house)
+    a = objs[0] if objs else None
+    b = objs[1] if len(objs) > 1 else (kids[0] if kids else None)
+    yield from ([[]], [None], [[None]], [5], [[1, 2]], "")
+    if a is None:
+        return
+    yield from (a, [a], [[a]], [[a, UNKNOWN]], [[UNKNOWN, a]], [[a, a]], [[a, None]], [[a, 5]], [a, [a]])
+    if b is not None:
+        yield from ([a, b], [[a, b, a]], [[a, b], [b, a]], [[a, b], a], [[a], [b]])
+    for kid in kids[:2]:
+        yield [[a, kid]]
+
+
+def odd_calls(house: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Calls with odd arguments: non-string ids, bare values, nested lists, child objects."""
+    rooms, walls = ids(house, "rooms"), ids(house, "walls")
+    doors, windows, objects = ids(house, "doors"), ids(house, "windows"), ids(house, "objects")
+    kids = child_ids(house)
+
+    def two(every: list[str]) -> tuple[str | None, str | None]:
+        return (every[0] if every else None, every[1] if len(every) > 1 else None)
+
+    for tool in ("get_room_info", "get_wall_list", "get_door_list", "get_window_list", "get_object_list",
+                 "get_topdown_room"):
+        for args in odd_id_args(*two(rooms)):
+            yield tool, args
+    for tool, every in (("get_wall_info", walls), ("get_door_info", doors), ("get_window_info", windows),
+                        ("get_object_info", objects), ("get_wall_scene", walls),
+                        ("get_multiview_rendered_object", objects + doors + windows),
+                        ("get_material_image", materials(house))):
+        for args in odd_id_args(*two(every)):
+            yield tool, args
+    for tool in ("get_object_info", "get_multiview_rendered_object"):
+        for kid in kids[:3]:
+            yield tool, [kid]
+        if kids and objects:
+            yield tool, [objects[0], kids[0]]
+    for args in odd_relation_args(house):
+        yield "get_spatial_relation", args
+
+
+def invoke(functions: Any, tool: str, house: dict[str, Any], args: Any, sys_args: Any) -> dict[str, Any]:
     fn: Callable[..., Any] = getattr(functions, tool)
     scene = copy.deepcopy(house)
     scene["index"] = 0
@@ -185,12 +251,12 @@ def invoke(functions: Any, tool: str, house: dict[str, Any], args: list[Any], sy
 
 
 def recorded(result: dict[str, Any]) -> dict[str, Any]:
-    return {k: ("<image>" if "output__image" in k else v) for k, v in result.items()}
+    return {k: ("<image>" if isinstance(k, str) and "output__image" in k else v) for k, v in result.items()}
 
 
 def record(functions: Any, house_path: Path, house: dict[str, Any], sys_args: Any,
-           swatches: list[str]) -> Iterator[dict[str, Any]]:
-    for tool, args in calls(house, swatches):
+           swatches: list[str], odd: bool = False) -> Iterator[dict[str, Any]]:
+    for tool, args in (odd_calls(house) if odd else calls(house, swatches)):
         line: dict[str, Any] = {"house": house_path.relative_to(ROOT).as_posix(), "tool": tool, "args": args}
         try:
             result = invoke(functions, tool, house, args, sys_args)
@@ -209,6 +275,9 @@ def main() -> None:
     ap.add_argument("--materials", type=Path, required=True,
                     help="names of the repository's floor_wall_material_image/*.png, one a line")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--odd", action="store_true",
+                    help="odd arguments (non-string ids, bare values, nested lists, child objects) instead")
+    ap.add_argument("--houses", type=Path, nargs="*", help="these house files instead of houses.py's list")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from houses import house_paths  # the same list as prepare.py's annotation file
@@ -223,10 +292,10 @@ def main() -> None:
                                      obj_img_dir=str(args.work / "object_images"))
     count = 0
     with args.out.open("w", encoding="utf-8") as fh:
-        for path in house_paths():
+        for path in [p.resolve() for p in args.houses] if args.houses else house_paths():
             house = json.loads(path.read_text(encoding="utf-8"))
             stage_images(args.work, house, swatches)
-            for line in record(functions, path, house, sys_args, swatches):
+            for line in record(functions, path, house, sys_args, swatches, odd=args.odd):
                 fh.write(json.dumps(line, separators=(",", ":"), ensure_ascii=False) + "\n")
                 count += 1
     print(f"{count} calls written to {args.out}")

@@ -211,10 +211,12 @@ def relation_text(ctx: ToolContext, anchor: str, other: str) -> dict[str, Any]:
             "faces_anchor": facing, "same_direction": bool(float(a_front @ b_front) > math.cos(math.radians(30)))}
 
 
-def get_spatial_relation(ctx: ToolContext, groups: list[list[str]]) -> dict[str, Any]:
+def get_spatial_relation(ctx: ToolContext, groups: list[list[str]], key: str | None = None) -> dict[str, Any]:
     """Per tuple (anchor first): an overlay of the elements' boxes with id labels and, for each
     other element, :func:`relation_text`. A receptacle of a small object joins its tuple (in
-    the overlay, not in the image key, which joins the tuple's ids with ``_`` as the original)."""
+    the overlay, not in the image key, which joins the tuple's ids with ``_`` as the original).
+    ``key`` names the image of a one-tuple call as the original-compatible mode builds it (the
+    original draws a tuple with unknown ids, showing the ones it finds)."""
     out: dict[str, Any] = {}
     for group in groups:
         missing = [e for e in group if ctx.index.kind_of(e) in (None, "room")]
@@ -226,13 +228,14 @@ def get_spatial_relation(ctx: ToolContext, groups: list[list[str]]) -> dict[str,
             parent = ctx.index.objects[e].parent_id if e in ctx.index.objects else None
             if parent and parent in ctx.index.objects and parent not in members:
                 members.append(parent)
-        if not members:
+        if not members and key is None:
             continue
-        anchor = members[0]
         for other in members[1:]:
-            out[f"{anchor}|{other}_relation"] = relation_text(ctx, anchor, other)
+            out[f"{members[0]}|{other}_relation"] = relation_text(ctx, members[0], other)
         if ctx.render:
-            out[image_key("_".join(given), "spatial_relation")] = _render(_views().relation_overlay, ctx, members)
+            name = key if key is not None else "_".join(given)
+            out[image_key(name, "spatial_relation")] = (
+                _render(_views().relation_overlay, ctx, members) if members else _render(_views().topdown_scene, ctx))
     return out
 
 

@@ -163,7 +163,9 @@ def get_door_info(ctx: ToolContext, ids: list[str]) -> dict[str, Any]:
             out[f"{did}_error"] = unknown("door", did, ctx.index.doors)
             continue
         _opening_info(ctx, did, door, out)
-        out[f"{did}_openess"] = door.openness  # the original's spelling of the key
+        # the original's spelling of the key; it writes "None" where the file gives no openness
+        given = door.raw.get("openness", "None") if ctx.wall_midpoint_positions and door.raw else door.openness
+        out[f"{did}_openess"] = given
     return out
 
 
