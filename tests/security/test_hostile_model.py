@@ -1,5 +1,6 @@
 """A run driven by a hostile model through the public CLI: it finishes, leaks nothing, kills
-nothing of the harness, leaves no process or work folder behind and stays small.
+nothing of the harness, leaves no process or work folder behind and each of its processes stays
+small.
 
 The model is an OpenAI-compatible endpoint on 127.0.0.1 whose every answer is a BIM-Edit
 ``execute_ifc_code`` call with one attack, then a final text.
@@ -9,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,7 +35,8 @@ ATTACKS = [
      " if p.isdigit()])", {"error"}),
     ("print(open('/etc/shadow').read())", {"error"}),
     ("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass", {"timeout", "error"}),
-    ("hoard = []\nwhile True:\n    hoard.append(bytearray(64 << 20))", {"memory"}),
+    # On a loaded machine (load 13 on 2 cores) filling 1.5 GB takes past call_timeout_s: either ends it.
+    ("hoard = []\nwhile True:\n    hoard.append(bytearray(64 << 20))", {"memory", "timeout"}),
     ("i = 0\nwhile True:\n    open(f'fill-{i}', 'wb').write(b'x' * (1 << 20))\n    i += 1", {"limit"}),
     ("import os\nfor n in os.listdir('.'):\n    if n.startswith('fill-'):\n        os.remove(n)", {"ok"}),
     ("import os, signal\nos.kill(-1, signal.SIGKILL)", {"killed", "crash"}),
@@ -74,7 +75,7 @@ def _hostile_run(tmp_path: Path, temp: Path) -> None:
            "HOSTILE_CANARY_API_KEY": SECRET}
     env.pop("BUILDBENCH_ALLOW_UNSANDBOXED", None)  # the real default: sandbox or refuse
     with ScriptedServer(hostile) as server:
-        run, maxrss_kib = _run_measured(
+        run, peaks = _run_measured(
             [sys.executable, "-m", "buildbench", "run", "bimedit", "--agent", "llm", "--split", "demo",
              "--limit", "1", "--model", f"vllm:hostile@{server.base_url}", "--run-dir", str(tmp_path / "run"),
              "-q", "-o", "call_timeout_s=3", "-o", "memory_mb=1536", "-o", "max_calls=30",
@@ -94,37 +95,68 @@ def _hostile_run(tmp_path: Path, temp: Path) -> None:
     committed = next((tmp_path / "run").rglob("committed.ifc"), None)
     assert committed is None or committed.read_bytes().startswith(b"ISO-10303-21")
     assert list(temp.iterdir()) == []  # every work folder removed
-    # The largest process of the run (harness, sandbox or the isolated scorer) stayed below 4 GiB.
-    # Alone it peaks near 200 MB; once, under a loaded full suite, a process of the run reached
-    # 3.3 GB. That peak is not yet explained (the sandbox is capped at memory_mb by RLIMIT_AS, so it
-    # is the harness or the scorer child): the session note asks for it to be found.
-    assert maxrss_kib < 4 * 1024 * 1024, maxrss_kib
+    # Each process of the run stayed small: the harness, the forkserver, the episode's process and
+    # the isolated scorer (about 200 MB each when measured) below 1 GiB; the sandbox's processes
+    # below their memory_mb (1536 MiB, RLIMIT_AS; the hoarding attack takes them to about 1.3 GB).
+    # Measured per process (VmHWM): a child's ru_maxrss starts at its parent's resident size (fork
+    # copies it, exec keeps it), so a run started by a 3 GB pytest worker "peaked" at 3.3 GB.
+    sandbox = {cmd: kib for cmd, kib in peaks.items() if "buildbench.sandbox._child" in cmd or "bwrap" in cmd}
+    harness = {cmd: kib for cmd, kib in peaks.items() if cmd not in sandbox}
+    assert harness and max(harness.values()) < 1024 * 1024, sorted(harness.items(), key=lambda kv: -kv[1])[:3]
+    assert max(sandbox.values(), default=0) < 1536 * 1024, sorted(sandbox.items(), key=lambda kv: -kv[1])[:3]
 
 
-def _run_measured(argv: list[str], env: dict[str, str], timeout_s: float) -> tuple[subprocess.CompletedProcess[str], int]:
-    """Run ``argv`` and return its result with the peak resident size (KiB) of it and its
-    descendants alone: ``RUSAGE_CHILDREN`` of this process would also count every child an
-    earlier test on the same worker spawned."""
+def _run_measured(argv: list[str], env: dict[str, str], timeout_s: float
+                  ) -> tuple[subprocess.CompletedProcess[str], dict[str, int]]:
+    """Run ``argv``; its result and the peak resident size (VmHWM, KiB) of each process of its
+    tree, keyed ``"pid command"``, sampled every 50 ms (a process that grows to a size worth
+    noting lives longer than that; VmHWM keeps its peak between samples)."""
+    peaks: dict[str, int] = {}
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(argv, env=env, cwd=REPO, stdout=out, stderr=err, text=True)
+        stop = threading.Event()
+        sampler = threading.Thread(target=_sample, args=(proc.pid, peaks, stop), daemon=True)
+        sampler.start()
         try:
-            _, status, usage = _wait4(proc.pid, timeout_s)
-        except TimeoutError:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
             raise
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        finally:
+            stop.set()
+            sampler.join()
         out.seek(0)
         err.seek(0)
-        return subprocess.CompletedProcess(argv, proc.returncode, out.read(), err.read()), usage.ru_maxrss
+        return subprocess.CompletedProcess(argv, proc.returncode, out.read(), err.read()), peaks
 
 
-def _wait4(pid: int, timeout_s: float) -> tuple[int, int, resource.struct_rusage]:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        reaped, status, usage = os.wait4(pid, os.WNOHANG)
-        if reaped == pid:
-            return reaped, status, usage
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{pid} still running after {timeout_s} s")
-        time.sleep(0.1)
+def _sample(root: int, peaks: dict[str, int], stop: threading.Event) -> None:
+    while not stop.wait(0.05):
+        for pid in _tree(root):
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue  # gone meanwhile
+            hwm = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), 0)
+            key = f"{pid} {command[:160]}"
+            peaks[key] = max(peaks.get(key, 0), hwm)
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and every process below it now."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                parent = int(Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
