@@ -201,3 +201,43 @@ def test_the_readme_snippet_starts_a_server_an_agent_app_can_use(tmp_path: Path)
 
     tools, tasks = run_async(session)
     assert tools == FIXED and tasks > 0
+
+
+def test_a_run_whose_client_left_every_episode_exits_1_as_buildbench_run_does(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "buildbench", "mcp", "example", "--split", "demo", "-o", "tools=true",
+               "--protocol", "refine", "--run-dir", str(tmp_path / "run")]
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, cwd=tmp_path)
+    assert server.stdin is not None and server.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert server.stdin is not None
+        server.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        server.stdin.flush()
+
+    def answer(request_id: int) -> dict[str, Any]:
+        assert server.stdout is not None
+        while True:  # nothing but MCP messages may come on stdout
+            message = json.loads(server.stdout.readline())
+            if message.get("id") == request_id:
+                return dict(message)
+
+    try:
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                         "clientInfo": {"name": "raw", "version": "1"}}})
+        answer(1)
+        send({"method": "notifications/initialized"})
+        send({"id": 2, "method": "tools/call", "params": {"name": "start_episode", "arguments": {}}})
+        assert not answer(2)["result"].get("isError")
+        server.stdin.close()  # the app goes away mid-episode
+        rc = server.wait(timeout=120)
+    finally:
+        server.kill()
+    err = server.stderr.read() if server.stderr else ""
+    assert rc == 1, err
+    assert "error: no episode produced a result (1 api_error); first: " in err and "disconnected" in err
+    (episode,) = episodes(tmp_path / "run")
+    assert episode.status == "api_error" and episode.metadata["mcp_client"] == {"name": "raw", "version": "1"}

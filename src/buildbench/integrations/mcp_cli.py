@@ -57,12 +57,30 @@ def mcp(suite: str, agent: str | None, protocol: str | None, split: str, task_id
     run.check()  # bad settings are one `error:` line before anything listens
     if transport == "stdio":
         serve_stdio(run)
+    else:
+        def ready(url: str) -> None:
+            click.echo(f"serving {suite} over MCP at {url} (episodes stored in {run.run_dir}); Ctrl-C stops",
+                       err=True)
+
+        try:
+            serve_http(run, host, port, token, ready=ready)
+        except KeyboardInterrupt:
+            pass
+    _exit_as_run_does(run.run_dir)
+
+
+def _exit_as_run_does(run_dir: Path) -> None:
+    """Exit 1 with one `error:` line when the run holds episodes and none produced a result, as
+    `buildbench run` does."""
+    from buildbench.cli.main import _first_error
+    from buildbench.harness import Store, run_report
+
+    if not (run_dir / Store.FILENAME).is_file():
         return
-
-    def ready(url: str) -> None:
-        click.echo(f"serving {suite} over MCP at {url} (episodes stored in {run.run_dir}); Ctrl-C stops", err=True)
-
-    try:
-        serve_http(run, host, port, token, ready=ready)
-    except KeyboardInterrupt:
-        pass
+    rep = run_report(run_dir)
+    click.echo(f"{rep['episodes']} episode(s) stored in {run_dir}; `buildbench report {run_dir}` shows them", err=True)
+    if rep["episodes"] and rep["unscored"] == rep["episodes"]:
+        statuses = ", ".join(f"{n} {k}" for k, n in sorted(rep["status"].items()))
+        click.echo(f"error: no episode produced a result ({statuses}){_first_error(run_dir)}; "
+                   f"see `buildbench report {run_dir}`", err=True)
+        click.get_current_context().exit(1)
