@@ -18,6 +18,8 @@ from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import OptionValue
 
+from .suite_groups import SuiteGroups
+
 
 class _SuiteRow(TypedDict):
     """One line of ``buildbench suites``."""
@@ -31,50 +33,7 @@ class _SuiteRow(TypedDict):
     defaults: dict[str, OptionValue]
 
 
-class _SuiteGroups(click.Group):
-    """Adds each suite's own click group as a subcommand, importing it on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        from buildbench.harness.suite import suite_names
-
-        return sorted(set(super().list_commands(ctx)) | {n for n in suite_names() if _suite_cli(n)})
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        cmd = super().get_command(ctx, name)
-        if cmd is not None:
-            return cmd
-        target = _suite_cli(name)
-        if target is None:
-            return None
-        import importlib
-
-        module, _, attr = target.partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-
-def _suite_cli(name: str) -> str | None:
-    # A suite's CLI is the ``cli`` group in the ``cli`` module of its package; it is found
-    # without importing the suite, so listing commands does not load simulators or IFC.
-    import importlib.util
-
-    from buildbench.harness.errors import UnknownNameError
-    from buildbench.harness.suite import suite_target
-
-    try:
-        module = suite_target(name).partition(":")[0]
-    except UnknownNameError:
-        return None
-    try:
-        spec = importlib.util.find_spec(module)
-        if spec is not None and spec.submodule_search_locations is None:
-            module = module.rpartition(".")[0]  # registered by a module inside the suite package
-        found = importlib.util.find_spec(module + ".cli") is not None
-    except ImportError:  # a plugin registered but not installed must not break every command
-        return None
-    return f"{module}.cli:cli" if found else None
-
-
-@click.group(cls=_SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="buildbench")
 def cli() -> None:
     """buildbench: agents that build physical things, and the verifiers that judge them."""

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import linear_sum_assignment
 
 __all__ = ["Assignment", "match_max_score", "match_min_cost"]
 
@@ -77,6 +76,8 @@ def match_min_cost(cost: ArrayLike, max_cost: float | None = None) -> Assignment
     # harmless among matchings of equal size, which is where cost decides.
     penalty = span * min(c.shape) + 1.0
     work = np.where(allowed, c - lowest, penalty)
+    from scipy.optimize import linear_sum_assignment  # SciPy's optimize is slow to import
+
     rows, cols = linear_sum_assignment(work)
     keep = allowed[rows, cols]
     return _assemble(c, rows[keep], cols[keep])
@@ -104,6 +105,8 @@ def match_max_score(score: ArrayLike, min_score: float | None = None) -> Assignm
         return _assemble(s, np.zeros(0, np.int64), np.zeros(0, np.int64))
     # Forbidden pairs weigh 0, the same as leaving both ends unmatched, so the optimum
     # of the full assignment restricted to allowed pairs is an optimal partial matching.
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(np.where(allowed, s, 0.0), maximize=True)
     keep = allowed[rows, cols]
     return _assemble(s, rows[keep], cols[keep])

@@ -16,11 +16,16 @@ Conventions used throughout :mod:`buildbench.geometry`:
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.transform import Rotation
+
+if TYPE_CHECKING:
+    from scipy.spatial.transform import Rotation
 
 __all__ = [
     "TRS",
@@ -40,6 +45,21 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+
+
+@cache
+def _rotation() -> type[Rotation]:
+    # SciPy's spatial package takes a third of a second to import; a command that never
+    # turns a quaternion (``buildbench --help``) should not pay for it.
+    from scipy.spatial.transform import Rotation
+
+    return Rotation
+
+
+def _is_rotation(value: object) -> bool:
+    """Whether ``value`` is a SciPy ``Rotation`` (never one when SciPy is not yet loaded)."""
+    module = sys.modules.get("scipy.spatial.transform")
+    return module is not None and isinstance(value, module.Rotation)
 
 
 def quat_wxyz_to_xyzw(quat: ArrayLike) -> FloatArray:
@@ -82,7 +102,7 @@ def rotation_from_quat_xyzw(quat: ArrayLike) -> FloatArray:
     if np.any(~np.isfinite(norms) | (norms == 0)):
         bad = int(np.flatnonzero(np.atleast_1d(~np.isfinite(norms) | (norms == 0)))[0])
         raise ValueError(f"quaternion {bad} is zero or not finite; cannot make a rotation")
-    return Rotation.from_quat(q).as_matrix()
+    return _rotation().from_quat(q).as_matrix()
 
 
 def rotation_from_quat_wxyz(quat: ArrayLike) -> FloatArray:
@@ -106,7 +126,7 @@ def rotation_to_quat_wxyz(rotation: ArrayLike) -> FloatArray:
     Returns:
         ``(4,)`` or ``(n, 4)``.
     """
-    q = Rotation.from_matrix(np.asarray(rotation, dtype=np.float64)).as_quat(canonical=True)
+    q = _rotation().from_matrix(np.asarray(rotation, dtype=np.float64)).as_quat(canonical=True)
     return quat_xyzw_to_wxyz(q)
 
 
@@ -125,7 +145,7 @@ def rotation_from_euler_xyz(angles: ArrayLike) -> FloatArray:
     a = np.asarray(angles, dtype=np.float64)
     if a.shape[-1:] != (3,) or a.ndim > 2:
         raise ValueError(f"Euler angles must have shape (3,) or (n, 3), got {a.shape}")
-    return Rotation.from_euler("xyz", a).as_matrix()
+    return _rotation().from_euler("xyz", a).as_matrix()
 
 
 def rotation_to_euler_xyz(rotation: ArrayLike) -> FloatArray:
@@ -138,7 +158,7 @@ def rotation_to_euler_xyz(rotation: ArrayLike) -> FloatArray:
     Returns:
         ``(3,)`` or ``(n, 3)``.
     """
-    return Rotation.from_matrix(np.asarray(rotation, dtype=np.float64)).as_euler("xyz")
+    return _rotation().from_matrix(np.asarray(rotation, dtype=np.float64)).as_euler("xyz")
 
 
 def make_transform(
@@ -162,8 +182,8 @@ def make_transform(
         ``(4, 4)``, or ``(n, 4, 4)`` when any input is batched.
     """
     t = np.zeros(3) if translation is None else np.asarray(translation, dtype=np.float64)
-    if isinstance(rotation, Rotation):
-        r = rotation.as_matrix()
+    if _is_rotation(rotation):
+        r = rotation.as_matrix()  # type: ignore[union-attr]
     else:
         r = np.eye(3) if rotation is None else np.asarray(rotation, dtype=np.float64)
     s = np.ones(3) if scale is None else np.asarray(scale, dtype=np.float64)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal
 
 from .agent import Agent
@@ -22,6 +21,9 @@ from .errors import AgentFailure, UnknownNameError
 from .options import OptionSpec
 from .prompts import PromptFiles
 from .protocol import Protocol
+from .registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported: the registry lives apart
+from .registry import suite_names as suite_names
+from .registry import suite_target as suite_target
 from .task import Task
 
 if TYPE_CHECKING:
@@ -140,23 +142,6 @@ class Suite:
 
 
 _loaded: dict[str, Suite] = {}
-
-#: The entry-point group every suite registers in, built-in or third-party alike.
-ENTRY_POINT_GROUP = "buildbench.suites"
-
-
-def suite_names() -> list[str]:
-    """Names of every registered suite, without importing them."""
-    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
-
-
-def suite_target(name: str) -> str:
-    """The import string (``module:attribute``) a suite is registered under."""
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == name:
-            return ep.value
-    raise UnknownNameError("suite", name, suite_names())
-
 
 def get_suite(name: str) -> Suite:
     """Import and return the suite registered as ``name``."""
