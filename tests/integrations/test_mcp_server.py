@@ -153,6 +153,9 @@ def test_http_answers_only_its_own_host_and_origin(tmp_path: Path) -> None:
         assert post(Origin=f"http://127.0.0.1:{port}").status_code == 200
         assert post(Host=f"localhost:{port}").status_code == 200
         assert httpx.get(url.replace("/mcp", "/other"), timeout=30).status_code == 404
+        # A browser may post a text/plain form without asking: the SDK's transport refuses any body not JSON.
+        form = httpx.post(url, content=json.dumps(hello), timeout=30, headers={**accept, "Content-Type": "text/plain"})
+        assert 400 <= form.status_code < 500
 
 
 def test_a_token_is_required_beyond_loopback_and_checked(tmp_path: Path) -> None:
@@ -241,3 +244,26 @@ def test_a_run_whose_client_left_every_episode_exits_1_as_buildbench_run_does(tm
     assert "error: no episode produced a result (1 api_error); first: " in err and "disconnected" in err
     (episode,) = episodes(tmp_path / "run")
     assert episode.status == "api_error" and episode.metadata["mcp_client"] == {"name": "raw", "version": "1"}
+
+
+def test_requests_that_arrive_together_are_answered_one_at_a_time_oldest_first() -> None:
+    import asyncio
+
+    from buildbench.integrations.mcp_episodes import BridgeModel
+    from buildbench.llm import ApiError, ChatRequest, Message
+
+    async def scenario() -> list[str]:
+        model = BridgeModel("mcp:test")
+        asks = [asyncio.create_task(model.generate(ChatRequest((Message.user(f"question {i}"),)))) for i in range(3)]
+        await asyncio.sleep(0)
+        assert [p.request.messages[0].text for p in model.pending] == ["question 0", "question 1", "question 2"]
+        model.answer("first")
+        model.answer("second")
+        model.close(ApiError("api_error", "gone"))
+        answers = await asyncio.gather(*asks)
+        late = await model.generate(ChatRequest((Message.user("after"),)))
+        assert late.error is not None and late.error.message == "gone"
+        assert answers[0].usage.requests == 1
+        return [a.text or str(a.error) for a in answers]
+
+    assert asyncio.run(scenario()) == ["first", "second", "api_error: gone"]

@@ -34,7 +34,7 @@ import jsonschema
 
 from buildbench.harness import Episode, Store, Suite, Task, get_suite, mean_metrics
 from buildbench.harness.apart import play_apart
-from buildbench.harness.errors import ConfigError
+from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import check_options
 from buildbench.harness.runner import RunConfig, Runner, execute_episode, score_isolated, select_tasks
 from buildbench.harness.user_agent import resolve_agent
@@ -333,6 +333,9 @@ class EpisodeSession:
                 waiter.cancel()
         if model.pending and not play.done():
             view = self._turn(model.pending[0].request)
+        elif play.exception() is not None:  # the harness failed (storing it): never shown as an end
+            exc = play.exception()
+            raise BuildbenchError(f"the episode could not be stored: {type(exc).__name__}: {exc}")
         else:
             view = _ended(play.result())
         self._last = view
