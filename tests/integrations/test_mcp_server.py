@@ -267,3 +267,22 @@ def test_requests_that_arrive_together_are_answered_one_at_a_time_oldest_first()
         return [a.text or str(a.error) for a in answers]
 
     assert asyncio.run(scenario()) == ["first", "second", "api_error: gone"]
+
+
+def test_an_episode_another_server_stored_first_is_an_error_never_dropped(tmp_path: Path) -> None:
+    from buildbench.harness import Episode
+    from buildbench.harness.errors import BuildbenchError
+    from buildbench.integrations.mcp_episodes import default_run_dir
+
+    assert default_run_dir(CONFIG) == Path("runs/example-llm-refine-mcp_test-client-s0")
+    run = McpRun(CONFIG, tmp_path / "run").open()
+    try:
+        task, sample = run.take(None)
+        assert (task.id, sample) == (TASK, 0) and run.take(None)[0].id == "tower_0000_0001"  # in play: not given twice
+        mine = Episode(task_id=TASK, sample=0, suite="example", agent="llm", protocol="refine", seed=1)
+        with Store(tmp_path / "run") as other:  # a second server on the same folder got there first
+            assert other.add_episode(mine)
+        with pytest.raises(BuildbenchError, match="stored meanwhile by another process"):
+            run.store_episode(mine)
+    finally:
+        run.close()

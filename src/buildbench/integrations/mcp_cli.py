@@ -24,7 +24,7 @@ import click
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Run seed.")
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the episodes are stored; a run there with the same settings is continued.  "
-                   "[default: runs/SUITE-AGENT-PROTOCOL-mcp-sSEED]")
+                   "[default: runs/SUITE-AGENT-PROTOCOL-MODEL-sSEED]")
 @click.option("-o", "--option", "options", multiple=True, help="Suite option KEY=VALUE (repeatable), as for `run`.")
 @click.option("--model", "model_label", default="mcp", show_default=True,
               help="What the run records as its model: name the agent app (e.g. mcp:claude-code) so that "

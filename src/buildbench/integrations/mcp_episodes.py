@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -207,8 +208,11 @@ class McpRun(Runner):
 
     def store_episode(self, episode: Episode) -> None:
         """Commit a finished episode and refresh the run's summary, as the runner does."""
-        self.store.add_episode(episode)
         self._taken.discard((episode.task_id, episode.sample))
+        if not self.store.add_episode(episode):
+            raise BuildbenchError(f"task {episode.task_id} sample {episode.sample} was stored meanwhile by another "
+                                  f"process serving {self.run_dir}; this episode was not stored (serve a run folder "
+                                  "from one server at a time)")
         summary = (self.suite.summarize or mean_metrics)(list(self.store.episodes()))
         self.store.write_summary(summary)
 
@@ -409,6 +413,8 @@ def check_arguments(tool: Tool, arguments: Any) -> None:
 
 
 def default_run_dir(config: RunConfig) -> Path:
-    """``runs/SUITE-AGENT-PROTOCOL-mcp-sSEED``: beside the folders ``buildbench run`` makes."""
-    return Path("runs") / f"{config.suite}-{config.agent}-{config.protocol}-mcp-s{config.seed}"
+    """``runs/SUITE-AGENT-PROTOCOL-MODEL-sSEED`` (the model label made a file name: ``mcp_claude-code``),
+    beside the folders ``buildbench run`` makes."""
+    label = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.model or "mcp")
+    return Path("runs") / f"{config.suite}-{config.agent}-{config.protocol}-{label}-s{config.seed}"
 
