@@ -60,10 +60,14 @@ def real_cases(out: Path) -> list[Case]:
     slide_filling(f, door, 0.3)
     gt = _written(f, out / "fzk-gt.ifc")
     f = ifcopenshell.open(str(fzk))
+    slide_filling(f, f.by_guid(targets[0]), 0.3)
+    again = _written(f, out / "fzk-same-edit.ifc")  # the same edit in another file (new timestamps)
+    f = ifcopenshell.open(str(fzk))
     door = f.by_guid(targets[0])
     move_elements(f, [door], host_direction(door) * 0.3)
     wrong = _written(f, out / "fzk-door-only.ifc")
-    cases.append(("fzk-update", fzk, gt, {"reference": gt, "door_without_opening": wrong, "unchanged": fzk},
+    cases.append(("fzk-update", fzk, gt, {"reference": gt, "same_edit": again, "door_without_opening": wrong,
+                                         "unchanged": fzk},
                   {"operation": "update", "target_guids": targets}))
     return cases
 

@@ -53,7 +53,7 @@ from buildbench.suites.bimedit.check.diff import (
 from buildbench.suites.bimedit.check.geometry import geometry_diagnostics, geometry_score, sample_edit_set
 from buildbench.suites.bimedit.check.model import IfcModel, ModelError, load_model
 from buildbench.suites.bimedit.check.semantics import delete_semantic_score, semantic_score
-from buildbench.suites.bimedit.check.shapes import ShapeCache
+from buildbench.suites.bimedit.check.shapes import MeshStore, ShapeCache
 from buildbench.suites.bimedit.check.topology import (
     edge_edits,
     node_edits,
@@ -157,11 +157,13 @@ def is_solved(geometry: float, semantics: float, topology: float) -> bool:
 
 
 class _ModelCache:
-    """Parsed models and their meshes keyed by file content, so a task's M0 and M* are read once."""
+    """Parsed models and their meshes keyed by file content, so a task's M0 and M* are read once;
+    the models' caches share tessellations of identical content (see :class:`MeshStore`)."""
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
         self._items: OrderedDict[str, tuple[IfcModel, ShapeCache]] = OrderedDict()
+        self.meshes = MeshStore()
 
     def get(self, path: str | Path) -> tuple[IfcModel, ShapeCache]:
         p = Path(path)
@@ -174,7 +176,7 @@ class _ModelCache:
         found = self._items.get(digest)
         if found is None:
             model = load_model(p)
-            found = (model, ShapeCache(model))
+            found = (model, ShapeCache(model, self.meshes))
             self._items[digest] = found
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
@@ -183,6 +185,7 @@ class _ModelCache:
 
     def clear(self) -> None:
         self._items.clear()
+        self.meshes.clear()
 
 
 MODEL_CACHE = _ModelCache()

@@ -8,6 +8,8 @@ task (spec section 10). Hosts are tessellated with their openings subtracted, as
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Any
 
 import ifcopenshell
@@ -23,15 +25,77 @@ _SETTINGS = ifcopenshell.geom.settings()
 _SETTINGS.set("use-world-coords", True)
 
 
+#: A tessellation: the mesh (None without triangles or on failure) and the kernel's error, if any.
+Tessellation = tuple[TriangleMesh | None, str | None]
+
+
+class MeshStore:
+    """Tessellations shared by the :class:`ShapeCache` of several models, keyed by exact content.
+
+    A task's M* and M' often hold the same element with the same geometry: the edited element
+    of a prediction that got it right, every untouched element. The key is every statement the
+    geometry kernel reads for the element (its own, those it references, its openings' and
+    theirs, as ifcopenshell prints them: ids and shortest round-trip reals; owner histories
+    left out) plus the file's
+    schema and length unit, so the same key means the same kernel input and so the same mesh.
+    Files whose entities were renumbered simply share nothing.
+
+    Args:
+        size: Tessellations kept (least recently used dropped first).
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._items: OrderedDict[str, Tessellation] = OrderedDict()
+
+    def get(self, key: str) -> Tessellation | None:
+        found = self._items.get(key)
+        if found is not None:
+            self._items.move_to_end(key)
+        return found
+
+    def put(self, key: str, value: Tessellation) -> None:
+        self._items[key] = value
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+#: Who last changed an element and with what: an edit rewrites these timestamps, the geometry
+#: kernel never reads them (references to them stay in the key, by id).
+_NOT_READ_BY_KERNEL = frozenset({"IfcOwnerHistory", "IfcPersonAndOrganization", "IfcPerson", "IfcOrganization",
+                                 "IfcApplication", "IfcActorRole", "IfcPostalAddress", "IfcTelecomAddress"})
+
+
+def content_key(model: IfcModel, ent: ifcopenshell.entity_instance) -> str:
+    """The exact content the geometry kernel tessellates ``ent`` from (see :class:`MeshStore`)."""
+    f = model.file
+    closure: dict[int, ifcopenshell.entity_instance] = {}
+    for root in (ent, *(getattr(ent, "HasOpenings", None) or ())):
+        for e in f.traverse(root):
+            if e.is_a() not in _NOT_READ_BY_KERNEL:
+                closure[e.id()] = e
+    text = "\n".join(sorted(str(e) for e in closure.values()))
+    h = hashlib.blake2b(f"{f.schema_identifier}|{model.unit_scale_m!r}\n{text}".encode(), digest_size=16)
+    return h.hexdigest()
+
+
 class ShapeCache:
     """Meshes of one model's nodes, computed on first use.
 
     ``ifcopenshell.geom`` returns coordinates in metres whatever the model's unit, so
     everything here is in metres and unit-invariant.
+
+    Args:
+        model: The parsed model.
+        store: Tessellations shared with other models' caches (see :class:`MeshStore`).
     """
 
-    def __init__(self, model: IfcModel) -> None:
+    def __init__(self, model: IfcModel, store: MeshStore | None = None) -> None:
         self.model = model
+        self.store = store
         self._meshes: dict[str, TriangleMesh | None] = {}
         self.notes: list[str] = []
 
@@ -42,13 +106,17 @@ class ShapeCache:
         ent = self.model.nodes[key].entity
         mesh: TriangleMesh | None = None
         if getattr(ent, "Representation", None) is not None:
-            try:
-                shape: Any = ifcopenshell.geom.create_shape(_SETTINGS, ent)
-                verts = np.asarray(shape.geometry.verts, dtype=np.float64).reshape(-1, 3)
-                faces = np.asarray(shape.geometry.faces, dtype=np.int64).reshape(-1, 3)
-                mesh = TriangleMesh(verts, faces) if len(faces) else None
-            except Exception as exc:  # the geometry kernel raises RuntimeError and others on bad input
-                self.notes.append(f"{ent.is_a()} {key}: geometry could not be tessellated ({exc})")
+            if self.store is None:
+                mesh, error = _tessellate(ent)
+            else:
+                content = content_key(self.model, ent)
+                found = self.store.get(content)
+                if found is None:
+                    found = _tessellate(ent)
+                    self.store.put(content, found)
+                mesh, error = found
+            if error is not None:
+                self.notes.append(f"{ent.is_a()} {key}: geometry could not be tessellated ({error})")
         self._meshes[key] = mesh
         return mesh
 
@@ -64,6 +132,16 @@ class ShapeCache:
         """The node's oriented bounding box, or None without a mesh; see :func:`yaw_box`."""
         mesh = self.mesh(key)
         return None if mesh is None else yaw_box(mesh.vertices)
+
+
+def _tessellate(ent: ifcopenshell.entity_instance) -> Tessellation:
+    try:
+        shape: Any = ifcopenshell.geom.create_shape(_SETTINGS, ent)
+        verts = np.asarray(shape.geometry.verts, dtype=np.float64).reshape(-1, 3)
+        faces = np.asarray(shape.geometry.faces, dtype=np.int64).reshape(-1, 3)
+        return (TriangleMesh(verts, faces) if len(faces) else None), None
+    except Exception as exc:  # the geometry kernel raises RuntimeError and others on bad input
+        return None, str(exc)
 
 
 def yaw_box(vertices: np.ndarray) -> Boxes:
