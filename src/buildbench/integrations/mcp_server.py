@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from io import TextIOWrapper
 from typing import Any
+from urllib.parse import quote, unquote
 
 import anyio
 from mcp import types
@@ -144,7 +145,7 @@ def build_server(run: McpRun) -> Server[EpisodeSession, Any]:
     @server.read_resource()
     async def read_resource(uri: AnyUrl) -> str:
         prefix = _task_uri(suite.name, "")
-        task_id = str(uri).removeprefix(prefix) if str(uri).startswith(prefix) else None
+        task_id = unquote(str(uri).removeprefix(prefix)) if str(uri).startswith(prefix) else None
         if not task_id:
             raise ValueError(f"error: no resource {uri}; tasks are {prefix}ID")
         task = run.task(task_id)
@@ -193,7 +194,7 @@ def _result(view: TurnView) -> types.CallToolResult:
 
 
 def _task_uri(suite: str, task_id: str) -> str:
-    return f"buildbench://{suite}/tasks/{task_id}"
+    return f"buildbench://{suite}/tasks/{quote(task_id, safe='')}"
 
 
 def _version() -> str:
