@@ -73,7 +73,17 @@ def node_changes(base: IfcModel, other: IfcModel) -> NodeChanges:
 
 
 def differing_statements(base: IfcModel, other: IfcModel) -> tuple[set[str], set[str]]:
-    """Statements only in ``other`` and only in ``base``, ignoring float formatting and spacing."""
+    """Statements only in ``other`` and only in ``base``, ignoring float formatting and spacing.
+
+    Memoised on ``other`` (scoring asks for the input model against a prediction twice)."""
+    found = other.differing.get(id(base))
+    if found is None or found[0] is not base:
+        found = (base, *_differing_statements(base, other))
+        other.differing[id(base)] = found
+    return set(found[1]), set(found[2])
+
+
+def _differing_statements(base: IfcModel, other: IfcModel) -> tuple[frozenset[str], frozenset[str]]:
     new = set(other.statements - base.statements)
     old = set(base.statements - other.statements)
     new_by_id = {statement_id(s): s for s in new}
@@ -82,7 +92,7 @@ def differing_statements(base: IfcModel, other: IfcModel) -> tuple[set[str], set
         if i is not None and normalise_statement(new_by_id[i]) == normalise_statement(old_by_id[i]):
             new.discard(new_by_id[i])
             old.discard(old_by_id[i])
-    return new, old
+    return frozenset(new), frozenset(old)
 
 
 def _touched(model: IfcModel, counterpart: IfcModel, statements: Iterable[str]) -> set[str]:

@@ -170,12 +170,13 @@ class _ModelCache:
         if not p.is_file():
             raise ModelError(f"{p}: no such file")
         try:
-            digest = hashlib.blake2b(read_bytes(p), digest_size=16).hexdigest()
+            data = read_bytes(p)
         except OSError as exc:
             raise ModelError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         found = self._items.get(digest)
         if found is None:
-            model = load_model(p)
+            model = load_model(p, data)
             found = (model, ShapeCache(model, self.meshes))
             self._items[digest] = found
             while len(self._items) > self.size:

@@ -99,6 +99,9 @@ class IfcModel:
         self._hasher = _Hasher(self.file)
         self._placements = _Placements(self.unit_scale_m)
         self._signatures: dict[str, str] = {}
+        #: ``diff.differing_statements`` against other models, by their id (each entry holds the
+        #: model, so the id is not reused while it is kept).
+        self.differing: dict[int, tuple[IfcModel, frozenset[str], frozenset[str]]] = {}
 
     @property
     def schema(self) -> str:
@@ -149,8 +152,9 @@ def open_ifc(path: str | Path) -> ifcopenshell.file:
         raise ModelError(f"{p}: not a readable IFC file ({type(exc).__name__}: {exc})") from exc
 
 
-def load_model(path: str | Path) -> IfcModel:
-    """Parse ``path`` into an :class:`IfcModel`.
+def load_model(path: str | Path, data: bytes | None = None) -> IfcModel:
+    """Parse ``path`` into an :class:`IfcModel`; ``data``, when given, is the file's content
+    already read (it is not read again for the statements).
 
     Raises:
         ModelError: the file is missing, empty or not parseable IFC, or has no length unit
@@ -162,7 +166,7 @@ def load_model(path: str | Path) -> IfcModel:
         scale = float(ifcopenshell.util.unit.calculate_unit_scale(f))
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
         raise ModelError(f"{path}: cannot read the model's length unit ({exc})") from exc
-    model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=_statements(Path(path)))
+    model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=_statements(Path(path), data))
     for ent in _node_entities(f):
         key = _key(ent, model)
         if key in model.nodes:
@@ -191,13 +195,13 @@ def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
         acyclic.update(chain)
 
 
-def _statements(path: Path) -> frozenset[str]:
+def _statements(path: Path, data: bytes | None = None) -> frozenset[str]:
     """The entity statements of a STEP file, one string each.
 
     Statements end with ``;`` at the end of a line, also when a writer wraps them over
     several lines, so splitting there keeps each statement whole.
     """
-    text = read_bytes(path).decode("latin-1").replace("\r\n", "\n")
+    text = (read_bytes(path) if data is None else data).decode("latin-1").replace("\r\n", "\n")
     start, end = text.find("DATA;"), text.rfind("ENDSEC;")
     # Some writers put a space after "#id="; dropping it keeps their statements comparable.
     return frozenset(p.strip().replace("= ", "=", 1) for p in text[start + 5:end].split(";\n"))
