@@ -10,6 +10,7 @@ import shapely
 import trimesh
 
 from buildbench.scenes.mesh_physics import (
+    fill_prism,
     fill_voxels,
     mesh_contacts,
     outside_shares,
@@ -156,3 +157,30 @@ def test_bad_meshes_are_refused() -> None:
         solid_mesh(np.array([[0, 0, np.nan], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1, 2]]))
     with pytest.raises(ValueError, match="indices"):
         solid_mesh(np.zeros((3, 3)), np.array([[0, 1, 3]]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_voxels_are_trimeshs_to_the_voxel(seed: int) -> None:
+    # Our face-by-face subdivision against trimesh's own voxelized(pitch).fill() on meshes
+    # turned to arbitrary angles (edges of every length, one, two and three long edges).
+    rng = np.random.default_rng(seed)
+    table = _table()
+    rotation = trimesh.transformations.random_rotation_matrix(rng.random(3))[:3, :3]
+    vertices = table[0] * rng.uniform(0.5, 2.0, 3) @ rotation.T + rng.uniform(-3, 3, 3)
+    ours, origin = fill_voxels(vertices, table[1], 0.05)
+    theirs = trimesh.Trimesh(vertices=vertices, faces=table[1], process=False).voxelized(pitch=0.05).fill()
+    assert ours.shape == theirs.matrix.shape and (ours == theirs.matrix).all()
+    assert np.array_equal(origin, theirs.translation)
+
+
+@pytest.mark.parametrize("floor", [
+    [[-2.0, -1.5], [2.13, -1.5], [2.13, 1.77], [-2.0, 1.77]],
+    [[0.0, 0.0], [3.31, 0.0], [3.31, 1.2], [1.46, 1.2], [1.46, 2.9], [0.0, 2.9]],  # an L
+    [[0.0, 0.0], [3.0, 0.4], [2.6, 2.5], [0.2, 2.0]],  # walls at angles: voxelised
+])
+def test_room_voxels_drawn_directly_are_the_voxelised_prisms(floor: list[list[float]]) -> None:
+    xz = np.array(floor, dtype=float)
+    drawn, origin = fill_prism(xz, 0.013, 2.77, 0.05)
+    grid = trimesh.Trimesh(*room_prism(xz, 0.013, 2.77), process=False).voxelized(pitch=0.05).fill()
+    assert drawn.shape == grid.matrix.shape and (drawn == grid.matrix).all()
+    assert np.array_equal(origin, grid.translation)

@@ -65,6 +65,10 @@ class Catalogue:
         self.thor_types = dict(thor_types or {})
         self._phrases = sorted(((tuple(s.split()), name) for name, c in categories.items()
                                 for s in c.synonyms), key=lambda p: -len(p[0]))
+        # Phrases by length, longest first; a phrase keeps its first rank in _phrases.
+        self._by_length: dict[int, dict[tuple[str, ...], tuple[int, str]]] = {}
+        for rank, (phrase, name) in enumerate(self._phrases):
+            self._by_length.setdefault(len(phrase), {}).setdefault(phrase, (rank, name))
 
     def __len__(self) -> int:
         return len(self._assets)
@@ -123,17 +127,15 @@ class Catalogue:
         return None
 
     def _longest_phrase(self, words: list[str]) -> str | None:
-        best: tuple[int, int, str] | None = None
-        for phrase, name in self._phrases:
-            n = len(phrase)
-            if best is not None and n < best[0]:
-                break
+        """The longest phrase in ``words`` (each word as written or singular); among equally
+        long ones the last in the text, then the first in ``_phrases``."""
+        singular = [_singular(w) for w in words]
+        for n, phrases in self._by_length.items():
             for i in range(len(words) - n, -1, -1):
-                if tuple(words[i:i + n]) == phrase or tuple(_singular(w) for w in words[i:i + n]) == phrase:
-                    if best is None or i > best[1]:
-                        best = (n, i, name)
-                    break
-        return best[2] if best else None
+                found = [phrases[p] for p in (tuple(words[i:i + n]), tuple(singular[i:i + n])) if p in phrases]
+                if found:
+                    return min(found)[1]
+        return None
 
 
 _STOP = {"with", "on", "in", "near", "next", "beside", "under", "above", "against", "by", "for",

@@ -37,6 +37,7 @@ import shapely
 from numpy.typing import NDArray
 
 from buildbench.geometry import AABBs, aabb_pairs
+from buildbench.geometry.voxels import mesh_surface_voxels
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -271,11 +272,69 @@ class VoxelFigures:
 def fill_voxels(vertices: FloatArray, faces: IntArray, pitch: float) -> tuple[BoolArray, FloatArray]:
     """The filled voxel matrix of a mesh at ``pitch`` and the position of voxel (0, 0, 0)'s
     centre: trimesh's surface voxelisation (subdivide until edges are below ``pitch / 2``,
-    each vertex marks its nearest voxel centre) with the enclosed holes filled."""
-    import trimesh
+    each vertex marks its nearest voxel centre; :func:`~buildbench.geometry.voxels.mesh_surface_voxels`
+    computes the same voxels) with the enclosed holes filled (``fill()``)."""
+    from scipy import ndimage
 
-    grid = trimesh.Trimesh(vertices=vertices, faces=faces, process=False).voxelized(pitch=pitch).fill()
-    return np.asarray(grid.matrix, dtype=bool), np.asarray(grid.translation, dtype=np.float64)
+    surface, low = mesh_surface_voxels(vertices, faces, pitch)
+    filled: BoolArray = np.asarray(ndimage.binary_fill_holes(surface), dtype=bool)
+    origin: FloatArray = low.astype(np.float64) * pitch  # trimesh's ``origin_index * pitch``
+    return filled, origin
+
+
+def fill_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float, pitch: float) -> tuple[BoolArray, FloatArray]:
+    """:func:`fill_voxels` of :func:`room_prism`, drawn directly when every wall runs along
+    x or z (all the shared real rooms do), else by voxelising the prism.
+
+    For such a prism the surface points trimesh makes on a wall keep the wall's coordinate
+    exactly (midpoints of equal values) and lie at most ``pitch / 2`` apart along it, so a
+    wall marks the voxels at its rounded coordinate from its ends' rounded extents; the
+    floor and the ceiling mark every voxel whose centre they cover, and the fill takes the
+    voxels enclosed. The result is the footprint — centres strictly inside the floor polygon
+    plus the walls' voxels — at every level from the floor's voxel to the ceiling's. (Only
+    a coordinate exactly halfway between voxel centres, where rounding ties, could tell the
+    two computations apart.)
+    """
+    poly = _valid_polygon(floor_xz)
+    rings = [np.asarray(r.coords) for r in _rings(poly)]
+    edges = np.concatenate([np.stack([r[:-1], r[1:]], axis=1) for r in rings]) if rings else np.zeros((0, 2, 2))
+    along = (edges[:, 0, 0] == edges[:, 1, 0]) | (edges[:, 0, 1] == edges[:, 1, 1])
+    if not len(edges) or not along.all():
+        return fill_voxels(*room_prism(floor_xz, floor_y, ceiling_y), pitch)
+    index = np.round(edges / pitch).astype(np.int64)
+    low = index.reshape(-1, 2).min(axis=0)
+    shape = index.reshape(-1, 2).max(axis=0) - low + 1
+    xs, zs = [(low[k] + np.arange(shape[k])) * pitch for k in range(2)]
+    footprint = shapely.contains_xy(poly, xs[:, None], zs[None, :])
+    for (i0, k0), (i1, k1) in index - low:
+        footprint[min(i0, i1) : max(i0, i1) + 1, min(k0, k1) : max(k0, k1) + 1] = True
+    y0, y1 = (int(np.round(y / pitch)) for y in (floor_y, ceiling_y))
+    matrix = np.repeat(footprint[:, None, :], y1 - y0 + 1, axis=1)
+    return matrix, np.array([low[0], y0, low[1]], dtype=np.float64) * pitch
+
+
+#: Filled voxel grids of placed meshes, by mesh, rotation and pitch.
+_GRIDS: OrderedDict[bytes, tuple[BoolArray, FloatArray]] = OrderedDict()
+
+
+def pivoted_voxels(mesh: SolidMesh, rotation: FloatArray, pitch: float) -> tuple[BoolArray, FloatArray]:
+    """:func:`fill_voxels` of ``mesh`` moved so its bounds' bottom centre is at the origin,
+    then rotated (as the release voxelises an object), cached: the grid depends on the
+    rotated vertices to the last bit, so the key is the mesh, the rotation's bytes and the
+    pitch."""
+    key = mesh.key + np.ascontiguousarray(rotation, dtype=np.float64).tobytes() + np.float64(pitch).tobytes()
+    found = _GRIDS.get(key)
+    if found is not None:
+        _GRIDS.move_to_end(key)
+        return found
+    v = mesh.vertices
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    pivot = np.array([(lo[0] + hi[0]) / 2, lo[1], (lo[2] + hi[2]) / 2])
+    grid = fill_voxels((v - pivot) @ rotation.T, mesh.faces, pitch)
+    _GRIDS[key] = grid
+    if len(_GRIDS) > CACHE_SIZE:
+        _GRIDS.popitem(last=False)
+    return grid
 
 
 def voxel_loss(
@@ -288,21 +347,18 @@ def voxel_loss(
     """Voxel figures as the release composes them (``eval/voxel_eval.py``).
 
     Each mesh is moved so the bottom centre of its bounds is at the origin, rotated and
-    filled at ``pitch`` on its own grid; its voxel ``(0, 0, 0)`` lands at the integer
-    index ``floor((bottom + origin) / pitch)``. ``room`` is the room's filled matrix and
-    origin (:func:`fill_voxels` of the room's prism). An object's out-of-bounds volume is
-    its voxels that land on no room voxel; a pair's collision volume is the voxels both
-    fill, at the offset ``floor(shift_b - shift_a)``.
+    filled at ``pitch`` on its own grid (:func:`pivoted_voxels`); its voxel ``(0, 0, 0)``
+    lands at the integer index ``floor((bottom + origin) / pitch)``. ``room`` is the room's
+    filled matrix and origin (:func:`fill_prism`). An object's out-of-bounds volume is its
+    voxels that land on no room voxel; a pair's collision volume is the voxels both fill,
+    at the offset ``floor(shift_b - shift_a)``.
     """
     room_matrix, room_origin = room
     room_shift = -room_origin / pitch
     cell = pitch**3
     grids: list[tuple[BoolArray, FloatArray]] = []
     for mesh, rot, bottom in zip(meshes, rotations, bottoms, strict=True):
-        v = mesh.vertices
-        lo, hi = v.min(axis=0), v.max(axis=0)
-        pivot = np.array([(lo[0] + hi[0]) / 2, lo[1], (lo[2] + hi[2]) / 2])
-        matrix, origin = fill_voxels((v - pivot) @ rot.T, mesh.faces, pitch)
+        matrix, origin = pivoted_voxels(mesh, rot, pitch)
         grids.append((matrix, np.floor((bottom + origin) / pitch)))
     oob = []
     for matrix, shift in grids:
@@ -337,9 +393,7 @@ def _overlap(base: BoolArray, other: BoolArray, offset: IntArray) -> int:
 def room_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float) -> tuple[FloatArray, IntArray]:
     """A closed mesh of the room: the floor polygon (made valid) triangulated, extruded from
     ``floor_y`` to ``ceiling_y``."""
-    poly = shapely.Polygon(floor_xz)
-    if not poly.is_valid:
-        poly = shapely.make_valid(poly)
+    poly = _valid_polygon(floor_xz)
     vertices: list[FloatArray] = []
     faces: list[IntArray] = []
     count = 0
@@ -350,9 +404,7 @@ def room_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float) -> tuple[
             vertices += [np.array([x, y, z]) for x, z in tri]
             faces.append(np.arange(count, count + 3))
             count += 3
-    rings = [poly.exterior, *poly.interiors] if isinstance(poly, shapely.Polygon) else [
-        r for p in shapely.get_parts(poly) if isinstance(p, shapely.Polygon) for r in (p.exterior, *p.interiors)]
-    for ring in rings:
+    for ring in _rings(poly):
         pts = np.asarray(ring.coords)[:-1]
         for k in range(len(pts)):
             (x0, z0), (x1, z1) = pts[k], pts[(k + 1) % len(pts)]
@@ -361,3 +413,12 @@ def room_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float) -> tuple[
             faces += [np.array([count, count + 1, count + 2]), np.array([count, count + 2, count + 3])]
             count += 4
     return np.array(vertices, dtype=float).reshape(-1, 3), np.array(faces, dtype=np.int64).reshape(-1, 3)
+
+
+def _valid_polygon(floor_xz: FloatArray) -> shapely.Geometry:
+    poly = shapely.Polygon(floor_xz)
+    return poly if poly.is_valid else shapely.make_valid(poly)
+
+
+def _rings(poly: shapely.Geometry) -> list[shapely.LinearRing]:
+    return [r for p in shapely.get_parts(poly) if isinstance(p, shapely.Polygon) for r in (p.exterior, *p.interiors)]

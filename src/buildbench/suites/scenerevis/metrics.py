@@ -12,8 +12,9 @@ range):
 Objects are shaped at a geometry level (``box``, the default: exact box tests;
 ``procedural`` or ``mesh``: meshes checked as the released ``eval/myeval.py`` and
 ``eval/voxel_eval.py`` check them, see :mod:`.check.meshes`). Every scene's metrics and the
-aggregate carry it as ``geometry``. The support check reads the boxes at every level (the
-meshes are fitted to them: same bottoms and tops).
+aggregate carry it as ``geometry``. The support check follows the level too: at a mesh
+level an object rests on another's upward mesh faces, not on the top of its box
+(:mod:`.check.support`).
 
 Over scenes, every figure is the plain mean of the per-scene values: ``CNR`` is the mean
 ``collision_rate`` and ``OBR`` the mean ``oob_rate`` (so each scene weighs the same, not
@@ -70,12 +71,13 @@ def scene_metrics(
     geometry = check_level(geometry)
     layout = scene if isinstance(scene, RoomLayout) else parse_layout(scene)
     out = check_physics(layout, rules, geometry=geometry).to_dict()
-    support = check_support(layout)
+    meshes = layout_meshes(layout, geometry) if geometry != "box" else None
+    support = check_support(layout, geometry=geometry, meshes=meshes)
     out["floating"] = list(support.floating)
     out["unsupported"] = list(support.unsupported)
     out["unsupported_rate"] = support.unsupported_pct
-    if voxels and geometry != "box":
-        figures = mesh_voxel_figures(layout, layout_meshes(layout, geometry), VOXEL_PITCH_M)
+    if voxels and meshes is not None:
+        figures = mesh_voxel_figures(layout, meshes, VOXEL_PITCH_M)
         out.update(
             voxel_oob_m3=figures.total_oob_m3,
             voxel_collision_m3=figures.total_collision_m3,

@@ -187,8 +187,9 @@ class HybridReward:
         released_support: R_support by the released rules
             (:func:`~.check.released.released_support_reward`) instead of :mod:`.check.support`'s.
         geometry: The object shapes of those terms (``box``, ``procedural``, ``mesh``); at a
-            mesh level R_pen sums each colliding pair's deepest contact. Rules that are the
-            release's box arithmetic (``REWARD_RELEASED``) ignore it.
+            mesh level R_pen sums each colliding pair's deepest contact and R_support rests
+            objects on the meshes' surfaces. Rules that are the release's box arithmetic
+            (``REWARD_RELEASED``, ``released_support``) ignore it.
     """
 
     def __init__(self, instruction: str, room_type: str = "", judge: Judge | None = None, *,
@@ -310,7 +311,7 @@ class HybridReward:
         if self.released_support:
             return released_support_reward(scene)
         try:
-            return support_reward(check_support(parse_layout(scene)).unsupported_pct)
+            return support_reward(check_support(parse_layout(scene), geometry=self.geometry).unsupported_pct)
         except SceneFormatError as exc:
             notes.append(f"support: unreadable scene ({exc})")
             return -1.0

@@ -29,10 +29,9 @@ from buildbench.scenes.catalogue import category_of
 from buildbench.scenes.mesh_physics import (
     SolidMesh,
     VoxelFigures,
-    fill_voxels,
+    fill_prism,
     mesh_contacts,
     outside_shares,
-    room_prism,
     solid_mesh,
     voxel_loss,
 )
@@ -114,7 +113,6 @@ def mesh_voxel_figures(layout: RoomLayout, meshes: list[SolidMesh], pitch_m: flo
     """The release's voxel figures of ``layout``'s meshes (:func:`~buildbench.scenes.mesh_physics.voxel_loss`)."""
     if not len(layout):
         return VoxelFigures((), ())
-    vertices, faces = room_prism(layout.floor_xz, layout.floor_y, layout.ceiling_y)
-    room = fill_voxels(vertices, faces, pitch_m)
+    room = fill_prism(layout.floor_xz, layout.floor_y, layout.ceiling_y, pitch_m)
     return voxel_loss(meshes, layout.rotations, layout.bottoms, room, pitch_m)
 

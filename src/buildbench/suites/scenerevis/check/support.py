@@ -31,6 +31,15 @@ Where we differ from the released rules, on purpose:
 
 Independently of kinds, :attr:`SupportReport.floating` lists objects that neither touch
 the floor nor rest on another object, for wall and ceiling kinds excepted.
+
+At a mesh geometry level (``procedural``, ``mesh``; the released rules read boxes, and so
+does ``box``) an object rests on another only where the other's *mesh* offers a surface:
+an upward-facing face (normal within about 45° of up) within the tolerance of the object's
+bottom whose floor projection overlaps the object's footprint. A lamp on a nightstand's top
+rests on it; a cushion level with the top of a chair's box, over the seat, rests on nothing
+(only the back reaches that high); a vase on a shelf board inside a bookcase rests on the
+board; a box hovering between a table's legs, under its top, rests on nothing. Floor
+contact is the bottom, as with boxes (the meshes span their boxes).
 """
 
 from __future__ import annotations
@@ -41,6 +50,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+
+from buildbench.scenes.assets import GeometryLevel, check_level
+from buildbench.scenes.mesh_physics import SolidMesh
 
 from .layout import RoomLayout
 
@@ -53,6 +65,10 @@ CEILING_MIN_SHARE = 0.8
 #: Objects lower than this with a footprint larger than SURFACE_MIN_AREA_M2 can carry things.
 SURFACE_MAX_HEIGHT_M = 1.2
 SURFACE_MIN_AREA_M2 = 0.2
+#: At a mesh level, a face carries things when its normal's upward component is at least this.
+UPWARD_MIN = 0.7
+#: ... and its floor projection shares more than this area with the footprint, m² (1 cm²).
+CONTACT_MIN_AREA_M2 = 1e-4
 
 CEILING_WORDS = (
     "chandelier",
@@ -199,9 +215,18 @@ class SupportReport:
         return 100.0 * len(self.unsupported) / len(self.supported) if self.supported else 0.0
 
 
-def check_support(layout: RoomLayout, classify: Callable[[str], str] | None = None) -> SupportReport:
+def check_support(
+    layout: RoomLayout,
+    classify: Callable[[str], str] | None = None,
+    *,
+    geometry: GeometryLevel = "box",
+    meshes: list[SolidMesh] | None = None,
+) -> SupportReport:
     """Support of every object; ``classify`` answers descriptions no keyword matches
-    (default: ``floor``)."""
+    (default: ``floor``). At a mesh ``geometry`` objects rest on the meshes' upward faces
+    (see the module docstring); ``meshes`` are the layout's meshes at that level when the
+    caller has them already."""
+    geometry = check_level(geometry)
     n = len(layout)
     if n == 0:
         return SupportReport((), (), ())
@@ -214,6 +239,15 @@ def check_support(layout: RoomLayout, classify: Callable[[str], str] | None = No
         (lo_xz[:, None, :] <= hi_xz[None, :, :]) & (lo_xz[None, :, :] <= hi_xz[:, None, :]), axis=2
     )
     rests = (np.abs(bottom[:, None] - top[None, :]) < SUPPORT_TOLERANCE_M) & overlap
+    if geometry != "box":
+        from .meshes import layout_meshes
+
+        near = overlap & (bottom[:, None] > bottom[None, :] - SUPPORT_TOLERANCE_M) & (
+            bottom[:, None] < top[None, :] + SUPPORT_TOLERANCE_M
+        )
+        np.fill_diagonal(near, False)
+        rests = _rests_on_meshes(layout, meshes if meshes is not None else layout_meshes(layout, geometry),
+                                 corners, near)
     np.fill_diagonal(rests, False)
     carriers = _carriers(layout, hi_xz - lo_xz, top - bottom)
     on_carrier = np.any(rests & carriers[None, :], axis=1)
@@ -237,3 +271,34 @@ def _carriers(layout: RoomLayout, footprint: np.ndarray, heights: np.ndarray) ->
         footprint[:, 0] * footprint[:, 1] > SURFACE_MIN_AREA_M2
     )
     return named | low_and_wide
+
+
+def _rests_on_meshes(layout: RoomLayout, meshes: list[SolidMesh], corners: np.ndarray, near: np.ndarray) -> np.ndarray:
+    """``rests[a, b]`` for the pairs ``near`` admits: an upward face of b's placed mesh
+    within the tolerance of a's bottom shares more than :data:`CONTACT_MIN_AREA_M2` of
+    floor area with a's footprint."""
+    from .meshes import mesh_centers
+
+    rests = np.zeros_like(near)
+    if not near.any():
+        return rests
+    bottom = corners[:, :, 1].min(1)
+    centers = mesh_centers(layout, meshes)
+    for b in np.flatnonzero(near.any(axis=0)):
+        mesh = meshes[b]
+        if not len(mesh.faces):
+            continue
+        tri = (mesh.vertices @ layout.rotations[b].T + centers[b])[mesh.faces]
+        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        length = np.linalg.norm(normal, axis=1)
+        up = normal[:, 1] >= UPWARD_MIN * np.maximum(length, 1e-300)
+        tri, low, high = tri[up], tri[up, :, 1].min(1), tri[up, :, 1].max(1)
+        for a in np.flatnonzero(near[:, b]):
+            level = (low < bottom[a] + SUPPORT_TOLERANCE_M) & (high > bottom[a] - SUPPORT_TOLERANCE_M)
+            if not level.any():
+                continue
+            faces = shapely.polygons(tri[level][:, :, [0, 2]])
+            footprint = shapely.convex_hull(shapely.multipoints(corners[a][:, [0, 2]]))
+            shared = shapely.area(shapely.intersection(faces, footprint))
+            rests[a, b] = bool(shared.sum() > CONTACT_MIN_AREA_M2)
+    return rests
