@@ -14,8 +14,9 @@ test: setup lint
 	@$(PY) -m pytest -n 2 --dist loadgroup -q; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: no tests were collected" >&2; exit 1; fi; exit $$rc
 
+# Each benchmark in its own process; `make bench BENCH="legoeval render"` runs those whose names contain a word.
 bench: setup
-	@$(PY) benchmarks/run.py
+	@$(PY) benchmarks/run.py $(BENCH)
 
 lint: setup
 	@.venv/bin/ruff check src tests benchmarks

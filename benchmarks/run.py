@@ -1,25 +1,40 @@
 """Run every ``benchmarks/bench_*.py`` and print each figure as a ratio against its baseline.
 
-Each module exposes ``run() -> list[Figure]``. Results go to ``bench-results/results.json``.
-Usage: ``python benchmarks/run.py [NAME_SUBSTRING ...]``.
+Each module exposes ``run() -> list[Figure]``. Each runs in its own Python process, so one
+benchmark's state (a GL context, threads, a forked pool, imported simulators) cannot break
+the next one, and a crash or hang is that benchmark's failure alone. Results go to
+``bench-results/results.json``. Usage: ``python benchmarks/run.py [NAME_SUBSTRING ...]``.
+
+The exit status is 1 only when a benchmark itself failed (raised, crashed or passed its
+time limit); a figure that misses its target and a baseline skipped with its reason are
+reported, not failures.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import platform
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import Figure  # noqa: E402
+from _common import Figure, scaled_limit, slowdown  # noqa: E402
+
+#: Wall seconds one benchmark may take on the reference machine (stretched by the slowdown).
+BENCH_LIMIT_S = 2400.0
+CHILD_FLAG = "--one"
 
 
-def _load(path: Path):
+def _load(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -27,48 +42,106 @@ def _load(path: Path):
     return mod
 
 
+def _child(path: Path, out: Path) -> int:
+    """Run one benchmark module in this process and write its figures to ``out``."""
+    figures = _load(path).run()
+    out.write_text(json.dumps([f.to_dict() for f in figures]))
+    return 0
+
+
+def _run_one(path: Path, limit_s: float) -> tuple[list[Figure], str | None, float]:
+    """One benchmark in its own process: its figures, the failure (or None), wall seconds."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out = Path(tmp) / "figures.json"
+        t0 = time.perf_counter()
+        # its own session, so a benchmark past its limit is ended with every process it started
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), CHILD_FLAG, str(path), str(out)],
+                                start_new_session=True)
+        try:
+            returncode = proc.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            return [], f"{path.stem}: passed its limit of {limit_s:.0f} s wall", time.perf_counter() - t0
+        finally:
+            if proc.returncode is None:  # interrupted (Ctrl-C): take the benchmark down too
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        wall = time.perf_counter() - t0
+        if returncode != 0:
+            return [], f"{path.stem}: exited {returncode} (its traceback is above)", wall
+        try:
+            figures = [Figure.from_dict(d) for d in json.loads(out.read_text())]
+        except (OSError, ValueError, TypeError) as exc:
+            return [], f"{path.stem}: wrote no readable figures ({type(exc).__name__}: {exc})", wall
+    return figures, None, wall
+
+
+def _value(v: float | None, unit: str) -> str:
+    if v is None:
+        return "-"
+    return f"{v:.4f}" if unit == "s" else f"{v:.3g} ({unit})"
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) == 4 and argv[1] == CHILD_FLAG:
+        return _child(Path(argv[2]), Path(argv[3]))
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=max(Console().width, 140))  # a log is not a narrow terminal
     wanted = argv[1:]
+    started = time.time()
+    slow = slowdown()
+    limit_s = scaled_limit(BENCH_LIMIT_S)
+    console.print(f"machine: {slow:.1f}x slower than the reference now (load {os.getloadavg()[0]:.1f}); "
+                  f"each benchmark in its own process, limit {limit_s:.0f} s")
     figures: list[Figure] = []
     failures: list[str] = []
+    runs: list[dict[str, Any]] = []
     for path in sorted(HERE.glob("bench_*.py")):
         if wanted and not any(w in path.stem for w in wanted):
             continue
         console.print(f"[bold]{path.stem}[/bold] …")
-        try:
-            figures.extend(_load(path).run())
-        except Exception as exc:  # one broken benchmark must not hide the others
-            failures.append(f"{path.stem}: {type(exc).__name__}: {exc}")
-            console.print(f"[red]{failures[-1]}[/red]")
+        got, failure, wall = _run_one(path, limit_s)
+        figures.extend(got)
+        runs.append({"benchmark": path.stem, "wall_s": round(wall, 2), "figures": len(got), "failure": failure})
+        if failure:
+            failures.append(failure)
+            console.print(f"[red]{failure}[/red]")
     table = Table(title="buildbench benchmarks")
-    for col in ("figure", "ours (s)", "baseline", "baseline (s)", "speedup", "target (s)", "ok"):
+    for col in ("figure", "ours", "baseline", "baseline (s)", "speedup", "target", "ok"):
         table.add_column(col)
     for f in figures:
         d = f.to_dict()
         table.add_row(
             f.name,
-            f"{f.seconds:.4f}",
+            _value(f.seconds, f.unit),
             f.baseline or "-",
-            "-" if f.baseline_seconds is None else f"{f.baseline_seconds:.4f}",
+            "skipped" if f.baseline_skipped else _value(f.baseline_seconds, f.unit),
             "-" if f.speedup is None else f"{f.speedup:.1f}x",
             "-" if f.target_seconds is None else f"{f.target_seconds:g}",
             {True: "yes", False: "NO", None: "-"}[d["meets_target"]],
         )
     console.print(table)
+    for f in figures:
+        if f.baseline_skipped:
+            console.print(f"baseline skipped for {f.name!r}: {f.baseline_skipped}")
     out = Path("bench-results")
     out.mkdir(exist_ok=True)
     payload = {
-        "created_unix": time.time(),
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "created_unix": started,
+        "wall_s": round(time.time() - started, 1),
+        "machine": {"python": platform.python_version(), "platform": platform.platform(),
+                    "cpus": os.cpu_count(), "slowdown_at_start": round(slow, 2),
+                    "load_average_1min_at_end": round(os.getloadavg()[0], 2)},
+        "benchmarks": runs,
         "figures": [f.to_dict() for f in figures],
         "failures": failures,
     }
     (out / "results.json").write_text(json.dumps(payload, indent=2))
-    console.print(f"wrote {out / 'results.json'}")
+    console.print(f"wrote {out / 'results.json'} ({len(figures)} figures, {len(failures)} failures, "
+                  f"{payload['wall_s']:.0f} s)")
     return 1 if failures else 0
 
 

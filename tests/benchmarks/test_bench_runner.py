@@ -1,0 +1,81 @@
+"""benchmarks/run.py: each benchmark in its own process, failures named, skipped baselines kept.
+
+No timing is asserted (performance lives in ``make bench``); these check the runner's rules.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import run  # noqa: E402
+from _common import SLOWDOWN_ENV, Figure, scaled_limit, slowdown  # noqa: E402
+
+
+def _bench(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"bench_{name}.py"
+    path.write_text(body)
+    return path
+
+
+def test_figures_come_back_from_the_benchmarks_own_process(tmp_path: Path) -> None:
+    path = _bench(tmp_path, "ok", (
+        "import os\nfrom _common import Figure\n"
+        "def run():\n"
+        "    return [Figure('pid', float(os.getpid()), baseline_skipped='not installed', unit='slope')]\n"))
+    figures, failure, _ = run._run_one(path, 120)
+    assert failure is None
+    [figure] = figures
+    assert figure.seconds != float(__import__("os").getpid())  # another process made it
+    assert figure.baseline_skipped == "not installed" and figure.unit == "slope" and figure.speedup is None
+
+
+def test_a_raising_or_hanging_benchmark_is_a_named_failure(tmp_path: Path) -> None:
+    raising = _bench(tmp_path, "raising", "def run():\n    raise ValueError('boom')\n")
+    figures, failure, _ = run._run_one(raising, 120)
+    assert figures == [] and failure is not None and failure.startswith("bench_raising: exited 1")
+    hanging = _bench(tmp_path, "hanging", "import time\ndef run():\n    time.sleep(60)\n")
+    figures, failure, wall = run._run_one(hanging, 2)
+    assert figures == [] and failure == "bench_hanging: passed its limit of 2 s wall" and wall < 30
+
+
+def test_main_writes_results_and_exits_1_only_on_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SLOWDOWN_ENV, "1")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "HERE", tmp_path)
+    _bench(tmp_path, "good", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0, target_seconds=0.5)]\n")
+    assert run.main(["run.py", "good"]) == 0  # a missed target is reported, not a failure
+    results = json.loads((tmp_path / "bench-results" / "results.json").read_text())
+    assert [f["name"] for f in results["figures"]] == ["good"] and results["failures"] == []
+    assert results["figures"][0]["meets_target"] is False
+    _bench(tmp_path, "bad", "def run():\n    raise RuntimeError('x')\n")
+    assert run.main(["run.py"]) == 1
+    results = json.loads((tmp_path / "bench-results" / "results.json").read_text())
+    assert [f["name"] for f in results["figures"]] == ["good"]
+    assert [b["benchmark"] for b in results["benchmarks"]] == ["bench_bad", "bench_good"]
+
+
+def test_slowdown_stretches_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    slowdown.cache_clear()
+    monkeypatch.setenv(SLOWDOWN_ENV, "3")
+    try:
+        assert slowdown() == 3.0 and scaled_limit(180) == 540
+    finally:
+        slowdown.cache_clear()
+    monkeypatch.setenv(SLOWDOWN_ENV, "0.5")  # never tighter than the reference
+    try:
+        assert slowdown() == 1.0
+    finally:
+        slowdown.cache_clear()
+    monkeypatch.delenv(SLOWDOWN_ENV)
+    try:
+        assert slowdown() >= 1.0  # measured
+    finally:
+        slowdown.cache_clear()
+    assert Figure.from_dict(Figure("a", 2.0, baseline_seconds=4.0).to_dict()).speedup == 2.0
