@@ -106,3 +106,46 @@ class _NoEnv(Env):
 
     def outcome(self) -> dict[str, Any]:
         return {}
+
+
+def _qwen_template() -> str:
+    trl = pytest.importorskip("trl", reason="training is an extra: trl is not installed")
+    return (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text()
+
+
+def test_turns_follow_the_tokenizers_chat_template(tiny: tuple[Any, Path]) -> None:
+    """Issue 25: turns were joined as "User:"/"Assistant:" text whatever the model's template."""
+    from buildbench.integrations.trl import ChatTokens
+
+    tok, _ = tiny
+    tok.chat_template = _qwen_template()
+    try:
+        chat = ChatTokens(tok, "Build well.")
+        prompt = chat.start("first observation")
+        reply = '{"blocks": []}'
+        reply_ids = tok(reply, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+        answer = chat.answer(reply, reply_ids, "second observation")
+        assert tok.decode(prompt) == ("<|im_start|>system\nBuild well.<|im_end|>\n<|im_start|>user\nfirst observation"
+                                      "<|im_end|>\n<|im_start|>assistant\n")
+        assert tok.decode(prompt + reply_ids[:-1] + answer) == tok.apply_chat_template(
+            chat.messages, tokenize=False, add_generation_prompt=True)
+        assert tok.decode(answer).startswith("<|im_end|>\n<|im_start|>user\nsecond observation")
+
+        rollout = suite_rollout_func("example", sampling=Sampling(max_turns=2, max_new_tokens=6))
+        out = rollout(["0"], _Trainer(tok, tiny[1]))
+        assert tok.decode(out["prompt_ids"][0]).startswith("<|im_start|>system\n")  # Qwen's default system turn
+        observed = tok.decode([t for t, m in zip(out["completion_ids"][0], out["env_mask"][0], strict=True) if m == 0])
+        assert "<|im_start|>user\n" in observed and "User:" not in observed
+    finally:
+        tok.chat_template = None
+
+
+def test_a_template_that_rewrites_earlier_turns_is_refused(tiny: tuple[Any, Path]) -> None:
+    from buildbench.integrations.trl import ChatTokens
+
+    tok, _ = tiny
+    chat = ChatTokens(tok)
+    chat.template = "{{ messages[-1]['content'] }}"  # shows only the newest message
+    chat.start("first")
+    with pytest.raises(ValueError, match="not prefix-preserving"):
+        chat.answer("reply", [5], "second")

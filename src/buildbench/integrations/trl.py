@@ -10,8 +10,15 @@ object or a ``{"control": …}`` call); every observation is appended to the com
 ``env_mask`` 0, so the loss only sees the policy's tokens. The episode's reward travels as the
 ``episode_reward`` column, which :func:`episode_reward` hands back to the trainer.
 
-Turns are joined as plain text (``"User: …"``, ``"Assistant: …"``), the same for every
-tokenizer, so a rollout's tokens do not depend on a chat template. What becomes the reward is a
+The conversation is the tokenizer's own chat template (:class:`ChatTokens`): the prompt is the
+template's rendering of the system prompt and first observation with the generation prompt, and
+each observation adds what the template renders after the reply (end of turn, the user turn, the
+next generation prompt), so the policy sees at training time what it sees at inference. The
+template must render earlier turns unchanged as turns are added (prefix-preserving, as TRL's own
+tool loop requires). A tokenizer without a template (a base model) gets :data:`PLAIN_TEMPLATE`
+(``"User: …"``, ``"Assistant: …"``). Observation images are not passed yet: the policy reads the
+text of each observation (a text model cannot take them; a vision model's processor would).
+What becomes the reward is a
 :data:`RewardFn`: the sum of the env's step rewards (each suite's paper signal, shaped where the
 paper shapes it) by default, or a verifier metric of the outcome (:func:`verifier_metric`); an
 episode that could not be played or scored gets None, which TRL leaves out (errors are never
@@ -35,11 +42,63 @@ from .rollout import (
     verifier_metric,
 )
 
-__all__ = ["RewardFn", "Rollout", "Sampling", "TaskFor", "episode_reward", "make_rollout_func", "observation_text",
+__all__ = ["PLAIN_TEMPLATE", "ChatTokens", "RewardFn", "Rollout", "Sampling", "TaskFor", "episode_reward", "make_rollout_func", "observation_text",
            "play", "prompt_text", "step_reward_sum", "suite_rollout_func", "verifier_metric"]
 
-#: How observations and replies are joined (no chat template: the same tokens for every tokenizer).
-USER_PREFIX, ASSISTANT_PREFIX = "\n\nUser: ", "\nAssistant: "
+#: The chat template of a tokenizer that has none: plain ``User:``/``Assistant:`` turns.
+PLAIN_TEMPLATE = (
+    "{% for m in messages %}"
+    "{% if m['role'] == 'system' %}{{ m['content'] }}\n\n"
+    "{% elif m['role'] == 'assistant' %}Assistant: {{ m['content'] }}\n\n"
+    "{% else %}User: {{ m['content'] }}\n{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}Assistant: {% endif %}"
+)
+
+
+class ChatTokens:
+    """One episode's conversation in a tokenizer's chat template, as token chunks.
+
+    :meth:`start` gives the prompt; :meth:`answer` the tokens that follow a generated reply when
+    the env answers it (the template's end of the reply's turn, the user turn, the generation
+    prompt), so prompt + replies + answers tokenize the conversation the template renders.
+    """
+
+    def __init__(self, tokenizer: Any, system_prompt: str = "") -> None:
+        self.tokenizer = tokenizer
+        self.template = getattr(tokenizer, "chat_template", None) or PLAIN_TEMPLATE
+        self.messages: list[dict[str, str]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        self.text = ""
+
+    def _render(self) -> str:
+        return str(self.tokenizer.apply_chat_template(self.messages, chat_template=self.template, tokenize=False,
+                                                      add_generation_prompt=True))
+
+    def start(self, observation: str) -> list[int]:
+        """The prompt: the system prompt and the first observation, then the generation prompt."""
+        self.messages.append({"role": "user", "content": observation})
+        self.text = self._render()
+        return _encode(self.tokenizer, self.text)
+
+    def answer(self, reply: str, reply_ids: list[int], observation: str) -> list[int]:
+        """The tokens after the generated ``reply`` (``reply_ids``) that carry ``observation``.
+
+        Raises:
+            ValueError: The template renders the conversation so far differently once a turn is added.
+        """
+        self.messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": observation}]
+        text = self._render()
+        head = self.text + reply
+        if not text.startswith(head):
+            raise ValueError("trl rollout: the tokenizer's chat template renders earlier turns differently once "
+                             "a turn is added (not prefix-preserving); give the tokenizer a template that is "
+                             "(trl.chat_template_utils.get_training_chat_template) or none")
+        tail = text[len(head):]
+        eos = self.tokenizer.eos_token
+        if reply_ids and reply_ids[-1] == self.tokenizer.eos_token_id and eos and tail.startswith(eos):
+            tail = tail[len(eos):]  # the model already generated the end of its turn
+        self.text = text
+        return _encode(self.tokenizer, tail)
 
 #: ``task_for(prompt, k)``: the task the k-th prompt of a batch is played on.
 TaskFor = Callable[[Any, int], Task]
@@ -65,7 +124,7 @@ class Rollout:
     """One played episode in token form.
 
     Attributes:
-        prompt_ids: Tokens of the first observation and the assistant prefix.
+        prompt_ids: Tokens of the system prompt, the first observation and the generation prompt.
         completion_ids: Replies and later observations, interleaved, ending with EOS.
         logprobs: Log-probability of each sampled token (0 for observation tokens).
         env_mask: 1 for the policy's tokens, 0 for the env's.
@@ -113,17 +172,17 @@ def play(env: Env, task: Task, seed: int, tokenizer: Any, model: Any, sampling: 
          reward: RewardFn = step_reward_sum) -> Rollout:
     """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM) and return its tokens."""
     episode = EpisodePlay(env, task, seed)
-    observation = episode.reset()
-    head = (sampling.system_prompt + USER_PREFIX if sampling.system_prompt else USER_PREFIX.lstrip())
-    rollout = Rollout(_encode(tokenizer, head + observation_text(observation) + ASSISTANT_PREFIX))
+    chat = ChatTokens(tokenizer, sampling.system_prompt)
+    rollout = Rollout(chat.start(observation_text(episode.reset())))
     for _ in range(sampling.max_turns):
         new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling)
         rollout.add(new, logprobs)
         rollout.turns += 1
-        step = episode.reply(tokenizer.decode(new, skip_special_tokens=True))
+        reply = tokenizer.decode(new, skip_special_tokens=True)
+        step = episode.reply(reply)
         if episode.ended:
             break
-        rollout.add(_encode(tokenizer, USER_PREFIX + observation_text(step.observation) + ASSISTANT_PREFIX))
+        rollout.add(chat.answer(reply, new, observation_text(step.observation)))
     if not rollout.completion_ids or rollout.completion_ids[-1] != tokenizer.eos_token_id:
         rollout.add([tokenizer.eos_token_id])  # a closed sequence, so TRL does not count it as truncated
     rollout.reward = episode.reward(reward)
