@@ -130,6 +130,16 @@ def test_on_top_of_a_chair_means_its_seat_at_a_mesh_level(bottom: float, by_box:
         assert "no surface of its procedural mesh" in v.explanation
 
 
+def test_a_box_beside_a_table_leg_under_the_top_is_on_nothing() -> None:
+    # Its footprint covers a leg's corner, which passes its bottom's height: a leg's sides
+    # carry nothing, so it is not on top of the table at any level.
+    table = obj("table-0", 3.0, 3.0, (1.2, 0.75, 0.8))
+    box = raised("box-0", 3.53, 0.3, 3.33, (0.2, 0.2, 0.2))
+    for level in ("box", "procedural"):
+        with measured_with(level):
+            assert not on_top_of(scene(table, box), "box-0", "table-0").holds, level
+
+
 def test_on_top_of_a_table_and_a_rug_agree_at_both_levels() -> None:
     table = obj("table-0", 3.0, 3.0, (1.2, 0.75, 0.8))
     vase = raised("vase-0", 3.0, 0.75, 3.0, (0.2, 0.3, 0.2))

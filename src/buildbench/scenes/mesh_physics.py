@@ -244,6 +244,34 @@ def outside_shares(
     return out
 
 
+#: A face carries things when its normal's upward component is at least this (about 45°).
+UPWARD_MIN = 0.7
+#: ... and its floor projection shares more than this with the footprint, m² (1 cm²).
+CONTACT_MIN_AREA_M2 = 1e-4
+
+
+def surface_contact_m2(
+    mesh: SolidMesh, rotation: FloatArray, center: FloatArray, footprint: shapely.Geometry, bottom_y: float,
+    tolerance_m: float,
+) -> float:
+    """Floor area, m², that the upward faces of ``mesh`` placed at ``R @ v + c`` share with
+    ``footprint`` (an (x, z) polygon) where they pass within ``tolerance_m`` of ``bottom_y``
+    (strictly): what an object standing there can rest on. A table's top or a shelf board
+    counts; a leg's sides and the top of the box a chair's back makes over its seat do not.
+    Faces are counted one by one (stacked coplanar faces count twice; callers compare with
+    a small threshold)."""
+    if not len(mesh.faces):
+        return 0.0
+    tri = (mesh.vertices @ rotation.T + center)[mesh.faces]
+    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    up = normal[:, 1] >= UPWARD_MIN * np.maximum(np.linalg.norm(normal, axis=1), 1e-300)
+    heights = tri[:, :, 1]
+    up &= (heights.min(axis=1) < bottom_y + tolerance_m) & (heights.max(axis=1) > bottom_y - tolerance_m)
+    if not up.any():
+        return 0.0
+    return float(shapely.area(shapely.intersection(shapely.polygons(tri[up][:, :, [0, 2]]), footprint)).sum())
+
+
 @dataclass(frozen=True)
 class VoxelFigures:
     """Voxel out-of-bounds and collision volumes of one room, m³ (see :func:`voxel_loss`).

@@ -11,9 +11,10 @@ real shape:
 * **penetration** of two objects, metres: with boxes the boxes' penetration depth
   (separating-axis test); with meshes the deepest contact FCL reports between the placed
   meshes (SceneReVis's collision definition, ``scenerevis.md`` §2.5), 0 when none;
-* **a surface under** an object (meshes only): whether the other's mesh crosses a thin slab
-  of the object's footprint at its bottom, so "on top of" means resting on a table top or
-  a chair's seat, not on the top of a box that a chair's back makes tall.
+* **a surface under** an object (meshes only): whether an upward face of the other's mesh
+  lies under the object's footprint at its bottom, so "on top of" means resting on a table
+  top or a chair's seat, not on the top of a box that a chair's back makes tall, nor beside
+  a table leg that passes the object's height.
 
 The strategy is chosen per call context with :func:`measured_with` (a context variable, so
 concurrent evaluations of different levels do not mix); without one, relations use boxes
@@ -121,18 +122,19 @@ class MeshShapes(Shapes):
 
 
     def surface_under(self, scene: Scene, index: SceneIndex, a: str, b: str, gap_m: float) -> bool:
-        """Whether b's mesh reaches into the slab of a's footprint within ``gap_m`` of a's
-        bottom: a surface of b that a can stand on (a table top, a chair's seat, a shelf board)."""
-        import fcl
+        """Whether an upward face of b's mesh within ``gap_m`` of a's bottom lies under a's
+        footprint (more than 1 cm² of it): a surface a can stand on (a table top, a chair's
+        seat, a shelf board; not a leg's side,
+        :func:`~buildbench.scenes.mesh_physics.surface_contact_m2`)."""
+        from buildbench.scenes.assets import object_mesh
+        from buildbench.scenes.mesh_physics import CONTACT_MIN_AREA_M2, surface_contact_m2
 
-        ob, full_b = self._placed(scene, index, b)
-        if not full_b:
-            return False
-        obj = scene.objects[index.object_pos[a]]
-        slab = fcl.Box(max(obj.size[0], 1e-6), 2.0 * gap_m + 1e-6, max(obj.size[2], 1e-6))
-        bottom = np.array([obj.center[0], index.bottoms[index.object_pos[a]], obj.center[2]], dtype=np.float64)
-        placed = fcl.CollisionObject(slab, fcl.Transform(np.asarray(obj.rotation, dtype=np.float64), bottom))
-        return bool(fcl.collide(placed, ob, fcl.CollisionRequest(), fcl.CollisionResult()))
+        other = scene.objects[index.object_pos[b]]
+        mesh = _solid(object_mesh(other, self.level, library=self.library))  # type: ignore[arg-type]
+        shared = surface_contact_m2(
+            mesh, np.asarray(other.rotation, dtype=np.float64), np.asarray(other.center, dtype=np.float64),
+            index.element(scene, a).shape, float(index.bottoms[index.object_pos[a]]), gap_m)
+        return shared > CONTACT_MIN_AREA_M2
 
 
 def _solid(mesh: Any) -> SolidMesh:

@@ -52,7 +52,7 @@ import numpy as np
 import shapely
 
 from buildbench.scenes.assets import GeometryLevel, check_level
-from buildbench.scenes.mesh_physics import SolidMesh
+from buildbench.scenes.mesh_physics import CONTACT_MIN_AREA_M2, SolidMesh, surface_contact_m2
 
 from .layout import RoomLayout
 
@@ -65,10 +65,6 @@ CEILING_MIN_SHARE = 0.8
 #: Objects lower than this with a footprint larger than SURFACE_MIN_AREA_M2 can carry things.
 SURFACE_MAX_HEIGHT_M = 1.2
 SURFACE_MIN_AREA_M2 = 0.2
-#: At a mesh level, a face carries things when its normal's upward component is at least this.
-UPWARD_MIN = 0.7
-#: ... and its floor projection shares more than this area with the footprint, m² (1 cm²).
-CONTACT_MIN_AREA_M2 = 1e-4
 
 CEILING_WORDS = (
     "chandelier",
@@ -275,8 +271,8 @@ def _carriers(layout: RoomLayout, footprint: np.ndarray, heights: np.ndarray) ->
 
 def _rests_on_meshes(layout: RoomLayout, meshes: list[SolidMesh], corners: np.ndarray, near: np.ndarray) -> np.ndarray:
     """``rests[a, b]`` for the pairs ``near`` admits: an upward face of b's placed mesh
-    within the tolerance of a's bottom shares more than :data:`CONTACT_MIN_AREA_M2` of
-    floor area with a's footprint."""
+    within the tolerance of a's bottom shares more than 1 cm² of floor with a's footprint
+    (:func:`~buildbench.scenes.mesh_physics.surface_contact_m2`)."""
     from .meshes import mesh_centers
 
     rests = np.zeros_like(near)
@@ -284,21 +280,9 @@ def _rests_on_meshes(layout: RoomLayout, meshes: list[SolidMesh], corners: np.nd
         return rests
     bottom = corners[:, :, 1].min(1)
     centers = mesh_centers(layout, meshes)
-    for b in np.flatnonzero(near.any(axis=0)):
-        mesh = meshes[b]
-        if not len(mesh.faces):
-            continue
-        tri = (mesh.vertices @ layout.rotations[b].T + centers[b])[mesh.faces]
-        normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-        length = np.linalg.norm(normal, axis=1)
-        up = normal[:, 1] >= UPWARD_MIN * np.maximum(length, 1e-300)
-        tri, low, high = tri[up], tri[up, :, 1].min(1), tri[up, :, 1].max(1)
-        for a in np.flatnonzero(near[:, b]):
-            level = (low < bottom[a] + SUPPORT_TOLERANCE_M) & (high > bottom[a] - SUPPORT_TOLERANCE_M)
-            if not level.any():
-                continue
-            faces = shapely.polygons(tri[level][:, :, [0, 2]])
-            footprint = shapely.convex_hull(shapely.multipoints(corners[a][:, [0, 2]]))
-            shared = shapely.area(shapely.intersection(faces, footprint))
-            rests[a, b] = bool(shared.sum() > CONTACT_MIN_AREA_M2)
+    for a, b in zip(*np.nonzero(near), strict=True):
+        footprint = shapely.convex_hull(shapely.multipoints(corners[a][:, [0, 2]]))
+        shared = surface_contact_m2(meshes[b], layout.rotations[b], centers[b], footprint, float(bottom[a]),
+                                    SUPPORT_TOLERANCE_M)
+        rests[a, b] = shared > CONTACT_MIN_AREA_M2
     return rests
