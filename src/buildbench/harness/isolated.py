@@ -42,6 +42,10 @@ from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._prctl import die_with_parent
 
 IsolatedStatus = Literal["ok", "error", "limit", "crash"]
+#: What the forkserver imports once, so that each child does not: the harness, the model clients
+#: (an episode played apart uses them) and the CLI (a child runs the main script again as
+#: ``__mp_main__``, and the ``buildbench`` console script imports the CLI).
+FORKSERVER_PRELOAD = ("buildbench.harness", "buildbench.llm", "buildbench.cli")
 
 
 @dataclass(frozen=True)
@@ -184,7 +188,7 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
     """
     context = multiprocessing.get_context("forkserver")
     if preload:
-        context.set_forkserver_preload(["buildbench.harness", *preload])
+        context.set_forkserver_preload(list(FORKSERVER_PRELOAD) + list(preload))
     ours, theirs = context.Pipe()
     process = context.Process(target=_child, args=(theirs, fn, args, limits.cpu_s, dict(os.environ), serve is not None),
                               name="buildbench-isolated")
