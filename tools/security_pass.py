@@ -119,7 +119,9 @@ class Recorder:
             case.outcome = "failed"
             text = str(report.longrepr)
             case.hang = case.hang or "Timeout" in text.split("\n", 1)[0] or "Failed: Timeout" in text
-            case.detail = text.strip().splitlines()[-1][:200] if text.strip() else "failed"
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = getattr(crash, "message", "") or text.strip()
+            case.detail = (message.strip().splitlines() or ["failed"])[0][:300]
             # pytest prints a failing test's own frames without this header: a match is a traceback
             # the product printed and the test quoted (a CLI's stderr in an assertion message).
             case.traceback = case.traceback or bool(_TRACEBACK.search(report.longreprtext))
