@@ -158,14 +158,18 @@ def is_solved(geometry: float, semantics: float, topology: float) -> bool:
 
 class _ModelCache:
     """Parsed models and their meshes keyed by file content, so a task's M0 and M* are read once;
-    the models' caches share tessellations of identical content (see :class:`MeshStore`)."""
+    the models' caches share tessellations of identical content (see :class:`MeshStore`).
+
+    A task's own models (M0, M*) are opened lazily (:func:`open_ifc`): they come with the task,
+    and an entity of theirs that cannot be read fails the task where it is read. A prediction
+    is the agent's output and is parsed in full, so a malformed one scores as unreadable."""
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
         self._items: OrderedDict[str, tuple[IfcModel, ShapeCache]] = OrderedDict()
         self.meshes = MeshStore()
 
-    def get(self, path: str | Path) -> tuple[IfcModel, ShapeCache]:
+    def get(self, path: str | Path, *, task_model: bool = False) -> tuple[IfcModel, ShapeCache]:
         p = Path(path)
         if not p.is_file():
             raise ModelError(f"{p}: no such file")
@@ -176,7 +180,7 @@ class _ModelCache:
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         found = self._items.get(digest)
         if found is None:
-            model = load_model(p, data)
+            model = load_model(p, data, lazy=task_model)
             found = (model, ShapeCache(model, self.meshes))
             self._items[digest] = found
             while len(self._items) > self.size:
@@ -210,15 +214,19 @@ def score_edit(original_path: str | Path, ground_truth_path: str | Path, predict
     """
     task = EditTask.coerce(task_spec)
     try:
-        m0, shapes0 = MODEL_CACHE.get(original_path)
-        ref, ref_shapes = MODEL_CACHE.get(ground_truth_path)
+        m0, shapes0 = MODEL_CACHE.get(original_path, task_model=True)
+        ref, ref_shapes = MODEL_CACHE.get(ground_truth_path, task_model=True)
     except ModelError as exc:
         raise ValueError(f"task {task.task_id or '?'}: {exc}") from exc
     try:
         pred, pred_shapes = MODEL_CACHE.get(predicted_path)
     except ModelError as exc:
         return EditScore(0.0, 0.0, 0.0, 0.0, False, f"prediction unreadable: {exc}", strict)
-    return _score_models(task, m0, shapes0, ref, ref_shapes, pred, pred_shapes, strict=strict, seed=seed)
+    try:
+        return _score_models(task, m0, shapes0, ref, ref_shapes, pred, pred_shapes, strict=strict, seed=seed)
+    except RuntimeError as exc:  # a malformed entity of M0 or M*, read lazily; the prediction was parsed in full
+        raise ValueError(f"task {task.task_id or '?'}: its input or ground-truth model has an entity that "
+                         f"cannot be read ({exc})") from exc
 
 
 def _score_models(task: EditTask, m0: IfcModel, shapes0: ShapeCache, ref: IfcModel, ref_shapes: ShapeCache,
