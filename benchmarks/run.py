@@ -38,12 +38,17 @@ def _load(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
+    # registered under its name, as an import would: a function it sends to a worker process
+    # is pickled by that name (and the worker imports it from its folder, put on sys.path)
+    sys.modules[path.stem] = mod
     spec.loader.exec_module(mod)
     return mod
 
 
 def _child(path: Path, out: Path) -> int:
     """Run one benchmark module in this process and write its figures to ``out``."""
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     figures = _load(path).run()
     out.write_text(json.dumps([f.to_dict() for f in figures]))
     return 0

@@ -79,3 +79,14 @@ def test_slowdown_stretches_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         slowdown.cache_clear()
     assert Figure.from_dict(Figure("a", 2.0, baseline_seconds=4.0).to_dict()).speedup == 2.0
+
+
+def test_a_benchmark_may_send_its_own_functions_to_a_worker_process(tmp_path: Path) -> None:
+    path = _bench(tmp_path, "pool", (
+        "import multiprocessing as mp\nfrom _common import Figure\n"
+        "def _square(x):\n    return x * x\n"
+        "def run():\n"
+        "    with mp.get_context('forkserver').Pool(1) as pool:\n"
+        "        return [Figure('square', float(pool.apply(_square, (3,))))]\n"))
+    figures, failure, _ = run._run_one(path, 120)
+    assert failure is None and [f.seconds for f in figures] == [9.0]
