@@ -85,3 +85,67 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
                + (f", {failed} refused" if failed else ""))
     if failed:
         ctx.exit(2)
+
+
+def _formats_help() -> str:
+    from buildbench.scenes.formats import FORMATS
+
+    rows = [f"{name}: {fmt.description}{'' if fmt.write else ' [read only]'}" for name, fmt in FORMATS.items()]
+    return "\b\nFormats (--from / --to):\n" + "\n".join(f"  {r}" for r in rows)
+
+
+def _read_options(asset_sizes: Path | None, metres_per_px: float) -> object:
+    from buildbench.scenes.formats import ReadOptions
+    from buildbench.scenes.model import SceneFormatError
+
+    sizes: dict[str, tuple[float, float, float]] = {}
+    if asset_sizes is not None:
+        from buildbench.scenes.formats import parse_document
+
+        data = parse_document(asset_sizes)
+        if not isinstance(data, dict):
+            raise SceneFormatError(f"{asset_sizes}: expected a JSON object model id -> [sx, sy, sz]")
+        for key, value in data.items():
+            if not (isinstance(value, list) and len(value) == 3
+                    and all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in value)):
+                raise SceneFormatError(f"{asset_sizes}: {key!r}: expected [sx, sy, sz], three positive numbers")
+            sizes[str(key)] = (float(value[0]), float(value[1]), float(value[2]))
+    return ReadOptions(asset_sizes=sizes, metres_per_px=metres_per_px)
+
+
+_FORMAT_NAMES = ["thor", "holodeck", "procthor", "scenerevis-flat", "scenerevis-grouped", "respace", "sceneeval",
+                 "layoutgpt", "idesign", "layoutvlm"]
+ASSET_SIZES_HELP = "JSON object model id -> [sx, sy, sz] metres (SceneEval and LayoutVLM files name assets, not sizes)."
+PX_HELP = "LayoutGPT's pixel size in metres (its files normalise rooms; 3D-FRONT's true size is not in them)."
+
+
+@scenes.command("convert", epilog=_formats_help())
+@click.argument("source", metavar="IN", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--from", "src_fmt", required=True, type=click.Choice(_FORMAT_NAMES), help="Format of IN.")
+@click.option("--to", "dst_fmt", required=True, type=click.Choice(_FORMAT_NAMES), help="Format to write.")
+@click.option("--out", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="File to write (a new file; an existing one is refused).")
+@click.option("--asset-sizes", type=click.Path(path_type=Path, dir_okay=False), default=None, help=ASSET_SIZES_HELP)
+@click.option("--metres-per-px", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
+              help=PX_HELP)
+def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Path | None,
+            metres_per_px: float) -> None:
+    """Convert the scenes of IN from one format to another: every scene the file holds, into
+    one OUT document (a list where the target format stores several so). What a format cannot
+    carry is lost (scenes/README.md lists it per format). Exit status 2 on a bad input, with
+    one `error:` line naming the file and the element, and no OUT written."""
+    from buildbench.scenes.formats import ReadOptions, get_format, read_items, write_items
+    from buildbench.scenes.model import SceneFormatError
+
+    if get_format(dst_fmt).write is None:
+        raise click.ClickException(f"--to {dst_fmt}: format is read only ({get_format(dst_fmt).losses})")
+    if out.exists():
+        raise click.ClickException(f"--out {out}: exists (choose a new file)")
+    try:
+        options = _read_options(asset_sizes, metres_per_px)
+        assert isinstance(options, ReadOptions)
+        items = read_items(source, src_fmt, options)
+        write_items(items, out, dst_fmt)
+    except SceneFormatError as exc:
+        raise click.ClickException(str(exc.args[0]).splitlines()[0]) from None
+    click.echo(f"{out}: {len(items)} scene(s) from {src_fmt} to {dst_fmt}")

@@ -1,0 +1,161 @@
+"""Scene formats of other projects <-> our :class:`~buildbench.scenes.model.Scene`.
+
+One module per format; :data:`FORMATS` is the one table of them (``buildbench scenes convert
+--help`` lists it). A reader takes a parsed JSON document (a file may hold several scenes:
+a LayoutGPT output file, a JSONL of ReSpace records) and returns :class:`Item` s, each a
+scene with what the file says about the prompt it was made for. A writer takes items and
+returns one JSON document, or is None where the format cannot be written. What each format
+cannot carry is its ``losses`` line (and ``scenes/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from buildbench.scenes.model import Scene, SceneFormatError
+
+
+@dataclass
+class Item:
+    """One scene of a file: ``name`` (its id in the file), ``instruction`` (the prompt, "" if
+    the file has none) and ``room`` (room type as the file names it, "" if none)."""
+
+    scene: Scene
+    name: str = ""
+    instruction: str = ""
+    room: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What some formats need from outside the file. ``asset_sizes``: model id -> its box
+    ``(sx, sy, sz)`` in metres, y up (SceneEval's scene state names assets, not sizes);
+    ``metres_per_px``: LayoutGPT's pixel unit."""
+
+    asset_sizes: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    metres_per_px: float = 0.01
+
+
+Reader = Callable[[Any, ReadOptions], list[Item]]
+Writer = Callable[[Sequence[Item]], Any]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    description: str
+    read: Reader
+    write: Writer | None
+    losses: str
+
+
+def get_format(name: str) -> Format:
+    if name not in FORMATS:
+        raise SceneFormatError(f"unknown scene format {name!r} (known: {', '.join(FORMATS)})")
+    return FORMATS[name]
+
+
+def parse_document(path: Path) -> Any:
+    """A file's JSON: one document, or a JSONL file as a list of its lines' documents.
+    SceneFormatError names the file and line of the first bad one."""
+    from buildbench.inputs import read_text
+    from buildbench.scenes.io import MAX_SCENE_BYTES
+
+    try:
+        text = read_text(path, max_bytes=MAX_SCENE_BYTES)
+    except OSError as exc:
+        raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not text.strip():
+        raise SceneFormatError(f"{path}: line 1: empty file")
+    if path.suffix == ".jsonl":
+        docs = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                docs.append(_loads(line, path, n))
+        return docs
+    return _loads(text, path, 0)
+
+
+def _loads(text: str, path: Path, line: int) -> Any:
+    def bad_constant(name: str) -> Any:
+        raise SceneFormatError(f"{path}: line {max(line, 1)}: non-finite number {name}")
+
+    try:
+        return json.loads(text, parse_constant=bad_constant)
+    except json.JSONDecodeError as exc:
+        raise SceneFormatError(f"{path}: line {line or exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list[Item]:
+    """Every scene in file ``path`` read as ``fmt`` (a ``.jsonl`` file: one document a line);
+    errors name the file, and the line of a JSONL file."""
+    reader = get_format(fmt).read
+    opts = options or ReadOptions()
+    data = parse_document(path)
+    if path.suffix == ".jsonl":
+        lines = [n for n, line in enumerate(read_text_lines(path), 1) if line.strip()]
+        items = []
+        for n, doc in zip(lines, data, strict=True):
+            try:
+                items += reader([doc], opts)
+            except SceneFormatError as exc:
+                detail = exc.args[0].removeprefix("[0]").lstrip(".: ")
+                raise SceneFormatError(f"{path}: line {n}: {detail}") from None
+    else:
+        try:
+            items = reader(data, opts)
+        except SceneFormatError as exc:
+            raise SceneFormatError(f"{path}: {exc.args[0]}") from None
+    if not items:
+        raise SceneFormatError(f"{path}: no {fmt} scene in the file")
+    return items
+
+
+def read_text_lines(path: Path) -> list[str]:
+    from buildbench.inputs import read_text
+    from buildbench.scenes.io import MAX_SCENE_BYTES
+
+    return read_text(path, max_bytes=MAX_SCENE_BYTES).splitlines()
+
+
+def write_items(items: Sequence[Item], path: Path, fmt: str) -> None:
+    """Write ``items`` as ``fmt`` to ``path`` (JSON, 2-space indent; atomically)."""
+    spec = get_format(fmt)
+    if spec.write is None:
+        raise SceneFormatError(f"format {fmt!r} is read-only ({spec.losses})")
+    data = spec.write(items)
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def one_or_list(docs: list[Any]) -> Any:
+    """One document as itself, several as a list (how the THOR/SSR writers store many)."""
+    return docs[0] if len(docs) == 1 else docs
+
+
+def as_records(data: Any, what: str) -> list[dict[str, Any]]:
+    """``data`` as a list of JSON objects (one object, or a list of them)."""
+    records = data if isinstance(data, list) else [data]
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            where = f"[{i}]" if isinstance(data, list) else "document"
+            raise SceneFormatError(f"{where}: expected a {what} object, got {type(rec).__name__}")
+    return records
+
+
+def _table() -> dict[str, Format]:
+    from . import idesign, layoutgpt, layoutvlm, respace, revis, sceneeval, thor
+
+    found = [*thor.FORMATS, *revis.FORMATS, respace.FORMAT, sceneeval.FORMAT, layoutgpt.FORMAT,
+             idesign.FORMAT, layoutvlm.FORMAT]
+    return {f.name: f for f in found}
+
+# last: the format modules import the helpers above
+FORMATS: dict[str, Format] = _table()

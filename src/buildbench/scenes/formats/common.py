@@ -1,0 +1,50 @@
+"""Pieces the box-list formats (LayoutGPT, I-Design, LayoutVLM) share: a rectangular room
+and objects given as centre, size and yaw."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from buildbench.scenes.catalogue import default_catalogue
+from buildbench.scenes.model import Room, SceneFormatError, SceneObject, yaw_quat_xyzw
+
+
+def num(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SceneFormatError(f"{where}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def field_of(rec: Any, key: str, where: str) -> Any:
+    if not isinstance(rec, dict) or key not in rec:
+        raise SceneFormatError(f"{where}.{key}: missing")
+    return rec[key]
+
+
+def rect_room(room_id: str, x0: float, z0: float, x1: float, z1: float, room_type: str,
+              height: float | None) -> Room:
+    return Room(id=room_id, vertices=[(x0, z0), (x1, z0), (x1, z1), (x0, z1)], room_type=room_type,
+                ceiling_y=height)
+
+
+def category_of(name: str) -> str:
+    """Our category for a generator's object name (``double_bed`` -> ``bed``; the name's own
+    words when the catalogue knows none)."""
+    words = name.replace("_", " ").strip().lower()
+    return default_catalogue().category_of(words) or words or "object"
+
+
+def box_object(oid: str, name: str, center: tuple[float, float, float], size: tuple[float, float, float],
+               yaw_deg: float, room_id: str, where: str, raw: dict[str, Any]) -> SceneObject:
+    if min(size) <= 0:
+        raise SceneFormatError(f"{where}: size {size} has a side <= 0")
+    return SceneObject(id=oid, category=category_of(name), asset_id=name, center=center, size=size,
+                       rotation_xyzw=yaw_quat_xyzw(yaw_deg), room_id=room_id,
+                       attributes={"description": name.replace("_", " ")}, raw=raw)
+
+
+def signed_yaw(obj: SceneObject) -> float:
+    """The object's heading in (-180, 180]."""
+    yaw = obj.yaw_deg
+    return yaw - 360.0 if yaw > 180.0 else yaw
