@@ -26,9 +26,11 @@ limits bound the rest.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import multiprocessing
 import os
+import pickle
 import resource
 import signal
 import threading
@@ -117,11 +119,28 @@ class Channel:
                 _, request_id, ok, value = self._conn.recv()
             except (EOFError, OSError):
                 return  # the parent is gone; this process ends with it (die_with_parent)
+            except Exception as exc:  # an answer that cannot be read: no ask may wait forever
+                for loop, future in self._waiting.values():
+                    with contextlib.suppress(RuntimeError):
+                        loop.call_soon_threadsafe(_settle, future, (False, RuntimeError(
+                            f"an answer of the parent could not be read: {type(exc).__name__}: {exc}")))
+                return
             loop, future = self._waiting.pop(request_id)
             try:
                 loop.call_soon_threadsafe(_settle, future, (ok, value))
             except RuntimeError:  # the loop is closed: nobody waits any more
                 return
+
+
+def portable(exc: BaseException) -> BaseException:
+    """``exc`` if it survives pickling both ways, else a RuntimeError with its text: one whose
+    ``__init__`` takes other arguments than its ``args`` pickles but fails to load on the other
+    side, where nobody could catch it."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
 
 
 def _settle(future: asyncio.Future[tuple[bool, Any]], answer: tuple[bool, Any]) -> None:
@@ -142,7 +161,7 @@ class _Replies:
             if self.closed:
                 return
             try:
-                self.conn.send(("reply", request_id, ok, value))
+                self.conn.send(("reply", request_id, ok, value if ok else portable(value)))
             except (OSError, ValueError):
                 return  # the child is gone; its episode ends as its process did
             except Exception as exc:  # an answer that does not pickle: the child gets why
@@ -167,10 +186,7 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_
     try:
         value = fn(Channel(conn), *args) if served else fn(*args)
     except BaseException as exc:  # handed to the parent as itself
-        try:
-            conn.send(("error", exc))
-        except Exception:  # an exception that does not pickle: its text
-            conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        conn.send(("error", portable(exc)))
         return
     conn.send(("ok", value))
 
