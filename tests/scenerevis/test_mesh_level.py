@@ -153,3 +153,20 @@ def test_the_optimizer_repairs_the_level_it_is_given() -> None:
                      _obj("dining table", [1.6, 0.75, 0.9], [0.05, 0.0, 0.0])])
     repaired = optimize_scene(stacked, seed=0, geometry="procedural")
     assert repaired.steps >= 1 and repaired.scene["objects"] != stacked["objects"]
+
+
+def test_long_files_are_measured_in_worker_processes_with_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from buildbench.suites.scenerevis.check import cli as metrics_cli
+
+    path = tmp_path / "rooms.jsonl"
+    lines = [json.dumps(TUCKED)] * 40 + ["{not json"] + [json.dumps(TUCKED)] * 30
+    path.write_text("\n".join(lines) + "\n")
+    args = [str(path), "--json", "--geometry", "procedural", "--no-voxels"]
+    parallel = CliRunner().invoke(metrics, args)
+    monkeypatch.setattr(metrics_cli, "PARALLEL_FROM", 10_000)
+    serial = CliRunner().invoke(metrics, args)
+    assert parallel.exit_code == serial.exit_code == 2
+    assert json.loads(parallel.stdout) == json.loads(serial.stdout)
+    assert parallel.stderr == serial.stderr and "line 41:" in serial.stderr

@@ -258,17 +258,17 @@ def mesh_surface_voxels(
         split = long.any(axis=1)
         if split.any() and i >= max_iter:
             raise ValueError(f"mesh_surface_voxels: edges still longer than {max_edge} m after {max_iter} rounds")
-        # Every corner is a vertex of trimesh's result, and so is the midpoint of every
-        # long edge (the next round makes it). A face whose points can only round into
-        # voxels already marked adds nothing: its descendants lie within its corners'
-        # bounds (a float midpoint lies between its ends) and rounding is monotone.
-        index = _nearest_centres(tri, pitch) - low
-        occupied[index[:, :, 0], index[:, :, 1], index[:, :, 2]] = True
+        # Every corner is marked already: a vertex, or a midpoint marked the round before.
+        # The midpoint of every long edge is a vertex of trimesh's result too (the next
+        # round makes it). A face whose points can only round into voxels already marked
+        # adds nothing: its descendants lie within its corners' bounds (a float midpoint
+        # lies between its ends) and rounding is monotone.
+        tri, ends, long = tri[split], ends[split], long[split]
         mark(_nearest_centres(_mid(tri[long], ends[long]), pitch))
-        split &= ~_all_marked(occupied, index)
-        if not split.any():
+        keep = ~_all_marked(occupied, _nearest_centres(tri, pitch) - low)
+        if not keep.any():
             break
-        tri, long = tri[split], long[split]
+        tri, long = tri[keep], long[keep]
         count = long.sum(axis=1)
         one, two = count == 1, count == 2
         tri = np.concatenate(
@@ -277,20 +277,21 @@ def mesh_surface_voxels(
     return occupied, low
 
 
-def _all_marked(occupied: NDArray[np.bool_], index: NDArray[np.int64], most: int = 2) -> NDArray[np.bool_]:
+def _all_marked(occupied: NDArray[np.bool_], index: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Whether every voxel of the block each face's corner voxels ``(f, 3, 3)`` span is set
-    in ``occupied`` (blocks over ``most + 1`` voxels a side answer False)."""
+    in ``occupied``: the block's count from a summed-volume table against its size."""
     lo = np.minimum(np.minimum(index[:, 0], index[:, 1]), index[:, 2])
-    span = np.maximum(np.maximum(index[:, 0], index[:, 1]), index[:, 2]) - lo
-    small: NDArray[np.bool_] = np.all(span <= most, axis=1)
-    strides = np.array(occupied.strides, dtype=np.int64)  # bool: one byte a voxel
-    flat, span = lo[small] @ strides, span[small]
-    cells = occupied.reshape(-1)
-    hit = np.ones(len(flat), dtype=bool)
-    for offset in np.ndindex(most + 1, most + 1, most + 1):
-        hit &= cells[flat + np.minimum(span, offset) @ strides]
-    out = np.array(small, dtype=bool)
-    out[small] = hit
+    hi = np.maximum(np.maximum(index[:, 0], index[:, 1]), index[:, 2]) + 1
+    table = np.zeros(tuple(n + 1 for n in occupied.shape), dtype=np.int64)
+    table[1:, 1:, 1:] = occupied.cumsum(axis=0).cumsum(axis=1).cumsum(axis=2)
+    flat = table.reshape(-1)
+    strides = np.array(table.strides, dtype=np.int64) // table.itemsize
+    count = np.zeros(len(index), dtype=np.int64)
+    for corner in np.ndindex(2, 2, 2):
+        at = np.where(np.array(corner, dtype=bool), hi, lo)
+        sign = 1 if (3 - sum(corner)) % 2 == 0 else -1
+        count += sign * flat[at @ strides]
+    out: NDArray[np.bool_] = count == np.prod(hi - lo, axis=1)
     return out
 
 

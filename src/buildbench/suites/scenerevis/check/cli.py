@@ -15,9 +15,14 @@ scene could be measured.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from collections.abc import Iterator
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +33,11 @@ from buildbench.scenes.io import revis_records, scene_lines
 from buildbench.scenes.model import SceneFormatError
 
 from .physics import RULES
+
+#: Files with at least this many scenes are measured by a process per core (up to
+#: MAX_WORKERS): mesh levels cost tens of milliseconds a room, and scenes are independent.
+PARALLEL_FROM = 64
+MAX_WORKERS = 4
 
 
 @click.command("metrics")
@@ -60,7 +70,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
     """
     from buildbench.scenes.assets import AssetError, AssetLibrary, check_level
 
-    from ..metrics import aggregate, scene_metrics
+    from ..metrics import aggregate
 
     try:
         level = check_level(geometry)
@@ -81,23 +91,13 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
     if not records:
         click.echo(f"error: {scenes_path}: no scenes (the file is empty)", err=True)
         ctx.exit(2)
-    for number, record in records:
-        try:
-            if isinstance(record, Exception):
-                raise record
-            if not isinstance(record, dict):
-                raise SceneFormatError(f"expected a JSON object, got {type(record).__name__}")
-            row = {
-                "line": number,
-                **scene_metrics(record, rules=RULES[rules], voxels=voxels, latency_s=_latency(record),
-                                geometry=level),
-            }
-        except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    measure = functools.partial(_measure, rules=rules, voxels=voxels, level=level)
+    for number, (row, message) in zip((n for n, _ in records), _mapped(measure, records), strict=True):
+        if row is None:
             errors.append({"line": number, "error": message})
             click.echo(f"error: {scenes_path} line {number}: {message}", err=True)
-            continue
-        rows.append(row)
+        else:
+            rows.append(row)
     summary = {"rules": rules, **aggregate(rows), "geometry": level}
     if as_json:
         click.echo(json.dumps({"scenes": rows, **summary, "errors": errors}, indent=1))
@@ -156,3 +156,29 @@ def _print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
 def _ids(values: list[int]) -> str:
     text = ",".join(map(str, values)) or "-"
     return text if len(text) <= 18 else text[:15] + "..."
+
+
+def _measure(item: tuple[int, Any], *, rules: str, voxels: bool, level: Any) -> tuple[dict[str, Any] | None, str]:
+    """One line's metrics row, or None and the one-line reason it could not be measured."""
+    from ..metrics import scene_metrics
+
+    number, record = item
+    try:
+        if isinstance(record, Exception):
+            raise record
+        if not isinstance(record, dict):
+            raise SceneFormatError(f"expected a JSON object, got {type(record).__name__}")
+        return {"line": number, **scene_metrics(record, rules=RULES[rules], voxels=voxels,
+                                                latency_s=_latency(record), geometry=level)}, ""
+    except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
+        return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _mapped(call: Callable[[Any], Any], items: list[Any]) -> Iterable[Any]:
+    """``map(call, items)`` in order, over worker processes for long files on Linux (forked,
+    so each starts with what this process imported)."""
+    workers = min(MAX_WORKERS, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1
+    if len(items) < PARALLEL_FROM or workers < 2 or not sys.platform.startswith("linux"):
+        return map(call, items)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(call, items, chunksize=8))
