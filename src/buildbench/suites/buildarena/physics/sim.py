@@ -34,6 +34,7 @@ from .build import Compiled
 from .config import PhysicsConfig
 from .groups import WeldAnalysis
 from .scene import Cargo, Scene
+from .stress import wrench_bound
 from .trajectory import Trajectory
 
 KEY_TIME_QUANTUM_S = 0.1
@@ -167,7 +168,18 @@ def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.
 
 
 def _weld_magnitudes(compiled: Compiled, analysis: WeldAnalysis, data: mujoco.MjData) -> np.ndarray:
-    """Force (N) and torque (N·m) magnitudes per row of ``analysis`` (``compiled``'s), shape (n_welds, 2).
+    """Force (N) and torque (N·m) magnitudes per row of ``analysis`` (``compiled``'s), shape (n_welds, 2)."""
+    return _magnitudes(analysis, _node_wrenches(compiled, analysis, data))
+
+
+def _magnitudes(analysis: WeldAnalysis, own: np.ndarray) -> np.ndarray:
+    """:func:`_weld_magnitudes` from the nodes' wrenches (:func:`_node_wrenches`)."""
+    both = analysis.network.weld_wrenches(own).reshape(-1, 2, 3)
+    return np.sqrt(np.einsum("wki,wki->wk", both, both))
+
+
+def _node_wrenches(compiled: Compiled, analysis: WeldAnalysis, data: mujoco.MjData) -> np.ndarray:
+    """Per node of ``analysis``, the wrench its welds deliver to it (``WeldNetwork.own``), a new array.
 
     MuJoCo's inverse dynamics (``mj_rnePostConstraint``) gives, per body,
     the wrench its parent delivers to it and its children (``cfrc_int``): a
@@ -193,8 +205,7 @@ def _weld_magnitudes(compiled: Compiled, analysis: WeldAnalysis, data: mujoco.Mj
         loads[:, :3] = data.actuator_force[analysis.cannon_acts, None] * analysis.cannon_axes
     if compiled.ropes:
         pushed, loads = _with_ropes(analysis, compiled, data, pushed, loads)
-    both = analysis.network.wrenches(blocks, pushed, loads).reshape(-1, 2, 3)
-    return np.sqrt(np.einsum("wki,wki->wk", both, both))
+    return analysis.network.own(blocks, pushed, loads)
 
 
 def _with_ropes(
@@ -214,6 +225,17 @@ def _with_ropes(
     return np.array(list(extra), dtype=int), np.array(list(extra.values())).reshape(-1, 6)
 
 
+_BOUND_MARGIN = 1.0 - 1e-6
+"""How far below its limit the bound must keep every weld to skip the exact analysis: far above the
+rounding of the analysis and of the lag (relative errors of a few 1e-16 per operation)."""
+
+_BACKOFF_MAX = 64
+"""Ticks at most between a failed bound and the next try (the bound costs a little every tick it is tried)."""
+
+_PENDING_FLOATS = 4_000_000
+"""At most this many node-wrench numbers (32 MB) wait for the exact analysis; then it catches up."""
+
+
 @dataclass
 class _WeldResponse:
     """Weld loads as the break test reads them: the quasi-static load, smoothed over the welds' response time.
@@ -228,6 +250,22 @@ class _WeldResponse:
 
     ``state`` and ``limits`` follow the rows of ``analysis`` (force, torque
     per weld); ``held`` keeps every weld's state across a change of analysis.
+
+    Speed: the exact analysis of a tick is put off while a bound proves that
+    no weld can break in it. Each weld's load is at most ``a·F + b·T``
+    (``WeldNetwork.bounds``; ``F``, ``T`` sum the nodes' force and torque
+    norms), and the lag is linear and monotone, so since the last exact
+    state ``s0`` a weld's state is at most ``decay·s0 + a·lag(F) + b·lag(T)``
+    (``lag`` starting from 0, ``decay`` the lag's factor to the power of the
+    ticks since). While that stays below ``_BOUND_MARGIN`` of every limit
+    (a test of three numbers per tick, with each term's largest ratio to its
+    limit) the ticks' node wrenches wait in ``pending``; the exact analysis
+    then runs on them in order, as it would have tick by tick, when the bound
+    no longer holds, before the analysis changes and when too many wait.
+    After a failed bound the analysis runs tick by tick for a while
+    (``backoff`` ticks, doubled each time the bound fails soon again).
+    ``state`` is then exactly what the tick-by-tick analysis gives, and every
+    weld breaks in the same tick.
     """
 
     gain: float
@@ -235,6 +273,19 @@ class _WeldResponse:
     analysis: WeldAnalysis | None = None
     state: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     limits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    pending: list[np.ndarray] = field(default_factory=list)
+    # The bound since the last exact state: worst ``s0``/limit, the largest ratios per unit of F and T,
+    # the decay of ``s0`` and the lagged F and T.
+    worst: float = float("inf")
+    per_force: float = float("inf")
+    per_torque: float = float("inf")
+    decay: float = 1.0
+    force: float = 0.0
+    torque: float = 0.0
+    room: int = 0
+    skipped: int = 0
+    wait: int = 0
+    backoff: int = 1
 
     @classmethod
     def of(cls, n_welds: int, tick_s: float, config: PhysicsConfig) -> _WeldResponse:
@@ -244,12 +295,32 @@ class _WeldResponse:
     def _follow(self, compiled: Compiled) -> None:
         """Re-index the state after the welds were regrouped (a break)."""
         if self.analysis is not None:
+            self._catch_up()
             self.held[self.analysis.welds] = self.state
         self.analysis = compiled.analysis
         if self.analysis is not None:
             ids = self.analysis.welds
             self.state = self.held[ids]
             self.limits = np.column_stack([compiled.weld_break_force[ids], compiled.weld_break_torque[ids]])
+            with np.errstate(divide="ignore", invalid="ignore"):  # a zero limit gives inf or NaN: no skipping
+                per = self.analysis.network.bounds / self.limits[:, :, None]
+            self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
+            self.room = _PENDING_FLOATS // max(self.analysis.bodies.size * 6, 1)
+            self.wait, self.skipped = 0, 0
+            self._restart()
+
+    def _restart(self) -> None:
+        """Start the bound from the exact state."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.worst = float(np.max(self.state / self.limits, initial=0.0))
+        self.decay, self.force, self.torque = 1.0, 0.0, 0.0
+
+    def _catch_up(self) -> None:
+        """Run the exact analysis on the ticks put off, in order."""
+        assert self.analysis is not None
+        for own in self.pending:
+            self.state += self.gain * (_magnitudes(self.analysis, own) - self.state)
+        self.pending.clear()
 
     def snapped(self, compiled: Compiled, data: mujoco.MjData) -> list[tuple[int, float, float]]:
         """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over)."""
@@ -257,7 +328,28 @@ class _WeldResponse:
             self._follow(compiled)
         if self.analysis is None:
             return []
-        self.state += self.gain * (_weld_magnitudes(compiled, self.analysis, data) - self.state)
+        own = _node_wrenches(compiled, self.analysis, data)
+        gain, restart = self.gain, False
+        if self.wait:  # the bound failed lately: no bound, the exact analysis as it comes
+            self.wait -= 1
+            restart = not self.wait
+        else:
+            force, torque = wrench_bound(own)
+            self.force += gain * (force - self.force)
+            self.torque += gain * (torque - self.torque)
+            self.decay *= 1.0 - gain
+            bound = self.decay * self.worst + self.force * self.per_force + self.torque * self.per_torque
+            if bound <= _BOUND_MARGIN and len(self.pending) < self.room:  # False for NaN
+                self.pending.append(own)
+                self.skipped += 1
+                return []
+            self._catch_up()
+            # Back off: a bound that failed after few skipped ticks is not tried for twice as long as before.
+            self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
+            self.wait, self.skipped = self.backoff, 0
+        self.state += gain * (_magnitudes(self.analysis, own) - self.state)
+        if restart:
+            self._restart()
         held = self.state <= self.limits
         if held.all():
             return []

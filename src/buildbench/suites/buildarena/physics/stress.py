@@ -31,8 +31,10 @@ first gets the opposite).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
+from scipy import sparse
 
 
 def _skew(r: np.ndarray) -> np.ndarray:
@@ -62,6 +64,21 @@ def _to_origin(origin: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
+Matrix: TypeAlias = np.ndarray | sparse.csr_array
+"""A mostly empty matrix: sparse when large, dense when small (one BLAS call beats sparse's overhead)."""
+
+_DENSE_UP_TO = 1 << 14
+"""Entries up to which a ``Matrix`` stays dense."""
+
+
+def _matrix(dense: np.ndarray | sparse.sparray) -> Matrix:
+    """``dense`` as a ``Matrix``."""
+    size = dense.shape[0] * dense.shape[1]
+    if size <= _DENSE_UP_TO:
+        return dense if isinstance(dense, np.ndarray) else dense.toarray()
+    return sparse.csr_array(dense)
+
+
 @dataclass(frozen=True)
 class Loops:
     """The redundants of one group: its loop welds' wrenches from its tree welds' wrenches.
@@ -69,14 +86,16 @@ class Loops:
     Attributes:
         tree: The group's tree rows (output rows of its tree welds).
         rows: Output rows of its loop welds.
-        solve: Tree wrenches (flat) → loop-weld wrenches (flat), (6r, 6m_t).
-        give_up: Loop-weld wrenches → what the tree welds give up, (6m_t, 6r).
+        weighted: Tree wrenches (flat) → the right side of the least-energy system, ``Mᵀ·D⁻¹``, sparse (6r, 6m_t).
+        inverse: The inverse of that system's matrix, (6r, 6r).
+        give_up: Loop-weld wrenches → what the tree welds give up, ``M``, sparse (6m_t, 6r).
     """
 
     tree: slice
     rows: slice
-    solve: np.ndarray
-    give_up: np.ndarray
+    weighted: Matrix
+    inverse: np.ndarray
+    give_up: Matrix
 
 
 @dataclass(frozen=True)
@@ -88,18 +107,34 @@ class WeldNetwork:
     Attributes:
         welds: Weld index per output row.
         beyond: ``beyond[row, k]`` is 1 where node ``k`` lies beyond tree
-            row ``row`` (in its child's subtree), (m_t, n).
+            row ``row`` (in its child's subtree), sparse (m_t, n): a node
+            lies beyond only the welds on its path to the root.
         transfer: Per tree row: sign × subtree wrench → weld wrench, (m_t, 6, 6).
         centres_to_origin: Per node: ``(force, torque about its centre)`` →
             ``(torque about origin, force)``, (n, 6, 6).
         loops: The redundants, one entry per group with loops.
+        bounds: Per output row, ``[[a_F, b_F], [a_T, b_T]]``, (rows, 2, 2): the
+            weld's force is at most ``a_F·F + b_F·T`` and its torque at most
+            ``a_T·F + b_T·T``, where ``F`` and ``T`` sum the norms of the
+            nodes' forces and torques (about the origin) in its group
+            (``wrench_bound``).
     """
 
     welds: np.ndarray
-    beyond: np.ndarray
+    beyond: Matrix
     transfer: np.ndarray
     centres_to_origin: np.ndarray
     loops: tuple[Loops, ...]
+    bounds: np.ndarray
+
+    def own(self, blocks: np.ndarray, nodes: np.ndarray | None = None, loads: np.ndarray | None = None) -> np.ndarray:
+        """Per node, the wrench its welds deliver to it, shape (n_nodes, 6) (arguments as :meth:`wrenches`)."""
+        own = blocks.reshape(-1, 6)
+        if nodes is not None and loads is not None and len(nodes):
+            # A block pushed by its own thrust needs that much less from its welds.
+            own = own.copy()
+            np.subtract.at(own, nodes, (self.centres_to_origin[nodes] @ loads[:, :, None])[:, :, 0])
+        return own
 
     def wrenches(
         self, blocks: np.ndarray, nodes: np.ndarray | None = None, loads: np.ndarray | None = None
@@ -121,19 +156,25 @@ class WeldNetwork:
             force (N) and torque about its anchor (N·m) the weld delivers to
             its second block.
         """
-        own = blocks.reshape(-1, 6)
-        if nodes is not None and loads is not None and len(nodes):
-            # A block pushed by its own thrust needs that much less from its welds.
-            own = own.copy()
-            np.subtract.at(own, nodes, (self.centres_to_origin[nodes] @ loads[:, :, None])[:, :, 0])
+        return self.weld_wrenches(self.own(blocks, nodes, loads))
+
+    def weld_wrenches(self, own: np.ndarray) -> np.ndarray:
+        """:meth:`wrenches` from the nodes' wrenches as :meth:`own` gives them."""
         out = np.empty((self.welds.size, 6))
         tree = out[: self.transfer.shape[0]]
+        # A subtree's wrench, (torque about the origin, force), moved to its weld's anchor: O(rows).
         np.einsum("eij,ej->ei", self.transfer, self.beyond @ own, out=tree)
         for part in self.loops:
-            loops = part.solve @ tree[part.tree].reshape(-1)
+            loops = part.inverse @ (part.weighted @ tree[part.tree].reshape(-1))
             tree[part.tree] -= (part.give_up @ loops).reshape(-1, 6)
             out[part.rows] = loops.reshape(-1, 6)
         return out
+
+
+def wrench_bound(own: np.ndarray) -> tuple[float, float]:
+    """``(F, T)`` of ``WeldNetwork.bounds``: the sums of the nodes' force and torque norms, over every group."""
+    norms = np.sqrt(np.square(own).reshape(-1, 3).sum(axis=1)).reshape(-1, 2).sum(axis=0)
+    return float(norms[1]), float(norms[0])
 
 
 def weld_network(
@@ -178,7 +219,13 @@ def weld_network(
         ancestors[node] = ancestors[parents[node]]
         ancestors[node, row] = 1.0
     sign = np.where(ends[edge, 1] == child, 1.0, -1.0)
+    lever = origin[None, :] - anchors[edge]
     transfer = sign[:, None, None] * _to_anchor(origin, anchors[edge])
+    # A tree row carries at most the norms of every node's force, and the torques plus the lever of the force.
+    reach = np.linalg.norm(lever, axis=1)
+    bounds = np.zeros((m, 2, 2))
+    bounds[: child.size, 0, 0] = 1.0
+    bounds[: child.size, 1] = np.column_stack([reach, np.ones(child.size)])
     loop = np.setdiff1d(np.arange(m), edge)
     loops: tuple[Loops, ...] = ()
     if loop.size:
@@ -198,15 +245,33 @@ def weld_network(
         energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
-        solve = np.linalg.inv(energy) @ weighted
-        loops = (Loops(slice(0, child.size), slice(child.size, m), solve, give_up),)
+        inverse = np.linalg.inv(energy)
+        loops = (Loops(slice(0, child.size), slice(child.size, m), _matrix(weighted), inverse, _matrix(give_up)),)
+        bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
+                                            np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
     return WeldNetwork(
         welds=np.concatenate([edge, loop]).astype(int),
-        beyond=np.ascontiguousarray(ancestors.T),
+        beyond=_matrix(np.ascontiguousarray(ancestors.T)),
         transfer=transfer,
         centres_to_origin=_to_origin(origin, centres),
         loops=loops,
+        bounds=bounds,
     )
+
+
+def _loop_bounds(tree: np.ndarray, solve: np.ndarray, give_up: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+    """The loop rows' ``WeldNetwork.bounds``; also widens ``tree``'s rows that a loop crosses, in place.
+
+    Per component, a tree wrench is bounded as its weld's norm is; the loops' solve and give-up
+    are linear, so the absolute values of their matrices carry those component bounds
+    through, and a weld's norm is at most the norm of its components' bounds (each a sum
+    ``a·F + b·T``, so at most ``|a|·F + |b|·T``).
+    """
+    components = np.repeat(tree, 3, axis=1).reshape(-1, 2)  # (6m_t, [F, T]) per tree wrench component
+    loops = solve @ components
+    widened = (components + give_up @ loops).reshape(-1, 2, 3, 2)
+    tree[crossed] = np.linalg.norm(widened[crossed], axis=2)
+    return np.linalg.norm(loops.reshape(-1, 2, 3, 2), axis=2)
 
 
 def stack(networks: list[WeldNetwork]) -> WeldNetwork:
@@ -217,27 +282,27 @@ def stack(networks: list[WeldNetwork]) -> WeldNetwork:
     group keeps its own frame: the caller gives every node's wrench in its
     own group's frame.
     """
-    nodes = np.cumsum([0] + [net.beyond.shape[1] for net in networks])
-    rows = np.cumsum([0] + [net.beyond.shape[0] for net in networks])
+    rows = np.cumsum([0] + [net.transfer.shape[0] for net in networks])
     welds = np.cumsum([0] + [net.welds.size for net in networks])
-    loop_rows = rows[-1] + np.cumsum([0] + [net.welds.size - net.beyond.shape[0] for net in networks])
-    beyond = np.zeros((rows[-1], nodes[-1]))
-    loops = []
-    for k, net in enumerate(networks):
-        beyond[rows[k] : rows[k + 1], nodes[k] : nodes[k + 1]] = net.beyond
-        loops += [
-            Loops(
-                slice(rows[k], rows[k + 1]), slice(loop_rows[k], loop_rows[k + 1]), part.solve, part.give_up
-            )
-            for part in net.loops
-        ]
+    loop_rows = rows[-1] + np.cumsum([0] + [net.welds.size - net.transfer.shape[0] for net in networks])
+    loops = [
+        Loops(slice(rows[k], rows[k + 1]), slice(loop_rows[k], loop_rows[k + 1]), part.weighted, part.inverse,
+              part.give_up)
+        for k, net in enumerate(networks)
+        for part in net.loops
+    ]
+    tree_rows = [net.transfer.shape[0] for net in networks]
     return WeldNetwork(
         welds=np.concatenate(
-            [net.welds[: net.beyond.shape[0]] + welds[k] for k, net in enumerate(networks)]
-            + [net.welds[net.beyond.shape[0] :] + welds[k] for k, net in enumerate(networks)]
+            [net.welds[:t] + welds[k] for k, (net, t) in enumerate(zip(networks, tree_rows, strict=True))]
+            + [net.welds[t:] + welds[k] for k, (net, t) in enumerate(zip(networks, tree_rows, strict=True))]
         ).astype(int),
-        beyond=beyond,
+        beyond=_matrix(sparse.block_diag([sparse.csr_array(net.beyond) for net in networks], format="csr")),
         transfer=np.concatenate([net.transfer for net in networks]).reshape(-1, 6, 6),
         centres_to_origin=np.concatenate([net.centres_to_origin for net in networks]).reshape(-1, 6, 6),
         loops=tuple(loops),
+        bounds=np.concatenate(
+            [net.bounds[:t] for net, t in zip(networks, tree_rows, strict=True)]
+            + [net.bounds[t:] for net, t in zip(networks, tree_rows, strict=True)]
+        ).reshape(-1, 2, 2),
     )
