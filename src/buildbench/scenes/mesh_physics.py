@@ -16,12 +16,16 @@ so that our numbers and the release's agree on the same meshes:
   by the caller) or outside the floor–ceiling slab;
 * **voxel overlaps**: each mesh filled at a pitch on its own grid, as
   ``trimesh``'s ``voxelized(pitch).fill()`` does, the grids composed by the release's
-  integer shifts (:func:`voxel_loss`).
+  integer shifts (:func:`voxel_loss`);
+* **resting surfaces**: the floor area of a mesh's upward faces near a height under a
+  footprint (:func:`surface_contact_m2`), what support and "on top of" stand on.
 
 Speed: a mesh's FCL model, surface samples and volume are computed once per distinct
 mesh (keyed by its bytes) and reused at any pose; the broad phase is the sort-and-sweep
 of :mod:`buildbench.geometry` on the placed meshes' bounds, so FCL only sees pairs whose
-bounds meet.
+bounds meet. Voxel grids are trimesh's voxels computed face by face
+(:func:`buildbench.geometry.voxels.mesh_surface_voxels`), cached per mesh and rotation; a
+room whose walls run along x or z is drawn directly (:func:`fill_prism`).
 """
 
 from __future__ import annotations
