@@ -149,3 +149,55 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
     except SceneFormatError as exc:
         raise click.ClickException(str(exc.args[0]).splitlines()[0]) from None
     click.echo(f"{out}: {len(items)} scene(s) from {src_fmt} to {dst_fmt}")
+
+
+@scenes.command("evaluate")
+@click.argument("folders", metavar="GENERATOR_OUTPUTS...", nargs=-1, required=True,
+                type=click.Path(path_type=Path, file_okay=False))
+@click.option("--format", "fmt", required=True, type=click.Choice(_FORMAT_NAMES),
+              help="Format of the generator's scene files.")
+@click.option("--run-dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+              help="New (or empty) folder: RUN_DIR/<suite> becomes one run per suite.")
+@click.option("--suite", "suites", default="legoeval,scenerevis", show_default=True,
+              help="Comma-separated suites to score with.")
+@click.option("--name", default=None, help="The generator's row name (default: its folder's name; one folder only).")
+@click.option("--evaluator", default="deterministic", show_default=True,
+              help="LEGO-Eval agent that judges the scenes (deterministic: geometry, offline; llm, vlm-judge, "
+                   "tool-agent, translate need --model).")
+@click.option("--model", default=None, help="Model spec for a model-backed --evaluator (openai:gpt-4.1, ...).")
+@click.option("--asset-sizes", type=click.Path(path_type=Path, dir_okay=False), default=None, help=ASSET_SIZES_HELP)
+@click.option("--metres-per-px", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
+              help=PX_HELP)
+def evaluate_cmd(folders: tuple[Path, ...], fmt: str, run_dir: Path, suites: str, name: str | None,
+                 evaluator: str, model: str | None, asset_sizes: Path | None, metres_per_px: float) -> None:
+    """Score the scenes one generator wrote (a folder per generator, each a row) with LEGO-Eval
+    (Table 3 success rates) and SceneReVis (OBR, CNR, voxel loss, judge scores), beside the
+    papers' rows: `buildbench report RUN_DIR/legoeval` and `buildbench report
+    RUN_DIR/scenerevis` show them. A folder holds the generator's scene files in --format, plus
+    an optional prompts.jsonl ({"scene": FILE_OR_NAME, "instruction": ..., "room": ...,
+    "constraints": [...]} a line) where the files do not carry their prompts (scenes/README.md).
+
+    Offline, LEGO-Eval's deterministic evaluator and SceneReVis's rule judge score (their
+    judge columns are labelled not comparable with the papers'). A bad input is one `error:`
+    line naming the file and line, exit status 2, and no run folder is left."""
+    from buildbench.scenes.evaluate import evaluate
+    from buildbench.scenes.formats import ReadOptions
+    from buildbench.scenes.model import SceneFormatError
+    from buildbench.suites.legoeval.suite import suite as legoeval_suite
+
+    if evaluator not in legoeval_suite.agents:
+        raise click.UsageError(f"--evaluator {evaluator!r}: not a LEGO-Eval agent (known: "
+                               f"{', '.join(legoeval_suite.agents)})")
+    if legoeval_suite.agents[evaluator].needs_model and not model:
+        raise click.UsageError(f"--evaluator {evaluator} needs --model")
+    try:
+        options = _read_options(asset_sizes, metres_per_px)
+        assert isinstance(options, ReadOptions)
+        runs = evaluate(list(folders), fmt, run_dir, suites=[s.strip() for s in suites.split(",") if s.strip()],
+                        name=name, evaluator=evaluator, model=model, options=options)
+    except SceneFormatError as exc:
+        raise click.ClickException(str(exc.args[0]).splitlines()[0]) from None
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    for suite, path in runs.items():
+        click.echo(f"{suite}: {path} (buildbench report {path})")

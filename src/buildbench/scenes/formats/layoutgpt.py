@@ -13,6 +13,7 @@ width W`` rectangle (the released files are the rectangular ``_regular`` split).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -53,8 +54,10 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                                       (v["length"] * s, v["height"] * s, v["width"] * s), v["orientation"],
                                       room.id, where, {"layoutgpt": entry}))
         scene = Scene(rooms=[room], objects=objects, source_format="layoutgpt")
+        # the condition as LEGO-Eval's template sentences: the room exists and fits its max length x width
         room_word = room_type or "room"
-        instruction = f"A {room_word} of {length:.2f} m by {width:.2f} m."
+        instruction = (f"The house has a {room_word}. The {room_word} has an area of at most "
+                       f"{math.ceil(length * width * 100 - 1e-6) / 100:.2f} square metres.")  # rounded up: it holds
         items.append(Item(scene, name=str(rec.get("query_id", i)), instruction=instruction, room=room_type,
                           extra={"prompt": prompt}))
     return items
@@ -84,4 +87,4 @@ def write(items: Sequence[Item], metres_per_px: float = 0.01) -> Any:
 FORMAT = Format("layoutgpt", "LayoutGPT 3D output (list of query_id/prompt/object_list; pixels, 1 px = 1 cm)",
                 read, write, "boxes only (no asset ids, materials or colours); one rectangular room without "
                 "walls, doors or windows; the pixel scale (3D-FRONT's true room size is not in the file); "
-                "the free-text prompt (ours is 'A <room> of L m by W m.')")
+                "the condition prompt (read as 'The house has a <room>. The <room> has an area of at most L x W square metres.')")

@@ -173,6 +173,20 @@ def _label(episodes: Sequence[Episode]) -> str:
     return f"ours: {', '.join(agents) or '?'}"
 
 
+def room_tables(episodes: Sequence[Episode], groups: Sequence[str],
+                paper: dict[str, dict[str, tuple[float, ...]]], key: str = "room") -> list[dict[str, Any]]:
+    """:func:`room_table` with one block of rows per agent of ``episodes`` (several scene
+    generators scored in one run by ``buildbench scenes evaluate``), the paper's rows once."""
+    agents = sorted({e.agent for e in episodes})
+    if len(agents) <= 1:
+        return room_table(episodes, _label(episodes), groups, paper, key)
+    rows = [r for a in agents for r in room_table([e for e in episodes if e.agent == a], f"ours: {a}", groups, {}, key)]
+    if not rows:
+        return []
+    paper_rows = room_table(episodes, "", groups, paper, key)
+    return rows + [r for r in paper_rows if str(r["source"]).startswith("paper: ")]
+
+
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """The harness summary plus the paper-shaped tables under ``tables``."""
     out = mean_metrics(episodes)
@@ -180,10 +194,10 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     label = _label(episodes)
     tables = {
         "Table 1: bedroom / living room (OBR, CNR %; Ra, Spa, Ac, Avg 1-10)":
-            room_table(scored, label, TABLE1_ROOMS, PAPER_TABLE1),
-        "Table 2: long-tail dining / study room": room_table(scored, label, TABLE2_ROOMS, PAPER_TABLE2),
+            room_tables(scored, TABLE1_ROOMS, PAPER_TABLE1),
+        "Table 2: long-tail dining / study room": room_tables(scored, TABLE2_ROOMS, PAPER_TABLE2),
         "Table 3: goal-oriented optimisation (chaotic_missing = condition 1, chaotic = 2, missing = 3)":
-            room_table(scored, label, CONDITIONS, PAPER_TABLE3, key="condition"),
+            room_tables(scored, CONDITIONS, PAPER_TABLE3, key="condition"),
         "Table 4: ablation (VBL = voxel loss x 10^3, Phy = mean of OBR and CNR)":
             ablation_table(scored, label) if scored else [],
         "episodes (paper latency: 15 iterations from scratch / 10 GPT-initialised)": episode_table(scored, episodes),

@@ -1,0 +1,128 @@
+"""``buildbench scenes evaluate``: a generator's real outputs scored end to end by LEGO-Eval and
+SceneReVis into runs that ``buildbench report`` shows beside the papers' rows."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buildbench.cli.main import main
+from buildbench.scenes.evaluate import constraints_of
+
+EXT = Path(__file__).parent / "fixtures" / "external"
+LAYOUTGPT = EXT / "layoutgpt" / "gpt4.bedroom.first3.json"
+SCENEEVAL = EXT / "sceneeval" / "LayoutGPT_scene_0.json"
+
+
+def report(run: Path) -> dict[str, Any]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["report", str(run), "--json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def crowded(src: Path, dst: Path) -> None:
+    """A deliberately worse generator: LayoutGPT's scenes with every object pushed onto the bed."""
+    data = json.loads(src.read_text())
+    for scene in data:
+        bed = scene["object_list"][0][1]
+        for _, box in scene["object_list"][1:]:
+            box["left"], box["top"] = bed["left"], bed["top"]
+    dst.write_text(json.dumps(data))
+
+
+@pytest.fixture
+def generators(tmp_path: Path) -> tuple[Path, Path]:
+    good, bad = tmp_path / "layoutgpt", tmp_path / "crowded"
+    good.mkdir()
+    bad.mkdir()
+    shutil.copy(LAYOUTGPT, good / LAYOUTGPT.name)
+    crowded(LAYOUTGPT, bad / LAYOUTGPT.name)
+    return good, bad
+
+
+def test_layoutgpt_real_outputs_scored_end_to_end(generators: tuple[Path, Path], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad = generators
+    run = tmp_path / "run"
+    assert main(["scenes", "evaluate", str(good), str(bad), "--format", "layoutgpt", "--run-dir", str(run)]) == 0
+    assert "buildbench report" in capsys.readouterr().out
+    lego = report(run / "legoeval")
+    t3 = {r["method"]: r for r in lego["tables"]["Table 3: success rates (%)"]}
+    assert t3["LayoutGPT"]["source"] == "paper" and t3["LayoutGPT"]["holistic_sr"] == 6.9
+    for name in ("layoutgpt", "crowded"):
+        assert t3[name]["source"] == "ours" and t3[name]["scenes"] == 3
+        # the prompt's condition: the room exists and fits max length x max width (both hold)
+        assert t3[name]["holistic_sr"] == 100.0 and t3[name]["FL"] == 100.0
+    revis = report(run / "scenerevis")
+    t1 = revis["tables"]["Table 1: bedroom / living room (OBR, CNR %; Ra, Spa, Ac, Avg 1-10)"]
+    rows = {(r["source"], r["group"]): r for r in t1}
+    ours, worse = rows[("ours: layoutgpt", "bedroom")], rows[("ours: crowded", "bedroom")]
+    assert ours["n"] == worse["n"] == 3
+    assert worse["CNR"] > ours["CNR"]  # piling everything on the bed collides
+    assert ours["judge"] == "rule judge: not comparable"
+    assert rows[("paper: LayoutGPT", "bedroom")]["OBR"] == 34.3
+    assert "VBL" in revis["tables"]["Table 4: ablation (VBL = voxel loss x 10^3, Phy = mean of OBR and CNR)"][0]
+
+
+def test_prompts_file_and_a_format_without_prompts(tmp_path: Path) -> None:
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    shutil.copy(SCENEEVAL, gen / "scene_0.json")
+    sizes = tmp_path / "sizes.json"
+    doc = json.loads(SCENEEVAL.read_text())
+    sizes.write_text(json.dumps({o["modelId"]: [0.5, 0.8, 0.5] for o in doc["scene"]["object"]}))
+    run = tmp_path / "run"
+    args = ["scenes", "evaluate", str(gen), "--format", "sceneeval", "--run-dir", str(run),
+            "--asset-sizes", str(sizes), "--name", "LayoutGPT-in-SceneEval"]
+    assert main(args) == 2  # SceneEval's files carry no prompt
+    assert not run.exists()
+    (gen / "prompts.jsonl").write_text(json.dumps({
+        "scene": "scene_0.json", "instruction": "A bedroom.", "room": "bedroom",
+        "constraints": [{"id": "c1", "text": "There are at least 3 objects.", "type": "OS"},
+                        {"id": "c2", "text": "The house has a bedroom.", "type": "FL"}]}) + "\n")
+    assert main(args) == 0
+    eps = report(run / "legoeval")["tables"]["Table 3: success rates (%)"]
+    assert [r["method"] for r in eps if r["source"] == "ours"] == ["LayoutGPT-in-SceneEval"]
+
+
+def test_constraints_from_sentences() -> None:
+    got = constraints_of("The house has a bedroom. There is a bed. Make it feel warm!")
+    assert [c["text"] for c in got] == ["The house has a bedroom.", "There is a bed.", "Make it feel warm!"]
+    assert [c["type"] for c in got] == ["FL", "OP", "OS"]  # the last is outside the grammar: counted as OS
+
+
+@pytest.mark.parametrize("break_it, message", [
+    (lambda g: (g / "prompts.jsonl").write_text('{"scene": "other.json", "instruction": "x"}\n'),
+     "prompts.jsonl: line 1: scene 'other.json' is not in the folder"),
+    (lambda g: (g / "prompts.jsonl").write_text('\n{"scene": \n'), "prompts.jsonl: line 2: invalid JSON"),
+    (lambda g: (g / "broken.json").write_text('[{"prompt": "Room Size: max length 10px, max width 10px",\n'
+                                             ' "object_list": [["bed", {"length": 1}]]}]'),
+     "broken.json: [0].object_list[0].width: missing"),
+])
+def test_bad_inputs_leave_no_run(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 break_it: Any, message: str) -> None:
+    good, _ = generators
+    break_it(good)
+    run = tmp_path / "run"
+    capsys.readouterr()
+    assert main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+    assert not run.exists()
+
+
+def test_bad_arguments(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad = generators
+    run = tmp_path / "run"
+    for args in (["--suite", "bogus"], ["--name", "x", str(bad)], ["--evaluator", "nobody"], ["--evaluator", "llm"]):
+        capsys.readouterr()
+        assert main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(run), *args]) == 2
+        assert capsys.readouterr().err.startswith("error: ")
+        assert not run.exists()
