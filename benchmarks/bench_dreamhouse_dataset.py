@@ -1,0 +1,152 @@
+"""DreamHouse dataset work per structure, in CPU seconds (issue 24: ≤ 0.045, so that the paper's
+26,543 structures take ≤ 10 min on 2 cores).
+
+Per structure: generate it, validate it under both profiles, render the Frame and Facade
+views and write them as PNG (what ``buildbench dreamhouse generate --render`` does for each
+house), on a sample spread over the paper-size dataset. Baseline: the same work with the
+rendering as it was before issue 24 (a frozen copy below: a scene built per condition, scene
+bounds by numpy's axis-0 min/max, transforms checked by SVD, PNGs deflated by zlib), timed
+in the same run, alternating with ours. CPU seconds of this process, GL driver threads
+included: the machine is shared. Without a headless OpenGL context the figure is skipped
+with a printed reason.
+"""
+
+from __future__ import annotations
+
+import statistics
+import struct
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+from _common import Figure
+
+from buildbench.render import Bounds, Boxes, RenderUnavailableError
+from buildbench.render.scene import VERTEX_DTYPE, Scene, box_world_geometry
+from buildbench.suites.dreamhouse import views
+from buildbench.suites.dreamhouse.check import validate
+from buildbench.suites.dreamhouse.generate import PAPER_DATASET_SIZE, dataset_task_ids, generate_structure
+from buildbench.suites.dreamhouse.model import Structure
+
+SAMPLE = 26  # structures, 2 per style on average
+TARGET_S = 0.045
+REPEAT = 3
+
+
+def _sample() -> list[str]:
+    ids = dataset_task_ids(PAPER_DATASET_SIZE)
+    return [str(t) for t in ids[:: len(ids) // SAMPLE][:SAMPLE]]
+
+
+# -- the rendering before issue 24 (frozen copy) ------------------------------------------
+def _cond_by_svd(linear: np.ndarray, limit: float = 1e12) -> np.ndarray:
+    return np.linalg.cond(linear) < limit if len(linear) else np.zeros(0, dtype=bool)
+
+
+def _old_build_scene(batches: list[Boxes]) -> Scene:
+    parts = [(box_world_geometry(b), np.repeat(b.colors, 36, axis=0)) for b in batches]
+    count = sum(len(g.positions_m) for g, _ in parts)
+    vertices = np.empty(count, dtype=VERTEX_DTYPE)
+    if count == 0:
+        return Scene(vertices=vertices, origin_m=np.zeros(3), bounds=None)
+    positions = np.concatenate([g.positions_m for g, _ in parts])
+    bounds = Bounds(positions.min(axis=0), positions.max(axis=0))
+    vertices["position"] = positions - bounds.centre_m
+    vertices["normal"] = np.concatenate([g.normals for g, _ in parts])
+    vertices["color"] = np.concatenate([c for _, c in parts])
+    return Scene(vertices=vertices, origin_m=bounds.centre_m, bounds=bounds, closed_vertex_count=count)
+
+
+def _old_render_views(structure: Structure, skin: Structure, condition: str) -> np.ndarray:
+    batches = [views._boxes(structure, views.frame_colors(structure))]
+    if condition == "facade":
+        batches.append(views._boxes(skin, views.skin_colors(skin)))
+    scene = _old_build_scene([b for b in batches if len(b)])
+    if scene.bounds is None or scene.bounds.diagonal_m == 0.0:
+        return np.zeros((len(views.VIEWS), views.IMAGE_SIZE_PX, views.IMAGE_SIZE_PX, 4), dtype=np.uint8)
+    return views._renderer().render(scene, views.cameras(scene.bounds, scene.bounds))
+
+
+def _old_png_bytes(image: np.ndarray) -> bytes:
+    h, w, _ = image.shape
+    rows = np.zeros((h, 1 + 4 * w), dtype=np.uint8)
+    rows[:, 1:] = image.reshape(h, 4 * w)
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows.tobytes(), 1))
+            + chunk(b"IEND", b""))
+
+
+def _old_images(structure: Structure, skin: Structure) -> dict[str, np.ndarray]:
+    with mock.patch("buildbench.render.scene.well_conditioned", _cond_by_svd):
+        return {c: _old_render_views(structure, skin, c) for c in views.CONDITIONS}
+
+
+def _old_render_house(structure: Structure, skin: Structure, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for condition, images in _old_images(structure, skin).items():
+        for name, image in zip(views.VIEW_NAMES, images, strict=True):
+            (out / f"{condition}_{name}.png").write_bytes(_old_png_bytes(image))
+
+
+# -- timing ---------------------------------------------------------------------------------
+def _dataset_work(ids: list[str], render: Callable[[Structure, Structure, Path], object], out: Path) -> dict[str, float]:
+    """CPU seconds per structure of each stage over ``ids``."""
+    cpu = {"generate": 0.0, "validate": 0.0, "render_png": 0.0}
+    for tid in ids:
+        c0 = time.process_time()
+        house = generate_structure(tid)
+        c1 = time.process_time()
+        validate(house.structure, "paper")
+        validate(house.structure, "released")
+        c2 = time.process_time()
+        render(house.structure, house.skin, out / tid)
+        c3 = time.process_time()
+        cpu["generate"] += c1 - c0
+        cpu["validate"] += c2 - c1
+        cpu["render_png"] += c3 - c2
+    return {k: v / len(ids) for k, v in cpu.items()}
+
+
+def run() -> list[Figure]:
+    ids = _sample()
+    try:
+        first = generate_structure(ids[0])
+        identical = all(np.array_equal(views.house_views(first.structure, first.skin)[c], old)
+                        for c, old in _old_images(first.structure, first.skin).items())
+    except RenderUnavailableError as exc:
+        print(f"dreamhouse dataset per structure skipped: no headless OpenGL ({exc})")
+        return []
+    ours: list[dict[str, float]] = []
+    before: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(REPEAT):  # alternating, so both see the same load
+            ours.append(_dataset_work(ids, views.render_house, Path(tmp) / f"ours{k}"))
+            before.append(_dataset_work(ids, _old_render_house, Path(tmp) / f"before{k}"))
+    total = [sum(r.values()) for r in ours]
+    total_before = [sum(r.values()) for r in before]
+    best = int(np.argsort(total)[len(total) // 2])
+    seconds, baseline = statistics.median(total), statistics.median(total_before)
+    met = seconds <= TARGET_S
+    print(f"dreamhouse dataset work: {seconds:.4f} CPU s per structure ({baseline / seconds:.2f}x the rendering "
+          f"before issue 24, {baseline:.4f}); goal ≤ {TARGET_S} {'met' if met else 'NOT met'}; "
+          f"26,543 structures on 2 cores ≈ {PAPER_DATASET_SIZE * seconds / 2 / 60:.1f} min")
+    return [Figure(
+        name=f"dreamhouse dataset work per structure (generate, validate ×2, Frame+Facade PNGs), CPU s, "
+             f"{SAMPLE}-structure sample",
+        seconds=seconds,
+        baseline="same work with the rendering before issue 24 (frozen copy)",
+        baseline_seconds=baseline,
+        target_seconds=TARGET_S,
+        extra={**{f"cpu_{k}_s": round(v, 5) for k, v in ours[best].items()},
+               **{f"before_cpu_{k}_s": round(v, 5) for k, v in before[best].items()},
+               "identical_pixels": identical, "goal_met": met,
+               "projected_minutes_2_cores": round(PAPER_DATASET_SIZE * seconds / 2 / 60, 2),
+               "repeat": REPEAT})]
