@@ -345,7 +345,8 @@ def fill_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float, pitch: fl
     return matrix, np.array([low[0], y0, low[1]], dtype=np.float64) * pitch
 
 
-#: Filled voxel grids of placed meshes, by mesh, rotation and pitch.
+#: Filled voxel grids kept (tens of kilobytes each at 0.05 m), by mesh, rotation and pitch.
+GRID_CACHE_SIZE = 1024
 _GRIDS: OrderedDict[bytes, tuple[BoolArray, FloatArray]] = OrderedDict()
 
 
@@ -364,7 +365,7 @@ def pivoted_voxels(mesh: SolidMesh, rotation: FloatArray, pitch: float) -> tuple
     pivot = np.array([(lo[0] + hi[0]) / 2, lo[1], (lo[2] + hi[2]) / 2])
     grid = fill_voxels((v - pivot) @ rotation.T, mesh.faces, pitch)
     _GRIDS[key] = grid
-    if len(_GRIDS) > CACHE_SIZE:
+    if len(_GRIDS) > GRID_CACHE_SIZE:
         _GRIDS.popitem(last=False)
     return grid
 
