@@ -126,3 +126,19 @@ def test_bad_arguments(generators: tuple[Path, Path], tmp_path: Path, capsys: py
         assert main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(run), *args]) == 2
         assert capsys.readouterr().err.startswith("error: ")
         assert not run.exists()
+
+
+def test_demo_compares_a_scripted_and_a_degraded_generator(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from buildbench.cli import demo
+
+    console = Console(width=100, record=True)
+    demo.run_demo(tmp_path / "runs", ("generators",), console=console)
+    text = console.export_text()
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in text.splitlines() if line.startswith("│")}
+    scripted, degraded = rows["scripted"], rows["degraded"]
+    assert scripted[0] == degraded[0] == "2"
+    assert float(scripted[1]) > float(degraded[1])  # LEGO-Eval holistic SR
+    assert float(scripted[4]) < float(degraded[4])  # SceneReVis CNR

@@ -9,6 +9,8 @@
   prompts, chains and goal tasks, with OBR/CNR.
 - LEGO-Eval: the deterministic evaluator and the baselines on the generated 130 + 130 pairs
   (Table 1), and the LLM pipeline driven by a scripted model through a loopback server.
+- Generators: two sets of generated rooms (SceneReVis's seeded generator and a degraded copy)
+  scored by ``buildbench scenes evaluate`` with both suites, one row per generator.
 - ``--suite example`` runs the tower walkthrough suite instead.
 
 Every run announces itself on a line before it starts (the long ones show a progress bar on
@@ -28,7 +30,7 @@ from rich.table import Table
 
 from buildbench.harness import BuildbenchError, RunConfig, Runner, Store, run_report
 
-DEMO_SUITES = ("dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval")
+DEMO_SUITES = ("dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "generators")
 #: The widest a demo table may be, in terminal columns.
 TABLE_WIDTH = 100
 #: BuildArena's indicator per task category and level (spec §3: the released analysers).
@@ -183,6 +185,11 @@ def run_demo(run_dir: Path, suites: tuple[str, ...] = DEMO_SUITES, *, dreamhouse
 
             _say(console, "  running the LEGO-Eval evaluators on 260 pairs, then the scripted LLM pipeline …")
             demo_legoeval(run_dir / "legoeval", console)
+        elif name == "generators":
+            from buildbench.scenes.evaluate_demo import run_demo as demo_generators
+
+            _say(console, "  scoring two scene generators' rooms with LEGO-Eval and SceneReVis (scenes evaluate) …")
+            console.print(demo_generators(run_dir / "generators"))
         elif name == "example":
             demo_example(run_dir, console)
         else:
