@@ -121,7 +121,8 @@ def test_bad_inputs_leave_no_run(generators: tuple[Path, Path], tmp_path: Path, 
 def test_bad_arguments(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good, bad = generators
     run = tmp_path / "run"
-    for args in (["--suite", "bogus"], ["--name", "x", str(bad)], ["--evaluator", "nobody"], ["--evaluator", "llm"]):
+    for args in (["--suite", "bogus"], ["--name", "x", str(bad)], ["--evaluator", "nobody"], ["--evaluator", "llm"],
+                 ["--identify"]):
         capsys.readouterr()
         assert main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(run), *args]) == 2
         assert capsys.readouterr().err.startswith("error: ")
@@ -142,3 +143,18 @@ def test_demo_compares_a_scripted_and_a_degraded_generator(tmp_path: Path) -> No
     assert scripted[0] == degraded[0] == "2"
     assert float(scripted[1]) > float(degraded[1])  # LEGO-Eval holistic SR
     assert float(scripted[4]) < float(degraded[4])  # SceneReVis CNR
+
+
+def test_identified_constraints_give_table_4_rows(generators: tuple[Path, Path], tmp_path: Path) -> None:
+    good, _ = generators
+    run = tmp_path / "run"
+    assert main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(run), "--suite",
+                 "legoeval", "--evaluator", "llm", "--model", "scripted", "--identify"]) == 0
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["legoeval", "report", str(run / "legoeval"), str(run / "legoeval-identify"), "--json"]) == 0
+    t4 = json.loads(out.getvalue())["Table 4: identified vs given (oracle) constraints"]
+    assert {r["setting"] for r in t4 if r["source"] == "paper"} >= {"Oracle constraint", "Identified constraint"}
+    ours = [r for r in t4 if r["source"] == "ours"]
+    assert [r["setting"] for r in ours] == ["Oracle constraint", "Identified constraint", "Difference"]
+    assert all(r["run"].startswith("layoutgpt") for r in ours)

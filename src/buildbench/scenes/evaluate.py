@@ -245,8 +245,13 @@ def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[str, An
 
 def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequence[str] = SUITES,
              name: str | None = None, evaluator: str = "deterministic", model: str | None = None,
-             legoeval_options: dict[str, Any] | None = None, options: ReadOptions | None = None) -> dict[str, Path]:
+             legoeval_options: dict[str, Any] | None = None, options: ReadOptions | None = None,
+             identify: bool = False) -> dict[str, Path]:
     """Read every folder, then write ``run_dir/<suite>`` runs; returns suite -> run folder.
+    With ``identify`` (the ``llm`` evaluator), also ``run_dir/legoeval-identify``: the same
+    scenes judged on the constraints the evaluator identifies from each instruction, the
+    twin of ``legoeval`` in Table 4 (``buildbench legoeval report RUN/legoeval
+    RUN/legoeval-identify``).
 
     Raises:
         SceneFormatError: a bad input (nothing written); ValueError: bad arguments.
@@ -254,6 +259,9 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
     bad = [s for s in suites if s not in SUITES]
     if bad or not suites:
         raise ValueError(f"--suite: unknown {', '.join(bad) or 'none'} (known: {', '.join(SUITES)})")
+    if identify and (evaluator != "llm" or "legoeval" not in suites):
+        raise ValueError("--identify needs --evaluator llm (the pipeline that identifies constraints) and "
+                         "the legoeval suite")
     if name is not None and len(folders) != 1:
         raise ValueError("--name names one generator: give one folder (several take their folders' names)")
     scenes = [g for folder in folders for g in read_generator(folder, fmt, name, options)]
@@ -273,6 +281,10 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
             out[suite] = run_dir / suite
             if suite == "legoeval":
                 asyncio.run(_legoeval(scenes, out[suite], source, evaluator, model, dict(legoeval_options or {})))
+                if identify:
+                    out["legoeval-identify"] = run_dir / "legoeval-identify"
+                    asyncio.run(_legoeval(scenes, out["legoeval-identify"], source, evaluator, model,
+                                          {**(legoeval_options or {}), "constraints": "identify"}))
             else:
                 _scenerevis(scenes, out[suite], source)
     except BaseException:
