@@ -32,7 +32,7 @@ from buildbench.scenes.assets import GeometryLevel, check_level
 
 from .check.layout import RoomLayout, parse_layout
 from .check.meshes import layout_meshes, mesh_voxel_figures
-from .check.physics import EVALUATION, PhysicsRules, check_physics
+from .check.physics import EVALUATION, PhysicsRules, physics_of
 from .check.support import check_support
 from .check.voxels import VALID_LOSS_M3, VBL_SCALE, VOXEL_PITCH_M, voxel_loss
 
@@ -70,8 +70,9 @@ def scene_metrics(
     """
     geometry = check_level(geometry)
     layout = scene if isinstance(scene, RoomLayout) else parse_layout(scene)
-    out = check_physics(layout, rules, geometry=geometry).to_dict()
     meshes = layout_meshes(layout, geometry) if geometry != "box" else None
+    # check_physics's own choice (the released box rules ignore the level), meshes made once.
+    out = physics_of(layout, rules, None if rules.mesh_contacts else meshes, geometry).to_dict()
     support = check_support(layout, geometry=geometry, meshes=meshes)
     out["floating"] = list(support.floating)
     out["unsupported"] = list(support.unsupported)
