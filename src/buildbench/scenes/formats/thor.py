@@ -33,7 +33,7 @@ def write(items: Sequence[Item]) -> Any:
 
 
 _LOSSES = ("object sizes are the assets' (THOR keeps asset ids, not boxes: an asset unknown to the "
-           "catalogue reads back at its category's default size); no room-type-free prompt field but 'query'")
+           "catalogue reads back at its category's default size); the prompt is the house's 'query'")
 FORMATS = [Format(name, desc, read, write, _LOSSES) for name, desc in (
     ("thor", "AI2-THOR house JSON (either id convention)"),
     ("holodeck", "Holodeck's house JSON, open_walls included"),
