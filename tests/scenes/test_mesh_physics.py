@@ -184,3 +184,9 @@ def test_room_voxels_drawn_directly_are_the_voxelised_prisms(floor: list[list[fl
     grid = trimesh.Trimesh(*room_prism(xz, 0.013, 2.77), process=False).voxelized(pitch=0.05).fill()
     assert drawn.shape == grid.matrix.shape and (drawn == grid.matrix).all()
     assert np.array_equal(origin, grid.translation)
+
+
+def test_a_mesh_too_large_to_voxelise_is_refused() -> None:
+    vertices, faces = _box((1.0e4, 1.0, 1.0e4))
+    with pytest.raises(ValueError, match="max_voxels"):
+        fill_voxels(vertices, faces, 0.05)

@@ -212,7 +212,8 @@ def voxelize_points(
 
 
 def mesh_surface_voxels(
-    vertices: ArrayLike, faces: ArrayLike, pitch: float, *, max_iter: int = 10
+    vertices: ArrayLike, faces: ArrayLike, pitch: float, *, max_iter: int = 10,
+    max_voxels: int = DEFAULT_MAX_VOXELS,
 ) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
     """Trimesh's surface voxelisation (``Trimesh.voxelized(pitch)``, the ``subdivide``
     method of trimesh 5.2), computed face by face without its global edge bookkeeping.
@@ -230,8 +231,8 @@ def mesh_surface_voxels(
         its voxel ``(0, 0, 0)`` (its centre is ``index * pitch``).
 
     Raises:
-        ValueError: a bad pitch, bad arrays, or edges still long after ``max_iter``
-            rounds (trimesh raises too).
+        ValueError: a bad pitch, bad arrays, a block over ``max_voxels``, or edges still
+            long after ``max_iter`` rounds (trimesh raises too).
     """
     _check_pitch(pitch)
     v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
@@ -242,7 +243,11 @@ def mesh_surface_voxels(
     # Every point made is a mix of the vertices and rounding is monotone, so the vertices
     # span the marked block.
     low = _nearest_centres(v.min(axis=0), pitch)
-    occupied = np.zeros(tuple(int(n) for n in _nearest_centres(v.max(axis=0), pitch) - low + 1), dtype=bool)
+    shape = tuple(int(n) for n in _nearest_centres(v.max(axis=0), pitch) - low + 1)
+    if float(np.prod(shape, dtype=np.float64)) > max_voxels:
+        raise ValueError(f"mesh_surface_voxels: a grid of {list(shape)} voxels at pitch {pitch} m exceeds "
+                         f"max_voxels={max_voxels:,}")
+    occupied = np.zeros(shape, dtype=bool)
 
     def mark(index: NDArray[np.int64]) -> None:
         occupied[tuple((index.reshape(-1, 3) - low).T)] = True
