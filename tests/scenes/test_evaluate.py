@@ -104,7 +104,7 @@ def test_constraints_from_sentences() -> None:
     (lambda g: (g / "prompts.jsonl").write_text('\n{"scene": \n'), "prompts.jsonl: line 2: invalid JSON"),
     (lambda g: (g / "broken.json").write_text('[{"prompt": "Room Size: max length 10px, max width 10px",\n'
                                              ' "object_list": [["bed", {"length": 1}]]}]'),
-     "broken.json: [0].object_list[0].width: missing"),
+     "broken.json: line 2: [0].object_list[0].width: missing"),
 ])
 def test_bad_inputs_leave_no_run(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  break_it: Any, message: str) -> None:

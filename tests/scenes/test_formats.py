@@ -201,11 +201,14 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     bad = json.loads(LAYOUTGPT.read_text())
     del bad[1]["object_list"][2][1]["length"]
     src = tmp_path / "bad.json"
-    src.write_text(json.dumps(bad))
+    src.write_text(json.dumps(bad, indent=4))
     target = tmp_path / "never.json"
     assert main(["scenes", "convert", str(src), "--from", "layoutgpt", "--to", "thor", "--out", str(target)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"error: {src}: [1].object_list[2].length: missing"]
+    # the line is where the box missing its length starts: record 1's object_list[2]
+    assert err == [f"error: {src}: line 108: [1].object_list[2].length: missing"]
+    assert src.read_text().splitlines()[108].strip() == '"bookshelf",'
+
     assert not target.exists()
     # JSONL: the line is named
     lines = tmp_path / "rooms.jsonl"
@@ -222,3 +225,13 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
                  "--out", str(target)]) == 2
     assert "read only" in capsys.readouterr().err
     assert math.isfinite(1.0)
+
+
+def test_error_paths_become_lines() -> None:
+    from buildbench.scenes.formats.where import line_of
+
+    text = '{\n  "task": {"a": 1},\n  "layout": {\n    "x-0": {"position": [1, 2]},\n    "def-0": {\n      "rotation": []\n    }\n  }\n}'
+    assert line_of(text, "[0].layout['def-0'].position: missing") == 5  # the record missing the key
+    assert line_of(text, "[0].layout['x-0'].position: bad") == 4
+    assert line_of(text, "no path here") is None
+    assert line_of("[1, 2", "[1]: broken") in (1, None)

@@ -110,7 +110,10 @@ def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list
         try:
             items = reader(data, opts)
         except SceneFormatError as exc:
-            raise SceneFormatError(f"{path}: {exc.args[0]}") from None
+            from .where import line_of
+
+            line = line_of("\n".join(read_text_lines(path)), exc.args[0])
+            raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{exc.args[0]}") from None
     if not items:
         raise SceneFormatError(f"{path}: no {fmt} scene in the file")
     return items
