@@ -190,3 +190,8 @@ def test_a_mesh_too_large_to_voxelise_is_refused() -> None:
     vertices, faces = _box((1.0e4, 1.0, 1.0e4))
     with pytest.raises(ValueError, match="max_voxels"):
         fill_voxels(vertices, faces, 0.05)
+
+
+def test_a_room_too_large_to_voxelise_is_refused() -> None:
+    with pytest.raises(ValueError, match="room voxels"):
+        fill_prism(np.array([[0, 0], [5000, 0], [5000, 5000], [0, 5000]], dtype=float), 0.0, 2.6, 0.05)

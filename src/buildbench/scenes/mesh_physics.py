@@ -41,7 +41,7 @@ import shapely
 from numpy.typing import NDArray
 
 from buildbench.geometry import AABBs, aabb_pairs
-from buildbench.geometry.voxels import mesh_surface_voxels
+from buildbench.geometry.voxels import DEFAULT_MAX_VOXELS, mesh_surface_voxels
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -326,6 +326,9 @@ def fill_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float, pitch: fl
     plus the walls' voxels — at every level from the floor's voxel to the ceiling's. (Only
     a coordinate exactly halfway between voxel centres, where rounding ties, could tell the
     two computations apart.)
+
+    Raises:
+        ValueError: a room of more voxels than ``DEFAULT_MAX_VOXELS``.
     """
     poly = _valid_polygon(floor_xz)
     rings = [np.asarray(r.coords) for r in _rings(poly)]
@@ -336,6 +339,10 @@ def fill_prism(floor_xz: FloatArray, floor_y: float, ceiling_y: float, pitch: fl
     index = np.round(edges / pitch).astype(np.int64)
     low = index.reshape(-1, 2).min(axis=0)
     shape = index.reshape(-1, 2).max(axis=0) - low + 1
+    levels = int(np.round(ceiling_y / pitch)) - int(np.round(floor_y / pitch)) + 1
+    if float(np.prod(shape, dtype=np.float64)) * max(levels, 1) > DEFAULT_MAX_VOXELS:
+        raise ValueError(f"room voxels: {shape[0]} x {levels} x {shape[1]} at pitch {pitch} m exceed "
+                         f"{DEFAULT_MAX_VOXELS:,}")
     xs, zs = [(low[k] + np.arange(shape[k])) * pitch for k in range(2)]
     footprint = shapely.contains_xy(poly, xs[:, None], zs[None, :])
     for (i0, k0), (i1, k1) in index - low:
