@@ -158,3 +158,20 @@ def test_identified_constraints_give_table_4_rows(generators: tuple[Path, Path],
     ours = [r for r in t4 if r["source"] == "ours"]
     assert [r["setting"] for r in ours] == ["Oracle constraint", "Identified constraint", "Difference"]
     assert all(r["run"].startswith("layoutgpt") for r in ours)
+
+
+def test_a_model_judge_scores_the_renders(generators: tuple[Path, Path], tmp_path: Path) -> None:
+    from buildbench.llm import ScriptedChat
+    from buildbench.scenes.evaluate import evaluate
+
+    good, _ = generators
+    reply = json.dumps({"rationality": 8, "spatial_layout": 7, "accessibility": 9, "comment": "Tidy."})
+    runs = evaluate([good], "layoutgpt", tmp_path / "run", suites=["scenerevis"], judge="scripted",
+                    judge_model=ScriptedChat(replies=[reply] * 3))
+    t1 = report(runs["scenerevis"])["tables"]["Table 1: bedroom / living room (OBR, CNR %; Ra, Spa, Ac, Avg 1-10)"]
+    ours = next(r for r in t1 if r["source"] == "ours: layoutgpt" and r["group"] == "bedroom")
+    assert (ours["Ra"], ours["Spa"], ours["Ac"]) == (8.0, 7.0, 9.0)
+    assert ours["judge"] != "rule judge: not comparable"
+    capsys_free = main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(tmp_path / "r2"),
+                        "--judge", "nosuchprovider:x"])
+    assert capsys_free == 2 and not (tmp_path / "r2").exists()

@@ -165,6 +165,9 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
               help="LEGO-Eval agent that judges the scenes (deterministic: geometry, offline; llm, vlm-judge, "
                    "tool-agent, translate need --model).")
 @click.option("--model", default=None, help="Model spec for a model-backed --evaluator (openai:gpt-4.1, ...).")
+@click.option("--judge", default="rule", show_default=True,
+              help="SceneReVis's evaluation judge: rule (offline; labelled not comparable with the paper) or a "
+                   "model spec (a vision model scoring each scene's render, as the paper's GPT-5).")
 @click.option("--identify", is_flag=True,
               help="Also judge on the constraints the llm evaluator identifies from each prompt (RUN_DIR/"
                    "legoeval-identify; Table 4 with `buildbench legoeval report RUN_DIR/legoeval "
@@ -173,7 +176,7 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
 @click.option("--metres-per-px", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
               help=PX_HELP)
 def evaluate_cmd(folders: tuple[Path, ...], fmt: str, run_dir: Path, suites: str, name: str | None,
-                 evaluator: str, model: str | None, identify: bool, asset_sizes: Path | None,
+                 evaluator: str, model: str | None, judge: str, identify: bool, asset_sizes: Path | None,
                  metres_per_px: float) -> None:
     """Score the scenes one generator wrote (a folder per generator, each a row) with LEGO-Eval
     (Table 3 success rates) and SceneReVis (OBR, CNR, voxel loss, judge scores), beside the
@@ -199,7 +202,8 @@ def evaluate_cmd(folders: tuple[Path, ...], fmt: str, run_dir: Path, suites: str
         options = _read_options(asset_sizes, metres_per_px)
         assert isinstance(options, ReadOptions)
         runs = evaluate(list(folders), fmt, run_dir, suites=[s.strip() for s in suites.split(",") if s.strip()],
-                        name=name, evaluator=evaluator, model=model, options=options, identify=identify)
+                        name=name, evaluator=evaluator, model=model, options=options, identify=identify,
+                        judge=judge.strip() or "rule")
     except SceneFormatError as exc:
         raise click.ClickException(str(exc.args[0]).splitlines()[0]) from None
     except ValueError as exc:

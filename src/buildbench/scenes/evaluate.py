@@ -218,40 +218,75 @@ async def _legoeval(scenes: Sequence[Generated], run_dir: Path, source: dict[str
     return len(tasks)
 
 
-def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[str, Any]) -> int:
+async def _judge_record(model: Any, scene: dict[str, Any], instruction: str) -> dict[str, Any]:
+    """A model evaluation judge's record of one scene, as the SceneReVis protocol keeps it:
+    the scores, or the failure (never a score)."""
+    from buildbench.suites.scenerevis.check.evaluate import VisionEvalJudge, scores_record
+    from buildbench.suites.scenerevis.check.judge import JudgeError
+    from buildbench.suites.scenerevis.protocols import REPLY_KEEP
+    from buildbench.suites.scenerevis.render import render_merged
+
+    judge = VisionEvalJudge(model)
+    t0 = time.perf_counter()
+    try:
+        image = render_merged(scene, seed=0, turn=0)
+        record: dict[str, Any] = {**scores_record(await judge.evaluate(scene, instruction, image)), "status": "ok"}
+    except JudgeError as exc:
+        record = {"judge": judge.label, "comparable_with_paper": True, "status": "error", "error": str(exc)}
+    record.update(latency_s=round(time.perf_counter() - t0, 4), reply=judge.last_reply[:REPLY_KEEP])
+    return record
+
+
+async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[str, Any], judge: str,
+                      judge_model: Any | None) -> int:
     from buildbench.harness import Episode, Store
     from buildbench.harness.errors import AgentFailure
     from buildbench.harness.runner import RunConfig
+    from buildbench.suites.scenerevis.protocols import RULE, EvalJudgeSetting
     from buildbench.suites.scenerevis.score import failure_metrics, score
 
-    config = RunConfig(suite="scenerevis", agent="generated", protocol="generated", workers=0)
+    config = RunConfig(suite="scenerevis", agent="generated", protocol="generated", workers=0,
+                       options={"eval_judge": judge})
+    model = judge_model
+    if model is None and judge != RULE:
+        model = EvalJudgeSetting.from_options({"eval_judge": judge}).make_model()
     tasks = [scenerevis_task(g, n) for n, g in enumerate(scenes)]
-    with Store(run_dir) as store:
-        store.write_manifest(_manifest(config, scenes, source))
-        for g, task in zip(scenes, tasks, strict=True):
-            outcome = {"instruction": g.instruction, "scene": task.inputs["initial_scene"]}
-            ep = Episode(task_id=task.id, sample=0, suite="scenerevis", agent=g.generator, protocol="generated",
-                         seed=0, outcome=outcome, metadata=dict(task.metadata))
-            t0 = time.perf_counter()
-            try:
-                ep.metrics = score(task, outcome)
-            except AgentFailure as exc:  # the generator's scene cannot be measured: a scored failure
-                ep.status, ep.error, ep.error_kind = "failed", str(exc), "agent"
-                ep.metrics = failure_metrics(task)
-            ep.duration_s = time.perf_counter() - t0
-            store.add_episode(ep)
+    try:
+        with Store(run_dir) as store:
+            store.write_manifest(_manifest(config, scenes, source))
+            for g, task in zip(scenes, tasks, strict=True):
+                outcome: dict[str, Any] = {"instruction": g.instruction, "scene": task.inputs["initial_scene"]}
+                if model is not None:
+                    outcome["eval_judge"] = await _judge_record(model, outcome["scene"], g.instruction)
+                elif judge != RULE:  # "none": no judge fields
+                    outcome["eval_judge"] = {"judge": judge}
+                ep = Episode(task_id=task.id, sample=0, suite="scenerevis", agent=g.generator,
+                             protocol="generated", seed=0, outcome=outcome, metadata=dict(task.metadata))
+                t0 = time.perf_counter()
+                try:
+                    ep.metrics = score(task, outcome)
+                except AgentFailure as exc:  # the generator's scene cannot be measured: a scored failure
+                    ep.status, ep.error, ep.error_kind = "failed", str(exc), "agent"
+                    ep.metrics = failure_metrics(task)
+                ep.duration_s = time.perf_counter() - t0
+                store.add_episode(ep)
+    finally:
+        if model is not None and judge_model is None:
+            await model.aclose()
     return len(tasks)
 
 
 def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequence[str] = SUITES,
              name: str | None = None, evaluator: str = "deterministic", model: str | None = None,
              legoeval_options: dict[str, Any] | None = None, options: ReadOptions | None = None,
-             identify: bool = False) -> dict[str, Path]:
+             identify: bool = False, judge: str = "rule", judge_model: Any | None = None) -> dict[str, Path]:
     """Read every folder, then write ``run_dir/<suite>`` runs; returns suite -> run folder.
     With ``identify`` (the ``llm`` evaluator), also ``run_dir/legoeval-identify``: the same
     scenes judged on the constraints the evaluator identifies from each instruction, the
     twin of ``legoeval`` in Table 4 (``buildbench legoeval report RUN/legoeval
-    RUN/legoeval-identify``).
+    RUN/legoeval-identify``). ``judge``: SceneReVis's evaluation judge, ``rule`` (offline, not
+    comparable with the paper) or a model spec whose vision judge scores each scene's render
+    (``judge_model``: that model already made, for tests).
 
     Raises:
         SceneFormatError: a bad input (nothing written); ValueError: bad arguments.
@@ -262,6 +297,10 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
     if identify and (evaluator != "llm" or "legoeval" not in suites):
         raise ValueError("--identify needs --evaluator llm (the pipeline that identifies constraints) and "
                          "the legoeval suite")
+    if judge != "rule" and judge_model is None and "scenerevis" in suites:
+        from buildbench.suites.scenerevis.protocols import EvalJudgeSetting
+
+        EvalJudgeSetting.from_options({"eval_judge": judge})  # a malformed spec stops here, before any folder
     if name is not None and len(folders) != 1:
         raise ValueError("--name names one generator: give one folder (several take their folders' names)")
     scenes = [g for folder in folders for g in read_generator(folder, fmt, name, options)]
@@ -286,7 +325,7 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
                     asyncio.run(_legoeval(scenes, out["legoeval-identify"], source, evaluator, model,
                                           {**(legoeval_options or {}), "constraints": "identify"}))
             else:
-                _scenerevis(scenes, out[suite], source)
+                asyncio.run(_scenerevis(scenes, out[suite], source, judge, judge_model))
     except BaseException:
         # a run cut short is not a run: leave nothing behind
         for folder in out.values():
