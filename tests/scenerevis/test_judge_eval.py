@@ -176,3 +176,24 @@ def test_model_scores_are_copied_and_a_failure_is_never_a_score():
 def test_a_corrupt_judge_record_is_an_input_error(record):
     with pytest.raises(ValueError, match="task bedroom_1: .*eval_judge"):
         score(TASK, {"scene": FURNISHED, "eval_judge": record})
+
+
+# --- the rule judge at the episode's geometry level (issue 20) ----------------------------------------
+TUCKED = H.room(ROOM, [*FURNISHED["objects"][:5],
+                       H.obj("Office chair", [0.5, 0.9, 0.5], [1.3, 0.0, 1.2], 90)])  # 20 cm under the desk
+
+
+def test_the_rule_judge_follows_the_geometry_level():
+    boxes = RuleEvalJudge().judge(TUCKED, "a bedroom")
+    shaped = RuleEvalJudge("procedural").judge(TUCKED, "a bedroom")
+    assert boxes.Ra < 9 and any("collide" in n for n in boxes.notes)  # the boxes of chair and desk overlap
+    assert shaped.Ra >= 9 and not any("collide" in n for n in shaped.notes)  # the seat fits under the desk top
+    with pytest.raises(ValueError, match="geometry"):
+        RuleEvalJudge("voxels")
+
+
+def test_the_scorer_judges_at_the_outcome_geometry():
+    outcome = {"scene": TUCKED, "instruction": "a bedroom"}
+    assert score(TASK, outcome)["Ra"] == RuleEvalJudge().judge(TUCKED, "a bedroom").Ra
+    shaped = score(TASK, {**outcome, "geometry": "procedural"})
+    assert shaped["Ra"] == RuleEvalJudge("procedural").judge(TUCKED, "a bedroom").Ra >= 9

@@ -123,7 +123,7 @@ def judge_scores(task: Task, outcome: SceneReVisOutcome, layout: RoomLayout) -> 
         return {}
     if kind == "rule":
         instruction = str(outcome.instruction or task.inputs.get("instruction") or "")
-        rule = RuleEvalJudge().judge(layout, instruction)
+        rule = RuleEvalJudge(check_level(outcome.geometry)).judge(layout, instruction)
         return {**rule.scores(), "judge_comparable": 0.0}
     timing = record.get("latency_s")
     out = {"judge_latency_s": float(timing)} if isinstance(timing, int | float) and not isinstance(timing, bool) else {}

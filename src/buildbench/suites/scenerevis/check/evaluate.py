@@ -28,6 +28,7 @@ import numpy as np
 import shapely
 
 from buildbench.llm import ChatModel, ChatRequest, Message
+from buildbench.scenes.assets import GeometryLevel, check_level
 from buildbench.scenes.collision import FLOOR_COVERING_MAX_M
 from buildbench.scenes.model import Room, Scene, SceneObject
 from buildbench.scenes.reachability import CELL_M, OBSTACLE_MAX_BOTTOM_M, reachable
@@ -41,7 +42,8 @@ from .judge import (
     large_furniture,
 )
 from .layout import RoomLayout, parse_layout
-from .physics import EVALUATION, PhysicsReport, check_physics
+from .meshes import layout_meshes
+from .physics import EVALUATION, PhysicsReport, physics_of
 from .rooms import match_room_type
 from .support import check_support
 
@@ -114,11 +116,17 @@ class RuleEvalJudge(EvalJudge):
     * **Ac**: 10 − 6 × (share of floor furniture unreachable through a 60 cm gap) − 3 ×
       (share unreachable with 80 cm clearance), from :func:`buildbench.scenes.reachability.reachable`.
 
-    Each score is rounded and kept within 1–10.
+    Each score is rounded and kept within 1–10. Collisions, out-of-bounds and floating are
+    judged at the episode's geometry level (``geometry``: ``box``, ``procedural`` or ``mesh``,
+    as :func:`.metrics.scene_metrics` judges them), so a chair tucked under a table is not a
+    collision at a mesh level; crowding, wall distances and reachability stay box footprints.
     """
 
     label = RULE_LABEL
     comparable_with_paper = False
+
+    def __init__(self, geometry: GeometryLevel = "box") -> None:
+        self.geometry = check_level(geometry)
 
     async def evaluate(self, scene: Mapping[str, Any], instruction: str,
                        image: np.ndarray | None = None) -> EvalScores:
@@ -130,8 +138,10 @@ class RuleEvalJudge(EvalJudge):
         if len(layout) == 0:
             return EvalScores(1, 1, 1, self.label, False, ("empty room",))
         notes: list[str] = []
-        report = check_physics(layout, EVALUATION)
-        ra = _rationality(layout, report, instruction, notes)
+        meshes = layout_meshes(layout, self.geometry) if self.geometry != "box" else None
+        report = physics_of(layout, EVALUATION, meshes, self.geometry)
+        floating = check_support(layout, geometry=self.geometry, meshes=meshes).floating
+        ra = _rationality(layout, report, bool(floating), instruction, notes)
         spa = _spatial(layout, report, notes)
         ac = _accessibility(layout, notes)
         return EvalScores(ra, spa, ac, self.label, False, tuple(notes))
@@ -236,11 +246,12 @@ def _area_m2(layout: RoomLayout) -> float:
     return float(shapely.Polygon(layout.floor_xz).area)
 
 
-def _rationality(layout: RoomLayout, report: PhysicsReport, instruction: str, notes: list[str]) -> int:
+def _rationality(layout: RoomLayout, report: PhysicsReport, floating: bool, instruction: str,
+                 notes: list[str]) -> int:
     n = len(layout)
     share = len(set(report.colliding) | set(report.out_of_bounds)) / n
     if share == 0:
-        score = 9 if check_support(layout).floating else 10
+        score = 9 if floating else 10
     else:
         score = next((s for limit, s in RA_BANDS if share <= limit), 2)
         notes.append(f"{share:.0%} of objects collide or stand outside")
