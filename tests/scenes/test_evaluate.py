@@ -175,3 +175,26 @@ def test_a_model_judge_scores_the_renders(generators: tuple[Path, Path], tmp_pat
     capsys_free = main(["scenes", "evaluate", str(good), "--format", "layoutgpt", "--run-dir", str(tmp_path / "r2"),
                         "--judge", "nosuchprovider:x"])
     assert capsys_free == 2 and not (tmp_path / "r2").exists()
+
+
+def test_sceneeval_layout_with_its_annotations_csv(tmp_path: Path) -> None:
+    """SceneEval's own input layout: input/annotations.csv beside input/<Method>/scene_{ID}.json."""
+    method = tmp_path / "input" / "LayoutVLM"
+    method.mkdir(parents=True)
+    real = EXT / "sceneeval" / "LayoutVLM_scene_0.json"
+    shutil.copy(real, method / "scene_0.json")
+    (tmp_path / "input" / "annotations.csv").write_text(
+        "ID,Difficulty,Description,ObjCount,ObjAttr,OORel,OARel\n"
+        '0,easy,"The house has a room. There are at least 5 objects.",,,,\n')
+    sizes = tmp_path / "sizes.json"
+    doc = json.loads(real.read_text())
+    sizes.write_text(json.dumps({o["modelId"]: [0.6, 0.9, 0.6] for o in doc["scene"]["object"]}))
+    run = tmp_path / "run"
+    assert main(["scenes", "evaluate", str(method), "--format", "sceneeval", "--run-dir", str(run),
+                 "--asset-sizes", str(sizes)]) == 0
+    t3 = report(run / "legoeval")["tables"]["Table 3: success rates (%)"]
+    ours = [r for r in t3 if r["source"] == "ours"]
+    # the folder's name is the row, beside the paper's own LayoutVLM row
+    assert [r["method"] for r in ours] == ["LayoutVLM"] and ours[0]["scenes"] == 1
+    assert any(r["method"] == "LayoutVLM" and r["source"] == "paper" for r in t3)
+    assert ours[0]["OP"] == 100.0  # "at least 5 objects" (a count, OP by the grammar): the scene has 10

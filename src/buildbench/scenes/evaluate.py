@@ -4,7 +4,9 @@ A generator's folder holds its scenes in one format (:mod:`buildbench.scenes.for
 ``.json``/``.jsonl`` file in it (sub-folders not read) except ``prompts.jsonl``, each file one
 or more scenes. The prompt of a scene is what its file says (a THOR house's ``query``,
 I-Design's and LayoutVLM's task text; LayoutGPT's room type and size) unless
-``prompts.jsonl`` gives it: one JSON object a line::
+``prompts.jsonl`` gives it (for ``sceneeval``, SceneEval's own ``annotations.csv`` in the folder
+or its parent also serves: ``Description`` of ``ID`` is the prompt of ``scene_{ID}.json``): one
+JSON object a line::
 
     {"scene": "scene_0.json", "instruction": "A bedroom with a queen bed ...",
      "room": "bedroom", "constraints": [{"id": "c1", "text": "...", "type": "OP"}]}
@@ -87,6 +89,27 @@ def _prompt_lines(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _sceneeval_annotations(folder: Path) -> dict[str, dict[str, Any]]:
+    """SceneEval's own layout: ``input/annotations.csv`` (``ID``, ``Description``, ...) beside
+    ``input/<Method>/scene_{ID}.json``; read from the folder or its parent, as prompts of
+    ``scene_{ID}.json``."""
+    import csv
+
+    for path in (folder / "annotations.csv", folder.parent / "annotations.csv"):
+        if path.is_file():
+            with path.open(encoding="utf-8", newline="") as f:
+                rows = list(csv.DictReader(f))
+            out = {}
+            for n, row in enumerate(rows, 2):
+                if not row.get("ID") or not (row.get("Description") or "").strip():
+                    raise SceneFormatError(f"{path}: line {n}: expected ID and Description (SceneEval's columns)")
+                out[f"scene_{row['ID'].strip()}.json"] = {"scene": f"scene_{row['ID'].strip()}.json",
+                                                          "instruction": row["Description"].strip(), "_line": n,
+                                                          "_file": path.name}
+            return out
+    return {}
+
+
 def constraints_of(instruction: str) -> list[dict[str, str]]:
     """One constraint per sentence of ``instruction``, typed by LEGO-Eval's grammar."""
     from buildbench.suites.legoeval.constraints.program import constraint_type
@@ -111,6 +134,7 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
         raise SceneFormatError(f"{folder}: not a folder of generated scenes")
     generator = name or folder.resolve().name
     prompts = _prompt_lines(folder / PROMPTS_FILE)
+    annotations = _sceneeval_annotations(folder) if fmt == "sceneeval" else {}
     files = sorted(p for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and p.name != PROMPTS_FILE
                    and p.is_file())
     if not files:
@@ -125,8 +149,10 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
             given = given or prompts.get(item.name)
             if given is not None:
                 used.add(str(given["scene"]))
+            else:
+                given = annotations.get(path.name)
             instruction = str((given or {}).get("instruction") or item.instruction).strip()
-            where = f"{PROMPTS_FILE} line {given['_line']}" if given else str(path)
+            where = f"{given.get('_file', PROMPTS_FILE)} line {given['_line']}" if given else str(path)
             if not instruction:
                 raise SceneFormatError(f"{path}: scene {item.name or k!r} has no prompt (give its instruction in "
                                        f"{folder / PROMPTS_FILE}: {{\"scene\": \"{path.name}\", \"instruction\": ...}})")
