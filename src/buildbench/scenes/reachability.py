@@ -70,6 +70,10 @@ class Reachability:
         free_mask: ``(rows, cols)`` booleans, row = z, column = x; cell ``(r, c)`` has
             centre ``origin_xz + ((c + 0.5) * cell_m, (r + 0.5) * cell_m)``.
         origin_xz: Lower-left corner of the grid, metres.
+        entrance_free_share: For each door and open wall, the share of the room's free
+            floor cells (those the walker's centre can occupy) joined to its far side.
+        connected_share: Share of the room's free floor cells joined to the far side of at
+            least one entrance; for a room without entrances, the share in its main region.
     """
 
     room_id: str
@@ -86,6 +90,8 @@ class Reachability:
     origin_xz: tuple[float, float] = (0.0, 0.0)
     open_walls: tuple[str, ...] = ()
     unreachable_open_walls: tuple[str, ...] = ()
+    entrance_free_share: dict[str, float] = field(default_factory=dict)
+    connected_share: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -147,10 +153,16 @@ def reachable(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M, c
         else:
             unreachable_ids.append(index.object_ids[k])
     free_share = float((free & in_room).sum() / max(int(in_room.sum()), 1))
+    room_labels = labels[free & in_room]
+    n_free = max(room_labels.size, 1)
+    entrance_share = {e: float(np.isin(room_labels, list(found[e] - {0})).sum() / n_free) for e in entrances}
+    joined = set().union(*found.values()) - {0} if entrances else {region} - {0}
+    connected = float(np.isin(room_labels, list(joined)).sum() / n_free) if room_labels.size else 0.0
     explanation = _explain(room_id, entrances, closed, open_walls, unreachable_ids, clearance_m, region)
     return Reachability(
         room_id, tuple(doors), unreachable_doors, tuple(reachable_ids), tuple(unreachable_ids),
         sides, explanation, free_share, cell_m, clearance_m, free, (lo_x, lo_z), tuple(open_walls), unreachable_open,
+        entrance_share, connected,
     )
 
 
