@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -140,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     pytest_args = ["-p", "no:cacheprovider", "-n", "0", "-q", "-rN", *(args.paths or HOSTILE)]
     if args.keyword:
         pytest_args += ["-k", args.keyword]
+    # As ``python -m pytest`` from the repository root: test modules pickle by their names
+    # (``tests.…``), and the processes the tests start must be able to import them.
+    os.chdir(REPO)
+    sys.path.insert(0, str(REPO))
     started = time.monotonic()
     code = pytest.main(pytest_args, plugins=[recorder])
     figures = classify(list(recorder.cases.values()))
