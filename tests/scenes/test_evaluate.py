@@ -198,3 +198,16 @@ def test_sceneeval_layout_with_its_annotations_csv(tmp_path: Path) -> None:
     assert [r["method"] for r in ours] == ["LayoutVLM"] and ours[0]["scenes"] == 1
     assert any(r["method"] == "LayoutVLM" and r["source"] == "paper" for r in t3)
     assert ours[0]["OP"] == 100.0  # "at least 5 objects" (a count, OP by the grammar): the scene has 10
+
+
+def test_a_holodeck_house_is_judged_whole_and_room_by_room(tmp_path: Path) -> None:
+    gen = tmp_path / "holodeck"
+    gen.mkdir()
+    shutil.copy(Path(__file__).parent / "fixtures" / "holodeck_open_kitchen_living.json", gen / "house.json")
+    (gen / "prompts.jsonl").write_text(json.dumps({"scene": "house.json",
+                                                   "instruction": "The house has a kitchen."}) + "\n")
+    run = tmp_path / "run"
+    assert main(["scenes", "evaluate", str(gen), "--format", "holodeck", "--run-dir", str(run)]) == 0
+    assert report(run / "legoeval")["episodes"] == 1
+    revis = report(run / "scenerevis")
+    assert revis["episodes"] == 2  # the open kitchen and the living room, each a SceneReVis room

@@ -203,18 +203,24 @@ def legoeval_task(g: Generated, n: int) -> Any:
                           "violated": [], "source": "generator", "generator": g.generator, "scene_file": g.key})
 
 
-def scenerevis_task(g: Generated, n: int) -> Any:
+def scenerevis_tasks(g: Generated, n: int) -> list[Any]:
+    """SceneReVis tasks of one generated scene: the scene itself for a room, one task per
+    room for a house (SceneReVis judges rooms; the paper scored Holodeck's rooms so)."""
     from buildbench.harness import Task
     from buildbench.scenes.revis import write_revis
 
     scene = g.item.scene
-    if len(scene.rooms) != 1:
-        raise SceneFormatError(f"{g.key}: SceneReVis scores one room, the scene has {len(scene.rooms)} "
-                               "(use --suite legoeval for houses)")
-    room = room_key(g.room or scene.rooms[0].room_type)
-    return Task(id=_task_id(g, n), suite="scenerevis",
-                inputs={"instruction": g.instruction, "initial_scene": write_revis(scene), "room_type": room},
-                target={"room_type": room}, metadata={"room": room, "generator": g.generator, "scene_file": g.key})
+    tasks = []
+    for k, room_rec in enumerate(scene.rooms):
+        room = room_key((g.room if len(scene.rooms) == 1 else "") or room_rec.room_type)
+        flat = write_revis(scene) if len(scene.rooms) == 1 else write_revis(scene, room_id=room_rec.id)
+        task_id = _task_id(g, n) if len(scene.rooms) == 1 else f"{_task_id(g, n)}-{k}"
+        tasks.append(Task(id=task_id, suite="scenerevis",
+                          inputs={"instruction": g.instruction, "initial_scene": flat, "room_type": room},
+                          target={"room_type": room},
+                          metadata={"room": room, "generator": g.generator, "scene_file": g.key,
+                                    "room_id": room_rec.id}))
+    return tasks
 
 
 def _manifest(config: Any, scenes: Sequence[Generated], source: dict[str, Any]) -> dict[str, Any]:
@@ -276,11 +282,11 @@ async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[s
     model = judge_model
     if model is None and judge != RULE:
         model = EvalJudgeSetting.from_options({"eval_judge": judge}).make_model()
-    tasks = [scenerevis_task(g, n) for n, g in enumerate(scenes)]
+    tasks = [(g, task) for n, g in enumerate(scenes) for task in scenerevis_tasks(g, n)]
     try:
         with Store(run_dir) as store:
             store.write_manifest(_manifest(config, scenes, source))
-            for g, task in zip(scenes, tasks, strict=True):
+            for g, task in tasks:
                 outcome: dict[str, Any] = {"instruction": g.instruction, "scene": task.inputs["initial_scene"]}
                 if model is not None:
                     outcome["eval_judge"] = await _judge_record(model, outcome["scene"], g.instruction)
@@ -333,9 +339,6 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
     names = [g.generator for g in scenes]
     if len(dict.fromkeys(names)) != len(folders):
         raise ValueError("two generator folders have the same name: rename one (the name is the row)")
-    if "scenerevis" in suites:
-        for n, g in enumerate(scenes):
-            scenerevis_task(g, n)  # checks every scene is one room before anything is written
     if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
         raise ValueError(f"--run-dir {run_dir}: exists and is not empty (choose a new folder)")
     made = not run_dir.exists()
