@@ -10,7 +10,8 @@ import click
 
 @click.group("scenes")
 def scenes() -> None:
-    """Indoor scenes (THOR houses, SceneReVis rooms): export their placed meshes."""
+    """Indoor scenes (THOR houses, SceneReVis rooms and other generators' formats): export their
+    placed meshes, convert between formats, score a generator's outputs with LEGO-Eval and SceneReVis."""
 
 
 @scenes.command("export")
