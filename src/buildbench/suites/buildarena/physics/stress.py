@@ -21,7 +21,11 @@ Every weld is a 6-DOF spring at its anchor (translational stiffness ``k_t``,
 rotational ``k_r``); only their ratios matter. Per group the small system of
 the redundants is solved once per topology, and the groups of a machine are
 stacked into one network (``stack``), so a tick costs a few matrix products
-for the whole machine.
+for the whole machine: sparse where large (a node lies beyond only the welds
+on its path to the root, a loop crosses only the welds between its ends), so
+the cost grows with the paths' lengths, not with blocks times welds.
+``WeldNetwork.bounds`` bounds every weld's load by two sums over the nodes,
+which lets the simulation skip the analysis while no weld is near its limit.
 
 Units: metres, newtons; wrenches are ``(force, torque about the anchor)`` in
 the group's (root block's) frame, delivered to the weld's second block (the
@@ -67,7 +71,7 @@ def _to_origin(origin: np.ndarray, points: np.ndarray) -> np.ndarray:
 Matrix: TypeAlias = np.ndarray | sparse.csr_array
 """A mostly empty matrix: sparse when large, dense when small (one BLAS call beats sparse's overhead)."""
 
-_DENSE_UP_TO = 1 << 14
+_DENSE_UP_TO = 1 << 15
 """Entries up to which a ``Matrix`` stays dense."""
 
 
@@ -86,15 +90,16 @@ class Loops:
     Attributes:
         tree: The group's tree rows (output rows of its tree welds).
         rows: Output rows of its loop welds.
-        weighted: Tree wrenches (flat) → the right side of the least-energy system, ``Mᵀ·D⁻¹``, sparse (6r, 6m_t).
-        inverse: The inverse of that system's matrix, (6r, 6r).
+        weighted: Tree wrenches (flat) → the right side of the least-energy system, ``Mᵀ·D⁻¹``, (6r, 6m_t);
+            when small, already times ``inverse`` (straight to the loop wrenches).
+        inverse: The inverse of that system's matrix, (6r, 6r); None when ``weighted`` holds it.
         give_up: Loop-weld wrenches → what the tree welds give up, ``M``, sparse (6m_t, 6r).
     """
 
     tree: slice
     rows: slice
     weighted: Matrix
-    inverse: np.ndarray
+    inverse: np.ndarray | None
     give_up: Matrix
 
 
@@ -131,9 +136,9 @@ class WeldNetwork:
         """Per node, the wrench its welds deliver to it, shape (n_nodes, 6) (arguments as :meth:`wrenches`)."""
         own = blocks.reshape(-1, 6)
         if nodes is not None and loads is not None and len(nodes):
-            # A block pushed by its own thrust needs that much less from its welds.
+            # A block pushed by its own thrust needs that much less from its welds (``nodes`` holds each once).
             own = own.copy()
-            np.subtract.at(own, nodes, (self.centres_to_origin[nodes] @ loads[:, :, None])[:, :, 0])
+            own[nodes] -= (self.centres_to_origin[nodes] @ loads[:, :, None])[:, :, 0]
         return own
 
     def wrenches(
@@ -147,7 +152,7 @@ class WeldNetwork:
                 the group's centre of mass, then force, in the group's frame,
                 as MuJoCo's ``cfrc_int``).
             nodes: Nodes that feel forces ``blocks`` does not count as
-                external (thrust, rope tension), shape (k,).
+                external (thrust, rope tension), shape (k,), each at most once.
             loads: Those forces, ``(force, torque about the node's centre)``
                 in the group's frame, shape (k, 6).
 
@@ -165,7 +170,9 @@ class WeldNetwork:
         # A subtree's wrench, (torque about the origin, force), moved to its weld's anchor: O(rows).
         np.einsum("eij,ej->ei", self.transfer, self.beyond @ own, out=tree)
         for part in self.loops:
-            loops = part.inverse @ (part.weighted @ tree[part.tree].reshape(-1))
+            loops = part.weighted @ tree[part.tree].reshape(-1)
+            if part.inverse is not None:
+                loops = part.inverse @ loops
             tree[part.tree] -= (part.give_up @ loops).reshape(-1, 6)
             out[part.rows] = loops.reshape(-1, 6)
         return out
@@ -246,7 +253,12 @@ def weld_network(
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
-        loops = (Loops(slice(0, child.size), slice(child.size, m), _matrix(weighted), inverse, _matrix(give_up)),)
+        # Small: one dense product; large: the sparse right side, then the small dense inverse.
+        solve: Matrix = _matrix(weighted)
+        kept: np.ndarray | None = inverse
+        if isinstance(solve, np.ndarray):
+            solve, kept = inverse @ weighted, None
+        loops = (Loops(slice(0, child.size), slice(child.size, m), solve, kept, _matrix(give_up)),)
         bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
                                             np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
     return WeldNetwork(
