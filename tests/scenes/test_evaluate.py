@@ -211,3 +211,17 @@ def test_a_holodeck_house_is_judged_whole_and_room_by_room(tmp_path: Path) -> No
     assert report(run / "legoeval")["episodes"] == 1
     revis = report(run / "scenerevis")
     assert revis["episodes"] == 2  # the open kitchen and the living room, each a SceneReVis room
+
+
+def test_prompts_by_scene_name_inside_a_file(tmp_path: Path) -> None:
+    from buildbench.scenes.evaluate import read_generator
+
+    gen = tmp_path / "gpt4"
+    gen.mkdir()
+    shutil.copy(LAYOUTGPT, gen / "out.json")
+    qid = json.loads(LAYOUTGPT.read_text())[1]["query_id"]
+    (gen / "prompts.jsonl").write_text(json.dumps({"scene": qid, "instruction": "There is a wardrobe."}) + "\n")
+    scenes = read_generator(gen, "layoutgpt")
+    assert [g.generator for g in scenes] == ["gpt4"] * 3
+    assert scenes[1].instruction == "There is a wardrobe." and scenes[1].key == f"out.json#{qid}"
+    assert scenes[0].instruction.startswith("The house has a bedroom.")  # the file's own condition
