@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, NoReturn, TypeVar
 
-from buildbench.harness.errors import ConfigError
+from buildbench.errors import ConfigError
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -10,7 +10,7 @@ import pytest
 
 from buildbench.harness import Action, Agent, EpisodeContext, RunConfig, Runner, Store
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.suite import suite_names
+from buildbench.harness.suite import get_suite, suite_names
 from buildbench.suites.dreamhouse.agents import member_entries, oracle, plan_for
 from buildbench.suites.dreamhouse.env import make_env
 from buildbench.suites.dreamhouse.plan import check_plan
@@ -72,10 +72,13 @@ def test_table6_budgets_and_overrides():
     managed = TABLE6["planner-managed"]
     assert (managed.max_retries, managed.global_retries, managed.tau_retry) == (5, 30, 0.4)
     assert TABLE6["iterative-refinement"].max_tokens == 65_536 and TABLE6["iterative-refinement"].revisions == 10
-    b = budget_from_options("planner-managed", {"history": "5", "global_retries": 3})
+    # the run's options arrive parsed (and bounded) once, before the run starts
+    options = get_suite("dreamhouse").parse_options({"history": "5", "global_retries": 3})
+    b = budget_from_options("planner-managed", options)
     assert b.history == 5 and b.global_retries == 3
-    with pytest.raises(ConfigError, match="bad budget"):
-        budget_from_options("planner-atomic", {"max_retries": "many"})
+    assert budget_from_options("planner-managed", get_suite("dreamhouse").parse_options({"history": "full"})).history is None
+    with pytest.raises(ConfigError, match="option max_retries='many': expected an integer"):
+        get_suite("dreamhouse").parse_options({"max_retries": "many"})
     with pytest.raises(ConfigError, match="unknown DreamHouse protocol"):
         make_protocol("freestyle", {})
 

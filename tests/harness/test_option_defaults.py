@@ -202,11 +202,11 @@ def test_declared_defaults_are_the_ones_used(suite_name: str) -> None:
 
 def test_common_options_are_unset_by_default() -> None:
     from buildbench.harness.llm_agent import llm_agent_options
-    from buildbench.harness.runner import _client_options
+    from buildbench.harness.option_model import ModelOptions
 
     # Unset common options pass nothing on: the agent's (or model client's) own values apply,
     # and an agent's own history is full (LLMAgent's default).
-    assert llm_agent_options({}) == {} and _client_options({}) == {}
+    assert llm_agent_options({}) == {} and ModelOptions().client_settings() == {}
     assert all(spec.default is None for spec in COMMON_OPTIONS)
     assert [s.name for s in COMMON_OPTIONS if s.unset == "" and s.kind != "int-or-full"] == []
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from buildbench.harness import RunConfig, Task, execute_episode
+from buildbench.harness import RunConfig, Task, execute_episode, get_suite
 from buildbench.harness.errors import ConfigError
 from buildbench.llm import ChatResponse, ScriptedChat, ScriptedServer, ToolCall
 from buildbench.scenes.build import HouseBuilder
@@ -86,8 +86,9 @@ def test_llm_agent_ablation_and_option_errors() -> None:
     ep = run("llm", t, ScriptedChat(script.for_chat()), disable="environment,multimodal")
     tools = {c["tool"] for step in ep.outcome["trace"] for c in step["calls"]}
     assert tools and all(not n.startswith(("get_topdown", "get_material", "get_property")) for n in tools)
-    with pytest.raises(ConfigError, match="unknown tool group"):
-        agents.llm(t, ScriptedChat([]), {"disable": "visual"})
+    # the names are checked once, when the run's options are parsed (before any episode)
+    with pytest.raises(ConfigError, match="disable='visual': unknown 'visual'; expected any of textual, environment"):
+        get_suite("legoeval").parse_options({"disable": "visual"})
     with pytest.raises(ConfigError, match="needs --model"):
         agents.llm(t, None, {})
 

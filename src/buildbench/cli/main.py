@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import click
+from click.core import ParameterSource
 
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
-from buildbench.harness.options import OptionValue
+from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
 
 from .suite_groups import SuiteGroups
 
@@ -31,6 +32,7 @@ class _SuiteRow(TypedDict):
     splits: list[str]
     options: dict[str, str]
     defaults: dict[str, OptionValue]
+    schema: dict[str, Any]
 
 
 @click.group(cls=SuiteGroups, context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,8 +45,9 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def suites(as_json: bool) -> None:
     """List the registered suites with their agents, protocols, splits and -o options (--json: each
-    option with its accepted values, meaning and default, and "defaults" with each default typed,
-    null when unset; every model agent also takes the common ones, listed last in the table)."""
+    option with its accepted values, meaning and default, "defaults" with each default typed,
+    null when unset, and "schema", the JSON Schema of all its options, common ones included; every
+    model agent also takes the common ones, listed last in the table)."""
     from buildbench.harness import COMMON_OPTIONS, get_suite, suite_names
 
     rows: list[_SuiteRow] = []
@@ -54,12 +57,13 @@ def suites(as_json: bool) -> None:
             s = get_suite(name)
         except Exception as exc:  # one broken plugin must not hide the others
             rows.append({"name": name, "description": f"(cannot be loaded: {type(exc).__name__}: {exc})",
-                         "agents": [], "protocols": [], "splits": [], "options": {}, "defaults": {}})
+                         "agents": [], "protocols": [], "splits": [], "options": {}, "defaults": {}, "schema": {}})
             continue
         rows.append({"name": name, "description": s.description, "agents": list(s.agents),
                      "protocols": list(s.protocols), "splits": list(s.splits),
                      "options": {o.name: o.describe() for o in s.options},
-                     "defaults": {o.name: o.default for o in s.options}})
+                     "defaults": {o.name: o.default for o in s.options},
+                     "schema": s.options_model().json_schema() if as_json else {}})
         with_defaults[name] = [f"{o.name}={o.shown_default()}" for o in s.options]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
@@ -119,7 +123,12 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 
 @cli.command()
-@click.argument("suite")
+@click.argument("suite", required=False)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Run file (YAML or JSON) with the run's fields: suite, agent, protocol, model, options, "
+                   "tasks, seed, concurrency, backend… (--print-config writes one); flags given here override it.")
+@click.option("--print-config", is_flag=True,
+              help="Print the fully resolved run file (YAML) and exit without running.")
 @click.option("--agent", "-a", default=None, help="Agent name (see `buildbench suites`), or your own agent "
               "factory: path/to/file.py:factory or package.module:factory (see docs/agents.md). "
               "Default: the suite's default agent; with --model, its model agent (llm).")
@@ -137,9 +146,9 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--run-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the run is stored.  [default: runs/SUITE-AGENT-PROTOCOL-sSEED]")
 @click.option("--resume", is_flag=True, help="Continue the run in --run-dir, skipping finished episodes.")
-@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(1, 100_000),
+@click.option("--concurrency", default=DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 100_000),
               help="Model-backed episodes in flight.")
-@click.option("--workers", default=2, show_default=True, type=click.IntRange(0, 1024),
+@click.option("--workers", default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(0, 1024),
               help="Processes for CPU-bound episodes (0: in this process).")
 @click.option("--record", type=click.Path(dir_okay=False),
               help="Record every model call to this JSONL file (needs --model).")
@@ -153,27 +162,36 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--address", default=None,
               help="Ray cluster: auto or ray://HOST:PORT (default: a local Ray instance for this run).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or tables.")
-def run(suite: str, agent: str | None, protocol: str | None, model: str | None, split: str,
-        task_source: str | None, limit: int | None,
+def run(suite: str | None, config_file: Path | None, print_config: bool, agent: str | None, protocol: str | None,
+        model: str | None, split: str, task_source: str | None, limit: int | None,
         samples: int, seed: int, run_dir: Path | None, resume: bool, concurrency: int, workers: int,
         record: str | None, replay: str | None, options: tuple[str, ...], backend: str, address: str | None,
         quiet: bool) -> None:
-    """Run AGENT on the tasks of SUITE under PROTOCOL and store every episode."""
-    from buildbench.harness import RunConfig, Runner, get_suite, print_report, run_report
+    """Run AGENT on the tasks of SUITE under PROTOCOL and store every episode (or the run that
+    --config FILE describes; the run folder keeps its resolved run file as run.yaml)."""
+    from buildbench.harness import Runner, print_report, run_report
+    from buildbench.harness.run_file import build_run_config, read_run_file
 
-    s = get_suite(suite)
-    agent = agent or _default_agent(s, model)
-    protocol = protocol or s.default_protocol or next(iter(s.protocols))
     if resume and run_dir is None:
         raise ConfigError("--resume needs --run-dir")
-    _check_model_files(model, record, replay)
-    config = RunConfig(suite=suite, agent=agent, protocol=protocol, model=model, split=split, limit=limit,
-                       samples=samples, seed=seed, concurrency=concurrency, workers=workers,
-                       options=_parse_options(options), record=record, replay=replay, backend=backend,
-                       address=address, tasks=task_source)
+    ctx = click.get_current_context()
+    flags: dict[str, Any] = {"suite": suite, "agent": agent, "protocol": protocol, "model": model, "split": split,
+             "tasks": task_source, "limit": limit, "samples": samples, "seed": seed, "concurrency": concurrency,
+             "workers": workers, "record": record, "replay": replay, "backend": backend, "address": address}
+    # Flags typed on the command line override the file; the others keep the file's values.
+    given = {key: value for key, value in flags.items()
+             if ctx.get_parameter_source("task_source" if key == "tasks" else key) is ParameterSource.COMMANDLINE}
+    if options:
+        given["options"] = _parse_options(options)
+    values = read_run_file(config_file) if config_file is not None else {}
+    config = build_run_config(values, overrides=given, where=str(config_file or ""))
+    if print_config:
+        click.echo(config.to_yaml(), nl=False)
+        return
+    _check_model_files(config.model, config.record, config.replay)
     # A user agent is named by its file path; keep the default run folder one level deep.
-    agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", agent)
-    run_dir = run_dir or Path("runs") / f"{suite}-{agent_label}-{protocol}-s{seed}"
+    agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.agent)
+    run_dir = run_dir or Path("runs") / f"{config.suite}-{agent_label}-{config.protocol}-s{config.seed}"
     result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
     rep = run_report(run_dir)
     if not quiet:
@@ -184,7 +202,6 @@ def run(suite: str, agent: str | None, protocol: str | None, model: str | None, 
         first = _first_error(run_dir)
         click.echo(f"error: no episode produced a result ({statuses}){first}; see `buildbench report {run_dir}`",
                    err=True)
-        ctx = click.get_current_context()
         ctx.exit(1)
 
 
@@ -208,9 +225,9 @@ def _check_model_files(model: str | None, record: str | None, replay: str | None
 
 def _default_agent(suite: Any, model: str | None) -> str:
     """The suite's default agent; with --model, its model agent (``llm``) when the default takes no model."""
-    if model and not suite.agent(suite.default_agent).needs_model and "llm" in suite.agents:
-        return "llm"
-    return str(suite.default_agent)
+    from buildbench.harness.run_file import default_agent
+
+    return default_agent(suite, bool(model))
 
 
 def _first_error(run_dir: Path) -> str:

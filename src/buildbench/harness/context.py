@@ -16,6 +16,7 @@ import numpy as np
 
 from .env import Action, AgentError, Env, Observation, ResetResult, StepResult
 from .episode import Step, add_usage
+from .option_model import ModelOptions
 from .task import Task
 
 T = TypeVar("T")
@@ -34,7 +35,8 @@ class EpisodeContext:
     seed: int
     sample: int = 0
     artifact_dir: Path | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    #: The run's options, typed (`buildbench.harness.option_model`); the factories got the same object.
+    options: ModelOptions = field(default_factory=ModelOptions)
     steps: list[Step] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)

@@ -6,13 +6,10 @@ prints it as one line instead of a traceback.
 
 from __future__ import annotations
 
+# Defined a layer down, so that lower layers raise them without importing the harness.
+from buildbench.errors import BuildbenchError, ConfigError
 
-class BuildbenchError(Exception):
-    """A problem the user can fix: bad config, unknown name, unreadable file."""
-
-
-class ConfigError(BuildbenchError):
-    """A config field or CLI option is malformed or out of range."""
+__all__ = ["AgentFailure", "BuildbenchError", "ConfigError", "UnknownNameError"]
 
 
 class AgentFailure(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,7 @@ from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRe
 from .agent import Agent
 from .context import EpisodeContext
 from .env import Action, AgentError, Observation
+from .option_model import ModelOptions
 
 
 @dataclass
@@ -99,18 +101,11 @@ class LLMAgent(Agent):
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
 
 
-def llm_agent_options(options: dict[str, Any]) -> dict[str, Any]:
-    """The ``-o`` options every suite's model agent understands, typed."""
-    out: dict[str, Any] = {}
-    if "max_tokens" in options:
-        out["max_tokens"] = int(options["max_tokens"])
-    if "temperature" in options:
-        out["temperature"] = float(options["temperature"])
-    if "history" in options:
-        out["history"] = None if options["history"] in (None, "full") else int(options["history"])
-    budget = {k: int(options[k]) for k in ("max_requests", "max_input_tokens", "max_output_tokens") if k in options}
-    if budget:
-        out["budget"] = budget
-    if "tools" in options:
-        out["use_tools"] = bool(options["tools"])
-    return out
+def llm_agent_options(options: ModelOptions | Mapping[str, Any]) -> dict[str, Any]:
+    """``LLMAgent`` keyword arguments of the run's given model-agent options
+    (:meth:`~buildbench.harness.option_model.ModelOptions.agent_settings`); a plain mapping (an
+    agent built outside a run) is parsed by the same model first."""
+    if not isinstance(options, ModelOptions):
+        common = {key: value for key, value in options.items() if key in ModelOptions.model_fields}
+        options = ModelOptions.parse(common, where="the model agent")
+    return options.agent_settings()

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from .errors import ConfigError
 
-OptionKind = Literal["int", "float", "bool", "str", "int-or-full", "float-or-none"]
+OptionKind = Literal["int", "float", "bool", "str", "int-or-full", "float-or-none", "set"]
 #: A parsed option value; ``None`` is "unset" (``full`` of ``int-or-full``, ``none`` of ``float-or-none``).
 OptionValue = int | float | bool | str | None
 
@@ -31,14 +31,16 @@ class OptionSpec:
     """One ``-o`` option.
 
     Attributes:
-        kind: ``int``, ``float``, ``bool``, ``str``, ``int-or-full`` (an int, or ``full``) or
-            ``float-or-none`` (a number, or ``none``).
-        choices: Allowed values of a ``str`` option (empty: any string).
+        kind: ``int``, ``float``, ``bool``, ``str``, ``int-or-full`` (an int, or ``full``),
+            ``float-or-none`` (a number, or ``none``) or ``set`` (any of ``choices``,
+            comma-separated; parsed to the names given, comma-joined, duplicates dropped).
+        choices: Allowed values of a ``str`` option (empty: any string) or of a ``set``'s members.
         minimum / maximum: Bounds of a number, inclusive.
         default: The value used when the run does not give the option, as :meth:`parse` returns it.
             ``None`` means unset: nothing is passed on, so "no limit", "no file", ``full`` history,
             or the consumer's own value (e.g. a protocol's budget).
         unset: What an unset (``None``) default means, shown after it, e.g. ``no limit``.
+        unit: The unit of a number (``s``, ``tokens``, ``MiB``), for schemas and docs.
     """
 
     name: str
@@ -49,6 +51,7 @@ class OptionSpec:
     maximum: float | None = None
     default: OptionValue = None
     unset: str = ""
+    unit: str = ""
 
     def __post_init__(self) -> None:
         # A default the option itself would refuse is a declaration error, caught at import.
@@ -61,6 +64,8 @@ class OptionSpec:
         accepted = {"int-or-full": "int or 'full'", "float-or-none": "float or 'none'"}.get(self.kind, self.kind)
         if self.choices:
             accepted = " | ".join(self.choices)
+        if self.kind == "set":
+            accepted = f"any of {', '.join(self.choices)}, comma-separated"
         if self.minimum is not None and self.maximum is not None:
             accepted += f" in [{_number(self.minimum)}, {_number(self.maximum)}]"
         elif self.minimum is not None:
@@ -112,6 +117,13 @@ class OptionSpec:
             return _as_int(value, "an integer or 'full'")
         if self.kind == "int":
             return _as_int(value, "an integer")
+        if self.kind == "set":
+            items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+            names = [str(item).strip() for item in items if str(item).strip()]
+            if bad := [name for name in names if name not in self.choices]:
+                raise ValueError(f"unknown {', '.join(map(repr, bad))}; expected any of {', '.join(self.choices)}, "
+                                 "comma-separated")
+            return ",".join(dict.fromkeys(names))
         if self.kind == "float-or-none" and (value is None or str(value).lower() == "none"):
             return None
         if self.kind in ("float", "float-or-none"):
@@ -147,35 +159,47 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
+#: Defaults of the run settings that are not ``-o`` options, here (a light module) so the command
+#: line shows the values `RunConfig` uses without importing the runner.
+DEFAULT_CONCURRENCY = 8
+DEFAULT_WORKERS = 2
+
+
 #: Options every suite's model agent and model client understand.
 COMMON_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("max_tokens", "int", "output tokens per model call", minimum=1, maximum=1_000_000,
-               unset="the agent's own"),
+               unset="the agent's own", unit="tokens"),
     OptionSpec("temperature", "float", "sampling temperature", minimum=0.0, maximum=2.0, unset="the agent's own"),
     OptionSpec("history", "int-or-full", "past turns kept in the prompt ('full' or k)", minimum=0, maximum=100_000),
     OptionSpec("max_requests", "int", "model calls per episode", minimum=0, maximum=1_000_000, unset="no limit"),
     OptionSpec("max_input_tokens", "int", "input tokens per episode", minimum=0, maximum=10**12,
-               unset="no limit"),
+               unset="no limit", unit="tokens"),
     OptionSpec("max_output_tokens", "int", "output tokens per episode", minimum=0, maximum=10**12,
-               unset="no limit"),
+               unset="no limit", unit="tokens"),
     OptionSpec("tools", "bool", "act through function calls instead of text", unset="the agent's own"),
     OptionSpec("timeout_s", "float", "seconds per model request", minimum=0.001, maximum=86_400.0,
-               unset="the model client's own"),
+               unset="the model client's own", unit="s"),
     OptionSpec("max_retries", "int", "retries of a failed model request", minimum=0, maximum=100,
                unset="the model client's own"),
 )
 
 
+def check_value(spec: OptionSpec, value: Any) -> Any:
+    """``value`` parsed by ``spec`` as runs store it: ``full`` of an ``int-or-full`` is ``None``."""
+    parsed = spec.parse(value)
+    return None if parsed == "full" and spec.kind == "int-or-full" else parsed
+
+
 def check_options(options: Mapping[str, Any], declared: Iterable[OptionSpec], *, where: str) -> dict[str, Any]:
     """``options`` with every value parsed, or ConfigError for an unknown key or a bad value.
 
-    ``history`` keeps the spelling protocols expect (``None`` for ``full``).
+    ``history`` keeps the spelling protocols expect (``None`` for ``full``). The typed object a
+    run hands its factories is built from the same specs (`buildbench.harness.option_model`).
     """
     specs = {spec.name: spec for spec in (*COMMON_OPTIONS, *declared)}
     out: dict[str, Any] = {}
     for key, value in options.items():
         if key not in specs:
             raise ConfigError(f"unknown option {key!r} for {where}; options: {', '.join(sorted(specs))}")
-        parsed = specs[key].parse(value)
-        out[key] = None if parsed == "full" and specs[key].kind == "int-or-full" else parsed
+        out[key] = check_value(specs[key], value)
     return out

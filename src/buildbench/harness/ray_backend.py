@@ -65,22 +65,23 @@ def prepare_ray(config: RunConfig) -> None:
     connect_ray(config.address)
 
 
-def _episode_on_worker(config: RunConfig, task: Task, sample: int, artifact_root: str,
-                       model: ChatModel | None, cwd: str) -> dict[str, Any]:
-    """One whole episode inside a Ray worker; its record goes back to the driver."""
-    from .runner import build_model, execute_episode
-    from .suite import get_suite
+class PlayEpisode(Protocol):
+    """Plays one whole episode and returns its record (the runner's `play_on_worker`)."""
 
+    def __call__(self, config: RunConfig, task: Task, sample: int, artifact_root: Path,
+                 model: ChatModel | None) -> dict[str, Any]: ...
+
+
+def _episode_on_worker(play: PlayEpisode, config: RunConfig, task: Task, sample: int, artifact_root: str,
+                       model: ChatModel | None, cwd: str) -> dict[str, Any]:
+    """One whole episode inside a Ray worker; its record goes back to the driver. ``play`` comes
+    from the runner (Ray ships it by reference), so this module never imports the runner."""
     enter_driver_dir(cwd)
-    needs_model = get_suite(config.suite).agent(config.agent).needs_model
-    if needs_model and model is None:
-        model = build_model(config)
-    episode = asyncio.run(execute_episode(config, task, sample, Path(artifact_root), model))
-    return episode.to_dict()
+    return play(config, task, sample, Path(artifact_root), model)
 
 
 async def run_on_ray(config: RunConfig, todo: Sequence[tuple[Task, int]], store: Store, bar: _Advance, *,
-                     io_bound: bool, model: ChatModel | None = None) -> None:
+                     play: PlayEpisode, io_bound: bool, model: ChatModel | None = None) -> None:
     """Run ``todo`` as Ray tasks and store each finished episode as it arrives.
 
     Args:
@@ -88,6 +89,7 @@ async def run_on_ray(config: RunConfig, todo: Sequence[tuple[Task, int]], store:
         todo: (task, sample) pairs not yet in the store.
         store: The run's store (written here, in the driver, only).
         bar: Progress.
+        play: Plays one episode in a worker (`buildbench.harness.runner.play_on_worker`).
         io_bound: Model-backed episodes (bounded by ``config.concurrency``, no CPU reserved).
         model: A ready model to ship to the workers (tests); None: workers build their own.
 
@@ -116,7 +118,7 @@ async def run_on_ray(config: RunConfig, todo: Sequence[tuple[Task, int]], store:
                 nxt = next(items, None)
                 if nxt is None:
                     break
-                pending[remote.remote(config_ref, nxt[0], nxt[1], root, model_ref, cwd)] = nxt
+                pending[remote.remote(play, config_ref, nxt[0], nxt[1], root, model_ref, cwd)] = nxt
             if not pending:
                 break
             # ray.wait blocks; a thread keeps the driver's event loop (and its signals) free.

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from buildbench.parallel import Backend
 from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 
 from .apart import EPISODE_LIMITS, crashed_episode, play_apart
@@ -37,7 +38,7 @@ from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
 from .isolated import IsolationLimits, call_isolated
-from .options import check_options
+from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
 from .progress import Progress
 from .prompts import prompt_folder
 from .store import Store
@@ -84,8 +85,8 @@ class RunConfig:
     limit: int | None = None
     samples: int = 1
     seed: int = 0
-    concurrency: int = 8
-    workers: int = 2
+    concurrency: int = DEFAULT_CONCURRENCY
+    workers: int = DEFAULT_WORKERS
     options: dict[str, Any] = field(default_factory=dict)
     record: str | None = None
     replay: str | None = None
@@ -94,8 +95,6 @@ class RunConfig:
     address: str | None = None
 
     def __post_init__(self) -> None:
-        from buildbench.parallel import Backend  # here: buildbench.parallel imports the harness
-
         Backend(self.backend, self.address)  # validates both
         for name, low in (("samples", 1), ("concurrency", 1), ("workers", 0)):
             value = getattr(self, name)
@@ -108,6 +107,12 @@ class RunConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def to_yaml(self) -> str:
+        """Every field as a run file (``buildbench run --config``) that reads back to this config."""
+        import yaml
+
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True)
 
     def identity(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in _IDENTITY}
@@ -204,7 +209,7 @@ async def execute_episode(
         seed=seed,
         sample=sample,
         artifact_dir=None if artifact_root is None else artifact_dir(artifact_root, task.id, sample),
-        options=dict(config.options),
+        options=suite.parse_options(config.options),  # the typed object every factory takes
     )
     episode = Episode(task_id=task.id, sample=sample, suite=suite.name, agent=agent_spec.name,
                       protocol=protocol_spec.name, seed=seed, metadata=dict(task.metadata))
@@ -271,18 +276,6 @@ def _agent_failed(episode: Episode, suite: Suite, task: Task, failure: AgentFail
     episode.metrics = dict(suite.failure_metrics(task)) if suite.failure_metrics is not None else {}
 
 
-def _client_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Model-client settings among the run options (``-o timeout_s=60 -o max_retries=3``)."""
-    out: dict[str, Any] = {}
-    if "timeout_s" in options:
-        out["timeout_s"] = float(options["timeout_s"])
-    if "max_retries" in options:
-        from buildbench.llm import RetryPolicy
-
-        out["retry"] = RetryPolicy(max_attempts=int(options["max_retries"]) + 1)
-    return out
-
-
 def build_model(config: RunConfig) -> ChatModel:
     """The chat model ``config`` names (in the driver, or in a Ray worker)."""
     from buildbench.llm import LLMConfigError, RecordReplay, make_model, parse_spec
@@ -294,12 +287,22 @@ def build_model(config: RunConfig) -> ChatModel:
         # Replay must work offline and without keys, so no client is built.
         return RecordReplay(config.replay, mode="replay", provider=spec.provider, model=spec.model)
     try:
-        model = make_model(config.model or "", **_client_options(config.options))
+        settings = get_suite(config.suite).parse_options(config.options).client_settings()
+        model = make_model(config.model or "", **settings)
     except LLMConfigError as exc:
         raise ConfigError(str(exc)) from exc
     if config.record:
         return RecordReplay(config.record, model, mode="record", provider=parse_spec(config.model or "").provider)
     return model
+
+
+def play_on_worker(config: RunConfig, task: Task, sample: int, artifact_root: Path,
+                   model: ChatModel | None) -> dict[str, Any]:
+    """One whole episode in a Ray worker (`buildbench.harness.ray_backend`), building the model
+    there when the run did not ship one; its record goes back to the driver."""
+    if model is None and get_suite(config.suite).agent(config.agent).needs_model:
+        model = build_model(config)
+    return asyncio.run(execute_episode(config, task, sample, artifact_root, model)).to_dict()
 
 
 def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
@@ -386,8 +389,8 @@ class Runner:
         suite.protocol(self.config.protocol)
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
-        self.config = replace(self.config, options=check_options(
-            self.config.options, suite.options, where=f"suite {suite.name!r}"))
+        # Parsed once, before the run folder exists: a bad option is one line, and no folder is left.
+        self.config = replace(self.config, options=suite.parse_options(self.config.options).given())
         self._check_prompt_folder(suite)
         if self.config.backend == "ray":
             from .ray_backend import prepare_ray
@@ -397,7 +400,7 @@ class Runner:
         if tasks:
             # Bad protocol options would otherwise fail every episode one by one.
             try:
-                suite.protocol(self.config.protocol).factory(tasks[0], dict(self.config.options))
+                suite.protocol(self.config.protocol).factory(tasks[0], suite.parse_options(self.config.options))
             except (ValueError, TypeError) as exc:
                 raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
         # Built here on every backend, so a bad model spec (or a missing key) fails once, before
@@ -412,8 +415,8 @@ class Runner:
                 if self.config.backend == "ray":
                     from .ray_backend import run_on_ray
 
-                    await run_on_ray(self.config, todo, store, bar, io_bound=agent_spec.kind != "cpu",
-                                     model=self._model)
+                    await run_on_ray(self.config, todo, store, bar, play=play_on_worker,
+                                     io_bound=agent_spec.kind != "cpu", model=self._model)
                 elif agent_spec.kind == "cpu" and self.config.workers > 0:
                     await self._run_in_pool(todo, store, bar)
                 else:
@@ -461,6 +464,8 @@ class Runner:
                     store.close()
                     raise ConfigError(f"cannot resume {self.run_dir}: the stored run has {'; '.join(changed)}")
             return store
+        # the resolved config beside the store, as a run file: `buildbench run --config` runs it again
+        (self.run_dir / "run.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
         store.write_manifest({
             "config": self.config.to_dict(),
             "versions": versions(),

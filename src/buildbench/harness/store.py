@@ -157,7 +157,7 @@ class Store:
             raise BuildbenchError(f"{self.run_dir} is not a buildbench run (no {self.FILENAME})")
         if not create:
             self._db = connect_readonly(self.path)
-            self.manifest()  # every reader needs it whole: a damaged one is named at once
+            self._check_schema()  # every reader needs the manifest whole: a damaged one is named at once
             return
         self.run_dir.mkdir(parents=True, exist_ok=True)
         try:
@@ -171,6 +171,23 @@ class Store:
             raise BuildbenchError(f"cannot open run store {self.path}: {exc}") from exc
         except OSError as exc:
             raise BuildbenchError(f"cannot open run store {self.path}: {exc.strerror or exc}") from None
+        try:
+            self._check_schema()
+        except BuildbenchError:
+            self._db.close()
+            raise
+
+    def _check_schema(self) -> None:
+        """Refuse a store another layout of the tables wrote: read, or resumed and written, it would
+        misread or corrupt episodes. A new store (no manifest yet) has no version to check."""
+        version = self.manifest().get("schema_version", SCHEMA_VERSION)
+        if version == SCHEMA_VERSION:
+            return
+        if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+            raise BuildbenchError(f"{self.path}: written by a newer buildbench (store schema {version}, this one "
+                                  f"reads {SCHEMA_VERSION}); upgrade buildbench to read it")
+        raise BuildbenchError(f"{self.path}: written by an older buildbench (store schema {version!r}, this one "
+                              f"reads {SCHEMA_VERSION}); read it with that version or run it again")
 
     @property
     def artifact_root(self) -> Path:

@@ -29,6 +29,8 @@ from .task import Task
 if TYPE_CHECKING:
     from buildbench.llm import ChatModel
 
+    from .option_model import ModelOptions, OptionsArg
+
 AgentKind = Literal["cpu", "io"]
 
 
@@ -45,7 +47,7 @@ class AgentSpec:
     """
 
     name: str
-    factory: Callable[[Task, ChatModel | None, dict[str, Any]], Agent]
+    factory: Callable[[Task, ChatModel | None, OptionsArg], Agent]
     description: str = ""
     needs_model: bool = False
     kind: AgentKind = "cpu"
@@ -56,7 +58,7 @@ class ProtocolSpec:
     """A named episode driver: ``factory(task, options) -> Protocol``."""
 
     name: str
-    factory: Callable[[Task, dict[str, Any]], Protocol]
+    factory: Callable[[Task, OptionsArg], Protocol]
     description: str = ""
 
 
@@ -71,7 +73,8 @@ class Suite:
     Attributes:
         load_tasks: ``load_tasks(split, seed) -> list[Task]``; split ``"default"`` is the
             benchmark split, ``"demo"`` a small sample.
-        make_env: ``make_env(task, options) -> Env``.
+        make_env: ``make_env(task, options) -> Env``; ``options`` is the run's typed options
+            (:meth:`parse_options`), as for the agent and protocol factories.
         score: ``score(task, outcome) -> metrics``; pure, so it can run in a worker process.
         summarize: Aggregate metrics over episodes; defaults to the mean of each metric.
         cli: Optional import string of a click group mounted as ``buildbench <name>``.
@@ -97,7 +100,7 @@ class Suite:
     name: str
     description: str
     load_tasks: Callable[[str, int], list[Task]]
-    make_env: Callable[[Task, dict[str, Any]], Env]
+    make_env: Callable[[Task, OptionsArg], Env]
     agents: Mapping[str, AgentSpec]
     protocols: Mapping[str, ProtocolSpec]
     score: Scorer
@@ -129,6 +132,17 @@ class Suite:
             if self.failure_metrics is None:
                 raise
             return dict(self.failure_metrics(task))
+
+    def options_model(self) -> type[ModelOptions]:
+        """The frozen, typed model of this suite's options (its own beside the common ones)."""
+        from .option_model import options_model
+
+        return options_model(self.name, tuple(self.options))
+
+    def parse_options(self, raw: Mapping[str, Any] | None = None) -> ModelOptions:
+        """``raw`` (``-o`` text, config-file or Python values) as the typed object the env, agent
+        and protocol factories take; ConfigError (one line: the option and what it accepts)."""
+        return self.options_model().parse(raw or {}, where=f"suite {self.name!r}")
 
     def agent(self, name: str) -> AgentSpec:
         if name not in self.agents:

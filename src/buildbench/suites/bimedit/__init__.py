@@ -3,7 +3,7 @@
 Re-implements the evaluator of "BIM-Edit: Benchmarking Large Language Models for
 IFC-Based Building Information Modeling" (spec: shared/specs/bimedit.md) with seeded
 scene generation. Entry points: :func:`score_edit` and the harness suite
-:data:`bimedit_suite`.
+:data:`bimedit_suite` (registered as ``buildbench.suites.bimedit.suite:suite``).
 
 Names load on first use: the sandboxed child of ``execute_ifc_code`` imports
 :mod:`.namespace` through this package and must not pay for the scorer's imports.

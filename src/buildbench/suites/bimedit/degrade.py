@@ -16,6 +16,7 @@ from typing import Any
 from buildbench.harness import Agent, Task
 from buildbench.harness.degrade import SeededAgent, degrade_fraction
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 
 from .agents import CodeAgent, _with_commit
 from .tasks import from_harness
@@ -88,7 +89,7 @@ def degraded_code(oracle_code: str, *, operation: str, targets: tuple[str, ...],
     return _BEFORE.format(**fill) + "\n" + _with_commit(oracle_code) + _AFTER.format(**fill)
 
 
-def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
     bim = from_harness(task)
     if not bim.oracle_code.strip():
         raise ConfigError(f"task {task.id} has no oracle_code")

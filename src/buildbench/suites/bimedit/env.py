@@ -57,6 +57,7 @@ from typing import Any
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Tool, ToolCall
 from buildbench.sandbox import Envelope, Limits, Worker
@@ -116,7 +117,7 @@ class ToolConfig:
             raise ConfigError(f"action_format must be 'code' or 'structured', got {self.action_format!r}")
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> ToolConfig:
+    def from_options(cls, options: OptionsArg) -> ToolConfig:
         """Read the ``-o`` options that concern the env (others are ignored)."""
         def flag(value: Any) -> bool:
             return str(value).strip().lower() in ("1", "true", "yes", "on")
@@ -447,6 +448,6 @@ def _initial_hash(task: Task | None) -> str:
     return _digest(Path(from_harness(task).input_ifc).read_bytes())
 
 
-def make_env(task: Task, options: dict[str, Any]) -> BimEditEnv:
+def make_env(task: Task, options: OptionsArg) -> BimEditEnv:
     """The suite's env factory."""
     return BimEditEnv(ToolConfig.from_options(options))

@@ -10,10 +10,10 @@ call timed out). Either way the last committed model is scored.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from buildbench.harness import Agent, AgentError, Env, EpisodeContext, Protocol, Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 
 #: Seconds before the one inference retry (paper App. G: 30 s).
 RETRY_DELAY_S = 30.0
@@ -72,7 +72,7 @@ class ToolLoop(Protocol):
             observation = result.observation
 
 
-def tool_loop(task: Task, options: dict[str, Any]) -> ToolLoop:
+def tool_loop(task: Task, options: OptionsArg) -> ToolLoop:
     """Factory: ``-o retries=N -o retry_delay_s=S``."""
     try:
         return ToolLoop(retries=int(options.get("retries", 1)),

@@ -1,4 +1,4 @@
-"""Registration of the BIM-Edit suite (import string ``buildbench.suites.bimedit:bimedit_suite``)."""
+"""Registration of the BIM-Edit suite (import string ``buildbench.suites.bimedit.suite:suite``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .report import summarize
 from .score import failure_metrics, score
 from .tasks import SPLITS, load_harness_tasks, read_native_task_file
 
-bimedit_suite = Suite(
+suite = Suite(
     name="bimedit",
     description="Edit IFC building models with IfcOpenShell code; scored on geometry, semantics, topology.",
     load_tasks=load_harness_tasks,
@@ -69,3 +69,7 @@ bimedit_suite = Suite(
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string", "ifc_path": "string"}, target={"ground_truth_ifc": "string"}),
 )
+
+#: The entry-point name before every suite registered as ``suite:suite``; plugins, scripts and
+#: installs whose metadata still names it keep working.
+bimedit_suite = suite

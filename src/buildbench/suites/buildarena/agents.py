@@ -21,6 +21,7 @@ from string import Template
 from typing import Any
 
 from buildbench.harness import Action, Agent, AgentError, EpisodeContext, Observation, Task
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PROMPT_DIR, PromptFiles
 from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, Tool, ToolCall
 
@@ -188,7 +189,7 @@ class Team(Agent):
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
 
 
-def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
     """Factory of the model-backed team (``-o temperature=… -o top_p=… -o max_tokens=… -o max_requests=…``)."""
     from buildbench.harness.llm_agent import llm_agent_options
 
@@ -245,7 +246,7 @@ class DesignAgent(Agent):
         return Action(data=self.actions[self.turn - 1])
 
 
-def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def reference(task: Task, model: Any, options: OptionsArg) -> Agent:
     """The scripted reference design of ``task`` (``designs.REFERENCE``).
 
     Raises:
@@ -259,7 +260,7 @@ def reference(task: Task, model: Any, options: dict[str, Any]) -> Agent:
     return DesignAgent(make(), "reference")
 
 
-def negative(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def negative(task: Task, model: Any, options: OptionsArg) -> Agent:
     """A negative control that must fail ``task`` (``designs.NEGATIVE``, one per level; ``-o control=NAME``
     picks one); a variant gets its level's control, fitted to it (``designs.control_design``).
 

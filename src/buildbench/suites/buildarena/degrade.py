@@ -15,6 +15,7 @@ from typing import Any
 
 from buildbench.harness import Agent, Task
 from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
+from buildbench.harness.option_model import OptionsArg
 
 from .agents import DesignAgent
 from .designs import CANNON, REFERENCE, TORCH, WHEEL, WOOD, Call, Design
@@ -58,7 +59,7 @@ def degrade_design(design: Design, fraction: float, seed: int) -> Design:
     return Design(f"{design.name} (degraded)", corrupted[-1], saved)
 
 
-def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
     make = REFERENCE.get(task.id)
     if make is None:
         raise ValueError(f"no reference design for task {task.id!r} (have: {', '.join(REFERENCE)})")

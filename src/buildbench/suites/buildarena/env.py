@@ -47,6 +47,7 @@ from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.env import Control
+from buildbench.harness.option_model import OptionsArg
 from buildbench.llm import Tool
 
 from .check import SimResult, simulate, simulation
@@ -493,7 +494,7 @@ class BuildArenaEnv(Env):
         ).to_dict()
 
 
-def make_env(task: Task, options: dict[str, Any]) -> BuildArenaEnv:
+def make_env(task: Task, options: OptionsArg) -> BuildArenaEnv:
     """Env factory for the suite (``-o sim_duration_s=…``, ``-o max_calls=…``, ``-o control_trials=…``,
     ``-o max_shift=…``, ``-o profile=default|released``, ``-o levels=levels.yaml``, ``-o physics=NAME|FILE``).
 

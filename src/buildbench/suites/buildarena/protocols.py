@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, Task
+from buildbench.harness.option_model import OptionsArg
 
 from .agents import OBJECTION_TOOLS
 from .env import STAGE_GROUPS
@@ -404,7 +405,7 @@ async def play_script(env: Env, agent: Agent, ctx: EpisodeContext, observation: 
                 return
 
 
-def _settings(options: dict[str, Any], **fixed: Any) -> WorkflowSettings:
+def _settings(options: OptionsArg, **fixed: Any) -> WorkflowSettings:
     default = WorkflowSettings()
     given = WorkflowSettings(
         draft_turns=int(options.get("draft_turns", default.draft_turns)),
@@ -415,22 +416,22 @@ def _settings(options: dict[str, Any], **fixed: Any) -> WorkflowSettings:
     return replace(given, **fixed)
 
 
-def workflow(task: Task, options: dict[str, Any]) -> Workflow:
+def workflow(task: Task, options: OptionsArg) -> Workflow:
     """The five-role workflow (``-o draft_turns=… -o build_turns=… -o max_substructures=…``)."""
     return Workflow(_settings(options), name="workflow")
 
 
-def closed_loop(task: Task, options: dict[str, Any]) -> Workflow:
+def closed_loop(task: Task, options: OptionsArg) -> Workflow:
     """The workflow with simulator feedback, ``-o rounds=N`` rounds (default 5, paper Table 6)."""
     return Workflow(_settings({"rounds": 5, **options}), name="closed-loop")
 
 
-def guidance_builder(task: Task, options: dict[str, Any]) -> Workflow:
+def guidance_builder(task: Task, options: OptionsArg) -> Workflow:
     """Ablation: Guidance and Builder only (paper Table 4)."""
     return Workflow(_settings(options, roles="guidance-builder"), name="guidance-builder")
 
 
-def builder_only(task: Task, options: dict[str, Any]) -> Workflow:
+def builder_only(task: Task, options: OptionsArg) -> Workflow:
     """Ablation: the Builder alone (paper Table 4)."""
     return Workflow(_settings(options, roles="builder"), name="builder-only")
 

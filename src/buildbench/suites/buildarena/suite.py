@@ -8,6 +8,7 @@ from typing import Any
 
 from buildbench.harness import AgentSpec, ConfigError, OptionSpec, Protocol, ProtocolSpec, Suite, Task
 from buildbench.harness.degrade import DEGRADE_OPTION
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.harness.task_files import require_fields
 
@@ -24,7 +25,7 @@ from .tasks import TASKS, get_task, load_levels
 from .variants import VARIED_LEVELS, generate, parse
 
 SUITE = "buildarena"
-ProtocolFactory = Callable[[Task, dict[str, Any]], Protocol]
+ProtocolFactory = Callable[[Task, OptionsArg], Protocol]
 DEMO_TASKS = ("transport-1", "support-1", "lift-1")
 """The ``demo`` split: the Lv.1 task of each category."""
 VARIANTS = "variants"
@@ -106,7 +107,7 @@ class Splits(tuple[str, ...]):
         return isinstance(split, str) and (split.startswith(f"{VARIANTS}:") or split.split("_")[0] in VARIED_LEVELS)
 
 
-def check_options(options: dict[str, Any]) -> None:
+def check_options(options: OptionsArg) -> None:
     """Refuse run options that would only fail once an env is built (a bad ``-o levels=FILE`` or
     ``-o physics=NAME|FILE``).
 
@@ -123,7 +124,7 @@ def _checked(factory: ProtocolFactory) -> ProtocolFactory:
     """``factory`` that checks the options first: the runner calls each protocol factory once with the
     run's options before the first episode and refuses the run on a ValueError."""
     @functools.wraps(factory)
-    def make(task: Task, options: dict[str, Any]) -> Protocol:
+    def make(task: Task, options: OptionsArg) -> Protocol:
         check_options(options)
         return factory(task, options)
 

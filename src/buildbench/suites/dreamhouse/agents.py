@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
+from buildbench.harness.option_model import OptionsArg
 
 from .generate import GeneratedHouse, HouseParams, RoofSpec, SectionSpec, build_house
 from .generate.frame import MODULE
@@ -216,21 +217,21 @@ FAULTS: dict[str, tuple[Callable[[Structure], Faulted], str]] = {
 
 
 # -- factories ------------------------------------------------------------------------------
-def _format(options: dict[str, Any]) -> str:
+def _format(options: OptionsArg) -> str:
     return str(options.get("action_format", "python"))
 
 
-def oracle(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def oracle(task: Task, model: Any, options: OptionsArg) -> Agent:
     house = ground_truth(task)
     return HouseAgent(house, house.structure, lot=dict(task.inputs["lot_size"]),
                       collection=str(task.inputs["collection"]), action_format=_format(options), name="oracle")
 
 
-def fault_agent(name: str) -> Callable[[Task, Any, dict[str, Any]], Agent]:
+def fault_agent(name: str) -> Callable[[Task, Any, OptionsArg], Agent]:
     """The factory of the single-fault agent ``name`` (a key of :data:`FAULTS`)."""
     fault = FAULTS[name][0]
 
-    def factory(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+    def factory(task: Task, model: Any, options: OptionsArg) -> Agent:
         house = ground_truth(task)
         faulted = fault(house.structure)
         return HouseAgent(house, faulted.structure, lot=dict(task.inputs["lot_size"]),
@@ -265,13 +266,13 @@ def safe_params(task: Task) -> HouseParams:
     return HouseParams(task.id, "RN", 1, roof_type, "simple", sections, 0.0, False)
 
 
-def safe_house(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def safe_house(task: Task, model: Any, options: OptionsArg) -> Agent:
     house = build_house(safe_params(task))
     return HouseAgent(house, house.structure, lot=dict(task.inputs["lot_size"]),
                       collection=str(task.inputs["collection"]), action_format=_format(options), name="safe-house")
 
 
-def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
     """A chat model; protocols fill in Table 6's max tokens and history unless options set them."""
     from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 

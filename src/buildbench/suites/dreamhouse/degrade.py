@@ -18,6 +18,7 @@ from scipy.spatial.transform import Rotation
 
 from buildbench.harness import Agent, Task
 from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
+from buildbench.harness.option_model import OptionsArg
 
 from .agents import HouseAgent, _format
 from .model import Structure
@@ -78,7 +79,7 @@ MODES = ("members", "shift")
 DEFAULT_MODE = "members"
 
 
-def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
     house = ground_truth(task)
     fraction = degrade_fraction(options)
     mode = str(options.get("degrade_mode", DEFAULT_MODE))

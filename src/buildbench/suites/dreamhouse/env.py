@@ -41,6 +41,7 @@ import numpy as np
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 
 from . import actions
 from .check import MEMBER_CHECK, ValidationReport, validate
@@ -94,7 +95,7 @@ class EnvOptions:
     renderer: str = "gl"
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> EnvOptions:
+    def from_options(cls, options: OptionsArg) -> EnvOptions:
         """Read the env's keys of a run's options (other keys are ignored).
 
         Raises:
@@ -477,7 +478,7 @@ class DreamHouseEnv(Env):
             self._executor = None
 
 
-def make_env(task: Task, options: dict[str, Any]) -> DreamHouseEnv:
+def make_env(task: Task, options: OptionsArg) -> DreamHouseEnv:
     """The suite's env factory."""
     return DreamHouseEnv(task, EnvOptions.from_options(options))
 

@@ -42,6 +42,7 @@ from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, StepResult
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 
 from .env import CheckScope, DreamHouseEnv
 from .plan import PlanCheck, PlanStep, check_plan
@@ -87,30 +88,11 @@ TABLE6: dict[str, Budget] = {
 }
 
 
-def budget_from_options(name: str, options: dict[str, Any]) -> Budget:
-    """Table 6's budget for protocol ``name`` with ``-o`` overrides applied.
-
-    Raises:
-        ConfigError: For a malformed override.
-    """
-    base = TABLE6[name]
-    changes: dict[str, Any] = {}
-    try:
-        for key in ("max_retries", "global_retries", "max_actions", "revisions"):
-            if key in options:
-                changes[key] = int(options[key])
-        if "tau_retry" in options:
-            changes["tau_retry"] = float(options["tau_retry"])
-        if "max_tokens" in options:
-            changes["max_tokens"] = int(options["max_tokens"])
-        if "history" in options:
-            changes["history"] = None if options["history"] in (None, "full") else int(options["history"])
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"protocol {name}: bad budget option: {exc}") from exc
-    bad = [k for k, v in changes.items() if isinstance(v, int) and v < 0]
-    if bad:
-        raise ConfigError(f"protocol {name}: {', '.join(bad)} must be >= 0")
-    return replace(base, **changes)
+def budget_from_options(name: str, options: OptionsArg) -> Budget:
+    """Table 6's budget for protocol ``name`` with the run's given overrides applied (values the
+    run parsed and bounded before it started; ``history`` None is ``full``)."""
+    keys = ("max_retries", "global_retries", "max_actions", "revisions", "tau_retry", "max_tokens", "history")
+    return replace(TABLE6[name], **{key: options[key] for key in keys if key in options})
 
 
 class _Stop(Exception):
@@ -457,7 +439,7 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def make_protocol(name: str, options: dict[str, Any]) -> DreamHouseProtocol:
+def make_protocol(name: str, options: OptionsArg) -> DreamHouseProtocol:
     """Protocol ``name`` with Table 6's budget and the run's overrides.
 
     Raises:
@@ -465,5 +447,5 @@ def make_protocol(name: str, options: dict[str, Any]) -> DreamHouseProtocol:
     """
     if name not in _CLASSES:
         raise ConfigError(f"unknown DreamHouse protocol {name!r}; known: {', '.join(_CLASSES)}")
-    visual = str(options.get("require_visual", "true")).lower() in ("1", "true", "yes", "on")
+    visual = bool(options.get("require_visual", True))
     return _CLASSES[name](budget_from_options(name, options), name=name, require_visual=visual)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
 from buildbench.harness.degrade import DEGRADE_OPTION
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 from . import agents
@@ -22,7 +21,7 @@ from .views import RENDERERS
 
 
 def _protocol(name: str) -> ProtocolSpec:
-    def factory(task: Task, options: dict[str, Any]) -> DreamHouseProtocol:
+    def factory(task: Task, options: OptionsArg) -> DreamHouseProtocol:
         return make_protocol(name, options)
 
     return ProtocolSpec(name, factory, DESCRIPTIONS[name])

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PromptFiles
 
 from .check import check_tower
@@ -105,7 +106,7 @@ class TowerEnv(Env):
                             invalid_actions=self.invalid_actions).to_dict()
 
 
-def make_env(task: Task, options: dict[str, Any]) -> TowerEnv:
+def make_env(task: Task, options: OptionsArg) -> TowerEnv:
     return TowerEnv(task)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from buildbench.harness import Agent, Task
 from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
+from buildbench.harness.option_model import OptionsArg
 
 from .agents import Outcome, VerdictAgent, _sync
 
@@ -32,7 +33,7 @@ def flip_verdicts(outcome: Outcome, fraction: float, seed: int) -> Outcome:
     return {**outcome, "verdicts": verdicts}
 
 
-def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
     from .check import deterministic as check_task
 
     fraction = degrade_fraction(options)

@@ -26,6 +26,7 @@ import json
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
+from buildbench.harness.option_model import OptionsArg
 from buildbench.scenes.model import Scene, SceneFormatError
 
 from .outcome import LegoEvalOutcome
@@ -212,7 +213,7 @@ class LegoEvalEnv(Env):
                                invalid_actions=self.invalid_actions, scene_error=self.scene_error).to_dict()
 
 
-def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
+def make_env(task: Task, options: OptionsArg) -> LegoEvalEnv:
     """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
     ``-o geometry=procedural|mesh`` renders objects as meshes."""
     geometry = geometry_option(options)
@@ -221,7 +222,7 @@ def make_env(task: Task, options: dict[str, Any]) -> LegoEvalEnv:
                        geometry=geometry)
 
 
-def geometry_option(options: dict[str, Any]) -> str:
+def geometry_option(options: OptionsArg) -> str:
     """``-o geometry``; ConfigError when ``mesh`` is asked for with no asset folder."""
     geometry = str(options.get("geometry", "box"))
     if geometry == "mesh":

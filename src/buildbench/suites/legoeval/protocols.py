@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from buildbench.harness import StepLoop, Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import OptionsArg
 
 #: Actions per episode by default: one verdict for pipeline agents, room for a tool-driving model.
 DEFAULT_MAX_STEPS = 40
 
 
-def evaluate(task: Task, options: dict[str, Any]) -> StepLoop:
+def evaluate(task: Task, options: OptionsArg) -> StepLoop:
     """Factory: ``-o max_steps=N`` (tool calls plus the verdict)."""
     try:
         steps = int(options.get("max_steps", DEFAULT_MAX_STEPS))

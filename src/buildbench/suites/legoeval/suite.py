@@ -133,7 +133,7 @@ suite = Suite(
                    "instruction", default=True),
         OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
                    ("given", "identify"), default="given"),
-        OptionSpec("disable", "str", "tool groups to disable, comma-separated (textual, environment, multimodal)",
+        OptionSpec("disable", "set", "tool groups to disable", ("textual", "environment", "multimodal"),
                    default=""),
         OptionSpec("plans", "str", "tool plans by the model, or the task's reference plans (only arguments "
                    "are then chosen by the model, Table 7)", ("model", "reference"), default="model"),

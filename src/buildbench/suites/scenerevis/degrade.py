@@ -14,6 +14,7 @@ from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.degrade import Corruption, degrade_fraction
+from buildbench.harness.option_model import OptionsArg
 
 from .agents.scripted import OracleAgent, _terminate, turn_reply
 
@@ -83,5 +84,5 @@ class DegradedAgent(OracleAgent):
                                       [*calls, _terminate("The current scene layout is already optimal.")]))
 
 
-def degraded(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
     return DegradedAgent(task, degrade_fraction(options))

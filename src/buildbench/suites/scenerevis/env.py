@@ -37,7 +37,8 @@ import numpy as np
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.env import Control
 from buildbench.harness.errors import ConfigError
-from buildbench.scenes.assets import AssetError, AssetLibrary, GeometryLevel, check_level
+from buildbench.harness.option_model import OptionsArg
+from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level
 
 from .actions import (
     NEED_RETRIEVAL,
@@ -95,22 +96,15 @@ class EnvOptions:
         object.__setattr__(self, "address", Addressing(self.address))
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> EnvOptions:
-        try:
-            address = Addressing(str(options.get("address", "id")))
-        except ValueError:
-            raise ConfigError(f"option address={options.get('address')!r}: expected id or jid") from None
-        try:
-            geometry = check_level(str(options.get("geometry", "box")))
-        except AssetError as exc:
-            raise ConfigError(f"option geometry: {exc}") from None
+    def from_options(cls, options: OptionsArg) -> EnvOptions:
+        """The env's settings from the run's parsed options: the suite's declarations (suite.py)
+        checked every value and bound (``max_turns >= 2``, the address and geometry names)."""
+        geometry = check_level(str(options.get("geometry", "box")))
         if geometry == "mesh" and not AssetLibrary.from_env().configured:
             raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
                               "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
-        max_turns = int(options.get("max_turns", DEFAULT_MAX_TURNS))
-        if max_turns < 2:
-            raise ConfigError(f"option max_turns={max_turns}: at least 2 (turn 0 creates the room)")
-        return cls(address=address, max_turns=max_turns,
+        return cls(address=Addressing(str(options.get("address", "id"))),
+                   max_turns=int(options.get("max_turns", DEFAULT_MAX_TURNS)),
                    render=bool(options.get("render", True)), feedback=bool(options.get("feedback", True)),
                    retrieve=bool(options.get("retrieve", True)),
                    retrieved_size=bool(options.get("retrieved_size", False)),
@@ -427,5 +421,5 @@ class SceneReVisEnv(Env):
         return self._ep
 
 
-def make_env(task: Task, options: dict[str, Any]) -> SceneReVisEnv:
+def make_env(task: Task, options: OptionsArg) -> SceneReVisEnv:
     return SceneReVisEnv(EnvOptions.from_options(options))

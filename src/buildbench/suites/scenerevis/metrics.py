@@ -7,7 +7,10 @@ range):
 * ``collision_rate`` = colliding objects / objects × 100 and ``oob_rate`` = out-of-bounds
   objects / objects × 100: per-object shares *within* the scene (0 for an empty room);
 * ``collision_free`` / ``valid_placement``: 100 when no pair collides / no object is out;
-* the voxel loss at 0.05 m (``voxel_*``, m³) and the support check (``floating``).
+* the voxel loss at 0.05 m (``voxel_*``, m³) and the support check (``floating``);
+* navigability (neither original reports it; :mod:`.check.navigation`): ``free_connected_pct``,
+  the share of the free floor in the room's largest free area, ``reachable_pct``, the share of
+  the floor furniture a walker can reach from there, and the ``unreachable`` objects.
 
 Objects are shaped at a geometry level (``box``, the default: exact box tests;
 ``procedural`` or ``mesh``: meshes checked as the released ``eval/myeval.py`` and
@@ -18,7 +21,8 @@ level an object rests on another's upward mesh faces, not on the top of its box
 
 Over scenes, every figure is the plain mean of the per-scene values: ``CNR`` is the mean
 ``collision_rate`` and ``OBR`` the mean ``oob_rate`` (so each scene weighs the same, not
-each object), ``VBL`` the mean voxel loss × 10³, ``Phy`` the mean of OBR and CNR.
+each object), ``VBL`` the mean voxel loss × 10³, ``Phy`` the mean of OBR and CNR,
+``free_connected_rate`` and ``reachable_rate`` the means of the navigability shares.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from buildbench.scenes.assets import GeometryLevel, check_level
 
 from .check.layout import RoomLayout, parse_layout
 from .check.meshes import layout_meshes, mesh_voxel_figures
+from .check.navigation import navigation_fields
 from .check.physics import EVALUATION, PhysicsRules, physics_of
 from .check.support import check_support
 from .check.voxels import VALID_LOSS_M3, VBL_SCALE, VOXEL_PITCH_M, voxel_loss
@@ -47,6 +52,8 @@ AGGREGATES = {
     "voxel_loss_m3": "voxel_loss_m3",
     "voxel_valid_rate": "voxel_valid",
     "unsupported_rate": "unsupported_rate",
+    "free_connected_rate": "free_connected_pct",
+    "reachable_rate": "reachable_pct",
     "n_objects": "n_objects",
     "latency_s": "latency_s",
 }
@@ -59,6 +66,7 @@ def scene_metrics(
     voxels: bool = True,
     latency_s: float | None = None,
     geometry: GeometryLevel = "box",
+    navigation: bool = True,
 ) -> dict[str, Any]:
     """Metrics of one room (a scene dict, a record holding one, or a parsed layout).
 
@@ -66,7 +74,8 @@ def scene_metrics(
     indices), ``pairs`` (``{"a", "b", "depth_m"}``, deepest first), the rates, penetration
     and out-of-bounds volumes, ``outside_fraction`` per object, ``floating`` and
     ``unsupported`` indices, the voxel loss when ``voxels``, ``latency_s`` when given, and
-    the ``geometry`` level the objects had.
+    the ``geometry`` level the objects had, and the navigability fields when ``navigation``
+    (footprints of the boxes at every level).
     """
     geometry = check_level(geometry)
     layout = scene if isinstance(scene, RoomLayout) else parse_layout(scene)
@@ -93,6 +102,8 @@ def scene_metrics(
             voxel_loss_m3=loss.loss_m3,
             voxel_valid=100.0 if loss.valid else 0.0,
         )
+    if navigation:
+        out.update(navigation_fields(layout))
     if latency_s is not None:
         out["latency_s"] = float(latency_s)
     return out

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, StepLoop, Task
+from buildbench.harness.option_model import OptionsArg
 from buildbench.llm import ChatModel
 
 from .check.evaluate import VisionEvalJudge, eval_prompt, scores_record
@@ -43,7 +44,7 @@ class EvalJudgeSetting:
     max_retries: int | None = None
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> EvalJudgeSetting:
+    def from_options(cls, options: OptionsArg) -> EvalJudgeSetting:
         """The setting of a run; ValueError names a malformed model spec (not yet a missing key:
         :meth:`make_model` checks that)."""
         spec = str(options.get("eval_judge", RULE)).strip() or RULE
@@ -136,7 +137,7 @@ async def _record(env: Env, ctx: EpisodeContext, record: dict[str, Any]) -> None
     await ctx.control(env, "record_evaluation", {"record": record}, role="protocol")
 
 
-def diagnose_act(task: Task, options: dict[str, Any]) -> DiagnoseActLoop:
+def diagnose_act(task: Task, options: OptionsArg) -> DiagnoseActLoop:
     """The loop; a model eval judge's client is made here, so that a bad spec or a missing API
     key stops the run before its first episode (the runner tries this factory first)."""
     setting = EvalJudgeSetting.from_options(options)

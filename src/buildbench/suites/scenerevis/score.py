@@ -53,6 +53,10 @@ SCORED_FIELDS = (
     "unsupported_rate",
 )
 
+#: Navigability fields copied when the scene has them (``reachable_pct`` is absent when nothing on
+#: the floor needs reaching; see :mod:`.check.navigation`).
+NAVIGATION_FIELDS = ("free_connected_pct", "reachable_pct")
+
 #: What a final scene without objects scores instead of the per-scene figures (issue 23): the
 #: released evaluation (and :func:`.metrics.scene_metrics`, which agrees with it) gives an empty
 #: room 0 % collisions and out-of-bounds and so a valid placement; here nothing placed is no valid
@@ -71,7 +75,8 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``, the
     share of the room type's essentials present (``essentials_present``, NaN when the room
     type has none), the evaluation judge's fields (module docstring) and, when the outcome
-    reports them, ``latency_s`` (generation time per scene, s) and ``turns``. A scene without
+    reports them, ``latency_s`` (generation time per scene, s) and ``turns``, and the
+    navigability shares (:data:`NAVIGATION_FIELDS`). A scene without
     objects scores :data:`EMPTY_SCENE` in place of the per-scene physics.
     """
     typed = SceneReVisOutcome.from_dict(outcome) if isinstance(outcome, Mapping) else None
@@ -94,6 +99,7 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     except AssetError as exc:
         raise ValueError(f"task {task.id}: {exc}") from exc
     out = {key: float(row[key]) for key in SCORED_FIELDS}
+    out.update({key: float(row[key]) for key in NAVIGATION_FIELDS if key in row})
     out["n_floating"] = float(len(row["floating"]))
     if n_objects == 0:
         out.update(EMPTY_SCENE)

@@ -14,6 +14,7 @@ from typing import Any
 
 from buildbench.harness import Agent, Task
 from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
+from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Message
 
@@ -62,7 +63,7 @@ class SceneReVisLLMAgent(LLMAgent):
         return [system, *rest]
 
 
-def llm(task: Task, model: Any, options: dict[str, Any]) -> Agent:
+def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
     """The model agent: temperature 0 and the release's lengths unless ``-o`` overrides them."""
     settings = {"temperature": 0.0, "max_tokens": MAX_OUTPUT_TOKENS, **llm_agent_options(options)}
     settings.pop("use_tools", None)  # the protocol is text tags, not function calls

@@ -30,8 +30,7 @@ import shapely
 from buildbench.llm import ChatModel, ChatRequest, Message
 from buildbench.scenes.assets import GeometryLevel, check_level
 from buildbench.scenes.collision import FLOOR_COVERING_MAX_M
-from buildbench.scenes.model import Room, Scene, SceneObject
-from buildbench.scenes.reachability import CELL_M, OBSTACLE_MAX_BOTTOM_M, reachable
+from buildbench.scenes.reachability import OBSTACLE_MAX_BOTTOM_M, reachable
 
 from .judge import (
     DEFAULT_AREA_M2,
@@ -43,6 +42,7 @@ from .judge import (
 )
 from .layout import RoomLayout, parse_layout
 from .meshes import layout_meshes
+from .navigation import cell_for, scene_of_layout
 from .physics import EVALUATION, PhysicsReport, physics_of
 from .rooms import match_room_type
 from .support import check_support
@@ -60,8 +60,6 @@ RA_BANDS = ((0.10, 8), (0.25, 7), (0.40, 6), (0.55, 5), (0.70, 4), (0.85, 3))
 #: Walker radii, metres: a 60 cm gap lets one pass at all, 80 cm is comfortable clearance.
 TIGHT_CLEARANCE_M = 0.30
 COMFORT_CLEARANCE_M = 0.40
-#: Most grid cells of one reachability check; larger rooms get coarser cells than 5 cm.
-MAX_REACH_CELLS = 250_000
 #: Gap, metres, below which two large pieces of furniture count as crowded.
 CROWDED_GAP_M = 0.60
 #: The merged render is resized to the paper's evaluation size (width, height), pixels.
@@ -309,8 +307,7 @@ def _accessibility(layout: RoomLayout, notes: list[str]) -> int:
     if not floor:
         return 10
     scene = scene_of_layout(layout)
-    span = layout.floor_xz.max(axis=0) - layout.floor_xz.min(axis=0)
-    cell_m = max(CELL_M, float(np.sqrt(span[0] * span[1] / MAX_REACH_CELLS)))
+    cell_m = cell_for(layout)
     shares = []
     for clearance in (TIGHT_CLEARANCE_M, COMFORT_CLEARANCE_M):
         reach = reachable(scene, "room", clearance_m=clearance, cell_m=cell_m)
@@ -319,21 +316,6 @@ def _accessibility(layout: RoomLayout, notes: list[str]) -> int:
     if shares[1]:
         notes.append(f"Ac: {shares[0]:.0%} unreachable through 60 cm, {shares[1]:.0%} without 80 cm")
     return _clamp(10 - 6 * shares[0] - 3 * shares[1])
-
-
-def scene_of_layout(layout: RoomLayout) -> Scene:
-    """The layout as a one-room :class:`Scene` (room ``room``, objects ``object_<index>``)."""
-    room = Room(id="room", vertices=[(float(x), float(z)) for x, z in layout.floor_xz],
-                room_type=layout.room_type, floor_y=layout.floor_y, ceiling_y=layout.ceiling_y)
-    objects = []
-    for i in range(len(layout)):
-        cx, cy, cz = (float(v) for v in layout.centers[i])
-        sx, sy, sz = (float(v) for v in layout.sizes[i])
-        qx, qy, qz, qw = (float(v) for v in layout.quats_xyzw[i])
-        objects.append(SceneObject(id=f"object_{i}", category="", asset_id=layout.ids[i], center=(cx, cy, cz),
-                                   size=(sx, sy, sz), rotation_xyzw=(qx, qy, qz, qw), room_id="room",
-                                   attributes={"description": layout.descs[i]}))
-    return Scene(rooms=[room], objects=objects, source_format="scenerevis-flat")
 
 
 def scores_record(scores: EvalScores) -> dict[str, Any]:

@@ -1,0 +1,167 @@
+"""Run options as one frozen, typed object, built once per run.
+
+Each option is declared once, as an :class:`~buildbench.harness.options.OptionSpec` (default,
+bounds, unit, help); a suite's specs plus the common model-agent ones become a frozen pydantic
+model (:func:`options_model`). The harness parses ``-o`` values, a config file's ``options:`` or
+Python keyword arguments into it with :meth:`Options.parse` before the run folder exists, and
+hands the object to the env, agent and protocol factories. The JSON Schema of a suite's options
+is the model's (:meth:`Options.json_schema`).
+
+This module imports pydantic; :mod:`buildbench.harness.options` stays light for start-up.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from .errors import ConfigError
+from .options import COMMON_OPTIONS, OptionSpec, check_value
+
+_COMMON = {spec.name: spec for spec in COMMON_OPTIONS}
+
+
+def _field(spec: OptionSpec) -> Any:
+    """A pydantic field carrying the spec's default, bounds, unit and help."""
+    extra: dict[str, Any] = {"x-kind": spec.kind}
+    if spec.unit:
+        extra["x-unit"] = spec.unit
+    if spec.unset:
+        extra["x-unset"] = spec.unset
+    default = None if spec.default is None and spec.kind == "int-or-full" else spec.default
+    return Field(default, description=spec.help or None, ge=spec.minimum, le=spec.maximum,
+                 json_schema_extra=extra)
+
+
+def _common(name: str) -> Any:
+    return _field(_COMMON[name])
+
+
+def _annotation(spec: OptionSpec) -> Any:
+    if spec.choices and spec.kind == "str":
+        base: Any = Literal[spec.choices]
+    else:
+        base = {"int": int, "float": float, "bool": bool, "str": str, "int-or-full": int,
+                "float-or-none": float, "set": str}[spec.kind]
+    return base | None if spec.default is None or spec.kind in ("int-or-full", "float-or-none") else base
+
+
+class Options(BaseModel):
+    """The options of one run, typed; frozen, unknown keys refused.
+
+    ``given()`` are the values the run set explicitly (stored in the run's config); every other
+    field holds its declared default. Until every suite reads fields, the object also answers
+    ``key in options``, ``options[key]`` and ``options.get(key, default)`` over the given values,
+    as the options dict it replaces did.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    #: The declarations of this model's fields, in listing order.
+    specs: ClassVar[tuple[OptionSpec, ...]] = ()
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any], *, where: str) -> Self:
+        """The options ``raw`` (``-o`` text, config-file values or Python values) parsed once.
+
+        Raises:
+            ConfigError: one line naming the unknown option and the known ones, or the option,
+                the value and what it accepts.
+        """
+        known = {spec.name: spec for spec in cls.specs}
+        values: dict[str, Any] = {}
+        for key, value in raw.items():
+            if key not in known:
+                raise ConfigError(f"unknown option {key!r} for {where}; options: {', '.join(sorted(known))}")
+            values[key] = check_value(known[key], value)
+        return cls.model_validate(values)
+
+    def given(self) -> dict[str, Any]:
+        """The explicitly given options, as JSON values (what a run's config stores)."""
+        given = self.model_fields_set
+        return {name: getattr(self, name) for name in type(self).model_fields if name in given}
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """Standard JSON Schema (draft 2020-12) of these options."""
+        return cls.model_json_schema()
+
+    # -- the mapping view of the given values (see the class docstring) ---------------------
+    def __contains__(self, key: object) -> bool:
+        return key in self.model_fields_set
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.model_fields_set:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self.model_fields_set else default
+
+    def keys(self) -> Iterator[str]:
+        return iter(sorted(self.model_fields_set))
+
+
+class ModelOptions(Options):
+    """What every suite's model agent and model client understand (``COMMON_OPTIONS``).
+
+    ``None`` is unset: the agent's or model client's own value, no budget limit, full history.
+    """
+
+    max_tokens: int | None = _common("max_tokens")
+    temperature: float | None = _common("temperature")
+    #: Past exchanges kept in the prompt; None: the whole conversation (``full``) or unset.
+    history: int | None = _common("history")
+    max_requests: int | None = _common("max_requests")
+    max_input_tokens: int | None = _common("max_input_tokens")
+    max_output_tokens: int | None = _common("max_output_tokens")
+    tools: bool | None = _common("tools")
+    timeout_s: float | None = _common("timeout_s")
+    max_retries: int | None = _common("max_retries")
+
+    specs: ClassVar[tuple[OptionSpec, ...]] = COMMON_OPTIONS
+
+    def agent_settings(self) -> dict[str, Any]:
+        """``LLMAgent`` keyword arguments of the given options (the agent's own values otherwise)."""
+        given = self.model_fields_set
+        out: dict[str, Any] = {}
+        for name in ("max_tokens", "temperature", "history"):
+            if name in given:
+                out[name] = getattr(self, name)
+        budget = {k: getattr(self, k) for k in ("max_requests", "max_input_tokens", "max_output_tokens")
+                  if k in given and getattr(self, k) is not None}
+        if budget:
+            out["budget"] = budget
+        if "tools" in given:
+            out["use_tools"] = bool(self.tools)
+        return out
+
+    def client_settings(self) -> dict[str, Any]:
+        """Model-client keyword arguments of the given options (``timeout_s``, retries)."""
+        from buildbench.llm import RetryPolicy
+
+        out: dict[str, Any] = {}
+        if self.timeout_s is not None:
+            out["timeout_s"] = self.timeout_s
+        if self.max_retries is not None:
+            out["retry"] = RetryPolicy(max_attempts=self.max_retries + 1)
+        return out
+
+
+@functools.cache
+def options_model(name: str, specs: tuple[OptionSpec, ...]) -> type[ModelOptions]:
+    """The frozen options model of suite ``name``: its ``specs`` beside the common ones."""
+    if clash := [spec.name for spec in specs if spec.name in _COMMON]:
+        raise ValueError(f"suite {name!r} redeclares common option(s) {', '.join(clash)}")
+    fields: dict[str, Any] = {spec.name: (_annotation(spec), _field(spec)) for spec in specs}
+    title = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) + "Options"
+    model: type[ModelOptions] = create_model(title, __base__=ModelOptions, **fields)
+    model.specs = (*COMMON_OPTIONS, *specs)
+    return model
+
+
+#: What the env, agent and protocol factories take: the run's typed options, or (an env or agent
+#: built outside a run, e.g. in a test) a mapping of given values read through the same view.
+OptionsArg = ModelOptions | Mapping[str, Any]
