@@ -54,6 +54,10 @@ MAX_WORKERS = 4
     "--voxels/--no-voxels", default=True, show_default=True, help="Also compute the 0.05 m voxel loss."
 )
 @click.option(
+    "--navigation/--no-navigation", default=True, show_default=True,
+    help="Also measure navigability: free floor in the largest free area, share of floor furniture reachable.",
+)
+@click.option(
     "--geometry",
     default="box",
     show_default=True,
@@ -63,7 +67,8 @@ MAX_WORKERS = 4
     "released evaluation checks meshes.",
 )
 @click.pass_context
-def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, voxels: bool, geometry: str) -> None:
+def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, voxels: bool, geometry: str,
+            navigation: bool) -> None:
     """Physics metrics (OBR, CNR, voxel loss…) of every scene in SCENES.jsonl.
 
     Exit status: 0 when every line was measured, 2 when some line or the file was bad.
@@ -91,7 +96,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
     if not records:
         click.echo(f"error: {scenes_path}: no scenes (the file is empty)", err=True)
         ctx.exit(2)
-    measure = functools.partial(_measure, rules=rules, voxels=voxels, level=level)
+    measure = functools.partial(_measure, rules=rules, voxels=voxels, level=level, navigation=navigation)
     for number, (row, message) in zip((n for n, _ in records), _mapped(measure, records), strict=True):
         if row is None:
             errors.append({"line": number, "error": message})
@@ -147,6 +152,8 @@ def _print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
         "VBL",
         "voxel_valid_rate",
         "unsupported_rate",
+        "free_connected_rate",
+        "reachable_rate",
         "latency_s",
     ):
         if key in summary:
@@ -158,7 +165,8 @@ def _ids(values: list[int]) -> str:
     return text if len(text) <= 18 else text[:15] + "..."
 
 
-def _measure(item: tuple[int, Any], *, rules: str, voxels: bool, level: Any) -> tuple[dict[str, Any] | None, str]:
+def _measure(item: tuple[int, Any], *, rules: str, voxels: bool, level: Any,
+             navigation: bool = True) -> tuple[dict[str, Any] | None, str]:
     """One line's metrics row, or None and the one-line reason it could not be measured."""
     from ..metrics import scene_metrics
 
@@ -169,7 +177,8 @@ def _measure(item: tuple[int, Any], *, rules: str, voxels: bool, level: Any) -> 
         if not isinstance(record, dict):
             raise SceneFormatError(f"expected a JSON object, got {type(record).__name__}")
         return {"line": number, **scene_metrics(record, rules=RULES[rules], voxels=voxels,
-                                                latency_s=_latency(record), geometry=level)}, ""
+                                                latency_s=_latency(record), geometry=level,
+                                                navigation=navigation)}, ""
     except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
         return None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 

@@ -1,0 +1,71 @@
+"""Navigability of SceneReVis rooms beside OBR/CNR: scene_metrics, the metrics command, episode scores."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from buildbench.harness import Task
+from buildbench.suites.scenerevis.check.cli import metrics
+from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
+from buildbench.suites.scenerevis.score import score
+
+
+def _helpers():
+    name = "scenerevis_scenes_physics"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+H = _helpers()
+ROOM = H.rect(4.0, 5.0)  # x in [-2, 2], z in [-2.5, 2.5]
+BED = H.obj("Queen bed", [1.6, 0.5, 1.6], [0.0, 0.0, 1.5])
+DESK = H.obj("Oak desk", [1.2, 0.75, 0.6], [0.0, 0.0, -2.2])
+# A sofa spanning the whole width at z = 0.3: the bed behind it is cut off from the desk's side.
+SPLIT = H.room(ROOM, [DESK, H.obj("Sofa", [4.0, 0.8, 0.9], [0.0, 0.0, 0.3]), BED])
+OPEN = H.room(ROOM, [DESK, H.obj("Sofa", [2.6, 0.8, 0.9], [-0.7, 0.0, 0.3]), BED])
+
+
+def test_a_sofa_cutting_the_room_in_two() -> None:
+    split, open_ = scene_metrics(SPLIT), scene_metrics(OPEN)
+    assert 40.0 < split["free_connected_pct"] < 80.0 and split["free_connected_pct"] < open_["free_connected_pct"]
+    # The larger free area is the desk's side: the bed (object 2) cannot be reached.
+    assert split["unreachable"] == [2] and split["reachable_pct"] == pytest.approx(200 / 3)
+    assert open_["unreachable"] == [] and open_["reachable_pct"] == 100.0
+    # Existing keys are untouched, and the aggregate averages the new ones.
+    assert {"colliding", "out_of_bounds", "n_objects", "oob_rate", "collision_rate"} <= set(split)
+    both = aggregate([split, open_])
+    assert both["reachable_rate"] == pytest.approx((200 / 3 + 100) / 2)
+    assert both["free_connected_rate"] == pytest.approx((split["free_connected_pct"] + open_["free_connected_pct"]) / 2)
+    assert "free_connected_pct" not in scene_metrics(SPLIT, navigation=False)
+
+
+def test_an_empty_room_has_nothing_to_reach() -> None:
+    row = scene_metrics(H.room(ROOM, []))
+    assert row["free_connected_pct"] == 100.0 and "reachable_pct" not in row and row["unreachable"] == []
+    assert "reachable_rate" not in aggregate([row])
+
+
+def test_the_metrics_command_reports_navigability(tmp_path: Path) -> None:
+    path = tmp_path / "rooms.jsonl"
+    path.write_text(json.dumps(SPLIT) + "\n" + json.dumps(OPEN) + "\n")
+    data = json.loads(CliRunner().invoke(metrics, [str(path), "--json", "--no-voxels"]).output)
+    assert data["scenes"][0]["unreachable"] == [2] and "reachable_rate" in data and "free_connected_rate" in data
+    table = CliRunner().invoke(metrics, [str(path), "--no-voxels"])
+    assert table.exit_code == 0 and "reachable_rate" in table.output and "free_connected_rate" in table.output
+    bare = json.loads(CliRunner().invoke(metrics, [str(path), "--json", "--no-navigation"]).output)
+    assert "reachable_rate" not in bare and "unreachable" not in bare["scenes"][0]
+
+
+def test_episode_scores_carry_the_shares() -> None:
+    out = score(Task("bedroom_1", "scenerevis", inputs={"instruction": "a bedroom"}), {"scene": SPLIT})
+    assert out["reachable_pct"] == pytest.approx(200 / 3) and out["free_connected_pct"] < 80.0
