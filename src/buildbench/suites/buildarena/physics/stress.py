@@ -180,7 +180,8 @@ class WeldNetwork:
 
 def wrench_bound(own: np.ndarray) -> tuple[float, float]:
     """``(F, T)`` of ``WeldNetwork.bounds``: the sums of the nodes' force and torque norms, over every group."""
-    norms = np.sqrt(np.square(own).reshape(-1, 3).sum(axis=1)).reshape(-1, 2).sum(axis=0)
+    rows = own.reshape(-1, 3)
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows)).reshape(-1, 2).sum(axis=0)
     return float(norms[1]), float(norms[0])
 
 
