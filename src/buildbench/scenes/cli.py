@@ -95,6 +95,15 @@ def _formats_help() -> str:
     return "\b\nFormats (--from / --to):\n" + "\n".join(f"  {r}" for r in rows)
 
 
+class _FormatsEpilog(click.Command):
+    """A command whose epilog lists the formats, read only when its help is shown (the format
+    readers import NumPy, which ``buildbench --help`` should not)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = _formats_help()
+        super().format_epilog(ctx, formatter)
+
+
 def _read_options(asset_sizes: Path | None, metres_per_px: float) -> object:
     from buildbench.scenes.formats import ReadOptions
     from buildbench.scenes.model import SceneFormatError
@@ -120,7 +129,7 @@ ASSET_SIZES_HELP = "JSON object model id -> [sx, sy, sz] metres (SceneEval and L
 PX_HELP = "LayoutGPT's pixel size in metres (its files normalise rooms; 3D-FRONT's true size is not in them)."
 
 
-@scenes.command("convert", epilog=_formats_help())
+@scenes.command("convert", cls=_FormatsEpilog)
 @click.argument("source", metavar="IN", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--from", "src_fmt", required=True, type=click.Choice(_FORMAT_NAMES), help="Format of IN.")
 @click.option("--to", "dst_fmt", required=True, type=click.Choice(_FORMAT_NAMES), help="Format to write.")
