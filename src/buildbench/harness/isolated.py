@@ -47,7 +47,7 @@ IsolatedStatus = Literal["ok", "error", "limit", "crash"]
 #: What the forkserver imports once, so that each child does not: the harness, the model clients
 #: (an episode played apart uses them) and the CLI (a child runs the main script again as
 #: ``__mp_main__``, and the ``buildbench`` console script imports the CLI).
-FORKSERVER_PRELOAD = ("buildbench.harness", "buildbench.llm", "buildbench.cli")
+FORKSERVER_PRELOAD = ("buildbench.harness.runner", "buildbench.llm", "buildbench.cli")  # the runner pulls in the harness
 
 
 @dataclass(frozen=True)

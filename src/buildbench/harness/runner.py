@@ -329,7 +329,7 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     from .suite import suite_target
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["buildbench.harness", suite_target(suite_name).partition(":")[0]])
+    context.set_forkserver_preload(["buildbench.harness.runner", suite_target(suite_name).partition(":")[0]])
     # Workers (and through them the forkserver and the resource tracker) end with this process,
     # even when it is killed with SIGKILL: nothing of a run outlives it.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
