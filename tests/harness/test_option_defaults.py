@@ -70,14 +70,16 @@ def _read_buildarena(suite: Suite) -> dict[str, Any]:
 
 def _read_scenerevis(suite: Suite) -> dict[str, Any]:
     from buildbench.suites.scenerevis.env import EnvOptions
-    from buildbench.suites.scenerevis.protocols import EvalJudgeSetting
+    from buildbench.suites.scenerevis.protocols import EvalJudgeSetting, critic_setting
 
     env = EnvOptions.from_options({})
     judge = EvalJudgeSetting.from_options({})
+    critic = critic_setting({})
     return {"address": env.address.value, "max_turns": env.max_turns, "render": env.render,
             "feedback": env.feedback, "retrieve": env.retrieve, "retrieved_size": env.retrieved_size,
             "optimize": env.optimize, "judge": env.judge, "eval_judge": judge.spec,
-            "eval_judge_record": judge.record_path}
+            "eval_judge_record": judge.record_path, "vlm_feedback": critic.spec,
+            "vlm_feedback_record": critic.record_path}
 
 
 def _read_legoeval(suite: Suite) -> dict[str, Any]:

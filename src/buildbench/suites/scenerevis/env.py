@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -141,6 +141,10 @@ class _Episode:
     ended_s: float | None = None
     reward_s: float = 0.0
     evaluation: dict[str, Any] | None = None
+    # The last step's observation and its pieces (head, feedback lines, scene block), for a
+    # layout critique to be folded in; None when the step built no edit observation.
+    last_view: tuple[str, list[str], str, Observation] | None = None
+    critiques: list[dict[str, Any]] = field(default_factory=list)
 
 
 
@@ -209,6 +213,7 @@ class SceneReVisEnv(Env):
         text = action.text or ""
         turn = ep.turn
         ep.turn += 1
+        ep.last_view = None
         before = ep.state.to_flat(self.options.address) if ep.state is not None else None
         obs, info = self._create(text) if before is None else self._edit(text)
         final = ep.done or ep.turn >= self.options.max_turns
@@ -250,7 +255,7 @@ class SceneReVisEnv(Env):
             invalid_replies=ep.invalid_replies, applied_calls=ep.applied_calls, address=self.options.address.value,
             turn_rewards=list(ep.rewards), trajectory_reward=trajectory_return(ep.rewards), judge=self.judge.label,
             latency_s=latency, eval_judge=dict(ep.evaluation) if ep.evaluation is not None else None,
-            geometry=self.options.geometry,
+            geometry=self.options.geometry, vlm_feedback=list(ep.critiques) or None,
         ).to_dict()
 
     # --- evaluation (spec §5.2) -------------------------------------------------------------
@@ -261,6 +266,8 @@ class SceneReVisEnv(Env):
             "final_view": Control(self.final_view, cpu_bound=True,
                                   doc="the final scene and its merged render, for an evaluation judge"),
             "record_evaluation": Control(self.record_evaluation, doc="keep the evaluation judge's record"),
+            "layout_feedback": Control(self.layout_feedback,
+                                       doc="keep a layout critique's record; the last observation with it"),
         }
 
     def finish(self) -> float:
@@ -282,6 +289,20 @@ class SceneReVisEnv(Env):
     def record_evaluation(self, record: dict[str, Any]) -> None:
         """Keep the evaluation judge's record (scores or failure) for :meth:`outcome`."""
         self._require().evaluation = dict(record)
+
+    def layout_feedback(self, record: dict[str, Any]) -> Observation | None:
+        """Keep a layout critique's record (:mod:`.vlm_feedback`); when it holds a critique
+        (``text``) and the last step showed the scene, that observation with the critique
+        appended to its feedback, space-joined to the last line (the physics hint); else None."""
+        ep = self._require()
+        ep.critiques.append(dict(record))
+        critique = str(record.get("text") or "").strip()
+        if not critique or ep.last_view is None:
+            return None
+        head, lines, block, obs = ep.last_view
+        lines = [*lines[:-1], f"{lines[-1]} {critique}"] if lines else [critique]
+        ep.last_view = (head, lines, block, obs)
+        return replace(obs, text=_observation_text(head, lines, block))
 
     # --- turns ----------------------------------------------------------------------------
     def _create(self, text: str) -> tuple[Observation, dict[str, Any]]:
@@ -350,14 +371,16 @@ class SceneReVisEnv(Env):
                 lines.append(hint)
         head = ep.instruction if first else (
             f'Please continue to improve the scene based on the original request: "{ep.instruction}"')
-        feedback = f"\n\n<feedback>\n{chr(10).join(lines)}\n</feedback>" if lines else ""
-        text = f"{head}{feedback}\n\n{scene_block(flat)}"
+        block = scene_block(flat)
+        text = _observation_text(head, lines, block)
         images = [self._render()] if self.options.render else []
         info: dict[str, Any] = {"valid": not notes or not notes[0].startswith("Your reply was not applied")}
         if problems is not None:
             info["physics"] = {"collision_rate": problems.collision_rate_pct, "oob_rate": problems.oob_rate_pct,
                                "pairs": len(problems.contacts)}
-        return Observation(text=text, images=images, state=self._state_dict(problems)), info
+        obs = Observation(text=text, images=images, state=self._state_dict(problems))
+        ep.last_view = (head, lines, block, obs)
+        return obs, info
 
     def _state_dict(self, problems: PhysicsReport | None = None) -> dict[str, Any]:
         ep = self._require()
@@ -419,6 +442,11 @@ class SceneReVisEnv(Env):
         if self._ep is None:
             raise ConfigError("call reset() before using the env")
         return self._ep
+
+
+def _observation_text(head: str, lines: list[str], block: str) -> str:
+    feedback = f"\n\n<feedback>\n{chr(10).join(lines)}\n</feedback>" if lines else ""
+    return f"{head}{feedback}\n\n{block}"
 
 
 def make_env(task: Task, options: OptionsArg) -> SceneReVisEnv:

@@ -32,6 +32,8 @@ class SceneReVisOutcome(OutcomeRecord):
             protocol settled one.
         geometry: The geometry level of the episode's physics (``box``, ``procedural``,
             ``mesh``); the score measures the final scene at the same level.
+        vlm_feedback: One record per layout critique call (``-o vlm_feedback``: turn, status,
+            critique text, error, latency); absent when no critique was asked for.
         extra: Keys of a stored outcome this type does not know (kept for the round trip).
     """
 
@@ -50,4 +52,5 @@ class SceneReVisOutcome(OutcomeRecord):
     latency_s: float | None = field(default=None, metadata=OPTIONAL)
     eval_judge: dict[str, Any] | None = field(default=None, metadata=OPTIONAL)
     geometry: str = "box"
+    vlm_feedback: list[dict[str, Any]] | None = field(default=None, metadata=OPTIONAL)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -13,6 +13,11 @@ this is where model calls belong; the scorer must stay pure so it can run in a w
   leaves the scores absent with ``status: error``; the episode is still scored for physics.
   ``-o eval_judge_record=PATH`` answers from a record/replay JSONL when it can and records
   otherwise, so a judged run can be replayed offline.
+
+With ``-o vlm_feedback=SPEC`` (a model spec; ``none``, the default, turns it off) a judge
+model also critiques the layout after every step that leaves a turn to play, and the critique
+joins the feedback of the observation the agent sees next (:mod:`.vlm_feedback`);
+``-o vlm_feedback_record=PATH`` records and replays those calls.
 """
 
 from __future__ import annotations
@@ -21,12 +26,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, StepLoop, Task
+from buildbench.harness.errors import ConfigError
 from buildbench.harness.option_model import OptionsArg
 from buildbench.llm import ChatModel
 
 from .check.evaluate import VisionEvalJudge, eval_prompt, scores_record
 from .check.judge import JudgeError
+from .vlm_feedback import critique
 
 #: ``-o eval_judge`` values that need no model.
 RULE, NONE = "rule", "none"
@@ -44,11 +53,12 @@ class EvalJudgeSetting:
     max_retries: int | None = None
 
     @classmethod
-    def from_options(cls, options: OptionsArg) -> EvalJudgeSetting:
-        """The setting of a run; ValueError names a malformed model spec (not yet a missing key:
+    def from_options(cls, options: OptionsArg, key: str = "eval_judge", default: str = RULE) -> EvalJudgeSetting:
+        """The setting of a run from options ``key`` and ``key_record`` (the eval judge's, or
+        ``vlm_feedback``'s); ValueError names a malformed model spec (not yet a missing key:
         :meth:`make_model` checks that)."""
-        spec = str(options.get("eval_judge", RULE)).strip() or RULE
-        record = options.get("eval_judge_record")
+        spec = str(options.get(key, default)).strip() or default
+        record = options.get(f"{key}_record")
         timeout, retries = options.get("timeout_s"), options.get("max_retries")
         setting = cls(spec, str(record) if record else None,
                       float(timeout) if timeout is not None else None,
@@ -84,11 +94,13 @@ class DiagnoseActLoop(Protocol):
     """
 
     def __init__(self, *, max_actions: int = 1000, name: str = "diagnose-act",
-                 eval_judge: EvalJudgeSetting | None = None, eval_model: ChatModel | None = None) -> None:
+                 eval_judge: EvalJudgeSetting | None = None, eval_model: ChatModel | None = None,
+                 critic: ChatModel | None = None) -> None:
         self.max_actions = max_actions
         self.name = name
         self.eval_judge = eval_judge or EvalJudgeSetting()
         self.eval_model = eval_model
+        self.critic = critic
 
     async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
         await self._play(env, agent, ctx)
@@ -98,7 +110,47 @@ class DiagnoseActLoop(Protocol):
 
     async def _play(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
         # The env's turn budget truncates the episode; the step loop is only a backstop.
-        await StepLoop(self.max_actions, name=self.name).run(env, agent, ctx)
+        if self.critic is None or "layout_feedback" not in env.controls:
+            await StepLoop(self.max_actions, name=self.name).run(env, agent, ctx)
+            return
+        observation, _ = await ctx.reset(env)
+        try:
+            for _ in range(self.max_actions):
+                action = await agent.act(observation, ctx)
+                if action.error is not None:
+                    ctx.fail(action.error, action, observation)
+                    return
+                result = await ctx.step(env, action)
+                if result.terminated or result.truncated:
+                    return
+                observation = await self._critiqued(env, ctx, result.observation)
+        finally:
+            await self.critic.aclose()
+
+    async def _critiqued(self, env: Env, ctx: EpisodeContext, observation: Observation) -> Observation:
+        """``observation`` with the critic's layout critique in its feedback (unchanged when
+        there is no room to show, no critique, or the call failed; every call is logged)."""
+        assert self.critic is not None
+        image = observation.images[0] if observation.images and isinstance(observation.images[0], np.ndarray) \
+            else None
+        if image is None:
+            view = await ctx.control(env, "final_view", role="protocol")
+            if view is None:
+                return observation
+            image = view[1]
+        instruction = str(ctx.task.inputs.get("instruction") or "")
+        turn = int((observation.state or {}).get("turn", len(ctx.steps)))
+        found = await critique(self.critic, image, instruction, turn)
+        record = found.to_dict()
+        updated = await ctx.control(env, "layout_feedback", {"record": record}, role="protocol")
+        if found.status != "ok":
+            ctx.notes["vlm_feedback_errors"] = int(ctx.notes.get("vlm_feedback_errors", 0)) + 1
+        # Logged as a protocol record whose text is what joined the agent's next prompt, so an SFT
+        # export shows the critique as part of the env's answer, never as an assistant turn.
+        ctx.log(Action(text=found.reply), Observation(text=found.text),
+                role="protocol", info={"vlm_feedback": {k: v for k, v in record.items() if k != "reply"}},
+                duration_s=found.latency_s)
+        return updated if isinstance(updated, Observation) else observation
 
     async def evaluate(self, env: Env, ctx: EpisodeContext) -> None:
         """Judge the final scene (model judges) or note which judge the scorer applies, through
@@ -137,8 +189,20 @@ async def _record(env: Env, ctx: EpisodeContext, record: dict[str, Any]) -> None
     await ctx.control(env, "record_evaluation", {"record": record}, role="protocol")
 
 
+def critic_setting(options: OptionsArg) -> EvalJudgeSetting:
+    """The layout critic of a run (``-o vlm_feedback``, default ``none``: no critique, and
+    ``-o vlm_feedback_record``); ConfigError for ``rule``, which is no model."""
+    critic = EvalJudgeSetting.from_options(options, "vlm_feedback", NONE)
+    if critic.spec == RULE:
+        raise ConfigError("option vlm_feedback: 'rule' is not a model; give a model spec "
+                          "(e.g. openai:gpt-5) or 'none'")
+    return critic
+
+
 def diagnose_act(task: Task, options: OptionsArg) -> DiagnoseActLoop:
     """The loop; a model eval judge's client is made here, so that a bad spec or a missing API
     key stops the run before its first episode (the runner tries this factory first)."""
     setting = EvalJudgeSetting.from_options(options)
-    return DiagnoseActLoop(eval_judge=setting, eval_model=setting.make_model() if setting.uses_model else None)
+    critic = critic_setting(options)
+    return DiagnoseActLoop(eval_judge=setting, eval_model=setting.make_model() if setting.uses_model else None,
+                           critic=critic.make_model() if critic.uses_model else None)

@@ -63,6 +63,10 @@ suite = Suite(
                    "'none', or a model spec (e.g. openai:gpt-5)", default="rule"),
         OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to",
                    unset="no file"),
+        OptionSpec("vlm_feedback", "str", "layout critique model appended to the feedback each turn, as the "
+                   "released --enable-vlm-feedback: 'none' or a model spec (e.g. openai:gpt-5)", default="none"),
+        OptionSpec("vlm_feedback_record", "str", "JSONL file the layout critique model answers from or records to",
+                   unset="no file"),
         OptionSpec("max_model_len", "int", "context window the llm agent truncates history to, tokens",
                    minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN),
         PROMPTS_OPTION,
