@@ -149,7 +149,8 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--concurrency", default=DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 100_000),
               help="Model-backed episodes in flight.")
 @click.option("--workers", default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(0, 1024),
-              help="Processes for CPU-bound episodes (0: in this process).")
+              help="Processes for CPU-bound episodes (0: no pool; each episode still plays in a process "
+              "of its own, so a native crash ends only that episode).")
 @click.option("--record", type=click.Path(dir_okay=False),
               help="Record every model call to this JSONL file (needs --model).")
 @click.option("--replay", type=click.Path(exists=True, dir_okay=False),
@@ -373,8 +374,10 @@ def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | No
               show_default=True, help="Where the demo runs are stored (a suite's earlier demo runs there are replaced; "
               "a folder with anything else is refused).")
 @click.option("--suite", "suites", multiple=True,
-              type=click.Choice(["dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "example"]),
-              help="Only these suites (repeatable); default: all five.")
+              type=click.Choice(["dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "generators",
+                                 "example"]),
+              help="Only these sections (repeatable): a suite, 'generators' (two scene generators scored "
+              "with `scenes evaluate`) or the 'example' suite; default: the five suites and 'generators'.")
 @click.option("--dreamhouse-limit", default=4, show_default=True, type=click.IntRange(min=1),
               help="DreamHouse tasks per agent × protocol × condition.")
 def demo(run_dir: Path, suites: tuple[str, ...], dreamhouse_limit: int) -> None:

@@ -67,7 +67,8 @@ class RunConfig:
         samples: Episodes per task (independent samples with different seeds).
         seed: Run seed; each episode's seed derives from it, the task id and the sample.
         concurrency: Model-backed episodes in flight at once.
-        workers: Processes for CPU-bound episodes (0: run them in this process).
+        workers: Processes for CPU-bound episodes (0: no pool; each episode still plays in a
+            process of its own, :mod:`.apart`).
         options: Suite/agent/protocol options (``-o key=value`` on the CLI).
         record / replay: JSONL model cache paths (record every call / answer from the file).
         tasks: A task file or folder (``--tasks``) run instead of ``split``; see
