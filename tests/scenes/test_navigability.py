@@ -90,6 +90,9 @@ def test_a_sofa_cutting_the_room_in_two_leaves_floor_unreachable() -> None:
 def test_a_wardrobe_covering_the_window_is_reported_a_low_bed_is_not() -> None:
     low = navigability(bedroom(box("bed-0", 2.0, 4.0, (1.6, 0.6, 2.0), yaw=180.0)), "bedroom")
     assert not low.blocked_windows
+    # A dresser 10 cm above the 0.9 m sill covers under a quarter of the 1.2 m window: fine.
+    dresser = navigability(bedroom(box("dresser-0", 2.0, 4.7, (1.2, 1.0, 0.5), yaw=180.0)), "bedroom")
+    assert not dresser.blocked_windows
     tall = navigability(bedroom(box("wardrobe-0", 2.0, 4.7, (1.2, 2.0, 0.6), yaw=180.0)), "bedroom")
     assert tall.blocked_windows == {WINDOW: ("wardrobe-0",)}
     # Beyond the clear zone's depth it is out of the way.
@@ -114,3 +117,17 @@ def test_scene_totals_and_bad_arguments() -> None:
         navigability(s, "bedroom", window_clearance_m=float("nan"))
     with pytest.raises(KeyError, match="'garage'"):
         navigability(s, "garage")
+
+
+def test_real_houses() -> None:
+    from pathlib import Path
+
+    from buildbench.scenes.io import load_scene
+
+    fixtures = Path(__file__).parent / "fixtures"
+    house = scene_navigability(load_scene(fixtures / "procthor_zg_house_100.json"))
+    assert house["blocked_doors"] == 0 and house["connected_share"] == pytest.approx(1.0)
+    room3 = next(r for r in house["rooms"] if r["room"] == "room|3")
+    assert room3["blocked_swings"] == {"door|2|3": ["RoboTHORdresseraspelund|3|1"]}
+    bedroom = scene_navigability(load_scene(fixtures / "holodeck_warm_and_cozy_bedroom.json"))
+    assert bedroom["rooms"][0]["blocked_windows"] == {"window|wall|bedroom|south|3|2|2": ["wardrobe-0 (bedroom)"]}

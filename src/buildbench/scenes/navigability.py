@@ -24,8 +24,9 @@ disc, the door passages), this adds what neither SceneReVis nor LEGO-Eval report
   (:data:`~.collision.FLOOR_COVERING_MAX_M`; a leaf clears a rug), is not on a receptacle,
   and its footprint covers more than :data:`MIN_INTRUSION_M2` of the arc.
 * **Window clearance**: a zone as wide as the window and :data:`WINDOW_CLEARANCE_M` deep in
-  front of it is kept free of anything taller than the sill (furniture that covers the glass
-  or keeps a person from the latch). The depth is the 30 in (760 mm) side of the clear floor
+  front of it is kept free of tall furniture: anything (not on a receptacle) that rises above
+  the sill by more than :data:`WINDOW_COVER_SHARE` of the window's height, so a wardrobe or a
+  bookcase blocks it and a dresser or a desk under it does not. The depth is the 30 in (760 mm) side of the clear floor
   space that the 2010 ADA Standards for Accessible Design ask before an operable part
   (§305.3, a 30 × 48 in space; §229.1 applies §309 to windows meant to be opened by
   occupants), with the window's width along the wall in place of the 48 in.
@@ -51,6 +52,9 @@ from buildbench.scenes.relations.index import SceneIndex, index_of
 
 #: Depth of the clear zone in front of a window, metres (ADA §305.3's 30 in).
 WINDOW_CLEARANCE_M = 0.76
+#: Share of a window's height an object may cover above the sill before it blocks the window
+#: (our choice: a low sideboard under a window is ordinary furnishing, a cupboard is not).
+WINDOW_COVER_SHARE = 0.25
 #: Smallest footprint area inside a swing arc or window zone that counts, m² (touching is not
 #: blocking: a 5 × 5 cm corner).
 MIN_INTRUSION_M2 = 0.0025
@@ -129,8 +133,8 @@ def navigability(scene: Scene, room_id: str, *, clearance_m: float = CLEARANCE_M
                 windows[window.id] = found
     lines = [reach.explanation]
     lines += [f"the swing of {d} into {room_id} is blocked by {', '.join(o)}" for d, o in swings.items()]
-    lines += [f"{w} is blocked by {', '.join(o)} (taller than its sill within {window_clearance_m:.2f} m)"
-              for w, o in windows.items()]
+    lines += [f"{w} is blocked by {', '.join(o)} (covering over {WINDOW_COVER_SHARE:.0%} of it within "
+              f"{window_clearance_m:.2f} m)" for w, o in windows.items()]
     return Navigability(room_id, reach, reach.connected_share, dict(reach.entrance_free_share), share, swings,
                         windows, "; ".join(lines))
 
@@ -183,10 +187,10 @@ def _window_blockers(scene: Scene, index: SceneIndex, window_id: str, room_id: s
     (ax, az), (bx, bz) = element.shape.coords
     nx, nz = inward[0] * depth_m, inward[1] * depth_m
     zone = Polygon([(ax, az), (bx, bz), (bx + nx, bz + nz), (ax + nx, az + nz)])
-    sill = element.bottom_y
+    tall = element.bottom_y + WINDOW_COVER_SHARE * (element.top_y - element.bottom_y)
     return tuple(
         index.object_ids[k] for k in _candidates(index, zone, room_id)
-        if index.tops[k] > sill and index.bottoms[k] < element.top_y
+        if index.tops[k] > tall and index.bottoms[k] < element.top_y
     )
 
 
