@@ -105,6 +105,21 @@ def test_constraints_from_sentences() -> None:
     (lambda g: (g / "broken.json").write_text('[{"prompt": "Room Size: max length 10px, max width 10px",\n'
                                              ' "object_list": [["bed", {"length": 1}]]}]'),
      "broken.json: line 2: [0].object_list[0].width: missing"),
+    # a prompts.jsonl that cannot be read is a mistake, not "no prompts"
+    (lambda g: (g / "prompts.jsonl").write_bytes(b'{"scene": "x", "instruction": "caf\xe9"}\n'),
+     "prompts.jsonl: cannot read (not UTF-8 text (line 1"),
+    (lambda g: (g / "prompts.jsonl").mkdir(), "prompts.jsonl: cannot read (is a folder"),
+    (lambda g: (g / "prompts.jsonl").write_text(f'{{"scene": "{LAYOUTGPT.name}", "instruction": "A bed.", '
+                                                '"room": NaN}\n'), "prompts.jsonl: line 1: non-finite number NaN"),
+    (lambda g: (g / "prompts.jsonl").write_text(f'{{"scene": "{LAYOUTGPT.name}", "room": 5}}\n'),
+     "prompts.jsonl: line 1: room: expected a string"),
+    # a type outside FL/MS/OS/OP would be counted in none of Table 3's columns
+    (lambda g: (g / "prompts.jsonl").write_text(json.dumps(
+        {"scene": "bedroom-1", "constraints": [{"text": "x", "type": "BOGUS"}]}) + "\n"),
+     "prompts.jsonl: line 1: constraints[0].type: 'BOGUS' is not one of FL, MS, OS, OP"),
+    (lambda g: (g / "prompts.jsonl").write_text(json.dumps(
+        {"scene": "bedroom-1", "constraints": [{"id": "c1", "text": "x"}, {"id": "c1", "text": "y"}]}) + "\n"),
+     "prompts.jsonl: line 1: constraints: id 'c1' given twice"),
 ])
 def test_bad_inputs_leave_no_run(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  break_it: Any, message: str) -> None:

@@ -224,6 +224,23 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "layoutvlm",
                  "--out", str(target)]) == 2
     assert "read only" in capsys.readouterr().err
+    # finite on reading, infinite in LayoutGPT's pixels (1e308 m / 0.01 m): an error line, not a crash
+    flat = tmp_path / "flat.json"
+    assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "scenerevis-flat",
+                 "--out", str(flat)]) == 0
+    rooms = json.loads(flat.read_text())
+    rooms[0]["objects"][0]["size"][0] = 1e308
+    flat.write_text(json.dumps(rooms))
+    capsys.readouterr()
+    assert main(["scenes", "convert", str(flat), "--from", "scenerevis-flat", "--to", "layoutgpt",
+                 "--out", str(target)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"error: {target}: a number overflows in layoutgpt (a size or position too large to write)")
+    assert not target.exists() and not target.with_name(target.name + ".tmp").exists()
+    # a missing folder for OUT names OUT, not a temporary file
+    assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "thor",
+                 "--out", str(tmp_path / "no" / "out.json")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'no' / 'out.json'}: cannot write (No such file or directory)"
     assert math.isfinite(1.0)
 
 

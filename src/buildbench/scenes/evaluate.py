@@ -66,23 +66,47 @@ def room_key(room: str) -> str:
 
 
 def _prompt_lines(path: Path) -> dict[str, dict[str, Any]]:
+    from buildbench.inputs import read_text
+    from buildbench.suites.legoeval.tools.registry import CONSTRAINT_TYPES
+
     out: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return out
-    lines = [(n, line) for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if line.strip()]
-    for n, line in lines:
+    try:  # a prompts.jsonl that is a folder, a FIFO or not UTF-8 is a mistake, not "no prompts"
+        text = read_text(path)
+    except OSError as exc:
+        raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+    def bad_constant(name: str) -> Any:
+        raise ValueError(f"non-finite number {name}")
+
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=bad_constant)
         except json.JSONDecodeError as exc:
             raise SceneFormatError(f"{path}: line {n}: invalid JSON: {exc.msg}") from None
+        except ValueError as exc:
+            raise SceneFormatError(f"{path}: line {n}: {exc}") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("scene"), str):
             raise SceneFormatError(f"{path}: line {n}: expected an object with 'scene' (a file or scene name)")
-        if "instruction" in rec and not isinstance(rec["instruction"], str):
-            raise SceneFormatError(f"{path}: line {n}: instruction: expected a string")
+        for key in ("instruction", "room"):
+            if key in rec and not isinstance(rec[key], str):
+                raise SceneFormatError(f"{path}: line {n}: {key}: expected a string")
         cons = rec.get("constraints")
         if cons is not None and not (isinstance(cons, list) and all(
                 isinstance(c, dict) and isinstance(c.get("text"), str) for c in cons)):
             raise SceneFormatError(f"{path}: line {n}: constraints: expected a list of objects with 'text'")
+        for i, c in enumerate(cons or []):
+            # a type outside the four would be counted under none of Table 3's columns
+            if c.get("type") is not None and c["type"] not in CONSTRAINT_TYPES:
+                raise SceneFormatError(f"{path}: line {n}: constraints[{i}].type: {c['type']!r} is not one of "
+                                       f"{', '.join(CONSTRAINT_TYPES)}")
+        ids = [str(c["id"]) for c in cons or [] if c.get("id") is not None]
+        if len(set(ids)) != len(ids):
+            raise SceneFormatError(f"{path}: line {n}: constraints: id "
+                                   f"{next(i for i in ids if ids.count(i) > 1)!r} given twice")
         if rec["scene"] in out:
             raise SceneFormatError(f"{path}: line {n}: scene {rec['scene']!r} given twice")
         out[rec["scene"]] = {**rec, "_line": n}
@@ -94,11 +118,16 @@ def _sceneeval_annotations(folder: Path) -> dict[str, dict[str, Any]]:
     ``input/<Method>/scene_{ID}.json``; read from the folder or its parent, as prompts of
     ``scene_{ID}.json``."""
     import csv
+    import io
+
+    from buildbench.inputs import read_text
 
     for path in (folder / "annotations.csv", folder.parent / "annotations.csv"):
-        if path.is_file():
-            with path.open(encoding="utf-8", newline="") as f:
-                rows = list(csv.DictReader(f))
+        if path.exists():
+            try:
+                rows = list(csv.DictReader(io.StringIO(read_text(path), newline="")))
+            except (OSError, csv.Error) as exc:
+                raise SceneFormatError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
             out = {}
             for n, row in enumerate(rows, 2):
                 if not row.get("ID") or not (row.get("Description") or "").strip():

@@ -132,10 +132,19 @@ def write_items(items: Sequence[Item], path: Path, fmt: str) -> None:
     if spec.write is None:
         raise SceneFormatError(f"format {fmt!r} is read-only ({spec.losses})")
     data = spec.write(items)
-    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        # a finite input can overflow on the way (1e308 m in LayoutGPT's pixels): no OUT, not a crash
+        raise SceneFormatError(f"{path}: a number overflows in {fmt} (a size or position too large to "
+                               "write)") from None
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text + "\n", encoding="utf-8")
-    tmp.replace(path)
+    try:
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise SceneFormatError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
 def one_or_list(docs: list[Any]) -> Any:
