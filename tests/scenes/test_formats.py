@@ -252,3 +252,17 @@ def test_error_paths_become_lines() -> None:
     assert line_of(text, "[0].layout['x-0'].position: bad") == 4
     assert line_of(text, "no path here") is None
     assert line_of("[1, 2", "[1]: broken") in (1, None)
+
+
+def test_a_tipped_over_object_converts_without_a_python_warning() -> None:
+    import warnings
+
+    from scipy.spatial.transform import Rotation
+
+    from buildbench.scenes.thor_parse import euler_quat, quat_euler
+
+    q = tuple(float(v) for v in Rotation.from_euler("YXZ", [30.0, 90.0, 0.0], degrees=True).as_quat())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SciPy's gimbal-lock warning reached the user's terminal
+        back = euler_quat(quat_euler(q), "rotation")  # type: ignore[arg-type]
+    assert abs(abs(sum(a * b for a, b in zip(q, back, strict=True))) - 1.0) < 1e-9

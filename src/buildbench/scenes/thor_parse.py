@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -260,7 +261,11 @@ def quat_euler(q: tuple[float, float, float, float]) -> dict[str, float]:
     """Inverse of :func:`euler_quat`; a pure yaw gives ``{x: 0, y: yaw, z: 0}``."""
     if abs(q[0]) < 1e-12 and abs(q[2]) < 1e-12:
         return {"x": 0, "y": round(math.degrees(2.0 * math.atan2(q[1], q[3])) % 360.0, 9), "z": 0}
-    ry, rx, rz = Rotation.from_quat(q).as_euler("YXZ", degrees=True)
+    with warnings.catch_warnings():
+        # at x = +-90 deg SciPy warns and zeroes z; the angles it returns still give the same
+        # rotation, so a user converting a tipped-over object needs no Python warning
+        warnings.simplefilter("ignore", UserWarning)
+        ry, rx, rz = Rotation.from_quat(q).as_euler("YXZ", degrees=True)
     return {"x": float(rx), "y": float(ry), "z": float(rz)}
 
 
