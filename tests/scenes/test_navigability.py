@@ -131,3 +131,48 @@ def test_real_houses() -> None:
     assert room3["blocked_swings"] == {"door|2|3": ["RoboTHORdresseraspelund|3|1"]}
     bedroom = scene_navigability(load_scene(fixtures / "holodeck_warm_and_cozy_bedroom.json"))
     assert bedroom["rooms"][0]["blocked_windows"] == {"window|wall|bedroom|south|3|2|2": ["wardrobe-0 (bedroom)"]}
+
+
+# --- as relations and LEGO-Eval facts ----------------------------------------------------------------
+def test_reachable_and_door_opens_relations() -> None:
+    from buildbench.scenes.relations import RELATIONS, RelationError
+
+    s = bedroom(box("sofa-0", 2.0, 2.5, (4.0, 0.9, 0.9)), box("bed-0", 2.0, 4.0, (1.6, 0.6, 1.6)),
+                box("lamp-0", 2.0, 4.0, (0.2, 0.4, 0.2), bottom=0.6, parent="bed-0"),
+                box("painting-0", 0.05, 2.5, (0.05, 0.8, 1.0), bottom=1.4))
+    assert RELATIONS["reachable"](s, "sofa-0").holds
+    blocked = RELATIONS["reachable"](s, "lamp-0")  # through the bed it stands on, cut off by the sofa
+    assert not blocked.holds and "through bed-0" in blocked.explanation
+    assert RELATIONS["reachable"](s, "bed-0", clearance_m=0.05).holds is False  # the sofa still spans the room
+    with pytest.raises(RelationError, match="does not stand on the floor"):
+        RELATIONS["reachable"](s, "painting-0")
+    assert RELATIONS["door_opens"](s, DOOR).holds
+    s.objects.append(box("wardrobe-0", 2.0, 0.8, (0.8, 2.0, 0.3)))
+    swing = RELATIONS["door_opens"](s, DOOR)
+    assert not swing.holds and swing.value == 1.0 and "wardrobe-0 in bedroom" in swing.explanation
+    with pytest.raises(RelationError, match="takes door"):
+        RELATIONS["door_opens"](s, "bed-0")
+
+
+def test_a_lego_eval_constraint_names_a_clear_path() -> None:
+    from buildbench.suites.legoeval.check.evaluate import check
+    from buildbench.suites.legoeval.constraints import (
+        Quant,
+        Relation,
+        Selector,
+        parse,
+        parse_program,
+        program_to_json,
+        render,
+    )
+
+    program = parse("The bed in the bedroom can be reached from a door.")
+    assert program == Relation("reachable", Selector("bed", room="bedroom"), quant=Quant("all"))
+    assert render(program) == "The bed in the bedroom can be reached from a door."
+    assert parse_program(program_to_json(program)) == program
+    split = bedroom(box("sofa-0", 2.0, 2.5, (4.0, 0.9, 0.9)), box("bed-0", 2.0, 4.0, (1.6, 0.6, 1.6)))
+    for o in split.objects:
+        o.category = o.id.split("-")[0]
+    assert not check(split, program).holds
+    split.objects[0].center = (1.4, 0.45, 2.5)  # a gap by the east wall
+    assert check(split, program).holds

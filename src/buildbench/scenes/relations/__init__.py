@@ -23,6 +23,7 @@ Modules:
   geometry level, chosen with :func:`measured_with`.
 * :mod:`.room` — against_wall, in_corner, in_middle, in_room, on_wall, connects,
   adjacent_rooms, larger_room, room_area, count.
+* :mod:`.path` — reachable (walked to from a door), door_opens (a door's swing is free).
 * :mod:`.index` — the cached :class:`SceneIndex`.
 * :mod:`.open_plan` — which rooms empty (invisible) walls join into one open floor plan.
 """
@@ -66,6 +67,7 @@ from buildbench.scenes.relations.index import (
     index_of,
     invalidate,
 )
+from buildbench.scenes.relations.path import door_opens, reachable
 from buildbench.scenes.relations.room import (
     ADJACENT_MIN_SHARED_M,
     AGAINST_WALL_ANGLE_DEG,
@@ -124,6 +126,8 @@ RELATIONS: dict[str, Callable[..., Verdict]] = {
     "connects": connects,
     "room_area": room_area,
     "count": count,
+    "reachable": reachable,
+    "door_opens": door_opens,
 }
 
 __all__ = [
@@ -164,6 +168,7 @@ __all__ = [
     "closer_than",
     "connects",
     "count",
+    "door_opens",
     "facing",
     "facing_each_other",
     "far",
@@ -180,6 +185,7 @@ __all__ = [
     "on_top_of",
     "on_wall",
     "overlaps",
+    "reachable",
     "measured_with",
     "shapes_for",
     "right_of",

@@ -12,7 +12,8 @@ their own. Programs are plain JSON objects with an ``op``:
 ``relation``
     ``{"op": "relation", "rel": "near", "a": SELECTOR, "b": SELECTOR, "c": SELECTOR,
     "quant": ..., "params": {...}}`` -- one of :data:`OBJECT_RELATIONS` between objects
-    (``b`` absent for the unary ``against_wall``/``in_corner``/``in_middle``; ``c`` only for
+    (``b`` absent for the unary ``against_wall``/``in_corner``/``in_middle`` and for
+    ``reachable``, :data:`PATH_RELATIONS`; ``c`` only for
     ``between`` and ``closer_than``), or one of :data:`ROOM_RELATIONS` between two rooms given
     as ``{"room": "kitchen"}``. ``params`` are threshold overrides passed to
     :mod:`buildbench.scenes.relations`.
@@ -69,6 +70,10 @@ BINARY_RELATIONS: tuple[str, ...] = (
 )
 #: Relations between objects, by arity: ``a`` alone, ``a``-``b`` or ``a``-``b``-``c``.
 OBJECT_RELATIONS: tuple[str, ...] = BINARY_RELATIONS + UNARY_RELATIONS + TERNARY_RELATIONS
+#: Unary relations about walking (:mod:`buildbench.scenes.relations.path`: "there is a clear path
+#: from the door to the bed"), judged where a constraint names them; kept out of
+#: :data:`OBJECT_RELATIONS`, which the fact generator draws from, so generated sets stay as they were.
+PATH_RELATIONS: tuple[str, ...] = ("reachable",)
 #: Relations between two rooms.
 ROOM_RELATIONS: tuple[str, ...] = ("adjacent_rooms", "larger_room")
 LAYOUT_KINDS: tuple[str, ...] = ("room_exists", "room_count", "room_area", "door_between", "window_count")
@@ -298,15 +303,16 @@ def _parse_attribute(obj: Mapping[str, Any], where: str) -> Attribute:
 
 def _parse_relation(obj: Mapping[str, Any], where: str) -> Relation | RoomRelation:
     f = _Fields(obj, where, {"op", "rel", "a", "b", "c", "quant", "cmp", "n", "params"})
-    rel = f.choice("rel", OBJECT_RELATIONS + ROOM_RELATIONS)
+    rel = f.choice("rel", OBJECT_RELATIONS + PATH_RELATIONS + ROOM_RELATIONS)
     if rel is None:
-        raise ProgramError(f"{f.path('rel')}: missing (one of {', '.join(OBJECT_RELATIONS + ROOM_RELATIONS)})")
+        raise ProgramError(f"{f.path('rel')}: missing (one of "
+                           f"{', '.join(OBJECT_RELATIONS + PATH_RELATIONS + ROOM_RELATIONS)})")
     if rel in ROOM_RELATIONS:
         for extra in ("c", "quant", "cmp", "n", "params"):
             if extra in obj:
                 raise ProgramError(f"{f.path(extra)}: not used by the room relation {rel!r}")
         return RoomRelation(rel, _room_ref(obj.get("a"), f.path("a")), _room_ref(obj.get("b"), f.path("b")))
-    want_b = rel not in UNARY_RELATIONS
+    want_b = rel not in UNARY_RELATIONS + PATH_RELATIONS
     want_c = rel in TERNARY_RELATIONS
     for name, wanted in (("b", want_b), ("c", want_c)):
         if wanted and obj.get(name) is None:

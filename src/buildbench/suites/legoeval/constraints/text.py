@@ -10,7 +10,7 @@
   determiner is the quantifier: ``The`` (all), ``A``/``An`` (exists), ``At least 2``… (count).
 * relation: ``The sofa in the living room is near the tv.``, ``faces``, ``is to the left
   of``, ``is against a wall``, ``is between the X and the Y``, ``is closer to the X than to
-  the Y`` (see :data:`RELATION_PHRASES`); rooms: ``The kitchen is adjacent to the hall.``,
+  the Y``, ``can be reached from a door`` (see :data:`RELATION_PHRASES`); rooms: ``The kitchen is adjacent to the hall.``,
   ``The bedroom is larger than the office.``
 * material: ``The floor of the bedroom is wood.``, ``The walls of the bedroom are blue.``,
   ``A wall of the kitchen is brick.``, ``The north wall of the office is white.``
@@ -31,6 +31,7 @@ from functools import lru_cache
 
 from .program import (
     DIRECTIONS,
+    PATH_RELATIONS,
     TERNARY_RELATIONS,
     UNARY_RELATIONS,
     Attribute,
@@ -68,6 +69,7 @@ RELATION_PHRASES: dict[str, tuple[str, str]] = {
     "under": ("is under", "are under"),
     "near": ("is near", "are near"),
     "facing": ("faces", "face"),
+    "reachable": ("can be reached from a door", "can be reached from a door"),
 }
 ROOM_PHRASES: dict[str, str] = {"adjacent_rooms": "is adjacent to", "larger_room": "is larger than"}
 CMP_WORDS: dict[str, str] = {"eq": "exactly", "ge": "at least", "le": "at most", "gt": "more than",
@@ -182,7 +184,7 @@ def _render_relation(p: Relation) -> str:
     verb = RELATION_PHRASES[p.rel][1 if many else 0]
     if p.params:
         raise TextError(f"relation {p.rel!r} with threshold overrides has no template sentence")
-    if p.rel in UNARY_RELATIONS:
+    if p.rel in UNARY_RELATIONS + PATH_RELATIONS:
         return f"{_cap(subject)} {verb}."
     assert p.b is not None
     if p.rel == "between":
@@ -315,7 +317,7 @@ def _parse_relation(s: str, where: str) -> Program | None:
             continue
         a, quant = _parse_subject(m.group(1), where)
         rest = m.group(2)
-        if rel in UNARY_RELATIONS:
+        if rel in UNARY_RELATIONS + PATH_RELATIONS:
             if rest:
                 break
             return Relation(rel, a, quant=quant)
