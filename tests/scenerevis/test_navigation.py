@@ -69,3 +69,14 @@ def test_the_metrics_command_reports_navigability(tmp_path: Path) -> None:
 def test_episode_scores_carry_the_shares() -> None:
     out = score(Task("bedroom_1", "scenerevis", inputs={"instruction": "a bedroom"}), {"scene": SPLIT})
     assert out["reachable_pct"] == pytest.approx(200 / 3) and out["free_connected_pct"] < 80.0
+
+
+def test_the_episode_table_shows_navigability() -> None:
+    from buildbench.harness import Episode
+    from buildbench.suites.scenerevis.report import episode_table
+
+    eps = [Episode(task_id=f"t{i}", sample=0, suite="scenerevis", agent="diagnose", protocol="diagnose-act", seed=0,
+                   metrics={"free_connected_pct": v, "reachable_pct": r}) for i, (v, r) in
+           enumerate([(100.0, 100.0), (60.0, 50.0)])]
+    row = episode_table(eps, eps)[0]
+    assert row["free floor connected %"] == 80.0 and row["reachable %"] == 75.0

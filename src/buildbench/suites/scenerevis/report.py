@@ -139,7 +139,8 @@ def ablation_table(episodes: Sequence[Episode], label: str) -> list[dict[str, An
 
 
 def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) -> list[dict[str, Any]]:
-    """Rates the paper reports in prose, plus the loop's own figures (turns, invalid replies).
+    """Rates the paper reports in prose, plus the loop's own figures (turns, invalid replies) and
+    navigability (ours: free floor in the largest free area, floor furniture reachable).
 
     Latency per scene is the generation time the env measured (``latency_s``: reset to the
     episode's end, reward and judging left out), else the episode's wall time."""
@@ -157,6 +158,8 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
         "valid placement %": mean_of("valid_placement", episodes),
         "mean penetration (m)": mean_of("mean_penetration_m", episodes),
         "objects": mean_of("n_objects", episodes),
+        "free floor connected %": mean_of("free_connected_pct", episodes),
+        "reachable %": mean_of("reachable_pct", episodes),
         "turns": round(sum(float(e.outcome.get("turns", 0)) for e in all_episodes) / max(len(all_episodes), 1), 2),
         "invalid replies": round(sum(float(e.outcome.get("invalid_replies", 0)) for e in all_episodes)
                                  / max(len(all_episodes), 1), 2),
