@@ -286,3 +286,12 @@ def test_an_episode_another_server_stored_first_is_an_error_never_dropped(tmp_pa
             run.store_episode(mine)
     finally:
         run.close()
+
+
+def test_an_unknown_huge_task_id_comes_back_clipped(tmp_path: Path) -> None:
+    run = McpRun(CONFIG, tmp_path / "run")
+    run.check()
+    with pytest.raises(ConfigError) as caught:
+        run.task("x" * 2_000_000)
+    message = str(caught.value)
+    assert len(message) < 500 and "(2000000 characters)" in message and TASK in message

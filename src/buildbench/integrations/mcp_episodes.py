@@ -187,7 +187,9 @@ class McpRun(Runner):
             if task.id == task_id:
                 return task
         shown = ", ".join(t.id for t in self.tasks[:5]) + (", …" if len(self.tasks) > 5 else "")
-        raise ConfigError(f"no task {task_id!r} in this server's tasks ({shown})")
+        # a client's id is echoed clipped: a 2 MB argument must not come back as a 2 MB error line
+        named = repr(task_id) if len(task_id) <= 100 else f"{task_id[:100]!r}… ({len(task_id)} characters)"
+        raise ConfigError(f"no task {named} in this server's tasks ({shown})")
 
     def stored(self, task_id: str) -> int:
         return sum(1 for t, _ in self.store.finished() if t == task_id)
