@@ -142,7 +142,9 @@ class DiagnoseActLoop(Protocol):
         turn = int((observation.state or {}).get("turn", len(ctx.steps)))
         found = await critique(self.critic, image, instruction, turn)
         record = found.to_dict()
-        updated = await ctx.control(env, "layout_feedback", {"record": record}, role="protocol")
+        # Called directly, not through ctx.control: a control step would log the whole new
+        # observation, and the step logged below already records the critique as its text.
+        updated = env.controls["layout_feedback"].fn(record=record)
         if found.status != "ok":
             ctx.notes["vlm_feedback_errors"] = int(ctx.notes.get("vlm_feedback_errors", 0)) + 1
         # Logged as a protocol record whose text is what joined the agent's next prompt, so an SFT
