@@ -240,3 +240,19 @@ def test_prompts_by_scene_name_inside_a_file(tmp_path: Path) -> None:
     assert [g.generator for g in scenes] == ["gpt4"] * 3
     assert scenes[1].instruction == "There is a wardrobe." and scenes[1].key == f"out.json#{qid}"
     assert scenes[0].instruction.startswith("The house has a bedroom.")  # the file's own condition
+
+
+def test_a_house_without_rooms_is_a_failed_episode_not_left_out(tmp_path: Path) -> None:
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    house = json.loads((Path(__file__).parent / "fixtures" / "holodeck_a_living_room.json").read_text())
+    shutil.copy(Path(__file__).parent / "fixtures" / "holodeck_a_living_room.json", gen / "b.json")
+    for key in ("rooms", "walls", "doors", "windows", "objects"):
+        house[key] = []
+    (gen / "a.json").write_text(json.dumps(house))
+    (gen / "prompts.jsonl").write_text('{"scene": "a.json", "instruction": "There is a bed."}\n')
+    run = tmp_path / "run"
+    assert main(["scenes", "evaluate", str(gen), "--format", "holodeck", "--run-dir", str(run),
+                 "--suite", "scenerevis"]) == 0
+    rep = report(run / "scenerevis")
+    assert rep["episodes"] == rep["expected_episodes"] == 2 and rep["status"] == {"failed": 1, "ok": 1}

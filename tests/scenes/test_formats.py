@@ -266,3 +266,14 @@ def test_a_tipped_over_object_converts_without_a_python_warning() -> None:
         warnings.simplefilter("error")  # SciPy's gimbal-lock warning reached the user's terminal
         back = euler_quat(quat_euler(q), "rotation")  # type: ignore[arg-type]
     assert abs(abs(sum(a * b for a, b in zip(q, back, strict=True))) - 1.0) < 1e-9
+
+
+@pytest.mark.parametrize("fmt", ["layoutgpt", "idesign", "scenerevis-flat", "respace"])
+def test_a_scene_without_a_floor_is_refused_naming_it(fmt: str, tmp_path: Path) -> None:
+    from buildbench.scenes.formats import write_items
+
+    items = [Item(Scene(rooms=[], objects=[]), name="empty house")]
+    out = tmp_path / "out.json"
+    with pytest.raises(SceneFormatError, match=f"^in.json: scene 1 'empty house': cannot be written as {fmt}: "):
+        write_items(items, out, fmt, Path("in.json"))
+    assert not out.exists()

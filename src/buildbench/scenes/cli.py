@@ -155,7 +155,7 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
         options = _read_options(asset_sizes, metres_per_px)
         assert isinstance(options, ReadOptions)
         items = read_items(source, src_fmt, options)
-        write_items(items, out, dst_fmt)
+        write_items(items, out, dst_fmt, source)
     except SceneFormatError as exc:
         raise click.ClickException(str(exc.args[0]).splitlines()[0]) from None
     click.echo(f"{out}: {len(items)} scene(s) from {src_fmt} to {dst_fmt}")

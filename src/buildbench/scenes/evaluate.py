@@ -239,6 +239,13 @@ def scenerevis_tasks(g: Generated, n: int) -> list[Any]:
     from buildbench.scenes.revis import write_revis
 
     scene = g.item.scene
+    if not scene.rooms:
+        # nothing to judge is the generator's failure, scored as one (not a row with the scene left out)
+        room = room_key(g.room)
+        return [Task(id=_task_id(g, n), suite="scenerevis",
+                     inputs={"instruction": g.instruction, "initial_scene": None, "room_type": room},
+                     target={"room_type": room},
+                     metadata={"room": room, "generator": g.generator, "scene_file": g.key, "room_id": None})]
     tasks = []
     for k, room_rec in enumerate(scene.rooms):
         room = room_key((g.room if len(scene.rooms) == 1 else "") or room_rec.room_type)
@@ -325,6 +332,8 @@ async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[s
                              protocol="generated", seed=0, outcome=outcome, metadata=dict(task.metadata))
                 t0 = time.perf_counter()
                 try:
+                    if outcome["scene"] is None:
+                        raise AgentFailure("the generated scene has no room to judge")
                     ep.metrics = score(task, outcome)
                 except AgentFailure as exc:  # the generator's scene cannot be measured: a scored failure
                     ep.status, ep.error, ep.error_kind = "failed", str(exc), "agent"

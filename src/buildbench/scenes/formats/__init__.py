@@ -126,12 +126,23 @@ def read_text_lines(path: Path) -> list[str]:
     return read_text(path, max_bytes=MAX_SCENE_BYTES).splitlines()
 
 
-def write_items(items: Sequence[Item], path: Path, fmt: str) -> None:
-    """Write ``items`` as ``fmt`` to ``path`` (JSON, 2-space indent; atomically)."""
+def write_items(items: Sequence[Item], path: Path, fmt: str, source: Path | None = None) -> None:
+    """Write ``items`` (read from ``source``, named in errors) as ``fmt`` to ``path`` (JSON,
+    2-space indent; atomically)."""
     spec = get_format(fmt)
     if spec.write is None:
         raise SceneFormatError(f"format {fmt!r} is read-only ({spec.losses})")
-    data = spec.write(items)
+    try:
+        data = spec.write(items)
+    except SceneFormatError as exc:
+        # a scene the format cannot hold (a house without rooms as a SceneReVis room): name it
+        for i, item in enumerate(items):
+            try:
+                spec.write([item])
+            except SceneFormatError:
+                raise SceneFormatError(f"{source or path}: scene {i + 1}{f' {item.name!r}' if item.name else ''}: cannot be "
+                                       f"written as {fmt}: {exc.args[0]}") from None
+        raise SceneFormatError(f"{source or path}: cannot be written as {fmt}: {exc.args[0]}") from None
     try:
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:

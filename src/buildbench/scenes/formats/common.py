@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue
-from buildbench.scenes.model import Room, SceneFormatError, SceneObject, yaw_quat_xyzw
+from buildbench.scenes.model import Point2, Room, Scene, SceneFormatError, SceneObject, yaw_quat_xyzw
 
 
 def num(value: Any, where: str) -> float:
@@ -26,6 +26,16 @@ def rect_room(room_id: str, x0: float, z0: float, x1: float, z1: float, room_typ
               height: float | None) -> Room:
     return Room(id=room_id, vertices=[(x0, z0), (x1, z0), (x1, z1), (x0, z1)], room_type=room_type,
                 ceiling_y=height)
+
+
+def floor_box(scene: Scene, fmt: str) -> tuple[Point2, Point2]:
+    """The scene's floor extent for a one-rectangle format; a scene without a floor has none
+    (written, it would be a 0 x 0 room with every object outside it)."""
+    (x0, z0), (x1, z1) = scene.bounds_xz()
+    if not x1 > x0 or not z1 > z0:
+        raise SceneFormatError(f"{fmt} needs the room's floor; the scene has {len(scene.rooms)} room(s) "
+                               "and no floor area")
+    return (x0, z0), (x1, z1)
 
 
 def category_of(name: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from buildbench.scenes.model import Scene, SceneFormatError
 
 from . import Format, Item, ReadOptions, as_records
-from .common import box_object, field_of, num, rect_room, signed_yaw
+from .common import box_object, field_of, floor_box, num, rect_room, signed_yaw
 from .zup import to_ours, to_theirs
 
 LAYOUT_ELEMENTS = frozenset({"south_wall", "north_wall", "east_wall", "west_wall", "middle of the room", "ceiling"})
@@ -73,7 +73,7 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
 def write(items: Sequence[Item]) -> Any:
     out = []
     for item in items:
-        (x0, z0), (x1, z1) = item.scene.bounds_xz()
+        (x0, z0), (x1, z1) = floor_box(item.scene, "idesign")
         height = item.scene.rooms[0].ceiling_y if item.scene.rooms else None
         graph = []
         for obj in item.scene.objects:

@@ -21,7 +21,7 @@ from typing import Any
 from buildbench.scenes.model import Scene, SceneFormatError
 
 from . import Format, Item, ReadOptions, as_records
-from .common import box_object, field_of, num, rect_room, signed_yaw
+from .common import box_object, field_of, floor_box, num, rect_room, signed_yaw
 
 _SIZE = re.compile(r"max length\s*([\d.]+)\s*(?:px)?\s*,\s*max width\s*([\d.]+)", re.I)
 _TYPE = re.compile(r"Room Type:\s*([^\n]+)", re.I)
@@ -67,7 +67,7 @@ def write(items: Sequence[Item], metres_per_px: float = 0.01) -> Any:
     out = []
     for n, item in enumerate(items):
         scene = item.scene
-        (x0, z0), (x1, z1) = scene.bounds_xz()
+        (x0, z0), (x1, z1) = floor_box(scene, "layoutgpt")
         px = 1.0 / metres_per_px
         entries = []
         for obj in scene.objects:
