@@ -53,7 +53,10 @@ def test_an_example_episode_becomes_masked_tokens_and_a_reward(tiny: tuple[Any, 
         observed = tok.decode([t for t, m in zip(ids, mask, strict=True) if m == 0])
         assert "User:" in observed and "Assistant:" in observed
     prompt = tok.decode(out["prompt_ids"][1])
-    assert prompt.startswith("User: ") and "tower" in prompt.lower() and prompt.endswith("\nAssistant: ")
+    system = "You are a careful structural builder. Reply with JSON only."  # the suite's, as the SFT export's
+    assert prompt.startswith(f"{system}\n\nUser: ") and "tower" in prompt.lower() and prompt.endswith("\nAssistant: ")
+    plain = suite_rollout_func("example", sampling=Sampling(max_turns=1, max_new_tokens=2, system_prompt=""))
+    assert tok.decode(plain(["0"], _Trainer(tok, path))["prompt_ids"][0]).startswith("User: ")
     assert out["episode_reward"] == [0.0, 0.0]  # random characters build no tower
     assert episode_reward(["a", "b"], ["c", "d"], out["episode_reward"]) == [0.0, 0.0]
 

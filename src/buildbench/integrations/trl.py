@@ -27,11 +27,13 @@ scores).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from buildbench.harness import Env, Task
+from buildbench.harness.sft import suite_system_prompt
 
 from .rollout import (
     EpisodePlay,
@@ -154,13 +156,15 @@ class Sampling:
         max_turns: Replies per episode at most.
         max_new_tokens: Tokens per reply at most.
         temperature: Sampling temperature.
-        system_prompt: Text put before the first observation ("" for none).
+        system_prompt: The system message before the first observation ("" for none); None: the
+            suite's own (its model agent's, as the SFT export writes it) in
+            :func:`suite_rollout_func`, none in :func:`make_rollout_func`.
     """
 
     max_turns: int = 4
     max_new_tokens: int = 512
     temperature: float = 1.0
-    system_prompt: str = ""
+    system_prompt: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_turns < 1 or self.max_new_tokens < 1 or not self.temperature > 0:
@@ -172,7 +176,7 @@ def play(env: Env, task: Task, seed: int, tokenizer: Any, model: Any, sampling: 
          reward: RewardFn = step_reward_sum) -> Rollout:
     """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM) and return its tokens."""
     episode = EpisodePlay(env, task, seed)
-    chat = ChatTokens(tokenizer, sampling.system_prompt)
+    chat = ChatTokens(tokenizer, sampling.system_prompt or "")
     rollout = Rollout(chat.start(observation_text(episode.reset())))
     for _ in range(sampling.max_turns):
         new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling)
@@ -236,7 +240,11 @@ def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, option
         return setup.task(int(text) if text.lstrip("-").isdigit() else text, where=f"{where}, prompt {k}")
 
     chosen = verifier_metric(setup.suite.verify, reward) if isinstance(reward, str) else reward
-    play = make_rollout_func(setup.make_env, task_for, sampling=sampling, reward=chosen)
+    settings = sampling or Sampling()
+    if settings.system_prompt is None and setup.tasks:  # what a model SFT-trained on our export was given
+        system = suite_system_prompt(setup.suite, "", setup.tasks[0], setup.options)
+        settings = dataclasses.replace(settings, system_prompt=system)
+    play = make_rollout_func(setup.make_env, task_for, sampling=settings, reward=chosen)
 
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
         with setup.prompts():  # envs read their prompt files at reset and step
