@@ -277,3 +277,16 @@ def test_a_scene_without_a_floor_is_refused_naming_it(fmt: str, tmp_path: Path) 
     with pytest.raises(SceneFormatError, match=f"^in.json: scene 1 'empty house': cannot be written as {fmt}: "):
         write_items(items, out, fmt, Path("in.json"))
     assert not out.exists()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e-320", "0"])
+def test_a_pixel_size_that_is_not_a_length_is_refused(value: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.json"
+    for command in (["convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "thor", "--out", str(out)],
+                    ["evaluate", str(tmp_path), "--format", "layoutgpt", "--run-dir", str(tmp_path / "run")]):
+        capsys.readouterr()
+        assert main(["scenes", *command, "--metres-per-px", value]) == 2  # NaN and inf crashed the reader
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and "--metres-per-px" in err[0], err
+    assert not out.exists() and not (tmp_path / "run").exists()

@@ -129,6 +129,14 @@ ASSET_SIZES_HELP = "JSON object model id -> [sx, sy, sz] metres (SceneEval and L
 PX_HELP = "LayoutGPT's pixel size in metres (its files normalise rooms; 3D-FRONT's true size is not in them)."
 
 
+def _metres_per_px(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    # FloatRange lets NaN through (every comparison with it is false), and inf or a denormal
+    # would turn every box into garbage; a pixel between a micrometre and 100 m is plausible
+    if not 1e-6 <= value <= 100.0:
+        raise click.BadParameter(f"{value}: expected a pixel size in metres between 1e-06 and 100", ctx, param)
+    return value
+
+
 @scenes.command("convert", cls=_FormatsEpilog)
 @click.argument("source", metavar="IN", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--from", "src_fmt", required=True, type=click.Choice(_FORMAT_NAMES), help="Format of IN.")
@@ -136,7 +144,7 @@ PX_HELP = "LayoutGPT's pixel size in metres (its files normalise rooms; 3D-FRONT
 @click.option("--out", required=True, type=click.Path(path_type=Path, dir_okay=False),
               help="File to write (a new file; an existing one is refused).")
 @click.option("--asset-sizes", type=click.Path(path_type=Path, dir_okay=False), default=None, help=ASSET_SIZES_HELP)
-@click.option("--metres-per-px", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
+@click.option("--metres-per-px", type=float, callback=_metres_per_px, default=0.01, show_default=True,
               help=PX_HELP)
 def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Path | None,
             metres_per_px: float) -> None:
@@ -183,7 +191,7 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
                    "legoeval-identify; Table 4 with `buildbench legoeval report RUN_DIR/legoeval "
                    "RUN_DIR/legoeval-identify`).")
 @click.option("--asset-sizes", type=click.Path(path_type=Path, dir_okay=False), default=None, help=ASSET_SIZES_HELP)
-@click.option("--metres-per-px", type=click.FloatRange(min=0.0, min_open=True), default=0.01, show_default=True,
+@click.option("--metres-per-px", type=float, callback=_metres_per_px, default=0.01, show_default=True,
               help=PX_HELP)
 def evaluate_cmd(folders: tuple[Path, ...], fmt: str, run_dir: Path, suites: str, name: str | None,
                  evaluator: str, model: str | None, judge: str, identify: bool, asset_sizes: Path | None,
