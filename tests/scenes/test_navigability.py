@@ -176,3 +176,19 @@ def test_a_lego_eval_constraint_names_a_clear_path() -> None:
     assert not check(split, program).holds
     split.objects[0].center = (1.4, 0.45, 2.5)  # a gap by the east wall
     assert check(split, program).holds
+
+
+def test_a_lego_eval_constraint_names_a_door_that_opens_freely() -> None:
+    from buildbench.suites.legoeval.check.evaluate import check
+    from buildbench.suites.legoeval.constraints import Layout, parse, parse_program, program_to_json, render
+
+    text = "The door between the bedroom and the hall can open freely."
+    program = parse(text)
+    assert program == Layout("door_opens", rooms=("bedroom", "hall")) and render(program) == text
+    assert parse_program(program_to_json(program)) == program
+    s = bedroom(BED)
+    assert check(s, program).holds
+    s.objects.append(box("wardrobe-0", 2.0, 0.8, (0.8, 2.0, 0.3)))
+    blocked = check(s, program)
+    assert not blocked.holds and "wardrobe-0 in bedroom" in blocked.explanation
+    assert not check(s, parse("The door between the bedroom and the outside can open freely.")).holds

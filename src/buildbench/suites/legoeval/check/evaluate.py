@@ -238,6 +238,8 @@ def _check_layout(scene: Scene, p: Layout) -> Check:
                      f"{len(ids)} {what} ({_ids(ids)}); needed {_CMP_TEXT[p.cmp]} {p.n}", {"rooms": ids})
     if p.kind == "door_between":
         return _check_door(scene, p.rooms[0], p.rooms[1])
+    if p.kind == "door_opens":
+        return _check_door_opens(scene, p.rooms[0], p.rooms[1])
     assert p.room is not None
     rooms = rooms_matching(scene, p.room)
     if not rooms:
@@ -270,6 +272,20 @@ def _check_door(scene: Scene, ref0: str, ref1: str) -> Check:
         missing = ref0 if not r0 else ref1
         return Check(False, f"no room {missing!r} in the scene", {})
     return Check(False, f"no door joins {ref0!r} and {ref1!r} (doors: {_ids([d.id for d in scene.doors])})", {})
+
+
+def _check_door_opens(scene: Scene, ref0: str, ref1: str) -> Check:
+    """Every door between the two rooms swings open freely (``door_opens``); none is a failure."""
+    found = _check_door(scene, ref0, ref1)
+    if not found.holds:
+        return found
+    r0 = {EXTERIOR} if ref0 == EXTERIOR else {r.id for r in rooms_matching(scene, ref0)}
+    r1 = {EXTERIOR} if ref1 == EXTERIOR else {r.id for r in rooms_matching(scene, ref1)}
+    doors = [d.id for d in scene.doors if {d.room0, d.room1} & r0 and {d.room0, d.room1} & r1]
+    verdicts = [_relation_fn("door_opens")(scene, d) for d in doors]
+    ok = all(v.holds for v in verdicts)
+    text = "; ".join(v.explanation for v in verdicts if ok or not v.holds)
+    return Check(ok, text, {"doors": doors})
 
 
 def check(scene: Scene, program: Program, pool: list[Candidate] | None = None) -> Check:

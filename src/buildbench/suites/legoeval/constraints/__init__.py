@@ -3,6 +3,7 @@
 from .program import (
     ATTRIBUTES,
     BINARY_RELATIONS,
+    CLEARANCE_KINDS,
     CMPS,
     CONSTRAINT_TYPES,
     DIRECTIONS,
@@ -34,6 +35,7 @@ from .translate import Translation, translate
 __all__ = [
     "ATTRIBUTES",
     "BINARY_RELATIONS",
+    "CLEARANCE_KINDS",
     "CMPS",
     "CONSTRAINT_TYPES",
     "DIRECTIONS",

@@ -24,7 +24,8 @@ their own. Programs are plain JSON objects with an ``op``:
 ``layout``
     ``{"op": "layout", "kind": KIND, ...}`` with ``kind`` one of ``room_exists`` (``room``),
     ``room_count`` (``cmp``, ``n``, optional ``room_type``), ``room_area`` (``room``,
-    ``min_m2`` and/or ``max_m2``), ``door_between`` (``rooms``: two room refs, ``"exterior"``
+    ``min_m2`` and/or ``max_m2``), ``door_between`` and ``door_opens`` (:data:`CLEARANCE_KINDS`;
+    ``rooms``: two room refs, ``"exterior"``
     for the outside) and ``window_count`` (``room``, optional ``direction``, ``cmp``, ``n``).
 
 A SELECTOR is ``{"category": "chair", "room": "dining room", "color": ..., "material": ...,
@@ -77,6 +78,10 @@ PATH_RELATIONS: tuple[str, ...] = ("reachable",)
 #: Relations between two rooms.
 ROOM_RELATIONS: tuple[str, ...] = ("adjacent_rooms", "larger_room")
 LAYOUT_KINDS: tuple[str, ...] = ("room_exists", "room_count", "room_area", "door_between", "window_count")
+#: Layout kinds about clearance (:mod:`buildbench.scenes.navigability`): ``door_opens`` (``rooms``:
+#: two room refs; every door between them can swing open freely). Judged where a constraint names
+#: them; kept out of :data:`LAYOUT_KINDS`, which the translation prompt lists.
+CLEARANCE_KINDS: tuple[str, ...] = ("door_opens",)
 
 
 class ProgramError(ValueError):
@@ -349,11 +354,13 @@ def _parse_layout(obj: Mapping[str, Any], where: str) -> Layout:
         "room_count": {"cmp", "n", "room_type"},
         "room_area": {"room", "min_m2", "max_m2"},
         "door_between": {"rooms"},
+        "door_opens": {"rooms"},
         "window_count": {"room", "direction", "cmp", "n"},
     }
     kind = obj.get("kind")
     if kind not in allowed:
-        raise ProgramError(f"{where}.kind: expected one of {', '.join(LAYOUT_KINDS)}, got {kind!r}")
+        raise ProgramError(f"{where}.kind: expected one of {', '.join(LAYOUT_KINDS + CLEARANCE_KINDS)}, "
+                           f"got {kind!r}")
     f = _Fields(obj, where, {"op", "kind"} | allowed[kind])
     if kind == "room_exists":
         return Layout(kind, room=f.text("room"))
@@ -367,7 +374,7 @@ def _parse_layout(obj: Mapping[str, Any], where: str) -> Layout:
         if lo is not None and hi is not None and lo > hi:
             raise ProgramError(f"{f.path('min_m2')}: {lo} exceeds max_m2 {hi}")
         return Layout(kind, room=f.text("room"), min_m2=lo, max_m2=hi)
-    if kind == "door_between":
+    if kind in ("door_between", "door_opens"):
         rooms = obj.get("rooms")
         if not isinstance(rooms, list | tuple) or len(rooms) != 2:
             raise ProgramError(f"{f.path('rooms')}: expected a list of two room references, got {rooms!r}")

@@ -16,8 +16,8 @@
   ``A wall of the kitchen is brick.``, ``The north wall of the office is white.``
 * layout: ``The house has a kitchen.``, ``The house has exactly 4 rooms.``, ``The house has
   at least 2 bedrooms.``, ``The bedroom has an area between 9 and 16 square metres.``,
-  ``There is a door between the kitchen and the outside.``, ``The bedroom has a window on
-  its north wall.``
+  ``There is a door between the kitchen and the outside.``, ``The door between the kitchen and
+  the hall can open freely.``, ``The bedroom has a window on its north wall.``
 
 Noun phrases are ``[shape] [colour] [material] category [in the ROOM]``; adjectives are
 told apart by the catalogue's vocabulary (colour words, materials and families, shapes).
@@ -224,8 +224,10 @@ def _render_layout(p: Layout) -> str:
             assert p.max_m2 is not None
             span = f"of at most {_num(p.max_m2)}"
         return f"The {p.room} has an area {span} square metres."
-    if p.kind == "door_between":
+    if p.kind in ("door_between", "door_opens"):
         r0, r1 = (("the outside" if r == "exterior" else f"the {r}") for r in p.rooms)
+        if p.kind == "door_opens":
+            return f"The door between {r0} and {r1} can open freely."
         return f"There is a door between {r0} and {r1}."
     assert p.cmp is not None and p.n is not None
     if p.cmp == "ge" and p.n == 1:
@@ -407,10 +409,12 @@ def _window_count(text: str) -> tuple[str, int] | None:
 
 
 def _parse_layout(s: str, where: str) -> Layout | None:
-    m = re.match(r"^there is a door between (.+) and (.+)$", s, re.IGNORECASE)
-    if m:
-        rooms = tuple("exterior" if r.lower() == "the outside" else _strip_the(r, where) for r in m.groups())
-        return Layout("door_between", rooms=rooms)
+    for kind, pattern in (("door_between", r"^there is a door between (.+) and (.+)$"),
+                          ("door_opens", r"^the door between (.+) and (.+) can open freely$")):
+        m = re.match(pattern, s, re.IGNORECASE)
+        if m:
+            rooms = tuple("exterior" if r.lower() == "the outside" else _strip_the(r, where) for r in m.groups())
+            return Layout(kind, rooms=rooms)
     m = re.match(rf"^the house has ({_CMP_RE}) (\d+) (.+)$", s, re.IGNORECASE)
     if m:
         n, noun = int(m.group(2)), m.group(3)
