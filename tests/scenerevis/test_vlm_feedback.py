@@ -162,3 +162,22 @@ def test_critique_text_and_a_raising_model():
 
     found = asyncio.run(critique(Broken([]), np.zeros((4, 4, 3), np.uint8), "a bedroom", 2))
     assert found.status == "error" and "replay file has no answer" in found.error and found.text == ""
+
+
+def test_an_sft_export_shows_the_critique_as_the_env_speaking(one_task, tmp_path):
+    pytest.importorskip("datasets", reason="datasets (the train extra) is not installed")
+    import json
+
+    from buildbench.harness.sft import export_sft
+
+    with ScriptedServer(lambda request: CRITIQUE) as server:
+        run(tmp_path / "run", {"vlm_feedback": f"vllm:critic@{server.base_url}", "render": False})
+    export_sft(tmp_path / "run", tmp_path / "out")
+    [record] = [json.loads(line) for line in (tmp_path / "out" / "episodes.jsonl").read_text().splitlines()]
+
+    def text(message: dict) -> str:
+        content = message["content"]
+        return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+
+    assert any(CRITIQUE in text(m) for m in record["messages"] if m["role"] == "user")
+    assert not any(CRITIQUE in text(m) for m in record["messages"] if m["role"] == "assistant")
