@@ -256,3 +256,21 @@ def test_a_house_without_rooms_is_a_failed_episode_not_left_out(tmp_path: Path) 
                  "--suite", "scenerevis"]) == 0
     rep = report(run / "scenerevis")
     assert rep["episodes"] == rep["expected_episodes"] == 2 and rep["status"] == {"failed": 1, "ok": 1}
+
+
+def test_the_missing_prompt_hint_names_the_key_that_works(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    room = {"bounds_bottom": [[0, 0, 0], [3, 0, 0], [3, 0, 3], [0, 0, 3]],
+            "bounds_top": [[0, 2.6, 0], [3, 2.6, 0], [3, 2.6, 3], [0, 2.6, 3]], "objects": []}
+    (gen / "rooms.jsonl").write_text("".join(json.dumps({"room_type": "bedroom", "scene": {**room, "room_id": rid}})
+                                             + "\n" for rid in ("first", "second")))
+    args = ["scenes", "evaluate", str(gen), "--format", "respace", "--run-dir", str(tmp_path / "run"),
+            "--suite", "scenerevis"]
+    capsys.readouterr()
+    assert main(args) == 2
+    # the file holds two scenes: keying the prompt by the file's name would match neither
+    assert '{"scene": "first", "instruction": ...}' in capsys.readouterr().err
+    (gen / "prompts.jsonl").write_text("".join(json.dumps({"scene": rid, "instruction": "There is a bed."}) + "\n"
+                                               for rid in ("first", "second")))
+    assert main(args) == 0

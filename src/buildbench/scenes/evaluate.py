@@ -183,8 +183,11 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
             instruction = str((given or {}).get("instruction") or item.instruction).strip()
             where = f"{given.get('_file', PROMPTS_FILE)} line {given['_line']}" if given else str(path)
             if not instruction:
+                # a file of several scenes is keyed by each scene's name (the file's name would match none)
+                named = path.name if len(items) == 1 or not item.name else item.name
                 raise SceneFormatError(f"{path}: scene {item.name or k!r} has no prompt (give its instruction in "
-                                       f"{folder / PROMPTS_FILE}: {{\"scene\": \"{path.name}\", \"instruction\": ...}})")
+                                       f"{folder / PROMPTS_FILE}: {{\"scene\": {json.dumps(named)}, "
+                                       "\"instruction\": ...})")
             cons = (given or {}).get("constraints")
             constraints = [{"id": str(c.get("id") or f"c{i + 1}"), "text": c["text"],
                             "type": str(c.get("type") or UNREAD_TYPE)} for i, c in enumerate(cons)] if cons else \

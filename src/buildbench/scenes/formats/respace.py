@@ -25,7 +25,8 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         except SceneFormatError as exc:
             raise SceneFormatError(f"[{i}].scene.{exc.args[0]}") from None
         room = str(rec.get("room_type") or scene.rooms[0].room_type)
-        name = str(rec.get("pth_orig_file") or rec.get("id") or i)
+        # the room's own id before the index: every line of a JSONL file is index 0
+        name = str(rec.get("pth_orig_file") or rec.get("id") or rec["scene"].get("room_id") or i)
         items.append(Item(scene, name=name, instruction=str(rec.get("prompt") or ""), room=room,
                           extra={k: v for k, v in rec.items() if k != "scene"}))
     return items
