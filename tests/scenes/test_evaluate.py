@@ -120,6 +120,10 @@ def test_constraints_from_sentences() -> None:
     (lambda g: (g / "prompts.jsonl").write_text(json.dumps(
         {"scene": "bedroom-1", "constraints": [{"id": "c1", "text": "x"}, {"id": "c1", "text": "y"}]}) + "\n"),
      "prompts.jsonl: line 1: constraints: id 'c1' given twice"),
+    # a second file with the same query ids: the prompt line would judge two scenes on one prompt
+    (lambda g: (shutil.copy(LAYOUTGPT, g / "copy.json"), (g / "prompts.jsonl").write_text(json.dumps(
+        {"scene": "52e1f54c-3d9b-4d69-bebc-decfdc950f7c_Bedroom-803", "instruction": "There is a bed."}) + "\n")),
+     "prompts.jsonl: line 1: scene '52e1f54c-3d9b-4d69-bebc-decfdc950f7c_Bedroom-803' names 2 scenes"),
 ])
 def test_bad_inputs_leave_no_run(generators: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  break_it: Any, message: str) -> None:

@@ -168,7 +168,7 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
                    and p.is_file())
     if not files:
         raise SceneFormatError(f"{folder}: no scene files (.json or .jsonl)")
-    used: set[str] = set()
+    used: dict[str, list[str]] = {}
     out: list[Generated] = []
     for path in files:
         items = read_items(path, fmt, options)
@@ -177,7 +177,7 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
             given = prompts.get(path.name) if len(items) == 1 else None
             given = given or prompts.get(item.name)
             if given is not None:
-                used.add(str(given["scene"]))
+                used.setdefault(str(given["scene"]), []).append(key)
             else:
                 given = annotations.get(path.name)
             instruction = str((given or {}).get("instruction") or item.instruction).strip()
@@ -196,7 +196,12 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
                 raise SceneFormatError(f"{where}: scene {key!r}: no constraint in its instruction")
             room = str((given or {}).get("room") or item.room or "")
             out.append(Generated(generator, key, item, instruction, room, constraints))
-    unknown = sorted(set(prompts) - used)
+    # one prompt line for two scenes that share a name would judge both on it: say which
+    twice = next(((k, keys) for k, keys in used.items() if len(keys) > 1), None)
+    if twice:
+        raise SceneFormatError(f"{folder / PROMPTS_FILE}: line {prompts[twice[0]]['_line']}: scene {twice[0]!r} "
+                               f"names {len(twice[1])} scenes ({', '.join(twice[1][:3])}): give them distinct names")
+    unknown = sorted(set(prompts) - set(used))
     if unknown:
         line = prompts[unknown[0]]["_line"]
         raise SceneFormatError(f"{folder / PROMPTS_FILE}: line {line}: scene {unknown[0]!r} is not in the folder")
