@@ -95,7 +95,18 @@ def test_written_benchmark_reads_back_to_the_same_tasks(tmp_path: Path) -> None:
     assert summary.startswith("3 instructions") and summary.endswith("6 scenes")
     read = load_legobench(tmp_path / "gen")
     made = generated_tasks(3, seed=4)
-    assert [t.id.replace("legobench", "lego-4") for t in read] == [t.id.replace("-aligned", "") for t in made]
+    assert [(t.metadata["pair"].replace("legobench", "lego-4"), t.metadata["aligned"]) for t in read] == [
+        (t.metadata["pair"], t.metadata["aligned"]) for t in made]
     for a, b in zip(read, made, strict=True):
         assert a.inputs == b.inputs and a.target == b.target
         assert deterministic(a)["valid"] is b.target["valid"]
+
+
+def test_task_ids_do_not_tell_the_label(tmp_path: Path) -> None:
+    """An agent sees task ids (MCP resources, Gymnasium, Inspect): the aligned and misaligned
+    twins are ``-a``/``-b`` in an order a hash of the pair picks, never named by label."""
+    write_benchmark(tmp_path / "gen", n_pairs=8, seed=1)
+    for tasks in (generated_tasks(8, seed=1), load_legobench(tmp_path / "gen")):
+        assert not any("aligned" in t.id for t in tasks)
+        suffix = {t.id[-2:] for t in tasks if t.metadata["aligned"]}
+        assert suffix == {"-a", "-b"}, suffix

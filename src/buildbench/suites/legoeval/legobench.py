@@ -32,6 +32,7 @@ from buildbench.inputs import read_text
 
 from .constraints import CONSTRAINT_TYPES, ProgramError, parse_program
 from .plans import plans_from_json
+from .task_build import twin_ids
 from .task_records import SUITE, bucket_of
 
 FULL_DATA = "full_data.json"
@@ -164,19 +165,23 @@ def load_legobench(root: str | Path, *, scenes: str | Path | None = None) -> lis
         _, scene = matched[e["index"]]
         n = len(e["constraints"])
         labels = None if external else [True] * n
-        tasks.append(_task(e, scene, labels, aligned=not external, twin=False))
         twin_path = base / f"data_{e['index']}" / f"misaligned_{e['index']}.json"
-        if not external and e["misaligned_labels"] is not None and twin_path.is_file():
-            tasks.append(_task(e, _read_json(twin_path), e["misaligned_labels"], aligned=False, twin=True))
+        paired = not external and e["misaligned_labels"] is not None and twin_path.is_file()
+        tasks.append(_task(e, scene, labels, aligned=not external, twin=False, paired=paired))
+        if paired:
+            tasks.append(_task(e, _read_json(twin_path), e["misaligned_labels"], aligned=False, twin=True,
+                               paired=True))
     return tasks
 
 
-def _task(e: dict[str, Any], scene: dict, labels: list[bool] | None, *, aligned: bool, twin: bool) -> Task:
+def _task(e: dict[str, Any], scene: dict, labels: list[bool] | None, *, aligned: bool, twin: bool,
+          paired: bool) -> Task:
+    """One task; the twins of a pair get :func:`twin_ids`, a scene without a twin its pair id."""
     pair = f"legobench-{e['index']:03d}"
     n = len(e["constraints"])
     violated = [c["id"] for c, ok in zip(e["constraints"], labels or [], strict=False) if not ok]
     return Task(
-        id=f"{pair}-misaligned" if twin else pair,
+        id=twin_ids(pair)[1 if twin else 0] if paired else pair,
         suite=SUITE,
         inputs={"instruction": e["instruction"], "scene": scene, "constraints": e["constraints"]},
         target={"valid": None if labels is None else all(labels), "labels": labels,

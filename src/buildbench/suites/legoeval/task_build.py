@@ -6,6 +6,7 @@ Between the reference plans (:mod:`.plans`, which :func:`make_task` uses) and th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,6 +15,14 @@ from buildbench.harness import Task
 from .constraints import program_to_json
 from .plans import reference_plans
 from .task_records import SUITE, TYPES, ConstraintSpec, bucket_of
+
+
+def twin_ids(pair: str) -> tuple[str, str]:
+    """Task ids of a pair's aligned and misaligned scene: ``<pair>-a`` and ``<pair>-b``, which
+    is which decided by a hash of the pair id, so that no id tells an agent its label (an MCP,
+    Gymnasium or Inspect client sees task ids)."""
+    first, second = f"{pair}-a", f"{pair}-b"
+    return (second, first) if hashlib.sha256(pair.encode()).digest()[0] & 1 else (first, second)
 
 
 def make_task(

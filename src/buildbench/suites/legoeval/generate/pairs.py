@@ -23,7 +23,7 @@ from buildbench.scenes.model import Scene
 from ..check.evaluate import check
 from ..check.select import candidates
 from ..constraints import Program, render
-from ..task_build import make_task
+from ..task_build import make_task, twin_ids
 from ..task_records import ConstraintSpec, spec_for
 from .facts import true_facts
 from .house import build_house
@@ -55,10 +55,11 @@ class Pair:
     def tasks(self) -> list[Task]:
         n = len(self.constraints)
         broken = set(self.violated)
+        aligned_id, misaligned_id = twin_ids(self.pair_id)
         return [
-            make_task(f"{self.pair_id}-aligned", instruction=self.instruction, scene=self.aligned,
+            make_task(aligned_id, instruction=self.instruction, scene=self.aligned,
                       constraints=self.constraints, labels=[True] * n, pair=self.pair_id, aligned=True),
-            make_task(f"{self.pair_id}-misaligned", instruction=self.instruction, scene=self.misaligned,
+            make_task(misaligned_id, instruction=self.instruction, scene=self.misaligned,
                       constraints=self.constraints, labels=[c.id not in broken for c in self.constraints],
                       pair=self.pair_id, aligned=False, violated=self.violated),
         ]
