@@ -55,7 +55,7 @@ from .suite import Suite, get_suite
 from .task import Task
 
 #: Step roles of the records a protocol logs for its own control calls (not the agent's words).
-CONTROL_ROLES = ("control", "protocol")
+CONTROL_ROLES = ("control", "protocol", "judge")
 
 
 @dataclass(frozen=True)
