@@ -170,3 +170,16 @@ def test_a_tool_loop_keeps_tool_messages(runs: dict[str, Path], tmp_path: Path) 
     assert json.loads(calls[0]["function"]["arguments"])["code"]
     answers = [m for m in record["messages"] if m["role"] == "tool"]
     assert [a["tool_call_id"] for a in answers] == [c["id"] for c in calls]
+
+
+def test_protocol_and_judge_records_are_never_assistant_turns() -> None:
+    """A judge's reply (SceneReVis's eval judge logs role ``judge``) must not become training
+    data: records of the protocol's own calls export as the env's side only."""
+    from buildbench.harness.episode import Step
+    from buildbench.harness.sft import _step_messages
+
+    for role in ("control", "protocol", "judge"):
+        step = Step(index=3, role=role, action_text='{"rationality": 1}', observation_text="judged")
+        assert [m["role"] for m in _step_messages(step, [])] == ["user"], role
+    agent = Step(index=4, role="agent", action_text="<create_scene>", observation_text="ok")
+    assert [m["role"] for m in _step_messages(agent, [])] == ["assistant", "user"]
