@@ -16,9 +16,18 @@ each observation adds what the template renders after the reply (end of turn, th
 next generation prompt), so the policy sees at training time what it sees at inference. The
 template must render earlier turns unchanged as turns are added (prefix-preserving, as TRL's own
 tool loop requires). A tokenizer without a template (a base model) gets :data:`PLAIN_TEMPLATE`
-(``"User: …"``, ``"Assistant: …"``). Observation images are not passed yet: the policy reads the
-text of each observation (a text model cannot take them; a vision model's processor would).
-What becomes the reward is a
+(``"User: …"``, ``"Assistant: …"``).
+
+A vision-language model's processor as the trainer's ``processing_class`` (anything with an
+``image_processor`` and a ``tokenizer``, e.g. Qwen2-VL's or LLaVA's) makes the observation
+images (SceneReVis renders, DreamHouse views, LEGO-Eval tool images) image parts of their user
+turn: the processor's template places its image placeholders, ``processor(text=…, images=…)``
+expands them into the image tokens in ``prompt_ids``/``completion_ids``, and each reply is
+generated with the pixel inputs of every image so far. The episode's images come back as the
+``episode_images`` column (PIL images in conversation order). TRL's GRPOTrainer (1.16) builds
+the pixel inputs of its loss pass only from the dataset's ``images`` column, not from a
+``rollout_func``: there the image tokens of env observations are scored without their pixels.
+A plain tokenizer keeps the text-only path. What becomes the reward is a
 :data:`RewardFn`: the sum of the env's step rewards (each suite's paper signal, shaped where the
 paper shapes it) by default, or a verifier metric of the outcome (:func:`verifier_metric`); an
 episode that could not be played or scored gets None, which TRL leaves out (errors are never
@@ -32,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.harness import Env, Task
+from buildbench.harness import Env, Observation, Task
 from buildbench.harness.sft import suite_system_prompt
 
 from .rollout import (
@@ -59,36 +68,60 @@ PLAIN_TEMPLATE = (
 
 
 class ChatTokens:
-    """One episode's conversation in a tokenizer's chat template, as token chunks.
+    """One episode's conversation in a tokenizer's or processor's chat template, as token chunks.
 
     :meth:`start` gives the prompt; :meth:`answer` the tokens that follow a generated reply when
     the env answers it (the template's end of the reply's turn, the user turn, the generation
-    prompt), so prompt + replies + answers tokenize the conversation the template renders.
+    prompt), so prompt + replies + answers tokenize the conversation the template renders. With a
+    processor (``processing`` has an ``image_processor``), observation images become image parts
+    and :meth:`model_inputs` gives the pixel inputs of the images so far.
     """
 
-    def __init__(self, tokenizer: Any, system_prompt: str = "") -> None:
-        self.tokenizer = tokenizer
-        self.template = getattr(tokenizer, "chat_template", None) or PLAIN_TEMPLATE
-        self.messages: list[dict[str, str]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    def __init__(self, processing: Any, system_prompt: str = "") -> None:
+        self.processor: Any = processing if getattr(processing, "image_processor", None) is not None else None
+        self.tokenizer = processing.tokenizer if self.processor is not None else processing
+        self.template = (getattr(self.processor, "chat_template", None) or getattr(self.tokenizer, "chat_template", None)
+                         or PLAIN_TEMPLATE)
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}] if system_prompt else []
         self.text = ""
+        self.images: list[Any] = []
+        self._length = 0  # tokens of the conversation so far (prompt, replies, answers)
+        self._pixels: list[dict[str, Any]] = []  # per-image inputs of each processor call
+        self._token_fields: dict[str, list[int]] = {}  # per-token inputs (e.g. mm_token_type_ids), 0 off images
 
     def _render(self) -> str:
-        return str(self.tokenizer.apply_chat_template(self.messages, chat_template=self.template, tokenize=False,
-                                                      add_generation_prompt=True))
+        renderer = self.processor if self.processor is not None else self.tokenizer
+        return str(renderer.apply_chat_template(self.messages, chat_template=self.template, tokenize=False,
+                                                add_generation_prompt=True))
 
-    def start(self, observation: str) -> list[int]:
-        """The prompt: the system prompt and the first observation, then the generation prompt."""
-        self.messages.append({"role": "user", "content": observation})
+    def _user(self, observation: str, images: Sequence[Any]) -> dict[str, Any]:
+        if not images:
+            return {"role": "user", "content": observation}
+        if self.processor is None:
+            raise ValueError("trl rollout: the observation has images but the processing class is a tokenizer; "
+                             "give the trainer the vision model's processor, or play a text observation")
+        if self.template is PLAIN_TEMPLATE:
+            raise ValueError("trl rollout: the processor has no chat template to place the observation's images")
+        parts: list[dict[str, Any]] = [{"type": "text", "text": observation}] if observation else []
+        return {"role": "user", "content": parts + [{"type": "image"} for _ in images]}
+
+    def start(self, observation: str, images: Sequence[Any] = ()) -> list[int]:
+        """The prompt: the system prompt and the first observation (its text, then its images), then
+        the generation prompt."""
+        self.messages.append(self._user(observation, images))
         self.text = self._render()
-        return _encode(self.tokenizer, self.text)
+        return self._encode(self.text, images)
 
-    def answer(self, reply: str, reply_ids: list[int], observation: str) -> list[int]:
-        """The tokens after the generated ``reply`` (``reply_ids``) that carry ``observation``.
+    def answer(self, reply: str, reply_ids: list[int], observation: str, images: Sequence[Any] = ()) -> list[int]:
+        """The tokens after the generated ``reply`` (``reply_ids``) that carry ``observation`` and its
+        ``images``.
 
         Raises:
-            ValueError: The template renders the conversation so far differently once a turn is added.
+            ValueError: The template renders the conversation so far differently once a turn is added,
+                or there are images and no processor with a chat template.
         """
-        self.messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": observation}]
+        self._grow(len(reply_ids))
+        self.messages += [{"role": "assistant", "content": reply}, self._user(observation, images)]
         text = self._render()
         head = self.text + reply
         if not text.startswith(head):
@@ -100,18 +133,68 @@ class ChatTokens:
         if reply_ids and reply_ids[-1] == self.tokenizer.eos_token_id and eos and tail.startswith(eos):
             tail = tail[len(eos):]  # the model already generated the end of its turn
         self.text = text
-        return _encode(self.tokenizer, tail)
+        return self._encode(tail, images)
+
+    @property
+    def placeholder_ids(self) -> list[int]:
+        """Token ids the policy must not generate: the processor's image placeholder (a reply with
+        one would claim an image that has no pixels)."""
+        token = getattr(self.processor, "image_token_id", None)
+        return [int(token)] if isinstance(token, int) else []
+
+    def model_inputs(self) -> dict[str, Any]:
+        """What ``generate`` needs besides the token ids: the pixel inputs of every image so far
+        (concatenated per image, in order) and the per-token inputs over the conversation; empty
+        without images."""
+        import torch
+
+        inputs = {key: torch.cat([chunk[key] for chunk in self._pixels if key in chunk])
+                  for key in dict.fromkeys(k for chunk in self._pixels for k in chunk)}
+        return inputs | {key: torch.tensor([values]) for key, values in self._token_fields.items()}
+
+    def _grow(self, n: int) -> None:
+        """``n`` tokens that are no image's join the conversation."""
+        self._length += n
+        for values in self._token_fields.values():
+            values += [0] * n
+
+    def _encode(self, text: str, images: Sequence[Any]) -> list[int]:
+        if not images:
+            ids = _encode(self.tokenizer, text)
+            self._grow(len(ids))
+            return ids
+        pil = [_pil(image) for image in images]
+        encoded = self.processor(text=[text], images=pil, add_special_tokens=False, return_tensors="pt")
+        ids = [int(t) for t in encoded["input_ids"][0]]
+        for key, value in encoded.items():
+            if key in ("input_ids", "attention_mask"):
+                continue
+            if value.dim() == 2 and value.shape == encoded["input_ids"].shape:  # one value per token
+                field = self._token_fields.setdefault(key, [0] * self._length)
+                field += [int(v) for v in value[0]]
+            else:
+                self._pixels.append({key: value})
+        self._length += len(ids)
+        for values in self._token_fields.values():
+            values += [0] * (self._length - len(values))
+        self.images += pil
+        return ids
 
 #: ``task_for(prompt, k)``: the task the k-th prompt of a batch is played on.
 TaskFor = Callable[[Any, int], Task]
 
 
 def prompt_text(prompt: Any) -> str:
-    """A dataset prompt as text: a string, or the content of a message list's last message."""
+    """A dataset prompt as text: a string, or the content of a message list's last message (the
+    text of its text parts when it has parts, as TRL's multimodal prompts do)."""
     if isinstance(prompt, str):
         return prompt
     if isinstance(prompt, Sequence) and prompt and isinstance(prompt[-1], dict):
-        return str(prompt[-1].get("content") or "")
+        content = prompt[-1].get("content") or ""
+        if isinstance(content, list):
+            return "".join(str(part.get("text") or "") for part in content
+                           if isinstance(part, dict) and part.get("type") == "text")
+        return str(content)
     raise TypeError(f"prompt: expected text or a list of messages, got {type(prompt).__name__}")
 
 
@@ -132,6 +215,7 @@ class Rollout:
         env_mask: 1 for the policy's tokens, 0 for the env's.
         reward: The episode's reward (None: unplayable or unscorable).
         turns: Replies generated.
+        images: The observation images in the tokens, in order (PIL; only with a processor).
     """
 
     prompt_ids: list[int]
@@ -140,6 +224,7 @@ class Rollout:
     env_mask: list[int] = field(default_factory=list)
     reward: float | None = None
     turns: int = 0
+    images: list[Any] = field(default_factory=list)
 
     def add(self, ids: list[int], logprobs: list[float] | None = None) -> None:
         """Append policy tokens (with their log-probabilities) or env tokens (without)."""
@@ -172,24 +257,29 @@ class Sampling:
                              f"{self.max_turns}, {self.max_new_tokens}, {self.temperature}")
 
 
-def play(env: Env, task: Task, seed: int, tokenizer: Any, model: Any, sampling: Sampling,
+def play(env: Env, task: Task, seed: int, processing: Any, model: Any, sampling: Sampling,
          reward: RewardFn = step_reward_sum) -> Rollout:
-    """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM) and return its tokens."""
+    """Play one episode of ``env`` on ``task`` with ``model`` (a HF causal LM, or a vision-language
+    model when ``processing`` is its processor) and return its tokens."""
     episode = EpisodePlay(env, task, seed)
-    chat = ChatTokens(tokenizer, sampling.system_prompt or "")
-    rollout = Rollout(chat.start(observation_text(episode.reset())))
+    chat = ChatTokens(processing, sampling.system_prompt or "")
+    tokenizer = chat.tokenizer
+    first = episode.reset()
+    rollout = Rollout(chat.start(observation_text(first), _images(chat, first)))
     for _ in range(sampling.max_turns):
-        new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling)
+        new, logprobs = _generate(model, tokenizer, rollout.prompt_ids + rollout.completion_ids, sampling,
+                                  chat.model_inputs(), chat.placeholder_ids)
         rollout.add(new, logprobs)
         rollout.turns += 1
         reply = tokenizer.decode(new, skip_special_tokens=True)
         step = episode.reply(reply)
         if episode.ended:
             break
-        rollout.add(chat.answer(reply, new, observation_text(step.observation)))
+        rollout.add(chat.answer(reply, new, observation_text(step.observation), _images(chat, step.observation)))
     if not rollout.completion_ids or rollout.completion_ids[-1] != tokenizer.eos_token_id:
         rollout.add([tokenizer.eos_token_id])  # a closed sequence, so TRL does not count it as truncated
     rollout.reward = episode.reward(reward)
+    rollout.images = chat.images
     return rollout
 
 
@@ -197,19 +287,21 @@ def make_rollout_func(env_factory: Callable[[Task], Env], task_for: TaskFor, *, 
                       reward: RewardFn = step_reward_sum) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
     """A TRL ``rollout_func`` over any Env: the k-th prompt of a batch is played on
     ``task_for(prompt, k)`` with episode seed k. Returns ``prompt_ids``, ``completion_ids``,
-    ``logprobs``, ``env_mask`` and ``episode_reward`` (see the module docstring)."""
+    ``logprobs``, ``env_mask``, ``episode_reward`` and, when the trainer's ``processing_class`` is
+    a processor, ``episode_images`` (see the module docstring)."""
     settings = sampling or Sampling()
 
     def rollout_func(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
-        tokenizer = trainer.processing_class
+        processing = trainer.processing_class
         model = trainer.accelerator.unwrap_model(trainer.model)
+        vision = getattr(processing, "image_processor", None) is not None
         out: dict[str, list[Any]] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask",
-                                                     "episode_reward")}
+                                                     "episode_reward", *(("episode_images",) if vision else ()))}
         for k, prompt in enumerate(prompts):
             task = task_for(prompt, k)
             env = env_factory(task)
             try:
-                rollout = play(env, task, k, tokenizer, model, settings, reward)
+                rollout = play(env, task, k, processing, model, settings, reward)
             finally:
                 env.close()
             out["prompt_ids"].append(rollout.prompt_ids)
@@ -217,6 +309,8 @@ def make_rollout_func(env_factory: Callable[[Task], Env], task_for: TaskFor, *, 
             out["logprobs"].append(rollout.logprobs)
             out["env_mask"].append(rollout.env_mask)
             out["episode_reward"].append(rollout.reward)
+            if vision:
+                out["episode_images"].append(rollout.images)
         return out
 
     return rollout_func
@@ -257,13 +351,35 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def _generate(model: Any, tokenizer: Any, context_ids: list[int], sampling: Sampling) -> tuple[list[int], list[float]]:
-    """Sample one reply after ``context_ids``; its tokens and their log-probabilities."""
+def _images(chat: ChatTokens, observation: Observation) -> list[Any]:
+    """The observation's images for a processor; none for a tokenizer (a text model reads the text)."""
+    return list(observation.images) if chat.processor is not None else []
+
+
+def _pil(image: Any) -> Any:
+    """An observation image (an (H, W, C) uint8 array or PNG bytes) as an RGB PIL image."""
+    import io
+
+    from PIL import Image
+
+    if isinstance(image, bytes | bytearray):
+        return Image.open(io.BytesIO(image)).convert("RGB")
+    return Image.fromarray(image).convert("RGB")
+
+
+def _generate(model: Any, tokenizer: Any, context_ids: list[int], sampling: Sampling,
+              extra: dict[str, Any] | None = None, suppress: list[int] | None = None
+              ) -> tuple[list[int], list[float]]:
+    """Sample one reply after ``context_ids`` (with ``extra`` model inputs such as pixel values and
+    never a token of ``suppress``); its tokens and their log-probabilities."""
     import torch
 
     context = torch.tensor([context_ids], device=model.device)
+    inputs: dict[str, Any] = {key: value.to(model.device) for key, value in (extra or {}).items()}
+    if suppress:
+        inputs["suppress_tokens"] = suppress
     with torch.no_grad():
-        gen = model.generate(context, attention_mask=torch.ones_like(context), do_sample=True,
+        gen = model.generate(context, attention_mask=torch.ones_like(context), **inputs, do_sample=True,
                              temperature=sampling.temperature, max_new_tokens=sampling.max_new_tokens,
                              output_scores=True, return_dict_in_generate=True,
                              pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)

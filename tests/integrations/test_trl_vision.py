@@ -1,0 +1,153 @@
+"""The TRL rollout with a vision-language model (issue 25): observation images reach the
+processor as image parts of their turn and the model's ``generate`` as pixels, and the rollout's
+tokens are the processor's tokens of the whole conversation. A tiny random LLaVA (CLIP vision
+tower, 2-layer Qwen2) and a processor built here from the character-level test tokenizer: no
+downloads, CPU only."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from buildbench.harness import Env, Observation, ResetResult, StepResult, Task
+from buildbench.integrations.trl import ChatTokens, Sampling, make_rollout_func
+
+#: A Qwen-style template whose user turns may hold text and image parts (text first, as
+#: ``observation_messages`` orders them).
+TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for part in m['content'] %}"
+    "{% if part['type'] == 'image' %}<image>{% else %}{{ part['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+SIDE = 28  # CLIP input size: (28 / 14)^2 = 4 image tokens per image
+RED = np.zeros((40, 30, 3), dtype=np.uint8)
+RED[..., 0] = 255
+
+
+def _png_blue() -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (32, 32), (0, 0, 255)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def vlm(tmp_path_factory: pytest.TempPathFactory, make_tiny_lm: Callable[..., Any]) -> tuple[Any, Any]:
+    """A LLaVA processor and a random LLaVA model over the tiny character-level tokenizer."""
+    tok = make_tiny_lm(tmp_path_factory.mktemp("tiny_vlm"))
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("PIL", reason="a vision processor needs Pillow")
+    from transformers import (
+        CLIPImageProcessor,
+        CLIPVisionConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+        Qwen2Config,
+    )
+
+    tok.add_special_tokens({"additional_special_tokens": ["<image>"]})
+    images = CLIPImageProcessor(size={"shortest_edge": SIDE}, crop_size={"height": SIDE, "width": SIDE})
+    processor = LlavaProcessor(image_processor=images, tokenizer=tok, patch_size=14, chat_template=TEMPLATE,
+                               vision_feature_select_strategy="default", num_additional_image_tokens=1)
+    config = LlavaConfig(
+        text_config=Qwen2Config(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                                pad_token_id=0, eos_token_id=1),
+        vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                       num_attention_heads=2, image_size=SIDE, patch_size=14),
+        image_token_index=processor.image_token_id, vision_feature_select_strategy="default", vision_feature_layer=-1)
+    torch.manual_seed(0)
+    return processor, LlavaForConditionalGeneration(config).eval()
+
+
+class _RenderEnv(Env):
+    """Two turns whose observations carry renders: an array at reset, PNG bytes after the first reply."""
+
+    def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
+        self.steps = 0
+        return ResetResult(Observation(text="Room 1.", images=[RED]), {})
+
+    def step(self, action: Any) -> StepResult:
+        self.steps += 1
+        return StepResult(Observation(text="Rendered.", images=[_png_blue()]), 0.5, self.steps == 2, False, {})
+
+    def outcome(self) -> dict[str, Any]:
+        return {}
+
+
+class _Trainer:
+    """What a rollout_func reads of a GRPOTrainer, with ``generate`` recorded."""
+
+    def __init__(self, processor: Any, model: Any) -> None:
+        self.processing_class = processor
+        self.model = model
+        self.accelerator = self
+        self.calls: list[dict[str, Any]] = []
+        generate = model.generate
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(kwargs)
+            return generate(*args, **kwargs)
+
+        model.generate = recorded
+
+    def unwrap_model(self, model: Any) -> Any:
+        return model
+
+
+def test_chunks_are_the_processors_tokens_of_the_conversation(vlm: tuple[Any, Any]) -> None:
+    processor, _ = vlm
+    tok = processor.tokenizer
+    chat = ChatTokens(processor, "Design rooms.")
+    prompt = chat.start("Room 1.", [RED])
+    reply = "place bed"
+    reply_ids = tok(reply, add_special_tokens=False)["input_ids"]
+    answer = chat.answer(reply, reply_ids, "Rendered.", [_png_blue()])
+    whole = processor(text=[chat.text], images=chat.images, add_special_tokens=False)["input_ids"][0]
+    assert prompt + reply_ids + answer == list(whole)
+    assert prompt.count(processor.image_token_id) == 4 and answer.count(processor.image_token_id) == 4
+    assert [np.asarray(im).tolist()[0][0] for im in chat.images] == [[255, 0, 0], [0, 0, 255]]
+    pixels = chat.model_inputs()["pixel_values"]
+    assert pixels.shape == (2, 3, SIDE, SIDE)
+    assert np.allclose(pixels.numpy(), processor.image_processor(chat.images, return_tensors="np")["pixel_values"])
+
+
+def test_a_rollout_shows_each_observations_images_to_the_model(vlm: tuple[Any, Any]) -> None:
+    processor, model = vlm
+    trainer = _Trainer(processor, model)
+    rollout = make_rollout_func(lambda task: _RenderEnv(), lambda prompt, k: Task(id="room", suite="test", inputs={}),
+                                sampling=Sampling(max_turns=3, max_new_tokens=5, system_prompt="Design rooms."))
+    out = rollout(["room"], trainer)
+    image = processor.image_token_id
+    prompt, completion, mask = out["prompt_ids"][0], out["completion_ids"][0], out["env_mask"][0]
+    assert prompt.count(image) == 4
+    assert [t for t, m in zip(completion, mask, strict=True) if m == 0].count(image) == 4
+    assert image not in [t for t, m in zip(completion, mask, strict=True) if m == 1]  # never generated
+    assert len(completion) == len(mask) == len(out["logprobs"][0])
+    # the first reply sees the reset render, the second both renders: pixels for every placeholder
+    assert [call["pixel_values"].shape[0] for call in trainer.calls] == [1, 2]
+    assert [np.asarray(im).tolist()[0][0] for im in out["episode_images"][0]] == [[255, 0, 0], [0, 0, 255]]
+    assert out["episode_reward"] == [1.0]
+
+
+def test_a_tokenizer_refuses_images_it_cannot_show(tmp_path: Path, make_tiny_lm: Callable[..., Any]) -> None:
+    tok = make_tiny_lm(tmp_path)
+    chat = ChatTokens(tok)
+    with pytest.raises(ValueError, match="processor"):
+        chat.start("Room 1.", [RED])
+
+
+def test_a_multimodal_dataset_prompt_names_its_task_by_its_text() -> None:
+    """TRL hands a rollout_func prompts whose content is a list of parts when the dataset has images."""
+    from buildbench.integrations.trl import prompt_text
+
+    parts = [{"type": "image", "image": None}, {"type": "text", "text": "bedroom_"}, {"type": "text", "text": "095"}]
+    assert prompt_text([{"role": "user", "content": parts}]) == "bedroom_095"
