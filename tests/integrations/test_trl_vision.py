@@ -7,7 +7,8 @@ downloads, CPU only."""
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,23 @@ class _RenderEnv(Env):
         return {}
 
 
+@contextmanager
+def _forwards(model: Any, image_token: int) -> Iterator[list[tuple[int, bool]]]:
+    """Each forward pass of ``model``: its image placeholders and whether it got image inputs."""
+    seen: list[tuple[int, bool]] = []
+
+    def hook(module: Any, args: Any, kwargs: dict[str, Any]) -> None:
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        has_images = kwargs.get("pixel_values") is not None or bool(kwargs.get("mm_encoder_outputs"))
+        seen.append((0 if ids is None else int((ids == image_token).sum()), has_images))
+
+    handle = model.register_forward_pre_hook(hook, with_kwargs=True)
+    try:
+        yield seen
+    finally:
+        handle.remove()
+
+
 class _Trainer:
     """What a rollout_func reads of a GRPOTrainer, with ``generate`` recorded."""
 
@@ -125,7 +143,10 @@ def test_a_rollout_shows_each_observations_images_to_the_model(vlm: tuple[Any, A
     trainer = _Trainer(processor, model)
     rollout = make_rollout_func(lambda task: _RenderEnv(), lambda prompt, k: Task(id="room", suite="test", inputs={}),
                                 sampling=Sampling(max_turns=3, max_new_tokens=5, system_prompt="Design rooms."))
-    out = rollout(["room"], trainer)
+    with _forwards(model, processor.image_token_id) as forwards:
+        out = rollout(["room"], trainer)
+    # the prefill of each reply encodes the images of its placeholders (transformers pre-encodes pixels)
+    assert [(tokens, images) for tokens, images in forwards if tokens] == [(4, True), (8, True)]
     image = processor.image_token_id
     prompt, completion, mask = out["prompt_ids"][0], out["completion_ids"][0], out["env_mask"][0]
     assert prompt.count(image) == 4
@@ -151,3 +172,28 @@ def test_a_multimodal_dataset_prompt_names_its_task_by_its_text() -> None:
 
     parts = [{"type": "image", "image": None}, {"type": "text", "text": "bedroom_"}, {"type": "text", "text": "095"}]
     assert prompt_text([{"role": "user", "content": parts}]) == "bedroom_095"
+
+
+@pytest.mark.slow
+def test_grpo_trains_a_vision_model_through_the_rollout(vlm: tuple[Any, Any], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """One GRPO step; TRL 1.16 scores the rollout's image tokens without pixels (see the module docs)."""
+    trl = pytest.importorskip("trl", reason="training is an extra: trl is not installed")
+    datasets = pytest.importorskip("datasets", reason="training is an extra: datasets is not installed")
+    from buildbench.integrations.trl import episode_reward
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    processor, model = vlm
+    fresh = type(model)(model.config)  # training changes weights: leave the module's model as it is
+    args = trl.GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=2, num_generations=2,
+                          max_completion_length=1024, max_steps=1, learning_rate=1e-3, logging_steps=1,
+                          report_to="none", use_cpu=True, save_strategy="no", beta=0.0, seed=0, bf16=False)
+    rollout = make_rollout_func(lambda task: _RenderEnv(), lambda prompt, k: Task(id="room", suite="test", inputs={}),
+                                sampling=Sampling(max_turns=3, max_new_tokens=5))
+    trainer = trl.GRPOTrainer(model=fresh, reward_funcs=[episode_reward], args=args, processing_class=processor,
+                              train_dataset=datasets.Dataset.from_list([{"prompt": "0"}, {"prompt": "1"}]),
+                              rollout_func=rollout)
+    with _forwards(fresh, processor.image_token_id) as forwards:
+        assert trainer.train().global_step == 1
+    assert [h["reward"] for h in trainer.state.log_history if "reward" in h] == [1.0]
+    assert (4, True) in forwards and (8, True) in forwards  # each episode's replies saw their renders
