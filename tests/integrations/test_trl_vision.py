@@ -69,6 +69,42 @@ def vlm(tmp_path_factory: pytest.TempPathFactory, make_tiny_lm: Callable[..., An
     return processor, LlavaForConditionalGeneration(config).eval()
 
 
+@pytest.fixture(scope="module")
+def gemma(tmp_path_factory: pytest.TempPathFactory, make_tiny_lm: Callable[..., Any]) -> tuple[Any, Any]:
+    """A Gemma 3 processor and random model: its image tokens carry per-token ``token_type_ids``
+    and its template's placeholder (``<start_of_image>``) expands to other tokens."""
+    tok = make_tiny_lm(tmp_path_factory.mktemp("tiny_gemma"))
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("PIL", reason="a vision processor needs Pillow")
+    from transformers import (
+        Gemma3Config,
+        Gemma3ForConditionalGeneration,
+        Gemma3ImageProcessor,
+        Gemma3Processor,
+        Gemma3TextConfig,
+        SiglipVisionConfig,
+    )
+
+    names = {"boi": "<start_of_image>", "image": "<image_soft_token>", "eoi": "<end_of_image>"}
+    tok.add_special_tokens({"additional_special_tokens": list(names.values())})
+    for name, token in names.items():  # what Gemma's own tokenizer names
+        setattr(tok, f"{name}_token", token)
+        setattr(tok, f"{name}_token_id", tok.convert_tokens_to_ids(token))
+    template = TEMPLATE.replace("<image>", "<start_of_image>")
+    processor = Gemma3Processor(image_processor=Gemma3ImageProcessor(size={"height": SIDE, "width": SIDE}),
+                                tokenizer=tok, chat_template=template, image_seq_length=4)
+    config = Gemma3Config(
+        text_config=Gemma3TextConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                     num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=64,
+                                     max_position_embeddings=4096, pad_token_id=0, eos_token_id=1),
+        vision_config=SiglipVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=2, image_size=SIDE, patch_size=14),
+        mm_tokens_per_image=4, boi_token_index=tok.boi_token_id, eoi_token_index=tok.eoi_token_id,
+        image_token_index=tok.image_token_id)
+    torch.manual_seed(0)
+    return processor, Gemma3ForConditionalGeneration(config).eval()
+
+
 class _RenderEnv(Env):
     """Two turns whose observations carry renders: an array at reset, PNG bytes after the first reply."""
 
@@ -197,3 +233,26 @@ def test_grpo_trains_a_vision_model_through_the_rollout(vlm: tuple[Any, Any], tm
         assert trainer.train().global_step == 1
     assert [h["reward"] for h in trainer.state.log_history if "reward" in h] == [1.0]
     assert (4, True) in forwards and (8, True) in forwards  # each episode's replies saw their renders
+
+
+def test_per_token_image_inputs_span_the_whole_conversation(gemma: tuple[Any, Any]) -> None:
+    """Gemma 3 marks its image tokens in ``token_type_ids``: the rollout keeps them aligned with the
+    conversation's tokens (0 for replies and text), and never samples an image token."""
+    processor, model = gemma
+    tok = processor.tokenizer
+    chat = ChatTokens(processor)
+    prompt = chat.start("Room 1.", [RED])
+    reply_ids = tok("place bed", add_special_tokens=False)["input_ids"]
+    answer = chat.answer("place bed", reply_ids, "Rendered.", [_png_blue()])
+    whole = processor(text=[chat.text], images=chat.images, add_special_tokens=False, return_tensors="pt")
+    assert prompt + reply_ids + answer == whole["input_ids"][0].tolist()
+    assert chat.model_inputs()["token_type_ids"].tolist() == whole["token_type_ids"].tolist()
+    assert set(chat.placeholder_ids) == {tok.boi_token_id, tok.image_token_id}
+
+    rollout = make_rollout_func(lambda task: _RenderEnv(), lambda prompt, k: Task(id="room", suite="test", inputs={}),
+                                sampling=Sampling(max_turns=3, max_new_tokens=5))
+    with _forwards(model, tok.image_token_id) as forwards:
+        out = rollout(["room"], _Trainer(processor, model))
+    assert [(tokens, images) for tokens, images in forwards if tokens] == [(4, True), (8, True)]
+    generated = [t for t, m in zip(out["completion_ids"][0], out["env_mask"][0], strict=True) if m == 1]
+    assert not set(generated) & {tok.boi_token_id, tok.image_token_id}

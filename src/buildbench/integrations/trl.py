@@ -137,10 +137,10 @@ class ChatTokens:
 
     @property
     def placeholder_ids(self) -> list[int]:
-        """Token ids the policy must not generate: the processor's image placeholder (a reply with
-        one would claim an image that has no pixels)."""
-        token = getattr(self.processor, "image_token_id", None)
-        return [int(token)] if isinstance(token, int) else []
+        """Token ids the policy must not generate: the processor's image placeholder and image tokens
+        (a reply with one would claim an image that has no pixels)."""
+        tokens = [getattr(self.processor, "image_token_id", None), *(getattr(self.processor, "image_token_ids", None) or [])]
+        return list(dict.fromkeys(t for t in tokens if isinstance(t, int)))
 
     def model_inputs(self) -> dict[str, Any]:
         """What ``generate`` needs besides the token ids: the pixel inputs of every image so far
