@@ -256,3 +256,15 @@ def test_per_token_image_inputs_span_the_whole_conversation(gemma: tuple[Any, An
     assert [(tokens, images) for tokens, images in forwards if tokens] == [(4, True), (8, True)]
     generated = [t for t, m in zip(out["completion_ids"][0], out["env_mask"][0], strict=True) if m == 1]
     assert not set(generated) & {tok.boi_token_id, tok.image_token_id}
+
+
+def test_a_dreamhouse_episode_shows_its_target_views(vlm: tuple[Any, Any]) -> None:
+    """A suite whose observations have images: DreamHouse's reset carries the five target views."""
+    from buildbench.integrations.trl import suite_rollout_func
+
+    processor, model = vlm
+    rollout = suite_rollout_func("dreamhouse", split="demo", sampling=Sampling(max_turns=1, max_new_tokens=4))
+    out = rollout(["0"], _Trainer(processor, model))
+    assert out["prompt_ids"][0].count(processor.image_token_id) == 5 * 4
+    assert len(out["episode_images"][0]) == 5
+    assert out["episode_reward"][0] is not None
