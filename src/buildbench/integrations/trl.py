@@ -19,7 +19,7 @@ tool loop requires). A tokenizer without a template (a base model) gets :data:`P
 (``"User: …"``, ``"Assistant: …"``).
 
 A vision-language model's processor as the trainer's ``processing_class`` (anything with an
-``image_processor`` and a ``tokenizer``, e.g. Qwen2-VL's or LLaVA's) makes the observation
+``image_processor`` and a ``tokenizer``, e.g. LLaVA's or Gemma 3's) makes the observation
 images (SceneReVis renders, DreamHouse views, LEGO-Eval tool images) image parts of their user
 turn: the processor's template places its image placeholders, ``processor(text=…, images=…)``
 expands them into the image tokens in ``prompt_ids``/``completion_ids``, and each reply is
