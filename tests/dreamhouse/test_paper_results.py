@@ -17,6 +17,7 @@ from buildbench.suites.dreamhouse.metrics import fidelity_metrics
 from buildbench.suites.dreamhouse.protocols import TABLE6, make_protocol
 from buildbench.suites.dreamhouse.report import runs_summary
 from buildbench.suites.dreamhouse.report_extra import t_split_rows, table2_rows, table5_rows
+from buildbench.suites.dreamhouse.suite import suite
 from buildbench.suites.dreamhouse.tasks import ground_truth, make_task
 from buildbench.suites.dreamhouse.views import VisualScore
 
@@ -64,7 +65,8 @@ def _run(task, protocol, agent, scores, options=OPTS):
 def test_the_visual_gate_is_on_by_default_and_can_be_turned_off():
     for name in TABLE6:
         assert make_protocol(name, {}).require_visual
-        assert not make_protocol(name, {"require_visual": "false"}).require_visual
+        # options reach a protocol parsed by the suite's typed model (``-o require_visual=false``)
+        assert not make_protocol(name, suite.parse_options({"require_visual": "false"})).require_visual
 
 
 def test_atomic_gate_retries_below_tau_then_the_frame_stands(task):
