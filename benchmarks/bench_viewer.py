@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import Figure, median_time
+from _common import Figure, median_time, scaled_limit
 
 from buildbench.harness.episode import Episode, Step
 from buildbench.harness.store import Store
@@ -59,7 +59,7 @@ def _first_page(run_dir: Path, query: str) -> float:
     server, thread = start_server(ViewerData(open_runs([run_dir])))
     try:
         for path in ("", "static/app.js", "api/runs", f"api/runs/0/episodes?limit={PAGE}{query}"):
-            with urllib.request.urlopen(server.url + path, timeout=60) as res:
+            with urllib.request.urlopen(server.url + path, timeout=scaled_limit(60)) as res:
                 assert res.status == 200 and res.read()
         return time.perf_counter() - t0
     finally:
