@@ -233,7 +233,7 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         where = f"buildbench/{env_name(suite)}"
         if split not in self.suite.splits:
             raise ValueError(f"{where}: no split {split!r}; splits: {', '.join(self.suite.splits)}")
-        self.options = check_options(options or {}, self.suite.options, where=where)
+        self.options = check_options(options or {}, self.suite.option_specs(), where=where)
         self._where = where
         self._tasks = self.suite.load_tasks(split, int(seed))
         self.task: Task = select_task(self._tasks, task, where=where)

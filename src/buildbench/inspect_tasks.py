@@ -126,7 +126,7 @@ async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 def play_env(suite: str, options: dict[str, Any] | None = None, max_turns: int = DEFAULT_MAX_TURNS) -> Solver:
     """Play one episode of ``suite``'s env with the eval's model (see the module docstring)."""
     found = get_suite(suite)
-    checked = check_options(options or {}, found.options, where=f"buildbench/{suite}")
+    checked = check_options(options or {}, found.option_specs(), where=f"buildbench/{suite}")
     if max_turns < 1:
         raise ConfigError(f"buildbench/{suite}: max_turns must be >= 1, got {max_turns}")
     ensure_o200k()

@@ -22,7 +22,7 @@ from buildbench.harness import (
     execute_episode,
     get_suite,
 )
-from buildbench.harness.env import Control
+from buildbench.harness.env import control
 from buildbench.llm import ApiError, ChatResponse, ScriptedChat, Tool
 
 
@@ -62,15 +62,14 @@ class _CounterEnv(Env):
         self.threads: list[int] = []
         self.tools = [Tool("bump", "add one", {"type": "object", "properties": {}})]
 
-    @property
-    def controls(self) -> dict[str, Control]:
-        return {"add": Control(self.add), "heavy": Control(self.heavy, cpu_bound=True)}
-
+    @control(doc="add n to the count")
     def add(self, n: int) -> Observation:
         self.count += n
         return Observation(text=f"count {self.count}", state={"count": self.count})
 
+    @control(cpu_bound=True)
     def heavy(self, scorer: object = None) -> dict[str, int]:
+        """Read the count off the event loop."""
         self.threads.append(threading.get_ident())
         return {"count": self.count}
 
@@ -96,8 +95,8 @@ def test_control_calls_are_logged_and_cpu_bound_ones_run_off_the_loop():
 
     async def play() -> int:
         await ctx.reset(env)
-        await ctx.control(env, "add", {"n": 3}, role="protocol")
-        result = await ctx.control(env, "heavy", {"scorer": _score_fn})
+        await ctx.control(env.add, 3)
+        result = await ctx.control_as("simulator", env.heavy, scorer=_score_fn)
         assert result == {"count": 3}
         return threading.get_ident()
 
@@ -106,7 +105,7 @@ def test_control_calls_are_logged_and_cpu_bound_ones_run_off_the_loop():
     add, heavy = ctx.steps
     assert (add.role, add.action_text, add.observation_text) == (
         "protocol", '{"control": "add", "args": {"n": 3}}', "count 3")
-    assert add.info == {"control": "add"}
+    assert add.info == {"control": "add"} and heavy.role == "simulator"
     # A function argument is logged by name, never by a repr with a memory address.
     assert heavy.action_text is not None and heavy.action_text.endswith('._score_fn"}}')
     assert "0x" not in heavy.action_text and heavy.info == {"control": "heavy", "count": 3}
@@ -116,8 +115,20 @@ def test_an_unknown_control_names_the_known_ones():
     env = _CounterEnv()
     ctx = EpisodeContext(task=Task("t", "x"), seed=0)
     with pytest.raises(ValueError, match=r"_CounterEnv has no control 'begin'; controls: add, heavy"):
-        asyncio.run(ctx.control(env, "begin"))
+        asyncio.run(ctx.control_named(env, "begin"))
     assert ctx.steps == []
+
+
+def test_controls_are_listed_by_name_with_their_doc_and_only_marked_methods_are_controls():
+    env = _CounterEnv()
+    assert {name: (c.cpu_bound, c.doc) for name, c in env.controls.items()} == {
+        "add": (False, "add n to the count"), "heavy": (True, "Read the count off the event loop.")}
+    assert env.controls["add"].fn.__self__ is env  # bound to this env
+    ctx = EpisodeContext(task=Task("t", "x"), seed=0)
+    with pytest.raises(TypeError, match="not an env control"):
+        asyncio.run(ctx.control(env.step, Action()))
+    asyncio.run(ctx.control_named(env, "add", {"n": 2}, role="protocol"))
+    assert env.count == 2 and ctx.steps[0].action_text == '{"control": "add", "args": {"n": 2}}'
 
 
 def test_tools_belong_to_each_env_instance():

@@ -111,3 +111,37 @@ def test_suites_json_carries_each_suites_options_schema(capsys: pytest.CaptureFi
         schema = rows[name]["schema"]
         assert schema == get_suite(name).options_model().json_schema()
         assert set(schema["properties"]) == {spec.name for spec in get_suite(name).options_model().specs}
+
+
+def test_a_suite_options_class_is_its_one_declaration():
+    from typing import Literal
+
+    from buildbench.harness.option_model import ModelOptions, option
+
+    class DemoOptions(ModelOptions):
+        max_steps: int = option("int", "actions allowed", default=40, minimum=1, maximum=500, unit="actions")
+        scope: Literal["all", "early"] = option("str", "which tests decide", default="all")
+        keep: int | None = option("int-or-full", "turns kept", minimum=0)
+        views: str = option("set", "views drawn", default="frame", choices=("frame", "facade"))
+
+    specs = {spec.name: spec for spec in DemoOptions.specs}
+    assert list(specs)[-4:] == ["max_steps", "scope", "keep", "views"] and "top_p" in specs  # common first
+    assert (specs["max_steps"].minimum, specs["max_steps"].maximum, specs["max_steps"].unit) == (1, 500, "actions")
+    assert specs["scope"].choices == ("all", "early") and specs["views"].choices == ("frame", "facade")
+    parsed = DemoOptions.parse({"max_steps": "7", "keep": "full", "views": "facade,frame"}, where="demo")
+    assert (parsed.max_steps, parsed.scope, parsed.keep, parsed.views) == (7, "all", None, "facade,frame")
+    assert parsed.given() == {"max_steps": 7, "keep": None, "views": "facade,frame"}
+    with pytest.raises(ConfigError, match=r"option max_steps='0': must be >= 1"):
+        DemoOptions.parse({"max_steps": "0"}, where="demo")
+    with pytest.raises(ConfigError, match=r"option scope='x': expected one of all, early"):
+        DemoOptions.parse({"scope": "x"}, where="demo")
+    schema = DemoOptions.json_schema()["properties"]["max_steps"]
+    assert (schema["default"], schema["minimum"], schema["maximum"], schema["x-unit"]) == (40, 1, 500, "actions")
+
+
+def test_top_p_reaches_the_model_request():
+    from buildbench.harness.option_model import ModelOptions
+
+    assert ModelOptions.parse({"top_p": "0.9"}, where="x").agent_settings() == {"top_p": 0.9}
+    with pytest.raises(ConfigError, match="top_p"):
+        ModelOptions.parse({"top_p": "0"}, where="x")

@@ -61,10 +61,10 @@ def suites(as_json: bool) -> None:
             continue
         rows.append({"name": name, "description": s.description, "agents": list(s.agents),
                      "protocols": list(s.protocols), "splits": list(s.splits),
-                     "options": {o.name: o.describe() for o in s.options},
-                     "defaults": {o.name: o.default for o in s.options},
+                     "options": {o.name: o.describe() for o in s.option_specs()},
+                     "defaults": {o.name: o.default for o in s.option_specs()},
                      "schema": s.options_model().json_schema() if as_json else {}})
-        with_defaults[name] = [f"{o.name}={o.shown_default()}" for o in s.options]
+        with_defaults[name] = [f"{o.name}={o.shown_default()}" for o in s.option_specs()]
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return

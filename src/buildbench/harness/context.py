@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import json
 import time
@@ -10,16 +11,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from .env import Action, AgentError, Env, Observation, ResetResult, StepResult
+from .env import Action, AgentError, Env, Observation, ResetResult, StepResult, control_mark
 from .episode import Step, add_usage
 from .option_model import ModelOptions
 from .task import Task
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass
@@ -63,14 +65,35 @@ class EpisodeContext:
                  duration_s=time.perf_counter() - t0)
         return result
 
-    async def control(self, env: Env, name: str, args: Mapping[str, Any] | None = None, *,
-                      role: str = "control") -> Any:
-        """Call the env's control ``name`` with keyword ``args`` and log it as a control step.
+    async def control(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """Call the env control ``fn`` (a :func:`~buildbench.harness.env.control` method of the
+        env, e.g. ``env.final_view``) as the protocol, log it as a control step, return its result.
 
-        The step's action is ``{"control": name, "args": args}``; its observation is the result
-        when that is an ``Observation`` or has a ``text``; its ``info`` carries the result's
-        ``info`` (or the result itself when it is a JSON value) and its ``reward``. CPU-bound
-        controls run in a worker thread.
+        The step's action is ``{"control": name, "args": {...}}`` (arguments by parameter name);
+        its observation is the result when that is an ``Observation`` or has a ``text``; its
+        ``info`` carries the result's ``info`` (or the result itself when it is a JSON value) and
+        its ``reward``. CPU-bound controls run in a worker thread.
+
+        Raises:
+            TypeError: ``fn`` is not a control method.
+        """
+        if isinstance(fn, Env):  # TRANSITIONAL (removed once every suite calls methods): by name
+            legacy: Any = kwargs
+            return await self.control_named(fn, *args, role=legacy.pop("role", "control"))
+        return await self.control_as("protocol", fn, *args, **kwargs)
+
+    async def control_as(self, role: str, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """:meth:`control`, logged under ``role`` (``validator``, ``simulator``: who asked)."""
+        mark = control_mark(fn)
+        if mark is None:
+            raise TypeError(f"{getattr(fn, '__qualname__', fn)!r} is not an env control (declare it with @control)")
+        return await self._logged(role, mark.name, mark.cpu_bound, partial(fn, *args, **kwargs),
+                                  inspect.signature(fn).bind(*args, **kwargs).arguments)
+
+    async def control_named(self, env: Env, name: str, args: Mapping[str, Any] | None = None, *,
+                            role: str = "control") -> Any:
+        """:meth:`control_as` for a caller that has only the control's name (a replayed log, a
+        text agent's ``{"control": NAME}``).
 
         Raises:
             ValueError: ``env`` has no control ``name``.
@@ -79,13 +102,16 @@ class EpisodeContext:
         if name not in controls:
             known = ", ".join(sorted(controls)) or "none"
             raise ValueError(f"{type(env).__name__} has no control {name!r}; controls: {known}")
-        control = controls[name]
         kwargs = dict(args or {})
+        found = controls[name]
+        return await self._logged(role, name, found.cpu_bound, partial(found.fn, **kwargs), kwargs)
+
+    async def _logged(self, role: str, name: str, cpu_bound: bool, run: Callable[[], T],
+                      named: Mapping[str, Any]) -> T:
         t0 = time.perf_counter()
-        run = partial(control.fn, **kwargs)
-        result = await self.call(run) if control.cpu_bound else run()
+        result = await self.call(run) if cpu_bound else run()
         observation, info, reward = _control_record(result)
-        logged = {key: _loggable(value) for key, value in kwargs.items()}
+        logged = {key: _loggable(value) for key, value in named.items()}
         self.log(Action(data={"control": name, "args": logged}), observation, role=role, reward=reward,
                  info={"control": name, **info}, duration_s=time.perf_counter() - t0)
         return result

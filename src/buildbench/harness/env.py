@@ -7,13 +7,15 @@ env.step(action)``) while harness code reads fields by name.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, get_args
 
 import numpy as np
 
+from .outcome import OutcomeRecord
 from .record import Record
 from .task import Task
 
@@ -114,11 +116,14 @@ class Control:
     """A named operation a protocol may ask of an env besides ``step``: open a stage, set a
     checkpoint, evaluate, name the final design.
 
-    Protocols call it through ``EpisodeContext.control``, which logs it in the trajectory as a
-    control step. Its keyword arguments are JSON values, so a logged control can be replayed.
+    Envs declare controls by decorating methods with :func:`control`; protocols call those
+    methods through ``EpisodeContext.control(env.method, ...)``, typed end to end, which logs each
+    call in the trajectory as a control step. ``Env.controls`` lists them by name for callers that
+    only have a name (a text agent's ``{"control": NAME}``, Gymnasium's info, docs). Arguments are
+    JSON values, so a logged control can be replayed.
 
     Attributes:
-        fn: The operation (usually a bound method of the env).
+        fn: The operation (a bound method of the env).
         cpu_bound: Run it in a worker thread (a simulation, a render) so the event loop keeps
             serving other episodes' model calls.
         doc: One line saying what it does.
@@ -127,6 +132,54 @@ class Control:
     fn: Callable[..., Any]
     cpu_bound: bool = False
     doc: str = ""
+
+
+@dataclass(frozen=True)
+class ControlMark:
+    """What :func:`control` records on a method: its control name, where it runs, its doc line."""
+
+    name: str
+    cpu_bound: bool
+    doc: str
+
+
+_MARK = "__buildbench_control__"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def control(*, name: str = "", cpu_bound: bool = False, doc: str = "") -> Callable[[F], F]:
+    """Declare an env method a control (see :class:`Control`); the method keeps its signature.
+
+    Args:
+        name: The control's name in logs and for text agents (default: the method's name).
+        cpu_bound: The context runs it in a worker thread.
+        doc: One line for listings (default: the docstring's first line).
+    """
+
+    def mark(fn: F) -> F:
+        line = doc or (fn.__doc__ or "").strip().split("\n")[0]
+        setattr(fn, _MARK, ControlMark(name or fn.__name__, cpu_bound, line))
+        return fn
+
+    return mark
+
+
+def control_mark(fn: Callable[..., Any]) -> ControlMark | None:
+    """The :func:`control` mark of ``fn`` (a bound method reads its function's), or None."""
+    mark = getattr(fn, _MARK, None)
+    return mark if isinstance(mark, ControlMark) else None
+
+
+@functools.cache
+def _marked(cls: type) -> tuple[tuple[str, ControlMark], ...]:
+    """``(attribute, mark)`` of every control method of ``cls``, its bases' included."""
+    found: dict[str, tuple[str, ControlMark]] = {}
+    for klass in reversed(cls.__mro__):
+        for attr, value in vars(klass).items():
+            mark = control_mark(value) if callable(value) else None
+            if mark is not None:
+                found[mark.name] = (attr, mark)
+    return tuple(found.values())
 
 
 class Env(ABC):
@@ -167,8 +220,9 @@ class Env(ABC):
 
     @property
     def controls(self) -> Mapping[str, Control]:
-        """Named operations protocols may call through ``EpisodeContext.control`` (none by default)."""
-        return {}
+        """The env's :func:`control` methods by name, bound to this env."""
+        return {mark.name: Control(getattr(self, attr), mark.cpu_bound, mark.doc)
+                for attr, mark in _marked(type(self))}
 
     @abstractmethod
     def reset(self, task: Task, *, seed: int | None = None) -> ResetResult:
@@ -184,8 +238,9 @@ class Env(ABC):
         """Apply one action. Bad actions give feedback and leave the built state intact."""
 
     @abstractmethod
-    def outcome(self) -> dict[str, Any]:
-        """The JSON-serialisable product of the episode so far (what gets scored)."""
+    def outcome(self) -> OutcomeRecord | dict[str, Any]:
+        """The product of the episode so far (what gets scored): the suite's outcome record
+        (subclasses narrow the type to theirs), which the store keeps as ``to_dict()``."""
 
     def close(self) -> None:  # noqa: B027 (optional hook, deliberately not abstract)
         """Release processes or files held by the env."""

@@ -30,7 +30,7 @@ class LLMAgent(Agent):
         model: Any chat model (remote, scripted, replayed).
         system_prompt: The system message.
         use_tools: Offer the env's tools (``ctx.tools``) for function calling.
-        max_tokens / temperature: Generation settings.
+        max_tokens / temperature / top_p: Generation settings (None: the server's own).
         history: Keep the whole conversation (None) or only the first turn (the task) and
             the last ``history`` exchanges — the paper protocols' "last k" truncation.
         budget: Per-episode limits ``{"max_requests", "max_input_tokens",
@@ -40,6 +40,7 @@ class LLMAgent(Agent):
 
     def __init__(self, model: ChatModel, *, system_prompt: str, use_tools: bool = False,
                  max_tokens: int | None = None, temperature: float | None = None,
+                 top_p: float | None = None,
                  history: int | None = None, budget: BudgetLimits | Budget | None = None,
                  name: str = "llm") -> None:
         if history is not None and history < 0:
@@ -52,6 +53,7 @@ class LLMAgent(Agent):
         self.use_tools = use_tools
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.top_p = top_p
         self.history = history
         self.name = name
         self.turns: list[_Turn] = []
@@ -89,7 +91,7 @@ class LLMAgent(Agent):
         self.turns.append(_Turn(self._observation_messages(observation)))
         tools = tuple(ctx.tools) if self.use_tools else ()
         request = ChatRequest(messages=tuple(self.conversation()), tools=tools,
-                              temperature=self.temperature, max_tokens=self.max_tokens,
+                              temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens,
                               tool_choice="auto" if tools else None, seed=ctx.seed)
         response = await self.model.generate(request)
         usage = response.usage.to_dict()

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
 
 from .errors import ConfigError
-from .options import COMMON_OPTIONS, OptionSpec, check_value
+from .options import COMMON_OPTIONS, OptionKind, OptionSpec, OptionValue, check_value
 
 _COMMON = {spec.name: spec for spec in COMMON_OPTIONS}
 
@@ -31,6 +32,8 @@ def _field(spec: OptionSpec) -> Any:
         extra["x-unit"] = spec.unit
     if spec.unset:
         extra["x-unset"] = spec.unset
+    if spec.choices:
+        extra["x-choices"] = list(spec.choices)
     default = None if spec.default is None and spec.kind == "int-or-full" else spec.default
     return Field(default, description=spec.help or None, ge=spec.minimum, le=spec.maximum,
                  json_schema_extra=extra)
@@ -38,6 +41,35 @@ def _field(spec: OptionSpec) -> Any:
 
 def _common(name: str) -> Any:
     return _field(_COMMON[name])
+
+
+def option(kind: OptionKind, help: str = "", *, default: OptionValue = None, choices: tuple[str, ...] = (),
+           minimum: float | None = None, maximum: float | None = None, unset: str = "", unit: str = "") -> Any:
+    """Declare one field of a suite's options class (the field's name is the option's name)::
+
+        class DreamHouseOptions(ModelOptions):
+            max_steps: int = option("int", "actions allowed", default=40, minimum=1)
+            scope: Literal["all", "early"] = option("str", "which tests decide a step", default="all")
+
+    The arguments are :class:`~buildbench.harness.options.OptionSpec`'s (a ``Literal`` annotation
+    gives a ``str`` option its choices); the class turns its fields back into specs (``specs``) for
+    ``-o`` parsing and listings, so each option is written once, here.
+    """
+    return _field(OptionSpec("", kind, help, choices, minimum, maximum, default, unset, unit))
+
+
+def _spec_of(name: str, info: FieldInfo) -> OptionSpec:
+    """The :class:`OptionSpec` a field declared with :func:`option` was made from."""
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    kind = extra.get("x-kind")
+    if not isinstance(kind, str):
+        raise TypeError(f"option {name}: declare it with buildbench.harness.option_model.option(...)")
+    bounds = {type(m).__name__: m for m in info.metadata}
+    minimum = getattr(bounds.get("Ge"), "ge", None)
+    maximum = getattr(bounds.get("Le"), "le", None)
+    choices = extra.get("x-choices") or (get_args(info.annotation) if get_origin(info.annotation) is Literal else ())
+    return OptionSpec(name, kind, info.description or "", tuple(map(str, choices)),  # type: ignore[arg-type]
+                      minimum, maximum, info.default, str(extra.get("x-unset", "")), str(extra.get("x-unit", "")))
 
 
 def _annotation(spec: OptionSpec) -> Any:
@@ -61,6 +93,12 @@ class Options(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     #: The declarations of this model's fields, in listing order.
     specs: ClassVar[tuple[OptionSpec, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if cls.__pydantic_generic_metadata__["origin"] is None and "specs" not in cls.__dict__:
+            cls.specs = tuple(_spec_of(name, info) for name, info in cls.model_fields.items())
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any], *, where: str) -> Self:
@@ -112,6 +150,7 @@ class ModelOptions(Options):
 
     max_tokens: int | None = _common("max_tokens")
     temperature: float | None = _common("temperature")
+    top_p: float | None = _common("top_p")
     #: Past exchanges kept in the prompt; None: the whole conversation (``full``) or unset.
     history: int | None = _common("history")
     max_requests: int | None = _common("max_requests")
@@ -127,7 +166,7 @@ class ModelOptions(Options):
         """``LLMAgent`` keyword arguments of the given options (the agent's own values otherwise)."""
         given = self.model_fields_set
         out: dict[str, Any] = {}
-        for name in ("max_tokens", "temperature", "history"):
+        for name in ("max_tokens", "temperature", "top_p", "history"):
             if name in given:
                 out[name] = getattr(self, name)
         budget = {k: getattr(self, k) for k in ("max_requests", "max_input_tokens", "max_output_tokens")
@@ -152,13 +191,13 @@ class ModelOptions(Options):
 
 @functools.cache
 def options_model(name: str, specs: tuple[OptionSpec, ...]) -> type[ModelOptions]:
-    """The frozen options model of suite ``name``: its ``specs`` beside the common ones."""
-    if clash := [spec.name for spec in specs if spec.name in _COMMON]:
-        raise ValueError(f"suite {name!r} redeclares common option(s) {', '.join(clash)}")
+    """The frozen options model of suite ``name``: its ``specs`` beside the common ones (a spec
+    named like a common option replaces it: the suite's own default, e.g. a paper's ``top_p``)."""
     fields: dict[str, Any] = {spec.name: (_annotation(spec), _field(spec)) for spec in specs}
     title = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) + "Options"
     model: type[ModelOptions] = create_model(title, __base__=ModelOptions, **fields)
-    model.specs = (*COMMON_OPTIONS, *specs)
+    own = {spec.name: spec for spec in specs}
+    model.specs = (*(own.pop(spec.name, spec) for spec in COMMON_OPTIONS), *own.values())
     return model
 
 

@@ -170,6 +170,7 @@ COMMON_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("max_tokens", "int", "output tokens per model call", minimum=1, maximum=1_000_000,
                unset="the agent's own", unit="tokens"),
     OptionSpec("temperature", "float", "sampling temperature", minimum=0.0, maximum=2.0, unset="the agent's own"),
+    OptionSpec("top_p", "float", "nucleus-sampling mass", minimum=1e-6, maximum=1.0, unset="the server's own"),
     OptionSpec("history", "int-or-full", "past turns kept in the prompt ('full' or k)", minimum=0, maximum=100_000),
     OptionSpec("max_requests", "int", "model calls per episode", minimum=0, maximum=1_000_000, unset="no limit"),
     OptionSpec("max_input_tokens", "int", "input tokens per episode", minimum=0, maximum=10**12,

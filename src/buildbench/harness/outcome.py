@@ -1,8 +1,9 @@
 """Typed episode outcomes: a dataclass per suite that writes and reads the JSON the store keeps.
 
-``Env.outcome()`` returns a JSON dict because that is what the store, the scorer in a worker and
-replays exchange; each suite builds that dict from its outcome dataclass (``to_dict``) and its
-scorer reads it back (``from_dict``), so field names, types and units are written down once.
+``Env.outcome()`` returns the suite's outcome dataclass, typed from the env to the scorer; the
+store keeps it as JSON (``to_dict``) and ``Suite.read_outcome`` reads a stored one back
+(``from_dict``) for scoring in another process or later, so field names, types and units are
+written down once.
 
 A suite's outcome is a dataclass that inherits :class:`OutcomeRecord`, a
 :class:`~buildbench.harness.record.Record` (the module docstring there says how fields become

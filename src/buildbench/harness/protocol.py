@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
 
 from .agent import Agent
 from .context import EpisodeContext
 from .env import Env
 
+#: The env a protocol drives: a suite's protocol names its env class (``Protocol[DreamHouseEnv]``)
+#: and calls its controls as typed methods.
+E = TypeVar("E", bound=Env)
 
-class Protocol(ABC):
+
+class Protocol(ABC, Generic[E]):
     """Drives ``agent`` through ``env`` for ``ctx.task``; every transition goes through ``ctx``."""
 
     name: str = "protocol"
 
     @abstractmethod
-    async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
+    async def run(self, env: E, agent: Agent, ctx: EpisodeContext) -> None:
         """Play one episode. Raise nothing for agent mistakes: they are feedback."""
 
 
-class StepLoop(Protocol):
+class StepLoop(Protocol[Env]):
     """The plain loop: reset, then act/step until the env terminates or ``max_steps`` pass.
 
     Args:

@@ -39,6 +39,7 @@ from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
 from .isolated import IsolationLimits, call_isolated
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
+from .outcome import OutcomeRecord
 from .progress import Progress
 from .prompts import prompt_folder
 from .store import Store
@@ -155,9 +156,15 @@ def artifact_dir(root: Path, task_id: str, sample: int) -> Path:
 ScoreFn = Callable[[Task, dict[str, Any]], Awaitable[dict[str, float]]]
 
 
+def stored_outcome(outcome: OutcomeRecord | dict[str, Any]) -> dict[str, Any]:
+    """``Env.outcome()`` as the store keeps it (JSON)."""
+    return outcome.to_dict() if isinstance(outcome, OutcomeRecord) else outcome
+
+
 def score_outcome(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     """Score in whatever process this runs in (module-level so a process pool can call it)."""
-    return get_suite(suite_name).score(task, outcome)
+    suite = get_suite(suite_name)
+    return suite.score(task, suite.read_outcome(outcome))
 
 
 #: Limits of scoring one episode's outcome (agent output) in a process of its own. A suite's caps,
@@ -222,14 +229,14 @@ async def execute_episode(
             agent = agent_spec.factory(task, model, ctx.options)
             protocol = protocol_spec.factory(task, ctx.options)
             await protocol.run(env, agent, ctx)
-        episode.outcome = env.outcome()
+        episode.outcome = stored_outcome(env.outcome())
         if ctx.agent_error is not None:
             episode.status = status_of(ctx.agent_error)
             episode.error, episode.error_kind = str(ctx.agent_error), ctx.agent_error.kind
     except AgentFailure as exc:  # the agent's own output: a scored failure, never unscored
         if env is not None:
             try:
-                episode.outcome = env.outcome()
+                episode.outcome = stored_outcome(env.outcome())
             except Exception:  # what the agent left may itself be what was refused
                 episode.outcome = {}
         _agent_failed(episode, suite, task, exc)

@@ -18,7 +18,8 @@ from .agent import Agent
 from .env import Env
 from .episode import Episode, as_failure, is_scored
 from .errors import AgentFailure, UnknownNameError
-from .options import OptionSpec
+from .options import COMMON_OPTIONS, OptionSpec
+from .outcome import OutcomeRecord
 from .prompts import PromptFiles
 from .protocol import Protocol
 from .registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP  # re-exported: the registry lives apart
@@ -58,11 +59,12 @@ class ProtocolSpec:
     """A named episode driver: ``factory(task, options) -> Protocol``."""
 
     name: str
-    factory: Callable[[Task, OptionsArg], Protocol]
+    factory: Callable[[Task, OptionsArg], Protocol[Any]]
     description: str = ""
 
 
-Scorer = Callable[[Task, dict[str, Any]], dict[str, float]]
+#: ``score(task, outcome)``: the outcome as the suite's ``outcome_type`` (see ``Suite.read_outcome``).
+Scorer = Callable[[Task, Any], dict[str, float]]
 Summarizer = Callable[[Sequence[Episode]], dict[str, Any]]
 
 
@@ -75,12 +77,18 @@ class Suite:
             benchmark split, ``"demo"`` a small sample.
         make_env: ``make_env(task, options) -> Env``; ``options`` is the run's typed options
             (:meth:`parse_options`), as for the agent and protocol factories.
-        score: ``score(task, outcome) -> metrics``; pure, so it can run in a worker process.
+        score: ``score(task, outcome) -> metrics``, the outcome read back as ``outcome_type``;
+            pure, so it can run in a worker process.
         summarize: Aggregate metrics over episodes; defaults to the mean of each metric.
         cli: Optional import string of a click group mounted as ``buildbench <name>``.
-        options: The ``-o`` options its env, agents and protocols read, beyond the common
-            model options (:data:`~buildbench.harness.options.COMMON_OPTIONS`); any other key
-            is refused before a run starts.
+        options: The ``-o`` options its env, agents and protocols read: its options class (a
+            frozen :class:`~buildbench.harness.option_model.ModelOptions` subclass whose fields
+            are declared with :func:`~buildbench.harness.option_model.option`), or, for a small
+            suite, the specs beyond the common model options
+            (:data:`~buildbench.harness.options.COMMON_OPTIONS`). Any other key is refused before
+            a run starts; the factories get the parsed object.
+        outcome_type: The suite's outcome record (``Env.outcome()``'s type), which reads a stored
+            outcome back for the scorer; None for a suite whose env returns a plain dict.
         prompts: Its prompt texts, replaceable with ``-o prompts=DIR`` (declare
             :data:`~buildbench.harness.prompts.PROMPTS_OPTION` in ``options``).
         validate_task: Checks one task read from a user's file (``--tasks``) and raises
@@ -109,7 +117,8 @@ class Suite:
     default_agent: str = "reference"
     default_protocol: str = ""
     cli: str | None = None
-    options: Sequence[OptionSpec] = ()
+    options: Sequence[OptionSpec] | type[ModelOptions] = ()
+    outcome_type: type[OutcomeRecord] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     prompts: PromptFiles | None = None
     validate_task: Callable[[Task], None] | None = None
@@ -118,7 +127,7 @@ class Suite:
     task_type: str = ""
     figures: Callable[[Mapping[str, Sequence[Episode]]], list[tuple[str, Any]]] | None = None
 
-    def verify(self, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+    def verify(self, task: Task, outcome: OutcomeRecord | Mapping[str, Any]) -> dict[str, float]:
         """``score``, except that an outcome the agent failed by its own output (`AgentFailure`)
         gets the suite's failing values (``failure_metrics``): a failing score, never an error.
         For callers that keep metrics only (Gymnasium, TRL, verifiers); the runner keeps the reason.
@@ -127,7 +136,7 @@ class Suite:
             AgentFailure: The suite declares no ``failure_metrics``.
         """
         try:
-            return self.score(task, outcome)
+            return self.score(task, self.read_outcome(outcome))
         except AgentFailure:
             if self.failure_metrics is None:
                 raise
@@ -135,9 +144,25 @@ class Suite:
 
     def options_model(self) -> type[ModelOptions]:
         """The frozen, typed model of this suite's options (its own beside the common ones)."""
+        if isinstance(self.options, type):
+            return self.options
         from .option_model import options_model
 
         return options_model(self.name, tuple(self.options))
+
+    def option_specs(self) -> tuple[OptionSpec, ...]:
+        """The suite's own option declarations (the common ones left out), in listing order."""
+        if isinstance(self.options, type):
+            common = {spec.name for spec in COMMON_OPTIONS}
+            return tuple(spec for spec in self.options.specs if spec.name not in common)
+        return tuple(self.options)
+
+    def read_outcome(self, outcome: OutcomeRecord | Mapping[str, Any]) -> Any:
+        """``outcome`` as the scorer takes it: a stored (JSON) outcome read back into the suite's
+        ``outcome_type``; a record, or any outcome of a suite without one, as it is."""
+        if self.outcome_type is None or isinstance(outcome, OutcomeRecord):
+            return outcome
+        return self.outcome_type.from_dict(dict(outcome))
 
     def parse_options(self, raw: Mapping[str, Any] | None = None) -> ModelOptions:
         """``raw`` (``-o`` text, config-file or Python values) as the typed object the env, agent

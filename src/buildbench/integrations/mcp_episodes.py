@@ -146,7 +146,7 @@ class McpRun(Runner):
             raise ConfigError(f"agent {spec.name!r} of {suite.name} takes no model, so nothing is left for an MCP "
                               f"client to do; model agents: {models}")
         suite.protocol(self.config.protocol)
-        self.config = replace(self.config, options=check_options(self.config.options, suite.options,
+        self.config = replace(self.config, options=check_options(self.config.options, suite.option_specs(),
                                                                   where=f"suite {suite.name!r}"))
         self._check_prompt_folder(suite)
         self.tasks = select_tasks(suite, self.config)

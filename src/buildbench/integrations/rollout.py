@@ -116,7 +116,7 @@ class SuiteSetup:
         spec = get_suite(suite)
         if split not in spec.splits:
             raise ConfigError(f"{where}: no split {split!r}; splits: {', '.join(spec.splits)}")
-        checked = check_options(options or {}, spec.options, where=where)
+        checked = check_options(options or {}, spec.option_specs(), where=where)
         return cls(spec, split, int(seed), checked, spec.load_tasks(split, int(seed)))
 
     def task(self, selector: int | str, *, where: str) -> Task:

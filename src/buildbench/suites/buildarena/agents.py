@@ -195,6 +195,7 @@ def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
 
     settings = llm_agent_options(options)
     settings.pop("use_tools", None)
+    settings.pop("top_p", None)
     top_p = options.get("top_p", DEFAULT_TOP_P)
     return Team(model, temperature=settings.pop("temperature", DEFAULT_TEMPERATURE),
                 top_p=None if top_p in (None, "none") else float(top_p), **settings)
