@@ -145,3 +145,22 @@ def test_top_p_reaches_the_model_request():
     assert ModelOptions.parse({"top_p": "0.9"}, where="x").agent_settings() == {"top_p": 0.9}
     with pytest.raises(ConfigError, match="top_p"):
         ModelOptions.parse({"top_p": "0"}, where="x")
+
+
+def test_a_rule_among_options_is_one_config_error_line():
+    from pydantic import model_validator
+
+    from buildbench.harness.option_model import ModelOptions, option
+
+    class PairOptions(ModelOptions):
+        plans: str = option("str", "plans", default="model", choices=("model", "reference"))
+        constraints: str = option("str", "constraints", default="given", choices=("given", "identify"))
+
+        @model_validator(mode="after")
+        def _reference_plans_need_given_constraints(self) -> PairOptions:
+            if self.plans == "reference" and self.constraints != "given":
+                raise ValueError("plans=reference needs constraints=given")
+            return self
+
+    with pytest.raises(ConfigError, match=r"^options for pair: plans=reference needs constraints=given$"):
+        PairOptions.parse({"plans": "reference", "constraints": "identify"}, where="pair")

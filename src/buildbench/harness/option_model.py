@@ -16,7 +16,7 @@ import functools
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar, Literal, Self, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from .errors import ConfigError
@@ -114,7 +114,11 @@ class Options(BaseModel):
             if key not in known:
                 raise ConfigError(f"unknown option {key!r} for {where}; options: {', '.join(sorted(known))}")
             values[key] = check_value(known[key], value)
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:  # a rule among options (a model validator): one line
+            error = exc.errors()[0]
+            raise ConfigError(f"options for {where}: {error['msg'].removeprefix('Value error, ')}") from None
 
     def given(self) -> dict[str, Any]:
         """The explicitly given options, as JSON values (what a run's config stores)."""

@@ -43,7 +43,7 @@ from .outcome import OutcomeRecord
 from .progress import Progress
 from .prompts import prompt_folder
 from .store import Store
-from .suite import Suite, get_suite, mean_metrics
+from .suite import RunChoice, Suite, get_suite, mean_metrics
 from .task import Task, episode_seed
 from .task_files import load_task_files
 from .user_agent import resolve_agent
@@ -398,7 +398,10 @@ class Runner:
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
         # Parsed once, before the run folder exists: a bad option is one line, and no folder is left.
-        self.config = replace(self.config, options=suite.parse_options(self.config.options).given())
+        options = suite.parse_options(self.config.options)
+        self.config = replace(self.config, options=options.given())
+        if suite.check_run is not None:  # combinations of agent, protocol, split and options
+            suite.check_run(RunChoice(agent_spec.name, self.config.protocol, self.config.split, options))
         self._check_prompt_folder(suite)
         if self.config.backend == "ray":
             from .ray_backend import prepare_ray

@@ -63,6 +63,16 @@ class ProtocolSpec:
     description: str = ""
 
 
+@dataclass(frozen=True)
+class RunChoice:
+    """What a run chose, for a suite's ``check_run``: names as given, options parsed."""
+
+    agent: str
+    protocol: str
+    split: str
+    options: ModelOptions
+
+
 #: ``score(task, outcome)``: the outcome as the suite's ``outcome_type`` (see ``Suite.read_outcome``).
 Scorer = Callable[[Task, Any], dict[str, float]]
 Summarizer = Callable[[Sequence[Episode]], dict[str, Any]]
@@ -87,6 +97,9 @@ class Suite:
             suite, the specs beyond the common model options
             (:data:`~buildbench.harness.options.COMMON_OPTIONS`). Any other key is refused before
             a run starts; the factories get the parsed object.
+        check_run: Refuses a combination of agent, protocol, split and options that cannot work
+            (``ConfigError``, one line), once before the run folder exists, instead of failing
+            every episode; rules among options alone belong in the options class's validators.
         outcome_type: The suite's outcome record (``Env.outcome()``'s type), which reads a stored
             outcome back for the scorer; None for a suite whose env returns a plain dict.
         prompts: Its prompt texts, replaceable with ``-o prompts=DIR`` (declare
@@ -119,6 +132,7 @@ class Suite:
     cli: str | None = None
     options: Sequence[OptionSpec] | type[ModelOptions] = ()
     outcome_type: type[OutcomeRecord] | None = None
+    check_run: Callable[[RunChoice], None] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
     prompts: PromptFiles | None = None
     validate_task: Callable[[Task], None] | None = None
