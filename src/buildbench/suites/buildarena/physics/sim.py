@@ -252,20 +252,24 @@ class _WeldResponse:
     per weld); ``held`` keeps every weld's state across a change of analysis.
 
     Speed: the exact analysis of a tick is put off while a bound proves that
-    no weld can break in it. Each weld's load is at most ``a·F + b·T``
-    (``WeldNetwork.bounds``; ``F``, ``T`` sum the nodes' force and torque
-    norms), and the lag is linear and monotone, so since the last exact
-    state ``s0`` a weld's state is at most ``decay·s0 + a·lag(F) + b·lag(T)``
-    (``lag`` starting from 0, ``decay`` the lag's factor to the power of the
-    ticks since). While that stays below ``_BOUND_MARGIN`` of every limit
-    (a test of three numbers per tick, with each term's largest ratio to its
-    limit) the ticks' node wrenches wait in ``pending``; the exact analysis
-    then runs on them in order, as it would have tick by tick, when the bound
-    no longer holds, before the analysis changes and when too many wait.
-    After a failed bound the analysis runs tick by tick for a while
-    (``backoff`` ticks, doubled each time the bound fails soon again).
-    ``state`` is then exactly what the tick-by-tick analysis gives, and every
-    weld breaks in the same tick.
+    no weld can break in it. The analysis is linear, so a weld's load is at
+    most its load ``W`` at a reference tick (the last one analysed exactly)
+    plus ``a·F + b·T`` (``WeldNetwork.bounds``; ``F``, ``T`` sum the norms of
+    the nodes' force and torque changes since that tick); the lag is linear
+    and monotone, so since the last exact state ``s0`` a weld's state is at
+    most ``decay·s0 + (1 - decay)·W + a·lag(F) + b·lag(T)`` (``lag`` starting
+    from 0, ``decay`` the lag's factor to the power of the ticks since). While
+    that stays below ``_BOUND_MARGIN`` of every limit (a test of a few numbers
+    per tick, with each term's largest ratio to its limit) the ticks' node
+    wrenches wait in ``pending``; the exact analysis then runs on them in
+    order, as it would have tick by tick, when the bound no longer holds,
+    before the analysis changes and when too many wait. After a failed bound
+    the analysis runs tick by tick for a while (``backoff`` ticks, doubled
+    each time the bound fails soon again), and its last tick becomes the
+    reference. ``state`` is then exactly what the tick-by-tick analysis gives,
+    and every weld breaks in the same tick. (Loads change little from tick to
+    tick while nothing breaks, so the changes bound them far more closely
+    than the loads themselves, whose norms add up where they cancel.)
     """
 
     gain: float
@@ -274,9 +278,12 @@ class _WeldResponse:
     state: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     limits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     pending: list[np.ndarray] = field(default_factory=list)
-    # The bound since the last exact state: worst ``s0``/limit, the largest ratios per unit of F and T,
-    # the decay of ``s0`` and the lagged F and T.
+    # The bound since the last exact state: worst ``s0``/limit, the reference tick's node wrenches (None:
+    # zero) and worst ``W``/limit, the largest ratios per unit of F and T, the decay of ``s0`` and the lagged
+    # F and T.
     worst: float = float("inf")
+    reference: np.ndarray | None = None
+    reference_worst: float = 0.0
     per_force: float = float("inf")
     per_torque: float = float("inf")
     decay: float = 1.0
@@ -307,12 +314,15 @@ class _WeldResponse:
             self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
             self.room = _PENDING_FLOATS // max(self.analysis.bodies.size * 6, 1)
             self.wait, self.skipped = 0, 0
-            self._restart()
+            self._restart(None, None)
 
-    def _restart(self) -> None:
-        """Start the bound from the exact state."""
+    def _restart(self, own: np.ndarray | None, magnitudes: np.ndarray | None) -> None:
+        """Start the bound from the exact state, with the reference tick's node wrenches and weld loads."""
         with np.errstate(divide="ignore", invalid="ignore"):
             self.worst = float(np.max(self.state / self.limits, initial=0.0))
+            self.reference_worst = 0.0 if magnitudes is None else float(np.max(magnitudes / self.limits,
+                                                                                initial=0.0))
+        self.reference = own
         self.decay, self.force, self.torque = 1.0, 0.0, 0.0
 
     def _catch_up(self) -> None:
@@ -334,11 +344,12 @@ class _WeldResponse:
             self.wait -= 1
             restart = not self.wait
         else:
-            force, torque = wrench_bound(own)
+            force, torque = wrench_bound(own if self.reference is None else own - self.reference)
             self.force += gain * (force - self.force)
             self.torque += gain * (torque - self.torque)
             self.decay *= 1.0 - gain
-            bound = self.decay * self.worst + self.force * self.per_force + self.torque * self.per_torque
+            bound = (self.decay * self.worst + (1.0 - self.decay) * self.reference_worst
+                     + self.force * self.per_force + self.torque * self.per_torque)
             if bound <= _BOUND_MARGIN and len(self.pending) < self.room:  # False for NaN
                 self.pending.append(own)
                 self.skipped += 1
@@ -347,9 +358,10 @@ class _WeldResponse:
             # Back off: a bound that failed after few skipped ticks is not tried for twice as long as before.
             self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
             self.wait, self.skipped = self.backoff, 0
-        self.state += gain * (_magnitudes(self.analysis, own) - self.state)
+        magnitudes = _magnitudes(self.analysis, own)
+        self.state += gain * (magnitudes - self.state)
         if restart:
-            self._restart()
+            self._restart(own, magnitudes)
         held = self.state <= self.limits
         if held.all():
             return []
