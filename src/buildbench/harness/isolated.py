@@ -33,6 +33,7 @@ import os
 import pickle
 import resource
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -180,15 +181,28 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_
         conn.recv()  # the parent has put this process into its memory group: start
     except (EOFError, OSError):
         os._exit(1)  # the parent went away before the start: nothing to do, nothing to print
-    os.environ.clear()
-    os.environ.update(environ)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
-    try:
-        value = fn(Channel(conn), *args) if served else fn(*args)
-    except BaseException as exc:  # handed to the parent as itself
-        conn.send(("error", portable(exc)))
-        return
-    conn.send(("ok", value))
+    # The work runs in a process of this one's own, which waits for it: how it ended is then known
+    # here, first hand, and told to the parent. A forkserver child's end reaches the parent only
+    # through the server, which under load has answered "exit code 255" for a child that aborted.
+    worker = os.fork()
+    if worker == 0:
+        die_with_parent()
+        os.environ.clear()
+        os.environ.update(environ)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
+        try:
+            value = fn(Channel(conn), *args) if served else fn(*args)
+            conn.send(("ok", value))
+        except BaseException as exc:  # handed to the parent as itself
+            conn.send(("error", portable(exc)))
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(0)
+    _, status = os.waitpid(worker, 0)
+    with contextlib.suppress(OSError, ValueError):
+        conn.send(("ended", os.waitstatus_to_exitcode(status)))
 
 
 def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits = IsolationLimits(),
@@ -244,6 +258,8 @@ def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: I
                 continue
             if kind == "ok":
                 return Isolated("ok", value=payload)
+            if kind == "ended":  # the work's process ended without an answer; its exit status
+                return _died(process, budget, limits, payload)
             if isinstance(payload, MemoryError):
                 budget_text = "its address space" if limits.memory_mb is None else f"{limits.memory_mb} MiB"
                 return Isolated("limit", error=f"memory limit: {budget_text} exceeded (MemoryError)")
@@ -259,9 +275,10 @@ def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: I
             return _died(process, budget, limits)
 
 
-def _died(process: Any, budget: MemoryBudget | None, limits: IsolationLimits) -> Isolated:
+def _died(process: Any, budget: MemoryBudget | None, limits: IsolationLimits, code: int | None = None) -> Isolated:
     process.join(5)
-    code = process.exitcode
+    if code is None:
+        code = process.exitcode
     if code == -signal.SIGXCPU:
         return Isolated("limit", error=f"CPU time limit: {limits.cpu_s} s exceeded")
     over = None if budget is None else budget.over()
