@@ -330,8 +330,8 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
 
 
 def record_schema(record: type[Record] | None) -> dict[str, Any] | None:
-    """The JSON-schema-like description of a suite's state or action record (None for none)."""
-    return None if record is None else plain_json(record.schema())
+    """The standard JSON Schema of a suite's state or action record (None for none)."""
+    return None if record is None else record.json_schema()
 
 
 def _tool_spec(tool: Any) -> dict[str, Any]:

@@ -89,16 +89,18 @@ def test_from_dict_reads_stored_values_unchecked() -> None:
 
 
 def test_the_schema_names_types_descriptions_and_units() -> None:
-    schema = _Table.schema()
+    schema = _Table.json_schema()
     assert schema["title"] == "_Table" and schema["description"] == "A table for the tests."
-    assert schema["required"] == ["top"]
+    assert schema["required"] == ["top"] and schema["additionalProperties"] is False
     props = schema["properties"]
-    assert props["height"] == {"type": "number", "description": "Height of the top.", "unit": "m"}
-    assert props["shape"] == {"type": ["string", "null"], "description": "``round`` or ``square``.", "optional": True}
-    assert props["note"]["type"] == ["integer", "string", "null"]
+    assert list(props) == ["top", "height", "legs", "shape", "note"]
+    assert props["height"] == {"type": "number", "default": 0.75, "description": "Height of the top.", "x-unit": "m"}
+    assert props["shape"]["anyOf"] == [{"type": "string"}, {"type": "null"}] and props["shape"]["x-optional"] is True
+    assert props["note"]["anyOf"] == [{"type": "integer"}, {"type": "string"}, {"type": "null"}]
+    assert props["legs"]["items"]["title"] == "_Leg"  # a record used once is inlined, else under $defs
     leg = props["legs"]["items"]["properties"]["foot_m"]
     assert leg == {"type": "array", "items": {"type": "number"}, "description": "Where the foot stands ``[x, z]``, metres.",
-                   "unit": "m"}
+                   "x-unit": "m"}
     assert field_docs(_Leg) == {"foot_m": "Where the foot stands ``[x, z]``, metres."}
 
 
@@ -117,7 +119,7 @@ def test_every_field_of_every_state_and_action_record_is_documented(name: str) -
     for record in (env_class.state_type, env_class.action_type):
         if record is None:
             continue
-        schema = record.schema()
+        schema = record.json_schema()
         json.dumps(schema)
         undocumented = [k for k, p in schema["properties"].items() if not p.get("description")]
         assert not undocumented, f"{record.__name__}: no description for {undocumented}"
