@@ -11,8 +11,9 @@ from _common import Figure
 
 from buildbench.harness import Action, RunConfig, Runner
 from buildbench.suites.example.agents import tower_design
-from buildbench.suites.example.env import TowerEnv, score
+from buildbench.suites.example.env import TowerEnv
 from buildbench.suites.example.generate import make_task
+from buildbench.suites.example.score import score
 
 
 def _bare_loop(n: int) -> float:

@@ -8,6 +8,7 @@ import json
 from buildbench.harness import Action, get_suite
 from buildbench.suites.example.env import TowerEnv
 from buildbench.suites.example.generate import make_task
+from buildbench.suites.example.outcome import TowerOutcome
 
 
 def test_an_empty_design_through_the_env_and_the_scorer_fails() -> None:
@@ -17,8 +18,9 @@ def test_an_empty_design_through_the_env_and_the_scorer_fails() -> None:
     result = env.step(Action(data={"blocks": []}))
     assert result.reward == 0.0 and "FAIL nonempty" in result.observation.text
     assert "PASS" not in result.observation.text
-    outcome = json.loads(json.dumps(env.outcome()))
-    metrics = get_suite("example").score(task, outcome)
+    suite = get_suite("example")
+    stored = json.loads(json.dumps(env.outcome().to_dict()))  # as the store keeps it
+    metrics = suite.score(task, suite.read_outcome(stored))
     assert metrics["passed"] == 0.0 and metrics["height_ratio"] == 0.0 and metrics["blocks"] == 0.0
     # What nothing submitted at all scores: the same failure.
-    assert get_suite("example").score(task, {})["passed"] == 0.0
+    assert suite.score(task, TowerOutcome())["passed"] == 0.0

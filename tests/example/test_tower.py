@@ -9,9 +9,11 @@ import pytest
 from buildbench.harness import Action
 from buildbench.suites.example.agents import tower_design
 from buildbench.suites.example.check import check_tower
-from buildbench.suites.example.env import TowerEnv, score
+from buildbench.suites.example.env import TowerEnv
 from buildbench.suites.example.generate import make_task
 from buildbench.suites.example.model import Blocks, parse_blocks
+from buildbench.suites.example.outcome import TowerOutcome
+from buildbench.suites.example.score import score
 
 
 def _blocks(*boxes):
@@ -61,17 +63,17 @@ def test_bad_actions_get_feedback_and_keep_the_design(action, needle):
     env = TowerEnv(task)
     env.reset(task)
     good = env.step(Action(data={"blocks": tower_design(task)}))
-    before = env.outcome()["blocks"]
+    before = env.outcome().blocks
     result = env.step(action)
     assert needle in result.observation.text
     assert "unchanged" in result.observation.text
-    assert env.outcome()["blocks"] == before
+    assert env.outcome().blocks == before
     assert good.terminated and not result.terminated
 
 
 def test_score_rechecks_outcome():
     task = make_task(2, 0)
-    metrics = score(task, {"blocks": tower_design(task, fraction=0.5), "attempts": 1})
+    metrics = score(task, TowerOutcome(blocks=tower_design(task, fraction=0.5), attempts=1))
     assert metrics["passed"] == 0.0 and metrics["height_ratio"] == pytest.approx(0.5, abs=1e-4)
 
 

@@ -74,7 +74,7 @@ def _episode(suite_name: str, agent: str, protocol: str, options: dict[str, Any]
 
     suite = get_suite(suite_name)
     config = RunConfig(suite=suite_name, agent=agent, protocol=protocol, split="demo", limit=1, workers=0,
-                       options=check_options(options, suite.options, where=suite_name))
+                       options=check_options(options, suite.option_specs(), where=suite_name))
     task = suite.load_tasks("demo", 0)[0]
     episode = asyncio.run(execute_episode(config, task, 0, tmp))
     assert episode.status == "ok", episode.error

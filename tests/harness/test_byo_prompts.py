@@ -26,7 +26,7 @@ def test_every_suite_declares_replaceable_prompt_files(name: str) -> None:
     suite = get_suite(name)
     assert name in suite_names()
     assert suite.prompts is not None and suite.prompts.names()
-    assert PROMPTS_OPTION in suite.options
+    assert PROMPTS_OPTION in suite.option_specs()
     assert suite.validate_task is not None
     for own in suite.prompts.names():  # every own file reads as text
         assert suite.prompts.read(own).strip()

@@ -36,7 +36,9 @@ def _first_task(suite: Suite) -> Any:
 def _read_example(suite: Suite) -> dict[str, Any]:
     from buildbench.suites.example.protocols import refine
 
-    return {"max_steps": refine(_first_task(suite), {}).max_steps}
+    task, options = _first_task(suite), suite.parse_options({})
+    slow = suite.agent("slow-reference").factory(task, None, options)
+    return {"max_steps": refine(task, options).max_steps, "delay_s": getattr(slow, "delay_s", None)}
 
 
 def _read_dreamhouse(suite: Suite) -> dict[str, Any]:
@@ -192,7 +194,7 @@ def test_the_registered_suites_are_the_ones_checked() -> None:
 def test_declared_defaults_are_the_ones_used(suite_name: str) -> None:
     used = effective(suite_name)
     wrong, unchecked = [], []
-    for spec in get_suite(suite_name).options:
+    for spec in get_suite(suite_name).option_specs():
         if spec.name not in used:
             unchecked.append(spec.name)
             continue
@@ -224,12 +226,12 @@ def test_the_scan_sees_a_drifted_default(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("suite_name", SUITES)
 def test_numeric_options_have_a_maximum(suite_name: str) -> None:
-    specs = (*COMMON_OPTIONS, *get_suite(suite_name).options)
+    specs = (*COMMON_OPTIONS, *get_suite(suite_name).option_specs())
     assert [s.name for s in specs if s.kind in NUMERIC_KINDS and s.maximum is None] == []
 
 
 def test_bimedit_memory_is_bounded() -> None:
-    spec = next(s for s in get_suite("bimedit").options if s.name == "memory_mb")
+    spec = next(s for s in get_suite("bimedit").option_specs() if s.name == "memory_mb")
     assert spec.maximum == 65_536 and spec.parse(65_536) == 65_536
     with pytest.raises(Exception, match="memory_mb"):
         spec.parse(10**9)

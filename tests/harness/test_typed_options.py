@@ -29,7 +29,7 @@ def test_each_suite_has_one_frozen_model_with_its_declared_defaults(name: str) -
         field = model.model_fields[spec.name]
         assert getattr(options, spec.name) == spec.default, spec.name
         assert field.description == (spec.help or None)
-    first = suite.options[0].name
+    first = suite.option_specs()[0].name
     with pytest.raises(ValidationError):
         setattr(options, first, getattr(options, first))
 
@@ -43,7 +43,7 @@ def test_the_json_schema_of_options_is_standard_and_checks_values(name: str) -> 
     assert not list(validator.iter_errors({}))
     assert list(validator.iter_errors({"no_such_option": 1}))  # additionalProperties: false
     assert list(validator.iter_errors({"max_requests": -1}))  # the declared minimum
-    for spec in suite.options:
+    for spec in suite.option_specs():
         if spec.kind == "str" and spec.choices:
             assert list(validator.iter_errors({spec.name: "bogus"})), spec.name
             assert not list(validator.iter_errors({spec.name: spec.choices[0]})), spec.name
@@ -76,10 +76,10 @@ def test_a_bad_value_names_the_option_and_what_it_accepts() -> None:
 
 def _bad_value(name: str) -> tuple[str, str, str]:
     """An option of suite ``name`` with a value it refuses, and what the refusal must name."""
-    for spec in get_suite(name).options:
+    for spec in get_suite(name).option_specs():
         if spec.choices:
             return spec.name, "bogus", ", ".join(spec.choices)
-    spec = next(s for s in get_suite(name).options if s.kind == "int" and s.minimum is not None)
+    spec = next(s for s in get_suite(name).option_specs() if s.kind == "int" and s.minimum is not None)
     return spec.name, str(int(spec.minimum or 0) - 1), f"must be >= {spec.minimum:g}"
 
 

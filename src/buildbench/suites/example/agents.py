@@ -6,7 +6,8 @@ import math
 from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, ScriptedAgent, Task
-from buildbench.harness.option_model import OptionsArg
+
+from .options import ExampleOptions
 
 
 def tower_design(task: Task, *, fraction: float = 1.0, gap_m: float = 0.0) -> list[dict[str, Any]]:
@@ -26,10 +27,9 @@ def tower_design(task: Task, *, fraction: float = 1.0, gap_m: float = 0.0) -> li
 
 
 def _design_agent(name: str, **kw: Any) -> Any:
-    def factory(task: Task, model: Any, options: OptionsArg) -> Agent:
+    def factory(task: Task, model: Any, options: ExampleOptions) -> Agent:
         design = tower_design(task, **kw)
-        delay = float(options.get("delay_s", 0.0))
-        return ScriptedAgent([Action(data={"blocks": design})], name=name, delay_s=delay)
+        return ScriptedAgent([Action(data={"blocks": design})], name=name, delay_s=options.delay_s)
 
     return factory
 
@@ -57,11 +57,11 @@ class EchoFeedbackAgent(Agent):
         return Action(data={"blocks": tower_design(self.task, gap_m=0.05)})
 
 
-def repairing(task: Task, model: Any, options: OptionsArg) -> Agent:
+def repairing(task: Task, model: Any, options: ExampleOptions) -> Agent:
     return EchoFeedbackAgent(task)
 
 
-def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
+def llm(task: Task, model: Any, options: ExampleOptions) -> Agent:
     from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 
     settings = {"max_tokens": 1024, "temperature": 0.0, **llm_agent_options(options)}

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PromptFiles
 
 from .check import check_tower
 from .model import BlockListError, Blocks, extract_json, parse_blocks
+from .options import ExampleOptions
 from .outcome import TowerOutcome
 from .spaces import TowerAction, TowerState
 
@@ -101,16 +101,14 @@ class TowerEnv(Env):
         obs = Observation(text=text, tool_results=results, state=state.to_dict())
         return StepResult(obs, reward, terminated, False, info)
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> TowerOutcome:
         return TowerOutcome(blocks=self.blocks.to_list() if self.blocks else [], attempts=self.attempts,
-                            invalid_actions=self.invalid_actions).to_dict()
+                            invalid_actions=self.invalid_actions)
 
 
-def make_env(task: Task, options: OptionsArg) -> TowerEnv:
+def make_env(task: Task, options: ExampleOptions) -> TowerEnv:
+    """The suite's env factory (the tower env reads no option)."""
     return TowerEnv(task)
 
 
-# The scorer is ``score.py``; importing it from here keeps working.
-from .score import score  # noqa: E402
-
-__all__ = ["PROMPTS", "TowerEnv", "make_env", "score"]
+__all__ = ["PROMPTS", "TowerEnv", "make_env"]

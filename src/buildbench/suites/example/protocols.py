@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from buildbench.harness import StepLoop, Task
-from buildbench.harness.option_model import OptionsArg
+
+from .options import ExampleOptions
 
 
-def one_shot(task: Task, options: OptionsArg) -> StepLoop:
+def one_shot(task: Task, options: ExampleOptions) -> StepLoop:
     """One submission."""
     return StepLoop(1, name="one-shot")
 
 
-def refine(task: Task, options: OptionsArg) -> StepLoop:
+def refine(task: Task, options: ExampleOptions) -> StepLoop:
     """Up to ``-o max_steps=N`` submissions (3 by default), each after the checker's feedback."""
-    return StepLoop(int(options.get("max_steps", 3)), name="refine")
+    return StepLoop(options.max_steps, name="refine")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from buildbench.harness import Task
 
 from .check import check_tower
@@ -11,10 +9,9 @@ from .model import parse_blocks
 from .outcome import TowerOutcome
 
 
-def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+def score(task: Task, outcome: TowerOutcome) -> dict[str, float]:
     """Re-check the final design from scratch (the scorer trusts nothing the env reported)."""
-    typed = TowerOutcome.from_dict(outcome)
-    blocks = parse_blocks({"blocks": typed.blocks}, max_blocks=10**6)
+    blocks = parse_blocks({"blocks": outcome.blocks}, max_blocks=10**6)
     report = check_tower(blocks, target_height_m=float(task.target["target_height_m"]),
                          footprint_half_m=float(task.inputs["lot_half_width_m"]))
     target = float(task.target["target_height_m"])
@@ -22,8 +19,8 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         "passed": float(report.passed),
         "height_ratio": min(report.height_m / target, 1.0) if target > 0 else 0.0,
         "blocks": float(blocks.count),
-        "attempts": float(typed.attempts),
-        "invalid_actions": float(typed.invalid_actions),
+        "attempts": float(outcome.attempts),
+        "invalid_actions": float(outcome.invalid_actions),
     }
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
-from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite
 from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .env import PROMPTS, make_env
 from .generate import load_tasks
+from .options import ExampleOptions
+from .outcome import TowerOutcome
 from .protocols import one_shot, refine
 from .score import failure_metrics, score
 
@@ -34,13 +35,8 @@ suite = Suite(
         "refine": ProtocolSpec("refine", refine, "up to -o max_steps=N submissions with feedback"),
     },
     default_protocol="refine",
-    options=(
-        OptionSpec("max_steps", "int", "submissions allowed by the refine protocol", minimum=1, maximum=1000,
-                   default=3),
-        OptionSpec("delay_s", "float", "seconds slow-reference waits per action", minimum=0.0, maximum=3600.0,
-                   default=0.0),
-        PROMPTS_OPTION,
-    ),
+    options=ExampleOptions,
+    outcome_type=TowerOutcome,
     prompts=PROMPTS,
     validate_task=require_fields(inputs={"target_height_m": "number", "lot_half_width_m": "number",
                                          "max_blocks": "integer"}, target={"target_height_m": "number"}),
