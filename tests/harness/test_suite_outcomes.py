@@ -1,5 +1,5 @@
 """Typed outcomes: a demo episode's stored outcome of every suite reads as the suite's outcome
-type and writes back the same JSON, key order included, and scores the same."""
+type (``Suite.outcome_type``) and writes back the same JSON, key order included, and scores the same."""
 
 from __future__ import annotations
 
@@ -38,4 +38,5 @@ def test_a_demo_outcome_round_trips_through_its_type(name: str, tmp_path: Path) 
     assert list(typed.to_dict()) == list(stored)
     assert outcome_type.from_dict(typed.to_dict()) == typed
     assert typed.extra == {}
-    assert suite.score(task, typed.to_dict()) == pytest.approx(episode.metrics, nan_ok=True)
+    assert suite.outcome_type is outcome_type  # the store's JSON is read back as the suite's type
+    assert suite.score(task, suite.read_outcome(stored)) == pytest.approx(episode.metrics, nan_ok=True)
