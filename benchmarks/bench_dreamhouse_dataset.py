@@ -4,8 +4,9 @@
 Per structure: generate it, validate it under both profiles, render the Frame and Facade
 views and write them as PNG (what ``buildbench dreamhouse generate --render`` does for each
 house), on a sample spread over the paper-size dataset. Baseline: the same work with the
-rendering as it was before issue 24 (a frozen copy below: a scene built per condition, scene
-bounds by numpy's axis-0 min/max, transforms checked by SVD, PNGs deflated by zlib), timed
+rendering as it was before issue 24 (a frozen copy below: a scene built per condition with
+three vertices of its own per triangle, scene bounds by numpy's axis-0 min/max, transforms
+checked by SVD, PNGs deflated by zlib), timed
 in the same run, alternating with ours. CPU seconds of this process, GL driver threads
 included: the machine is shared. Without a headless OpenGL context the figure is skipped
 with a printed reason.
@@ -48,17 +49,22 @@ def _cond_by_svd(linear: np.ndarray, limit: float = 1e12) -> np.ndarray:
 
 
 def _old_build_scene(batches: list[Boxes]) -> Scene:
-    parts = [(box_world_geometry(b), np.repeat(b.colors, 36, axis=0)) for b in batches]
-    count = sum(len(g.positions_m) for g, _ in parts)
+    # three vertices of its own per triangle (an index per vertex), as before issue 24
+    geometries = [box_world_geometry(b) for b in batches]
+    parts = [(g.triangles_m(), g.normals[g.indices], np.repeat(b.colors, 36, axis=0))
+             for g, b in zip(geometries, batches, strict=True)]
+    count = sum(len(p) for p, _, _ in parts)
     vertices = np.empty(count, dtype=VERTEX_DTYPE)
+    indices = np.arange(count, dtype=np.uint32)
     if count == 0:
-        return Scene(vertices=vertices, origin_m=np.zeros(3), bounds=None)
-    positions = np.concatenate([g.positions_m for g, _ in parts])
+        return Scene(vertices=vertices, indices=indices, origin_m=np.zeros(3), bounds=None)
+    positions = np.concatenate([p for p, _, _ in parts])
     bounds = Bounds(positions.min(axis=0), positions.max(axis=0))
     vertices["position"] = positions - bounds.centre_m
-    vertices["normal"] = np.concatenate([g.normals for g, _ in parts])
-    vertices["color"] = np.concatenate([c for _, c in parts])
-    return Scene(vertices=vertices, origin_m=bounds.centre_m, bounds=bounds, closed_vertex_count=count)
+    vertices["normal"] = np.concatenate([n for _, n, _ in parts])
+    vertices["color"] = np.concatenate([c for _, _, c in parts])
+    return Scene(vertices=vertices, indices=indices, origin_m=bounds.centre_m, bounds=bounds,
+                 closed_vertex_count=count)
 
 
 def _old_render_views(structure: Structure, skin: Structure, condition: str) -> np.ndarray:

@@ -125,7 +125,7 @@ class NaiveRenderer:
     def _render(self, scene: Scene, cameras: list[Camera]) -> np.ndarray:
         ref, ctx = self.ref, self.ctx
         out = np.empty((len(cameras), ref.height, ref.width, 4), np.uint8)
-        per_box = scene.vertices.reshape(-1, 36)
+        per_box = scene.vertices[scene.indices].reshape(-1, 36)  # each box's 12 triangles, unindexed
         ctx.front_face, ctx.cull_face = "cw", "back"
         to_world = np.eye(4)
         to_world[:3, 3] = scene.origin_m
@@ -151,8 +151,10 @@ class NaiveRenderer:
 
 def _build_box_by_box(boxes: Boxes) -> Scene:
     parts = [build_scene(Boxes(boxes.matrices[i : i + 1], boxes.sizes_m[i : i + 1], boxes.colors[i : i + 1])) for i in range(len(boxes))]
+    offsets = np.cumsum([0] + [len(p.vertices) for p in parts[:-1]])
     vertices = np.concatenate([p.vertices for p in parts])
-    return Scene(vertices=vertices, origin_m=np.zeros(3), bounds=None)
+    indices = np.concatenate([p.indices + k for p, k in zip(parts, offsets, strict=True)]).astype(np.uint32)
+    return Scene(vertices=vertices, indices=indices, origin_m=np.zeros(3), bounds=None)
 
 
 class _Profile(NamedTuple):

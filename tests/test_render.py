@@ -164,7 +164,7 @@ def test_culled_boxes_match_the_same_boxes_drawn_two_sided(renderers) -> None:
     boxes = Boxes.from_centres(grid, rng.uniform(0.1, 0.4, (9, 3)), rng.uniform(0.2, 1.0, (9, 3)), rotations)
     geometry = box_world_geometry(boxes)
     open_mesh = TriangleMesh(
-        geometry.positions_m, np.arange(len(geometry.positions_m)).reshape(-1, 3), np.repeat(boxes.colors, 12, axis=0)
+        geometry.positions_m, geometry.indices.reshape(-1, 3), np.repeat(boxes.colors, 12, axis=0)
     )
     culled, two_sided = build_scene(boxes), build_scene(meshes=[open_mesh])
     assert two_sided.closed_vertex_count == 0

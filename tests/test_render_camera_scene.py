@@ -121,8 +121,10 @@ def test_box_triangles_are_wound_outward_even_when_mirrored() -> None:
     matrices[:, :3, 3] = [[0, 0, 0], [5, 0, 0], [-5, 0, 0]]
     scene = build_scene(Boxes(matrices, np.array([[1.0, 2.0, 3.0]] * 3), (0.5, 0.5, 0.5, 1.0)))
     assert scene.triangle_count == 36 and scene.closed_vertex_count == 108
-    positions = scene.vertices["position"].astype(np.float64) + scene.origin_m
-    stored = scene.vertices["normal"][::3].astype(np.float64)
+    corners = scene.vertices[scene.indices]  # each triangle's three corners, in drawing order
+    positions = corners["position"].astype(np.float64) + scene.origin_m
+    stored = corners["normal"][::3].astype(np.float64)
+    assert np.all(corners["normal"][1::3] == corners["normal"][::3])  # flat: one normal per triangle
     np.testing.assert_allclose(_triangle_normals_from_winding(positions), stored, atol=1e-5)
     centres = np.repeat(matrices[:, :3, 3], 12, axis=0)
     tri_centres = positions.reshape(-1, 3, 3).mean(axis=1)
@@ -150,8 +152,9 @@ def test_closed_items_come_first() -> None:
     )
     scene = build_scene(Boxes.from_centres(np.zeros((1, 3)), np.ones((1, 3)), (1.0, 0, 0)), [tri, tet])
     assert scene.closed_vertex_count == 36 + 12
-    assert np.all(scene.vertices["color"][36:48] == [0, 0, 255, 255])
-    assert np.all(scene.vertices["color"][48:] == [0, 255, 0, 255])
+    colors = scene.vertices["color"][scene.indices]
+    assert np.all(colors[36:48] == [0, 0, 255, 255])
+    assert np.all(colors[48:] == [0, 255, 0, 255])
 
 
 def test_empty_scene() -> None:

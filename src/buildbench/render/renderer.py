@@ -190,6 +190,7 @@ class Renderer:
             self._target = self._resolved = ctx.framebuffer(color_attachments=[self._color], depth_attachment=depth)
             self._gl_objects += [depth, self._target]
         self._vbo: moderngl.Buffer | None = None
+        self._ibo: moderngl.Buffer | None = None
         self._vao: moderngl.VertexArray | None = None
 
     def render(self, scene: Scene, cameras: Camera | Sequence[Camera]) -> np.ndarray:
@@ -224,7 +225,7 @@ class Renderer:
                 raise RenderInputError(f"cameras[{i}] is a {type(cam).__name__}, not a Camera")
         out = np.empty((len(views), self.height, self.width, 4), dtype=np.uint8)
         frame_bytes = self.height * self.width * 4
-        vertex_count = self._upload(scene)
+        index_count = self._upload(scene)
         closed = scene.closed_vertex_count
         ctx = self._ctx
         # The y-flip in the projection mirrors the image, so outward counter-clockwise faces
@@ -239,10 +240,10 @@ class Renderer:
                 assert self._vao is not None
                 ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
                 self._vao.render(moderngl.TRIANGLES, vertices=closed)
-            if vertex_count > closed:
+            if index_count > closed:
                 assert self._vao is not None
                 ctx.enable_only(moderngl.DEPTH_TEST)
-                self._vao.render(moderngl.TRIANGLES, vertices=vertex_count - closed, first=closed)
+                self._vao.render(moderngl.TRIANGLES, vertices=index_count - closed, first=closed)
             if self.samples:
                 self._resolve()
             self._resolved.read_into(out, components=4, alignment=1, write_offset=i * frame_bytes)
@@ -267,11 +268,11 @@ class Renderer:
         on_gl_thread(self._release)
 
     def _release(self) -> None:
-        for obj in [self._vao, self._vbo, *self._gl_objects]:
+        for obj in [self._vao, self._vbo, self._ibo, *self._gl_objects]:
             if obj is not None:
                 obj.release()
         self._gl_objects = []
-        self._vao = self._vbo = None
+        self._vao = self._vbo = self._ibo = None
 
     def __enter__(self) -> Renderer:
         return self
@@ -280,18 +281,25 @@ class Renderer:
         self.release()
 
     def _upload(self, scene: Scene) -> int:
+        """Write the scene's vertices and indices to the GPU; the number of indices to draw."""
         data = scene.vertices
-        if data.shape[0] == 0:
+        indices = np.ascontiguousarray(scene.indices, dtype=np.uint32)
+        if data.shape[0] == 0 or indices.shape[0] == 0:
             return 0
-        if self._vbo is None or self._vbo.size < data.nbytes:
-            if self._vao is not None:
-                self._vao.release()
-            if self._vbo is not None:
-                self._vbo.release()
-            self._vbo = self._ctx.buffer(reserve=data.nbytes)
-            self._vao = self._ctx.vertex_array(self._program, [(self._vbo, VERTEX_FORMAT, *VERTEX_ATTRIBUTES)])
+        # Buffers only grow, so a renderer reused for many scenes allocates a few times.
+        if self._vbo is None or self._ibo is None or self._vbo.size < data.nbytes or self._ibo.size < indices.nbytes:
+            vbo_size = max(data.nbytes, self._vbo.size if self._vbo else 0)
+            ibo_size = max(indices.nbytes, self._ibo.size if self._ibo else 0)
+            for obj in (self._vao, self._vbo, self._ibo):
+                if obj is not None:
+                    obj.release()
+            self._vbo = self._ctx.buffer(reserve=vbo_size)
+            self._ibo = self._ctx.buffer(reserve=ibo_size)
+            self._vao = self._ctx.vertex_array(self._program, [(self._vbo, VERTEX_FORMAT, *VERTEX_ATTRIBUTES)],
+                                               index_buffer=self._ibo, index_element_size=4)
         self._vbo.write(np.ascontiguousarray(data).view(np.uint8))
-        return data.shape[0]
+        self._ibo.write(indices)
+        return indices.shape[0]
 
     def _resolve(self) -> None:
         self._resolved.use()
