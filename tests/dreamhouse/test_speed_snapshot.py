@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from buildbench.suites.dreamhouse.check import validate
+from buildbench.suites.dreamhouse.check import validate, validate_profiles
 from buildbench.suites.dreamhouse.generate import PAPER_DATASET_SIZE, dataset_task_ids, generate_structure
 from buildbench.suites.dreamhouse.model import Structure
 
@@ -79,6 +79,17 @@ def _recorded() -> dict[str, Any]:
 
 def test_structures_and_validation_are_unchanged() -> None:
     assert structures_and_reports() == _recorded()["structures"]
+
+
+def test_both_profiles_at_once_report_as_each_alone() -> None:
+    """``validate_profiles`` shares one context between the profiles; the reports are unchanged."""
+    for tid in SAMPLE[:5]:
+        house = generate_structure(tid, 0)
+        for s in (house.structure, _damaged(house.structure)):
+            both = validate_profiles(s)
+            assert list(both) == ["paper", "released"]
+            for profile, report in both.items():
+                assert report.to_json() == validate(s, profile).to_json(), (tid, profile)
 
 
 def test_renders_are_unchanged() -> None:

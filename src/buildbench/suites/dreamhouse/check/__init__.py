@@ -28,7 +28,7 @@ from .config import (
 )
 from .irc_spans import SPAN_TABLES, SpanTable
 from .result import TestResult, ValidationReport
-from .validate import validate
+from .validate import validate, validate_profiles
 
 __all__ = [
     "MEMBER_CHECK",
@@ -43,4 +43,5 @@ __all__ = [
     "ValidationReport",
     "ValidatorConfig",
     "validate",
+    "validate_profiles",
 ]
