@@ -165,10 +165,10 @@ class Suite:
         return options_model(self.name, tuple(self.options))
 
     def option_specs(self) -> tuple[OptionSpec, ...]:
-        """The suite's own option declarations (the common ones left out), in listing order."""
+        """The suite's own option declarations, in listing order: the common ones left out unless
+        the suite redeclares one (its own default)."""
         if isinstance(self.options, type):
-            common = {spec.name for spec in COMMON_OPTIONS}
-            return tuple(spec for spec in self.options.specs if spec.name not in common)
+            return tuple(spec for spec in self.options.specs if spec not in COMMON_OPTIONS)
         return tuple(self.options)
 
     def read_outcome(self, outcome: OutcomeRecord | Mapping[str, Any]) -> Any:
