@@ -23,8 +23,8 @@ from buildbench.suites.buildarena.physics import (
     sim,
 )
 from buildbench.suites.buildarena.physics.build import compile_scene, rebuild
-from buildbench.suites.buildarena.physics.sim import weld_loads
 from buildbench.suites.buildarena.physics.stress import WeldNetwork, stack, weld_network
+from buildbench.suites.buildarena.physics.welds import weld_loads
 from buildbench.suites.buildarena.tasks import TASKS, scene_for
 
 G = DEFAULT_CONFIG.gravity_mps2

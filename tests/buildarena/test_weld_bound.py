@@ -7,7 +7,7 @@ import pytest
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
-from buildbench.suites.buildarena.physics import sim
+from buildbench.suites.buildarena.physics import welds
 from buildbench.suites.buildarena.physics.stress import WeldNetwork, stack, weld_network, wrench_bound
 
 
@@ -52,17 +52,17 @@ def _outcome(task: str, design: designs.Design) -> tuple[bytes, list[tuple[str, 
 def test_putting_the_exact_analysis_off_changes_nothing(task: str, skips: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # Broken welds' forces and times are compared bit for bit: the state is what the tick-by-tick analysis gives.
     design = designs.REFERENCE[task]()
-    exact = sim._magnitudes
+    exact = welds._magnitudes
     calls = [0]
 
     def counted(*args: object) -> np.ndarray:
         calls[0] += 1
         return exact(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sim, "_magnitudes", counted)
+    monkeypatch.setattr(welds, "_magnitudes", counted)
     skipping = _outcome(task, design)
     assert (calls[0] < skipping[2]) == skips  # the bound held on most ticks of a quiet run
-    monkeypatch.setattr(sim, "_BOUND_MARGIN", -1.0)  # the bound never holds: the exact analysis every tick
+    monkeypatch.setattr(welds, "_BOUND_MARGIN", -1.0)  # the bound never holds: the exact analysis every tick
     calls[0] = 0
     assert _outcome(task, design) == skipping
     assert calls[0] == skipping[2]

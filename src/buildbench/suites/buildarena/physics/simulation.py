@@ -39,10 +39,10 @@ from .sim import (
     _Cargo,
     _log_bodies,
     _schedule,
-    _WeldResponse,
     heated,
 )
 from .trajectory import Trajectory
+from .welds import _WeldResponse
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,343 @@
+"""The weld-break test of a tick: weld loads from MuJoCo's inverse dynamics, the welds' response
+lag, and a bound that puts the exact analysis off while no weld can break.
+
+After each tick the weld loads come from MuJoCo's inverse dynamics and the groups' frame
+analysis (``stress``), pass through the welds' response lag, and every weld over its
+threshold breaks (``_WeldResponse.snapped``).
+
+Speed: a tick copies what the analysis reads from MuJoCo (``_Inputs``) and tests the bound
+on those copies, in world axes; the analysis itself runs on the copies later, in order,
+only when the bound fails or the welds change (see ``_WeldResponse``), and gives bit for
+bit what running it tick by tick gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+import mujoco
+import numpy as np
+
+from .build import Compiled
+from .config import PhysicsConfig
+from .groups import WeldAnalysis
+
+_Inputs: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, np.ndarray], ...]]
+"""What the frame analysis of one tick reads from MuJoCo, copied: per node its ``cfrc_int`` row
+(world axes), per group its root's ``xmat``, per cannon its thrust (``actuator_force``), and the
+rope loads ``(node, (force, torque about its centre) in its group's frame)``."""
+
+_NO_NODES = np.zeros(0, dtype=int)
+
+
+def _rope_loads(compiled: Compiled, data: mujoco.MjData) -> dict[int, np.ndarray]:
+    """Rope tension on the rope ends' bodies: body id → (force, torque about its centre), world frame."""
+    loads: dict[int, np.ndarray] = {}
+    rows = np.flatnonzero(data.efc_type[: data.nefc] == mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON)
+    for rope in compiled.ropes:
+        tension = float(data.efc_force[rows[data.efc_id[rows] == rope.tendon]].sum())
+        if tension == 0.0:
+            continue
+        ends = data.site_xpos[list(rope.sites)]
+        span = ends[1] - ends[0]
+        pull = tension * span / max(float(np.linalg.norm(span)), 1e-9)
+        for body, point, force in ((rope.bodies[0], ends[0], pull), (rope.bodies[1], ends[1], -pull)):
+            wrench = np.concatenate([force, np.cross(point - data.xipos[body], force)])
+            loads[body] = loads.get(body, 0.0) + wrench
+    return loads
+
+
+def _roots(analysis: WeldAnalysis) -> np.ndarray:
+    return np.array([root for root, _ in analysis.spans], dtype=int)
+
+
+def _inputs(compiled: Compiled, analysis: WeldAnalysis, roots: np.ndarray, data: mujoco.MjData) -> _Inputs:
+    """The tick's :data:`_Inputs` (``roots``: :func:`_roots` of ``analysis``).
+
+    MuJoCo's inverse dynamics (``mj_rnePostConstraint``) gives, per body, the wrench its
+    parent delivers to it and its children (``cfrc_int``): a group's blocks are childless
+    children of its root, so that is what the group delivers to each of them (the root's own
+    is never needed: no weld lies beyond it). Thrust and rope tension act through an actuator
+    and a tendon, which the inverse dynamics does not count as external forces, so they are
+    taken beside.
+    """
+    mujoco.mj_rnePostConstraint(compiled.model, data)
+    ropes: tuple[tuple[int, np.ndarray], ...] = ()
+    if compiled.ropes:
+        rows = []
+        for body, wrench in _rope_loads(compiled, data).items():
+            node = analysis.node(body)
+            if node >= 0:
+                rows.append((node, (wrench.reshape(2, 3) @ data.xmat[analysis.frame(node)].reshape(3, 3)).reshape(6)))
+        ropes = tuple(rows)
+    return data.cfrc_int[analysis.bodies], data.xmat[roots], data.actuator_force[analysis.cannon_acts], ropes
+
+
+def _own(analysis: WeldAnalysis, inputs: _Inputs) -> np.ndarray:
+    """Per node of ``analysis``, the wrench its welds deliver to it (``WeldNetwork.own``), a new array.
+
+    The groups' frame analysis (``stress``) takes them in each group's frame: row vectors
+    times the root's rotation. A cannon without thrust adds nothing (a zero load would change
+    at most the sign of a zero, which no magnitude sees).
+    """
+    world, turns, thrust, ropes = inputs
+    if len(analysis.spans) == 1:  # one group, the common case: one product, no copy per group
+        blocks = (world.reshape(-1, 3) @ turns[0].reshape(3, 3)).reshape(-1, 6)
+    else:
+        blocks = world.copy()
+        for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
+            blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ turn.reshape(3, 3)).reshape(-1, 6)
+    pushed, loads = _NO_NODES, None
+    if thrust.any():  # also for NaN
+        pushed = analysis.cannon_nodes
+        loads = np.zeros((pushed.size, 6))
+        loads[:, :3] = thrust[:, None] * analysis.cannon_axes
+    if ropes:
+        extra = {int(k): row for k, row in zip(pushed, loads if loads is not None else [], strict=True)}
+        for node, turned in ropes:
+            extra[node] = extra.get(node, 0.0) + turned
+        pushed, loads = np.array(list(extra), dtype=int), np.array(list(extra.values())).reshape(-1, 6)
+    return analysis.network.own(blocks, pushed, loads)
+
+
+def _magnitudes(analysis: WeldAnalysis, own: np.ndarray) -> np.ndarray:
+    """Force (N) and torque (N·m) magnitudes per row of ``analysis`` from the nodes' wrenches (:func:`_own`),
+    shape (n_welds, 2)."""
+    both = analysis.network.weld_wrenches(own).reshape(-1, 2, 3)
+    return np.sqrt(np.einsum("wki,wki->wk", both, both))
+
+
+def weld_loads(compiled: Compiled, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Indices of intact welds with their force (N) and torque about their anchor (N·m)."""
+    analysis = compiled.analysis
+    if analysis is None:
+        return np.zeros(0, dtype=int), np.zeros(0), np.zeros(0)
+    loads = _magnitudes(analysis, _own(analysis, _inputs(compiled, analysis, _roots(analysis), data)))
+    return analysis.welds, loads[:, 0], loads[:, 1]
+
+
+_BOUND_MARGIN = 1.0 - 1e-6
+"""How far below its limit the bound must keep every weld to skip the exact analysis: far above the
+rounding of the analysis and of the lag (relative errors of a few 1e-16 per operation)."""
+
+_BACKOFF_MAX = 64
+"""Ticks at most between a failed bound and the next try (the bound costs a little every tick it is tried)."""
+
+_PENDING_FLOATS = 4_000_000
+"""At most this many node-wrench numbers (32 MB) wait for the exact analysis; then it catches up."""
+
+_REFER_SHARE = 0.05
+"""A tick whose loads changed by this share of the limits since the reference becomes the new reference ..."""
+
+_REFER_EVERY = 16
+"""... when the reference is at least this many ticks old (a new reference costs one exact analysis)."""
+
+_ONES = np.ones(3)
+
+
+@dataclass
+class _WeldResponse:
+    """Weld loads as the break test reads them: the quasi-static load, smoothed over the welds' response time.
+
+    The frame analysis gives the load that rigid blocks would transmit at
+    this instant; a real (or Besiege's springy) weld network needs about a
+    natural period to build that load up, so an impact lasting one step
+    (a bridge dropped onto its supports, a cargo landing) does not reach
+    the welds in full. Each weld's force and torque follow a first-order
+    lag with time constant ``config.weld_response_s``; a steady load is
+    read in full.
+
+    ``state`` and ``limits`` follow the rows of ``analysis`` (force, torque
+    per weld); ``held`` keeps every weld's state across a change of analysis.
+
+    Speed: the exact analysis of a tick is put off while a bound proves that
+    no weld can break in it. The analysis is linear, so a weld's load in a
+    tick is at most its load ``W`` at a reference tick plus ``a·F + b·T``
+    (``WeldNetwork.bounds``; ``F``, ``T`` sum the norms of the nodes' force
+    and torque changes since the reference); as a share of its limit, at
+    most ``w + c`` with ``w`` the reference's largest ``W``/limit and ``c``
+    the change's share (``_change``: each term's largest ratio to its limit).
+    The lag is linear and monotone, so since the last exact state ``s0`` a
+    weld's state over its limit is at most ``decay·max(s0/limit) + lag(w) +
+    lag(c)`` (``lag`` starting from 0, ``decay`` the lag's factor to the
+    power of the ticks since). While that stays below ``_BOUND_MARGIN`` the
+    ticks' inputs wait in ``pending``; the exact analysis then runs on them in
+    order, as it would have tick by tick, when the bound no longer holds,
+    before the analysis changes and when too many wait. After a failed bound
+    the analysis runs tick by tick for a while (``backoff`` ticks, doubled
+    each time the bound fails soon again). ``state`` is then exactly what the
+    tick-by-tick analysis gives, and every weld breaks in the same tick.
+
+    The reference is a tick analysed exactly on its own (its weld loads,
+    not the lagged state): the last of a tick-by-tick stretch, or a tick
+    whose loads moved far from the reference (``_REFER_SHARE``), so that a
+    slow drift does not pile up in ``c``; before any, zero loads. Loads
+    change little from tick to tick while nothing breaks, so their changes
+    bound them far more closely than their norms, which add up where the
+    loads cancel.
+
+    The changes are taken in world axes, on the inputs as copied: a node's
+    change in its group's frame, ``Rᵀc − R₀ᵀc₀``, is at most ``|c − c₀| +
+    ‖R − R₀‖·|c₀|`` (and the Frobenius norm at most the sum of the rows'
+    norms); a cannon's thrust change ``Δt`` adds ``|Δt|`` to its force and
+    ``|Δt|·|r|`` to its torque (``r`` its lever to the origin); rope loads
+    add their full size at either tick. ``_change`` takes them all as one
+    weighted sum of 3-vector norms (``rows`` of ``changes``, ``weights``).
+    """
+
+    gain: float
+    held: np.ndarray
+    analysis: WeldAnalysis | None = None
+    state: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    limits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    pending: list[_Inputs] = field(default_factory=list)
+    roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
+    reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # The reference tick's inputs (3-vector rows), its largest ``W``/limit and its ropes' share.
+    reference: _Inputs | None = None
+    reference_worst: float = 0.0
+    reference_ropes: float = 0.0
+    since: int = 0
+    # Rows of the change: the nodes' torques and forces, the roots' rotation rows, the cannons' thrusts
+    # (first column); and each row's share of the limits per unit of its norm.
+    changes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # The bound since the last exact state: worst ``s0``/limit, the largest ratios per unit of F and T, the
+    # decay of ``s0``, and the lagged reference share and change share.
+    worst: float = float("inf")
+    per_force: float = float("inf")
+    per_torque: float = float("inf")
+    decay: float = 1.0
+    level: float = 0.0
+    lag: float = 0.0
+    room: int = 0
+    skipped: int = 0
+    wait: int = 0
+    backoff: int = 1
+
+    @classmethod
+    def of(cls, n_welds: int, tick_s: float, config: PhysicsConfig) -> _WeldResponse:
+        gain = 1.0 - float(np.exp(-tick_s / config.weld_response_s)) if config.weld_response_s > 0 else 1.0
+        return cls(gain, np.zeros((n_welds, 2)))
+
+    def _follow(self, compiled: Compiled) -> None:
+        """Re-index the state after the welds were regrouped (a break)."""
+        if self.analysis is not None:
+            self._catch_up()
+            self.held[self.analysis.welds] = self.state
+        self.analysis = analysis = compiled.analysis
+        if analysis is None:
+            return
+        ids = analysis.welds
+        self.state = self.held[ids]
+        self.limits = np.column_stack([compiled.weld_break_force[ids], compiled.weld_break_torque[ids]])
+        with np.errstate(divide="ignore", invalid="ignore"):  # a zero limit gives inf or NaN: no skipping
+            per = analysis.network.bounds / self.limits[:, :, None]
+            self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
+            self.room = _PENDING_FLOATS // max(analysis.bodies.size * 6, 1)
+            self.roots = _roots(analysis)
+            # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
+            # the cross-product block of ``centres_to_origin`` is at least its operator norm).
+            self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
+            nodes, groups, cannons = analysis.bodies.size, self.roots.size, analysis.cannon_nodes.size
+            self.changes = np.zeros((2 * nodes + 3 * groups + cannons, 3))
+            self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes), np.zeros(3 * groups),
+                                           self.per_force + self.per_torque * self.reach[analysis.cannon_nodes]])
+        self.wait, self.skipped = 0, 0
+        self._restart(None, None)
+
+    def _restart(self, inputs: _Inputs | None, magnitudes: np.ndarray | None) -> None:
+        """Start the bound from the exact state, with the reference tick's inputs and weld loads (None: zero)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.worst = float(np.max(self.state / self.limits, initial=0.0))
+        self.decay, self.level, self.lag = 1.0, 0.0, 0.0
+        self._refer(inputs, magnitudes)
+
+    def _refer(self, inputs: _Inputs | None, magnitudes: np.ndarray | None) -> None:
+        """Make a tick the reference (None: zero loads)."""
+        analysis = self.analysis
+        assert analysis is not None
+        nodes, groups = analysis.bodies.size, self.roots.size
+        if inputs is None or magnitudes is None:
+            inputs = (np.zeros((2 * nodes, 3)), np.zeros((3 * groups, 3)), np.zeros(analysis.cannon_nodes.size), ())
+            self.reference_worst = 0.0
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self.reference_worst = float(np.max(magnitudes / self.limits, initial=0.0))
+            inputs = (inputs[0].reshape(-1, 3), inputs[1].reshape(-1, 3), inputs[2], inputs[3])
+        self.reference = inputs
+        # Each group's rotation change weighs with its nodes' torques and forces at the reference.
+        weighted = np.sqrt((inputs[0] * inputs[0]) @ _ONES) * self.weights[: 2 * nodes]
+        share = np.array([weighted[2 * span.start: 2 * span.stop].sum() for _, span in analysis.spans])
+        self.weights[2 * nodes: 2 * nodes + 3 * groups] = np.repeat(share, 3)
+        self.reference_ropes = self._rope_share(inputs[3])
+        self.since = 0
+
+    def _rope_share(self, ropes: tuple[tuple[int, np.ndarray], ...]) -> float:
+        share = 0.0
+        for node, load in ropes:
+            pull, twist = float(np.linalg.norm(load[:3])), float(np.linalg.norm(load[3:]))
+            share += self.per_force * pull + self.per_torque * (float(self.reach[node]) * pull + twist)
+        return share
+
+    def _change(self, inputs: _Inputs) -> float:
+        """The largest share of its limit by which a weld's load can differ from the reference's (NaN for NaN)."""
+        world, turns, thrust, ropes = inputs
+        reference, rows = self.reference, self.changes
+        assert reference is not None
+        nodes, turned = world.size // 3, world.size // 3 + turns.size // 3
+        np.subtract(world.reshape(-1, 3), reference[0], out=rows[:nodes])
+        np.subtract(turns.reshape(-1, 3), reference[1], out=rows[nodes:turned])
+        if thrust.size:
+            np.subtract(thrust, reference[2], out=rows[turned:, 0])
+        np.multiply(rows, rows, out=rows)
+        norms = rows @ _ONES
+        share = float(np.sqrt(norms, out=norms) @ self.weights) + self.reference_ropes
+        return share + self._rope_share(ropes) if ropes else share
+
+    def _catch_up(self) -> None:
+        """Run the exact analysis on the ticks put off, in order."""
+        assert self.analysis is not None
+        for inputs in self.pending:
+            self.state += self.gain * (_magnitudes(self.analysis, _own(self.analysis, inputs)) - self.state)
+        self.pending.clear()
+
+    def snapped(self, compiled: Compiled, data: mujoco.MjData) -> list[tuple[int, float, float]]:
+        """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over)."""
+        if compiled.analysis is not self.analysis:
+            self._follow(compiled)
+        analysis = self.analysis
+        if analysis is None:
+            return []
+        inputs = _inputs(compiled, analysis, self.roots, data)
+        gain, restart = self.gain, False
+        if self.wait:  # the bound failed lately: no bound, the exact analysis as it comes
+            self.wait -= 1
+            restart = not self.wait
+        else:
+            change = self._change(inputs)
+            if change > _REFER_SHARE and self.since >= _REFER_EVERY:
+                self._refer(inputs, _magnitudes(analysis, _own(analysis, inputs)))
+                change = self._change(inputs)
+            self.since += 1
+            self.level += gain * (self.reference_worst - self.level)
+            self.lag += gain * (change - self.lag)
+            self.decay *= 1.0 - gain
+            if self.decay * self.worst + self.level + self.lag <= _BOUND_MARGIN and len(self.pending) < self.room:
+                self.pending.append(inputs)  # (False for NaN)
+                self.skipped += 1
+                return []
+            self._catch_up()
+            # Back off: a bound that failed after few skipped ticks is not tried for twice as long as before.
+            self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
+            self.wait, self.skipped = self.backoff, 0
+        magnitudes = _magnitudes(analysis, _own(analysis, inputs))
+        self.state += gain * (magnitudes - self.state)
+        if restart:
+            self._restart(inputs, magnitudes)
+        held = self.state <= self.limits
+        if held.all():
+            return []
+        over = np.flatnonzero(~held.all(axis=1))
+        return [(int(analysis.welds[k]), float(self.state[k, 0]), float(self.state[k, 1])) for k in over]
