@@ -181,6 +181,8 @@ def cameras(frame: Bounds, scene_bounds: Bounds | None = None) -> list[Camera]:
     if scene_bounds is None:
         return cams
     both = Bounds(np.minimum(frame.min_m, scene_bounds.min_m), np.maximum(frame.max_m, scene_bounds.max_m))
+    if np.array_equal(both.min_m, frame.min_m) and np.array_equal(both.max_m, frame.max_m):
+        return cams  # framed on what is drawn (a dataset render): the planes already enclose it
     out = []
     for cam in cams:
         planes = clip_planes_for_bounds(cam.eye_m, cam.forward, both)
