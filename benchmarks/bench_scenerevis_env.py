@@ -25,8 +25,9 @@ from pathlib import Path
 from _common import Figure, median_time, scaled_limit
 
 from buildbench.harness import Action, Task
-from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+from buildbench.suites.scenerevis.env import SceneReVisEnv
 from buildbench.suites.scenerevis.generate.rooms import generate_rooms
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 
 TARGET_S = 0.3
 
@@ -41,14 +42,16 @@ def _stepper(scene: dict) -> tuple[SceneReVisEnv, Callable[[], None]]:
     (so retrieval runs) while the room keeps its size."""
     task = Task("bench", "scenerevis", inputs={"instruction": "A cosy living room.", "initial_scene": scene},
                 target={"room_type": "living room"})
-    env = SceneReVisEnv(EnvOptions(max_turns=100))
+    env = SceneReVisEnv(SceneReVisOptions(max_turns=100))
     env.reset(task, seed=1)
     count = [0]
 
     def step() -> None:
         k = count[0]
         count[0] += 1
-        objects = env.outcome()["scene"]["objects"]
+        scene = env.outcome().scene
+        assert scene is not None
+        objects = scene["objects"]
         moved, swapped = objects[k % len(objects)], objects[(k + 1) % len(objects)]
         x, y, z = moved["pos"]
         calls = [{"name": "move_object", "arguments": {"jid": moved["id"],

@@ -27,7 +27,7 @@ from bench_scenes_views import PX, bench_house
 from buildbench.render import gl_info
 from buildbench.scenes import views
 from buildbench.scenes.views.meshes import clear_mesh_cache
-from buildbench.suites.scenerevis.env import EnvOptions
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.render import render_merged
 
 STEP_TARGET_S = 0.5
@@ -36,7 +36,7 @@ LEVEL = "procedural"
 
 def _step_at(scene: dict, level: str) -> Callable[[], None]:
     env, step = _stepper(scene)
-    env.options = EnvOptions(max_turns=100, geometry=level)  # type: ignore[arg-type]
+    env.options = SceneReVisOptions(max_turns=100, geometry=level)  # type: ignore[arg-type]
     return step
 
 

@@ -71,17 +71,19 @@ def _read_buildarena(suite: Suite) -> dict[str, Any]:
 
 
 def _read_scenerevis(suite: Suite) -> dict[str, Any]:
-    from buildbench.suites.scenerevis.env import EnvOptions
-    from buildbench.suites.scenerevis.protocols import EvalJudgeSetting, critic_setting
+    from buildbench.llm import ScriptedChat
+    from buildbench.suites.scenerevis.env import make_env
+    from buildbench.suites.scenerevis.protocols import diagnose_act
 
-    env = EnvOptions.from_options({})
-    judge = EvalJudgeSetting.from_options({})
-    critic = critic_setting({})
-    return {"address": env.address.value, "max_turns": env.max_turns, "render": env.render,
-            "feedback": env.feedback, "retrieve": env.retrieve, "retrieved_size": env.retrieved_size,
-            "optimize": env.optimize, "judge": env.judge, "eval_judge": judge.spec,
-            "eval_judge_record": judge.record_path, "vlm_feedback": critic.spec,
-            "vlm_feedback_record": critic.record_path}
+    task, options = _first_task(suite), suite.parse_options({})
+    env, loop = make_env(task, options), diagnose_act(task, options)
+    fields = ("max_turns", "render", "feedback", "retrieve", "retrieved_size", "optimize", "judge", "geometry",
+              "eval_judge_record", "vlm_feedback", "vlm_feedback_record")
+    assert loop.critic is None  # vlm_feedback "none": no critique model
+    llm = suite.agent("llm").factory(task, ScriptedChat(), options)
+    return {"address": env.address.value, "eval_judge": loop.eval_judge,
+            "max_model_len": getattr(llm, "max_model_len", None),
+            **{name: getattr(env.options, name) for name in fields}}
 
 
 def _read_legoeval(suite: Suite) -> dict[str, Any]:

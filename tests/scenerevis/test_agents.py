@@ -15,13 +15,15 @@ from buildbench.llm import Message
 from buildbench.suites.scenerevis import agents
 from buildbench.suites.scenerevis.agents.llm import IMAGE_TOKENS, SceneReVisLLMAgent
 from buildbench.suites.scenerevis.check.rooms import missing_essentials
-from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+from buildbench.suites.scenerevis.env import SceneReVisEnv
 from buildbench.suites.scenerevis.generate.flat import canonical_objects
+from buildbench.suites.scenerevis.options import SceneReVisOptions
+from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.tasks import load_tasks
 
 
-def play(factory: Any, task: Task, seed: int = 0, **options: Any) -> tuple[dict[str, Any], Observation]:
-    env = SceneReVisEnv(EnvOptions(render=False, **options))
+def play(factory: Any, task: Task, seed: int = 0, **options: Any) -> tuple[SceneReVisOutcome, Observation]:
+    env = SceneReVisEnv(SceneReVisOptions(render=False, **options))
     agent = factory(task, None, {})
     ctx = EpisodeContext(task=task, seed=seed)
 
@@ -40,23 +42,23 @@ def play(factory: Any, task: Task, seed: int = 0, **options: Any) -> tuple[dict[
 @pytest.mark.parametrize("task", load_tasks("demo", 0), ids=lambda t: t.id)
 def test_diagnose_builds_clean_complete_rooms(task):
     out, last = play(agents.diagnose, task)
-    assert out["termination"] == "terminate" and out["invalid_replies"] == 0
+    assert out.termination == "terminate" and out.invalid_replies == 0
     assert last.state["collisions"] == [] and last.state["out_of_bounds"] == []
-    assert not missing_essentials(task.metadata["room_type"], [o["desc"] for o in out["scene"]["objects"]])
-    assert out["turns"] >= 3  # create, add, ..., terminate: never the -1 of a two-turn trajectory
+    assert not missing_essentials(task.metadata["room_type"], [o["desc"] for o in out.scene["objects"]])
+    assert out.turns >= 3  # create, add, ..., terminate: never the -1 of a two-turn trajectory
 
 
 @pytest.mark.parametrize("task", load_tasks("goal", 0)[:6], ids=lambda t: t.id)
 def test_diagnose_repairs_goal_rooms(task):
     out, last = play(agents.diagnose, task)
-    assert out["termination"] == "terminate"
+    assert out.termination == "terminate"
     assert last.state["collisions"] == [] and last.state["out_of_bounds"] == []
 
 
 def test_goal_rooms_start_broken():
     broken = 0
     for task in load_tasks("goal", 0)[:6]:
-        env = SceneReVisEnv(EnvOptions(render=False))
+        env = SceneReVisEnv(SceneReVisOptions(render=False))
         obs, _ = env.reset(task, seed=0)
         broken += bool(obs.state["collisions"] or obs.state["out_of_bounds"])
     assert broken >= 2
@@ -65,13 +67,13 @@ def test_goal_rooms_start_broken():
 @pytest.mark.parametrize("task", load_tasks("chains", 0), ids=lambda t: t.id)
 def test_oracle_rebuilds_the_source_room_exactly(task):
     out, _ = play(agents.oracle, task)
-    assert out["termination"] == "terminate" and out["invalid_replies"] == 0
-    assert canonical_objects(out["scene"]) == canonical_objects(task.target["reference_scene"])
+    assert out.termination == "terminate" and out.invalid_replies == 0
+    assert canonical_objects(out.scene) == canonical_objects(task.target["reference_scene"])
 
 
 def test_oracle_needs_a_chain():
     with pytest.raises(ConfigError, match="carries no recorded chain"):
-        agents.oracle(load_tasks("demo", 0)[0], None, {})
+        agents.oracle(load_tasks("demo", 0)[0], None, SceneReVisOptions())
 
 
 def test_one_pass_and_random_add_everything_in_one_turn_without_repair():
@@ -80,7 +82,7 @@ def test_one_pass_and_random_add_everything_in_one_turn_without_repair():
     for name, factory in (("one-pass", agents.one_pass), ("random", agents.random_placement)):
         for task in tasks:
             out, last = play(factory, task)
-            assert out["turns"] == 3 and out["termination"] == "terminate"
+            assert out.turns == 3 and out.termination == "terminate"
             problems[name] += len(last.state["collisions"]) + len(last.state["out_of_bounds"])
     assert problems["random"] > problems["one-pass"] > 0
 

@@ -12,6 +12,7 @@ from buildbench.harness import Episode, Task
 from buildbench.harness.suite import mean_metrics
 from buildbench.suites.scenerevis import report
 from buildbench.suites.scenerevis.metrics import scene_metrics
+from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import EMPTY_SCENE, score
 
 
@@ -42,7 +43,7 @@ def _episode(task: str, metrics: dict[str, float]) -> Episode:
 def test_an_empty_room_fails_every_pass_flag_and_rates_nothing() -> None:
     # The released evaluation's convention stays in scene_metrics (0 %, valid): only our score changes.
     assert scene_metrics(EMPTY)["valid_placement"] == 100.0 and scene_metrics(EMPTY)["oob_rate"] == 0.0
-    out = score(_task("bedroom"), {"scene": {**EMPTY, "room_type": "bedroom"}})
+    out = score(_task("bedroom"), SceneReVisOutcome.from_dict({"scene": {**EMPTY, "room_type": "bedroom"}}))
     assert out["n_objects"] == 0.0
     assert out["valid_placement"] == out["collision_free"] == out["voxel_valid"] == 0.0
     for key in ("collision_rate", "oob_rate", "unsupported_rate", "mean_penetration_m", "voxel_loss_m3"):
@@ -52,14 +53,14 @@ def test_an_empty_room_fails_every_pass_flag_and_rates_nothing() -> None:
 
 
 def test_a_room_type_without_essentials_has_no_essentials_score() -> None:
-    out = score(_task("greenhouse"), {"scene": {**ONE_BED, "room_type": "greenhouse"}})
+    out = score(_task("greenhouse"), SceneReVisOutcome.from_dict({"scene": {**ONE_BED, "room_type": "greenhouse"}}))
     assert math.isnan(out["essentials_present"])
     assert out["valid_placement"] == 100.0 and out["oob_rate"] == 0.0  # a non-empty room scores as before
 
 
 def test_empty_rooms_stay_out_of_the_rates_but_count_as_invalid() -> None:
-    empty = score(_task("bedroom"), {"scene": {**EMPTY, "room_type": "bedroom"}})
-    full = score(_task("bedroom"), {"scene": {**ONE_BED, "room_type": "bedroom"}})
+    empty = score(_task("bedroom"), SceneReVisOutcome.from_dict({"scene": {**EMPTY, "room_type": "bedroom"}}))
+    full = score(_task("bedroom"), SceneReVisOutcome.from_dict({"scene": {**ONE_BED, "room_type": "bedroom"}}))
     episodes = [_episode("a", empty), _episode("b", full)]
     means = mean_metrics(episodes)["metrics"]
     assert means["valid_placement"] == 50.0 and means["oob_rate"] == full["oob_rate"]

@@ -12,7 +12,8 @@ import pytest
 from buildbench.harness import Action, RunConfig, Runner, Store, Task
 from buildbench.harness import suite as suite_registry
 from buildbench.llm import ScriptedServer, ServerReply
-from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+from buildbench.suites.scenerevis.env import SceneReVisEnv
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.reward import trajectory_return
 from buildbench.suites.scenerevis.suite import suite as scenerevis_suite
 
@@ -43,14 +44,14 @@ TERMINATE = {"id": "t", "name": "terminate", "arguments": {"reason": "complete"}
 
 
 def started(**options) -> tuple[SceneReVisEnv, object]:
-    env = SceneReVisEnv(EnvOptions(**options))
+    env = SceneReVisEnv(SceneReVisOptions(**options))
     env.reset(TASK, seed=5)
     result = env.step(Action(text=create()))
     return env, result
 
 
 def test_turn_zero_shows_text_only_then_the_scene_and_the_merged_image():
-    env = SceneReVisEnv(EnvOptions())
+    env = SceneReVisEnv(SceneReVisOptions())
     obs, _ = env.reset(TASK, seed=5)
     assert obs.text == TASK.inputs["instruction"] and not obs.images and obs.state["phase"] == "create"
     result = env.step(Action(text=create()))
@@ -94,16 +95,16 @@ MALFORMED = {
 def test_every_malformed_reply_gets_feedback_and_leaves_the_scene_unchanged(label):
     env, _ = started(render=False)
     env.step(Action(text=turn(BED)))
-    before = env.outcome()["scene"]
+    before = env.outcome().scene
     result = env.step(Action(text=MALFORMED[label]))
     assert not result.info["valid"] and not result.terminated
     assert "Your reply was not applied; the scene is unchanged." in result.observation.text
     assert result.observation.state["errors"]
-    assert env.outcome()["scene"] == before and env.outcome()["invalid_replies"] == 1
+    assert env.outcome().scene == before and env.outcome().invalid_replies == 1
 
 
 def test_a_bad_room_is_asked_for_again():
-    env = SceneReVisEnv(EnvOptions(render=False))
+    env = SceneReVisEnv(SceneReVisOptions(render=False))
     env.reset(TASK, seed=5)
     bad = env.step(Action(text=create({**ROOM, "bounds_top": ROOM["bounds_top"][:2]})))
     assert not bad.info["valid"] and "could not create the room" in bad.observation.text
@@ -127,7 +128,7 @@ def test_the_optimizer_option_repairs_after_the_edit():
     outside = add("Walnut nightstand", [2.05, 0, 0.5], [0.5, 0.55, 0.42])
     result = env.step(Action(text=turn(BED, outside)))
     assert result.observation.state["out_of_bounds"] == []
-    assert env.outcome()["scene"]["objects"][1]["pos"] != [2.05, 0, 0.5]
+    assert env.outcome().scene["objects"][1]["pos"] != [2.05, 0, 0.5]
 
 
 def test_terminate_ends_with_the_final_reward_and_the_trajectory_return():
@@ -137,11 +138,11 @@ def test_terminate_ends_with_the_final_reward_and_the_trajectory_return():
     last = env.step(Action(text=turn(TERMINATE)))
     assert last.terminated and not last.truncated
     out = env.outcome()
-    assert out["termination"] == "terminate" and out["turns"] == 4
+    assert out.termination == "terminate" and out.turns == 4
     assert [p for p in ("init", "turn", "turn", "final")] == [
         first.info["reward_terms"]["phase"], "turn", "turn", last.info["reward_terms"]["phase"]]
-    assert out["trajectory_reward"] == pytest.approx(trajectory_return(out["turn_rewards"]))
-    assert "not comparable" in out["judge"].lower() or "rule" in out["judge"].lower()
+    assert out.trajectory_reward == pytest.approx(trajectory_return(out.turn_rewards))
+    assert "not comparable" in out.judge.lower() or "rule" in out.judge.lower()
     with pytest.raises(Exception, match="after the episode ended"):
         env.step(Action(text=turn(TERMINATE)))
 
@@ -150,7 +151,7 @@ def test_the_turn_budget_truncates():
     env, _ = started(render=False, max_turns=3)
     assert not env.step(Action(text=turn(BED))).truncated
     last = env.step(Action(text=turn(NIGHTSTAND)))
-    assert last.truncated and not last.terminated and env.outcome()["termination"] == "budget"
+    assert last.truncated and not last.terminated and env.outcome().termination == "budget"
     assert last.info["reward_terms"]["phase"] == "final"
 
 
@@ -171,14 +172,14 @@ def test_a_goal_task_starts_on_its_scene_at_turn_one():
     scene = {**ROOM, "objects": [{"desc": "Queen bed", "size": [1.6, 0.5, 2.0], "pos": [0, 0, 0],
                                   "rot": [0, 0, 0, 1], "jid": "src-bed"}]}
     goal = Task("goal_x", "scenerevis", inputs={"instruction": "Tidy this bedroom.", "initial_scene": scene})
-    env = SceneReVisEnv(EnvOptions())
+    env = SceneReVisEnv(SceneReVisOptions())
     obs, info = env.reset(goal, seed=1)
     assert info["turn"] == 1 and obs.images and '"id": "obj_1"' in obs.text and '"jid": "src-bed"' in obs.text
 
 
 def test_same_seed_same_observations():
     def play() -> tuple[list[str], list[np.ndarray]]:
-        env = SceneReVisEnv(EnvOptions())
+        env = SceneReVisEnv(SceneReVisOptions())
         env.reset(TASK, seed=11)
         results = [env.step(Action(text=t)) for t in (create(), turn(BED, NIGHTSTAND), turn(WARDROBE))]
         return [r.observation.text for r in results], [r.observation.images[0] for r in results]

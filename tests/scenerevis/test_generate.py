@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from buildbench.suites.scenerevis.generate.assets import ESSENTIALS, category_of
+from buildbench.suites.scenerevis.generate.chain_filter import grade_chain, keep_best
 from buildbench.suites.scenerevis.generate.diagnose import collisions, outside, passes_source_filter
 from buildbench.suites.scenerevis.generate.flat import SceneRecordError, check_scene, room_area_m2
 from buildbench.suites.scenerevis.generate.instructions import make_instruction
@@ -21,7 +22,6 @@ from buildbench.suites.scenerevis.generate.pipeline import ReverseOptions, chain
 from buildbench.suites.scenerevis.generate.reasoning import TEMPLATES, turn_reasoning
 from buildbench.suites.scenerevis.generate.reverse import ReverseChain, Turn, chain_rng, reverse_chain
 from buildbench.suites.scenerevis.generate.rooms import ROOM_TYPES, generate_rooms
-from buildbench.suites.scenerevis.generate.scorer import keep_best, score_chain
 
 ARGS = {"add_object": {"object_description", "position", "rotation", "size"}, "remove_object": {"jid"},
         "move_object": {"jid", "new_position"}, "rotate_object": {"jid", "new_rotation"},
@@ -147,7 +147,7 @@ def _chain(volumes: list[float]) -> ReverseChain:
 
 def test_scorer_prefers_coarse_to_fine() -> None:
     good, bad = _chain([3.0, 2.0, 1.0, 0.5]), _chain([0.5, 1.0, 2.0, 3.0])
-    assert score_chain(good).coherence > score_chain(bad).coherence
+    assert grade_chain(good).coherence > grade_chain(bad).coherence
     kept = keep_best([bad, good], 1)
     assert kept[0][0] is good and 0 <= kept[0][1].overall <= 100
 

@@ -15,14 +15,15 @@ import pytest
 from buildbench.harness import Task
 from buildbench.llm import ChatResponse, ScriptedChat
 from buildbench.llm.types import ApiError
-from buildbench.suites.scenerevis.check.evaluate import (
+from buildbench.suites.scenerevis.judge.evaluation import (
     RULE_LABEL,
     RuleEvalJudge,
     VisionEvalJudge,
     eval_prompt,
     parse_scores,
 )
-from buildbench.suites.scenerevis.check.judge import JudgeError
+from buildbench.suites.scenerevis.judge.semantic import JudgeError
+from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import score
 
 
@@ -148,24 +149,24 @@ def test_an_api_error_raises_judge_error():
 
 # --- the scorer ---------------------------------------------------------------------------------------
 def test_without_a_record_the_scorer_applies_the_rule_judge_labelled_not_comparable():
-    metrics = score(TASK, {"scene": FURNISHED})
+    metrics = score(TASK, SceneReVisOutcome.from_dict({"scene": FURNISHED}))
     assert metrics["Ra"] == 10.0 and metrics["judge_comparable"] == 0.0
     assert metrics["Avg"] == pytest.approx((metrics["Ra"] + metrics["Spa"] + metrics["Ac"]) / 3)
     assert "rule" in RULE_LABEL and "not comparable" in RULE_LABEL
 
 
 def test_eval_judge_none_leaves_the_judge_fields_out():
-    metrics = score(TASK, {"scene": FURNISHED, "eval_judge": {"judge": "none", "status": "off"}})
+    metrics = score(TASK, SceneReVisOutcome.from_dict({"scene": FURNISHED, "eval_judge": {"judge": "none", "status": "off"}}))
     assert not {"Ra", "Spa", "Ac", "Avg", "judge_comparable"} & set(metrics) and "oob_rate" in metrics
 
 
 def test_model_scores_are_copied_and_a_failure_is_never_a_score():
     ok = {"judge": "vision:vllm:j", "status": "ok", "Ra": 8, "Spa": 7, "Ac": 9, "latency_s": 1.5}
-    metrics = score(TASK, {"scene": MESS, "eval_judge": ok})
+    metrics = score(TASK, SceneReVisOutcome.from_dict({"scene": MESS, "eval_judge": ok}))
     assert (metrics["Ra"], metrics["Avg"], metrics["judge_comparable"], metrics["judge_failed"]) == (8.0, 8.0, 1.0, 0.0)
     assert metrics["judge_latency_s"] == 1.5
     failed = {"judge": "vision:vllm:j", "status": "error", "error": "HTTP 500"}
-    metrics = score(TASK, {"scene": MESS, "eval_judge": failed})
+    metrics = score(TASK, SceneReVisOutcome.from_dict({"scene": MESS, "eval_judge": failed}))
     assert metrics["judge_failed"] == 1.0 and not {"Ra", "Spa", "Ac", "Avg"} & set(metrics)
     assert metrics["collision_rate"] > 0  # physics still scored
 
@@ -175,7 +176,7 @@ def test_model_scores_are_copied_and_a_failure_is_never_a_score():
                                     "eight"])
 def test_a_corrupt_judge_record_is_an_input_error(record):
     with pytest.raises(ValueError, match="task bedroom_1: .*eval_judge"):
-        score(TASK, {"scene": FURNISHED, "eval_judge": record})
+        score(TASK, SceneReVisOutcome.from_dict({"scene": FURNISHED, "eval_judge": record}))
 
 
 # --- the rule judge at the episode's geometry level (issue 20) ----------------------------------------
@@ -194,6 +195,6 @@ def test_the_rule_judge_follows_the_geometry_level():
 
 def test_the_scorer_judges_at_the_outcome_geometry():
     outcome = {"scene": TUCKED, "instruction": "a bedroom"}
-    assert score(TASK, outcome)["Ra"] == RuleEvalJudge().judge(TUCKED, "a bedroom").Ra
-    shaped = score(TASK, {**outcome, "geometry": "procedural"})
+    assert score(TASK, SceneReVisOutcome.from_dict(outcome))["Ra"] == RuleEvalJudge().judge(TUCKED, "a bedroom").Ra
+    shaped = score(TASK, SceneReVisOutcome.from_dict({**outcome, "geometry": "procedural"}))
     assert shaped["Ra"] == RuleEvalJudge("procedural").judge(TUCKED, "a bedroom").Ra >= 9

@@ -19,8 +19,9 @@ from buildbench.suites.scenerevis.check.physics import (
     REWARD_RELEASED,
     check_physics,
 )
-from buildbench.suites.scenerevis.env import EnvOptions
+from buildbench.suites.scenerevis.env import make_env
 from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
+from buildbench.suites.scenerevis.tasks import load_tasks
 
 FLOOR = [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
 
@@ -105,14 +106,19 @@ def test_mesh_level_without_assets_is_refused(tmp_path: Path, monkeypatch: pytes
     path.write_text(json.dumps(TUCKED) + "\n")
     result = CliRunner().invoke(metrics, [str(path), "--geometry", "mesh"])
     assert result.exit_code == 2 and result.output.count("error:") == 1
+    from buildbench.suites.scenerevis.suite import suite
+
+    task = load_tasks("demo", 0)[0]
     with pytest.raises(ConfigError, match="geometry=mesh"):
-        EnvOptions.from_options({"geometry": "mesh"})
+        make_env(task, suite.parse_options({"geometry": "mesh"}))
 
 
 def test_env_option_geometry() -> None:
-    assert EnvOptions.from_options({}).geometry == "box"
-    assert EnvOptions.from_options({"geometry": "procedural"}).geometry == "procedural"
     from buildbench.suites.scenerevis.suite import suite
+
+    task = load_tasks("demo", 0)[0]
+    assert make_env(task, suite.parse_options({})).options.geometry == "box"
+    assert make_env(task, suite.parse_options({"geometry": "procedural"})).options.geometry == "procedural"
 
     # The suite's typed options refuse an unknown level before any env is made.
     with pytest.raises(ConfigError, match="geometry"):

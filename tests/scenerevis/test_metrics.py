@@ -173,16 +173,17 @@ def test_cli_on_the_real_rooms() -> None:
 
 def test_score_recomputes_from_the_final_scene() -> None:
     from buildbench.harness import Task
+    from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
     from buildbench.suites.scenerevis.score import score
 
     task = Task("t1", "scenerevis", inputs={"instruction": "A bedroom", "room_type": "bedroom"})
-    out = score(task, {"scene": MESSY, "turns": 5, "physics": {"collision_rate": 0.0}})
+    out = score(task, SceneReVisOutcome.from_dict({"scene": MESSY, "turns": 5, "physics": {"collision_rate": 0.0}}))
     assert out["collision_rate"] == 50.0 and out["oob_rate"] == 25.0  # not the reported 0
     assert out["turns"] == 5.0 and all(isinstance(v, float) for v in out.values())
     assert out["essentials_present"] == pytest.approx(2 / 3)  # bed and wardrobe, no nightstand
     from buildbench.harness.errors import AgentFailure
 
     with pytest.raises(AgentFailure, match="t1"):  # the agent's failure, scored as such
-        score(task, {"reply": "no scene"})
+        score(task, SceneReVisOutcome.from_dict({"reply": "no scene"}))
     with pytest.raises(AgentFailure, match="objects\\[0\\].size"):
-        score(task, {"scene": dict(MESSY, objects=[dict(MESSY["objects"][0], size=[1, -2, 1])])})
+        score(task, SceneReVisOutcome.from_dict({"scene": dict(MESSY, objects=[dict(MESSY["objects"][0], size=[1, -2, 1])])}))

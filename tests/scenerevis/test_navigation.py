@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from buildbench.harness import Task
 from buildbench.suites.scenerevis.check.cli import metrics
 from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
+from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import score
 
 
@@ -67,7 +68,7 @@ def test_the_metrics_command_reports_navigability(tmp_path: Path) -> None:
 
 
 def test_episode_scores_carry_the_shares() -> None:
-    out = score(Task("bedroom_1", "scenerevis", inputs={"instruction": "a bedroom"}), {"scene": SPLIT})
+    out = score(Task("bedroom_1", "scenerevis", inputs={"instruction": "a bedroom"}), SceneReVisOutcome.from_dict({"scene": SPLIT}))
     assert out["reachable_pct"] == pytest.approx(200 / 3) and out["free_connected_pct"] < 80.0
 
 

@@ -58,7 +58,8 @@ from buildbench.suites.scenerevis.check.layout import parse_layout
 from buildbench.suites.scenerevis.check.physics import REWARD, REWARD_RELEASED, check_physics
 from buildbench.suites.scenerevis.check.released import released_support_reward
 from buildbench.suites.scenerevis.check.reply import format_reward, init_reward
-from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+from buildbench.suites.scenerevis.env import SceneReVisEnv
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.reward import (
     collision_rate_reward,
     oob_rate_reward,
@@ -116,7 +117,7 @@ def _env_result(before: dict[str, Any], reply: str) -> tuple[SceneReVisEnv, Step
 @cache
 def _cached_env_result(before_json: str, reply: str) -> tuple[SceneReVisEnv, StepResult]:
     before = json.loads(before_json)
-    env = SceneReVisEnv(EnvOptions(address=Addressing.JID, render=False, retrieve=False, max_turns=50))
+    env = SceneReVisEnv(SceneReVisOptions(address="jid", render=False, retrieve=False, max_turns=50))
     task = Task("differential", "scenerevis", inputs={"instruction": "Refine this bedroom.",
                                                       "initial_scene": before})
     env.reset(task, seed=0)
@@ -126,7 +127,7 @@ def _cached_env_result(before_json: str, reply: str) -> tuple[SceneReVisEnv, Ste
 def _env_step(before: dict[str, Any], reply: str) -> tuple[dict[str, Any], bool, bool, str]:
     """Our scene after ``reply`` on ``before``: (objects scene, applied, terminated, observation text)."""
     env, result = _env_result(before, reply)
-    return env.outcome()["scene"], bool(result.info["valid"]), bool(result.terminated), result.observation.text
+    return env.outcome().scene, bool(result.info["valid"]), bool(result.terminated), result.observation.text
 
 
 def _normal(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -175,17 +175,18 @@ def test_stage_aware_volume_rule() -> None:
 def test_oracle_task_replays_in_the_environment(gen_rooms: list[dict]) -> None:
     from buildbench.harness import Action
     from buildbench.suites.scenerevis.agents.scripted import create_reply, turn_reply
-    from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+    from buildbench.suites.scenerevis.env import SceneReVisEnv
     from buildbench.suites.scenerevis.generate.replay import oracle_task
+    from buildbench.suites.scenerevis.options import SceneReVisOptions
 
     room = gen_rooms[3]
     rec = chains_for_scene(room, 3, ReverseOptions(seed=2, candidates=2, keep=1))[0][0]
     task = oracle_task(rec)
     chain = task.target["chain"]
     assert task.inputs["instruction"] == rec["metadata"]["global_user_instruction"]
-    env = SceneReVisEnv(EnvOptions(render=False, max_turns=len(chain["turns"]) + 2))
+    env = SceneReVisEnv(SceneReVisOptions(render=False, max_turns=len(chain["turns"]) + 2))
     env.reset(task, seed=0)
     env.step(Action(text=create_reply(chain["room"])))
     for calls in chain["turns"]:
         env.step(Action(text=turn_reply("replay", calls)))
-    assert canonical_objects(env.outcome()["scene"]) == canonical_objects(room)
+    assert canonical_objects(env.outcome().scene) == canonical_objects(room)

@@ -13,9 +13,9 @@ import pytest
 
 from buildbench.llm import ChatResponse, ScriptedChat
 from buildbench.llm.types import ApiError
-from buildbench.suites.scenerevis.check.judge import JudgeView, RuleJudge, VisionJudge
 from buildbench.suites.scenerevis.check.reply import format_reward, init_reward
 from buildbench.suites.scenerevis.check.sizes import size_reward
+from buildbench.suites.scenerevis.judge.semantic import JudgeView, RuleJudge, VisionJudge
 from buildbench.suites.scenerevis.reward import (
     FINAL_WEIGHTS,
     TURN_WEIGHTS,

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from buildbench.llm import ScriptedChat
-from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+from buildbench.suites.scenerevis.env import SceneReVisEnv
 from buildbench.suites.scenerevis.generate.export import read_records
 from buildbench.suites.scenerevis.generate.pipeline import ReverseOptions, generate_chains
 from buildbench.suites.scenerevis.generate.rooms import generate_rooms
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.tasks import prompt_task
 from buildbench.suites.scenerevis.train.grpo import chat_policy, grpo_advantages, rollout
 from buildbench.suites.scenerevis.train.trl_adapter import SceneReVisTurnReward, turn_prompts
@@ -46,7 +47,7 @@ def _assistant_turns(rec: dict) -> list[str]:
 
 
 def _env() -> SceneReVisEnv:
-    return SceneReVisEnv(EnvOptions(max_turns=12, render=False))
+    return SceneReVisEnv(SceneReVisOptions(max_turns=12, render=False))
 
 
 def test_rollout_collects_rewards_and_advantages(records: list[dict]) -> None:
@@ -65,7 +66,7 @@ def test_rollout_collects_rewards_and_advantages(records: list[dict]) -> None:
     task = prompt_task("bedroom", 0, rec["metadata"]["global_user_instruction"])
     group = rollout(_env, policy, task, 3, system_prompt=rec["messages"][0]["content"])
     good, bad, failed = group
-    assert good.error is None and good.outcome["termination"] == "terminate"
+    assert good.error is None and good.outcome is not None and good.outcome.termination == "terminate"
     assert len(good.turn_rewards) == len(gold) and good.ret is not None
     assert bad.error is None and bad.ret is not None and bad.ret < good.ret
     assert failed.error is not None and failed.ret is None and failed.advantage is None

@@ -92,10 +92,11 @@ def test_the_critique_lands_in_the_next_observation(one_task, tmp_path):
 
 def test_the_env_folds_the_critique_after_the_physics_hint():
     from buildbench.harness import Action
-    from buildbench.suites.scenerevis.env import EnvOptions, SceneReVisEnv
+    from buildbench.suites.scenerevis.env import SceneReVisEnv
+    from buildbench.suites.scenerevis.options import SceneReVisOptions
 
     task = next(t for t in load_tasks("demo", 0) if t.metadata.get("room") == "bedroom")
-    env = SceneReVisEnv(EnvOptions(render=False))
+    env = SceneReVisEnv(SceneReVisOptions(render=False))
     env.reset(task, seed=0)
     room = ('<create_scene>\n```json\n{"room_type": "bedroom", "room_id": "r", "bounds_bottom": [[0,0,0],[4,0,0],'
             '[4,0,4],[0,0,4]], "bounds_top": [[0,2.6,0],[4,2.6,0],[4,2.6,4],[0,2.6,4]], "objects": ['
@@ -104,13 +105,13 @@ def test_the_env_folds_the_critique_after_the_physics_hint():
     result = env.step(Action(text=room))
     assert "<feedback>" in result.observation.text  # the two overlap: a physics hint
     hint_line = result.observation.text.split("<feedback>\n", 1)[1].split("\n</feedback>", 1)[0].splitlines()[-1]
-    updated = env.controls["layout_feedback"].fn({"turn": 1, "status": "ok", "text": CRITIQUE})
+    updated = env.layout_feedback({"turn": 1, "status": "ok", "text": CRITIQUE})
     block = updated.text.split("<feedback>\n", 1)[1].split("\n</feedback>", 1)[0]
     assert block.splitlines()[-1] == f"{hint_line} {CRITIQUE}"
     assert updated.text.endswith(result.observation.text.split("</feedback>", 1)[1])
     # No critique (or a failed call): the record is kept, the observation is not replaced.
-    assert env.controls["layout_feedback"].fn({"turn": 1, "status": "error", "text": "", "error": "x"}) is None
-    assert [r["status"] for r in env.outcome()["vlm_feedback"]] == ["ok", "error"]
+    assert env.layout_feedback({"turn": 1, "status": "error", "text": "", "error": "x"}) is None
+    assert [r["status"] for r in (env.outcome().vlm_feedback or [])] == ["ok", "error"]
 
 
 @pytest.mark.parametrize("trouble", ["api error", "no issue"])

@@ -297,8 +297,8 @@ async def _legoeval(scenes: Sequence[Generated], run_dir: Path, source: dict[str
 async def _judge_record(model: Any, scene: dict[str, Any], instruction: str) -> dict[str, Any]:
     """A model evaluation judge's record of one scene, as the SceneReVis protocol keeps it:
     the scores, or the failure (never a score)."""
-    from buildbench.suites.scenerevis.check.evaluate import VisionEvalJudge, scores_record
-    from buildbench.suites.scenerevis.check.judge import JudgeError
+    from buildbench.suites.scenerevis.judge.evaluation import VisionEvalJudge, scores_record
+    from buildbench.suites.scenerevis.judge.semantic import JudgeError
     from buildbench.suites.scenerevis.protocols import REPLY_KEEP
     from buildbench.suites.scenerevis.render import render_merged
 
@@ -318,14 +318,16 @@ async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[s
     from buildbench.harness import Episode, Store
     from buildbench.harness.errors import AgentFailure
     from buildbench.harness.runner import RunConfig
-    from buildbench.suites.scenerevis.protocols import RULE, EvalJudgeSetting
+    from buildbench.suites.scenerevis.options import RULE, SceneReVisOptions
+    from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
+    from buildbench.suites.scenerevis.protocols import eval_judge_model
     from buildbench.suites.scenerevis.score import failure_metrics, score
 
     config = RunConfig(suite="scenerevis", agent="generated", protocol="generated", workers=0,
                        options={"eval_judge": judge})
     model = judge_model
     if model is None and judge != RULE:
-        model = EvalJudgeSetting.from_options({"eval_judge": judge}).make_model()
+        model = eval_judge_model(SceneReVisOptions.parse({"eval_judge": judge}, where="--judge"))
     tasks = [(g, task) for n, g in enumerate(scenes) for task in scenerevis_tasks(g, n)]
     try:
         with Store(run_dir) as store:
@@ -342,7 +344,7 @@ async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[s
                 try:
                     if outcome["scene"] is None:
                         raise AgentFailure("the generated scene has no room to judge")
-                    ep.metrics = score(task, outcome)
+                    ep.metrics = score(task, SceneReVisOutcome.from_dict(outcome))
                 except AgentFailure as exc:  # the generator's scene cannot be measured: a scored failure
                     ep.status, ep.error, ep.error_kind = "failed", str(exc), "agent"
                     ep.metrics = failure_metrics(task)
@@ -376,9 +378,9 @@ def evaluate(folders: Sequence[Path], fmt: str, run_dir: Path, *, suites: Sequen
         raise ValueError("--identify needs --evaluator llm (the pipeline that identifies constraints) and "
                          "the legoeval suite")
     if judge != "rule" and judge_model is None and "scenerevis" in suites:
-        from buildbench.suites.scenerevis.protocols import EvalJudgeSetting
+        from buildbench.suites.scenerevis.options import SceneReVisOptions
 
-        EvalJudgeSetting.from_options({"eval_judge": judge})  # a malformed spec stops here, before any folder
+        SceneReVisOptions.parse({"eval_judge": judge}, where="--judge")  # a malformed spec stops here, before any folder
     if name is not None and len(folders) != 1:
         raise ValueError("--name names one generator: give one folder (several take their folders' names)")
     scenes = [g for folder in folders for g in read_generator(folder, fmt, name, options)]

@@ -13,10 +13,10 @@ import math
 from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
-from buildbench.harness.degrade import Corruption, degrade_fraction
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.degrade import Corruption
 
 from .agents.scripted import OracleAgent, _terminate, turn_reply
+from .options import SceneReVisOptions
 
 #: How far a moved object goes towards the objects' mean position (the middle of the furnished
 #: room), as a share of the way: it lands on what stands there (a collision) and stays inside.
@@ -84,5 +84,5 @@ class DegradedAgent(OracleAgent):
                                       [*calls, _terminate("The current scene layout is already optimal.")]))
 
 
-def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
-    return DegradedAgent(task, degrade_fraction(options))
+def degraded(task: Task, model: Any, options: SceneReVisOptions) -> Agent:
+    return DegradedAgent(task, options.degrade)

@@ -13,7 +13,7 @@ with that scene; turn 0 is skipped.
 The episode ends on ``terminate`` or when ``max_turns`` replies (counting turn 0) are spent.
 Rewards come from :mod:`.reward`: r_init on turn 0, the intermediate reward on editing turns
 and the final reward on the last turn (``terminate`` or the budget's last reply); the step's
-``info["reward_terms"]`` holds the breakdown and ``outcome()["trajectory_reward"]`` the
+``info["reward_terms"]`` holds the breakdown and ``outcome().trajectory_reward`` the
 trajectory return. The judge is the rule-based one unless ``-o judge=<model spec>`` names a
 chat model (a vision model sees the merged renders).
 
@@ -35,10 +35,9 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.env import Control
+from buildbench.harness.env import control
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
-from buildbench.scenes.assets import AssetLibrary, GeometryLevel, check_level
+from buildbench.scenes.assets import AssetLibrary
 
 from .actions import (
     NEED_RETRIEVAL,
@@ -50,73 +49,21 @@ from .actions import (
     parse_create_scene,
     parse_turn,
 )
-from .check.judge import Judge, RuleJudge, VisionJudge
 from .check.layout import parse_layout
 from .check.optimize import optimize_scene
 from .check.physics import REWARD, REWARD_RELEASED, PhysicsReport, PhysicsRules, check_physics, feedback_text
+from .judge.semantic import Judge, RuleJudge, VisionJudge
+from .options import RULE, SceneReVisOptions
 from .outcome import SceneReVisOutcome
 from .reward import HybridReward, TurnReward, trajectory_return
 from .spaces import SceneReVisState
 
-#: Replies allowed per episode, counting turn 0 (RL used 7; inference 10 or 15 iterations).
-DEFAULT_MAX_TURNS = 10
 
-
-@dataclass(frozen=True)
-class EnvOptions:
-    """Settings of one env (``-o`` options of the suite).
-
-    Attributes:
-        address: ``id`` (unique instance ids, ours) or ``jid`` (the released behaviour).
-        max_turns: Replies per episode, turn 0 included.
-        render: Attach the merged image to observations.
-        feedback: Append the physics hint (``<feedback>``) to observations.
-        retrieve: Fill ``jid`` of added objects from the 3D-FUTURE index.
-        retrieved_size: Replace an added object's ``size`` by its retrieved size (the
-            release does this at inference; our sizes are category-level, so off by default).
-        optimize: Run the rule-based physics repair (Algorithm 2, seeded) after every edit,
-            as the release's ``--enable-physics-optimization`` does.
-        judge: ``rule`` (the deterministic judge, not comparable with the paper) or a model
-            spec for :func:`buildbench.llm.make_model`.
-        geometry: Object shapes of the feedback, reward and score physics (``box``,
-            ``procedural``, ``mesh``); the released mode's reward keeps the release's boxes.
-    """
-
-    address: Addressing = Addressing.ID
-    max_turns: int = DEFAULT_MAX_TURNS
-    render: bool = True
-    feedback: bool = True
-    retrieve: bool = True
-    retrieved_size: bool = False
-    optimize: bool = False
-    judge: str = "rule"
-    geometry: GeometryLevel = "box"
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "address", Addressing(self.address))
-
-    @classmethod
-    def from_options(cls, options: OptionsArg) -> EnvOptions:
-        """The env's settings from the run's parsed options: the suite's declarations (suite.py)
-        checked every value and bound (``max_turns >= 2``, the address and geometry names)."""
-        geometry = check_level(str(options.get("geometry", "box")))
-        if geometry == "mesh" and not AssetLibrary.from_env().configured:
-            raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
-                              "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
-        return cls(address=Addressing(str(options.get("address", "id"))),
-                   max_turns=int(options.get("max_turns", DEFAULT_MAX_TURNS)),
-                   render=bool(options.get("render", True)), feedback=bool(options.get("feedback", True)),
-                   retrieve=bool(options.get("retrieve", True)),
-                   retrieved_size=bool(options.get("retrieved_size", False)),
-                   optimize=bool(options.get("optimize", False)), judge=str(options.get("judge", "rule")),
-                   geometry=geometry)
-
-    def make_judge(self) -> Judge:
-        if self.judge == "rule":
-            return RuleJudge()
-        from buildbench.llm import make_model
-
-        return VisionJudge(make_model(self.judge))
+def check_geometry(geometry: str) -> None:
+    """Refuse ``geometry=mesh`` on a machine without an asset folder (ConfigError, one line)."""
+    if geometry == "mesh" and not AssetLibrary.from_env().configured:
+        raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
+                          "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
 
 
 @dataclass
@@ -164,24 +111,37 @@ def scene_block(scene: dict[str, Any]) -> str:
 
 
 class SceneReVisEnv(Env):
-    """One room-layout episode at a time."""
+    """One room-layout episode at a time, under the run's options (``address``, ``max_turns``,
+    ``render``, ``feedback``, ``retrieve``, ``retrieved_size``, ``optimize``, ``judge``,
+    ``geometry``: see :class:`~.options.SceneReVisOptions`)."""
 
     state_type = SceneReVisState
 
-    def __init__(self, options: EnvOptions | None = None) -> None:
-        self.options = options or EnvOptions()
+    def __init__(self, options: SceneReVisOptions | None = None) -> None:
+        self.options = options or SceneReVisOptions()
         self._ep: _Episode | None = None
         self._judge: Judge | None = None
 
     @property
+    def address(self) -> Addressing:
+        """How calls and scene JSON name objects (``-o address``)."""
+        return Addressing(self.options.address)
+
+    @property
     def physics_rules(self) -> PhysicsRules:
         """The reward physics: the release's FCL contacts in the released mode, else exact boxes."""
-        return REWARD_RELEASED if self.options.address is Addressing.JID else REWARD
+        return REWARD_RELEASED if self.address is Addressing.JID else REWARD
 
     @property
     def judge(self) -> Judge:
+        """The reward's judge: the rule judge (not comparable with the paper) or ``-o judge``'s model."""
         if self._judge is None:
-            self._judge = self.options.make_judge()
+            if self.options.judge == RULE:
+                self._judge = RuleJudge()
+            else:
+                from buildbench.llm import make_model
+
+                self._judge = VisionJudge(make_model(self.options.judge))
         return self._judge
 
     # --- harness interface ---------------------------------------------------------------
@@ -192,7 +152,7 @@ class SceneReVisEnv(Env):
         ep = self._ep = _Episode(task, int(seed or 0), instruction)
         room_type = str(task.target.get("room_type") or task.metadata.get("room_type") or "")
         ep.reward = HybridReward(instruction, room_type, self.judge, physics_rules=self.physics_rules,
-                                 released_support=self.options.address is Addressing.JID,
+                                 released_support=self.address is Addressing.JID,
                                  geometry=self.options.geometry)
         initial = task.inputs.get("initial_scene")
         if initial is None:
@@ -214,7 +174,7 @@ class SceneReVisEnv(Env):
         turn = ep.turn
         ep.turn += 1
         ep.last_view = None
-        before = ep.state.to_flat(self.options.address) if ep.state is not None else None
+        before = ep.state.to_flat(self.address) if ep.state is not None else None
         obs, info = self._create(text) if before is None else self._edit(text)
         final = ep.done or ep.turn >= self.options.max_turns
         t0 = time.perf_counter()
@@ -239,37 +199,27 @@ class SceneReVisEnv(Env):
             ep.last_image = image
             return ep.reward.init_turn(reply)
         assert ep.state is not None
-        after = ep.state.to_flat(self.options.address)
+        after = ep.state.to_flat(self.address)
         if final:
             return ep.reward.final(reply, before, after, after_image=image)
         out = ep.reward.turn(reply, before, after, before_image=ep.last_image, after_image=image)
         ep.last_image = image
         return out
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> SceneReVisOutcome:
         ep = self._require()
-        scene = ep.state.to_flat(self.options.address) if ep.state is not None else None
+        scene = ep.state.to_flat(self.address) if ep.state is not None else None
         latency = round(ep.ended_s - ep.started_s - ep.reward_s, 4) if ep.ended_s is not None else None
         return SceneReVisOutcome(
             instruction=ep.instruction, scene=scene, turns=ep.turn, termination=ep.termination or "incomplete",
-            invalid_replies=ep.invalid_replies, applied_calls=ep.applied_calls, address=self.options.address.value,
+            invalid_replies=ep.invalid_replies, applied_calls=ep.applied_calls, address=self.address.value,
             turn_rewards=list(ep.rewards), trajectory_reward=trajectory_return(ep.rewards), judge=self.judge.label,
             latency_s=latency, eval_judge=dict(ep.evaluation) if ep.evaluation is not None else None,
             geometry=self.options.geometry, vlm_feedback=list(ep.critiques) or None,
-        ).to_dict()
+        )
 
     # --- evaluation (spec §5.2) -------------------------------------------------------------
-    @property
-    def controls(self) -> dict[str, Control]:
-        return {
-            "finish": Control(self.finish, doc="stop the latency clock; the latency per scene in seconds"),
-            "final_view": Control(self.final_view, cpu_bound=True,
-                                  doc="the final scene and its merged render, for an evaluation judge"),
-            "record_evaluation": Control(self.record_evaluation, doc="keep the evaluation judge's record"),
-            "layout_feedback": Control(self.layout_feedback,
-                                       doc="keep a layout critique's record; the last observation with it"),
-        }
-
+    @control(doc="stop the latency clock; the latency per scene in seconds")
     def finish(self) -> float:
         """Stop the latency clock (the first call counts); the latency per scene in seconds:
         reset to now, the reward's own work left out."""
@@ -278,18 +228,21 @@ class SceneReVisEnv(Env):
             ep.ended_s = time.perf_counter()
         return ep.ended_s - ep.started_s - ep.reward_s
 
+    @control(cpu_bound=True, doc="the final scene and its merged render, for an evaluation judge")
     def final_view(self) -> tuple[dict[str, Any], np.ndarray] | None:
         """The final scene and its merged render for an evaluation judge (None before a room
         exists)."""
         ep = self._require()
         if ep.state is None:
             return None
-        return ep.state.to_flat(self.options.address), self._render()
+        return ep.state.to_flat(self.address), self._render()
 
+    @control(doc="keep the evaluation judge's record")
     def record_evaluation(self, record: dict[str, Any]) -> None:
         """Keep the evaluation judge's record (scores or failure) for :meth:`outcome`."""
         self._require().evaluation = dict(record)
 
+    @control(doc="keep a layout critique's record; the last observation with it")
     def layout_feedback(self, record: dict[str, Any]) -> Observation | None:
         """Keep a layout critique's record (:mod:`.vlm_feedback`); when it holds a critique
         (``text``) and the last step showed the scene, that observation with the critique
@@ -328,8 +281,8 @@ class SceneReVisEnv(Env):
         ep = self._require()
         assert ep.state is not None
         try:
-            parsed = parse_turn(text, self.options.address)
-            result = apply_calls(ep.state, parsed.calls, self.options.address)
+            parsed = parse_turn(text, self.address)
+            result = apply_calls(ep.state, parsed.calls, self.address)
         except ReplyError as exc:
             result = ApplyResult(ep.state, errors=[str(exc)])
         ep.errors.append(list(result.errors))
@@ -343,7 +296,7 @@ class SceneReVisEnv(Env):
         notes = []
         if self.options.optimize:
             # The released inference optimizer works on boxes; ours shapes objects at the level.
-            level = "box" if self.options.address is Addressing.JID else self.options.geometry
+            level = "box" if self.address is Addressing.JID else self.options.geometry
             repaired = optimize_scene(ep.state.to_flat(), seed=ep.seed * 1000 + ep.turn, geometry=level)
             ep.state.objects = [dict(o) for o in repaired.scene["objects"]]
             if repaired.feedback():
@@ -362,7 +315,7 @@ class SceneReVisEnv(Env):
                           problems: PhysicsReport | None = None) -> tuple[Observation, dict[str, Any]]:
         ep = self._require()
         assert ep.state is not None
-        flat = ep.state.to_flat(self.options.address)
+        flat = ep.state.to_flat(self.address)
         lines = list(notes or [])
         hint = ""
         if problems is not None and self.options.feedback:
@@ -391,13 +344,13 @@ class SceneReVisEnv(Env):
             out_of_bounds = [[ids[i], round(float(problems.outside_fraction[i]), 4)] for i in problems.out_of_bounds]
         return SceneReVisState(
             turn=ep.turn, instruction=ep.instruction, phase="create" if ep.state is None else "edit",
-            scene=ep.state.to_flat(self.options.address) if ep.state else None,
+            scene=ep.state.to_flat(self.address) if ep.state else None,
             errors=ep.errors[-1] if ep.errors else [], turns_left=self.options.max_turns - ep.turn,
             collisions=collisions, out_of_bounds=out_of_bounds,
         ).to_dict()
 
     def _names(self, state: SceneState) -> list[str]:
-        if self.options.address is Addressing.JID:
+        if self.address is Addressing.JID:
             return [str(o["desc"]) for o in state.objects]  # the released hint names descriptions
         return [f"{o['id']}: {o['desc'][:40]}" for o in state.objects]
 
@@ -449,5 +402,6 @@ def _observation_text(head: str, lines: list[str], block: str) -> str:
     return f"{head}{feedback}\n\n{block}"
 
 
-def make_env(task: Task, options: OptionsArg) -> SceneReVisEnv:
-    return SceneReVisEnv(EnvOptions.from_options(options))
+def make_env(task: Task, options: SceneReVisOptions) -> SceneReVisEnv:
+    check_geometry(options.geometry)
+    return SceneReVisEnv(options)

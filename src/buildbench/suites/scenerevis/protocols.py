@@ -23,94 +23,69 @@ joins the feedback of the observation the agent sees next (:mod:`.vlm_feedback`)
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, StepLoop, Task
-from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, StepLoop, Task
+from buildbench.harness.option_model import ModelOptions
 from buildbench.llm import ChatModel
 
-from .check.evaluate import VisionEvalJudge, eval_prompt, scores_record
-from .check.judge import JudgeError
+from .env import SceneReVisEnv
+from .judge.evaluation import VisionEvalJudge, eval_prompt, scores_record
+from .judge.semantic import JudgeError
+from .options import RULE, SceneReVisOptions, uses_model
 from .vlm_feedback import critique
 
-#: ``-o eval_judge`` values that need no model.
-RULE, NONE = "rule", "none"
 #: Characters of the judge's reply kept in the outcome.
 REPLY_KEEP = 2000
 
 
-@dataclass(frozen=True)
-class EvalJudgeSetting:
-    """Which evaluation judge an episode uses (``-o eval_judge``, ``-o eval_judge_record``)."""
+def judge_model(spec: str, record_path: str | None, options: ModelOptions) -> ChatModel:
+    """The chat model of a judge option (``eval_judge``, ``vlm_feedback``) with the run's
+    ``timeout_s`` and ``max_retries``, wrapped for record/replay when ``record_path`` is set."""
+    from buildbench.llm import RecordReplay, make_model
 
-    spec: str = RULE
-    record_path: str | None = None
-    timeout_s: float | None = None
-    max_retries: int | None = None
-
-    @classmethod
-    def from_options(cls, options: OptionsArg, key: str = "eval_judge", default: str = RULE) -> EvalJudgeSetting:
-        """The setting of a run from options ``key`` and ``key_record`` (the eval judge's, or
-        ``vlm_feedback``'s); ValueError names a malformed model spec (not yet a missing key:
-        :meth:`make_model` checks that)."""
-        spec = str(options.get(key, default)).strip() or default
-        record = options.get(f"{key}_record")
-        timeout, retries = options.get("timeout_s"), options.get("max_retries")
-        setting = cls(spec, str(record) if record else None,
-                      float(timeout) if timeout is not None else None,
-                      int(retries) if retries is not None else None)
-        if setting.uses_model:
-            from buildbench.llm import parse_spec
-
-            parse_spec(spec)
-        return setting
-
-    @property
-    def uses_model(self) -> bool:
-        return self.spec not in (RULE, NONE)
-
-    def make_model(self) -> ChatModel:
-        """The judge's chat model (wrapped for record/replay when a record path is set)."""
-        from buildbench.llm import RecordReplay, RetryPolicy, make_model
-
-        overrides: dict[str, Any] = {}
-        if self.timeout_s is not None and not self.spec.startswith("scripted"):
-            overrides["timeout_s"] = self.timeout_s
-        if self.max_retries is not None and not self.spec.startswith("scripted"):
-            overrides["retry"] = RetryPolicy(max_attempts=self.max_retries + 1)
-        model = make_model(self.spec, **overrides)
-        return RecordReplay(self.record_path, model, mode="auto") if self.record_path else model
+    overrides: dict[str, Any] = {} if spec.startswith("scripted") else options.client_settings()
+    model = make_model(spec, **overrides)
+    return RecordReplay(record_path, model, mode="auto") if record_path else model
 
 
-class DiagnoseActLoop(Protocol):
+def eval_judge_model(options: SceneReVisOptions) -> ChatModel:
+    """The model evaluation judge of a run (``-o eval_judge`` naming a model, ``-o eval_judge_record``)."""
+    return judge_model(options.eval_judge, options.eval_judge_record, options)
+
+
+class DiagnoseActLoop(Protocol[SceneReVisEnv]):
     """Act, step, repeat until the env says the episode is over; then settle the evaluation judge.
 
     The env owns the budget, so the loop has no step count of its own; ``max_actions`` only
     guards against an env that never ends.
+
+    Args:
+        eval_judge: ``-o eval_judge``: ``rule``, ``none`` or the spec of ``eval_model``.
+        eval_model: The model evaluation judge (when ``eval_judge`` names one).
+        critic: The layout critique model (``-o vlm_feedback``), or None.
     """
 
-    def __init__(self, *, max_actions: int = 1000, name: str = "diagnose-act",
-                 eval_judge: EvalJudgeSetting | None = None, eval_model: ChatModel | None = None,
-                 critic: ChatModel | None = None) -> None:
+    def __init__(self, *, max_actions: int = 1000, name: str = "diagnose-act", eval_judge: str = RULE,
+                 eval_model: ChatModel | None = None, critic: ChatModel | None = None) -> None:
+        if uses_model(eval_judge) and eval_model is None:
+            raise ValueError(f"eval_judge {eval_judge!r} names a model: pass it as eval_model")
         self.max_actions = max_actions
         self.name = name
-        self.eval_judge = eval_judge or EvalJudgeSetting()
+        self.eval_judge = eval_judge
         self.eval_model = eval_model
         self.critic = critic
 
-    async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
+    async def run(self, env: SceneReVisEnv, agent: Agent, ctx: EpisodeContext) -> None:
         await self._play(env, agent, ctx)
-        if {"finish", "final_view", "record_evaluation"} <= set(env.controls):
-            await ctx.control(env, "finish", role="protocol")
-            await self.evaluate(env, ctx)
+        await ctx.control(env.finish)
+        await self.evaluate(env, ctx)
 
-    async def _play(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
+    async def _play(self, env: SceneReVisEnv, agent: Agent, ctx: EpisodeContext) -> None:
         # The env's turn budget truncates the episode; the step loop is only a backstop.
-        if self.critic is None or "layout_feedback" not in env.controls:
+        if self.critic is None:
             await StepLoop(self.max_actions, name=self.name).run(env, agent, ctx)
             return
         observation, _ = await ctx.reset(env)
@@ -127,14 +102,14 @@ class DiagnoseActLoop(Protocol):
         finally:
             await self.critic.aclose()
 
-    async def _critiqued(self, env: Env, ctx: EpisodeContext, observation: Observation) -> Observation:
+    async def _critiqued(self, env: SceneReVisEnv, ctx: EpisodeContext, observation: Observation) -> Observation:
         """``observation`` with the critic's layout critique in its feedback (unchanged when
         there is no room to show, no critique, or the call failed; every call is logged)."""
         assert self.critic is not None
         image = observation.images[0] if observation.images and isinstance(observation.images[0], np.ndarray) \
             else None
         if image is None:
-            view = await ctx.control(env, "final_view", role="protocol")
+            view = await ctx.control(env.final_view)
             if view is None:
                 return observation
             image = view[1]
@@ -144,7 +119,7 @@ class DiagnoseActLoop(Protocol):
         record = found.to_dict()
         # Called directly, not through ctx.control: a control step would log the whole new
         # observation, and the step logged below already records the critique as its text.
-        updated = env.controls["layout_feedback"].fn(record=record)
+        updated = env.layout_feedback(record)
         if found.status != "ok":
             ctx.notes["vlm_feedback_errors"] = int(ctx.notes.get("vlm_feedback_errors", 0)) + 1
         # Logged as a protocol record whose text is what joined the agent's next prompt, so an SFT
@@ -152,22 +127,23 @@ class DiagnoseActLoop(Protocol):
         ctx.log(Action(text=found.reply), Observation(text=found.text),
                 role="protocol", info={"vlm_feedback": {k: v for k, v in record.items() if k != "reply"}},
                 duration_s=found.latency_s)
-        return updated if isinstance(updated, Observation) else observation
+        return updated or observation
 
-    async def evaluate(self, env: Env, ctx: EpisodeContext) -> None:
+    async def evaluate(self, env: SceneReVisEnv, ctx: EpisodeContext) -> None:
         """Judge the final scene (model judges) or note which judge the scorer applies, through
         the env's ``final_view`` and ``record_evaluation`` controls."""
-        if not self.eval_judge.uses_model:
-            status = "scored from the scene" if self.eval_judge.spec == RULE else "off"
-            await _record(env, ctx, {"judge": self.eval_judge.spec, "status": status})
+        if not uses_model(self.eval_judge):
+            status = "scored from the scene" if self.eval_judge == RULE else "off"
+            await ctx.control(env.record_evaluation, {"judge": self.eval_judge, "status": status})
             return
-        view = await ctx.control(env, "final_view", role="protocol")
+        view = await ctx.control(env.final_view)
         if view is None:
-            await _record(env, ctx, {"judge": self.eval_judge.spec, "status": "skipped",
-                                     "error": "no room was created"})
+            await ctx.control(env.record_evaluation, {"judge": self.eval_judge, "status": "skipped",
+                                                      "error": "no room was created"})
             return
         scene, image = view
-        model = self.eval_model or self.eval_judge.make_model()
+        model = self.eval_model
+        assert model is not None  # __init__ refuses a model judge without its model
         judge = VisionEvalJudge(model)
         instruction = str(ctx.task.inputs.get("instruction") or "")
         t0 = time.perf_counter()
@@ -180,31 +156,19 @@ class DiagnoseActLoop(Protocol):
             await model.aclose()
         record.update(latency_s=round(time.perf_counter() - t0, 4), reply=judge.last_reply[:REPLY_KEEP],
                       usage=judge.last_usage)
-        await _record(env, ctx, record)
+        await ctx.control(env.record_evaluation, record)
         ctx.notes["eval_judge"] = record["status"]
         ctx.log(Action(text=judge.last_reply), Observation(text=eval_prompt(scene, instruction), images=[image]),
                 role="judge", info={"eval_judge": {k: v for k, v in record.items() if k != "reply"}},
                 duration_s=record["latency_s"])
 
 
-async def _record(env: Env, ctx: EpisodeContext, record: dict[str, Any]) -> None:
-    await ctx.control(env, "record_evaluation", {"record": record}, role="protocol")
-
-
-def critic_setting(options: OptionsArg) -> EvalJudgeSetting:
-    """The layout critic of a run (``-o vlm_feedback``, default ``none``: no critique, and
-    ``-o vlm_feedback_record``); ConfigError for ``rule``, which is no model."""
-    critic = EvalJudgeSetting.from_options(options, "vlm_feedback", NONE)
-    if critic.spec == RULE:
-        raise ConfigError("option vlm_feedback: 'rule' is not a model; give a model spec "
-                          "(e.g. openai:gpt-5) or 'none'")
-    return critic
-
-
-def diagnose_act(task: Task, options: OptionsArg) -> DiagnoseActLoop:
-    """The loop; a model eval judge's client is made here, so that a bad spec or a missing API
-    key stops the run before its first episode (the runner tries this factory first)."""
-    setting = EvalJudgeSetting.from_options(options)
-    critic = critic_setting(options)
-    return DiagnoseActLoop(eval_judge=setting, eval_model=setting.make_model() if setting.uses_model else None,
-                           critic=critic.make_model() if critic.uses_model else None)
+def diagnose_act(task: Task, options: SceneReVisOptions) -> DiagnoseActLoop:
+    """The loop; a model eval judge's and a layout critic's clients are made here, so that an
+    unknown provider or a missing API key stops the run before its first episode (the runner
+    tries this factory first)."""
+    critic = options.vlm_feedback
+    return DiagnoseActLoop(
+        eval_judge=options.eval_judge,
+        eval_model=eval_judge_model(options) if uses_model(options.eval_judge) else None,
+        critic=judge_model(critic, options.vlm_feedback_record, options) if uses_model(critic) else None)

@@ -43,7 +43,6 @@ from buildbench.scenes.assets import GeometryLevel
 from buildbench.scenes.model import SceneFormatError
 
 from .actions import NEED_RETRIEVAL
-from .check.judge import Judge, JudgeError, JudgeView, RuleJudge
 from .check.layout import parse_layout, scene_objects
 from .check.physics import REWARD, PhysicsRules, check_physics
 from .check.released import released_support_reward
@@ -51,6 +50,7 @@ from .check.reply import format_reward, init_reward, parse_tool_calls
 from .check.rooms import missing_essentials
 from .check.sizes import size_reward
 from .check.support import check_support
+from .judge.semantic import Judge, JudgeError, JudgeView, RuleJudge
 
 TURN_WEIGHTS = {
     "format": 0.10,

@@ -1,6 +1,6 @@
 """Episode scoring: the final scene's physics metrics, recomputed from the scene itself.
 
-:func:`score` trusts nothing the environment reported: it reads ``outcome["scene"]`` (the
+:func:`score` trusts nothing the environment reported: it reads the outcome's ``scene`` (the
 final SceneReVis scene JSON), re-runs the evaluation physics and the voxel loss at the
 outcome's geometry level (``geometry``, as the episode played), the support check, and counts the room type's essentials. A missing or unreadable scene
 is the agent's doing (a model that never sends ``<create_scene>``, or a scene that does not
@@ -22,16 +22,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import AgentFailure
 from buildbench.limits import limit
 from buildbench.scenes.assets import AssetError, check_level
 
-from .check.evaluate import SCORE_KEYS, RuleEvalJudge
 from .check.layout import RoomLayout, parse_layout, scene_objects
 from .check.rooms import essentials_of, missing_essentials
+from .judge.evaluation import SCORE_KEYS, RuleEvalJudge
 from .metrics import scene_metrics
 from .outcome import SceneReVisOutcome
 
@@ -69,8 +68,8 @@ EMPTY_SCENE: dict[str, float] = {
 }
 
 
-def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
-    """Metrics of the episode's final scene (``outcome["scene"]``), all floats.
+def score(task: Task, outcome: SceneReVisOutcome) -> dict[str, float]:
+    """Metrics of the episode's final scene (``outcome.scene``), all floats.
 
     Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``, the
     share of the room type's essentials present (``essentials_present``, NaN when the room
@@ -79,9 +78,8 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     navigability shares (:data:`NAVIGATION_FIELDS`). A scene without
     objects scores :data:`EMPTY_SCENE` in place of the per-scene physics.
     """
-    typed = SceneReVisOutcome.from_dict(outcome) if isinstance(outcome, Mapping) else None
-    scene = typed.scene if typed is not None else None
-    if typed is None or not isinstance(scene, Mapping):
+    scene = outcome.scene
+    if not isinstance(scene, Mapping):
         raise AgentFailure(f"task {task.id}: the agent left no final scene (outcome has no 'scene')")
     try:
         n_objects = len(scene_objects(scene))
@@ -95,7 +93,7 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     except ValueError as exc:
         raise AgentFailure(f"task {task.id}: the agent's final scene is unreadable: {exc}") from exc
     try:
-        row = scene_metrics(layout, geometry=check_level(typed.geometry))
+        row = scene_metrics(layout, geometry=check_level(outcome.geometry))
     except AssetError as exc:
         raise ValueError(f"task {task.id}: {exc}") from exc
     out = {key: float(row[key]) for key in SCORED_FIELDS}
@@ -110,8 +108,8 @@ def score(task: Task, outcome: Mapping[str, Any]) -> dict[str, float]:
     missing = missing_essentials(room_type, layout.descs)
     # A room type without listed essentials has nothing to check: n/a, not a pass.
     out["essentials_present"] = 1.0 - len(missing) / len(essentials) if essentials else math.nan
-    out.update(judge_scores(task, typed, layout))
-    for value, key in ((typed.latency_s, "latency_s"), (typed.turns, "turns")):
+    out.update(judge_scores(task, outcome, layout))
+    for value, key in ((outcome.latency_s, "latency_s"), (outcome.turns, "turns")):
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[key] = float(value)
     return out

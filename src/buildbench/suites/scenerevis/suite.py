@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
-from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite
+from buildbench.harness.errors import ConfigError
+from buildbench.harness.suite import RunChoice
 from buildbench.harness.task_files import require_fields
 
 from . import agents
-from .agents.llm import MAX_MODEL_LEN, PROMPT_FILES
+from .agents.llm import PROMPT_FILES
 from .degrade import degraded
-from .env import DEFAULT_MAX_TURNS, make_env
+from .env import check_geometry, make_env
+from .options import SceneReVisOptions
+from .outcome import SceneReVisOutcome
 from .protocols import diagnose_act
 from .report import summarize
 from .score import failure_metrics, score
-from .tasks import SPLITS, load_tasks
+from .tasks import CHAINLESS_SPLITS, SPLITS, load_tasks
+
+#: The agents that replay the recorded chain a task carries (``target.chain``).
+CHAIN_AGENTS = ("oracle", "degraded")
+
+
+def check_run(choice: RunChoice) -> None:
+    """Refuse, once before the run, what would fail every episode: a chain-replaying agent on a
+    split whose tasks carry no chain, and ``geometry=mesh`` without an asset folder."""
+    if choice.agent in CHAIN_AGENTS and choice.split in CHAINLESS_SPLITS:
+        raise ConfigError(f"agent {choice.agent!r} replays the recorded chain a task carries, and the tasks of "
+                          f"split {choice.split!r} carry none: use --split chains (or --tasks with chains made by "
+                          "`buildbench scenerevis reverse`)")
+    assert isinstance(choice.options, SceneReVisOptions)
+    check_geometry(choice.options.geometry)
+
 
 suite = Suite(
     name="scenerevis",
@@ -43,35 +60,9 @@ suite = Suite(
     default_agent="diagnose",
     default_protocol="diagnose-act",
     cli="buildbench.suites.scenerevis.cli:cli",
-    options=(
-        OptionSpec("address", "str", "how calls name objects: unique ids (ours) or jids (released)", ("id", "jid"),
-                   default="id"),
-        OptionSpec("max_turns", "int", "replies per episode, turn 0 included", minimum=2, maximum=100,
-                   default=DEFAULT_MAX_TURNS),
-        OptionSpec("render", "bool", "attach the merged top + diagonal image", default=True),
-        OptionSpec("feedback", "bool", "append the physics hint to observations", default=True),
-        OptionSpec("retrieve", "bool", "fill jids of added objects by retrieval", default=True),
-        OptionSpec("retrieved_size", "bool", "replace an added object's size by its retrieved size", default=False),
-        OptionSpec("geometry", "str", "object shapes of the physics (collisions, out-of-bounds, voxels, reward, "
-                   "score): exact boxes, our procedural furniture, or the real asset meshes (needs an asset "
-                   "folder); the released mode (address=jid) keeps the release's boxes",
-                   ("box", "procedural", "mesh"), default="box"),
-        OptionSpec("optimize", "bool", "run the rule-based physics repair after every edit", default=False),
-        OptionSpec("judge", "str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)",
-                   default="rule"),
-        OptionSpec("eval_judge", "str", "evaluation judge of Ra/Spa/Ac: 'rule' (not comparable with the paper), "
-                   "'none', or a model spec (e.g. openai:gpt-5)", default="rule"),
-        OptionSpec("eval_judge_record", "str", "JSONL file the model eval judge answers from or records to",
-                   unset="no file"),
-        OptionSpec("vlm_feedback", "str", "layout critique model appended to the feedback each turn, as the "
-                   "released --enable-vlm-feedback: 'none' or a model spec (e.g. openai:gpt-5)", default="none"),
-        OptionSpec("vlm_feedback_record", "str", "JSONL file the layout critique model answers from or records to",
-                   unset="no file"),
-        OptionSpec("max_model_len", "int", "context window the llm agent truncates history to, tokens",
-                   minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN),
-        PROMPTS_OPTION,
-        DEGRADE_OPTION,
-    ),
+    options=SceneReVisOptions,
+    outcome_type=SceneReVisOutcome,
+    check_run=check_run,
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string"}),
 )

@@ -44,6 +44,9 @@ DEMO_PER_ROOM = 2
 GOAL_ROOMS = 14
 CHAIN_ROOMS = 7
 SPLITS = ("default", "standard", "long-tail", "demo", "goal", "chains")
+#: Splits whose tasks never carry a recorded chain (the ``oracle`` and ``degraded`` agents need one).
+#: ``default`` is not listed: it is also the split a run of ``--tasks FILE`` names, whose tasks may.
+CHAINLESS_SPLITS = ("standard", "long-tail", "demo", "goal")
 
 
 def read_prompts(room: str) -> list[str]:

@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Agent, Task
-from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.llm_agent import LLMAgent
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Message
+
+from ..options import MAX_MODEL_LEN, SceneReVisOptions
 
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 #: The replaceable prompt texts (``-o prompts=DIR``): ``system.md``.
 PROMPT_FILES = PromptFiles(PROMPTS)
 #: Tokens the release budgets per attached image.
 IMAGE_TOKENS = 1280
-MAX_MODEL_LEN = 40960
 MAX_OUTPUT_TOKENS = 16384
 _ID_SENTENCE = 'Every object has a unique `id` such as "obj_3"; name objects by that id.'
 _JID_SENTENCE = ("Objects are named by their `jid` (asset id); remove_object removes every object carrying the jid "
@@ -63,10 +63,9 @@ class SceneReVisLLMAgent(LLMAgent):
         return [system, *rest]
 
 
-def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
+def llm(task: Task, model: Any, options: SceneReVisOptions) -> Agent:
     """The model agent: temperature 0 and the release's lengths unless ``-o`` overrides them."""
-    settings = {"temperature": 0.0, "max_tokens": MAX_OUTPUT_TOKENS, **llm_agent_options(options)}
+    settings = {"temperature": 0.0, "max_tokens": MAX_OUTPUT_TOKENS, **options.agent_settings()}
     settings.pop("use_tools", None)  # the protocol is text tags, not function calls
-    return SceneReVisLLMAgent(model, system_prompt=system_prompt(str(options.get("address", "id"))),
-                              max_model_len=int(options.get("max_model_len", MAX_MODEL_LEN)), name="llm",
-                              **settings)
+    return SceneReVisLLMAgent(model, system_prompt=system_prompt(options.address),
+                              max_model_len=options.max_model_len, name="llm", **settings)

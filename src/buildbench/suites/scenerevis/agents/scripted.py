@@ -23,8 +23,8 @@ import numpy as np
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
+from ..options import SceneReVisOptions
 from .planner import (
     TEMPLATES,
     Floor,
@@ -270,7 +270,7 @@ class OracleAgent(Agent):
 
 
 def _factory(cls: type[_Planned], name: str) -> Any:
-    def make(task: Task, model: Any, options: OptionsArg) -> Agent:
+    def make(task: Task, model: Any, options: SceneReVisOptions) -> Agent:
         return cls(task, name)
 
     return make
@@ -281,6 +281,6 @@ one_pass = _factory(OnePassAgent, "one-pass")
 random_placement = _factory(RandomAgent, "random")
 
 
-def oracle(task: Task, model: Any, options: OptionsArg) -> Agent:
+def oracle(task: Task, model: Any, options: SceneReVisOptions) -> Agent:
     return OracleAgent(task)
 

@@ -1,4 +1,4 @@
-"""Rule-based chain scorer: our stand-in for the GPT filter of §3.3 (no model is called).
+"""Rule-based chain filter: our stand-in for the GPT filter of §3.3 (no model is called).
 
 Every chain of a scene ends at the same room, so, as in the original, only the *process*
 is graded, on the same four axes and point ranges (overall = their sum, 0–100):
@@ -18,7 +18,7 @@ is graded, on the same four axes and point ranges (overall = their sum, 0–100)
 * visual transition (0–10): the share of turns whose change shows in a render: any add,
   remove or replace, a move of ≥ 10 cm, a turn of ≥ 10° or a rescale of ≥ 10 %.
 
-:func:`keep_best` keeps the top k of the candidates by overall score, ties by candidate
+:func:`keep_best` keeps the top k of the candidates by overall grade, ties by candidate
 order. Chains that do not replay to the source room never get here (the generator checks).
 """
 
@@ -37,7 +37,7 @@ VISIBLE_MOVE_M, VISIBLE_TURN_DEG, VISIBLE_SCALE = 0.10, 10.0, 0.10
 
 
 @dataclass(frozen=True)
-class ChainScore:
+class ChainGrade:
     coherence: float
     naturalness: float
     instruction_following: float
@@ -134,13 +134,14 @@ def _visual_transition(chain: ReverseChain) -> float:
     return 10.0 * shown / len(chain.turns)
 
 
-def score_chain(chain: ReverseChain) -> ChainScore:
-    return ChainScore(_coherence(chain), _naturalness(chain), _instruction_following(chain),
+def grade_chain(chain: ReverseChain) -> ChainGrade:
+    """The chain's grade on the four axes (module docstring)."""
+    return ChainGrade(_coherence(chain), _naturalness(chain), _instruction_following(chain),
                       _visual_transition(chain))
 
 
-def keep_best(chains: list[ReverseChain], k: int) -> list[tuple[ReverseChain, ChainScore]]:
-    """The k best chains by overall score (ties: earlier candidate first)."""
-    scored = [(ch, score_chain(ch), i) for i, ch in enumerate(chains)]
-    scored.sort(key=lambda x: (-round(x[1].overall, 9), x[2]))
-    return [(ch, s) for ch, s, _ in scored[:k]]
+def keep_best(chains: list[ReverseChain], k: int) -> list[tuple[ReverseChain, ChainGrade]]:
+    """The k best chains by overall grade (ties: earlier candidate first)."""
+    graded = [(ch, grade_chain(ch), i) for i, ch in enumerate(chains)]
+    graded.sort(key=lambda x: (-round(x[1].overall, 9), x[2]))
+    return [(ch, g) for ch, g, _ in graded[:k]]

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from .chain_filter import ChainGrade
 from .diagnose import diagnose
 from .flat import Scene, empty_room
 from .instructions import Instruction
 from .reasoning import final_reasoning, turn_reasoning
 from .reverse import ReverseChain
-from .scorer import ChainScore
 from .writer import TextWriter
 
 SYSTEM_PROMPT = """You are a spatial layout planner for 3D rooms. You build and repair a room by editing \
@@ -104,7 +104,7 @@ def shown_scenes(chain: ReverseChain) -> list[Scene]:
 
 def chain_record(
     chain: ReverseChain,
-    score: ChainScore,
+    grade: ChainGrade,
     instruction: Instruction,
     *,
     record_id: str,
@@ -149,7 +149,7 @@ def chain_record(
             "generation_method": "reverse_engineering",
             "target_turns": chain.target_turns,
             "ops": list(chain.ops),
-            "chain_score": score.to_dict(),
+            "chain_score": grade.to_dict(),
             "text_source": writer.source,
         },
     }

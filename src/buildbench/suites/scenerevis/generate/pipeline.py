@@ -3,7 +3,7 @@ selection → instructions, reasoning and (optionally) renders → ms-swift reco
 
 Per source room (index i, seed s): the room is prepared (:func:`.flat.prepare_source`) and
 must pass the §3.1 filter; ``candidates`` chains are drawn with generators seeded
-``[s, i, k]``; the ``keep`` best by the rule-based scorer are written (the paper draws 10
+``[s, i, k]``; the ``keep`` best by the rule-based chain filter are written (the paper draws 10
 and keeps 3). Each kept chain gets an instruction and reasoning from generators seeded
 ``[s, i, rank, 1]`` and ``[s, i, rank, 2]``. The result depends only on (room, i, seed,
 options), never on the number of worker processes.
@@ -23,12 +23,12 @@ import numpy as np
 from buildbench.parallel import PROCESS, Backend, map_ordered
 
 from .assets import PoolAsset, category_of, default_pool
+from .chain_filter import keep_best
 from .conversation import chain_id, chain_record, shown_scenes
 from .diagnose import passes_source_filter
 from .flat import Scene, prepare_source
 from .instructions import Instruction, make_instruction
 from .reverse import OPS, chain_rng, reverse_chain
-from .scorer import keep_best
 from .writer import TextWriter
 
 
@@ -101,7 +101,7 @@ def chains_for_scene(scene: Scene, index: int, opts: ReverseOptions) -> tuple[li
     candidates = [reverse_chain(source, chain_rng(opts.seed, index, k), pool=pool, mode=opts.mode)
                   for k in range(opts.candidates)]
     records = []
-    for rank, (chain, score) in enumerate(keep_best(candidates, opts.keep)):
+    for rank, (chain, grade) in enumerate(keep_best(candidates, opts.keep)):
         rid = chain_id(source, opts.seed, index, rank)
         images = None
         if opts.images_dir is not None:
@@ -114,7 +114,7 @@ def chains_for_scene(scene: Scene, index: int, opts: ReverseOptions) -> tuple[li
         writer = TextWriter(opts.text_model)
         draft = make_instruction(source, np.random.default_rng([opts.seed, index, rank, 1]))
         instruction = Instruction(writer.instruction(draft.text, draft.kind == "brief"), draft.kind, draft.style)
-        records.append(chain_record(chain, score, instruction, record_id=rid, writer=writer,
+        records.append(chain_record(chain, grade, instruction, record_id=rid, writer=writer,
                                     rng=np.random.default_rng([opts.seed, index, rank, 2]), images=images))
         stats.chains += 1
         stats.turns += len(chain.turns)

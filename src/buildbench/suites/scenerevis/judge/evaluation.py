@@ -1,4 +1,4 @@
-"""Evaluation judging of a final scene (SceneReVis spec §5.2): Ra, Spa and Ac, Avg their mean.
+"""The evaluation judges of a final scene (SceneReVis spec §5.2): Ra, Spa and Ac, Avg their mean.
 
 The paper scores each generated room with GPT-5 (temperature 0.1) on three integer scores
 from 1 to 10, looking at the merged render and the room's metadata:
@@ -32,7 +32,13 @@ from buildbench.scenes.assets import GeometryLevel, check_level
 from buildbench.scenes.collision import FLOOR_COVERING_MAX_M
 from buildbench.scenes.reachability import OBSTACLE_MAX_BOTTOM_M, reachable
 
-from .judge import (
+from ..check.layout import RoomLayout, parse_layout
+from ..check.meshes import layout_meshes
+from ..check.navigation import cell_for, scene_of_layout
+from ..check.physics import EVALUATION, PhysicsReport, physics_of
+from ..check.rooms import match_room_type
+from ..check.support import check_support
+from .semantic import (
     DEFAULT_AREA_M2,
     VALID_AREA_M2,
     JudgeError,
@@ -40,12 +46,6 @@ from .judge import (
     large_against_wall,
     large_furniture,
 )
-from .layout import RoomLayout, parse_layout
-from .meshes import layout_meshes
-from .navigation import cell_for, scene_of_layout
-from .physics import EVALUATION, PhysicsReport, physics_of
-from .rooms import match_room_type
-from .support import check_support
 
 #: The three judged scores, in the paper's column order.
 SCORE_KEYS = ("Ra", "Spa", "Ac")
@@ -116,7 +116,7 @@ class RuleEvalJudge(EvalJudge):
 
     Each score is rounded and kept within 1–10. Collisions, out-of-bounds and floating are
     judged at the episode's geometry level (``geometry``: ``box``, ``procedural`` or ``mesh``,
-    as :func:`.metrics.scene_metrics` judges them), so a chair tucked under a table is not a
+    as :func:`..metrics.scene_metrics` judges them), so a chair tucked under a table is not a
     collision at a mesh level; crowding, wall distances and reachability stay box footprints.
     """
 
@@ -149,7 +149,7 @@ class VisionEvalJudge(EvalJudge):
     """Asks a chat model (vision-capable for the render) to score the room on the rubric.
 
     One call per scene. An API error, or an answer without three integer scores from 1 to
-    10, raises :class:`~.judge.JudgeError`; :attr:`last_reply` keeps the model's text.
+    10, raises :class:`~.semantic.JudgeError`; :attr:`last_reply` keeps the model's text.
     """
 
     comparable_with_paper = True

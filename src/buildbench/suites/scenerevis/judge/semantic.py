@@ -33,9 +33,9 @@ import shapely
 
 from buildbench.llm import ChatModel, ChatRequest, Message
 
-from .layout import RoomLayout, parse_layout, scene_objects
-from .physics import EVALUATION, REWARD, check_physics
-from .rooms import (
+from ..check.layout import RoomLayout, parse_layout, scene_objects
+from ..check.physics import EVALUATION, REWARD, check_physics
+from ..check.rooms import (
     ESSENTIALS,
     ROOM_WORDS,
     essentials_of,
@@ -44,7 +44,7 @@ from .rooms import (
     mentions,
     missing_essentials,
 )
-from .support import check_support
+from ..check.support import check_support
 
 LEVELS = (-1.0, -0.5, 0.0, 0.5, 1.0)
 SCENE_SCORES = ("rationality", "requirement_match", "scene_graph")

@@ -20,7 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from buildbench.harness import Action, Env, Task
+from buildbench.harness import Action, Task
+
+from ..env import SceneReVisEnv
+from ..outcome import SceneReVisOutcome
 
 EPS = 1e-6
 
@@ -42,14 +45,14 @@ class Trajectory:
         turn_rewards: The environment's reward of each reply.
         ret: J(τ), the trajectory return (None for an errored rollout).
         error: Why the rollout could not be scored, or None.
-        outcome: The environment's ``outcome()``.
+        outcome: The environment's ``outcome()`` (None for an errored rollout).
     """
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     turn_rewards: list[float] = field(default_factory=list)
     ret: float | None = None
     error: str | None = None
-    outcome: dict[str, Any] = field(default_factory=dict)
+    outcome: SceneReVisOutcome | None = None
     advantage: float | None = None
 
     @property
@@ -104,7 +107,7 @@ def chat_policy(model: _ChatModel, *, temperature: float | None = 1.0, max_token
     return policy
 
 
-def _episode(env: Env, policy: PolicyFn, task: Task, seed: int, system_prompt: str) -> Trajectory:
+def _episode(env: SceneReVisEnv, policy: PolicyFn, task: Task, seed: int, system_prompt: str) -> Trajectory:
     traj = Trajectory(messages=[{"role": "system", "content": system_prompt}] if system_prompt else [])
     obs = env.reset(task, seed=seed).observation
     while True:
@@ -121,14 +124,14 @@ def _episode(env: Env, policy: PolicyFn, task: Task, seed: int, system_prompt: s
         if step.terminated or step.truncated:
             break
     traj.outcome = env.outcome()
-    traj.ret = float(traj.outcome.get("trajectory_reward", math.nan))
+    traj.ret = traj.outcome.trajectory_reward
     if not math.isfinite(traj.ret):
-        traj.error, traj.ret = "the environment reported no trajectory reward", None
+        traj.error, traj.ret = "the environment reported no finite trajectory reward", None
     return traj
 
 
 def rollout(
-    env_factory: Callable[[], Env],
+    env_factory: Callable[[], SceneReVisEnv],
     policy: PolicyFn,
     task: Task,
     n: int,

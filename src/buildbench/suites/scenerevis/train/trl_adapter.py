@@ -69,9 +69,10 @@ def _completion_text(completion: Any) -> str:
 def default_env_factory() -> Env:
     """The SceneReVis environment without rendering or retrieval (the reward's rule judge
     reads the scene JSON; images and asset ids would only cost time)."""
-    from ..env import EnvOptions, SceneReVisEnv
+    from ..env import SceneReVisEnv
+    from ..options import SceneReVisOptions
 
-    return SceneReVisEnv(EnvOptions(render=False, retrieve=False, feedback=False))
+    return SceneReVisEnv(SceneReVisOptions(render=False, retrieve=False, feedback=False))
 
 
 class SceneReVisTurnReward:
@@ -139,10 +140,11 @@ def make_rollout_func(
     from buildbench.integrations.trl import Sampling, prompt_text
     from buildbench.integrations.trl import make_rollout_func as env_rollout_func
 
-    from ..env import EnvOptions, SceneReVisEnv
+    from ..env import SceneReVisEnv
+    from ..options import SceneReVisOptions
 
-    def make_env() -> Env:
-        return SceneReVisEnv(EnvOptions(render=False, retrieve=False, max_turns=max_turns))
+    def make_env() -> SceneReVisEnv:
+        return SceneReVisEnv(SceneReVisOptions(render=False, retrieve=False, max_turns=max_turns))
 
     factory = env_factory or make_env
 
@@ -150,7 +152,8 @@ def make_rollout_func(
         return Task(id=f"rollout_{k}", suite="scenerevis", inputs={"instruction": prompt_text(prompt)})
 
     def trajectory_return(task: Task, env: Env, rewards: Sequence[float]) -> float:
-        return float(env.outcome()["trajectory_reward"])
+        assert isinstance(env, SceneReVisEnv), "the rollout plays SceneReVis episodes"
+        return env.outcome().trajectory_reward
 
     play = env_rollout_func(lambda task: factory(), task_for, reward=trajectory_return,
                             sampling=Sampling(max_turns, max_new_tokens, temperature, system_prompt))
