@@ -107,7 +107,7 @@ def test_the_schema_names_types_descriptions_and_units() -> None:
 def _env_class(name: str) -> type[Env]:
     suite = get_suite(name)
     task = suite.load_tasks("demo", 0)[0]
-    env = suite.make_env(task, {})
+    env = suite.make_env(task, suite.parse_options({}))
     env.close()
     return type(env)
 
@@ -186,7 +186,7 @@ def test_suites_without_structured_actions_say_so(name: str) -> None:
 def test_the_env_answers_bad_data_with_the_records_line_and_keeps_its_state() -> None:
     suite = get_suite("example")
     task = suite.load_tasks("demo", 0)[0]
-    env = suite.make_env(task, {})
+    env = suite.make_env(task, suite.parse_options({}))
     env.reset(task, seed=0)
     from buildbench.suites.example.agents import tower_design
 
