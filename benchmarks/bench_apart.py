@@ -32,7 +32,8 @@ _ANSWER = {"text": "y" * 200, "usage": {"input_tokens": 500, "output_tokens": 50
 async def _in_process_score(task: Any, outcome: dict[str, Any]) -> dict[str, float]:
     from buildbench.harness import get_suite
 
-    return get_suite("example").score(task, outcome)
+    suite = get_suite("example")
+    return suite.score(task, suite.read_outcome(outcome))
 
 
 async def _episodes(apart: bool) -> float:

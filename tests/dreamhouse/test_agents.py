@@ -47,11 +47,11 @@ def task():
 
 
 def _failed_tests(task, agent_name, protocol="planner-atomic", options=OPTS):
-    ctx = EpisodeContext(task=task, seed=0, options=dict(options))
-    env = make_env(task, dict(options))
+    ctx = EpisodeContext(task=task, seed=0, options=suite.parse_options(options))
+    env = make_env(task, suite.parse_options(options))
     try:
-        agent = suite.agent(agent_name).factory(task, None, dict(options))
-        asyncio.run(make_protocol(protocol, dict(options)).run(env, agent, ctx))
+        agent = suite.agent(agent_name).factory(task, None, suite.parse_options(options))
+        asyncio.run(make_protocol(protocol, suite.parse_options(options)).run(env, agent, ctx))
         metrics = score(task, env.outcome())
     finally:
         env.close()

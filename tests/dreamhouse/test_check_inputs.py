@@ -239,7 +239,8 @@ def test_an_empty_structure_passes_no_test(profile: str) -> None:
 
 
 def test_an_empty_submission_scores_zero_pass_rate() -> None:
+    from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
     from buildbench.suites.dreamhouse.score import structural_metrics
 
-    metrics = structural_metrics(None, Structure.from_members([]), {"profile": "paper"})  # type: ignore[arg-type]
+    metrics = structural_metrics(None, Structure.from_members([]), DreamHouseOutcome(profile="paper"))  # type: ignore[arg-type]
     assert metrics["pass_rate"] == 0.0 and metrics["structural_pass"] == 0.0

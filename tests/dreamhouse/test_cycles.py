@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from buildbench.harness import get_suite
 from buildbench.harness.errors import ConfigError
 from buildbench.render import build_scene
-from buildbench.suites.dreamhouse.env import EnvOptions
 from buildbench.suites.dreamhouse.executors.blender import BlenderUnavailable, find_blender_python
 from buildbench.suites.dreamhouse.model import Structure
 from buildbench.suites.dreamhouse.views import _boxes, cameras, check_renderer, frame_colors, render_views
@@ -60,9 +60,9 @@ def test_cycles_renders_the_gl_cameras_deterministically(blender: None) -> None:
 def test_renderer_option_and_bad_inputs_are_refused() -> None:
     with pytest.raises(ConfigError, match="unknown renderer 'vray'"):
         check_renderer("vray")
-    with pytest.raises(ConfigError, match="option renderer='vray'"):
-        EnvOptions.from_options({"renderer": "vray"})
-    assert EnvOptions.from_options({"renderer": "cycles"}).renderer == "cycles"
+    with pytest.raises(ConfigError, match="option renderer='vray': expected one of gl, cycles"):
+        get_suite("dreamhouse").parse_options({"renderer": "vray"})
+    assert get_suite("dreamhouse").parse_options({"renderer": "cycles"}).renderer == "cycles"
     with pytest.raises(ConfigError, match="samples >= 1"):
         render_boxes_cycles([], [], samples=0)
     empty = render_boxes_cycles([], cameras(build_scene([_boxes(_tiny_house(), frame_colors(_tiny_house()))]).bounds))
@@ -79,10 +79,11 @@ def test_cycles_scores_an_exact_copy_at_s_1(blender: None, monkeypatch: pytest.M
     from buildbench.suites.dreamhouse import views_cycles
     from buildbench.suites.dreamhouse.metrics import fidelity_scores
     from buildbench.suites.dreamhouse.model import load_structure
+    from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
 
     monkeypatch.setattr(views_cycles, "CYCLES_SAMPLES", 1)
     example = Path(__file__).resolve().parents[2] / "examples" / "files" / "house.json"
     house = load_structure(example)
     task = Task(id="EX_01_0001", suite="dreamhouse", inputs={}, target={"structure": house.to_json_dict()})
-    out = fidelity_scores(task, house, {"renderer": "cycles"})
+    out = fidelity_scores(task, house, DreamHouseOutcome(renderer="cycles"))
     assert out["visual_fidelity"] == 1.0 and out["joint_pass"] == 1.0

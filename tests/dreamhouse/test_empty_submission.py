@@ -11,6 +11,7 @@ import pytest
 from buildbench.harness import Action, get_suite
 from buildbench.suites.dreamhouse.check.validate import NOTHING_TO_CHECK
 from buildbench.suites.dreamhouse.env import make_env
+from buildbench.suites.dreamhouse.options import DreamHouseOptions
 from buildbench.suites.dreamhouse.tasks import make_task
 
 TASK = "RN_01_0001"
@@ -19,17 +20,18 @@ TASK = "RN_01_0001"
 @pytest.mark.parametrize("profile", ["paper", "released"])
 def test_an_empty_house_through_the_env_and_the_suite_scorer_fails(profile: str) -> None:
     task = make_task(TASK)
-    env = make_env(task, {"images": "off", "profile": profile})
+    env = make_env(task, DreamHouseOptions(images="off", profile=profile))
     try:
         env.reset(task)
         result = env.step(Action(text='```json\n{"members": []}\n```'))
-        outcome = json.loads(json.dumps(env.outcome()))
+        stored = json.loads(json.dumps(env.outcome().to_dict()))  # as the store keeps it
     finally:
         env.close()
     assert result.reward == 0.0 and not any(result.info["tests"].values())
     assert NOTHING_TO_CHECK in result.observation.text
     # The scorer every integration uses (Inspect's `verify`, verifiers, TRL) is the suite's own.
-    metrics = get_suite("dreamhouse").score(task, outcome)
+    suite = get_suite("dreamhouse")
+    metrics = suite.score(task, suite.read_outcome(stored))
     assert metrics["members"] == 0.0
     assert metrics["structural_pass"] == metrics["pass_rate"] == 0.0
     tests = {k: v for k, v in metrics.items() if k.startswith("test_")}

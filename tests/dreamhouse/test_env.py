@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from buildbench.harness import Action
+from buildbench.harness import Action, get_suite
 from buildbench.harness.errors import ConfigError
 from buildbench.llm import ToolCall
 from buildbench.suites.dreamhouse.agents import member_entries
-from buildbench.suites.dreamhouse.env import DreamHouseEnv, EnvOptions, make_env, phase_runs
+from buildbench.suites.dreamhouse.env import DreamHouseEnv, make_env, phase_runs
 from buildbench.suites.dreamhouse.model import Member, Structure
+from buildbench.suites.dreamhouse.options import DreamHouseOptions
 from buildbench.suites.dreamhouse.scripts import euler_xyz, fenced, structure_to_bpy
 from buildbench.suites.dreamhouse.tasks import load_tasks, make_task, target_structure
 
@@ -25,7 +26,7 @@ def task():
 
 @pytest.fixture()
 def env(task):
-    e = make_env(task, {"images": "off"})
+    e = make_env(task, DreamHouseOptions(images="off"))
     e.reset(task)
     yield e
     e.close()
@@ -52,7 +53,7 @@ def test_tasks_carry_the_paper_context_and_ids():
 
 
 def test_reset_prompt_has_context_rules_schema_and_collection(task):
-    env = make_env(task, {"images": "off"})
+    env = make_env(task, DreamHouseOptions(images="off"))
     obs, info = env.reset(task)
     lot = task.inputs["lot_size"]
     assert f"{lot['width']:.2f}m x {lot['depth']:.2f}m, area {lot['area']:.2f}m^2" in obs.text
@@ -62,10 +63,14 @@ def test_reset_prompt_has_context_rules_schema_and_collection(task):
     assert "{{" not in obs.text and "}}" not in obs.text
 
 
-def test_options_are_checked():
-    with pytest.raises(ConfigError, match="executor"):
-        EnvOptions.from_options({"executor": "maya"})
-    assert EnvOptions.from_options({"profile": "released", "other": 1}).profile == "released"
+def test_options_are_checked_once_and_read_by_the_env(task):
+    suite = get_suite("dreamhouse")
+    with pytest.raises(ConfigError, match=r"^option executor='maya': expected one of fast, blender$"):
+        suite.parse_options({"executor": "maya"})
+    with pytest.raises(ConfigError, match="unknown option 'other' for suite 'dreamhouse'"):
+        suite.parse_options({"profile": "released", "other": 1})
+    env = make_env(task, suite.parse_options({"profile": "released", "condition": "facade"}))
+    assert (env.options.profile, env.options.condition, env.options.executor) == ("released", "facade", "fast")
 
 
 def test_json_members_persist_and_replace(env):
@@ -150,7 +155,7 @@ def test_phase_runs_follow_creation_order(task):
 
 @pytest.mark.timeout(120)
 def test_python_actions_in_the_fast_executor_persist_fail_safely_and_resync(task):
-    env = DreamHouseEnv(task, EnvOptions(images="off"))
+    env = DreamHouseEnv(task, DreamHouseOptions(images="off"))
     env.reset(task)
     try:
         truth = target_structure(task)

@@ -179,15 +179,16 @@ def test_joint_pass_and_flat_metrics() -> None:
 def test_fidelity_scores_of_the_ground_truth_are_perfect() -> None:
     from buildbench.suites.dreamhouse.env import compact_structure, structure_from_compact
     from buildbench.suites.dreamhouse.metrics import fidelity_scores
+    from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
     from buildbench.suites.dreamhouse.tasks import make_task, target_structure
 
     task = make_task("SB_01_0002")
     truth = target_structure(task)
     # What the env stores for an exact copy (6 decimals) scores exactly 1, as the oracle must.
     stored = structure_from_compact(compact_structure(truth))
-    scores = fidelity_scores(task, stored, {"profile": "paper"})
+    scores = fidelity_scores(task, stored, DreamHouseOutcome(profile="paper"))
     assert scores["visual_fidelity"] == 1.0 and scores["topological_fidelity"] == 1.0
     assert scores["joint_pass"] == 1.0 and scores["visual_pass"] == 1.0
     broken = truth.subset(np.arange(len(truth) // 2))  # half a house fails the validator
-    half = fidelity_scores(task, broken, {"profile": "paper"})
+    half = fidelity_scores(task, broken, DreamHouseOutcome(profile="paper"))
     assert half["joint_pass"] == 0.0 and math.isnan(half["visual_fidelity"])

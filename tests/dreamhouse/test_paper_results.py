@@ -33,7 +33,7 @@ class _Watcher(Agent):
     """The oracle, remembering every observation it was shown."""
 
     def __init__(self, task):
-        self.inner = oracle(task, None, OPTS)
+        self.inner = oracle(task, None, suite.parse_options(OPTS))
         self.seen = []
 
     async def act(self, observation, ctx):
@@ -51,10 +51,10 @@ def _run(task, protocol, agent, scores, options=OPTS):
         value = queue.pop(0) if len(queue) > 1 else queue[0]
         return VisualScore(value, (value,) * 5, (np.zeros((4, 8, 4), np.uint8),) * 5)
 
-    proto = make_protocol(protocol, dict(options))
+    proto = make_protocol(protocol, suite.parse_options(options))
     proto._visual = scorer
-    ctx = EpisodeContext(task=task, seed=0, options=dict(options))
-    env = make_env(task, dict(options))
+    ctx = EpisodeContext(task=task, seed=0, options=suite.parse_options(options))
+    env = make_env(task, suite.parse_options(options))
     try:
         asyncio.run(proto.run(env, agent, ctx))
     finally:
@@ -64,14 +64,14 @@ def _run(task, protocol, agent, scores, options=OPTS):
 
 def test_the_visual_gate_is_on_by_default_and_can_be_turned_off():
     for name in TABLE6:
-        assert make_protocol(name, {}).require_visual
+        assert make_protocol(name, suite.parse_options({})).require_visual
         # options reach a protocol parsed by the suite's typed model (``-o require_visual=false``)
         assert not make_protocol(name, suite.parse_options({"require_visual": "false"})).require_visual
 
 
 def test_atomic_gate_retries_below_tau_then_the_frame_stands(task):
-    env, _, calls = _run(task, "planner-atomic", oracle(task, None, OPTS), [0.1], {**OPTS, "max_retries": 2})
-    notes = env.outcome()["protocol"]
+    env, _, calls = _run(task, "planner-atomic", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "max_retries": 2})
+    notes = env.outcome().protocol
     assert len(calls) == 3 and notes["retries"] == 2 and "attempts_to_pass" not in notes
     assert env.last.all_passed  # a frame that only looks wrong still stands as built
 
@@ -80,7 +80,7 @@ def test_managed_visual_shows_the_frame_beside_the_target_after_each_step(task):
     agent = _Watcher(task)
     env, _, calls = _run(task, "planner-managed-visual", agent, [0.9])
     steps = [o for o in agent.seen if o.state.get("request") == "step"]
-    total = env.outcome()["protocol"]["steps_total"]
+    total = env.outcome().protocol["steps_total"]
     assert len(steps) == total > 1
     assert not steps[0].images and "So far your frame scores" not in steps[0].text
     assert all(len(o.images) == 5 and "S = 0.900" in o.text for o in steps[1:])
@@ -92,11 +92,11 @@ def test_managed_visual_shows_the_frame_beside_the_target_after_each_step(task):
 
 
 def test_managed_gate_retries_the_last_step_then_keeps_it(task):
-    env, _, calls = _run(task, "planner-managed", oracle(task, None, OPTS), [0.1, 0.5], {**OPTS, "max_retries": 3})
-    notes = env.outcome()["protocol"]
+    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1, 0.5], {**OPTS, "max_retries": 3})
+    notes = env.outcome().protocol
     assert notes["steps_passed"] == notes["steps_total"] and notes["retries"] == 1 and len(calls) == 2
-    env, _, calls = _run(task, "planner-managed", oracle(task, None, OPTS), [0.1], {**OPTS, "max_retries": 1})
-    notes = env.outcome()["protocol"]
+    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "max_retries": 1})
+    notes = env.outcome().protocol
     assert notes["steps_passed"] == notes["steps_total"] and env.last.all_passed and len(calls) == 2
 
 

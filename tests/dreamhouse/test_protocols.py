@@ -20,6 +20,7 @@ from buildbench.suites.dreamhouse.views import VisualScore
 
 TASK = "RN_01_0001"
 OPTS = {"action_format": "json", "images": "off"}
+SUITE = get_suite("dreamhouse")
 
 
 @pytest.fixture(autouse=True)
@@ -73,14 +74,14 @@ def test_table6_budgets_and_overrides():
     assert (managed.max_retries, managed.global_retries, managed.tau_retry) == (5, 30, 0.4)
     assert TABLE6["iterative-refinement"].max_tokens == 65_536 and TABLE6["iterative-refinement"].revisions == 10
     # the run's options arrive parsed (and bounded) once, before the run starts
-    options = get_suite("dreamhouse").parse_options({"history": "5", "global_retries": 3})
+    options = SUITE.parse_options({"history": "5", "global_retries": 3})
     b = budget_from_options("planner-managed", options)
     assert b.history == 5 and b.global_retries == 3
-    assert budget_from_options("planner-managed", get_suite("dreamhouse").parse_options({"history": "full"})).history is None
+    assert budget_from_options("planner-managed", SUITE.parse_options({"history": "full"})).history is None
     with pytest.raises(ConfigError, match="option max_retries='many': expected an integer"):
-        get_suite("dreamhouse").parse_options({"max_retries": "many"})
+        SUITE.parse_options({"max_retries": "many"})
     with pytest.raises(ConfigError, match="unknown DreamHouse protocol"):
-        make_protocol("freestyle", {})
+        make_protocol("freestyle", SUITE.parse_options({}))
 
 
 @pytest.mark.parametrize("protocol", list(TABLE6))
@@ -117,7 +118,7 @@ class _Flaky(Agent):
     """Plans like the oracle; its first try of every build request starts with a floating post."""
 
     def __init__(self, task):
-        self.inner = oracle(task, None, OPTS)
+        self.inner = oracle(task, None, SUITE.parse_options(OPTS))
         self.seen: set[str] = set()
 
     async def act(self, observation, ctx):
@@ -133,10 +134,10 @@ class _Flaky(Agent):
 
 
 def _run(task, protocol, agent, options=OPTS):
-    ctx = EpisodeContext(task=task, seed=0, options=dict(options))
-    env = make_env(task, dict(options))
+    ctx = EpisodeContext(task=task, seed=0, options=SUITE.parse_options(options))
+    env = make_env(task, SUITE.parse_options(options))
     try:
-        asyncio.run(make_protocol(protocol, dict(options)).run(env, agent, ctx))
+        asyncio.run(make_protocol(protocol, SUITE.parse_options(options)).run(env, agent, ctx))
         return env, ctx
     finally:
         env.close()
@@ -144,7 +145,7 @@ def _run(task, protocol, agent, options=OPTS):
 
 def test_managed_rolls_back_failed_steps_and_counts_retries(task):
     env, ctx = _run(task, "planner-managed", _Flaky(task))
-    notes = env.outcome()["protocol"]
+    notes = env.outcome().protocol
     assert notes["steps_passed"] == notes["steps_total"]
     assert notes["retries"] == notes["steps_total"]
     assert "Post_float" not in env.structure.names and env.last.all_passed
@@ -154,7 +155,7 @@ def test_managed_rolls_back_failed_steps_and_counts_retries(task):
 
 def test_managed_global_cap_stops_the_episode(task):
     env, ctx = _run(task, "planner-managed", _Flaky(task), {**OPTS, "global_retries": 1})
-    notes = env.outcome()["protocol"]
+    notes = env.outcome().protocol
     assert notes["retries"] == 1 and notes["failed_step"] == 2 and notes["steps_passed"] == 1
     assert ctx.steps[-1].role == "validator" and not ctx.steps[-1].info["all_passed"]
 
@@ -171,14 +172,14 @@ def test_reactive_gates_phase_by_phase_then_regenerates_from_empty(task):
 def test_atomic_retries_with_feedback_until_the_frame_passes(task):
     env, ctx = _run(task, "planner-atomic", _Flaky(task))
     # The repair is a full rebuild ("replace"), so the float is gone and the frame passes.
-    assert env.last.all_passed and env.outcome()["protocol"]["attempts_to_pass"] == 2
+    assert env.last.all_passed and env.outcome().protocol["attempts_to_pass"] == 2
 
 
 class _Reviser(Agent):
     """Oracle, but its first revision breaks the structure and its second moves one member."""
 
     def __init__(self, task):
-        self.inner = oracle(task, None, OPTS)
+        self.inner = oracle(task, None, SUITE.parse_options(OPTS))
         self.revisions = 0
 
     async def act(self, observation, ctx):
@@ -199,15 +200,15 @@ def test_refinement_rejects_structural_regressions_even_if_they_look_better(task
         # Scores the Atomic pass, then the accepted second revision (the first is rejected unscored).
         return VisualScore(next(scores), (0.5,) * 5)
 
-    protocol = make_protocol("iterative-refinement", OPTS)
+    protocol = make_protocol("iterative-refinement", SUITE.parse_options(OPTS))
     protocol._visual = scorer
-    ctx = EpisodeContext(task=task, seed=0, options=dict(OPTS))
-    env = make_env(task, dict(OPTS))
+    ctx = EpisodeContext(task=task, seed=0, options=SUITE.parse_options(OPTS))
+    env = make_env(task, SUITE.parse_options(OPTS))
     try:
         asyncio.run(protocol.run(env, _Reviser(task), ctx))
     finally:
         env.close()
-    notes = env.outcome()["protocol"]["refinement"]
+    notes = env.outcome().protocol["refinement"]
     assert notes["rejected"] == 1 and notes["accepted"] == 1
     assert notes["baseline"] == 0.3 and notes["best"] == 0.9 and notes["final"] == 0.9
     assert env.last.all_passed
@@ -216,15 +217,15 @@ def test_refinement_rejects_structural_regressions_even_if_they_look_better(task
 
 def test_visual_gate_retries_a_passing_frame_below_tau(task):
     scores = iter([0.5, 0.9])
-    protocol = make_protocol("planner-atomic", {**OPTS, "require_visual": "true"})
+    protocol = make_protocol("planner-atomic", SUITE.parse_options({**OPTS, "require_visual": "true"}))
     protocol._visual = lambda task, structure, condition, renderer: VisualScore(next(scores), (0.5,) * 5)
-    ctx = EpisodeContext(task=task, seed=0, options=dict(OPTS))
-    env = make_env(task, dict(OPTS))
+    ctx = EpisodeContext(task=task, seed=0, options=SUITE.parse_options(OPTS))
+    env = make_env(task, SUITE.parse_options(OPTS))
     try:
-        asyncio.run(protocol.run(env, oracle(task, None, OPTS), ctx))
+        asyncio.run(protocol.run(env, oracle(task, None, SUITE.parse_options(OPTS)), ctx))
     finally:
         env.close()
-    assert env.outcome()["protocol"]["attempts_to_pass"] == 2
+    assert env.outcome().protocol["attempts_to_pass"] == 2
 
 
 class _BadPlanner(Agent):
@@ -234,7 +235,7 @@ class _BadPlanner(Agent):
 
 def test_a_plan_that_never_passes_ends_the_episode_before_any_build(task):
     env, ctx = _run(task, "planner-managed", _BadPlanner(), {**OPTS, "max_retries": 1})
-    assert env.outcome()["protocol"]["plan"] == {"ok": False, "attempts": 2}
+    assert env.outcome().protocol["plan"] == {"ok": False, "attempts": 2}
     assert [s.role for s in ctx.steps if "control" not in s.info] == ["planner", "planner"]
     assert [s.info["control"] for s in ctx.steps if "control" in s.info] == ["note"]
     assert "analysis.lot_size is missing" in ctx.steps[0].observation_text

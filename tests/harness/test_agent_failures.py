@@ -137,7 +137,7 @@ def test_outputs_past_the_caps_are_refused_before_scoring(monkeypatch: pytest.Mo
     frame = {"structure": {"names": [f"Stud_{i}" for i in range(4)], "sizes_m": [[0.04, 0.09, 2.4]] * 4,
                            "transforms": [[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1.2]]] * 4}}
     with pytest.raises(AgentFailure, match="4 members, over the cap of 3"):
-        house.score(task, frame)
+        house.score(task, house.read_outcome(frame))
     scenes = get_suite("scenerevis")
     task = scenes.load_tasks("demo", 0)[0]
     chair = {"desc": "chair", "size": [0.5, 0.9, 0.5], "pos": [0.0, 0.0, 0.0], "rot": [0, 0, 0, 1]}

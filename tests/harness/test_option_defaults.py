@@ -42,15 +42,20 @@ def _read_example(suite: Suite) -> dict[str, Any]:
 
 
 def _read_dreamhouse(suite: Suite) -> dict[str, Any]:
-    from buildbench.suites.dreamhouse.env import EnvOptions
+    from buildbench.suites.dreamhouse.env import make_env
     from buildbench.suites.dreamhouse.protocols import TABLE6, budget_from_options, make_protocol
 
+    options = suite.parse_options({})
     for name, budget in TABLE6.items():  # unset budget keys leave each protocol's Table 6 row
-        assert budget_from_options(name, {}) == budget, name
-    visual = {make_protocol(name, {}).require_visual for name in TABLE6}
+        assert budget_from_options(name, options) == budget, name
+    visual = {make_protocol(name, options).require_visual for name in TABLE6}
     assert len(visual) == 1
     unset = dict.fromkeys(("global_retries", "max_actions", "revisions", "tau_retry"))
-    return {**asdict(EnvOptions.from_options({})), **unset, "require_visual": visual.pop()}
+    env = make_env(_first_task(suite), options)
+    fields = ("executor", "profile", "condition", "action_format", "isolation", "images", "renderer")
+    # the degraded agent reads these typed fields as they are (degrade.degraded)
+    return {**{name: getattr(env.options, name) for name in fields}, **unset, "require_visual": visual.pop(),
+            "degrade": options.degrade, "degrade_mode": options.degrade_mode}
 
 
 def _read_bimedit(suite: Suite) -> dict[str, Any]:

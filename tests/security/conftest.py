@@ -100,10 +100,11 @@ class DreamHouseTarget(Target):
     def __init__(self) -> None:
         from buildbench.suites.dreamhouse.env import make_env
         from buildbench.suites.dreamhouse.executors import fast
+        from buildbench.suites.dreamhouse.options import DreamHouseOptions
         from buildbench.suites.dreamhouse.tasks import make_task
 
         self.task = make_task("RN_01_0001")
-        self.env = make_env(self.task, {"images": "off", "isolation": ISOLATION})
+        self.env = make_env(self.task, DreamHouseOptions(images="off", isolation=ISOLATION))
         self.env.reset(self.task)
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(fast, "FAST_LIMITS", LIMITS)

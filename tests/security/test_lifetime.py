@@ -149,12 +149,13 @@ def test_agent_code_is_refused_without_bwrap_unless_opted_in(monkeypatch: pytest
     from buildbench.harness import Action
     from buildbench.sandbox import SandboxUnavailable
     from buildbench.suites.dreamhouse.env import make_env
+    from buildbench.suites.dreamhouse.options import DreamHouseOptions
     from buildbench.suites.dreamhouse.tasks import make_task
 
     monkeypatch.setattr(_worker, "_bwrap_problem", lambda: "bubblewrap (bwrap) is not installed")
     monkeypatch.delenv("BUILDBENCH_ALLOW_UNSANDBOXED", raising=False)
     task = make_task("RN_01_0001")
-    env = make_env(task, {"images": "off"})
+    env = make_env(task, DreamHouseOptions(images="off"))
     env.reset(task)
     try:
         with pytest.raises(SandboxUnavailable) as refused:

@@ -23,12 +23,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
-from buildbench.harness.option_model import OptionsArg
 
 from .generate import GeneratedHouse, HouseParams, RoofSpec, SectionSpec, build_house
 from .generate.frame import MODULE
 from .generate.layout import resolve_joist_axes
 from .model import SUBSYSTEM, Structure
+from .options import DreamHouseOptions
 from .prompts import ACTION_FORMATS, system_prompt
 from .scripts import euler_xyz, fenced, structure_to_bpy
 from .tasks import ground_truth
@@ -217,25 +217,21 @@ FAULTS: dict[str, tuple[Callable[[Structure], Faulted], str]] = {
 
 
 # -- factories ------------------------------------------------------------------------------
-def _format(options: OptionsArg) -> str:
-    return str(options.get("action_format", "python"))
-
-
-def oracle(task: Task, model: Any, options: OptionsArg) -> Agent:
+def oracle(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
     house = ground_truth(task)
     return HouseAgent(house, house.structure, lot=dict(task.inputs["lot_size"]),
-                      collection=str(task.inputs["collection"]), action_format=_format(options), name="oracle")
+                      collection=str(task.inputs["collection"]), action_format=options.action_format, name="oracle")
 
 
-def fault_agent(name: str) -> Callable[[Task, Any, OptionsArg], Agent]:
+def fault_agent(name: str) -> Callable[[Task, Any, DreamHouseOptions], Agent]:
     """The factory of the single-fault agent ``name`` (a key of :data:`FAULTS`)."""
     fault = FAULTS[name][0]
 
-    def factory(task: Task, model: Any, options: OptionsArg) -> Agent:
+    def factory(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
         house = ground_truth(task)
         faulted = fault(house.structure)
         return HouseAgent(house, faulted.structure, lot=dict(task.inputs["lot_size"]),
-                          collection=str(task.inputs["collection"]), action_format=_format(options),
+                          collection=str(task.inputs["collection"]), action_format=options.action_format,
                           kept=faulted.kept, name=name)
 
     return factory
@@ -266,16 +262,16 @@ def safe_params(task: Task) -> HouseParams:
     return HouseParams(task.id, "RN", 1, roof_type, "simple", sections, 0.0, False)
 
 
-def safe_house(task: Task, model: Any, options: OptionsArg) -> Agent:
+def safe_house(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
     house = build_house(safe_params(task))
     return HouseAgent(house, house.structure, lot=dict(task.inputs["lot_size"]),
-                      collection=str(task.inputs["collection"]), action_format=_format(options), name="safe-house")
+                      collection=str(task.inputs["collection"]), action_format=options.action_format, name="safe-house")
 
 
-def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
+def llm(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
     """A chat model; protocols fill in Table 6's max tokens and history unless options set them."""
     from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
 
-    settings: dict[str, Any] = {"temperature": 0.0, "use_tools": _format(options) == "tools",
+    settings: dict[str, Any] = {"temperature": 0.0, "use_tools": options.action_format == "tools",
                                 **llm_agent_options(options)}
     return LLMAgent(model, system_prompt=system_prompt(), name="llm", **settings)

@@ -17,11 +17,11 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from buildbench.harness import Agent, Task
-from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.degrade import Corruption, SeededAgent
 
-from .agents import HouseAgent, _format
+from .agents import HouseAgent
 from .model import Structure
+from .options import DreamHouseOptions
 from .tasks import ground_truth
 
 #: A moved member's displacement, metres: at least a stud bay, so it leaves its joints.
@@ -74,15 +74,10 @@ def shift_structure(structure: Structure, fraction: float, seed: int) -> Structu
                      structure.supported_by, dict(structure.meta))
 
 
-#: ``-o degrade_mode`` values, and the one a run gets when it gives none.
-MODES = ("members", "shift")
-DEFAULT_MODE = "members"
-
-
-def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
+def degraded(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
+    """The oracle with ``-o degrade`` of its frame corrupted as ``-o degrade_mode`` says."""
     house = ground_truth(task)
-    fraction = degrade_fraction(options)
-    mode = str(options.get("degrade_mode", DEFAULT_MODE))
+    fraction, mode = options.degrade, options.degrade_mode
 
     def build(seed: int) -> Agent:
         if mode == "shift":
@@ -90,6 +85,6 @@ def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
         else:
             frame, kept = degrade_structure(house.structure, fraction, seed)
         return HouseAgent(house, frame, lot=dict(task.inputs["lot_size"]), collection=str(task.inputs["collection"]),
-                          action_format=_format(options), kept=kept, name="degraded")
+                          action_format=options.action_format, kept=kept, name="degraded")
 
     return SeededAgent(build)

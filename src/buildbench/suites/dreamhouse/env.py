@@ -16,7 +16,8 @@ Rewards and episode end:
     Reward 1.0 on a step whose structure passes every test of the profile
     (``terminated``), else 0.0: the paper's pass signal (every structural test passes), which
     the paper does not shape. Protocols own budgets and gating.
-Controls (``EpisodeContext.control``; logged as control steps):
+Controls (:func:`~buildbench.harness.env.control` methods, called as ``ctx.control(env.method, ...)``;
+logged as control steps under their names):
     ``set_scope`` (which tests decide a step: all, early, phased), ``reset_scene``,
     ``checkpoint`` / ``restore`` (by label), ``evaluate`` (validate the scene; CPU-bound),
     ``visual_score`` (render and score against the target; CPU-bound) and ``note`` (the
@@ -24,10 +25,11 @@ Controls (``EpisodeContext.control``; logged as control steps):
 Bad actions:
     Unreadable text, bad JSON, bad tool arguments, a failing or crashing script: each gets
     a message saying what was wrong and where, and the scene stays as it was.
-Arguments (``-o key=value``):
+Arguments (``-o key=value``, read from :class:`.options.DreamHouseOptions`):
     ``executor`` (fast|blender), ``profile`` (paper|released), ``condition`` (frame|facade),
     ``action_format`` (python|json|tools), ``isolation`` (auto|bwrap|process),
-    ``images`` (on|off: show the target views; off for text-only runs and fast tests).
+    ``images`` (on|off: show the target views; off for text-only runs and fast tests),
+    ``renderer`` (gl|cycles).
 """
 
 from __future__ import annotations
@@ -39,18 +41,18 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.env import Control
+from buildbench.harness.env import control
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
 from . import actions
 from .check import MEMBER_CHECK, ValidationReport, validate
 from .model import SUBSYSTEM, Structure, StructureFormatError
+from .options import DreamHouseOptions
 from .outcome import DreamHouseOutcome, compact_structure, structure_from_compact
-from .prompts import ACTION_FORMATS, task_prompt
+from .prompts import task_prompt
 from .scripts import structure_to_bpy
 from .spaces import DreamHouseAction, DreamHouseState
-from .views import RENDERERS, VisualScore, VisualScorer, check_condition, views_for
+from .views import VisualScore, VisualScorer, views_for
 
 CheckScope = Literal["all", "early", "phased"]
 T = TypeVar("T")
@@ -69,55 +71,6 @@ def render_call(fn: Callable[..., T], *args: Any) -> T:
 EARLY_TESTS: tuple[str, ...] = (MEMBER_CHECK, "load_path", "stability_score")
 #: Characters of a script traceback shown to the agent (the released scaffold shows 1,000).
 TRACEBACK_CHARS = 1000
-
-
-@dataclass(frozen=True)
-class EnvOptions:
-    """The env's options, checked.
-
-    Attributes:
-        executor: ``fast`` (our bpy) or ``blender`` (real Blender).
-        profile: Validator profile, ``paper`` or ``released``.
-        condition: ``frame`` or ``facade`` (which target views are shown).
-        action_format: What the prompt teaches: ``python``, ``json`` or ``tools``.
-        isolation: Sandbox backend of the executor.
-        images: ``on`` shows the five target views (when they can be had), ``off`` none.
-        renderer: ``gl`` (fast) or ``cycles`` (Blender Cycles, as the paper) for the target
-            views shown, the visual feedback and the final S.
-    """
-
-    executor: str = "fast"
-    profile: str = "paper"
-    condition: str = "frame"
-    action_format: str = "python"
-    isolation: str = "auto"
-    images: str = "on"
-    renderer: str = "gl"
-
-    @classmethod
-    def from_options(cls, options: OptionsArg) -> EnvOptions:
-        """Read the env's keys of a run's options (other keys are ignored).
-
-        Raises:
-            ConfigError: For a value outside its choices.
-        """
-        choices = {
-            "executor": ("fast", "blender"),
-            "profile": ("paper", "released"),
-            "condition": ("frame", "facade"),
-            "action_format": ACTION_FORMATS,
-            "isolation": ("auto", "bwrap", "process"),
-            "images": ("on", "off"),
-            "renderer": RENDERERS,
-        }
-        values = {}
-        for key, allowed in choices.items():
-            if key in options:
-                value = str(options[key])
-                if value not in allowed:
-                    raise ConfigError(f"option {key}={value!r} is not one of {', '.join(allowed)}")
-                values[key] = value
-        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -197,10 +150,11 @@ class DreamHouseEnv(Env):
     state_type = DreamHouseState
     action_type = DreamHouseAction
 
-    def __init__(self, task: Task, options: EnvOptions | None = None) -> None:
+    def __init__(self, task: Task, options: DreamHouseOptions | None = None) -> None:
         self.task = task
-        self.options = options or EnvOptions()
-        check_condition(self.options.condition)
+        #: The run's options (the env reads executor, profile, condition, action_format,
+        #: isolation, images and renderer).
+        self.options = options or DreamHouseOptions()
         self.tools = actions.tools()
         #: Which tests decide a step's verdict; protocols set it before stepping.
         self.check_scope: CheckScope = "all"
@@ -248,19 +202,7 @@ class DreamHouseEnv(Env):
         """The current scene."""
         return self._scene
 
-    @property
-    def controls(self) -> dict[str, Control]:
-        return {
-            "set_scope": Control(self.set_scope, doc="which tests decide a step: all, early or phased"),
-            "reset_scene": Control(self.reset_scene_control, doc="empty the scene"),
-            "checkpoint": Control(self.save_checkpoint, doc="remember the scene under a label"),
-            "restore": Control(self.restore_checkpoint, doc="put a labelled scene back"),
-            "evaluate": Control(self.evaluate, cpu_bound=True, doc="validate the scene under a scope"),
-            "visual_score": Control(self.visual_score, cpu_bound=True,
-                                    doc="visual fidelity S of the scene against the target views"),
-            "note": Control(self.note, doc="the protocol's bookkeeping, kept in the outcome"),
-        }
-
+    @control(doc="which tests decide a step: all, early or phased")
     def set_scope(self, scope: CheckScope) -> None:
         """Which tests decide the verdict of the next steps."""
         if scope not in ("all", "early", "phased"):
@@ -271,16 +213,19 @@ class DreamHouseEnv(Env):
         return Observation(text=f"{text} ({len(self._scene)} members).",
                            state=DreamHouseState(n_members=len(self._scene)).to_dict())
 
+    @control(name="reset_scene", doc="empty the scene")
     def reset_scene_control(self) -> Observation:
         """Empty the scene; the observation says so."""
         self.reset_scene()
         return self._members_observation("The scene was emptied")
 
+    @control(name="checkpoint", doc="remember the scene under a label")
     def save_checkpoint(self, label: str) -> Observation:
         """Remember the current scene under ``label``."""
         self._checkpoints[label] = self._scene
         return self._members_observation(f"Checkpoint {label!r} saved")
 
+    @control(name="restore", doc="put a labelled scene back")
     def restore_checkpoint(self, label: str) -> Observation:
         """Put the scene saved under ``label`` back.
 
@@ -292,10 +237,12 @@ class DreamHouseEnv(Env):
         self.restore(self._checkpoints[label])
         return self._members_observation(f"Checkpoint {label!r} restored")
 
+    @control(cpu_bound=True, doc="visual fidelity S of the scene against the target views")
     def visual_score(self, scorer: VisualScorer) -> VisualScore:
         """Visual fidelity of the current scene against the task's target, by ``scorer`` (on the GL thread)."""
         return render_call(scorer, self.task, self._scene, self.options.condition, self.options.renderer)
 
+    @control(doc="the protocol's bookkeeping, kept in the outcome")
     def note(self, values: dict[str, Any]) -> None:
         """Merge the protocol's bookkeeping into the outcome's ``protocol`` notes."""
         self.notes.update(values)
@@ -439,6 +386,7 @@ class DreamHouseEnv(Env):
         return StepResult(obs, 1.0 if ev.all_passed else 0.0, ev.all_passed, False, ev.info())
 
     # -- checking -----------------------------------------------------------------------
+    @control(cpu_bound=True, doc="validate the scene under a scope")
     def evaluate(self, scope: CheckScope | None = None) -> Evaluation:
         """Validate the current scene under ``scope`` (default: :attr:`check_scope`)."""
         scope = scope or self.check_scope
@@ -465,12 +413,12 @@ class DreamHouseEnv(Env):
                           failed_phase=None if report.passed else len(runs))
 
     # -- results ------------------------------------------------------------------------
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> DreamHouseOutcome:
         return DreamHouseOutcome(
             structure=compact_structure(self._scene), attempts=self.attempts, invalid_actions=self.invalid_actions,
             script_errors=self.script_errors, condition=self.options.condition, profile=self.options.profile,
             executor=self.options.executor, renderer=self.options.renderer, protocol=dict(self.notes),
-        ).to_dict()
+        )
 
     def close(self) -> None:
         if self._executor is not None:
@@ -478,12 +426,12 @@ class DreamHouseEnv(Env):
             self._executor = None
 
 
-def make_env(task: Task, options: OptionsArg) -> DreamHouseEnv:
+def make_env(task: Task, options: DreamHouseOptions) -> DreamHouseEnv:
     """The suite's env factory."""
-    return DreamHouseEnv(task, EnvOptions.from_options(options))
+    return DreamHouseEnv(task, options)
 
 
 __all__ = [
-    "EARLY_TESTS", "CheckScope", "DreamHouseEnv", "EnvOptions", "Evaluation", "compact_structure",
+    "EARLY_TESTS", "CheckScope", "DreamHouseEnv", "Evaluation", "compact_structure",
     "early_text", "make_env", "phase_runs", "render_call", "structure_from_compact",
 ]  # fmt: skip

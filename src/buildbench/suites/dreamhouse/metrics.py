@@ -40,9 +40,7 @@ vs 0.149). Joint pass = structural pass ∧ visual pass.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -67,6 +65,7 @@ from .metrics_visual import (
 from .metrics_visual import LAMBDA as LAMBDA
 from .metrics_visual import VISUAL_TAU as VISUAL_TAU
 from .model import Structure
+from .outcome import DreamHouseOutcome
 from .views import VIEW_NAMES, as_submitted, drawable, render_views, target_frame, target_views
 
 #: Hungarian match radius δ in metres (paper Eq. 2).
@@ -290,7 +289,7 @@ def undefined_fidelity() -> dict[str, float]:
     return dict.fromkeys(keys, float("nan"))
 
 
-def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) -> dict[str, float]:
+def fidelity_scores(task: Task, built: Structure, outcome: DreamHouseOutcome) -> dict[str, float]:
     """:func:`fidelity_metrics` as a ``score.METRICS`` group: validates ``built`` under the
     outcome's profile, and only for a passing frame renders it and the target.
 
@@ -306,11 +305,11 @@ def fidelity_scores(task: Task, built: Structure, outcome: Mapping[str, Any]) ->
 
     if not has_ground_truth(task):
         return undefined_fidelity()
-    passed = validate(built, str(outcome.get("profile", "paper"))).passed
+    passed = validate(built, outcome.profile).passed
     target = as_submitted(target_structure(task))
     if not passed:
         return fidelity_metrics(False, built, target, None, None)
-    renderer = str(outcome.get("renderer", "gl"))
+    renderer = outcome.renderer
     candidate_views = render_views(snap_to_target(built, target), frame=target_frame(target), renderer=renderer)
     return fidelity_metrics(True, built, target, candidate_views, target_views(task, "frame", renderer))
 

@@ -28,23 +28,24 @@ is the visual loop.
 Tool-calling agents build over several calls; a tool step counts as an attempt only when
 it runs ``validate``, and ``max_actions`` bounds the turns of any episode.
 
-Protocols drive the env through ``ctx.step`` and its controls (``ctx.control``: scope,
-checkpoints, evaluation, visual scoring on the GL thread, notes), so every operation is in
-the trajectory and nothing slow runs on the event loop.
+Protocols drive the env through ``ctx.step`` and its controls, called as typed methods
+(``ctx.control(env.set_scope, ...)``: scope, checkpoints, evaluation, visual scoring on the GL
+thread, notes), so every operation is in the trajectory and nothing slow runs on the event loop.
 """
 
 from __future__ import annotations
 
 import copy
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ParamSpec
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, StepResult
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
 from .env import CheckScope, DreamHouseEnv
+from .options import DreamHouseOptions
 from .plan import PlanCheck, PlanStep, check_plan
 from .prompts import plan_retry_text, render, retry_text
 from .tasks import has_ground_truth
@@ -88,11 +89,15 @@ TABLE6: dict[str, Budget] = {
 }
 
 
-def budget_from_options(name: str, options: OptionsArg) -> Budget:
-    """Table 6's budget for protocol ``name`` with the run's given overrides applied (values the
-    run parsed and bounded before it started; ``history`` None is ``full``)."""
-    keys = ("max_retries", "global_retries", "max_actions", "revisions", "tau_retry", "max_tokens", "history")
-    return replace(TABLE6[name], **{key: options[key] for key in keys if key in options})
+#: The options that override a Table 6 value; unset (None) keeps the protocol's own.
+BUDGET_OPTIONS = ("max_retries", "global_retries", "max_actions", "revisions", "tau_retry", "max_tokens", "history")
+
+
+def budget_from_options(name: str, options: DreamHouseOptions) -> Budget:
+    """Table 6's budget for protocol ``name`` with the run's overrides applied (``history`` None,
+    ``full`` or unset, is Table 6's own: the whole conversation for every protocol)."""
+    overrides = {key: value for key in BUDGET_OPTIONS if (value := getattr(options, key)) is not None}
+    return replace(TABLE6[name], **overrides)
 
 
 class _Stop(Exception):
@@ -100,9 +105,10 @@ class _Stop(Exception):
 
 
 _UNSENT = object()
+P = ParamSpec("P")
 
 
-class DreamHouseProtocol(Protocol):
+class DreamHouseProtocol(Protocol[DreamHouseEnv]):
     """Shared machinery: agent set-up, Phase 0, acting with caps, feedback turns.
 
     Args:
@@ -133,10 +139,8 @@ class DreamHouseProtocol(Protocol):
         """The visual scorer in use, if any."""
         return self._visual or visual_scorer()
 
-    async def run(self, env: Any, agent: Agent, ctx: EpisodeContext) -> None:
-        if not isinstance(env, DreamHouseEnv):
-            raise TypeError(f"{self.name} drives DreamHouseEnv, got {type(env).__name__}")
-        self._configure(agent, ctx)
+    async def run(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext) -> None:
+        self._configure(agent)
         obs, _ = await ctx.reset(env)
         self.scope, self.n_members, self.notes, self._sent = "all", 0, {}, {}
         try:
@@ -152,27 +156,29 @@ class DreamHouseProtocol(Protocol):
         self.notes.update(retries=self.retries, actions=self.actions)
         changed = {k: copy.deepcopy(v) for k, v in self.notes.items() if self._sent.get(k, _UNSENT) != v}
         if changed:
-            await ctx.control(env, "note", {"values": changed}, role="protocol")
+            await ctx.control(env.note, changed)
             self._sent.update(copy.deepcopy(changed))
 
     async def set_scope(self, env: DreamHouseEnv, ctx: EpisodeContext, scope: CheckScope) -> None:
         """Choose which tests decide the next steps' verdicts."""
-        await ctx.control(env, "set_scope", {"scope": scope}, role="protocol")
+        await ctx.control(env.set_scope, scope)
         self.scope = scope
 
-    async def scene_control(self, env: DreamHouseEnv, ctx: EpisodeContext, name: str, **args: Any) -> None:
-        """``reset_scene``, ``checkpoint`` or ``restore``; the member count follows the scene."""
-        obs = await ctx.control(env, name, args, role="protocol")
+    async def scene_control(self, ctx: EpisodeContext, control: Callable[P, Observation],
+                            *args: P.args, **kwargs: P.kwargs) -> None:
+        """A scene control (``env.reset_scene_control``, ``env.save_checkpoint``,
+        ``env.restore_checkpoint``); the member count follows the scene."""
+        obs = await ctx.control(control, *args, **kwargs)
         self.n_members = int(obs.state.get("n_members", self.n_members))
 
-    def _configure(self, agent: Agent, ctx: EpisodeContext) -> None:
+    def _configure(self, agent: Agent) -> None:
+        """A model agent gets the budget's tokens per call and history: Table 6's, or the run's
+        ``max_tokens``/``history`` where given (the budget already holds them)."""
         from buildbench.harness.llm_agent import LLMAgent
 
         if isinstance(agent, LLMAgent):
-            if "max_tokens" not in ctx.options:
-                agent.max_tokens = self.budget.max_tokens
-            if "history" not in ctx.options:
-                agent.history = self.budget.history
+            agent.max_tokens = self.budget.max_tokens
+            agent.history = self.budget.history
 
     async def act(self, agent: Agent, obs: Observation, ctx: EpisodeContext, *, role: str) -> Action:
         """One agent turn; an agent error or the action cap ends the episode."""
@@ -235,8 +241,7 @@ class DreamHouseProtocol(Protocol):
         scorer = self.visual
         if scorer is None or not has_ground_truth(ctx.task):
             return None
-        score: VisualScore = await ctx.control(env, "visual_score", {"scorer": scorer}, role="protocol")
-        return score
+        return await ctx.control(env.visual_score, scorer)
 
     async def accepts(self, env: DreamHouseEnv, ctx: EpisodeContext, result: StepResult) -> tuple[bool, str]:
         """Whether a checked attempt ends the protocol, and extra feedback when only visuals fail."""
@@ -260,7 +265,7 @@ class DreamHouseProtocol(Protocol):
         obs = Observation(text=render(request), state={"request": "build", "scope": self.scope})
         for attempt in range(self.budget.max_retries + 1):
             if fresh_scene:
-                await self.scene_control(env, ctx, "reset_scene")
+                await self.scene_control(ctx, env.reset_scene_control)
             result = await self.attempt(env, agent, ctx, obs, role="builder")
             if visual_gate:
                 ok, extra = await self.accepts(env, ctx, result)
@@ -322,7 +327,7 @@ class PlannerManaged(DreamHouseProtocol):
         self.notes["steps_total"] = total
         await self.set_scope(env, ctx, "all")
         await self.flush_notes(env, ctx)
-        await ctx.control(env, "evaluate", {"scope": "all"}, role="validator")
+        await ctx.control_as("validator", env.evaluate, scope="all")
 
     async def _one_step(self, env: DreamHouseEnv, agent: Agent, ctx: EpisodeContext, step: PlanStep,
                         k: int, total: int) -> bool:
@@ -337,7 +342,7 @@ class PlannerManaged(DreamHouseProtocol):
             text += _step_visual_text(shown)
         obs = Observation(text=text, images=images, state=state)
         checkpoint = f"step{k}"
-        await self.scene_control(env, ctx, "checkpoint", label=checkpoint)
+        await self.scene_control(ctx, env.save_checkpoint, label=checkpoint)
         for attempt in range(self.budget.max_retries + 1):
             result = await self.attempt(env, agent, ctx, obs, role="builder")
             extra = ""
@@ -350,9 +355,9 @@ class PlannerManaged(DreamHouseProtocol):
                 ok, extra = await self.visual_gate(env, ctx)
                 if ok or left == 0 or not self._spend_retry():
                     return True
-                await self.scene_control(env, ctx, "restore", label=checkpoint)
+                await self.scene_control(ctx, env.restore_checkpoint, label=checkpoint)
             else:
-                await self.scene_control(env, ctx, "restore", label=checkpoint)
+                await self.scene_control(ctx, env.restore_checkpoint, label=checkpoint)
                 if left == 0 or not self._spend_retry():
                     self.notes["failed_step"] = k
                     return False
@@ -401,11 +406,11 @@ class IterativeRefinement(DreamHouseProtocol):
                                           threshold=self.budget.tau_retry, images_text=images_text),
                               images=list(score.images), state={"request": "refine", "score": score.score})
             kept = f"revision{notes['revisions']}"
-            await self.scene_control(env, ctx, "checkpoint", label=kept)
-            await self.scene_control(env, ctx, "reset_scene")
+            await self.scene_control(ctx, env.save_checkpoint, label=kept)
+            await self.scene_control(ctx, env.reset_scene_control)
             result = await self.attempt(env, agent, ctx, obs, role="refiner")
             if not result.info.get("all_passed"):
-                await self.scene_control(env, ctx, "restore", label=kept)
+                await self.scene_control(ctx, env.restore_checkpoint, label=kept)
                 notes["rejected"] += 1
                 ctx.log(Action(), Observation(text="Revision rejected: it breaks structural tests; "
                                               "the previous frame is kept."),
@@ -439,13 +444,12 @@ DESCRIPTIONS: dict[str, str] = {
 }
 
 
-def make_protocol(name: str, options: OptionsArg) -> DreamHouseProtocol:
+def make_protocol(name: str, options: DreamHouseOptions) -> DreamHouseProtocol:
     """Protocol ``name`` with Table 6's budget and the run's overrides.
 
     Raises:
-        ConfigError: For an unknown name or a bad option.
+        ConfigError: For an unknown name.
     """
     if name not in _CLASSES:
         raise ConfigError(f"unknown DreamHouse protocol {name!r}; known: {', '.join(_CLASSES)}")
-    visual = bool(options.get("require_visual", True))
-    return _CLASSES[name](budget_from_options(name, options), name=name, require_visual=visual)
+    return _CLASSES[name](budget_from_options(name, options), name=name, require_visual=options.require_visual)

@@ -46,9 +46,9 @@ from typing import Any
 from buildbench.harness import Action, Agent, AgentSpec, EpisodeContext, Observation, Task
 from buildbench.harness.env import AgentError
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
 from .check import MEMBER_CHECK
+from .options import DreamHouseOptions
 
 #: The ``--agent`` prefix that names a released-style ``generate`` function.
 PREFIX = "released"
@@ -178,7 +178,7 @@ def released_agent_spec(target: str) -> AgentSpec:
     except LLMConfigError as exc:
         raise ConfigError(str(exc)) from None
 
-    def make(task: Task, model: Any, options: OptionsArg) -> Agent:
+    def make(task: Task, model: Any, options: DreamHouseOptions) -> Agent:
         return ReleasedAgent(generate, task, name=f"{PREFIX}:{target}")
 
     return AgentSpec(f"{PREFIX}:{target}", make, f"released-style generate() from {target}", kind="io")

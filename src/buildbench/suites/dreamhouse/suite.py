@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite, Task
-from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.option_model import OptionsArg
-from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite, Task
 
 from . import agents
-from .degrade import DEFAULT_MODE, MODES, degraded
+from .degrade import degraded
 from .env import make_env
 from .figures import figures
-from .prompts import ACTION_FORMATS, PROMPT_FILES
+from .options import DreamHouseOptions
+from .outcome import DreamHouseOutcome
+from .prompts import PROMPT_FILES
 from .protocols import DESCRIPTIONS, DreamHouseProtocol, make_protocol
 from .released_agent import PREFIX, released_agent_spec
 from .report import summarize
 from .score import failure_metrics, score
 from .tasks import SPLITS, load_tasks, validate_task
-from .views import RENDERERS
 
 
 def _protocol(name: str) -> ProtocolSpec:
-    def factory(task: Task, options: OptionsArg) -> DreamHouseProtocol:
+    def factory(task: Task, options: DreamHouseOptions) -> DreamHouseProtocol:
         return make_protocol(name, options)
 
     return ProtocolSpec(name, factory, DESCRIPTIONS[name])
@@ -54,31 +52,8 @@ suite = Suite(
     default_agent="oracle",
     default_protocol="planner-atomic",
     cli="buildbench.suites.dreamhouse.cli:cli",
-    options=(
-        OptionSpec("executor", "str", "fast (our bpy) or blender (real Blender)", ("fast", "blender"),
-                   default="fast"),
-        OptionSpec("profile", "str", "validator profile", ("paper", "released"), default="paper"),
-        OptionSpec("condition", "str", "which target views are shown", ("frame", "facade"), default="frame"),
-        OptionSpec("action_format", "str", "what the prompt teaches", tuple(ACTION_FORMATS), default="python"),
-        OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process"),
-                   default="auto"),
-        OptionSpec("images", "str", "show the five target views", ("on", "off"), default="on"),
-        OptionSpec("renderer", "str", "gl (fast) or cycles (Blender Cycles, as the paper)", RENDERERS,
-                   default="gl"),
-        OptionSpec("global_retries", "int", "Table 6 budget override", minimum=0, maximum=1000,
-                   unset="the protocol's Table 6 value"),
-        OptionSpec("max_actions", "int", "Table 6 budget override", minimum=0, maximum=100_000,
-                   unset="the protocol's Table 6 value"),
-        OptionSpec("revisions", "int", "Table 6 budget override (iterative refinement)", minimum=0, maximum=1000,
-                   unset="the protocol's Table 6 value"),
-        OptionSpec("tau_retry", "float", "Table 6 retry threshold", minimum=0.0, maximum=1.0,
-                   unset="the protocol's Table 6 value"),
-        OptionSpec("require_visual", "bool", "the visual-retry gate below tau_retry (as the paper)", default=True),
-        PROMPTS_OPTION,
-        DEGRADE_OPTION,
-        OptionSpec("degrade_mode", "str", "what the degraded agent corrupts: members (drop/move/rotate) or "
-                   "shift (the whole frame, so it still passes and S/T respond)", MODES, default=DEFAULT_MODE),
-    ),
+    options=DreamHouseOptions,
+    outcome_type=DreamHouseOutcome,
     prompts=PROMPT_FILES,
     # Checks the released fields too; a task without a target frame (a released pack) is allowed.
     validate_task=validate_task,

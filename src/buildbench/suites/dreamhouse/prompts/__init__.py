@@ -11,13 +11,15 @@ are the protocol turns.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from buildbench.harness import Task
 from buildbench.harness.prompts import PromptFiles
 
-#: Action formats the prompts can describe.
-ACTION_FORMATS: tuple[str, ...] = ("python", "json", "tools")
+from ..options import ActionFormat
+
+#: Action formats the prompts can describe (``-o action_format``).
+ACTION_FORMATS: tuple[str, ...] = get_args(ActionFormat)
 
 _CONDITION_TEXT = {
     "frame": "bare timber frame of the target house",

@@ -1,0 +1,56 @@
+"""DreamHouse's ``-o`` options: one frozen, typed class, parsed once per run.
+
+Each option is declared once, here (choices, default, bounds, help); ``buildbench suites``, the
+JSON Schema and ``-o`` parsing are read from this class, and the env, agent and protocol
+factories take the parsed object and read its fields. The Table 6 budget overrides
+(``global_retries``, ``max_actions``, ``revisions``, ``tau_retry``, and the common
+``max_retries``, ``max_tokens`` and ``history``) are unset unless given: each protocol then keeps
+its own Table 6 value (:func:`.protocols.budget_from_options`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from buildbench.harness.degrade import DEGRADE_OPTION
+from buildbench.harness.option_model import ModelOptions, option
+from buildbench.harness.prompts import PROMPTS_OPTION
+
+from .views_basis import Condition
+
+Executor = Literal["fast", "blender"]
+Profile = Literal["paper", "released"]
+#: What the prompt teaches (every format is accepted in every episode).
+ActionFormat = Literal["python", "json", "tools"]
+Isolation = Literal["auto", "bwrap", "process"]
+OnOff = Literal["on", "off"]
+#: The renderer of the target views, the visual feedback and the final S (``views.RENDERERS``).
+Renderer = Literal["gl", "cycles"]
+#: What the ``degraded`` agent corrupts (:mod:`.degrade`).
+DegradeMode = Literal["members", "shift"]
+
+_TABLE6 = "the protocol's Table 6 value"
+
+
+class DreamHouseOptions(ModelOptions):
+    """Options of the DreamHouse suite, beside the model-agent options every suite shares."""
+
+    executor: Executor = option("str", "fast (our bpy) or blender (real Blender)", default="fast")
+    profile: Profile = option("str", "validator profile", default="paper")
+    condition: Condition = option("str", "which target views are shown", default="frame")
+    action_format: ActionFormat = option("str", "what the prompt teaches", default="python")
+    isolation: Isolation = option("str", "sandbox backend of the executor", default="auto")
+    images: OnOff = option("str", "show the five target views", default="on")
+    renderer: Renderer = option("str", "gl (fast) or cycles (Blender Cycles, as the paper)", default="gl")
+    global_retries: int | None = option("int", "Table 6 budget override", minimum=0, maximum=1000, unset=_TABLE6)
+    max_actions: int | None = option("int", "Table 6 budget override", minimum=0, maximum=100_000, unset=_TABLE6)
+    revisions: int | None = option("int", "Table 6 budget override (iterative refinement)", minimum=0,
+                                   maximum=1000, unset=_TABLE6)
+    tau_retry: float | None = option("float", "Table 6 retry threshold", minimum=0.0, maximum=1.0, unset=_TABLE6)
+    require_visual: bool = option("bool", "the visual-retry gate below tau_retry (as the paper)", default=True)
+    prompts: str | None = option("str", PROMPTS_OPTION.help)
+    degrade: float = option("float", DEGRADE_OPTION.help, default=DEGRADE_OPTION.default,
+                            minimum=DEGRADE_OPTION.minimum, maximum=DEGRADE_OPTION.maximum)
+    degrade_mode: DegradeMode = option("str", "what the degraded agent corrupts: members (drop/move/rotate) or "
+                                       "shift (the whole frame, so it still passes and S/T respond)",
+                                       default="members")
