@@ -165,9 +165,9 @@ def test_machine_documents_and_episode_outcomes_are_accepted(tmp_path):
     env.approve("1")
     env.set_final("1")
     outcome = tmp_path / "outcome.json"
-    outcome.write_text(json.dumps(env.outcome()))
+    outcome.write_text(json.dumps(env.outcome().to_dict()))
     empty = tmp_path / "empty.json"
-    empty.write_text(json.dumps({**env.outcome(), "machine": []}))
+    empty.write_text(json.dumps({**env.outcome().to_dict(), "machine": []}))
     runner = CliRunner()
     for path in (document, outcome):
         out = runner.invoke(cli, ["export-bsg", str(path)])

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from buildbench.harness import EpisodeContext, Observation
+from buildbench.harness import EpisodeContext, Observation, get_suite
 from buildbench.llm import ChatRequest, Message
 from buildbench.llm.openai_client import OpenAIChat
 from buildbench.llm.scripted import ScriptedChat
@@ -17,7 +17,7 @@ from buildbench.suites.buildarena.suite import to_task
 def _first_request(options: dict[str, object]) -> ChatRequest:
     model = ScriptedChat(["TERMINATE"])
     task = to_task("support-1")
-    team = llm(task, model, options)
+    team = llm(task, model, get_suite("buildarena").parse_options(options))
     asyncio.run(team.act(Observation(text="Plan a bridge.", state={"role": "planner"}), EpisodeContext(task, 0)))
     return model.requests[0]
 

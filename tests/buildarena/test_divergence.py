@@ -79,7 +79,7 @@ def test_a_diverged_run_is_unscored_unless_the_machine_broke_just_before() -> No
     assert "an infrastructure fault, not scored" in result.reason
     assert result.metrics["retries"] == strict.divergence_retries and result.metrics["status"] == DIVERGED
     outcome = BuildArenaOutcome(task_id="lift-2", approved=True, final="m", machine=history_list(machine),
-                                physics=strict.record()).to_dict()
+                                physics=strict.record())
     task = Task(id="lift-2", suite="buildarena", inputs={}, target={})
     with pytest.raises(SimulationDiverged, match="diverged"):
         score_episode(task, outcome)
@@ -95,7 +95,7 @@ def test_a_diverged_run_is_unscored_unless_the_machine_broke_just_before() -> No
 def test_the_recorded_profile_rescores_the_episode() -> None:
     machine = designs.build(designs.REFERENCE["lift-1"]())
     outcome = BuildArenaOutcome(task_id="lift-1", approved=True, final="m", machine=history_list(machine),
-                                physics=DEFAULT_CONFIG.record()).to_dict()
+                                physics=DEFAULT_CONFIG.record())
     metrics = score_episode(Task(id="lift-1", suite="buildarena", inputs={}, target={}), outcome)
     assert metrics["passed"] == 1.0 and metrics["diverged"] == 0.0 and metrics["sim_retries"] == 0.0
 

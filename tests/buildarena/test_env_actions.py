@@ -7,16 +7,18 @@ import json
 
 import pytest
 
-from buildbench.harness import Action, Task
+from buildbench.harness import Action, Task, get_suite
 from buildbench.llm import ToolCall
-from buildbench.suites.buildarena.env import NOT_EXECUTED, BuildArenaEnv, make_env, rebuild_outcome
-from buildbench.suites.buildarena.metrics import failure_category
-from buildbench.suites.buildarena.metrics import score_episode as score
+from buildbench.suites.buildarena.env import NOT_EXECUTED, BuildArenaEnv, rebuild_outcome
+from buildbench.suites.buildarena.model import Rules
+from buildbench.suites.buildarena.options import BuildArenaOptions
+from buildbench.suites.buildarena.score import failure_category
+from buildbench.suites.buildarena.score import score_episode as score
 
 
 def _env(task_id: str = "lift-1", **kw) -> BuildArenaEnv:
     task = Task(task_id, "buildarena")
-    env = BuildArenaEnv(task, sim_duration_s=0.5, **kw)
+    env = BuildArenaEnv(task, BuildArenaOptions(sim_duration_s=0.5, **kw))
     env.reset(task, seed=1)
     return env
 
@@ -86,7 +88,7 @@ def test_bad_actions_get_feedback_and_change_nothing(action, expected, category)
     assert _snapshot(env) == before
     if action.tool_calls:
         assert result.observation.tool_results == [("c", result.observation.text)]
-    assert env.outcome()["stats"]["failures"] == {category: 1}
+    assert env.outcome().stats["failures"] == {category: 1}
 
 
 def test_library_refusals_are_categorised():
@@ -110,7 +112,7 @@ def test_only_the_first_of_several_calls_runs():
     result = env.step(Action(tool_calls=calls))
     assert result.observation.tool_results[1] == ("b", NOT_EXECUTED)
     assert env.machine().num_blocks == 1
-    assert env.outcome()["stats"] == {"calls": 1, "invalid_calls": 0, "extra_calls": 1, "control_errors": 0,
+    assert env.outcome().stats == {"calls": 1, "invalid_calls": 0, "extra_calls": 1, "control_errors": 0,
                                       "failures": {}}
 
 
@@ -129,7 +131,7 @@ def test_ten_thousand_attach_calls_are_answered_and_counted():
         result = env.step(Action(data={"op": "attach_block_to",
                                        "params": {"base_block": 1, "face": "A", "new_block": "Torch"}}))
     assert "already occupied" in result.observation.text
-    stats = env.outcome()["stats"]
+    stats = env.outcome().stats
     assert stats["calls"] == 10_001 and stats["invalid_calls"] == 9_999 and env.machine().num_blocks == 2
 
 
@@ -157,8 +159,10 @@ def test_outcome_rebuilds_and_scores_the_approved_machine():
     assert score(env.task, env.outcome())["approved"] == 0.0  # nothing approved yet
     env.approve("1")
     env.set_final("1")
-    outcome = json.loads(json.dumps(env.outcome()))
-    machine = rebuild_outcome(outcome)
+    stored = json.loads(json.dumps(env.outcome().to_dict()))
+    outcome = get_suite("buildarena").read_outcome(stored)
+    assert outcome == env.outcome()  # the store's JSON reads back as the same record
+    machine = rebuild_outcome(stored)
     assert machine is not None and json.dumps(machine.to_json()) == json.dumps(env.machine("1").to_json())
     metrics = score(env.task, outcome)
     assert metrics["passed"] == 1.0 and metrics["parts"] == 3.0 and metrics["invalid_action_rate"] == 0.0
@@ -178,7 +182,7 @@ def test_assembly_outcome_rebuilds_from_its_parts():
     assert _call(env, "add_machine", {"machine_id": "2", "init_shift": [4, 0, 0]}).info["ok"]
     env.approve("assembly")
     env.set_final("assembly")
-    machine = rebuild_outcome(json.loads(json.dumps(env.outcome())))
+    machine = rebuild_outcome(json.loads(json.dumps(env.outcome().to_dict())))
     assert machine is not None and sorted(machine.blocks) == ["A_1", "A_2", "A_3", "B_1", "B_2", "B_3"]
 
 
@@ -207,12 +211,14 @@ def test_control_trials_report_errors_and_keep_the_best():
     empty = env.step(Action(data={"control_config": [], "control_sequence": []}))
     assert "No control keys assigned" in empty.observation.text and empty.terminated
     outcome = env.outcome()
-    assert [t["generation"] for t in outcome["trials"]] == [1, 2, 3]
-    assert outcome["control"]["control_config"][0]["block_id"] == "2"
-    assert [h["op"] for h in outcome["machine"]][-2:] == ["change_control_key", "add_control_sequence"]
+    assert [t["generation"] for t in outcome.trials] == [1, 2, 3]
+    assert outcome.control["control_config"][0]["block_id"] == "2"
+    assert [h["op"] for h in outcome.machine][-2:] == ["change_control_key", "add_control_sequence"]
     assert env.step(Action(data=design)).observation.text.startswith("All 3 control trials")
 
 
 def test_env_options_are_parsed():
-    env = make_env(Task("lift-2", "buildarena"), {"sim_duration_s": "2", "max_calls": "5", "max_shift": "none"})
-    assert env.sim_duration_s == 2.0 and env.max_calls == 5 and env.rules.max_shift is None
+    options = get_suite("buildarena").parse_options({"sim_duration_s": "2", "max_calls": "5", "max_shift": "none"})
+    env = BuildArenaEnv(Task("lift-2", "buildarena"), options)
+    assert env.options.sim_duration_s == 2.0 and env.options.max_calls == 5 and env.rules.max_shift is None
+    assert BuildArenaEnv(Task("lift-2", "buildarena")).rules == Rules()  # the default max_shift is the library's

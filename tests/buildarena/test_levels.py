@@ -6,14 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.harness import RunConfig, Runner, run_report
+from buildbench.harness import RunConfig, Runner, get_suite, run_report
 from buildbench.harness import suite as suite_registry
 from buildbench.harness.errors import ConfigError
-from buildbench.suites.buildarena.suite import check_options
+from buildbench.harness.suite import RunChoice
+from buildbench.suites.buildarena.suite import check_run
 from buildbench.suites.buildarena.tasks import MAX_LEVELS_FILE_BYTES, TASKS, load_levels
 
 LEVELS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "buildarena" / "levels.yaml"
 NAMES = {1: "soft", 2: "medium", 3: "hard"}
+
+
+def check_options(options: dict[str, str]) -> None:
+    """What the runner does with the run's options before the run: parse them, then ``check_run``."""
+    suite = get_suite("buildarena")
+    check_run(RunChoice("reference", "workflow", "default", suite.parse_options(options)))
 
 
 def _document(task_id: str, text: str | None = None) -> str:
@@ -92,7 +99,7 @@ def test_unreadable_files_are_refused(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00level")
     for path, problem in ((binary, "not UTF-8 text"), (tmp_path / "missing.yaml", "cannot read it"),
                           (tmp_path, "cannot read it")):
-        with pytest.raises(ValueError, match="levels file .*" + problem):
+        with pytest.raises(ConfigError, match="levels file .*" + problem):
             check_options({"levels": str(path)})
 
 

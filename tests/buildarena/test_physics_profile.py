@@ -10,15 +10,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from buildbench.harness import ConfigError, get_suite
+from buildbench.harness.suite import RunChoice
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.cli import cli
 from buildbench.suites.buildarena.export import history_json
 from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig
 from buildbench.suites.buildarena.physics.config import config_for
 from buildbench.suites.buildarena.physics.profile import SOURCES, ProfileError, load_profile, profile_names
-from buildbench.suites.buildarena.suite import check_options
+from buildbench.suites.buildarena.suite import check_run
 
 PROFILE = Path(__file__).resolve().parents[2] / "src/buildbench/suites/buildarena/physics/profiles/besiege-1.toml"
+
+
+def check_options(options: dict[str, str]) -> None:
+    """What the runner does with the run's options before the run: parse them, then ``check_run``."""
+    suite = get_suite("buildarena")
+    check_run(RunChoice("reference", "workflow", "default", suite.parse_options(options)))
 
 
 def test_every_setting_comes_from_the_profile_with_unit_and_source() -> None:
@@ -77,7 +85,7 @@ def test_bad_profile_files_name_the_file_and_the_field(tmp_path: Path, edit, mes
     with pytest.raises(ProfileError, match=message) as info:
         config_for(str(path))
     assert str(path) in str(info.value) and "\n" not in str(info.value)
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ConfigError, match=message):
         check_options({"physics": str(path)})  # the run refuses it before any episode
 
 
@@ -91,7 +99,7 @@ def test_the_physics_option_takes_a_name_or_a_file(tmp_path: Path) -> None:
     config = config_for(str(path))
     assert config.profile_name == "slippery" and config.friction == 0.3 and config.sha256 != DEFAULT_CONFIG.sha256
     check_options({"physics": str(path)})
-    with pytest.raises(ValueError, match="no such profile"):
+    with pytest.raises(ConfigError, match="no such profile"):
         check_options({"physics": "besiege-9"})
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.suites.buildarena.env import make_env
+from buildbench.suites.buildarena.env import BuildArenaEnv
+from buildbench.suites.buildarena.options import BuildArenaOptions
 from buildbench.suites.buildarena.suite import to_task
 from buildbench.suites.buildarena.tasks import TASKS, load_levels
 
@@ -26,7 +27,7 @@ def test_released_levels_file_replaces_the_texts(tmp_path: Path) -> None:
     texts = load_levels(LEVELS)
     assert sorted(texts) == sorted(TASKS)
     assert "Use no more than 3 sub-structures." in texts["support-2"]
-    env = make_env(to_task("lift-1"), {"levels": str(LEVELS)})
+    env = BuildArenaEnv(to_task("lift-1"), BuildArenaOptions(levels=str(LEVELS)))
     observation = env.reset(to_task("lift-1")).observation
     assert "Build a single rocket engine capable of providing propulsion" in observation.text
 

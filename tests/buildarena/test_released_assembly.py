@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from buildbench.suites.buildarena.cli import cli
-from buildbench.suites.buildarena.env import make_env, rebuild_outcome
+from buildbench.suites.buildarena.env import BuildArenaEnv, rebuild_outcome
 from buildbench.suites.buildarena.library.released import (
     ReleasedAssembly,
     ReleasedWorkbench,
@@ -30,6 +30,7 @@ from buildbench.suites.buildarena.library.released.agreement import (
     measure_sessions,
     released_workspace,
 )
+from buildbench.suites.buildarena.options import BuildArenaOptions
 from buildbench.suites.buildarena.suite import to_task
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -125,7 +126,7 @@ def test_shifting_a_sub_structure_adds_the_virtual_offset_to_its_real_start_shif
 
 
 def test_released_env_assembles_with_the_released_library() -> None:
-    env = make_env(to_task("lift-1"), {"profile": "released"})
+    env = BuildArenaEnv(to_task("lift-1"), BuildArenaOptions(profile="released"))
     env.reset(to_task("lift-1"))
     for name in ("m1", "m2"):
         env.begin("build", name)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from buildbench.harness import get_suite
 from buildbench.suites.buildarena.cli import cli
-from buildbench.suites.buildarena.env import BuildArenaEnv, make_env, rebuild_outcome
+from buildbench.suites.buildarena.env import BuildArenaEnv, rebuild_outcome
 from buildbench.suites.buildarena.library.released import ReleasedWorkbench
 from buildbench.suites.buildarena.suite import to_task
 
@@ -67,15 +68,15 @@ def test_position_comes_from_the_base_face_and_numpy_prints_arrays() -> None:
 
 
 def test_env_option_selects_the_released_library() -> None:
-    env = make_env(to_task("lift-1"), {"profile": "released"})
-    assert isinstance(env, BuildArenaEnv) and env.profile == "released"
+    env = get_suite("buildarena").make_env(to_task("lift-1"), get_suite("buildarena").parse_options({"profile": "released"}))
+    assert isinstance(env, BuildArenaEnv) and env.options.profile == "released"
     env.reset(to_task("lift-1"))
     out = env.bench.call("start", {})
     env.bench.call("attach_block_to", {"base_block": 1, "face": "E", "new_block": "Ballast"})
     assert out.ok and env.machine().num_blocks == 2
     env.set_final("1")
     outcome = env.outcome()
-    assert outcome["profile"] == "released"
+    assert outcome.profile == "released"
     rebuilt = rebuild_outcome(outcome)
     assert rebuilt is not None and [b.type for b in rebuilt.blocks.values()] == ["Starting Block", "Ballast"]
 

@@ -144,20 +144,21 @@ def test_the_three_machine_files_and_both_profiles_are_drawn(tmp_path: Path, veh
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     from buildbench.harness import Action, Task
     from buildbench.suites.buildarena.env import BuildArenaEnv
+    from buildbench.suites.buildarena.options import BuildArenaOptions
 
     history = tmp_path / "history.json"
     history.write_text(history_json(vehicle))
     document = tmp_path / "document.json"
     document.write_text(json.dumps(vehicle.to_json()))
     task = Task("transport-1", "buildarena")
-    env = BuildArenaEnv(task, profile="released")
+    env = BuildArenaEnv(task, BuildArenaOptions(profile="released"))
     env.reset(task)
     for call in _released_history():
         env.step(Action(data={"op": call["op"], "params": call["params"]}))
     env.approve("1")
     env.set_final("1")
     outcome = tmp_path / "outcome.json"
-    outcome.write_text(json.dumps(env.outcome()))
+    outcome.write_text(json.dumps(env.outcome().to_dict()))
     for path in (history, document, outcome):
         target = tmp_path / f"{path.stem}.png"
         assert _main(str(path), "--out", str(target), "--size", "96", "--views", "iso,top", "--labels") == 0

@@ -13,8 +13,9 @@ from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.agents import DesignAgent
 from buildbench.suites.buildarena.check import simulate, simulation
 from buildbench.suites.buildarena.env import BuildArenaEnv
-from buildbench.suites.buildarena.outcome import trial_reward
-from buildbench.suites.buildarena.protocols import Workflow, WorkflowSettings
+from buildbench.suites.buildarena.options import BuildArenaOptions
+from buildbench.suites.buildarena.protocols import Workflow
+from buildbench.suites.buildarena.reward import trial_reward
 from buildbench.suites.buildarena.suite import to_task
 
 
@@ -64,19 +65,20 @@ def test_trial_reward_is_one_on_a_pass_and_a_bounded_shaped_indicator_otherwise(
 
 def test_the_workflow_drives_the_env_through_logged_controls():
     task = to_task("lift-1")
-    env = BuildArenaEnv(task, sim_duration_s=0.2)
-    ctx = EpisodeContext(task=task, seed=0)
-    asyncio.run(Workflow(WorkflowSettings()).run(env, DesignAgent(designs.REFERENCE["lift-1"](), "reference"), ctx))
+    options = BuildArenaOptions(sim_duration_s=0.2)
+    env = BuildArenaEnv(task, options)
+    ctx = EpisodeContext(task=task, seed=0, options=options)
+    asyncio.run(Workflow(options).run(env, DesignAgent(designs.REFERENCE["lift-1"](), "reference"), ctx))
     controls = [s.info["control"] for s in ctx.steps if "control" in s.info]
     assert controls[0] == "begin" and controls[-2:] == ["approve", "set_final"]
     begin = next(s for s in ctx.steps if s.info.get("control") == "begin")
     assert begin.role == "protocol" and begin.action_text.startswith('{"control": "begin", "args": {"kind": "script"')
-    assert env.outcome()["approved"] is True
+    assert env.outcome().approved is True
 
 
 def test_control_trials_are_rewarded_and_queries_are_read_only():
     task = to_task("transport-1")
-    env = BuildArenaEnv(task, sim_duration_s=0.5)
+    env = BuildArenaEnv(task, BuildArenaOptions(sim_duration_s=0.5))
     env.reset(task, seed=0)
     for entry in designs.build(designs.REFERENCE["transport-1"]()).history:
         env.step(Action(data={"op": entry.op, "params": entry.params}))

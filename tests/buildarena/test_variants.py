@@ -21,6 +21,7 @@ from buildbench.suites.buildarena.cli import cli
 from buildbench.suites.buildarena.export import history_json
 from buildbench.suites.buildarena.library import Workbench
 from buildbench.suites.buildarena.model import Machine
+from buildbench.suites.buildarena.options import BuildArenaOptions
 from buildbench.suites.buildarena.physics import Trajectory
 from buildbench.suites.buildarena.suite import VARIANTS_COUNT, load_tasks, suite
 from buildbench.suites.buildarena.tasks import TASKS, TERRAIN_HEIGHT, get_task, scene_for
@@ -294,7 +295,7 @@ def test_the_short_deck_is_the_longest_no_longer_than_the_gap() -> None:
 @pytest.mark.parametrize(("gap", "load"), [(3.0, 750), (4.5, 2250), (6.5, 2000), (8.0, 3000)])
 def test_the_short_deck_control_fails_the_variants(gap: float, load: int) -> None:
     (task,) = load_tasks(f"support-1_gap{gap:g}_load{load}_bank18_rise0", 0)
-    agent = agents.negative(task, None, {})
+    agent = agents.negative(task, None, BuildArenaOptions())
     assert isinstance(agent, agents.DesignAgent)
     design = designs.control_design(task.id, "bridge shorter than the gap")
     assert design.name == f"short deck, gap {gap:g}"
@@ -303,19 +304,19 @@ def test_the_short_deck_control_fails_the_variants(gap: float, load: int) -> Non
 
 def test_negative_agent_maps_a_variant_to_its_levels_control() -> None:
     (terrain,) = load_tasks("transport-1_kerb0.2_rings2_goal14", 0)
-    agent = agents.negative(terrain, None, {})
+    agent = agents.negative(terrain, None, BuildArenaOptions())
     assert isinstance(agent, agents.DesignAgent)
     assert agent.actions == agents.script_actions(designs.NEGATIVE["wheels on bottom faces"][1]())
     # Every level has a control now; a variant of a level gets its level's (fitted to its gap).
     (lift,) = load_tasks("lift-2_payload5", 0)
-    cold = agents.negative(lift, None, {})
+    cold = agents.negative(lift, None, BuildArenaOptions())
     assert isinstance(cold, agents.DesignAgent)
     assert cold.actions == agents.script_actions(designs.NEGATIVE["rocket with cold cannons"][1]())
     (bridge,) = load_tasks("support-2_gap12_load1500_bank30_rise0", 0)
-    assert isinstance(agents.negative(bridge, None, {}), agents.DesignAgent)
+    assert isinstance(agents.negative(bridge, None, BuildArenaOptions()), agents.DesignAgent)
     assert designs.control_design(bridge.id, "three beams shorter than the gap").name == "three short beams, gap 12"
     with pytest.raises(ValueError, match="targets task 'lift-1', not 'transport-1_goal8'"):
-        agents.negative(load_tasks("transport-1_goal8", 0)[0], None, {"control": "unheated cannon"})
+        agents.negative(load_tasks("transport-1_goal8", 0)[0], None, BuildArenaOptions(control="unheated cannon"))
     with pytest.raises(ValueError, match="targets task 'lift-1' and its variants, not 'transport-1_goal8'"):
         designs.control_design("transport-1_goal8", "unheated cannon")
 

@@ -10,8 +10,8 @@ from buildbench.harness import EpisodeContext, Observation, Task
 from buildbench.llm import ChatResponse, ScriptedChat, ToolCall
 from buildbench.suites.buildarena.agents import ROLES, UNANSWERED, Team, role_prompt, tools_named
 from buildbench.suites.buildarena.controller import ControlDesignError, parse_design
+from buildbench.suites.buildarena.options import BuildArenaOptions
 from buildbench.suites.buildarena.plan import PlanError, parse_plan
-from buildbench.suites.buildarena.protocols import WorkflowSettings
 
 PLAN = """Sure.
 <building_plan>
@@ -70,7 +70,7 @@ def _obs(text: str, role: str = "builder", thread: str = "t", tools=(), results=
 def test_team_keeps_one_conversation_per_thread_and_answers_every_call():
     calls = (ToolCall("a", "start", {}), ToolCall("b", "reset", {}))
     model = ScriptedChat([ChatResponse(tool_calls=calls), "ok", "plan text"])
-    team = Team(model, budget={"max_requests": 5})
+    team = Team(model, BuildArenaOptions(max_requests=5))
     ctx = EpisodeContext(task=Task("lift-1", "buildarena"), seed=7)
     first = asyncio.run(team.act(_obs("build it", tools=("start", "reset")), ctx))
     assert [c.name for c in first.tool_calls] == ["start", "reset"] and first.usage["requests"] == 1
@@ -86,7 +86,7 @@ def test_team_keeps_one_conversation_per_thread_and_answers_every_call():
 
 
 def test_team_budget_refusal_becomes_an_action_error():
-    team = Team(ScriptedChat(["one"]), budget={"max_requests": 1})
+    team = Team(ScriptedChat(["one"]), BuildArenaOptions(max_requests=1))
     ctx = EpisodeContext(task=Task("lift-1", "buildarena"), seed=0)
     assert asyncio.run(team.act(_obs("a"), ctx)).error is None
     refused = asyncio.run(team.act(_obs("b"), ctx))
@@ -95,7 +95,7 @@ def test_team_budget_refusal_becomes_an_action_error():
 
 def test_team_history_window_keeps_the_first_message():
     model = ScriptedChat(lambda request: "fine")
-    team = Team(model, history=1)
+    team = Team(model, BuildArenaOptions(history=1))
     ctx = EpisodeContext(task=Task("lift-1", "buildarena"), seed=0)
     for text in ("task", "second", "third", "fourth"):
         asyncio.run(team.act(_obs(text), ctx))
@@ -123,6 +123,6 @@ def test_control_sequence_is_sorted_by_time():
     assert [e["time"] for e in design.sequence] == [1, 5]
 
 
-def test_workflow_settings_are_validated():
-    with pytest.raises(ValueError, match="build_turns must be >= 1"):
-        WorkflowSettings(build_turns=0)
+def test_workflow_limits_are_validated():
+    with pytest.raises(ValueError, match="build_turns"):
+        BuildArenaOptions(build_turns=0)

@@ -11,8 +11,9 @@ from buildbench.harness import suite as suite_registry
 from buildbench.suites.buildarena import agents, designs
 from buildbench.suites.buildarena.agents import DesignAgent, script_actions
 from buildbench.suites.buildarena.env import BuildArenaEnv
-from buildbench.suites.buildarena.metrics import score_episode as score
-from buildbench.suites.buildarena.protocols import Workflow, WorkflowSettings
+from buildbench.suites.buildarena.options import BuildArenaOptions
+from buildbench.suites.buildarena.protocols import Workflow
+from buildbench.suites.buildarena.score import score_episode as score
 from buildbench.suites.buildarena.suite import to_task
 
 
@@ -48,9 +49,10 @@ def test_reference_agent_plays_every_design_through_the_env(tmp_path):
 
 def _play(design: designs.Design, task_id: str) -> dict:
     task = to_task(task_id)
-    env = BuildArenaEnv(task, sim_duration_s=0.2)
-    ctx = EpisodeContext(task=task, seed=0)
-    asyncio.run(Workflow(WorkflowSettings()).run(env, DesignAgent(design, "control"), ctx))
+    options = BuildArenaOptions(sim_duration_s=0.2)
+    env = BuildArenaEnv(task, options)
+    ctx = EpisodeContext(task=task, seed=0, options=options)
+    asyncio.run(Workflow(options).run(env, DesignAgent(design, "control"), ctx))
     return score(task, env.outcome())
 
 
@@ -62,12 +64,12 @@ def test_negative_agent_plays_the_control_of_each_task(tmp_path):
     assert result.summary["metrics"]["passed"] == 0.0 and result.summary["metrics"]["approved"] == 1.0
     assert result.summary["metrics"]["indicator"] == pytest.approx(1.6 / 1.75)
     task = to_task("support-3")
-    control = agents.negative(task, None, {})  # every level has a control
+    control = agents.negative(task, None, BuildArenaOptions())  # every level has a control
     assert isinstance(control, DesignAgent) and control.actions == script_actions(designs.NEGATIVE["three beams shorter than the wide gap"][1]())
     with pytest.raises(ValueError, match="targets task 'lift-1', not 'support-3'"):
-        agents.negative(task, None, {"control": "unheated cannon"})
+        agents.negative(task, None, BuildArenaOptions(control="unheated cannon"))
     with pytest.raises(ValueError, match="unknown negative control 'x'"):
-        agents.negative(task, None, {"control": "x"})
+        agents.negative(task, None, BuildArenaOptions(control="x"))
 
 
 def test_assembled_design_builds_parts_then_the_assembly():

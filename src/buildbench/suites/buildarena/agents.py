@@ -21,13 +21,13 @@ from string import Template
 from typing import Any
 
 from buildbench.harness import Action, Agent, AgentError, EpisodeContext, Observation, Task
-from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PROMPT_DIR, PromptFiles
-from buildbench.llm import Budget, BudgetedChat, BudgetLimits, ChatModel, ChatRequest, Message, Tool, ToolCall
+from buildbench.llm import Budget, BudgetedChat, ChatModel, ChatRequest, Message, Tool, ToolCall
 
 from .library import tool_specs
 from .library.control import VALID_KEYS_TEXT
 from .model import load_catalogue
+from .options import BuildArenaOptions
 
 ROLES = ("planner", "drafter", "reviewer", "builder", "guidance", "controller")
 """Workflow roles (spec 4.1: P, D, R, B, G and the Controller C)."""
@@ -36,10 +36,8 @@ OBJECTION_TOOLS = ("raise_objection_draft", "raise_objection_build", "raise_obje
 """Tools that end a branch as failed (Reviewer: draft; Guidance: build, assemble, refine)."""
 
 DEFAULT_TEMPERATURE = 0.5
-"""Decoding temperature of the paper's runs (App. E.1, Table 5)."""
-DEFAULT_TOP_P = 0.7
-"""Nucleus sampling of the paper's runs (App. E.1, Table 5; ``-o top_p=none`` leaves the server default,
-e.g. for Anthropic models that refuse temperature and top-p together)."""
+"""Decoding temperature of the paper's runs (App. E.1, Table 5), the team's own when a run does
+not give ``-o temperature``. (Its top-p, 0.7, is the ``top_p`` option's default.)"""
 
 UNANSWERED = "Not executed: only one tool call is run per reply."
 
@@ -123,27 +121,26 @@ class Team(Agent):
 
     Args:
         model: The chat model.
-        temperature: Sampling temperature (paper default 0.5).
-        top_p: Nucleus-sampling mass (paper default 0.7); None leaves the server default.
-        max_tokens: Cap on each reply.
-        budget: Limits for the whole episode, all roles together.
-        history: Keep whole conversations (None) or the first message and the last ``history``
-            exchanges of each thread (keeps 300-turn build loops within a context window).
+        options: The run's options (default: every option's default). The team reads
+            ``temperature`` (unset: the paper's 0.5), ``top_p`` (the paper's 0.7 by default; None
+            leaves the server default, e.g. for Anthropic models that refuse temperature and top-p
+            together), ``max_tokens`` (cap on each reply), ``history`` (None: whole conversations;
+            k: the first message and the last k exchanges of each thread, which keeps 300-turn
+            build loops within a context window) and the episode's budget (``max_requests``,
+            ``max_input_tokens``, ``max_output_tokens``: all roles together).
     """
 
     name = "llm"
 
-    def __init__(self, model: ChatModel, *, temperature: float | None = DEFAULT_TEMPERATURE,
-                 top_p: float | None = DEFAULT_TOP_P, max_tokens: int | None = None, budget: Budget | BudgetLimits | None = None,
-                 history: int | None = None) -> None:
-        if isinstance(budget, dict):
-            budget = Budget(**budget)
-        self.budget = budget or Budget()
+    def __init__(self, model: ChatModel, options: BuildArenaOptions | None = None) -> None:
+        options = options or BuildArenaOptions()
+        self.budget = Budget(max_requests=options.max_requests, max_input_tokens=options.max_input_tokens,
+                             max_output_tokens=options.max_output_tokens)
         self.model = BudgetedChat(model, self.budget)
-        self.temperature = temperature
-        self.top_p = top_p
-        self.max_tokens = max_tokens
-        self.history = history
+        self.temperature = DEFAULT_TEMPERATURE if options.temperature is None else options.temperature
+        self.top_p = options.top_p
+        self.max_tokens = options.max_tokens
+        self.history = options.history
         self.threads: dict[str, _Thread] = {}
 
     def _thread(self, role: str, key: str, tools: tuple[str, ...]) -> _Thread:
@@ -189,16 +186,16 @@ class Team(Agent):
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
 
 
-def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
-    """Factory of the model-backed team (``-o temperature=… -o top_p=… -o max_tokens=… -o max_requests=…``)."""
-    from buildbench.harness.llm_agent import llm_agent_options
+def llm(task: Task, model: ChatModel | None, options: BuildArenaOptions) -> Agent:
+    """Factory of the model-backed team (``-o temperature=… -o top_p=… -o max_tokens=… -o max_requests=…``;
+    the team always acts by function calling, whatever ``-o tools`` says).
 
-    settings = llm_agent_options(options)
-    settings.pop("use_tools", None)
-    settings.pop("top_p", None)
-    top_p = options.get("top_p", DEFAULT_TOP_P)
-    return Team(model, temperature=settings.pop("temperature", DEFAULT_TEMPERATURE),
-                top_p=None if top_p in (None, "none") else float(top_p), **settings)
+    Raises:
+        ValueError: Without a model.
+    """
+    if model is None:
+        raise ValueError("the llm agent needs a model (--model)")
+    return Team(model, options)
 
 
 # -- scripted designs ---------------------------------------------------------------------------
@@ -247,7 +244,7 @@ class DesignAgent(Agent):
         return Action(data=self.actions[self.turn - 1])
 
 
-def reference(task: Task, model: Any, options: OptionsArg) -> Agent:
+def reference(task: Task, model: ChatModel | None, options: BuildArenaOptions) -> Agent:
     """The scripted reference design of ``task`` (``designs.REFERENCE``).
 
     Raises:
@@ -261,7 +258,7 @@ def reference(task: Task, model: Any, options: OptionsArg) -> Agent:
     return DesignAgent(make(), "reference")
 
 
-def negative(task: Task, model: Any, options: OptionsArg) -> Agent:
+def negative(task: Task, model: ChatModel | None, options: BuildArenaOptions) -> Agent:
     """A negative control that must fail ``task`` (``designs.NEGATIVE``, one per level; ``-o control=NAME``
     picks one); a variant gets its level's control, fitted to it (``designs.control_design``).
 
@@ -271,7 +268,7 @@ def negative(task: Task, model: Any, options: OptionsArg) -> Agent:
     from . import designs, variants
 
     level = variants.level_of(task.id)
-    name = options.get("control") or next(n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == level)
+    name = options.control or next(n for n, (task_id, _) in designs.NEGATIVE.items() if task_id == level)
     if name not in designs.NEGATIVE:
         raise ValueError(f"unknown negative control {name!r}; controls: {', '.join(designs.NEGATIVE)}")
     task_id, make = designs.NEGATIVE[name]

@@ -11,14 +11,13 @@ model that lost track of its ids.
 
 from __future__ import annotations
 
-from typing import Any
-
 from buildbench.harness import Agent, Task
-from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.degrade import Corruption, SeededAgent
+from buildbench.llm import ChatModel
 
 from .agents import DesignAgent
 from .designs import CANNON, REFERENCE, TORCH, WHEEL, WOOD, Call, Design
+from .options import BuildArenaOptions
 
 #: Faces a moved block may be attached on instead.
 FACES = ("A", "B", "C", "D", "E", "F")
@@ -59,10 +58,10 @@ def degrade_design(design: Design, fraction: float, seed: int) -> Design:
     return Design(f"{design.name} (degraded)", corrupted[-1], saved)
 
 
-def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
+def degraded(task: Task, model: ChatModel | None, options: BuildArenaOptions) -> Agent:
     make = REFERENCE.get(task.id)
     if make is None:
         raise ValueError(f"no reference design for task {task.id!r} (have: {', '.join(REFERENCE)})")
-    fraction = degrade_fraction(options)
+    fraction = options.degrade
     return SeededAgent(lambda seed: DesignAgent(degrade_design(make(), fraction, seed), "degraded"),
                        plays_script=True)

@@ -20,22 +20,22 @@ Observation
     The library's text (``tool_results`` answer the call id); ``state`` holds
     the stage, machine id and block count.
 
-Controls (``EpisodeContext.control``)
+Controls (``EpisodeContext.control(env.begin, ...)``)
     ``begin`` (open a stage), ``approve``, ``set_final``, ``new_control_round``,
     ``evaluate_round`` (simulate the product and note a closed-loop round; CPU-bound),
     ``query`` (a read-only library call on a machine) and ``has_powered_wheel``.
 
 Reward
     The paper's pass signal where the env simulates: a control trial's step gets the trial's
-    indicator shaped into [0, 1) (``trial_reward``), and 1.0 when the trial passes. Library
+    indicator shaped into [0, 1) (``reward.trial_reward``), and 1.0 when the trial passes. Library
     calls get 0: whether a half-built machine is good is only known when it is simulated, and
     the paper scores the final machine only.
 
 Episode end
     The protocol ends the episode; ``max_calls`` (option) truncates it. The
-    product (``outcome``) is the final machine's replayable history, the
+    product (``outcome``, a ``BuildArenaOutcome``) is the final machine's replayable history, the
     histories of every machine it was assembled from, the chosen control
-    design and the call statistics; ``metrics.score_episode`` rebuilds and simulates it.
+    design and the call statistics; ``score.score_episode`` rebuilds and simulates it.
 """
 
 from __future__ import annotations
@@ -46,8 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.env import Control
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.env import control
 from buildbench.llm import Tool
 
 from .check import SimResult, simulate, simulation
@@ -60,12 +59,14 @@ from .controller import (
 )
 from .library import COMMANDS, Workbench, tool_specs
 from .library.released.convert import ReleasedStageBench, assemble_released, rebuild_released
-from .library.replay import PROFILES, rebuild
+from .library.replay import rebuild
 from .model import HistoryEntry, Machine, Rules
-from .outcome import BuildArenaOutcome, ChosenTrial, Evaluation, Round, history_list, trial_reward
+from .options import BuildArenaOptions
+from .outcome import BuildArenaOutcome, ChosenTrial, Evaluation, Round, history_list
 from .outcome import rebuild_outcome as rebuild_outcome  # re-exported: the outcome's reader beside its writer
-from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation
+from .physics import Simulation
 from .physics.config import config_for
+from .reward import trial_reward
 from .score import failure_category
 from .spaces import BuildArenaCall, BuildArenaState
 from .tasks import TaskSpec, get_task, load_levels
@@ -118,15 +119,16 @@ class BuildArenaEnv(Env):
 
     Args:
         task: The harness task (id = a BuildArena task id such as ``support-1``).
-        rules: Library rules (default: ours, see the library README).
-        sim_duration_s: Shorten every simulation (control trials, closed-loop feedback, scoring);
-            None runs the task's full duration.
-        max_calls: Library calls allowed per episode; the step that reaches it is truncated.
-        control_trials: Controller generations allowed (3 in the paper).
-        profile: ``default`` (our library) or ``released`` (the original library's answers, quirks
-            and crashes, in build, refine and assembly stages; control stages use ours).
-        task_texts: Task statements replacing ours, by task id (the released ``levels.yaml``).
-        physics: The physics profile of every simulation (``-o physics=NAME|FILE``); recorded in the outcome.
+        options: The run's options (default: every option's default). The env reads
+            ``sim_duration_s`` (shorten every simulation: control trials, closed-loop feedback,
+            scoring), ``max_calls`` (the step that reaches it is truncated), ``control_trials``,
+            ``profile`` (``released``: the original library's answers, quirks and crashes in build,
+            refine and assembly stages; control stages use ours), ``max_shift`` (the library's
+            rules), ``levels`` (task statements replacing ours) and ``physics`` (the profile of
+            every simulation, recorded in the outcome).
+
+    Raises:
+        ValueError: An unreadable or foreign ``levels`` file, or a bad physics profile.
     """
 
     observation_description = ("text: the library's answer to the call (tool_results answer its id); state: "
@@ -136,19 +138,12 @@ class BuildArenaEnv(Env):
     state_type = BuildArenaState
     action_type = BuildArenaCall
 
-    def __init__(self, task: Task, *, rules: Rules | None = None, sim_duration_s: float | None = None,
-                 max_calls: int | None = None, control_trials: int = 3, profile: str = "default",
-                 task_texts: dict[str, str] | None = None, physics: PhysicsConfig = DEFAULT_CONFIG) -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"unknown library profile {profile!r}; profiles: {', '.join(PROFILES)}")
+    def __init__(self, task: Task, options: BuildArenaOptions | None = None) -> None:
         self.task = task
-        self.profile = profile
-        self.task_texts = dict(task_texts or {})
-        self.rules = rules or Rules()
-        self.sim_duration_s = sim_duration_s
-        self.physics = physics
-        self.max_calls = max_calls
-        self.control_trials = control_trials
+        self.options = options or BuildArenaOptions()
+        self.rules = Rules(max_shift=self.options.max_shift)
+        self.task_texts = load_levels(self.options.levels) if self.options.levels else {}
+        self.physics = config_for(self.options.physics)
         self.seed = 0
         self._reset_state()
 
@@ -179,22 +174,10 @@ class BuildArenaEnv(Env):
         observation = self.begin("build", "1")
         # The stage line stays out: every role's prompt quotes this text, and the tools travel as specs.
         text = f"Task {self.spec.id}:\n{self.task_texts.get(self.spec.id, self.spec.text)}"
-        info = {"task": self.spec.id, "category": self.spec.category, "control_trials": self.control_trials}
+        info = {"task": self.spec.id, "category": self.spec.category, "control_trials": self.options.control_trials}
         return ResetResult(dataclasses.replace(observation, text=text), info)
 
-    @property
-    def controls(self) -> dict[str, Control]:
-        return {
-            "begin": Control(self.begin, doc="open a stage: kind, machine_id, source, candidates"),
-            "approve": Control(self.approve, doc="record whether the workflow approved a machine"),
-            "set_final": Control(self.set_final, doc="name the machine that is the episode's product"),
-            "new_control_round": Control(self.new_control_round, doc="fresh control trials for a revised machine"),
-            "evaluate_round": Control(self.evaluate_round, cpu_bound=True,
-                                      doc="simulate the product and note a closed-loop round"),
-            "query": Control(self.query, doc="a read-only library call on a machine, as text"),
-            "has_powered_wheel": Control(self.has_powered_wheel, doc="whether a machine has a powered wheel"),
-        }
-
+    @control(doc="open a stage: kind, machine_id, source, candidates")
     def begin(self, kind: str, machine_id: str, *, source: str | None = None,
               candidates: Sequence[str] = ()) -> Observation:
         """Open a stage (protocols call this between roles).
@@ -216,13 +199,13 @@ class BuildArenaEnv(Env):
         if kind == "control":
             self._machine(machine_id)
             self.bench = Workbench(rules=self.rules)
-        elif kind in ("refine", "revise") and self.profile == "released":
+        elif kind in ("refine", "revise") and self.options.profile == "released":
             self.bench = rebuild_released(self._machine(source or "").history, self._histories())
         elif kind in ("refine", "revise"):
             base = self._machine(source or "")
             self.bench = Workbench(rebuild(base.history, self.rules, saved=self.machines), self.rules,
                                    saved=dict(self.machines))
-        elif kind in ("assemble", "script-assemble") and self.profile == "released":
+        elif kind in ("assemble", "script-assemble") and self.options.profile == "released":
             self.bench = assemble_released({c: self._machine(c).history for c in tuple(candidates)})
         elif kind in ("assemble", "script-assemble"):
             saved = {c: self._machine(c) for c in tuple(candidates)}
@@ -243,7 +226,7 @@ class BuildArenaEnv(Env):
         return {mid: machine.history for mid, machine in self.machines.items()}
 
     def _fresh_bench(self) -> Workbench | ReleasedStageBench:
-        return ReleasedStageBench() if self.profile == "released" else Workbench(rules=self.rules)
+        return ReleasedStageBench() if self.options.profile == "released" else Workbench(rules=self.rules)
 
     def _machine(self, machine_id: str) -> Machine:
         if machine_id not in self.machines:
@@ -255,24 +238,28 @@ class BuildArenaEnv(Env):
         if self.stage.kind != "control" and self.stage.machine_id in self.machines:
             self.machines[self.stage.machine_id] = self.bench.machine
 
+    @control(doc="record whether the workflow approved a machine")
     def approve(self, machine_id: str, approved: bool = True) -> None:
         """Record whether the workflow approved a machine (an objection or a turn limit does not)."""
         self._save_active()
         self._machine(machine_id)
         self.approved[machine_id] = approved
 
+    @control(doc="name the machine that is the episode's product")
     def set_final(self, machine_id: str) -> None:
         """Name the machine that is the episode's product."""
         self._save_active()
         self._machine(machine_id)
         self.final = machine_id
 
+    @control(doc="a read-only library call on a machine, as text")
     def query(self, machine_id: str, op: str) -> str:
         """The library's answer to a read-only call ``op`` (e.g. ``get_machine_summary``) on a machine."""
         if op not in QUERIES:
             raise ValueError(f"query: {op!r} is not a read-only library call; queries: {', '.join(QUERIES)}")
         return Workbench(self.machine(machine_id), self.rules).call(op).text
 
+    @control(doc="whether a machine has a powered wheel")
     def has_powered_wheel(self, machine_id: str) -> bool:
         """Whether a machine has a powered wheel (the workflow then refines its rotations)."""
         return any(b.type == "Powered Wheel" for b in self.machine(machine_id).blocks.values())
@@ -293,8 +280,8 @@ class BuildArenaEnv(Env):
         if self.stage.kind == "control":
             return self._control_step(action)
         call_id, op, params, refusal = self._read_call(action)
-        if self.max_calls is not None and self.calls >= self.max_calls:
-            text = f"The call budget of {self.max_calls} library calls is spent; nothing was executed."
+        if self.options.max_calls is not None and self.calls >= self.options.max_calls:
+            text = f"The call budget of {self.options.max_calls} library calls is spent; nothing was executed."
             return self._result(action, call_id, text, {"ok": False, "budget": True}, truncated=True)
         self.calls += 1
         if refusal is None:
@@ -309,7 +296,7 @@ class BuildArenaEnv(Env):
             self.failures[failure] = self.failures.get(failure, 0) + 1
         self._save_active()
         info = {"op": op, "ok": ok, "changed": changed, "failure": failure, **self._state()}
-        truncated = self.max_calls is not None and self.calls >= self.max_calls
+        truncated = self.options.max_calls is not None and self.calls >= self.options.max_calls
         return self._result(action, call_id, text, info, truncated=truncated)
 
     def _read_call(self, action: Action) -> tuple[str | None, str, Any, str | None]:
@@ -359,8 +346,8 @@ class BuildArenaEnv(Env):
     def _control_step(self, action: Action) -> StepResult:
         generation = len(self.trials) - self.trials_open + 1
         call_id = action.tool_calls[0].id if action.tool_calls else None
-        if generation > self.control_trials:
-            text = f"All {self.control_trials} control trials are used; nothing was run."
+        if generation > self.options.control_trials:
+            text = f"All {self.options.control_trials} control trials are used; nothing was run."
             return self._result(action, call_id, text, {"ok": False}, terminated=True)
         trial: dict[str, Any] = {"generation": generation, "passed": False, "indicator": 0.0}
         try:
@@ -373,9 +360,9 @@ class BuildArenaEnv(Env):
             self.control_errors += 1
             text = f"Trial {generation} could not run: {exc}."
             return self._result(action, call_id, text, {"ok": False, "trial": trial},
-                                terminated=generation >= self.control_trials)
+                                terminated=generation >= self.options.control_trials)
         history = self._machine(self.stage.machine_id).history
-        if self.profile == "released":
+        if self.options.profile == "released":
             machine = rebuild_released(history, self._histories()).machine
         else:
             machine = rebuild(history, self.rules, saved=self.machines)
@@ -383,7 +370,7 @@ class BuildArenaEnv(Env):
         applied = apply_design(bench, design)
         self.control_errors += len(applied.errors)
         lines = [f"Trial {generation}:"] + applied.errors
-        stop = generation >= self.control_trials
+        stop = generation >= self.options.control_trials
         if applied.bindings == 0 or applied.presses == 0:
             trial["error"] = "No control keys assigned" if applied.bindings == 0 else "No control sequence found"
             lines.append(f"{trial['error']}: the machine was not run.")
@@ -411,7 +398,7 @@ class BuildArenaEnv(Env):
                             terminated=stop, reward=trial_reward(bool(trial["passed"]), float(trial["indicator"])))
 
     def _simulate(self, machine: Machine) -> SimResult:
-        return simulate(machine, self.spec.id, seed=self.seed, duration_s=self.sim_duration_s, config=self.physics)
+        return simulate(machine, self.spec.id, seed=self.seed, duration_s=self.options.sim_duration_s, config=self.physics)
 
     def simulation(self, machine_id: str | None = None) -> Simulation:
         """The product (or machine ``machine_id``) in the task's scene as a steppable simulation,
@@ -423,8 +410,9 @@ class BuildArenaEnv(Env):
         machine = self.machine(machine_id) if machine_id is not None else self.product()
         if machine is None:
             raise ValueError("simulation: there is no product yet; name a machine")
-        return simulation(machine, self.spec.id, duration_s=self.sim_duration_s, config=self.physics)
+        return simulation(machine, self.spec.id, duration_s=self.options.sim_duration_s, config=self.physics)
 
+    @control(doc="fresh control trials for a revised machine")
     def new_control_round(self) -> None:
         """Forget the chosen control so a revised machine gets fresh trials (closed loop)."""
         self.best_trial = None
@@ -453,6 +441,7 @@ class BuildArenaEnv(Env):
             return None
         return self.machine(self.final)
 
+    @control(cpu_bound=True, doc="simulate the product and note a closed-loop round")
     def evaluate_round(self) -> Round:
         """Simulate the product and note the closed-loop round (paper Table 6)."""
         evaluation = self.evaluate()
@@ -476,13 +465,13 @@ class BuildArenaEnv(Env):
 
     # -- product ------------------------------------------------------------------------------
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> BuildArenaOutcome:
         self._save_active()
         product = self.product()
         design = self.best_trial.design.to_json() if self.best_trial is not None else None
         return BuildArenaOutcome(
-            task_id=self.spec.id, seed=self.seed, sim_duration_s=self.sim_duration_s,
-            rules=dataclasses.asdict(self.rules), profile=self.profile, physics=self.physics.record(),
+            task_id=self.spec.id, seed=self.seed, sim_duration_s=self.options.sim_duration_s,
+            rules=dataclasses.asdict(self.rules), profile=self.options.profile, physics=self.physics.record(),
             final=self.final,
             approved=bool(self.final is not None and self.approved.get(self.final, False)),
             machine=history_list(product) if product is not None else [],
@@ -491,29 +480,5 @@ class BuildArenaEnv(Env):
             trials=list(self.trials), rounds=list(self.rounds),
             stats={"calls": self.calls, "invalid_calls": self.invalid_calls, "extra_calls": self.extra_calls,
                    "control_errors": self.control_errors, "failures": dict(sorted(self.failures.items()))},
-        ).to_dict()
+        )
 
-
-def make_env(task: Task, options: OptionsArg) -> BuildArenaEnv:
-    """Env factory for the suite (``-o sim_duration_s=…``, ``-o max_calls=…``, ``-o control_trials=…``,
-    ``-o max_shift=…``, ``-o profile=default|released``, ``-o levels=levels.yaml``, ``-o physics=NAME|FILE``).
-
-    Raises:
-        ValueError: An unreadable or foreign ``levels`` file, an unknown profile, or a bad physics profile.
-    """
-    duration = options.get("sim_duration_s")
-    max_calls = options.get("max_calls")
-    rules = Rules()
-    if "max_shift" in options:
-        shift = options["max_shift"]
-        rules = Rules(max_shift=None if shift in (None, "none") else float(shift))
-    return BuildArenaEnv(
-        task,
-        rules=rules,
-        sim_duration_s=None if duration is None else float(duration),
-        max_calls=None if max_calls is None else int(max_calls),
-        control_trials=int(options.get("control_trials", 3)),
-        profile=str(options.get("profile", "default")),
-        task_texts=load_levels(options["levels"]) if options.get("levels") else None,
-        physics=config_for(options.get("physics", "besiege-1")),  # the declared default (suite.py)
-    )

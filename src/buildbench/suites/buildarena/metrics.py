@@ -1,6 +1,6 @@
 """Aggregation of BuildArena episodes and simulation results for the report (paper §2.4, spec 3.6).
 
-One episode's metrics are :mod:`.score` (``score_episode``, re-exported here). ``aggregate``
+One episode's metrics are :mod:`.score` (``score_episode``). ``aggregate``
 averages the simulation results of one task level; ``level_rows``, ``failure_counts`` and
 ``role_costs`` aggregate stored episodes. Tokens and requests are not in the outcome:
 ``level_rows`` takes them from each episode's usage (the paper's per-sample sums over all
@@ -19,10 +19,7 @@ from dataclasses import dataclass
 from buildbench.harness import Episode
 
 from .check import SimResult
-from .score import FAILURE_CATEGORIES, FAILURE_PATTERNS, call_metrics, failure_category, score_episode
-
-__all__ = ["DEFAULT_SAMPLES", "FAILURE_CATEGORIES", "FAILURE_PATTERNS", "LevelScore", "aggregate", "call_metrics",
-           "failure_category", "failure_counts", "invalid_pct", "level_rows", "role_costs", "score_episode"]
+from .score import FAILURE_CATEGORIES
 
 DEFAULT_SAMPLES = 64
 """Samples per task–model pair in the paper."""

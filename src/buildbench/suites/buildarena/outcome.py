@@ -1,6 +1,6 @@
 """What a BuildArena episode produces: the outcome format (replayable machine histories) and
 the typed results of the simulations run during an episode (closed-loop evaluations, control
-trials) with their reward.
+trials) with their reward (:mod:`.reward`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from .controller import ControlDesign
 from .library.released.convert import rebuild_released
 from .library.replay import rebuild
 from .model import HistoryEntry, Machine, Rules
+from .reward import trial_reward
 
 
 @dataclass(frozen=True)
@@ -58,17 +59,6 @@ class Round:
     def reward(self) -> float:
         result = self.evaluation.result
         return 0.0 if result is None else trial_reward(result.passed, result.indicator)
-
-
-def trial_reward(passed: bool, indicator: float) -> float:
-    """The reward of one simulation: 1.0 when the task's pass test holds, else the indicator
-    squashed into [0, 0.5) (``x / (1 + x)`` of its non-negative part, halved) so that a machine
-    that moves, lifts or holds more is preferred but never equals a pass. The paper reports the
-    pass rate and the indicator, not a reward; this shaping is ours (see the module docstring)."""
-    if passed:
-        return 1.0
-    x = max(float(indicator), 0.0) if indicator == indicator else 0.0
-    return 0.5 * x / (1.0 + x)
 
 
 @dataclass(frozen=True)

@@ -23,54 +23,34 @@ episode without an approved machine (a failed sample). Ablations:
 ``guidance-builder`` (no plan, draft or review) and ``builder`` (the Builder
 alone). ``rounds > 1`` adds the closed loop of the paper's Table 6:
 simulate, and on failure revise a copy with the simulator's feedback.
+The limits are the run's options (``draft_turns``, ``build_turns``,
+``max_substructures``, ``rounds``; :class:`~.options.BuildArenaOptions`).
 Scripted design agents (``plays_script``) are played step by step instead.
 
 The workflow drives the env only through ``ctx.step`` and the env's controls
-(``ctx.control``: ``begin``, ``approve``, ``set_final``, ``evaluate_round``, ``query``…),
-so every stage switch, approval and simulation is in the trajectory.
+(``ctx.control(env.begin, ...)``: ``begin``, ``approve``, ``set_final``, ``evaluate_round``,
+``query``…), so every stage switch, approval and simulation is in the trajectory.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from buildbench.harness import Action, Agent, Env, EpisodeContext, Observation, Protocol, Task
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness import Action, Agent, EpisodeContext, Observation, Protocol, Task
 
 from .agents import OBJECTION_TOOLS
-from .env import STAGE_GROUPS
+from .env import STAGE_GROUPS, BuildArenaEnv
 from .library import COMMANDS
+from .options import BuildArenaOptions
 from .plan import Plan, PlanError, describe, parse_plan
 
 Roles = Literal["five", "guidance-builder", "builder"]
 TERMINATE = "TERMINATE"
 MAX_SCRIPT_STEPS = 50_000
 """Safety stop for scripted agents (designs are a few hundred calls)."""
-
-
-@dataclass(frozen=True)
-class WorkflowSettings:
-    """Limits and variant of the workflow.
-
-    Attributes:
-        roles: ``five`` (P, D, R, G, B), ``guidance-builder`` or ``builder`` (Table 4 ablations).
-        draft_turns: Messages in a Drafter ↔ Reviewer loop (released code: 50).
-        build_turns: Messages in a Builder ↔ Guidance loop (released code: 300).
-        max_substructures: Sub-structures of a plan that are built (the tasks allow 1–3).
-        rounds: Closed-loop rounds; 1 is the benchmark's single pass (Table 6 uses 5).
-    """
-
-    roles: Roles = "five"
-    draft_turns: int = 50
-    build_turns: int = 300
-    max_substructures: int = 3
-    rounds: int = 1
-
-    def __post_init__(self) -> None:
-        for name in ("draft_turns", "build_turns", "max_substructures", "rounds"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+CLOSED_LOOP_ROUNDS = 5
+"""Rounds of the closed-loop protocol when the run does not give ``-o rounds`` (paper Table 6)."""
 
 
 @dataclass(frozen=True)
@@ -105,35 +85,40 @@ def _call_report(action: Action, result_text: str) -> str:
     return "\n".join(lines)
 
 
-async def _library_text(env: Env, ctx: EpisodeContext, machine_id: str, op: str) -> str:
-    text: str = await ctx.control(env, "query", {"machine_id": machine_id, "op": op}, role="protocol")
-    return text
+async def _library_text(env: BuildArenaEnv, ctx: EpisodeContext, machine_id: str, op: str) -> str:
+    return await ctx.control(env.query, machine_id, op)
 
 
 def _builder_tools(kind: str) -> list[str]:
     return [c.name for c in COMMANDS.values() if c.group in STAGE_GROUPS[kind]]
 
 
-async def _begin(env: Env, ctx: EpisodeContext, kind: str, machine_id: str, **kw: Any) -> Observation:
-    """Open a stage (logged, so the episode says which machine each call edited)."""
-    observation: Observation = await ctx.control(env, "begin", {"kind": kind, "machine_id": machine_id, **kw},
-                                                 role="protocol")
-    return observation
-
-
-async def _approve(env: Env, ctx: EpisodeContext, machine_id: str, approved: bool = True, *,
+async def _approve(env: BuildArenaEnv, ctx: EpisodeContext, machine_id: str, approved: bool = True, *,
                    final: bool = True) -> None:
     """Record the workflow's verdict on a machine and, by default, make it the product."""
-    await ctx.control(env, "approve", {"machine_id": machine_id, "approved": approved}, role="protocol")
+    await ctx.control(env.approve, machine_id, approved)
     if final:
-        await ctx.control(env, "set_final", {"machine_id": machine_id}, role="protocol")
+        await ctx.control(env.set_final, machine_id)
 
 
-class Workflow(Protocol):
-    """The multi-role construction workflow (see the module docstring)."""
+class Workflow(Protocol[BuildArenaEnv]):
+    """The multi-role construction workflow (see the module docstring).
 
-    def __init__(self, settings: WorkflowSettings, *, name: str = "workflow") -> None:
-        self.settings = settings
+    Args:
+        options: The run's options: ``draft_turns`` (messages in a Drafter ↔ Reviewer loop; released
+            code: 50), ``build_turns`` (messages in a Builder ↔ Guidance loop; released code: 300)
+            and ``max_substructures`` (sub-structures of a plan that are built; the tasks allow 1–3).
+        roles: ``five`` (P, D, R, G, B), ``guidance-builder`` or ``builder`` (Table 4 ablations).
+        rounds: Closed-loop rounds; 1 is the benchmark's single pass (Table 6 uses 5). Default: the
+            ``rounds`` option.
+        name: Label recorded with episodes.
+    """
+
+    def __init__(self, options: BuildArenaOptions, *, roles: Roles = "five", rounds: int | None = None,
+                 name: str = "workflow") -> None:
+        self.options = options
+        self.roles = roles
+        self.rounds = options.rounds if rounds is None else rounds
         self.name = name
         self.category = ""
         self.control_trials = 0
@@ -147,7 +132,7 @@ class Workflow(Protocol):
             raise _Stop(str(action.error))
         return action
 
-    async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
+    async def run(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext) -> None:
         observation, info = await ctx.reset(env)
         self.category, self.control_trials = str(info["category"]), int(info["control_trials"])
         try:
@@ -158,18 +143,18 @@ class Workflow(Protocol):
             if final is None:
                 return
             await self._control(env, agent, ctx, observation.text, final)
-            if self.settings.rounds > 1:
+            if self.rounds > 1:
                 await self._closed_loop(env, agent, ctx, observation.text)
         except _Stop:
             return
 
     # -- construction -------------------------------------------------------------------------
 
-    async def _construct(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str) -> str | None:
+    async def _construct(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> str | None:
         """Build the machine; returns the final machine's id when it was approved."""
-        roles = self.settings.roles
+        roles = self.roles
         if roles != "five":
-            await _begin(env, ctx, "build", "1")
+            await ctx.control(env.begin, "build", "1")
             intro = f"{task_text}\n\nBuild the machine that solves this task."
             if roles == "builder":
                 result = await self._solo(env, agent, ctx, "build1", intro)
@@ -180,14 +165,14 @@ class Workflow(Protocol):
         plan = await self._plan(agent, ctx, task_text)
         if plan is None:
             return None
-        subs = plan.sub_structures[: self.settings.max_substructures]
+        subs = plan.sub_structures[: self.options.max_substructures]
         built: list[tuple[str, dict[str, str]]] = []
         for i, sub in enumerate(subs, start=1):
             blueprint = await self._draft(agent, ctx, task_text, plan, i, len(subs))
             if blueprint is None:
                 return None
             mid = str(i)
-            await _begin(env, ctx, "build", mid)
+            await ctx.control(env.begin, "build", mid)
             context = f"{task_text}\n\nBlueprint of sub-structure {i} ({sub.get('name', '')}):\n{blueprint}"
             result = await self._duo(env, agent, ctx, f"build{i}", _builder_tools("build"), "raise_objection_build",
                                      context + "\n\nBuild it: first list your tools, then call start.",
@@ -200,15 +185,14 @@ class Workflow(Protocol):
             return built[0][0]
         return await self._assemble(env, agent, ctx, task_text, plan, built)
 
-    async def _finish_machine(self, env: Env, agent: Agent, ctx: EpisodeContext, mid: str,
+    async def _finish_machine(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, mid: str,
                               result: LoopResult, context: str, refine: bool) -> str | None:
         """Approve a built machine and refine it when it has wheels; returns the id to use, or None."""
         await _approve(env, ctx, mid, result.approved)
-        if not result.approved or not (refine and await ctx.control(env, "has_powered_wheel", {"machine_id": mid},
-                                                                    role="protocol")):
+        if not result.approved or not (refine and await ctx.control(env.has_powered_wheel, mid)):
             return mid if result.approved else None
         rid = f"{mid}_rfd"
-        await _begin(env, ctx, "refine", rid, source=mid)
+        await ctx.control(env.begin, "refine", rid, source=mid)
         text = ("The machine has been built; now carefully review the rotation of the rotatable blocks and "
                 "refine the machine to meet the design requirements.\n\n" + context +
                 "\n\nBuild result:\n" + await _library_text(env, ctx, rid, "get_machine_summary"))
@@ -242,14 +226,14 @@ class Workflow(Protocol):
         review_intro = context + "\n\nReview the drafter's blueprint.\n\n"
         approved, turns = False, 0
         d_thread, r_thread = f"draft{i}:drafter", f"draft{i}:reviewer"
-        while turns < self.settings.draft_turns:
+        while turns < self.options.draft_turns:
             draft = await self._say(agent, ctx, "drafter", d_thread, to_drafter)
             ctx.log(draft, Observation(), role="drafter", info={"thread": d_thread})
             turns += 1
             if _terminates(draft.text):
                 approved = True
                 break
-            if turns >= self.settings.draft_turns:
+            if turns >= self.options.draft_turns:
                 break
             review = await self._say(agent, ctx, "reviewer", r_thread, review_intro + "Drafter:\n" + (draft.text or ""),
                                      ("raise_objection_draft",))
@@ -271,7 +255,7 @@ class Workflow(Protocol):
         ctx.log(final, Observation(), role="drafter", info={"thread": d_thread, "final_blueprint": True})
         return final.text or ""
 
-    async def _duo(self, env: Env, agent: Agent, ctx: EpisodeContext, label: str, builder_tools: list[str],
+    async def _duo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, builder_tools: list[str],
                    objection: str, builder_intro: str, guidance_intro: str, *, guidance_first: bool) -> LoopResult:
         """Builder ↔ Guidance, one library call per Builder reply."""
         b_thread, g_thread = f"{label}:builder", f"{label}:guidance"
@@ -279,7 +263,7 @@ class Workflow(Protocol):
         results: Any = ()
         speaker = "guidance" if guidance_first else "builder"
         turns = 0
-        while turns < self.settings.build_turns:
+        while turns < self.options.build_turns:
             turns += 1
             if speaker == "builder":
                 action = await self._say(agent, ctx, "builder", b_thread, to_builder, builder_tools, results)
@@ -310,13 +294,13 @@ class Workflow(Protocol):
                 speaker = "builder"
         return LoopResult(False, None, turns)
 
-    async def _solo(self, env: Env, agent: Agent, ctx: EpisodeContext, label: str, intro: str) -> LoopResult:
+    async def _solo(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, label: str, intro: str) -> LoopResult:
         """The Builder alone (ablation): it ends the build itself with TERMINATE."""
         thread = f"{label}:builder"
         text = intro + ("\n\nYou work alone: make one tool call per reply; when the machine is complete, check it "
                         "with get_machine_summary and then reply with TERMINATE.")
         results: Any = ()
-        for turn in range(1, self.settings.build_turns + 1):
+        for turn in range(1, self.options.build_turns + 1):
             action = await self._say(agent, ctx, "builder", thread, text, _builder_tools("build"), results)
             text = ""
             if action.tool_calls:
@@ -330,13 +314,13 @@ class Workflow(Protocol):
                 text = "Continue with one tool call, or reply with TERMINATE when the machine is complete."
             if _terminates(action.text):
                 return LoopResult(True, None, turn)
-        return LoopResult(False, None, self.settings.build_turns)
+        return LoopResult(False, None, self.options.build_turns)
 
-    async def _assemble(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan,
+    async def _assemble(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str, plan: Plan,
                         built: list[tuple[str, dict[str, str]]]) -> str | None:
         candidates = "\n".join(f"- machine {mid}: sub-structure '{sub.get('name', '')}': {sub.get('description', '')}"
                                for mid, sub in built)
-        await _begin(env, ctx, "assemble", "assembly", candidates=[mid for mid, _ in built])
+        await ctx.control(env.begin, "assemble", "assembly", candidates=[mid for mid, _ in built])
         context = (f"{task_text}\n\nOverall structure:\n{describe(plan.overall)}\n\nBuilt machines:\n{candidates}\n\n"
                    "Assemble the final machine using at least one machine from each sub-structure: add_machine "
                    "places a built machine as sub-structure A, B, ... (shift and rotate them apart so they do not "
@@ -348,12 +332,12 @@ class Workflow(Protocol):
 
     # -- control and closed loop --------------------------------------------------------------
 
-    async def _control(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str,
+    async def _control(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str,
                        final: str) -> None:
         if self.category != "transport":
             return
         powered = await _library_text(env, ctx, final, "review_powered_blocks")
-        await _begin(env, ctx, "control", final)
+        await ctx.control(env.begin, "control", final)
         text = f"{task_text}\n\nThe finished machine's powered blocks:\n{powered}\n\nDesign its control."
         for _ in range(self.control_trials):
             action = await self._say(agent, ctx, "controller", f"control:{final}", text)
@@ -363,14 +347,14 @@ class Workflow(Protocol):
             text = (step.observation.text + "\n\nPlease analyse the motion trajectory of the previous control result "
                     "and design a new control configuration and sequence that does better on the task.")
 
-    async def _closed_loop(self, env: Env, agent: Agent, ctx: EpisodeContext, task_text: str) -> None:
-        for round_no in range(1, self.settings.rounds + 1):
-            tested = await ctx.control(env, "evaluate_round", role="simulator")
+    async def _closed_loop(self, env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, task_text: str) -> None:
+        for round_no in range(1, self.rounds + 1):
+            tested = await ctx.control_as("simulator", env.evaluate_round)
             source = tested.entry["machine"]
-            if tested.evaluation.passed or round_no == self.settings.rounds or source is None:
+            if tested.evaluation.passed or round_no == self.rounds or source is None:
                 return
             vid = f"{source.split('_v')[0]}_v{round_no + 1}"
-            await _begin(env, ctx, "revise", vid, source=source)
+            await ctx.control(env.begin, "revise", vid, source=source)
             summary = await _library_text(env, ctx, vid, "get_machine_summary")
             text = (f"{task_text}\n\nThe machine was tested in the simulator and did not pass:\n{tested.text}\n\n"
                     "Revise it so that it passes. Current machine:\n" + summary)
@@ -379,11 +363,11 @@ class Workflow(Protocol):
             if not result.approved:
                 return
             await _approve(env, ctx, vid)
-            await ctx.control(env, "new_control_round", role="protocol")
+            await ctx.control(env.new_control_round)
             await self._control(env, agent, ctx, task_text, vid)
 
 
-async def play_script(env: Env, agent: Agent, ctx: EpisodeContext, observation: Observation) -> None:
+async def play_script(env: BuildArenaEnv, agent: Agent, ctx: EpisodeContext, observation: Observation) -> None:
     """Play a scripted agent's data actions: stage switches, approvals and library calls."""
     for _ in range(MAX_SCRIPT_STEPS):
         action = await agent.act(observation, ctx)
@@ -394,7 +378,7 @@ async def play_script(env: Env, agent: Agent, ctx: EpisodeContext, observation: 
         if data.get("done"):
             return
         if "stage" in data:
-            observation = await ctx.control(env, "begin", dict(data["stage"]), role="protocol")
+            observation = await ctx.control(env.begin, **data["stage"])
         elif "approve" in data:
             await _approve(env, ctx, str(data["approve"]), final=bool(data.get("final")))
             observation = Observation(text=f"machine {data['approve']} approved")
@@ -405,33 +389,22 @@ async def play_script(env: Env, agent: Agent, ctx: EpisodeContext, observation: 
                 return
 
 
-def _settings(options: OptionsArg, **fixed: Any) -> WorkflowSettings:
-    default = WorkflowSettings()
-    given = WorkflowSettings(
-        draft_turns=int(options.get("draft_turns", default.draft_turns)),
-        build_turns=int(options.get("build_turns", default.build_turns)),
-        max_substructures=int(options.get("max_substructures", default.max_substructures)),
-        rounds=int(options.get("rounds", default.rounds)),
-    )
-    return replace(given, **fixed)
-
-
-def workflow(task: Task, options: OptionsArg) -> Workflow:
+def workflow(task: Task, options: BuildArenaOptions) -> Workflow:
     """The five-role workflow (``-o draft_turns=… -o build_turns=… -o max_substructures=…``)."""
-    return Workflow(_settings(options), name="workflow")
+    return Workflow(options, name="workflow")
 
 
-def closed_loop(task: Task, options: OptionsArg) -> Workflow:
+def closed_loop(task: Task, options: BuildArenaOptions) -> Workflow:
     """The workflow with simulator feedback, ``-o rounds=N`` rounds (default 5, paper Table 6)."""
-    return Workflow(_settings({"rounds": 5, **options}), name="closed-loop")
+    rounds = options.rounds if "rounds" in options.model_fields_set else CLOSED_LOOP_ROUNDS
+    return Workflow(options, rounds=rounds, name="closed-loop")
 
 
-def guidance_builder(task: Task, options: OptionsArg) -> Workflow:
+def guidance_builder(task: Task, options: BuildArenaOptions) -> Workflow:
     """Ablation: Guidance and Builder only (paper Table 4)."""
-    return Workflow(_settings(options, roles="guidance-builder"), name="guidance-builder")
+    return Workflow(options, roles="guidance-builder", name="guidance-builder")
 
 
-def builder_only(task: Task, options: OptionsArg) -> Workflow:
+def builder_only(task: Task, options: BuildArenaOptions) -> Workflow:
     """Ablation: the Builder alone (paper Table 4)."""
-    return Workflow(_settings(options, roles="builder"), name="builder-only")
-
+    return Workflow(options, roles="builder", name="builder-only")

@@ -27,9 +27,12 @@ Their aggregation over episodes and samples is :mod:`.metrics`.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from buildbench.harness import Task
+
+if TYPE_CHECKING:
+    from .outcome import BuildArenaOutcome
 
 #: Failure-reason categories, checked in order against a failed call's text.
 #: ``excess_connection`` is our reading of the paper's Fig. 6 label: joining
@@ -90,30 +93,27 @@ def call_metrics(stats: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def score_episode(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+def score_episode(task: Task, outcome: BuildArenaOutcome) -> dict[str, float]:
     """Rebuild and simulate the episode's final machine; never trusts what the env reported.
 
     Args:
         task: The harness task (its id is the BuildArena task id).
-        outcome: ``BuildArenaEnv.outcome()``.
+        outcome: ``BuildArenaEnv.outcome()`` (a stored one read back by ``Suite.read_outcome``).
     """
     from .check import SimulationDiverged, simulate
-    from .outcome import BuildArenaOutcome, rebuild_outcome
+    from .outcome import rebuild_outcome
     from .physics import DEFAULT_CONFIG, PhysicsConfig
 
-    if outcome.get("format") != BuildArenaOutcome.FORMAT:
-        raise ValueError(f"not a buildarena outcome (expected format {BuildArenaOutcome.FORMAT!r})")
-    typed = BuildArenaOutcome.from_dict(outcome)
-    metrics = call_metrics(typed.stats)
+    metrics = call_metrics(outcome.stats)
     metrics.update({"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0})
-    machine = rebuild_outcome(typed)
-    if machine is None or not typed.approved:
+    machine = rebuild_outcome(outcome)
+    if machine is None or not outcome.approved:
         return metrics
-    config = DEFAULT_CONFIG if typed.physics is None else PhysicsConfig.from_record(typed.physics)
+    config = DEFAULT_CONFIG if outcome.physics is None else PhysicsConfig.from_record(outcome.physics)
     metrics["approved"] = 1.0
     metrics["parts"] = float(machine.num_blocks)
     try:
-        result = simulate(machine, task.id, seed=int(typed.seed or 0), duration_s=typed.sim_duration_s,
+        result = simulate(machine, task.id, seed=int(outcome.seed or 0), duration_s=outcome.sim_duration_s,
                           config=config)
     except ValueError:  # a machine with no solid block cannot be simulated: it fails the task
         return metrics
