@@ -153,6 +153,9 @@ def _too_fast(qvel: np.ndarray, max_speed: float) -> bool:
     return not np.abs(qvel).max(initial=0.0) < max_speed
 
 
+_FOUR = np.arange(4)
+
+
 @dataclass
 class _Cargo:
     """Run-time state of the cargo's mass ramp.
@@ -236,20 +239,27 @@ class _Cargo:
             data.xfrc_applied[self.body, 2] = 0.0
             return
         support = 0.0
-        if data.ncon:
-            bodies = model.geom_bodyid[data.contact.geom[: data.ncon]]
-            mine = np.flatnonzero((bodies == self.body).any(axis=1))
-            mine = mine[data.contact.efc_address[mine] >= 0]  # excluded contacts carry no force
+        ncon = data.ncon
+        if ncon:
+            contact = data.contact
+            sides = model.geom_bodyid[contact.geom[:ncon]] == self.body
+            mine = np.flatnonzero(sides[:, 0] | sides[:, 1])
+            address = contact.efc_address[mine]
+            live = address >= 0  # excluded contacts carry no force
+            mine, address = mine[live], address[live]
             # Pyramidal cones, condim 3 (as ``mjcf`` writes every contact): four rows per contact whose sum is
             # the normal force and whose differences times the friction are the two tangential forces (what
             # ``mj_contactForce`` computes, to rounding); the frame's rows are the contact axes in world axes.
-            rows = data.efc_force[data.contact.efc_address[mine, None] + np.arange(4)]
-            mu = data.contact.friction[mine, :2]
-            local = np.column_stack([rows.sum(axis=1), (rows[:, 0] - rows[:, 1]) * mu[:, 0],
-                                     (rows[:, 2] - rows[:, 3]) * mu[:, 1]])
-            up = np.einsum("ki,ki->k", local, data.contact.frame[mine].reshape(-1, 3, 3)[:, :, 2])
+            rows = data.efc_force[address[:, None] + _FOUR]
+            mu = contact.friction[mine, :2]
+            local = np.empty((mine.size, 3))
+            local[:, 0] = rows.sum(axis=1)
+            np.multiply(np.subtract(rows[:, 0], rows[:, 1], out=local[:, 1]), mu[:, 0], out=local[:, 1])
+            np.multiply(np.subtract(rows[:, 2], rows[:, 3], out=local[:, 2]), mu[:, 1], out=local[:, 2])
+            up = np.einsum("ki,ki->k", local, contact.frame[mine].reshape(-1, 3, 3)[:, :, 2])
             # The force acts on the contact's second geom; the cargo is pushed up by what it rests on.
-            support = float(np.where(bodies[mine, 1] == self.body, up, -up).sum())
+            np.negative(up, out=up, where=~sides[mine, 1])
+            support = float(up.sum())
         share = min(max(support / (self.applied * self.gravity), 0.0), 1.0)
         data.xfrc_applied[self.body, 2] = -extra * self.gravity * share
 

@@ -157,10 +157,36 @@ class Simulation:
 
     def _use_drag(self, compiled: Compiled) -> None:
         # Rows: linear and quadratic coefficients per dof of ``drag_dofs`` (``build.drag_of``); the views
-        # shaped one row per free body serve the tick's arithmetic.
-        self._drag_dofs = compiled.drag_dofs
+        # shaped one row per free body serve the tick's arithmetic, done in place in buffers (and in the
+        # data's own arrays where the dofs are one run, as they are as compiled).
+        dofs = self._drag_dofs = compiled.drag_dofs
         self._drag = np.vstack([compiled.drag_linear, compiled.drag_quadratic])
         self._drag_lin, self._drag_quad = self._drag[0].reshape(-1, 6), self._drag[1].reshape(-1, 6)
+        run = slice(int(dofs[0]), int(dofs[0]) + dofs.size) if dofs.size else slice(0, 0)
+        self._drag_run = run if np.array_equal(dofs, np.arange(run.start, run.stop)) else None
+        self._drag_v = np.zeros((dofs.size // 6, 6))
+        self._drag_speed = np.zeros(dofs.size // 6)
+        self._drag_factor = np.zeros((dofs.size // 6, 6))
+        self._drag_force = np.zeros((dofs.size // 6, 6))
+
+    def _apply_drag(self) -> None:
+        """Drag (``build.drag_of``), held over the tick: six dofs per free body, speed from the first three."""
+        data, run = self.data, self._drag_run
+        if run is not None:
+            v, force = data.qvel[run].reshape(-1, 6), data.qfrc_applied[run].reshape(-1, 6)
+        else:
+            v, force = self._drag_v, self._drag_force
+            np.take(data.qvel, self._drag_dofs, out=v.reshape(-1))
+        speed, factor = self._drag_speed, self._drag_factor
+        np.einsum("bi,bi->b", v[:, :3], v[:, :3], out=speed)
+        np.sqrt(speed, out=speed)
+        # -(linear + quadratic·speed)·v, operation by operation as written.
+        np.multiply(self._drag_quad, speed[:, None], out=factor)
+        np.add(self._drag_lin, factor, out=factor)
+        np.negative(factor, out=factor)
+        np.multiply(factor, v, out=force)
+        if run is None:
+            data.qfrc_applied[self._drag_dofs] = force.reshape(-1)
 
     @property
     def done(self) -> bool:
@@ -253,10 +279,7 @@ class Simulation:
             self._done = True
             return
         if self._drag_dofs.size:
-            # Drag (``build.drag_of``), held over the tick: six dofs per free body, speed from the first three.
-            v = data.qvel[self._drag_dofs].reshape(-1, 6)
-            speed = np.sqrt(np.einsum("bi,bi->b", v[:, :3], v[:, :3]))[:, None]
-            data.qfrc_applied[self._drag_dofs] = (-(self._drag_lin + self._drag_quad * speed) * v).ravel()
+            self._apply_drag()
         mujoco.mj_step(self.model, data, self._steps)
         reason = self._watch.check(self.model, data, t + tick_s)
         if reason is not None:

@@ -5,10 +5,10 @@ After each tick the weld loads come from MuJoCo's inverse dynamics and the group
 analysis (``stress``), pass through the welds' response lag, and every weld over its
 threshold breaks (``_WeldResponse.snapped``).
 
-Speed: a tick copies what the analysis reads from MuJoCo (``_Inputs``) and tests the bound
-on those copies, in world axes; the analysis itself runs on the copies later, in order,
-only when the bound fails or the welds change (see ``_WeldResponse``), and gives bit for
-bit what running it tick by tick gives.
+Speed: a tick copies what the analysis reads from MuJoCo (``_Inputs``) and tests a bound
+on those copies (a few array operations); the analysis itself runs on the copies later, in
+order, only when the bound fails or the welds change (see ``_WeldResponse``), and gives bit
+for bit what running it tick by tick gives.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def _own(analysis: WeldAnalysis, inputs: _Inputs) -> np.ndarray:
         for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
             blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ turn.reshape(3, 3)).reshape(-1, 6)
     pushed, loads = _NO_NODES, None
-    if thrust.any():  # also for NaN
+    if thrust.size and thrust.any():  # (true for NaN)
         pushed = analysis.cannon_nodes
         loads = np.zeros((pushed.size, 6))
         loads[:, :3] = thrust[:, None] * analysis.cannon_axes
@@ -177,13 +177,12 @@ class _WeldResponse:
     bound them far more closely than their norms, which add up where the
     loads cancel.
 
-    The changes are taken in world axes, on the inputs as copied: a node's
-    change in its group's frame, ``Rᵀc − R₀ᵀc₀``, is at most ``|c − c₀| +
-    ‖R − R₀‖·|c₀|`` (and the Frobenius norm at most the sum of the rows'
-    norms); a cannon's thrust change ``Δt`` adds ``|Δt|`` to its force and
-    ``|Δt|·|r|`` to its torque (``r`` its lever to the origin); rope loads
-    add their full size at either tick. ``_change`` takes them all as one
-    weighted sum of 3-vector norms (``rows`` of ``changes``, ``weights``).
+    The changes are taken on the inputs as copied: a node's wrench change in
+    its group's frame (one product per group, as in the analysis); a
+    cannon's thrust change ``Δt``, which adds ``|Δt|`` to its force and
+    ``|Δt|·|r|`` to its torque (``r`` its lever to the origin); rope loads,
+    at their full size at either tick. ``_change`` takes them all as one
+    weighted sum of 3-vector norms (the rows of ``changes``, ``weights``).
     """
 
     gain: float
@@ -194,13 +193,15 @@ class _WeldResponse:
     pending: list[_Inputs] = field(default_factory=list)
     roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # The reference tick's inputs (3-vector rows), its largest ``W``/limit and its ropes' share.
-    reference: _Inputs | None = None
+    # The reference tick: its nodes' wrenches in their groups' frames (3-vector rows), its thrusts, its largest
+    # ``W``/limit and its ropes' share.
+    reference: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    reference_thrust: np.ndarray = field(default_factory=lambda: np.zeros(0))
     reference_worst: float = 0.0
     reference_ropes: float = 0.0
     since: int = 0
-    # Rows of the change: the nodes' torques and forces, the roots' rotation rows, the cannons' thrusts
-    # (first column); and each row's share of the limits per unit of its norm.
+    # Rows of the change: the nodes' torques and forces, the cannons' thrusts (first column); and each row's
+    # share of the limits per unit of its norm.
     changes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # The bound since the last exact state: worst ``s0``/limit, the largest ratios per unit of F and T, the
@@ -240,9 +241,9 @@ class _WeldResponse:
             # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
             # the cross-product block of ``centres_to_origin`` is at least its operator norm).
             self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
-            nodes, groups, cannons = analysis.bodies.size, self.roots.size, analysis.cannon_nodes.size
-            self.changes = np.zeros((2 * nodes + 3 * groups + cannons, 3))
-            self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes), np.zeros(3 * groups),
+            nodes, cannons = analysis.bodies.size, analysis.cannon_nodes.size
+            self.changes = np.zeros((2 * nodes + cannons, 3))
+            self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes),
                                            self.per_force + self.per_torque * self.reach[analysis.cannon_nodes]])
         self.wait, self.skipped = 0, 0
         self._restart(None, None)
@@ -258,21 +259,28 @@ class _WeldResponse:
         """Make a tick the reference (None: zero loads)."""
         analysis = self.analysis
         assert analysis is not None
-        nodes, groups = analysis.bodies.size, self.roots.size
         if inputs is None or magnitudes is None:
-            inputs = (np.zeros((2 * nodes, 3)), np.zeros((3 * groups, 3)), np.zeros(analysis.cannon_nodes.size), ())
-            self.reference_worst = 0.0
+            self.reference = np.zeros((2 * analysis.bodies.size, 3))
+            self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
+            self.reference_worst, self.reference_ropes = 0.0, 0.0
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 self.reference_worst = float(np.max(magnitudes / self.limits, initial=0.0))
-            inputs = (inputs[0].reshape(-1, 3), inputs[1].reshape(-1, 3), inputs[2], inputs[3])
-        self.reference = inputs
-        # Each group's rotation change weighs with its nodes' torques and forces at the reference.
-        weighted = np.sqrt((inputs[0] * inputs[0]) @ _ONES) * self.weights[: 2 * nodes]
-        share = np.array([weighted[2 * span.start: 2 * span.stop].sum() for _, span in analysis.spans])
-        self.weights[2 * nodes: 2 * nodes + 3 * groups] = np.repeat(share, 3)
-        self.reference_ropes = self._rope_share(inputs[3])
+            self.reference = self._turned(inputs).copy()
+            self.reference_thrust, self.reference_ropes = inputs[2], self._rope_share(inputs[3])
         self.since = 0
+
+    def _turned(self, inputs: _Inputs) -> np.ndarray:
+        """The nodes' wrenches of ``inputs`` in their groups' frames, as 3-vector rows (the first of ``changes``)."""
+        analysis = self.analysis
+        assert analysis is not None
+        world, turns, rows = inputs[0], inputs[1], self.changes[: 2 * analysis.bodies.size]
+        if len(analysis.spans) == 1:
+            np.matmul(world.reshape(-1, 3), turns[0].reshape(3, 3), out=rows)
+        else:
+            for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
+                np.matmul(world[nodes].reshape(-1, 3), turn.reshape(3, 3), out=rows[2 * nodes.start: 2 * nodes.stop])
+        return rows
 
     def _rope_share(self, ropes: tuple[tuple[int, np.ndarray], ...]) -> float:
         share = 0.0
@@ -283,14 +291,11 @@ class _WeldResponse:
 
     def _change(self, inputs: _Inputs) -> float:
         """The largest share of its limit by which a weld's load can differ from the reference's (NaN for NaN)."""
-        world, turns, thrust, ropes = inputs
-        reference, rows = self.reference, self.changes
-        assert reference is not None
-        nodes, turned = world.size // 3, world.size // 3 + turns.size // 3
-        np.subtract(world.reshape(-1, 3), reference[0], out=rows[:nodes])
-        np.subtract(turns.reshape(-1, 3), reference[1], out=rows[nodes:turned])
+        thrust, ropes, rows = inputs[2], inputs[3], self.changes
+        turned = self._turned(inputs)
+        np.subtract(turned, self.reference, out=turned)
         if thrust.size:
-            np.subtract(thrust, reference[2], out=rows[turned:, 0])
+            np.subtract(thrust, self.reference_thrust, out=rows[turned.shape[0]:, 0])
         np.multiply(rows, rows, out=rows)
         norms = rows @ _ONES
         share = float(np.sqrt(norms, out=norms) @ self.weights) + self.reference_ropes
