@@ -77,7 +77,7 @@ def test_cycles_scores_an_exact_copy_at_s_1(blender: None, monkeypatch: pytest.M
 
     from buildbench.harness import Task
     from buildbench.suites.dreamhouse import views_cycles
-    from buildbench.suites.dreamhouse.metrics import fidelity_scores
+    from buildbench.suites.dreamhouse.fidelity import fidelity_scores
     from buildbench.suites.dreamhouse.model import load_structure
     from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
 

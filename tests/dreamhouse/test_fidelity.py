@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from buildbench.harness.errors import ConfigError
-from buildbench.suites.dreamhouse import metrics
-from buildbench.suites.dreamhouse.metrics import (
+from buildbench.suites.dreamhouse import fidelity
+from buildbench.suites.dreamhouse.fidelity import (
     VisualFidelity,
     census_similarity,
     centroid_match,
@@ -126,7 +126,7 @@ def test_centroid_match_is_the_hungarian_assignment_counted_within_delta() -> No
 
 
 def test_centroid_match_fallback_above_the_size_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(metrics, "MAX_HUNGARIAN_CELLS", 0)
+    monkeypatch.setattr(fidelity, "MAX_HUNGARIAN_CELLS", 0)
     target = np.array([[0.0, 0, 0], [1.0, 0, 0]])
     cand = np.array([[0.3, 0, 0], [-0.5, 0, 0]])
     m = centroid_match(cand, target, delta_m=0.35)
@@ -142,7 +142,7 @@ def test_voxel_iou_hand_computed() -> None:
     assert voxel_similarity(full, full).iou == 1.0
     far = Structure.from_members([Member.from_aabb("Post_1", (2000, 2000, 0), (2001, 2001, 1))])
     coarse = voxel_similarity(far, full)
-    assert coarse.iou == 0.0 and coarse.pitch_m > metrics.VOXEL_PITCH_M
+    assert coarse.iou == 0.0 and coarse.pitch_m > fidelity.VOXEL_PITCH_M
 
 
 def test_topological_fidelity_combines_with_eq2_weights() -> None:
@@ -178,7 +178,7 @@ def test_joint_pass_and_flat_metrics() -> None:
 
 def test_fidelity_scores_of_the_ground_truth_are_perfect() -> None:
     from buildbench.suites.dreamhouse.env import compact_structure, structure_from_compact
-    from buildbench.suites.dreamhouse.metrics import fidelity_scores
+    from buildbench.suites.dreamhouse.fidelity import fidelity_scores
     from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
     from buildbench.suites.dreamhouse.tasks import make_task, target_structure
 

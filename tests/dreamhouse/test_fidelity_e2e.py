@@ -11,7 +11,7 @@ from scipy.spatial.transform import Rotation
 from buildbench.geometry import voxel_iou
 from buildbench.harness import RunConfig, Runner, Store
 from buildbench.harness.errors import ConfigError
-from buildbench.suites.dreamhouse.metrics import (
+from buildbench.suites.dreamhouse.fidelity import (
     coincident_members,
     snap_to_target,
     topological_fidelity,

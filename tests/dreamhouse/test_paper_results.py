@@ -13,7 +13,7 @@ import pytest
 from buildbench.harness import Agent, Episode, EpisodeContext, RunConfig, Runner, Store
 from buildbench.suites.dreamhouse.agents import oracle
 from buildbench.suites.dreamhouse.env import make_env
-from buildbench.suites.dreamhouse.metrics import fidelity_metrics
+from buildbench.suites.dreamhouse.fidelity import fidelity_metrics
 from buildbench.suites.dreamhouse.protocols import TABLE6, make_protocol
 from buildbench.suites.dreamhouse.report import runs_summary
 from buildbench.suites.dreamhouse.report_extra import t_split_rows, table2_rows, table5_rows

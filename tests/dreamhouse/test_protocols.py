@@ -26,7 +26,7 @@ SUITE = get_suite("dreamhouse")
 @pytest.fixture(autouse=True)
 def no_rendering(monkeypatch):
     """Score structure only: rendering fidelity for every episode here would dominate the
-    run time, and fidelity has its own tests (test_metrics, test_views, test_fidelity_e2e)."""
+    run time, and fidelity has its own tests (test_fidelity, test_views, test_fidelity_e2e)."""
     from buildbench.suites.dreamhouse import protocols, score
 
     monkeypatch.setattr(score, "METRICS", [score.structural_metrics, score.count_metrics])

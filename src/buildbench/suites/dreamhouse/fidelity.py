@@ -1,4 +1,4 @@
-"""DreamHouse fidelity metrics (paper §4 Eq. 1–2, spec §6.2): visual S, topological T, joint pass.
+"""Fidelity of one DreamHouse frame (paper §4 Eq. 1–2, spec §6.2): visual S, topological T, joint pass.
 
 Visual fidelity (Eq. 1), per view v over the union alpha mask m_v = α̂_v ∪ α_v:
 
@@ -51,7 +51,7 @@ from buildbench.geometry import DEFAULT_MAX_VOXELS, Boxes, grid_for_bounds, matc
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
 
-from .metrics_visual import (
+from .fidelity_visual import (
     COINCIDENCE_TOLERANCE_M,
     Coincidence,
     VisualFidelity,
@@ -61,9 +61,9 @@ from .metrics_visual import (
     visual_fidelity,
 )
 
-# From metrics_visual, where Eq. 1 moved; each `X as X` is a re-export.
-from .metrics_visual import LAMBDA as LAMBDA
-from .metrics_visual import VISUAL_TAU as VISUAL_TAU
+# From fidelity_visual, where Eq. 1 moved; each `X as X` is a re-export.
+from .fidelity_visual import LAMBDA as LAMBDA
+from .fidelity_visual import VISUAL_TAU as VISUAL_TAU
 from .model import Structure
 from .outcome import DreamHouseOutcome
 from .views import VIEW_NAMES, as_submitted, drawable, render_views, target_frame, target_views

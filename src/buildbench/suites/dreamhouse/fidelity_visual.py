@@ -1,6 +1,6 @@
-"""Eq. 1 visual fidelity S and the ε-coincidence of members (see :mod:`.metrics` for the
+"""Eq. 1 visual fidelity S and the ε-coincidence of members (see :mod:`.fidelity` for the
 definitions): the pieces that both :mod:`.views` (the in-episode visual scorer) and
-:mod:`.metrics` (the final scores) use, so they sit below both; ``metrics`` re-exports them.
+:mod:`.fidelity` (the final scores) use, so they sit below both; ``fidelity`` re-exports them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .views_basis import IMAGE_SIZE_PX, drawable
 LAMBDA = 10.0
 #: Visual pass threshold τ (paper §7.1.3).
 VISUAL_TAU = 0.6
-#: ε in metres (the :mod:`.metrics` docstring): ~3× the worst corner displacement that two 6-decimal
+#: ε in metres (the :mod:`.fidelity` docstring): ~3× the worst corner displacement that two 6-decimal
 #: round trips cause on a 15 m member (rotation entries off by ≤ 2.5·10⁻⁶, so ≤ 3.5·10⁻⁵ m),
 #: and 1/500 of the voxel pitch.
 COINCIDENCE_TOLERANCE_M = 1e-4

@@ -15,7 +15,7 @@ from buildbench.limits import limit
 
 from .check import validate
 from .env import render_call
-from .metrics import fidelity_scores
+from .fidelity import fidelity_scores
 from .model import PHASES, SUBSYSTEM, Structure
 from .outcome import DreamHouseOutcome
 from .tasks import has_ground_truth, target_structure
@@ -48,7 +48,7 @@ def count_metrics(task: Task, built: Structure, outcome: DreamHouseOutcome) -> d
 
 
 #: Metric groups, in order; each adds named floats. ``fidelity_scores`` adds visual S,
-#: topological T and the joint pass (``metrics``; NaN S/T for structures that fail).
+#: topological T and the joint pass (``fidelity``; NaN S/T for structures that fail).
 METRICS: list[MetricGroup] = [structural_metrics, count_metrics, fidelity_scores]
 
 

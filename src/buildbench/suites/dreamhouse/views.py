@@ -60,7 +60,7 @@ from buildbench.render import Bounds, Boxes, Camera, OrbitView, Renderer, Scene,
 from buildbench.render.camera import clip_planes_for_bounds
 from buildbench.render.scene import assemble_scene, box_part
 
-from .metrics_visual import snap_to_target, visual_fidelity
+from .fidelity_visual import snap_to_target, visual_fidelity
 from .model import Structure
 from .views_basis import CONDITIONS, IMAGE_SIZE_PX, VIEW_NAMES, Condition, drawable
 
@@ -514,7 +514,7 @@ def visual_scorer() -> VisualScorer | None:
 def score_visual(task: Task, structure: Structure, condition: str, renderer: str = "gl") -> VisualScore:
     """Render ``structure`` framed on the target and score it against the target's frame views.
 
-    S follows paper Eq. 1 on frame renders under either condition (see ``metrics``). The
+    S follows paper Eq. 1 on frame renders under either condition (see ``fidelity``). The
     comparison images put each candidate view (left) beside the view the agent was given
     under ``condition`` (right), each ``512 × 1024`` RGBA.
 
