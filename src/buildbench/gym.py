@@ -37,12 +37,13 @@ Observation Space:
     state as JSON text, each at most ``max_observation_chars`` characters (an observation over the
     bound raises a ValueError that names it; pass a larger bound to ``make``). Images of the observation are kept as arrays in :attr:`BuildbenchEnv.images`.
     The state's fields are the suite's state record (``<suite>/spaces.py``, ``Env.state_type``):
-    ``info["state_schema"]`` at reset describes them JSON-schema-like, each property with its
-    ``type``, ``description`` and ``unit`` (``m``, ``s``, ``deg``…), for example::
+    ``info["state_schema"]`` at reset is the record's standard JSON Schema (draft 2020-12, generated
+    from the same dataclass by pydantic), each property with its ``type``, ``description`` and
+    ``x-unit`` (``m``, ``s``, ``deg``…), for example::
 
         {"title": "TowerState", "type": "object", "properties": {"blocks": {"type": "array",
-         "items": {...}, "description": "The current design, ... metres, z up ...", "unit": "m"}},
-         "required": []}
+         "items": {...}, "description": "The current design, ... metres, z up ...", "x-unit": "m"}},
+         "additionalProperties": false, ...}
 
     ``info["action_schema"]`` describes the same way the structured ``Action.data`` that scripted
     agents give the suite's env directly (``Env.action_type``, such as BuildArena's
@@ -66,7 +67,8 @@ Episode End:
 
 Arguments:
     ``task``, ``split`` (default ``"default"``), ``seed`` (task generation, and the episode seed
-    of a ``reset()`` without one), ``options`` (the suite's ``-o`` options, checked the same way),
+    of a ``reset()`` without one), ``options`` (the suite's ``-o`` options, parsed once into its options class;
+    a bad one, a bad ``split`` or ``task`` is a ``ConfigError``),
     ``max_observation_chars`` (the bound of each observation text, default
     :data:`MAX_OBSERVATION_CHARS`), ``max_turns`` (steps per episode at most; None: the suite's
     own budget only).
@@ -88,9 +90,11 @@ from gymnasium import spaces
 from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from buildbench.harness import Env, Observation, Suite, Task, get_suite, suite_names
-from buildbench.harness.options import check_options
+from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import ModelOptions
 from buildbench.harness.prompts import prompt_folder
 from buildbench.harness.record import Record
+from buildbench.harness.runner import stored_outcome
 
 from .integrations.text import apply_text, plain_json, select_task
 
@@ -219,7 +223,8 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         task: Index or id of the task in ``split``.
         split: The suite's task split.
         seed: Task-generation seed, and the episode seed of a first ``reset()`` without one.
-        options: The suite's ``-o`` options (unknown keys and bad values are refused).
+        options: The suite's ``-o`` options (text or typed values), parsed once into the suite's
+            options class (:attr:`options`); an unknown key or a bad value is a ConfigError.
         max_observation_chars: Longest observation text or state JSON, in characters.
         max_turns: Truncate (and score) an episode after this many steps; None: no bound of ours.
     """
@@ -232,17 +237,18 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         self.suite: Suite = get_suite(suite)
         where = f"buildbench/{env_name(suite)}"
         if split not in self.suite.splits:
-            raise ValueError(f"{where}: no split {split!r}; splits: {', '.join(self.suite.splits)}")
-        self.options = check_options(options or {}, self.suite.option_specs(), where=where)
+            raise ConfigError(f"{where}: no split {split!r}; splits: {', '.join(self.suite.splits)}")
+        #: The suite's typed options, the object every env of this wrapper is made with.
+        self.options: ModelOptions = self.suite.options_model().parse(options or {}, where=where)
         self._where = where
         self._tasks = self.suite.load_tasks(split, int(seed))
         self.task: Task = select_task(self._tasks, task, where=where)
         self._make_seed = int(seed)
         self.action_space = AnyText(MAX_ACTION_CHARS)
         if max_observation_chars < 1:
-            raise ValueError(f"{where}: max_observation_chars must be >= 1, got {max_observation_chars}")
+            raise ConfigError(f"{where}: max_observation_chars must be >= 1, got {max_observation_chars}")
         if max_turns is not None and max_turns < 1:
-            raise ValueError(f"{where}: max_turns must be >= 1 or None, got {max_turns}")
+            raise ConfigError(f"{where}: max_turns must be >= 1 or None, got {max_turns}")
         self.max_turns = max_turns
         self.observation_space = spaces.Dict({"text": AnyText(max_observation_chars),  # type: ignore[assignment]
                                               "state": AnyText(max_observation_chars)})
@@ -254,7 +260,7 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
 
     @contextmanager
     def _prompts(self) -> Iterator[None]:
-        with prompt_folder(self.options.get("prompts")):
+        with prompt_folder(getattr(self.options, "prompts", None)):
             yield
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -267,7 +273,7 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         episode_seed = int(self.np_random.integers(0, 2**31 - 1))
         self.close()
         with self._prompts():
-            self._env = self.suite.make_env(self.task, dict(self.options))
+            self._env = self.suite.make_env(self.task, self.options)
             observation, info = self._env.reset(self.task, seed=episode_seed)
         self._turn, self._ended = 0, False
         info = plain_json(info)
@@ -305,7 +311,7 @@ class BuildbenchEnv(gymnasium.Env[dict[str, str], str]):
         """The env's product of the episode so far (what the verifier scores), as plain JSON."""
         if self._env is None:
             raise gymnasium.error.ResetNeeded(f"{self._where}: no outcome before reset()")
-        return plain_json(self._env.outcome())
+        return plain_json(stored_outcome(self._env.outcome()))
 
     def _final_scores(self) -> dict[str, Any]:
         try:

@@ -54,8 +54,8 @@ from inspect_ai.tool import ToolInfo, ToolParams
 
 from buildbench.harness import Action, Env, Observation, Suite, Task, episode_seed, get_suite, suite_names
 from buildbench.harness.errors import AgentFailure, ConfigError
-from buildbench.harness.options import check_options
 from buildbench.harness.prompts import prompt_folder
+from buildbench.harness.runner import stored_outcome
 from buildbench.llm import ToolCall
 
 from .integrations.text import apply_text, plain_json, png_bytes
@@ -126,7 +126,7 @@ async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 def play_env(suite: str, options: dict[str, Any] | None = None, max_turns: int = DEFAULT_MAX_TURNS) -> Solver:
     """Play one episode of ``suite``'s env with the eval's model (see the module docstring)."""
     found = get_suite(suite)
-    checked = check_options(options or {}, found.option_specs(), where=f"buildbench/{suite}")
+    parsed = found.options_model().parse(options or {}, where=f"buildbench/{suite}")  # once, for every sample
     if max_turns < 1:
         raise ConfigError(f"buildbench/{suite}: max_turns must be >= 1, got {max_turns}")
     ensure_o200k()
@@ -136,10 +136,10 @@ def play_env(suite: str, options: dict[str, Any] | None = None, max_turns: int =
         seed = episode_seed(int(state.metadata.get("seed", 0)), ours.id, state.epoch - 1)
         env: Env | None = None
         try:
-            with prompt_folder(checked.get("prompts")):
-                env = await _in_thread(found.make_env, ours, dict(checked))
+            with prompt_folder(getattr(parsed, "prompts", None)):
+                env = await _in_thread(found.make_env, ours, parsed)
                 await _episode(env, ours, seed, state)
-                state.store.set(OUTCOME_KEY, plain_json(await _in_thread(env.outcome)))
+                state.store.set(OUTCOME_KEY, plain_json(stored_outcome(await _in_thread(env.outcome))))
         except AgentFailure as exc:  # the agent's own doing (no scene, a refused design): scored, failed
             state.store.set(FAILURE_KEY, exc.reason)
         finally:
@@ -199,7 +199,7 @@ def verify(suite: str) -> Scorer:
             if outcome is None:
                 raise RuntimeError(f"buildbench/{suite}: the episode left no outcome to score (was play_env its solver?)")
             try:
-                metrics = await _in_thread(found.score, ours, outcome)
+                metrics = await _in_thread(found.score, ours, found.read_outcome(outcome))
             except AgentFailure as exc:  # the agent's own output: a failing score with its reason
                 reason = f"agent output refused: {exc.reason}"
         if reason is not None:

@@ -102,10 +102,37 @@ def test_task_selection_and_options_are_checked() -> None:
         _make("example", task=6)
     with pytest.raises(ConfigError, match="no task 'nope'"):
         _make("example", task="nope")
-    with pytest.raises(ValueError, match="no split 'huge'"):
+    with pytest.raises(ConfigError, match=r"^buildbench/Example: no split 'huge'; splits: default, demo$"):
         gymnasium.make(IDS["example"], split="huge")
-    with pytest.raises(ConfigError, match="max_stepz"):
+    with pytest.raises(ConfigError, match=r"^unknown option 'max_stepz' for buildbench/Example; options: "):
         gymnasium.make(IDS["example"], options={"max_stepz": 2})
+    with pytest.raises(ConfigError, match=r"^option max_steps='many': ") as info:
+        gymnasium.make(IDS["example"], options={"max_steps": "many"})
+    assert "\n" not in str(info.value)
+
+
+def test_options_are_parsed_once_into_the_suites_options_class() -> None:
+    from buildbench.harness import get_suite
+
+    suite = get_suite("example")
+    made = BuildbenchEnv("example", split="demo", options={"max_steps": "3"})
+    assert isinstance(made.options, suite.options_model()) and made.options.given() == {"max_steps": 3}
+    made.reset()
+    made.close()
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_reset_info_schemas_are_standard_json_schema_of_the_state(suite: str) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev extra) is not installed")
+    env = _make(suite, task=0, seed=0)
+    obs, info = env.reset()
+    env.close()
+    for key in ("state_schema", "action_schema"):
+        if info[key] is not None:
+            jsonschema.Draft202012Validator.check_schema(info[key])
+    state = json.loads(obs["state"])
+    if state:  # validates against what the same record declares
+        jsonschema.validate(state, info["state_schema"], cls=jsonschema.Draft202012Validator)
 
 
 def test_text_space_accepts_any_unicode_and_samples_short_ascii() -> None:
@@ -211,7 +238,7 @@ def test_an_observation_over_the_bound_is_refused_by_name() -> None:
     env = _make("example", task=0, seed=0, max_observation_chars=100)
     with pytest.raises(ValueError, match="the observation's text has 559 characters, over max_observation_chars=100"):
         env.reset()
-    with pytest.raises(ValueError, match="max_observation_chars must be >= 1"):
+    with pytest.raises(ConfigError, match="max_observation_chars must be >= 1"):
         _make("example", max_observation_chars=0)
 
 
@@ -233,7 +260,7 @@ def test_max_turns_truncates_and_scores() -> None:
     assert env.step("one")[2:4] == (False, False)
     obs, reward, terminated, truncated, info = env.step("two")
     assert (terminated, truncated) == (False, True) and info["metrics"]["passed"] == 0.0
-    with pytest.raises(ValueError, match="max_turns must be >= 1 or None"):
+    with pytest.raises(ConfigError, match="max_turns must be >= 1 or None"):
         _make("example", max_turns=0)
 
 

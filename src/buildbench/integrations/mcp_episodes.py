@@ -36,8 +36,8 @@ import jsonschema
 from buildbench.harness import Episode, Store, Suite, Task, get_suite, mean_metrics
 from buildbench.harness.apart import play_apart
 from buildbench.harness.errors import BuildbenchError, ConfigError
-from buildbench.harness.options import check_options
 from buildbench.harness.runner import RunConfig, Runner, execute_episode, score_isolated, select_tasks
+from buildbench.harness.suite import RunChoice
 from buildbench.harness.user_agent import resolve_agent
 from buildbench.llm import ChatModel
 from buildbench.llm.parts import ImagePart
@@ -146,8 +146,11 @@ class McpRun(Runner):
             raise ConfigError(f"agent {spec.name!r} of {suite.name} takes no model, so nothing is left for an MCP "
                               f"client to do; model agents: {models}")
         suite.protocol(self.config.protocol)
-        self.config = replace(self.config, options=check_options(self.config.options, suite.option_specs(),
-                                                                  where=f"suite {suite.name!r}"))
+        # Parsed once, as `buildbench run` parses them; the stored config keeps the given values.
+        options = suite.parse_options(self.config.options)
+        self.config = replace(self.config, options=options.given())
+        if suite.check_run is not None:
+            suite.check_run(RunChoice(spec.name, self.config.protocol, self.config.split, options))
         self._check_prompt_folder(suite)
         self.tasks = select_tasks(suite, self.config)
         if self.only:
@@ -159,7 +162,7 @@ class McpRun(Runner):
         if not self.tasks:
             raise ConfigError(f"{suite.name}: no tasks to serve")
         try:
-            suite.protocol(self.config.protocol).factory(self.tasks[0], dict(self.config.options))
+            suite.protocol(self.config.protocol).factory(self.tasks[0], options)
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
 

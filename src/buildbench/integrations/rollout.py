@@ -1,7 +1,7 @@
 """One episode of a suite's Env played turn by turn from outside the harness.
 
 The trainer bridges (:mod:`.trl`, :mod:`.verifiers`) drive our envs with their own models and
-loops; what they share is here: a suite's tasks and checked ``-o`` options (:class:`SuiteSetup`),
+loops; what they share is here: a suite's tasks and typed ``-o`` options (:class:`SuiteSetup`),
 one episode's replies and rewards (:class:`EpisodePlay`), how an observation reads as text or
 as chat messages, and what an episode's reward is (:data:`RewardFn`): the sum of the env's step
 rewards, a verifier metric of the outcome, or None when the episode could not be scored (errors
@@ -11,14 +11,15 @@ are never scores).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from buildbench.harness import Action, Env, Observation, StepResult, Suite, Task
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.options import check_options
+from buildbench.harness.option_model import ModelOptions
+from buildbench.harness.outcome import OutcomeRecord
 from buildbench.harness.prompts import prompt_folder
 from buildbench.harness.suite import get_suite
 
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
 
 #: ``reward(task, env, step_rewards)``: an episode's reward, or None when it has none.
 RewardFn = Callable[[Task, Env, Sequence[float]], float | None]
-#: ``score(task, outcome) -> metrics``: a suite's verifier.
-ScoreFn = Callable[[Task, dict[str, Any]], dict[str, float]]
+#: ``score(task, outcome) -> metrics``: a suite's verifier (``Suite.verify``), given ``Env.outcome()``.
+ScoreFn = Callable[[Task, OutcomeRecord | dict[str, Any]], dict[str, float]]
 
 #: What a tool message says for a call the env did not answer (it runs one call per turn).
 NOT_EXECUTED = "Not executed: only one tool call is run per turn."
@@ -90,24 +91,25 @@ def observation_messages(observation: Observation, calls: Sequence[ToolCall] = (
 
 @dataclass(frozen=True)
 class SuiteSetup:
-    """A registered suite with one split's tasks and checked ``-o`` options.
+    """A registered suite with one split's tasks and its typed ``-o`` options.
 
     Attributes:
         suite: The suite.
         split: The split the tasks come from.
         seed: The seed the tasks were generated with (and the run seed of episode seeds).
-        options: The options, parsed as the runner parses ``-o KEY=VALUE``.
+        options: The suite's options object, parsed once as the runner parses ``-o KEY=VALUE``
+            (what every env of the setup is made with).
         tasks: The split's tasks.
     """
 
     suite: Suite
     split: str
     seed: int
-    options: dict[str, Any]
+    options: ModelOptions
     tasks: list[Task]
 
     @classmethod
-    def load(cls, suite: str, split: str, seed: int, options: dict[str, Any] | None, *, where: str) -> SuiteSetup:
+    def load(cls, suite: str, split: str, seed: int, options: Mapping[str, Any] | None, *, where: str) -> SuiteSetup:
         """The setup of ``suite``; ``where`` names the caller in error messages.
 
         Raises:
@@ -116,8 +118,8 @@ class SuiteSetup:
         spec = get_suite(suite)
         if split not in spec.splits:
             raise ConfigError(f"{where}: no split {split!r}; splits: {', '.join(spec.splits)}")
-        checked = check_options(options or {}, spec.option_specs(), where=where)
-        return cls(spec, split, int(seed), checked, spec.load_tasks(split, int(seed)))
+        parsed = spec.options_model().parse(options or {}, where=where)
+        return cls(spec, split, int(seed), parsed, spec.load_tasks(split, int(seed)))
 
     def task(self, selector: int | str, *, where: str) -> Task:
         """The task at index ``selector`` or with id ``selector`` (ConfigError naming ``where``)."""
@@ -126,13 +128,13 @@ class SuiteSetup:
     @contextmanager
     def prompts(self) -> Iterator[None]:
         """The prompt folder of ``-o prompts=DIR`` (envs read their prompt files at reset and step)."""
-        with prompt_folder(self.options.get("prompts")):
+        with prompt_folder(getattr(self.options, "prompts", None)):
             yield
 
     def make_env(self, task: Task) -> Env:
         """A fresh env of the suite for ``task``, with the options."""
         with self.prompts():
-            return self.suite.make_env(task, dict(self.options))
+            return self.suite.make_env(task, self.options)
 
 
 @dataclass

@@ -320,8 +320,8 @@ def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, option
                        sampling: Sampling | None = None, reward: RewardFn | str = step_reward_sum
                        ) -> Callable[[list[Any], Any], dict[str, list[Any]]]:
     """:func:`make_rollout_func` for a registered suite: each prompt names a task of ``split``
-    (generated with ``seed``) by id or index, the env is the suite's with ``options`` (checked
-    like ``-o`` options), and ``reward`` is a :data:`RewardFn` or the name of a verifier metric.
+    (generated with ``seed``) by id or index, the env is the suite's with ``options`` (parsed
+    once into its options class, as ``-o`` options are), and ``reward`` is a :data:`RewardFn` or the name of a verifier metric.
 
     Raises:
         ConfigError: An unknown split, option or bad option value.
@@ -336,7 +336,7 @@ def suite_rollout_func(suite: str, *, split: str = "demo", seed: int = 0, option
     chosen = verifier_metric(setup.suite.verify, reward) if isinstance(reward, str) else reward
     settings = sampling or Sampling()
     if settings.system_prompt is None and setup.tasks:  # what a model SFT-trained on our export was given
-        system = suite_system_prompt(setup.suite, "", setup.tasks[0], setup.options)
+        system = suite_system_prompt(setup.suite, "", setup.tasks[0], setup.options.given())
         settings = dataclasses.replace(settings, system_prompt=system)
     play = make_rollout_func(setup.make_env, task_for, sampling=settings, reward=chosen)
 

@@ -46,6 +46,7 @@ from datasets import Dataset
 
 from buildbench.harness import Env, Observation, StepResult, Task, episode_seed
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.runner import stored_outcome
 from buildbench.llm import Message, ToolCall
 from buildbench.llm.openai_client import to_openai_messages, to_openai_tools
 
@@ -194,7 +195,7 @@ class SuiteEnv(vf.MultiTurnEnv):
             return
         try:
             if state.get("error") is None:
-                state[_OUTCOME] = plain_json(await self._in_thread(episode.env.outcome))
+                state[_OUTCOME] = plain_json(stored_outcome(await self._in_thread(episode.env.outcome)))
         except Exception as exc:  # noqa: BLE001 - an env that cannot say what it built has no score
             error = EpisodeError(f"{self.setup.suite.name} task {episode.task.id}: no outcome: {_one_line(exc)}")
             error.__cause__ = exc
@@ -260,7 +261,8 @@ def load_environment(suite: str, split: str = "default", limit: int | None = Non
         split: The task split.
         limit: Only the first ``limit`` tasks of the split.
         seed: Task generation seed, and the run seed of episode seeds.
-        options: The suite's ``-o`` options, checked the way the runner checks them.
+        options: The suite's ``-o`` options, parsed once into its options class as the runner
+            parses them.
         metric: The verifier metric added to the env rewards (default :data:`DEFAULT_METRICS`).
         max_turns: Model replies per rollout at most.
         **kwargs: Passed to ``verifiers.MultiTurnEnv`` (``system_prompt``, ``sampling_args``…).
@@ -281,6 +283,7 @@ def load_environment(suite: str, split: str = "default", limit: int | None = Non
     if not tasks:
         raise ConfigError(f"{where}: split {split!r} has no tasks")
     # env_args let verifiers rebuild the environment elsewhere (its env server process).
-    args = {"suite": suite, "split": split, "limit": limit, "seed": seed, "options": options, "metric": metric,
+    args = {"suite": suite, "split": split, "limit": limit, "seed": seed, "options": setup.options.given(),
+            "metric": metric,
             "max_turns": max_turns, **kwargs}
     return SuiteEnv(setup, tasks, metric=chosen, max_turns=max_turns, env_args=args, **kwargs)
