@@ -3,10 +3,9 @@ with 0 % collisions and 0 % out of bounds and so a valid placement."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
+
+import scenerevis_scenes_physics as H  # registered by conftest.py
 
 from buildbench.harness import Episode, Task
 from buildbench.harness.suite import mean_metrics
@@ -15,18 +14,6 @@ from buildbench.suites.scenerevis.metrics import scene_metrics
 from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import EMPTY_SCENE, score
 
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 EMPTY = H.room(H.rect(4, 4), [])
 ONE_BED = H.room(H.rect(4, 4), [H.obj("bed", [1.6, 0.5, 2.0], [0, 0, 0])])
 

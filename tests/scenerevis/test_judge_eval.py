@@ -4,13 +4,11 @@ parsing, and how the scorer fills (or leaves out) Ra/Spa/Ac/Avg."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 
 from buildbench.harness import Task
 from buildbench.llm import ChatResponse, ScriptedChat
@@ -26,18 +24,6 @@ from buildbench.suites.scenerevis.judge.semantic import JudgeError
 from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import score
 
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 ROOM = H.rect(4.0, 4.5)  # 18 m2, inside the bedroom range (10-25 m2)
 EMPTY = H.room(ROOM, [])
 FURNISHED = H.room(ROOM, [

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 from click.testing import CliRunner
 
 from buildbench.suites.scenerevis.check import check_support, parse_layout, voxel_loss
 from buildbench.suites.scenerevis.check.cli import metrics
 from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
-
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 
 CLEAN = H.room(
     H.rect(4, 4),

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 from click.testing import CliRunner
 
 from buildbench.harness import Task
@@ -16,18 +15,6 @@ from buildbench.suites.scenerevis.metrics import aggregate, scene_metrics
 from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 from buildbench.suites.scenerevis.score import score
 
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 ROOM = H.rect(4.0, 5.0)  # x in [-2, 2], z in [-2.5, 2.5]
 BED = H.obj("Queen bed", [1.6, 0.5, 1.6], [0.0, 0.0, 1.5])
 DESK = H.obj("Oak desk", [1.2, 0.75, 0.6], [0.0, 0.0, -2.2])

@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 
 from buildbench.suites.scenerevis.check import OPTIMIZER, check_physics, optimize_scene, parse_layout
-
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 
 
 def test_out_of_bounds_object_walks_toward_the_centre_in_02_m_steps() -> None:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 from scipy.spatial.transform import Rotation
 
 from buildbench.geometry import Boxes, box_mesh, sample_surface, sat_separation
@@ -22,19 +20,6 @@ from buildbench.suites.scenerevis.check import (
     penetrations,
 )
 from buildbench.suites.scenerevis.check.bounds import outside_fractions
-
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 
 
 def test_axis_aligned_overlap_depths_and_thresholds() -> None:

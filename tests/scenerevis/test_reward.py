@@ -3,13 +3,11 @@ trajectory aggregation, and both judges."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
 
 from buildbench.llm import ChatResponse, ScriptedChat
 from buildbench.llm.types import ApiError
@@ -29,19 +27,6 @@ from buildbench.suites.scenerevis.reward import (
     support_reward,
     trajectory_return,
 )
-
-
-def _helpers():
-    name = "scenerevis_scenes_physics"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("scenes_physics.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-H = _helpers()
 
 
 @pytest.mark.parametrize(
