@@ -65,14 +65,16 @@ def _read_bimedit(suite: Suite) -> dict[str, Any]:
 
 
 def _read_buildarena(suite: Suite) -> dict[str, Any]:
-    from buildbench.suites.buildarena.env import make_env
-    from buildbench.suites.buildarena.protocols import _settings
+    from buildbench.llm import ScriptedChat
+    from buildbench.suites.buildarena.agents import llm
+    from buildbench.suites.buildarena.protocols import workflow
 
-    env = make_env(_first_task(suite), {})
-    settings = _settings({})
-    return {"sim_duration_s": env.sim_duration_s, "max_calls": env.max_calls, "max_shift": env.rules.max_shift,
-            "control_trials": env.control_trials, "profile": env.profile, "physics": env.physics.profile_name,
-            **{k: getattr(settings, k) for k in ("draft_turns", "build_turns", "max_substructures", "rounds")}}
+    task, options = _first_task(suite), suite.parse_options({})
+    env, flow, team = suite.make_env(task, options), workflow(task, options), llm(task, ScriptedChat([]), options)
+    return {"max_shift": env.rules.max_shift, "physics": env.physics.profile_name, "rounds": flow.rounds,
+            "top_p": team.top_p, "levels": env.options.levels or None, "control": options.control,
+            **{k: getattr(env.options, k) for k in ("sim_duration_s", "max_calls", "control_trials", "profile")},
+            **{k: getattr(flow.options, k) for k in ("draft_turns", "build_turns", "max_substructures")}}
 
 
 def _read_scenerevis(suite: Suite) -> dict[str, Any]:
