@@ -37,7 +37,9 @@ suite = Suite(
     name="scenerevis",
     description="Lay out a room turn by turn (diagnose and act); scored on collisions, out-of-bounds and more.",
     load_tasks=load_tasks,
-    make_env=make_env,
+    # The factories take SceneReVisOptions, which the harness's factory types (ModelOptions | Mapping)
+    # do not yet admit: hence the arg-type ignores below.
+    make_env=make_env,  # type: ignore[arg-type]
     score=score,
     headline=("valid_placement", "collision_rate", "oob_rate", "voxel_loss_m3", "Avg"),
     task_type="room_type",
@@ -49,13 +51,15 @@ suite = Suite(
                               "scripted: repairs reported conflicts, adds core furniture at free wall spots"),
         "one-pass": AgentSpec("one-pass", agents.one_pass, "scripted: every object in one turn, no repair"),
         "random": AgentSpec("random", agents.random_placement, "scripted: the same objects at random spots"),
-        "oracle": AgentSpec("oracle", agents.oracle, "replays the recorded chain a task carries"),
-        "degraded": AgentSpec("degraded", degraded, "calibration: the oracle, then -o degrade=FRACTION of the "
-                              "final scene's objects moved, turned or scaled (seeded)"),
-        "llm": AgentSpec("llm", agents.llm, "a chat model in the paper's text protocol", needs_model=True,
-                         kind="io"),
+        "oracle": AgentSpec("oracle", agents.oracle,  # type: ignore[arg-type]
+                            "replays the recorded chain a task carries"),
+        "degraded": AgentSpec("degraded", degraded,  # type: ignore[arg-type]
+                              "calibration: the oracle, then -o degrade=FRACTION of the final scene's objects "
+                              "moved, turned or scaled (seeded)"),
+        "llm": AgentSpec("llm", agents.llm,  # type: ignore[arg-type]
+                         "a chat model in the paper's text protocol", needs_model=True, kind="io"),
     },
-    protocols={"diagnose-act": ProtocolSpec("diagnose-act", diagnose_act,
+    protocols={"diagnose-act": ProtocolSpec("diagnose-act", diagnose_act,  # type: ignore[arg-type]
                                             "create the room, then diagnose and edit until terminate or budget")},
     default_agent="diagnose",
     default_protocol="diagnose-act",
