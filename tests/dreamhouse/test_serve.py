@@ -4,7 +4,6 @@ driven over 127.0.0.1 with ``requests`` (and with the released client's own func
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import importlib.util
 import json
@@ -306,7 +305,7 @@ def test_task_source_refuses_repeated_ids() -> None:
 # -- the command ---------------------------------------------------------------------------
 def test_declared_serve_defaults_are_the_server_defaults() -> None:
     declared = {spec.name: spec.default for spec in SERVE_OPTIONS}
-    assert declared == dataclasses.asdict(ServeOptions())
+    assert declared == ServeOptions().model_dump()
     assert ServeOptions.from_pairs([]) == ServeOptions(profile="released", condition="frame", renderer="gl",
                                                        executor="fast", isolation="auto")
 

@@ -1,48 +1,33 @@
-"""The ``-o KEY=VALUE`` options of ``buildbench dreamhouse serve``, checked."""
+"""The ``-o KEY=VALUE`` options of ``buildbench dreamhouse serve``: one frozen, typed class.
+
+Named and typed as the suite's ``-o`` options of ``buildbench run dreamhouse``
+(:class:`..options.DreamHouseOptions`), with the server's own defaults (released profile).
+Each option is declared once, here; ``SERVE_OPTIONS`` (the help listing) is read from the class.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import Literal
 
 from buildbench.harness import OptionSpec
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.option_model import Options, option
 
-from ..views import RENDERERS
-from ..views_basis import CONDITIONS
-
-#: The options, named as the suite's ``-o`` options of ``buildbench run dreamhouse``; their
-#: defaults are the :class:`ServeOptions` defaults (released profile, frame views, gl, fast executor).
-SERVE_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("profile", "str", "validator profile (released: the released 10 tests)", ("released", "paper"),
-               default="released"),
-    OptionSpec("condition", "str", "which views are rendered for tasks without stored ones", CONDITIONS,
-               default="frame"),
-    OptionSpec("renderer", "str", "gl (fast) or cycles (Blender Cycles)", RENDERERS, default="gl"),
-    OptionSpec("executor", "str", "runs code submissions: fast (our bpy) or blender", ("fast", "blender"),
-               default="fast"),
-    OptionSpec("isolation", "str", "sandbox backend of the executor", ("auto", "bwrap", "process"),
-               default="auto"),
-)
+from ..options import Executor, Isolation, Renderer
+from ..views_basis import Condition
 
 
-def _default(name: str) -> str:
-    """The declared default of the ``str`` option ``name``: the one place a serve default is written."""
-    default = next(spec.default for spec in SERVE_OPTIONS if spec.name == name)
-    if not isinstance(default, str):
-        raise TypeError(f"serve option {name}: default {default!r} is not a string")
-    return default
+class ServeOptions(Options):
+    """The server's options, parsed once (:meth:`from_pairs`)."""
 
-
-@dataclass(frozen=True)
-class ServeOptions:
-    """The server's options; each default is the one declared in :data:`SERVE_OPTIONS`."""
-
-    profile: str = _default("profile")
-    condition: str = _default("condition")
-    renderer: str = _default("renderer")
-    executor: str = _default("executor")
-    isolation: str = _default("isolation")
+    # the released profile first: it is the server's default, as the released server's only one
+    profile: Literal["released", "paper"] = option(
+        "str", "validator profile (released: the released 10 tests)", default="released")
+    condition: Condition = option("str", "which views are rendered for tasks without stored ones", default="frame")
+    renderer: Renderer = option("str", "gl (fast) or cycles (Blender Cycles)", default="gl")
+    executor: Executor = option("str", "runs code submissions: fast (our bpy) or blender", default="fast")
+    isolation: Isolation = option("str", "sandbox backend of the executor", default="auto")
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[str]) -> ServeOptions:
@@ -51,13 +36,14 @@ class ServeOptions:
         Raises:
             ConfigError: For a pair without ``=``, an unknown key or a value out of its choices.
         """
-        specs = {spec.name: spec for spec in SERVE_OPTIONS}
         values: dict[str, str] = {}
         for pair in pairs:
             key, sep, raw = pair.partition("=")
             if not sep or not key:
                 raise ConfigError(f"option {pair!r} is not KEY=VALUE")
-            if key not in specs:
-                raise ConfigError(f"unknown option {key!r} for dreamhouse serve; options: {', '.join(specs)}")
-            values[key] = specs[key].parse(raw)
-        return cls(**values)
+            values[key] = raw
+        return cls.parse(values, where="dreamhouse serve")
+
+
+#: The options as listed by ``serve --help``, in declaration order.
+SERVE_OPTIONS: tuple[OptionSpec, ...] = ServeOptions.specs
