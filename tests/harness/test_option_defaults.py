@@ -94,13 +94,23 @@ def _read_scenerevis(suite: Suite) -> dict[str, Any]:
 
 
 def _read_legoeval(suite: Suite) -> dict[str, Any]:
+    from buildbench.llm import ScriptedChat
+    from buildbench.suites.legoeval.agents import llm, vlm_judge
     from buildbench.suites.legoeval.env import make_env
     from buildbench.suites.legoeval.protocols import evaluate
 
     task = _first_task(suite)
-    env = make_env(task, {})
-    return {"max_steps": evaluate(task, {}).max_steps, "render": env.render,
-            "wall_midpoint_positions": env.wall_midpoint_positions}
+    options = suite.parse_options({})
+    env = make_env(task, options)
+    pipeline, judge = llm(task, ScriptedChat([]), options), vlm_judge(task, ScriptedChat([]), options)
+    evaluator = pipeline.evaluator
+    return {"max_steps": evaluate(task, options).max_steps, "render": env.render,
+            "wall_midpoint_positions": env.wall_midpoint_positions, "geometry": env.geometry,
+            "image_px": evaluator.image_px, "disable": ",".join(evaluator.disabled_groups),
+            "constraints": pipeline.constraints,
+            "plans": "reference" if pipeline.plans else "model",
+            "per_constraint": judge.evaluator.per_constraint,
+            "samples_per_judgment": judge.evaluator.samples}
 
 
 READERS: dict[str, Callable[[Suite], dict[str, Any]]] = {

@@ -17,6 +17,7 @@ from buildbench.scenes.io import load_scene, write_thor
 from buildbench.suites.legoeval import agents
 from buildbench.suites.legoeval.constraints import parse
 from buildbench.suites.legoeval.env import SUBMIT
+from buildbench.suites.legoeval.options import LegoEvalOptions
 from buildbench.suites.legoeval.pipeline.scripted import ReferenceScript
 from buildbench.suites.legoeval.tasks import make_task, spec_for
 
@@ -90,7 +91,7 @@ def test_llm_agent_ablation_and_option_errors() -> None:
     with pytest.raises(ConfigError, match="disable='visual': unknown 'visual'; expected any of textual, environment"):
         get_suite("legoeval").parse_options({"disable": "visual"})
     with pytest.raises(ConfigError, match="needs --model"):
-        agents.llm(t, None, {})
+        agents.llm(t, None, LegoEvalOptions())
 
 
 def test_tool_agent_drives_the_tools_and_submits() -> None:

@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from buildbench.harness import Action, Episode
+from buildbench.harness import Action, Episode, get_suite
 from buildbench.llm import ToolCall
 from buildbench.suites.legoeval.env import SUBMIT, LegoEvalEnv
+from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 from buildbench.suites.legoeval.report import by_type_rows, table1_row
-from buildbench.suites.legoeval.score import failure_metrics, score_episode
+from buildbench.suites.legoeval.score import failure_metrics, score
 from buildbench.suites.legoeval.task_records import ConstraintVerdict, holistic
 
 from .test_env import task
@@ -30,7 +31,9 @@ def test_no_verdict_scores_as_a_failure(submit: bool) -> None:
     if submit:
         result = env.step(Action(tool_calls=[ToolCall.parse("s", SUBMIT, {"verdicts": []})]))
         assert result.terminated and result.reward == 0.0
-    metrics = score_episode(t, json.loads(json.dumps(env.outcome())))
+    suite = get_suite("legoeval")
+    stored = json.loads(json.dumps(env.outcome().to_dict()))  # as the store keeps it
+    metrics = suite.score(t, suite.read_outcome(stored))
     assert metrics["holistic_correct"] == 0.0 == failure_metrics(t)["holistic_correct"]
     assert "valid_pred" not in metrics and "partial_accuracy" not in metrics  # n/a: nothing judged
     assert metrics["partial_unknown"] == metrics["n_constraints"] == 3.0 and metrics["partial_holds"] == 0.0
@@ -43,8 +46,8 @@ def test_no_verdict_scores_as_a_failure(submit: bool) -> None:
 
 def test_a_partial_abstention_keeps_an_unknown_holistic_verdict() -> None:
     t = task()
-    outcome = {"verdicts": [{"id": "c0", "holds": True}], "valid": None}
-    metrics = score_episode(t, outcome)
+    outcome = LegoEvalOutcome(verdicts=[{"id": "c0", "holds": True}], valid=None)
+    metrics = score(t, outcome)
     assert "holistic_correct" not in metrics and metrics["partial_accuracy"] == 1.0
 
 
@@ -57,5 +60,5 @@ def test_an_unreadable_scene_leaves_the_holistic_verdict_unknown() -> None:
     t = task(scene={"rooms": "not a list"})
     env = LegoEvalEnv(t, render=False)
     env.reset(t)
-    metrics = score_episode(t, env.outcome())
+    metrics = score(t, env.outcome())
     assert "holistic_correct" not in metrics and metrics["partial_unknown"] == 3.0

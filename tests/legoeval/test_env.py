@@ -6,13 +6,14 @@ import json
 
 import pytest
 
-from buildbench.harness import Action, Task
+from buildbench.harness import Action, Store, Task, get_suite
 from buildbench.llm import ToolCall
 from buildbench.scenes.build import HouseBuilder
 from buildbench.scenes.io import write_thor
 from buildbench.suites.legoeval.constraints import parse
 from buildbench.suites.legoeval.env import SUBMIT, LegoEvalEnv, make_env
-from buildbench.suites.legoeval.metrics import score
+from buildbench.suites.legoeval.outcome import LegoEvalOutcome
+from buildbench.suites.legoeval.score import score
 from buildbench.suites.legoeval.tasks import make_task, spec_for
 
 TEXTS = ["There is a bed in the bedroom.", "The floor of the bedroom is wood.",
@@ -50,7 +51,7 @@ def test_tool_calls_are_actions_answered_with_their_output() -> None:
     assert result.observation.tool_results[0][0] == "call_1"
     assert json.loads(result.observation.tool_results[0][1]) == {"bedroom": ["bed-0 (bedroom)"]}
     data = env.step(Action(data={"tool": "get_room_list"}))
-    assert "room_list" in data.observation.text and env.outcome()["tool_calls"] == 2
+    assert "room_list" in data.observation.text and env.outcome().tool_calls == 2
 
 
 def test_image_tools_attach_pngs() -> None:
@@ -74,7 +75,7 @@ def test_bad_actions_are_feedback_and_change_nothing(action: Action, message: st
     env.reset(t)
     result = env.step(action)
     assert not result.terminated and message in result.observation.text
-    assert env.outcome()["invalid_actions"] == 1 and env.outcome()["valid"] is None
+    assert env.outcome().invalid_actions == 1 and env.outcome().valid is None
 
 
 def test_unknown_tool_and_bad_arguments_answer_with_an_error() -> None:
@@ -92,14 +93,16 @@ def test_unknown_tool_and_bad_arguments_answer_with_an_error() -> None:
 
 def test_submitting_verdicts_ends_the_episode_and_scores() -> None:
     t = task()
-    env = make_env(t, {"render": "false"})
+    env = make_env(t, get_suite("legoeval").parse_options({"render": "false"}))
+    assert env.render is False
     env.reset(t)
     verdicts = [{"id": "c0", "holds": True, "explanation": "bed-0 (bedroom)"}, {"id": "c1", "holds": True},
                 {"id": "c2", "holds": False}]
     result = env.step(Action(tool_calls=[ToolCall.parse("s", SUBMIT, {"verdicts": verdicts})]))
     assert result.terminated and result.observation.tool_results[0][0] == "s"
     outcome = env.outcome()
-    assert outcome["valid"] is False  # no holistic verdict given: the AND of the constraints
+    assert isinstance(outcome, LegoEvalOutcome)
+    assert outcome.valid is False  # no holistic verdict given: the AND of the constraints
     metrics = score(t, outcome)
     assert metrics["holistic_correct"] == 0.0 and metrics["valid_pred"] == 0.0
 
@@ -111,4 +114,28 @@ def test_an_unreadable_scene_is_reported_and_leaves_verdicts_unknown() -> None:
     assert info["scene_error"] and "could not be read" in obs.text
     result = env.step(Action(data={"tool": "get_room_list"}))
     assert "only submit_verdicts works" in result.observation.text
-    assert all(v["holds"] is None for v in env.outcome()["verdicts"])
+    assert all(v["holds"] is None for v in env.outcome().verdicts)
+
+
+def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(tmp_path) -> None:
+    import asyncio
+
+    from buildbench.harness import RunConfig, execute_episode
+
+    suite = get_suite("legoeval")
+    t = suite.load_tasks("demo", 0)[0]
+    config = RunConfig(suite="legoeval", agent="deterministic", protocol="evaluate", split="demo", workers=0)
+    episode = asyncio.run(execute_episode(config, t, 0, tmp_path))
+    assert episode.status == "ok", episode.error
+    with Store(tmp_path / "run") as store:
+        store.add_episode(episode)
+        (kept,) = store.episodes()
+    stored = suite.read_outcome(kept.outcome)
+    assert isinstance(stored, LegoEvalOutcome) and stored.to_dict() == kept.outcome
+    assert len(stored.verdicts) == len(t.inputs["constraints"]) and stored.valid is not None
+    assert suite.score(t, stored) == kept.metrics  # the store's record scores as the env's did
+    # what the env produced is the record itself, and the store keeps its dict
+    env = suite.make_env(t, suite.parse_options({}))
+    env.reset(t)
+    env.step(Action(data={"verdicts": stored.verdicts, "valid": stored.valid}))
+    assert env.outcome().to_dict() == {**kept.outcome, "tool_calls": 0, "invalid_actions": 0}

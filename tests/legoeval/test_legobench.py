@@ -10,7 +10,8 @@ import pytest
 
 from buildbench.suites.legoeval.check import deterministic
 from buildbench.suites.legoeval.legobench import LegoBenchError, load_legobench, write_benchmark
-from buildbench.suites.legoeval.metrics import score
+from buildbench.suites.legoeval.outcome import LegoEvalOutcome
+from buildbench.suites.legoeval.score import score
 from buildbench.suites.legoeval.tasks import generated_tasks
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -37,8 +38,8 @@ def test_deterministic_evaluator_on_the_released_layout() -> None:
     out0 = deterministic(t0)
     assert [v["holds"] for v in out0["verdicts"]] == [True] * 7 + [None]  # free text: an error, not a guess
     assert out0["valid"] is None
-    s = score(t0, out0)
-    assert s["partial_tt"] == 7.0 and s["partial_unknown"] == 1.0 and s["holistic_correct"] is None
+    s = score(t0, LegoEvalOutcome.from_dict(out0))
+    assert s["partial_tt"] == 7.0 and s["partial_unknown"] == 1.0 and "holistic_correct" not in s
     assert deterministic(t1)["valid"] is True
 
 
@@ -49,8 +50,8 @@ def test_external_generator_scenes_are_unlabelled() -> None:
     assert t.target["labels"] is None and t.target["valid"] is None
     out = deterministic(t)
     assert out["valid"] is False  # the generator left out the tv the sofa should face
-    s = score(t, out)
-    assert s["valid_pred"] == 0.0 and s["valid_label"] is None and s["OP_fails"] == 1.0
+    s = score(t, LegoEvalOutcome.from_dict(out))
+    assert s["valid_pred"] == 0.0 and "valid_label" not in s and s["OP_fails"] == 1.0
 
 
 def _copy(tmp_path: Path) -> Path:

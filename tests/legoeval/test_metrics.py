@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from buildbench.harness import Task
@@ -9,17 +11,14 @@ from buildbench.suites.legoeval.metrics import (
     ablation_deltas,
     agreement,
     agreement_row,
-    argument_f1,
     holistic_agreement,
     partial_agreement,
-    plan_ged,
     relative_change_pct,
-    score,
-    set_f1,
     success_rates,
-    tool_f1,
 )
-from buildbench.suites.legoeval.tasks import ConstraintSpec, OutcomeError, make_task
+from buildbench.suites.legoeval.outcome import LegoEvalOutcome
+from buildbench.suites.legoeval.score import argument_f1, plan_ged, score, set_f1, tool_f1
+from buildbench.suites.legoeval.tasks import ConstraintSpec, OutcomeError, make_task, parse_outcome
 
 
 def test_constant_predictor_on_balanced_data_matches_the_paper() -> None:
@@ -114,7 +113,7 @@ def test_score_and_tables_from_results() -> None:
     t1 = _task("a", [True, True, False], ["FL", "OP", "OP"])
     t2 = _task("b", [True, True], ["MS", "OS"])
     results = [(t1, _outcome([True, None, False])), (t2, _outcome([True, False]))]
-    s1 = score(t1, results[0][1])
+    s1 = score(t1, LegoEvalOutcome.from_dict(results[0][1]))
     assert s1["valid_pred"] == 0.0 and s1["holistic_correct"] == 1.0  # derived: one constraint fails
     assert (s1["partial_tt"], s1["partial_ff"], s1["partial_unknown"]) == (1.0, 1.0, 1.0)
     assert s1["OP_unknown"] == 1.0 and s1["partial_accuracy"] == 1.0
@@ -130,8 +129,8 @@ def test_score_and_tables_from_results() -> None:
 
 def test_unknown_holistic_verdicts_stay_out() -> None:
     t = _task("a", [True, True], ["FL", "OP"])
-    s = score(t, _outcome([True, None]))
-    assert s["valid_pred"] is None and s["holistic_correct"] is None
+    s = score(t, LegoEvalOutcome.from_dict(_outcome([True, None])))
+    assert "valid_pred" not in s and "holistic_correct" not in s
     assert holistic_agreement([(t, _outcome([True, None]))]).n_unknown == 1
 
 
@@ -151,9 +150,12 @@ def test_malformed_outcomes_name_the_field() -> None:
                        ({"verdicts": {}}, "outcome.verdicts:"),
                        ({"verdicts": [{"id": "c9", "holds": True}]}, "outcome.verdicts[0].id:"),
                        ({"verdicts": [{"id": "c0", "holds": "no"}]}, "outcome.verdicts[0].holds:")]:
-        with pytest.raises(OutcomeError) as info:
-            score(t, bad)
+        with pytest.raises(OutcomeError) as info:  # an untrusted outcome: a prediction file, an action
+            parse_outcome(bad, t)
         assert str(info.value).startswith(f"task a {where}")
+        if isinstance(bad, dict):  # a stored outcome is read back unchecked; the scorer checks it
+            with pytest.raises(OutcomeError, match=rf"^task a {re.escape(where)}"):
+                score(t, LegoEvalOutcome.from_dict(bad))
 
 
 def test_single_class_groups_report_na_not_half() -> None:

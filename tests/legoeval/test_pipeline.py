@@ -215,9 +215,10 @@ def test_llm_pipeline_end_to_end_through_the_loopback_server(scene: Scene) -> No
     assert any(p.get("type") == "image_url" for r in material for p in r.messages[-1]["content"])
     # later constraints reuse earlier tool results (get_room_list is in every plan)
     assert result.cache_hits > 0 and any(c.reused for r in result.constraints[1:] for c in r.calls)
-    outcome = result.outcome()
-    assert [v["id"] for v in outcome["verdicts"]] == [c["id"] for c in CONSTRAINTS]
-    assert outcome["trace"][0]["plan"][0]["from"] == START
+    submission = result.submission()
+    assert [v["id"] for v in submission.verdicts or []] == [c["id"] for c in CONSTRAINTS]
+    assert (submission.trace or [])[0]["plan"][0]["from"] == START
+    assert submission.extra["cache_hits"] == result.cache_hits > 0
 
 
 def test_pipeline_identifies_constraints_when_none_are_given(scene: Scene) -> None:

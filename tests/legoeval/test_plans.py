@@ -14,9 +14,10 @@ from buildbench.harness import Task
 from buildbench.scenes.build import HouseBuilder
 from buildbench.scenes.model import Scene
 from buildbench.suites.legoeval.constraints import parse_program
-from buildbench.suites.legoeval.metrics import plan_ged, plan_graph, plan_metrics, score, score_plan
+from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 from buildbench.suites.legoeval.pipeline.plan import given_plan
 from buildbench.suites.legoeval.plans import reference_plan, reference_plans, task_plans
+from buildbench.suites.legoeval.score import plan_ged, plan_graph, plan_metrics, score, score_plan
 from buildbench.suites.legoeval.tasks import ConstraintSpec, OutcomeError, generated_tasks, make_task
 from buildbench.suites.legoeval.tools import MENUS, TOOLS, tool_menu
 
@@ -190,11 +191,11 @@ def test_tasks_without_programs_have_no_plans_and_are_counted(scene: Scene) -> N
     task = make_task("x", instruction="x", scene=write_thor(scene), constraints=specs, labels=[True], pair="x",
                      aligned=True)
     assert task.target["plans"] == [None] and task_plans(task) == [None]
-    outcome = {"verdicts": [{"id": "c0", "holds": True}], "valid": True,
-               "trace": [{"id": "c0", "plan": [{"from": "START", "to": "get_room_list"}], "calls": []}]}
+    outcome = LegoEvalOutcome(verdicts=[{"id": "c0", "holds": True}], valid=True,
+                              trace=[{"id": "c0", "plan": [{"from": "START", "to": "get_room_list"}], "calls": []}])
     m = score(task, outcome)
     assert m["plan_constraints"] == 0 and m["plan_skipped"] == 1 and "tool_f1" not in m
-    assert "plan_constraints" not in score(task, {"verdicts": [], "valid": None})  # no trace, no plan metrics
+    assert "plan_constraints" not in score(task, LegoEvalOutcome())  # no trace, no plan metrics
 
 
 def _edges(*pairs: tuple[str, str]) -> list[dict[str, str]]:
@@ -265,17 +266,17 @@ def test_plan_metrics_skip_failed_planning_and_identified_constraints(tasks: lis
     trace = [{"id": c["id"], "plan": p["edges"], "calls": _calls(p), "plan_source": "reference"}
              for c, p in zip(task.inputs["constraints"], plans, strict=True)]
     trace[0] = {"id": trace[0]["id"], "plan": [], "calls": [], "error": "tool planning: no usable reply"}
-    m = plan_metrics(task, {"trace": trace})
+    m = plan_metrics(task, LegoEvalOutcome(trace=trace))
     n = len(plans)
     assert m["plan_constraints"] == n - 1 and m["plan_skipped"] == 1 and m["plans_given"] == n - 1
     assert m["tool_f1"] == 1.0 and m["plan_ged"] == 0.0 and m["argument_f1"] == 1.0
     assert m["arg_calls"] == sum(TOOLS[x["tool"]].family > 0 for p in plans[1:] for x in p["nodes"])
-    ident = plan_metrics(task, {"trace": trace, "identified": []})
+    ident = plan_metrics(task, LegoEvalOutcome(trace=trace, identified=[]))
     assert ident["plan_constraints"] == 0 and ident["plan_skipped"] == n
     with pytest.raises(OutcomeError, match=r"outcome.trace\[0\]"):
-        plan_metrics(task, {"trace": ["nope"]})
+        plan_metrics(task, LegoEvalOutcome(trace=["nope"]))
     with pytest.raises(OutcomeError, match="outcome.trace: expected a list"):
-        plan_metrics(task, {"trace": {}})
+        plan_metrics(task, LegoEvalOutcome.from_dict({"trace": {}}))  # a stored outcome is read unchecked
 
 
 def test_given_plans_carry_no_arguments_and_respect_disabled_groups() -> None:

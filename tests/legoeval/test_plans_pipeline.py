@@ -11,10 +11,9 @@ import pytest
 
 from buildbench.harness import ConfigError, Episode, RunConfig, Task, execute_episode
 from buildbench.llm import OpenAIChat, ScriptedChat, ScriptedServer
-from buildbench.suites.legoeval.agents import llm
 from buildbench.suites.legoeval.env import load_task_scene
-from buildbench.suites.legoeval.metrics import set_f1
 from buildbench.suites.legoeval.pipeline.scripted import ReferenceScript
+from buildbench.suites.legoeval.score import set_f1
 from buildbench.suites.legoeval.suite import load_tasks, suite
 from buildbench.suites.legoeval.tools import TOOLS
 
@@ -113,14 +112,11 @@ def test_reference_plans_replace_the_planner(tasks: list[Task], given: list[tupl
     assert [ep.metrics["valid_pred"] for ep, _ in given] == [ep.metrics["valid_pred"] for ep, _ in planned]
 
 
-def test_the_plans_option_is_declared_and_checked(tasks: list[Task]) -> None:
-    from buildbench.harness.options import check_options
-
-    assert check_options({"plans": "reference"}, suite.options, where="legoeval") == {"plans": "reference"}
-    with pytest.raises(ConfigError, match="plans"):
-        check_options({"plans": "oracle"}, suite.options, where="legoeval")
-    with pytest.raises(ConfigError, match="constraints=given"):
-        llm(tasks[0], ScriptedChat(["x"]), {"plans": "reference", "constraints": "identify"})
+def test_the_plans_option_is_declared_and_checked() -> None:
+    assert suite.parse_options({"plans": "reference"}).plans == "reference"
+    # reference plans belong to the task's constraints: refused once, when the run parses its options
+    with pytest.raises(ConfigError, match=r"plans=reference needs the task's constraints \(constraints=given\)"):
+        suite.parse_options({"plans": "reference", "constraints": "identify"})
     # a bad value is refused once, when the run parses its options, naming what the option accepts
     with pytest.raises(ConfigError, match="option plans='gold': expected one of model, reference"):
         suite.parse_options({"plans": "gold"})

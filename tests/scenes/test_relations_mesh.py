@@ -185,13 +185,14 @@ def test_deterministic_checker_measures_at_the_level() -> None:
 
 def test_compatible_mode_keeps_boxes_and_mesh_needs_assets(monkeypatch: pytest.MonkeyPatch) -> None:
     from buildbench.suites.legoeval.agents import _relations_level
+    from buildbench.suites.legoeval.options import LegoEvalOptions
 
-    assert _relations_level({"geometry": "procedural"}) == "procedural"
-    assert _relations_level({"geometry": "procedural", "wall_midpoint_positions": "true"}) == "box"
+    assert _relations_level(LegoEvalOptions(geometry="procedural")) == "procedural"
+    assert _relations_level(LegoEvalOptions(geometry="procedural", wall_midpoint_positions=True)) == "box"
     monkeypatch.delenv("BUILDBENCH_3DFUTURE_DIR", raising=False)
     monkeypatch.delenv("BUILDBENCH_OBJAVERSE_DIR", raising=False)
     with pytest.raises(ConfigError, match="geometry=mesh needs an asset folder"):
-        _relations_level({"geometry": "mesh"})
+        _relations_level(LegoEvalOptions(geometry="mesh"))
 
 
 def test_a_rug_is_not_on_the_legs_of_the_bed_over_it() -> None:

@@ -343,9 +343,9 @@ def test_legoeval_tools_render_at_the_context_s_level() -> None:
     box, procedural = images("box"), images("procedural")
     assert len(box) == len(procedural) == 7
     assert all(a != b for a, b in zip(box, procedural, strict=True))
-    from buildbench.suites.legoeval.suite import load_tasks
+    from buildbench.suites.legoeval.suite import load_tasks, suite
 
-    env = make_env(load_tasks("demo", 0)[0], {"geometry": "procedural"})
+    env = make_env(load_tasks("demo", 0)[0], suite.parse_options({"geometry": "procedural"}))
     env.reset(env.task)
     assert env.ctx is not None and env.ctx.geometry == "procedural"
 

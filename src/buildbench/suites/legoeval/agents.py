@@ -23,24 +23,28 @@ the labels or programs in ``task.target``; the one exception is the experimental
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from buildbench.harness import Action, Agent, AgentError, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 from buildbench.llm import ApiError, ChatModel
 from buildbench.scenes.model import SceneFormatError
 
-from .env import load_task_scene
+from .env import check_geometry, load_task_scene
+from .options import ConstraintSource, LegoEvalOptions
 from .pipeline.chat import ModelUnavailable
 
 if TYPE_CHECKING:
+    from .pipeline.evaluator import LLMEvaluator
     from .pipeline.plan import ToolPlan
 
-Outcome = dict[str, Any]
+#: What a verdict agent submits: the env's verdict action data (``spaces.LegoEvalAction``), plus
+#: the model ``usage`` it spent, which the agent moves onto the action.
+Submission = dict[str, Any]
 
 
-def _unjudged(task: Task, why: str) -> Outcome:
+def _unjudged(task: Task, why: str) -> Submission:
     return {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": why}
                          for c in task.inputs["constraints"]], "valid": None}
 
@@ -50,129 +54,136 @@ def _constraints(task: Task) -> list[dict[str, str]]:
 
 
 class VerdictAgent(Agent):
-    """Computes the whole outcome at its first turn and submits it as one action."""
+    """Judges the whole house at its first turn and submits the verdicts as one action.
 
-    def __init__(self, name: str, judge: Callable[[], Awaitable[Outcome]]) -> None:
+    Args:
+        judge: Computes the submission.
+        evaluator: What judges, with its settings (the pipeline's ``LLMEvaluator``, a ``VLMJudge``),
+            when ``judge`` uses one; kept so that the settings a run gave it can be read back.
+    """
+
+    def __init__(self, name: str, judge: Callable[[], Awaitable[Submission]], *, evaluator: object = None) -> None:
         self.name = name
         self._judge = judge
+        self.evaluator = evaluator
 
     async def act(self, observation: Observation, ctx: EpisodeContext) -> Action:
         try:
-            outcome = await self._judge()
+            submission = await self._judge()
         except SceneFormatError as exc:
             why = f"error: scene unreadable: {str(exc).splitlines()[0]}"
-            outcome = _unjudged(ctx.task, why)
+            submission = _unjudged(ctx.task, why)
         except ModelUnavailable as exc:
             # Errors are never scores: no verdicts, and the episode ends as the API error it is.
             error = exc.error if isinstance(exc.error, ApiError) else ApiError("api_error", str(exc))
             return Action(error=AgentError.from_api(error))
-        usage = outcome.pop("usage", {}) if isinstance(outcome.get("usage"), dict) else {}
-        return Action(data=outcome, usage=usage)
+        usage = submission.pop("usage", {}) if isinstance(submission.get("usage"), dict) else {}
+        return Action(data=submission, usage=usage)
 
 
-def _sync(fn: Callable[[], Outcome]) -> Callable[[], Awaitable[Outcome]]:
-    async def run() -> Outcome:
+def _sync(fn: Callable[[], Submission]) -> Callable[[], Awaitable[Submission]]:
+    async def run() -> Submission:
         return fn()
 
     return run
 
 
-def _relations_level(options: OptionsArg) -> str:
+def _relations_level(options: LegoEvalOptions) -> str:
     """The geometry level the relation tools measure objects at (``-o geometry``); boxes in the
     original-compatible mode (``-o wall_midpoint_positions``), which keeps the original's
     own arithmetic."""
-    from .env import geometry_option
-
-    level = geometry_option(options)
-    return "box" if _flag(options, "wall_midpoint_positions", False) else level
+    level = check_geometry(options.geometry)
+    return "box" if options.wall_midpoint_positions else level
 
 
-def _measured(level: str, fn: Callable[[], Outcome]) -> Callable[[], Outcome]:
+def _measured(level: str, fn: Callable[[], Submission]) -> Callable[[], Submission]:
     """``fn`` with the relations measuring objects at ``level``."""
     from buildbench.scenes.relations import measured_with
 
-    def run() -> Outcome:
+    def run() -> Submission:
         with measured_with(level):
             return fn()
 
     return run
 
 
-def _disabled(options: OptionsArg) -> tuple[str, ...]:
-    # the run checked the names before it started (a ``set`` option: the names, comma-joined)
-    return tuple(g for g in str(options.get("disable", "")).split(",") if g)
+class PipelineAgent(VerdictAgent):
+    """The LEGO-Eval pipeline as an agent (``llm``).
+
+    Args:
+        evaluator: The pipeline, with its settings.
+        constraints: ``given``: judge the task's constraints; ``identify``: those the model
+            identifies in the instruction (Table 4).
+        plans: Reference tool plans by constraint id, run instead of the model's (``-o
+            plans=reference``, Table 7); empty: the model plans every constraint.
+    """
+
+    def __init__(self, task: Task, evaluator: LLMEvaluator, constraints: ConstraintSource,
+                 plans: dict[str, ToolPlan]) -> None:
+        super().__init__("llm", self._pipeline)
+        self.evaluator: LLMEvaluator = evaluator
+        self.task = task
+        self.constraints = constraints
+        self.plans = plans
+
+    async def _pipeline(self) -> Submission:
+        task = self.task
+        given = _constraints(task)
+        result = await self.evaluator.evaluate(load_task_scene(task), str(task.inputs["instruction"]),
+                                               given if self.constraints == "given" else None, self.plans)
+        submission = result.submission()
+        if self.constraints == "identify":
+            # Identified constraints need not line up with the task's; a verdict per task
+            # constraint is then the holistic one (the paper's Table 4 scores holistic/partial SR).
+            submission = replace(submission, identified=submission.verdicts, verdicts=[
+                {"id": c["id"], "holds": result.valid, "explanation": "holistic verdict"} for c in given])
+        return {**submission.to_dict(), "usage": result.usage.to_dict()}
 
 
-def _flag(options: OptionsArg, key: str, default: bool) -> bool:
-    value = options.get(key, default)
-    return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
-
-
-def llm(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def llm(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> PipelineAgent:
     from .pipeline.evaluator import LLMEvaluator
 
     if model is None:
         raise ConfigError("agent llm needs --model")
-    mode = str(options.get("constraints", "given"))
-    image_px = int(options.get("image_px", 336))
-    disabled = _disabled(options)
-    evaluator = LLMEvaluator(model, render=_flag(options, "render", True), disabled_groups=disabled,
-                             wall_midpoint_positions=_flag(options, "wall_midpoint_positions", False),
-                             image_px=image_px, geometry=str(options.get("geometry", "box")))
-    plans = _given_plans(task, options, mode, disabled)
-
-    async def judge() -> Outcome:
-        scene = load_task_scene(task)
-        given = _constraints(task)
-        result = await evaluator.evaluate(scene, str(task.inputs["instruction"]),
-                                          given if mode == "given" else None, plans)
-        outcome = result.outcome()
-        if mode == "identify":
-            # Identified constraints need not line up with the task's; a verdict per task
-            # constraint is then the holistic one (the paper's Table 4 scores holistic/partial SR).
-            outcome["identified"] = outcome.pop("verdicts")
-            outcome["verdicts"] = [{"id": c["id"], "holds": result.valid, "explanation": "holistic verdict"}
-                                   for c in given]
-        return outcome
-
-    return VerdictAgent("llm", judge)
+    evaluator = LLMEvaluator(model, render=options.render, disabled_groups=options.disabled_groups,
+                             wall_midpoint_positions=options.wall_midpoint_positions, image_px=options.image_px,
+                             geometry=options.geometry)
+    return PipelineAgent(task, evaluator, options.constraints, _given_plans(task, options))
 
 
-def _given_plans(task: Task, options: OptionsArg, mode: str, disabled: tuple[str, ...]) -> dict[str, ToolPlan]:
-    """The reference plans the pipeline runs instead of planning (``-o plans=reference``);
-    a constraint without one (no program) is planned by the model as usual."""
+def _given_plans(task: Task, options: LegoEvalOptions) -> dict[str, ToolPlan]:
+    """The reference plans the pipeline runs instead of planning (``-o plans=reference``, which
+    the options allow with the task's constraints only); a constraint without one (no program)
+    is planned by the model as usual."""
     from .pipeline.plan import given_plan
     from .plans import task_plans
 
-    source = str(options.get("plans", "model"))
-    if source == "model":
+    if options.plans == "model":
         return {}
-    if mode != "given":
-        raise ConfigError("-o plans=reference needs the task's constraints (-o constraints=given)")
     out = {}
     for c, plan in zip(_constraints(task), task_plans(task), strict=True):
         if plan is not None:
-            out[c["id"]] = given_plan(plan, c["type"], disabled_groups=disabled)
+            out[c["id"]] = given_plan(plan, c["type"], disabled_groups=options.disabled_groups)
     return out
 
 
-def tool_agent(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
-    from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
+def tool_agent(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
+    from buildbench.harness.llm_agent import LLMAgent
 
     if model is None:
         raise ConfigError("agent tool-agent needs --model")
-    settings = {"max_tokens": 2048, "temperature": 0.0, **llm_agent_options(options), "use_tools": True}
+    settings = {"max_tokens": 2048, "temperature": 0.0, **options.agent_settings(), "use_tools": True}
     return LLMAgent(model, system_prompt="You inspect 3D houses with tools and judge them against descriptions.",
                     name="tool-agent", **settings)
 
 
-def deterministic(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def deterministic(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
     from .check import deterministic as check_task
 
     return VerdictAgent("deterministic", _sync(_measured(_relations_level(options), lambda: check_task(task))))
 
 
-def translate(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def translate(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
     from buildbench.scenes.relations import measured_with
 
     from .check import check
@@ -182,7 +193,7 @@ def translate(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent
 
     level = _relations_level(options)
 
-    async def judge() -> Outcome:
+    async def judge() -> Submission:
         scene = load_task_scene(task)
         verdicts = []
         for c in _constraints(task):
@@ -199,23 +210,22 @@ def translate(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent
     return VerdictAgent("translate", judge)
 
 
-def vlm_judge(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def vlm_judge(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
     from .pipeline.baselines import VLMJudge
 
     if model is None:
         raise ConfigError("agent vlm-judge needs --model")
-    judge_ = VLMJudge(model, samples=int(options.get("samples_per_judgment", 3)),
-                      per_constraint=_flag(options, "per_constraint", True),
-                      geometry=str(options.get("geometry", "box")))
+    judge_ = VLMJudge(model, samples=options.samples_per_judgment, per_constraint=options.per_constraint,
+                      geometry=options.geometry)
 
-    async def judge() -> Outcome:
+    async def judge() -> Submission:
         return await judge_.judge(load_task_scene(task), str(task.inputs["instruction"]), _constraints(task))
 
-    return VerdictAgent("vlm-judge", judge)
+    return VerdictAgent("vlm-judge", judge, evaluator=judge_)
 
 
-def _sceneeval(mode: str) -> Callable[[Task, ChatModel | None, OptionsArg], Agent]:
-    def factory(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def _sceneeval(mode: str) -> Callable[[Task, ChatModel | None, LegoEvalOptions], Agent]:
+    def factory(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
         from .pipeline.baselines import sceneeval_check
 
         level = _relations_level(options)
@@ -229,13 +239,13 @@ sceneeval = _sceneeval("full")
 sceneeval_measurable = _sceneeval("measurable")
 
 
-def always_valid(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def always_valid(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
     from .check import always_valid as constant
 
     return VerdictAgent("always-valid", _sync(lambda: constant(task)))
 
 
-def always_invalid(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+def always_invalid(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> Agent:
     from .check import always_invalid as constant
 
     return VerdictAgent("always-invalid", _sync(lambda: constant(task)))

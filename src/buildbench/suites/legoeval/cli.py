@@ -10,13 +10,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import ConfigError
 from buildbench.inputs import read_text
+
+if TYPE_CHECKING:
+    from .options import Geometry
 
 
 def _load_scene(path: str) -> Any:
@@ -172,15 +175,15 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
               help="What distances, 'under' and 'overlaps' measure: the objects' boxes or their meshes.")
-def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool, geometry: str) -> None:
+def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool, geometry: Geometry) -> None:
     """Check a house against constraints with the deterministic evaluator (exit 1 if one fails)."""
     from buildbench.scenes.relations import measured_with
 
     from .check import evaluate
-    from .env import geometry_option
+    from .env import check_geometry
     from .tasks import holistic
 
-    level = geometry_option({"geometry": geometry})
+    level = check_geometry(geometry)
     scene = _load_scene(scene_path)
     instruction, constraints = _read_constraints(constraints_path)
     with measured_with(level):

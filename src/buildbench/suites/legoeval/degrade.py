@@ -13,30 +13,30 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import Agent, Task
-from buildbench.harness.degrade import Corruption, SeededAgent, degrade_fraction
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.degrade import Corruption, SeededAgent
 
-from .agents import Outcome, VerdictAgent, _sync
+from .agents import Submission, VerdictAgent, _sync
+from .options import LegoEvalOptions
 
 
-def flip_verdicts(outcome: Outcome, fraction: float, seed: int) -> Outcome:
-    """``outcome`` with ``fraction`` of its constraint verdicts and holistic verdict flipped."""
-    verdicts = [dict(v) for v in outcome["verdicts"]]
+def flip_verdicts(submission: Submission, fraction: float, seed: int) -> Submission:
+    """``submission`` with ``fraction`` of its constraint verdicts and holistic verdict flipped."""
+    verdicts = [dict(v) for v in submission["verdicts"]]
     c = Corruption(len(verdicts) + 1, fraction, seed, draws=1)
     for i in c.indices:
         if i == len(verdicts):
-            if outcome.get("valid") is not None:
-                outcome = {**outcome, "valid": not outcome["valid"]}
+            if submission.get("valid") is not None:
+                submission = {**submission, "valid": not submission["valid"]}
         elif verdicts[i].get("holds") is not None:
             verdicts[i]["holds"] = not verdicts[i]["holds"]
             verdicts[i]["explanation"] = f"[degraded: flipped] {verdicts[i].get('explanation', '')}"
-    return {**outcome, "verdicts": verdicts}
+    return {**submission, "verdicts": verdicts}
 
 
-def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
+def degraded(task: Task, model: Any, options: LegoEvalOptions) -> Agent:
     from .check import deterministic as check_task
 
-    fraction = degrade_fraction(options)
+    fraction = options.degrade
 
     def build(seed: int) -> Agent:
         return VerdictAgent("degraded", _sync(lambda: flip_verdicts(check_task(task), fraction, seed)))

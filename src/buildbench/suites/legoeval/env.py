@@ -7,13 +7,11 @@ policy can drive the tools itself; a verdict action (the ``submit_verdicts`` too
 ``data={"verdicts": [...], "valid": ...}``) ends the episode. A bad action is feedback and
 changes nothing.
 
-Reward: 0 for tool calls; on the verdict action, for a labelled task, the fraction of the
-task's constraints whose verdict agrees with its label (the paper's partial agreement, with an
-unjudged constraint counted as a disagreement so that abstaining is never rewarded), plus 1 when
-the holistic verdict agrees with the task's validity, halved: a reward in [0, 1]. A generator's
-scene has no labels and gives 0 (``info["reward"]`` says ``unlabelled``).
+Reward: 0 for tool calls; on the verdict action, :func:`.reward.verdict_reward`, the agreement
+of the verdicts with a labelled task's labels in [0, 1]. A generator's scene has no labels and
+gives 0 (``info["reward"]`` says ``unlabelled``).
 
-Outcome (scored by :func:`~.metrics.score`)::
+Outcome (:class:`~.outcome.LegoEvalOutcome`, scored by :func:`.score.score`)::
 
     {"verdicts": [{"id", "holds", "explanation"}], "valid": bool | None,
      "tool_calls": int, "invalid_actions": int, "trace": [...],   # trace: the agent's plans
@@ -26,11 +24,13 @@ import json
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.errors import ConfigError
 from buildbench.scenes.model import Scene, SceneFormatError
 
+from .options import Geometry, LegoEvalOptions
 from .outcome import LegoEvalOutcome
 from .prompts import fill
+from .reward import verdict_reward
 from .spaces import LegoEvalAction, LegoEvalState
 from .task_records import holistic, parse_outcome
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
@@ -38,19 +38,6 @@ from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_
 SUBMIT = "submit_verdicts"
 #: Characters of one tool answer shown to the agent.
 ANSWER_CHARS = 8000
-
-
-
-def verdict_reward(task: Task, holds: list[bool | None], valid: bool | None) -> float | None:
-    """Agreement of the verdicts with a labelled task's labels, in [0, 1] (see the module
-    docstring); None for an unlabelled task."""
-    labels = task.target.get("labels")
-    if labels is None or "valid" not in task.target:
-        return None
-    partial = sum(h is not None and h == bool(label) for h, label in zip(holds, labels, strict=True))
-    partial_rate = partial / len(holds) if holds else 0.0
-    holistic_hit = float(valid is not None and valid == bool(task.target["valid"]))
-    return 0.5 * (partial_rate + holistic_hit)
 
 
 def _submit_tool() -> Any:
@@ -94,7 +81,7 @@ class LegoEvalEnv(Env):
     action_type = LegoEvalAction
 
     def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False,
-                 geometry: str = "box") -> None:
+                 geometry: Geometry = "box") -> None:
         self.render = render
         self.geometry = geometry
         self.wall_midpoint_positions = wall_midpoint_positions
@@ -205,28 +192,25 @@ class LegoEvalEnv(Env):
         info = {"valid": valid, "reward": "unlabelled" if reward is None else "agreement"}
         return StepResult(obs, 0.0 if reward is None else reward, True, False, info)
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> LegoEvalOutcome:
         base = self.result or {"verdicts": [{"id": str(c["id"]), "holds": None, "explanation": "no verdict submitted"}
                                             for c in self.task.inputs["constraints"]], "valid": None}
         return LegoEvalOutcome(verdicts=base["verdicts"], valid=base["valid"], trace=base.get("trace"),
                                identified=base.get("identified"), tool_calls=self.tool_calls,
-                               invalid_actions=self.invalid_actions, scene_error=self.scene_error).to_dict()
+                               invalid_actions=self.invalid_actions, scene_error=self.scene_error)
 
 
-def make_env(task: Task, options: OptionsArg) -> LegoEvalEnv:
+def make_env(task: Task, options: LegoEvalOptions) -> LegoEvalEnv:
     """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
     ``-o geometry=procedural|mesh`` renders objects as meshes."""
-    geometry = geometry_option(options)
-    return LegoEvalEnv(task, render=_flag(options.get("render", True)),
-                       wall_midpoint_positions=_flag(options.get("wall_midpoint_positions", False)),
-                       geometry=geometry)
+    return LegoEvalEnv(task, render=options.render, wall_midpoint_positions=options.wall_midpoint_positions,
+                       geometry=check_geometry(options.geometry))
 
 
-def geometry_option(options: OptionsArg) -> str:
-    """``-o geometry``; ConfigError when ``mesh`` is asked for with no asset folder."""
-    geometry = str(options.get("geometry", "box"))
+def check_geometry(geometry: Geometry) -> Geometry:
+    """``geometry`` when this machine can draw and measure objects so; ConfigError when ``mesh``
+    is asked for with no asset folder (a run checks it once before it starts: ``suite.check_run``)."""
     if geometry == "mesh":
-        from buildbench.harness.errors import ConfigError
         from buildbench.scenes.views import ViewInputError
         from buildbench.scenes.views.meshes import default_library
 
@@ -238,9 +222,3 @@ def geometry_option(options: OptionsArg) -> str:
             raise ConfigError("option geometry=mesh needs an asset folder (BUILDBENCH_3DFUTURE_DIR or "
                               "BUILDBENCH_OBJAVERSE_DIR); use geometry=procedural without one")
     return geometry
-
-
-def _flag(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ("1", "true", "yes", "on")

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from buildbench.harness import StepLoop, Task
-from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
-#: Actions per episode by default: one verdict for pipeline agents, room for a tool-driving model.
-DEFAULT_MAX_STEPS = 40
+from .options import LegoEvalOptions
 
 
-def evaluate(task: Task, options: OptionsArg) -> StepLoop:
+def evaluate(task: Task, options: LegoEvalOptions) -> StepLoop:
     """Factory: ``-o max_steps=N`` (tool calls plus the verdict)."""
-    try:
-        steps = int(options.get("max_steps", DEFAULT_MAX_STEPS))
-    except (TypeError, ValueError):
-        raise ConfigError(f"-o max_steps: expected an integer, got {options.get('max_steps')!r}") from None
-    if steps < 1:
-        raise ConfigError(f"-o max_steps: must be >= 1, got {steps}")
-    return StepLoop(steps, name="evaluate")
+    return StepLoop(options.max_steps, name="evaluate")

@@ -1,6 +1,6 @@
 """The LEGO-Eval report: the paper's tables with its numbers beside ours.
 
-Every table is rebuilt from per-episode metrics (:func:`~.metrics.score` writes confusion
+Every table is rebuilt from per-episode metrics (:func:`.score.score` writes confusion
 and verdict counts), so a stored run can be reported without its tasks. Rows are plain
 dicts (JSON) and print as rich tables. Published numbers are spec section 8 (paper
 Tables 1, 2, 3, 5, 7); ours are labelled by evaluator (agent) name.
@@ -31,6 +31,7 @@ from typing import Any
 from buildbench.harness import Episode, is_scored
 
 from .metrics import Agreement, agreement_from_counts
+from .options import LegoEvalOptions
 from .task_records import BUCKETS, TYPES, bucket_of
 
 _MISSING = "—"
@@ -278,7 +279,8 @@ def episodes_from_results(agent: str, results: Sequence[tuple[Any, Mapping[str, 
     """Scored episode records for ``(task, outcome)`` pairs judged outside the harness
     (a scripted baseline run in-process); an outcome that cannot be scored becomes an
     ``error`` episode, kept out of every table."""
-    from .metrics import score
+    from .outcome import LegoEvalOutcome
+    from .score import score
     from .tasks import OutcomeError
 
     out = []
@@ -286,15 +288,17 @@ def episodes_from_results(agent: str, results: Sequence[tuple[Any, Mapping[str, 
         ep = Episode(task_id=task.id, sample=0, suite=task.suite, agent=agent, protocol="direct", seed=0,
                      outcome=dict(outcome))
         try:
-            ep.metrics = {k: v for k, v in score(task, outcome).items() if v is not None}
+            ep.metrics = score(task, LegoEvalOutcome.from_dict(outcome))
         except OutcomeError as exc:
             ep.status, ep.error = "error", str(exc)
         out.append(ep)
     return out
 
 
-#: Option values that mean "not set" (a run that names them equals one that does not).
-_DEFAULT_OPTIONS = {"constraints": "given", "plans": "model", "disable": ""}
+#: Option values that mean "not set" (a run that names them equals one that does not): the
+#: declared defaults of the options that tell the paper's settings apart.
+_DEFAULT_OPTIONS = {name: str(LegoEvalOptions.model_fields[name].default)
+                    for name in ("constraints", "plans", "disable")}
 #: Letters of the tool groups in Table 2's row names, in the paper's order.
 _GROUP_LETTERS = {"textual": "T", "environment": "E", "multimodal": "M"}
 _IDENTITY = ("suite", "agent", "model", "split", "limit", "seed", "samples")

@@ -11,22 +11,22 @@ from buildbench.harness import (
     AgentSpec,
     ConfigError,
     Episode,
-    OptionSpec,
     ProtocolSpec,
     Suite,
     Task,
     mean_metrics,
 )
-from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness.suite import RunChoice
 from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .degrade import degraded
-from .env import make_env
+from .env import check_geometry, make_env
+from .options import LegoEvalOptions
+from .outcome import LegoEvalOutcome
 from .prompts import PROMPT_FILES
-from .protocols import DEFAULT_MAX_STEPS, evaluate
-from .score import failure_metrics, score_episode
+from .protocols import evaluate
+from .score import failure_metrics, score
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
 SPLIT_PAIRS = {"default": 130, "demo": 6}
@@ -82,13 +82,32 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     return out
 
 
+def check_run(choice: RunChoice) -> None:
+    """Refuse, once before the run folder exists, what would fail every episode: objects drawn and
+    measured as meshes (``-o geometry=mesh``) on a machine with no asset folder.
+
+    (Rules among the options alone, such as ``plans=reference`` needing ``constraints=given``,
+    are :class:`~.options.LegoEvalOptions`'s validators.)
+    """
+    if not isinstance(choice.options, LegoEvalOptions):
+        raise TypeError(f"legoeval check_run: expected LegoEvalOptions, got {type(choice.options).__name__}")
+    check_geometry(choice.options.geometry)
+
+
+def _default(name: str) -> object:
+    """The declared default of option ``name`` (for descriptions that mention it)."""
+    return LegoEvalOptions.model_fields[name].default
+
+
 suite = Suite(
     name="legoeval",
     description="Judge 3D houses against fine-grained instructions with 21 tools (LEGO-Eval); scored "
                 "against labels as the paper's Table 1.",
     load_tasks=load_tasks,
     make_env=make_env,
-    score=score_episode,
+    score=score,
+    outcome_type=LegoEvalOutcome,
+    check_run=check_run,
     headline=("holistic_correct", "partial_accuracy"),
     task_type="bucket",
     failure_metrics=failure_metrics,
@@ -105,7 +124,8 @@ suite = Suite(
         "translate": AgentSpec("translate", agents.translate,
                                "deterministic, with a chat model writing programs the grammar cannot read",
                                needs_model=True, kind="io"),
-        "vlm-judge": AgentSpec("vlm-judge", agents.vlm_judge, "VLM-as-a-judge on 5 views, majority of 3 samples",
+        "vlm-judge": AgentSpec("vlm-judge", agents.vlm_judge,
+                               f"VLM-as-a-judge on 5 views, majority of {_default('samples_per_judgment')} samples",
                                needs_model=True, kind="io"),
         "sceneeval": AgentSpec("sceneeval", agents.sceneeval,
                                "SceneEval-style fixed criteria; unmeasurable constraints fail (Full)"),
@@ -116,39 +136,12 @@ suite = Suite(
         "degraded": AgentSpec("degraded", degraded, "calibration: deterministic with -o degrade=FRACTION of its "
                               "constraint and holistic verdicts flipped (seeded)"),
     },
-    protocols={"evaluate": ProtocolSpec("evaluate", evaluate,
-                                        "tool calls until a verdict is submitted (-o max_steps=N, default 40)")},
+    protocols={"evaluate": ProtocolSpec("evaluate", evaluate, "tool calls until a verdict is submitted "
+                                        f"(-o max_steps=N, default {_default('max_steps')})")},
     default_agent="deterministic",
     default_protocol="evaluate",
     cli="buildbench.suites.legoeval.cli:cli",
-    options=(
-        OptionSpec("max_steps", "int", "tool calls plus the verdict per episode", minimum=1, maximum=10_000,
-                   default=DEFAULT_MAX_STEPS),
-        OptionSpec("render", "bool", "environment tools render images (false: text-only tools)", default=True),
-        OptionSpec("wall_midpoint_positions", "bool",
-                   "tools answer as the original does (door/window positions at the wall midpoint, file values "
-                   "unrounded, its footprint corners)", default=False),
-        OptionSpec("per_constraint", "bool",
-                   "vlm-judge also judges each constraint (Table 1's partial level), not only the whole "
-                   "instruction", default=True),
-        OptionSpec("constraints", "str", "constraints given with the task, or identified by the model",
-                   ("given", "identify"), default="given"),
-        OptionSpec("disable", "set", "tool groups to disable", ("textual", "environment", "multimodal"),
-                   default=""),
-        OptionSpec("plans", "str", "tool plans by the model, or the task's reference plans (only arguments "
-                   "are then chosen by the model, Table 7)", ("model", "reference"), default="model"),
-        OptionSpec("image_px", "int", "side of rendered tool images, pixels", minimum=32, maximum=2048,
-                   default=336),
-        OptionSpec("geometry", "str", "how rendered tool and judge images draw objects: boxes, procedural "
-                   "part-based furniture, or asset meshes (3D-FUTURE/Objaverse where available); also what "
-                   "the checker's object distances, 'under' and 'overlaps' measure (boxes in the "
-                   "wall_midpoint_positions compatible mode)",
-                   ("box", "procedural", "mesh"), default="box"),
-        OptionSpec("samples_per_judgment", "int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
-                   default=3),
-        PROMPTS_OPTION,
-        DEGRADE_OPTION,
-    ),
+    options=LegoEvalOptions,
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string", "constraints": "array", "scene": "object"},
                                  target={"valid": "boolean", "labels": "array"}),

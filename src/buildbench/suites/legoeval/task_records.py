@@ -83,10 +83,19 @@ def parse_outcome(outcome: Any, task: Task) -> tuple[list[ConstraintVerdict], bo
     where = f"task {task.id} outcome"
     if not isinstance(outcome, Mapping):
         raise OutcomeError(f"{where}: expected an object, got {type(outcome).__name__}")
-    valid = outcome.get("valid")
+    return parse_verdicts(outcome.get("verdicts", []), outcome.get("valid"), task)
+
+
+def parse_verdicts(raw: Any, valid: Any, task: Task) -> tuple[list[ConstraintVerdict], bool | None]:
+    """:func:`parse_outcome` of an outcome's ``verdicts`` and ``valid`` (a typed outcome's fields,
+    read back from a store without checks).
+
+    Raises:
+        OutcomeError: naming the task and the field.
+    """
+    where = f"task {task.id} outcome"
     if valid is not None and not isinstance(valid, bool):
         raise OutcomeError(f"{where}.valid: expected true, false or null, got {valid!r}")
-    raw = outcome.get("verdicts", [])
     if not isinstance(raw, list):
         raise OutcomeError(f"{where}.verdicts: expected a list, got {type(raw).__name__}")
     ids = [str(c["id"]) for c in task.inputs["constraints"]]

@@ -32,7 +32,7 @@ An evaluator's *outcome* for a task is a JSON dict::
 
 ``holds`` None means the evaluator could not judge that constraint (an error, kept out of
 means and counted apart); ``valid`` None means no holistic judgment. :func:`parse_outcome`
-checks the shape; ``metrics.score(task, outcome)`` scores it.
+checks the shape; ``score.score(task, LegoEvalOutcome)`` scores it.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from typing import Any
 
 from buildbench.llm import ChatModel, Usage
 from buildbench.scenes.model import Scene
+from buildbench.suites.legoeval.spaces import LegoEvalAction
 from buildbench.suites.legoeval.tools import ToolContext
 
 from .arguments import select_arguments
@@ -55,10 +56,13 @@ class EvaluationResult:
             return False
         return None if any(h is None for h in holds) else True
 
-    def outcome(self) -> dict[str, Any]:
-        return {"verdicts": [c.verdict() for c in self.constraints], "valid": self.valid,
-                "trace": [c.trace() for c in self.constraints], "usage": self.usage.to_dict(),
-                "tool_calls": sum(len(c.calls) for c in self.constraints), "cache_hits": self.cache_hits}
+    def submission(self) -> LegoEvalAction:
+        """The verdicts as an agent submits them to the env, with the plans (``trace``) and, beside
+        them, the tool calls made and the cached results reused (the model usage is ``usage``)."""
+        return LegoEvalAction(verdicts=[c.verdict() for c in self.constraints], valid=self.valid,
+                              trace=[c.trace() for c in self.constraints],
+                              extra={"tool_calls": sum(len(c.calls) for c in self.constraints),
+                                     "cache_hits": self.cache_hits})
 
 
 @dataclass
