@@ -19,6 +19,7 @@ from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
 
+from .option_help import RunCommand
 from .suite_groups import SuiteGroups
 
 
@@ -122,7 +123,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-@cli.command()
+@cli.command(cls=RunCommand)
 @click.argument("suite", required=False)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Run file (YAML or JSON) with the run's fields: suite, agent, protocol, model, options, "

@@ -40,6 +40,18 @@ class SuiteGroups(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        # A suite group's own help ends with the -o options of its suite, from its options class;
+        # built only when that help is shown (loading the suite's options takes about a second).
+        asks_help = not rest or rest[0] in ctx.help_option_names
+        if name is not None and command is not None and name not in self.commands and asks_help \
+                and command.epilog is None:
+            from .option_help import suite_options_epilog
+
+            command.epilog = suite_options_epilog(name)
+        return name, command, rest
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # click's own version calls get_command for every name, importing every suite's CLI.
         names = [n for n in self.list_commands(ctx) if not (n in self.commands and self.commands[n].hidden)]
