@@ -109,4 +109,4 @@ def test_putting_the_exact_analysis_off_changes_nothing(task: str, skips: bool, 
     monkeypatch.setattr(welds, "_BOUND_MARGIN", -1.0)  # the bound never holds: the exact analysis every tick
     calls[0] = 0
     assert _outcome(task, design) == skipping
-    assert calls[0] == skipping[2]
+    assert calls[0] >= skipping[2]  # (a tick that fails the bound may be analysed on its own first)

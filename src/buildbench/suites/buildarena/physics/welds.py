@@ -127,11 +127,10 @@ _BACKOFF_MAX = 64
 _PENDING_FLOATS = 4_000_000
 """At most this many node-wrench numbers (32 MB) wait for the exact analysis; then it catches up."""
 
-_REFER_SHARE = 0.05
-"""A tick whose loads changed by this share of the limits since the reference becomes the new reference ..."""
-
-_REFER_EVERY = 16
-"""... when the reference is at least this many ticks old (a new reference costs one exact analysis)."""
+_REFER_BELOW = 0.5
+"""A tick that fails the bound becomes the reference only while the lagged history of loads (the bound's part
+that a new reference leaves) is at most this share of the limits, and at most every other tick skipped:
+otherwise the loads are high or restless, and the exact analysis of every tick costs less."""
 
 _ONES = np.ones(3)
 
@@ -161,7 +160,8 @@ class _WeldResponse:
     The lag is linear and monotone, so since the last exact state ``s0`` a
     weld's state over its limit is at most ``decay·max(s0/limit) + lag(w) +
     lag(c)`` (``lag`` starting from 0, ``decay`` the lag's factor to the
-    power of the ticks since). While that stays below ``_BOUND_MARGIN`` the
+    power of the ticks since; ``w`` and ``c`` taken each tick against the
+    reference of that tick). While that stays below ``_BOUND_MARGIN`` the
     ticks' inputs wait in ``pending``; the exact analysis then runs on them in
     order, as it would have tick by tick, when the bound no longer holds,
     before the analysis changes and when too many wait. After a failed bound
@@ -170,12 +170,13 @@ class _WeldResponse:
     tick-by-tick analysis gives, and every weld breaks in the same tick.
 
     The reference is a tick analysed exactly on its own (its weld loads,
-    not the lagged state): the last of a tick-by-tick stretch, or a tick
-    whose loads moved far from the reference (``_REFER_SHARE``), so that a
-    slow drift does not pile up in ``c``; before any, zero loads. Loads
-    change little from tick to tick while nothing breaks, so their changes
-    bound them far more closely than their norms, which add up where the
-    loads cancel.
+    not the lagged state; before any, zero loads): the last of a tick-by-tick
+    stretch, or a tick that fails the bound against the reference, which is
+    then tested again against itself (its ``c`` is zero; ``_REFER_BELOW``),
+    so that a drift of the loads or one jolt does not call for the exact
+    analysis of every tick. Loads change little from tick to tick
+    while nothing breaks, so their changes bound them far more closely than
+    their norms, which add up where the loads cancel.
 
     The changes are taken on the inputs as copied: a node's wrench change in
     its group's frame (one product per group, as in the analysis); a
@@ -199,7 +200,6 @@ class _WeldResponse:
     reference_thrust: np.ndarray = field(default_factory=lambda: np.zeros(0))
     reference_worst: float = 0.0
     reference_ropes: float = 0.0
-    since: int = 0
     # Rows of the change: the nodes' torques and forces, the cannons' thrusts (first column); and each row's
     # share of the limits per unit of its norm.
     changes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
@@ -214,6 +214,7 @@ class _WeldResponse:
     lag: float = 0.0
     room: int = 0
     skipped: int = 0
+    refers: int = 0
     wait: int = 0
     backoff: int = 1
 
@@ -245,7 +246,7 @@ class _WeldResponse:
             self.changes = np.zeros((2 * nodes + cannons, 3))
             self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes),
                                            self.per_force + self.per_torque * self.reach[analysis.cannon_nodes]])
-        self.wait, self.skipped = 0, 0
+        self.wait, self.skipped, self.refers = 0, 0, 0
         self._restart(None, None)
 
     def _restart(self, inputs: _Inputs | None, magnitudes: np.ndarray | None) -> None:
@@ -268,7 +269,6 @@ class _WeldResponse:
                 self.reference_worst = float(np.max(magnitudes / self.limits, initial=0.0))
             self.reference = self._turned(inputs).copy()
             self.reference_thrust, self.reference_ropes = inputs[2], self._rope_share(inputs[3])
-        self.since = 0
 
     def _turned(self, inputs: _Inputs) -> np.ndarray:
         """The nodes' wrenches of ``inputs`` in their groups' frames, as 3-vector rows (the first of ``changes``)."""
@@ -301,6 +301,11 @@ class _WeldResponse:
         share = float(np.sqrt(norms, out=norms) @ self.weights) + self.reference_ropes
         return share + self._rope_share(ropes) if ropes else share
 
+    def _lagged(self, change: float) -> tuple[float, float]:
+        """The lagged reference share and change share after this tick, with the tick's ``change``."""
+        return (self.level + self.gain * (self.reference_worst - self.level),
+                self.lag + self.gain * (change - self.lag))
+
     def _catch_up(self) -> None:
         """Run the exact analysis on the ticks put off, in order."""
         assert self.analysis is not None
@@ -316,28 +321,31 @@ class _WeldResponse:
         if analysis is None:
             return []
         inputs = _inputs(compiled, analysis, self.roots, data)
-        gain, restart = self.gain, False
+        gain, restart, magnitudes = self.gain, False, None
         if self.wait:  # the bound failed lately: no bound, the exact analysis as it comes
             self.wait -= 1
             restart = not self.wait
         else:
-            change = self._change(inputs)
-            if change > _REFER_SHARE and self.since >= _REFER_EVERY:
-                self._refer(inputs, _magnitudes(analysis, _own(analysis, inputs)))
-                change = self._change(inputs)
-            self.since += 1
-            self.level += gain * (self.reference_worst - self.level)
-            self.lag += gain * (change - self.lag)
-            self.decay *= 1.0 - gain
-            if self.decay * self.worst + self.level + self.lag <= _BOUND_MARGIN and len(self.pending) < self.room:
-                self.pending.append(inputs)  # (False for NaN)
+            decay = self.decay * (1.0 - gain)
+            level, lag = self._lagged(self._change(inputs))
+            history = decay * self.worst + level
+            if not history + lag <= _BOUND_MARGIN and history <= _REFER_BELOW and 2 * self.refers <= self.skipped:
+                # Measured from this very tick, only the loads' history can still fail the bound.
+                magnitudes = _magnitudes(analysis, _own(analysis, inputs))
+                self._refer(inputs, magnitudes)
+                self.refers += 1
+                level, lag = self._lagged(self._change(inputs))
+            if decay * self.worst + level + lag <= _BOUND_MARGIN and len(self.pending) < self.room:
+                self.pending.append(inputs)
+                self.decay, self.level, self.lag = decay, level, lag
                 self.skipped += 1
                 return []
             self._catch_up()
             # Back off: a bound that failed after few skipped ticks is not tried for twice as long as before.
             self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
-            self.wait, self.skipped = self.backoff, 0
-        magnitudes = _magnitudes(analysis, _own(analysis, inputs))
+            self.wait, self.skipped, self.refers = self.backoff, 0, 0
+        if magnitudes is None:
+            magnitudes = _magnitudes(analysis, _own(analysis, inputs))
         self.state += gain * (magnitudes - self.state)
         if restart:
             self._restart(inputs, magnitudes)
