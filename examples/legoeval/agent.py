@@ -15,6 +15,7 @@ from typing import Any
 
 from buildbench.harness import Action, EpisodeContext, Observation, Task
 from buildbench.llm import ToolCall
+from buildbench.suites.legoeval.options import LegoEvalOptions
 
 ROOM_WORDS = ("bedroom", "bathroom", "kitchen", "living room", "dining room", "office", "hallway")
 
@@ -42,6 +43,7 @@ class RoomListJudge:
         return Action(data={"verdicts": verdicts, "valid": all(v["holds"] for v in verdicts)})
 
 
-def make(task: Task, model: Any, options: dict[str, Any]) -> RoomListJudge:
-    """The agent factory ``--agent examples/legoeval/agent.py:make`` names (``model`` is unused)."""
+def make(task: Task, model: Any, options: LegoEvalOptions) -> RoomListJudge:
+    """The agent factory ``--agent examples/legoeval/agent.py:make`` names (``model`` is unused;
+    ``options`` are the run's, typed: ``options.max_steps``…)."""
     return RoomListJudge(task)
