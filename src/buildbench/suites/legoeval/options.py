@@ -13,12 +13,14 @@ from buildbench.harness.option_model import ModelOptions, option
 from buildbench.harness.options import OptionSpec
 from buildbench.harness.prompts import PROMPTS_OPTION
 
+from .tools.registry import Group
+
 ConstraintSource = Literal["given", "identify"]
 PlanSource = Literal["model", "reference"]
 #: How rendered views draw objects, and what the relations measure them as.
 Geometry = Literal["box", "procedural", "mesh"]
 #: The tool groups ``-o disable`` may name (Table 2's ablations).
-TOOL_GROUPS = ("textual", "environment", "multimodal")
+TOOL_GROUPS: tuple[str, ...] = get_args(Group)
 
 
 def _shared(spec: OptionSpec) -> Any:
