@@ -39,6 +39,7 @@ from scipy.spatial.distance import cdist
 
 from buildbench.suites.bimedit.check import diff as check_diff
 from buildbench.suites.bimedit.check import edit as check_edit
+from buildbench.suites.bimedit.check.edit import MODEL_CACHE, EditTask, score_edit
 from buildbench.suites.bimedit.check.geometry import sample_edit_set, score_from_distance
 from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
@@ -50,7 +51,6 @@ from buildbench.suites.bimedit.generate.edits import (
     slide_filling,
 )
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.score import MODEL_CACHE, EditTask, score_edit
 
 
 def _task_files(out: Path) -> tuple[Path, Path, Path, EditTask]:

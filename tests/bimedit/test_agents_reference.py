@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.harness import Episode, RunConfig, Runner, Store
+from buildbench.harness import Episode, RunConfig, Runner, Store, get_suite
 from buildbench.harness import suite as suite_registry
 from buildbench.harness.errors import ConfigError
-from buildbench.suites.bimedit import bimedit_suite
 from buildbench.suites.bimedit.agents import wall_keeps_openings
-from buildbench.suites.bimedit.score import score_edit
+from buildbench.suites.bimedit.check.edit import score_edit
 from buildbench.suites.bimedit.tasks import BimTask, load_tasks
 
 
@@ -25,7 +24,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> list[BimTask]:
 @pytest.fixture
 def registered(demo: list[BimTask], monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite reading this module's generated demo split (no cache folder touched)."""
-    suite = dataclasses.replace(bimedit_suite, load_tasks=lambda split, seed: [t.to_harness() for t in demo])
+    suite = dataclasses.replace(get_suite("bimedit"), load_tasks=lambda split, seed: [t.to_harness() for t in demo])
     monkeypatch.setitem(suite_registry._loaded, "bimedit", suite)
 
 

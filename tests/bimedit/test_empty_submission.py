@@ -8,35 +8,38 @@ from __future__ import annotations
 import pytest
 
 from buildbench.harness import Action, Task
-from buildbench.suites.bimedit.env import BimEditEnv, ToolConfig
-from buildbench.suites.bimedit.score import EditTask, score, score_edit
+from buildbench.suites.bimedit.check.edit import EditTask, score_edit
+from buildbench.suites.bimedit.env import BimEditEnv
+from buildbench.suites.bimedit.options import BimEditOptions
+from buildbench.suites.bimedit.outcome import BimEditOutcome
+from buildbench.suites.bimedit.score import score
 
 from .conftest import Case
 from .test_env_tool import door_task  # noqa: F401 (the fixture)
 
 
-def _nothing_committed(task: Task, strict: bool) -> dict:
-    env = BimEditEnv(ToolConfig(strict=strict))
+def _nothing_committed(task: Task, strict: bool) -> tuple[float, BimEditOutcome]:
+    env = BimEditEnv(BimEditOptions(strict=strict))
     try:
         env.reset(task)
         done = env.step(Action(text="No change is needed."))
         assert done.terminated
-        return {"reward": done.reward, **env.outcome()}
+        return done.reward, env.outcome()
     finally:
         env.close()
 
 
 @pytest.mark.timeout(300)
 def test_an_update_answered_with_no_edit(door_task: Task) -> None:  # noqa: F811
-    paper = _nothing_committed(door_task, strict=False)
-    assert not paper["committed"]
+    _, paper = _nothing_committed(door_task, strict=False)
+    assert not paper.committed
     m = score(door_task, paper)
     assert m["solved"] == 0.0 and m["strict_solved"] == 0.0
     # The paper's values, kept as the paper defines them (README "Known blind spots"):
     assert m["topology"] == 1.0 and 0.0 < m["geometry"] < 1.0 and m["final"] > 1 / 3
     assert m["strict_topology"] == m["strict_final"] == 0.0
-    strict = _nothing_committed(door_task, strict=True)
-    assert strict["reward"] == 0.0
+    reward, strict = _nothing_committed(door_task, strict=True)
+    assert reward == 0.0
     s = score(door_task, strict)
     assert (s["geometry"], s["semantics"], s["topology"], s["final"], s["solved"]) == (0.0,) * 5
     assert s["paper_topology"] == 1.0 and s["paper_final"] == m["final"]

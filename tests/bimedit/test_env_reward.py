@@ -6,13 +6,15 @@ import pytest
 
 from buildbench.harness import Action, Task
 from buildbench.suites.bimedit import score as episode_score
-from buildbench.suites.bimedit.env import REWARD_SEED, BimEditEnv, ToolConfig
+from buildbench.suites.bimedit.env import BimEditEnv
+from buildbench.suites.bimedit.options import BimEditOptions
+from buildbench.suites.bimedit.reward import REWARD_SEED
 
 from .test_env_tool import call, door_task  # noqa: F401 (the fixture)
 
 
 def _play(task: Task, codes: list[str]) -> tuple[list[float], float, dict]:
-    env = BimEditEnv(ToolConfig())
+    env = BimEditEnv(BimEditOptions())
     try:
         env.reset(task)
         rewards = [env.step(call(code, i)).reward for i, code in enumerate(codes)]

@@ -10,13 +10,14 @@ import ifcopenshell
 import ifcopenshell.util.element
 import pytest
 
-from buildbench.harness import Action, Task
+from buildbench.harness import Action, Task, get_suite
 from buildbench.harness.errors import ConfigError
 from buildbench.llm import ToolCall
-from buildbench.suites.bimedit.env import BimEditEnv, ToolConfig
+from buildbench.suites.bimedit.env import BimEditEnv
 from buildbench.suites.bimedit.generate.scenes import write_scene
 from buildbench.suites.bimedit.generate.tasks import code as oracle_code
 from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
+from buildbench.suites.bimedit.options import BimEditOptions
 from buildbench.suites.bimedit.score import predicted_model, score
 from buildbench.suites.bimedit.tasks import BimTask
 
@@ -46,7 +47,7 @@ def answer(result) -> dict:
 
 
 def test_bound_names_commit_and_persistent_state(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig())
+    env = BimEditEnv(BimEditOptions())
     try:
         obs, _ = env.reset(door_task)
         assert "execute_ifc_code" in obs.text and obs.state["model_path"] in obs.text
@@ -64,8 +65,8 @@ def test_bound_names_commit_and_persistent_state(door_task: Task) -> None:
         done = env.step(Action(text="finished"))
         assert done.terminated and not done.truncated
         out = env.outcome()
-        assert out["committed"] and out["commits"] == 1 and out["failure"] == "executed"
-        assert out["call_status"] == ["ok", "ok", "ok"] and out["tool_calls"] == 3
+        assert out.committed and out.commits == 1 and out.failure == "executed"
+        assert out.call_status == ["ok", "ok", "ok"] and out.tool_calls == 3
         pred = predicted_model(door_task, out, Path(env._require().workdir))
         assert len(ifcopenshell.open(str(pred)).by_type("IfcWall")) == len(
             ifcopenshell.open(door_task.inputs["ifc_path"]).by_type("IfcWall")) + 1
@@ -74,7 +75,7 @@ def test_bound_names_commit_and_persistent_state(door_task: Task) -> None:
 
 
 def test_timeout_crash_and_memory_are_classified_and_the_episode_goes_on(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig(call_timeout_s=5.0))
+    env = BimEditEnv(BimEditOptions(call_timeout_s=5.0))
     try:
         env.reset(door_task)
         env.step(call(door_task.target["oracle_code"]))  # commits the reference edit
@@ -89,15 +90,15 @@ def test_timeout_crash_and_memory_are_classified_and_the_episode_goes_on(door_ta
         r = env.step(call("result = len(ifc.by_type('IfcDoor'))", 5))
         assert answer(r)["status"] == "ok"
         out = env.outcome()
-        assert out["call_status"] == ["ok", "timeout", "ok", "crash", "memory", "ok"]
-        assert out["failure"] == "timeout"  # the first runtime failure decides the bucket
+        assert out.call_status == ["ok", "timeout", "ok", "crash", "memory", "ok"]
+        assert out.failure == "timeout"  # the first runtime failure decides the bucket
         assert score(door_task, out)["final"] == 1.0  # the committed edit survived the crashes
     finally:
         env.close()
 
 
 def test_malformed_calls_and_the_budget(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig(max_calls=3))
+    env = BimEditEnv(BimEditOptions(max_calls=3))
     try:
         env.reset(door_task)
         bad = [ToolCall.parse("m0", "execute_ifc_code", '{"code": "x = 1'),
@@ -112,13 +113,13 @@ def test_malformed_calls_and_the_budget(door_task: Task) -> None:
         r = env.step(call("result = 1", 9))
         assert r.truncated and r.info["failure"] == "budget" and "budget of 3" in r.observation.tool_results[0][1]
         out = env.outcome()
-        assert out["failure"] == "budget" and out["tool_calls"] == 3 and not out["committed"]
+        assert out.failure == "budget" and out.tool_calls == 3 and not out.committed
     finally:
         env.close()
 
 
 def test_reload_per_call_keeps_only_committed_edits(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig(reload_per_call=True))
+    env = BimEditEnv(BimEditOptions(reload_per_call=True))
     try:
         obs, _ = env.reset(door_task)
         assert "do not carry over" in obs.text
@@ -127,13 +128,13 @@ def test_reload_per_call_keeps_only_committed_edits(door_task: Task) -> None:
         n_doors = len(ifcopenshell.open(door_task.inputs["ifc_path"]).by_type("IfcDoor"))
         assert answer(r)["result"] == [n_doors, False]
         assert "fresh one" not in r.observation.text
-        assert env.outcome()["reload_per_call"] is True
+        assert env.outcome().reload_per_call is True
     finally:
         env.close()
 
 
 def test_structured_tools_query_and_edit(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig(action_format="structured"))
+    env = BimEditEnv(BimEditOptions(action_format="structured"))
     door, opening = door_task.target["target_guids"]
     try:
         obs, _ = env.reset(door_task)
@@ -157,7 +158,7 @@ def test_structured_tools_query_and_edit(door_task: Task) -> None:
 
 
 def test_structured_create_and_delete(door_task: Task) -> None:
-    env = BimEditEnv(ToolConfig(action_format="structured"))
+    env = BimEditEnv(BimEditOptions(action_format="structured"))
     door, opening = door_task.target["target_guids"]
     try:
         env.reset(door_task)
@@ -180,14 +181,16 @@ def test_structured_create_and_delete(door_task: Task) -> None:
 
 
 def test_options_and_bad_tasks_give_clear_errors(door_task: Task) -> None:
-    config = ToolConfig.from_options({"max_calls": "5", "reload_per_call": "true", "strict": "no"})
-    assert (config.max_calls, config.reload_per_call, config.strict) == (5, True, False)
-    with pytest.raises(ConfigError, match="max_calls must be >= 1"):
-        ToolConfig.from_options({"max_calls": 0})
-    with pytest.raises(ConfigError, match="action_format must be"):
-        ToolConfig.from_options({"action_format": "yaml"})
-    with pytest.raises(ConfigError, match="bimedit env option"):
-        ToolConfig.from_options({"call_timeout_s": "soon"})
+    suite = get_suite("bimedit")
+    options = suite.parse_options({"max_calls": "5", "reload_per_call": "true", "strict": "no"})
+    env = suite.make_env(door_task, options)
+    assert env.options is options and (options.max_calls, options.reload_per_call, options.strict) == (5, True, False)
+    with pytest.raises(ConfigError, match=r"option max_calls='0': must be >= 1"):
+        suite.parse_options({"max_calls": "0"})
+    with pytest.raises(ConfigError, match=r"option action_format='yaml': expected one of code, structured"):
+        suite.parse_options({"action_format": "yaml"})
+    with pytest.raises(ConfigError, match=r"option call_timeout_s='soon'"):
+        suite.parse_options({"call_timeout_s": "soon"})
     missing = Task.from_dict({**door_task.to_dict(), "inputs": {**door_task.inputs, "ifc_path": "/nope.ifc"}})
     with pytest.raises(ConfigError, match="input model /nope.ifc does not exist"):
         BimEditEnv().reset(missing)

@@ -10,7 +10,8 @@ import pytest
 
 from buildbench.harness import Action, Task
 from buildbench.llm import ToolCall
-from buildbench.suites.bimedit.env import BimEditEnv, ToolConfig
+from buildbench.suites.bimedit.env import BimEditEnv
+from buildbench.suites.bimedit.options import BimEditOptions
 
 from .test_env_tool import door_task  # noqa: F401 (fixture)
 
@@ -27,7 +28,7 @@ def _call(code: str, i: int) -> Action:
 
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_swapped_model_is_never_read(door_task: Task, tmp_path, attack: str) -> None:  # noqa: F811
-    env = BimEditEnv(ToolConfig(call_timeout_s=30), output_dir=tmp_path / "out")
+    env = BimEditEnv(BimEditOptions(call_timeout_s=30), output_dir=tmp_path / "out")
     try:
         env.reset(door_task)
         first = env.step(_call("ifc.by_type('IfcDoor')[0].Name = 'moved'\ncommit()", 0))
@@ -46,7 +47,7 @@ def test_swapped_model_is_never_read(door_task: Task, tmp_path, attack: str) -> 
         assert json.loads(again.observation.tool_results[0][1]).get("committed") is True
         out = env.outcome()
         kept = (tmp_path / "out" / "committed.ifc").read_bytes()
-        assert out["committed"] and kept.startswith(b"ISO-10303-21") and b"again" in kept
+        assert out.committed and kept.startswith(b"ISO-10303-21") and b"again" in kept
         assert b"root:" not in kept
     finally:
         env.close()

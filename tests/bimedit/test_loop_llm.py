@@ -10,10 +10,9 @@ import ifcopenshell
 import ifcopenshell.util.element
 import pytest
 
-from buildbench.harness import RunConfig, Runner, Store, Task, run_report
+from buildbench.harness import RunConfig, Runner, Store, Task, get_suite, run_report
 from buildbench.harness import suite as suite_registry
 from buildbench.llm import Fault, ScriptedServer, ServerReply, ServerToolCall
-from buildbench.suites.bimedit import bimedit_suite
 from buildbench.suites.bimedit.generate.scenes import write_scene
 from buildbench.suites.bimedit.generate.tasks import code as oracle_code
 from buildbench.suites.bimedit.generate.tasks.oracle import apply_and_write
@@ -38,7 +37,7 @@ def door_task(tmp_path_factory: pytest.TempPathFactory) -> Task:
 @pytest.fixture
 def registered(door_task: Task, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bimedit suite with this module's task as its demo split."""
-    suite = dataclasses.replace(bimedit_suite, load_tasks=lambda split, seed: [door_task])
+    suite = dataclasses.replace(get_suite("bimedit"), load_tasks=lambda split, seed: [door_task])
     monkeypatch.setitem(suite_registry._loaded, "bimedit", suite)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from buildbench.geometry import Boxes, TriangleMesh, box_mesh
 from buildbench.suites.bimedit.check.diff import align_nodes
+from buildbench.suites.bimedit.check.edit import EditScore, final_score, is_solved
 from buildbench.suites.bimedit.check.geometry import (
     POINTS_PER_OBJECT_MAX,
     POINTS_PER_OBJECT_MIN,
@@ -27,7 +28,7 @@ from buildbench.suites.bimedit.check.semantics import (
 from buildbench.suites.bimedit.check.shapes import ShapeCache, yaw_box
 from buildbench.suites.bimedit.check.topology import combine, f1_score, topology_score
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.score import EditScore, final_score, is_solved, summarise
+from buildbench.suites.bimedit.metrics import summarise
 
 
 def _box(lo: tuple[float, float, float], hi: tuple[float, float, float]) -> TriangleMesh:

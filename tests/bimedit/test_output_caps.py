@@ -11,6 +11,7 @@ import pytest
 from buildbench.harness import get_suite
 from buildbench.harness.errors import AgentFailure
 from buildbench.suites.bimedit.check.caps import over_caps
+from buildbench.suites.bimedit.outcome import BimEditOutcome
 from buildbench.suites.bimedit.score import score
 from buildbench.suites.bimedit.tasks import from_harness
 
@@ -58,7 +59,7 @@ def test_a_million_extra_points_are_refused_quickly_as_the_agents_failure(
     reason = over_caps(model)
     assert reason is not None and "more than 100,000 points" in reason, reason
     assert re.search(r"element #\d+ \(IFC[A-Z]+\)", reason), reason  # names the element it refused
-    outcome = {"model_path": str(model), "tool_calls": 1, "commits": 1}
+    outcome = BimEditOutcome(committed=True, tool_calls=1, commits=1, model_path=str(model))
     with pytest.raises(AgentFailure, match="over a cap"):
         score(task, outcome)  # type: ignore[arg-type]
     # Two passes over 43 MB of STEP text, no IfcOpenShell: seconds, where scoring took minutes.

@@ -9,9 +9,9 @@ import ifcopenshell.util.element
 import ifcopenshell.validate
 import pytest
 
+from buildbench.suites.bimedit.check.edit import EditTask, score_edit
 from buildbench.suites.bimedit.generate.edits import delete_element, slide_filling
 from buildbench.suites.bimedit.generate.scenes import load_real_scene, scene_info, write_scene
-from buildbench.suites.bimedit.score import EditTask, score_edit
 
 from .conftest import SHARED_IFC
 

@@ -11,11 +11,11 @@ import ifcopenshell.util.element
 import ifcopenshell.validate
 import pytest
 
+from buildbench.suites.bimedit.check.edit import EditTask, score_edit
 from buildbench.suites.bimedit.check.topology import combine
 from buildbench.suites.bimedit.generate.builder import Point2
 from buildbench.suites.bimedit.generate.edits import builder_for, disconnect_end, resize_wall, slide_filling
 from buildbench.suites.bimedit.generate.scenes import write_scene
-from buildbench.suites.bimedit.score import EditTask, score_edit
 
 from .conftest import SHARED_IFC, Case
 

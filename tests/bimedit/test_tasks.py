@@ -10,12 +10,12 @@ import ifcopenshell
 import pytest
 
 from buildbench.harness.errors import ConfigError
+from buildbench.suites.bimedit.check.edit import score_edit
 from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex, resolve
 from buildbench.suites.bimedit.generate.tasks import BASE_COUNTS, generate_demo, score_oracle, tool_namespace
 from buildbench.suites.bimedit.generate.tasks.split import base_edits
-from buildbench.suites.bimedit.score import score_edit
 from buildbench.suites.bimedit.tasks import BimTask, TaskId, from_harness, load_tasks, read_tasks, write_tasks
 
 

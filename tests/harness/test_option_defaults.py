@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +58,15 @@ def _read_dreamhouse(suite: Suite) -> dict[str, Any]:
 
 
 def _read_bimedit(suite: Suite) -> dict[str, Any]:
-    from buildbench.suites.bimedit.env import ToolConfig
+    from buildbench.suites.bimedit.env import make_env
+    from buildbench.suites.bimedit.protocols import tool_loop
 
-    return asdict(ToolConfig.from_options({}))
+    task, options = _first_task(suite), suite.parse_options({})
+    env, loop = make_env(task, options), tool_loop(task, options)
+    fields = ("max_calls", "call_timeout_s", "memory_mb", "disk_mb", "max_output_chars", "action_format",
+              "isolation", "reload_per_call", "strict")
+    return {"retries": loop.retries, "retry_delay_s": loop.retry_delay_s,
+            **{name: getattr(env.options, name) for name in fields}}
 
 
 def _read_buildarena(suite: Suite) -> dict[str, Any]:

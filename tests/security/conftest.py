@@ -148,11 +148,12 @@ class BimEditTarget(Target):
     name = "bimedit"
 
     def __init__(self, tmp: Path) -> None:
-        from buildbench.suites.bimedit import env as bim_env
+        from buildbench.suites.bimedit.env import BimEditEnv
+        from buildbench.suites.bimedit.options import BimEditOptions
 
         self.out = tmp / "out"
-        self.env = bim_env.BimEditEnv(bim_env.ToolConfig(call_timeout_s=WALL_S, memory_mb=1536, max_calls=500,
-                                                         disk_mb=DISK_MB, isolation=ISOLATION), output_dir=self.out)
+        self.env = BimEditEnv(BimEditOptions(call_timeout_s=WALL_S, memory_mb=1536, max_calls=500, disk_mb=DISK_MB,
+                                             isolation=ISOLATION), output_dir=self.out)
         self.env.reset(bim_task(tmp))
         self.workdir = self.env._ep.workdir
         self.calls = 0
@@ -184,7 +185,7 @@ class BimEditTarget(Target):
         outcome = self.env.outcome()
         self.env.close()
         kept = (self.out / "committed.ifc").read_bytes()
-        assert outcome["committed"] and f"healthy-{self.commits}".encode() in kept
+        assert outcome.committed and f"healthy-{self.commits}".encode() in kept
 
 
 def bim_task(tmp: Path) -> Any:

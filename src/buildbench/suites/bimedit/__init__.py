@@ -2,8 +2,8 @@
 
 Re-implements the evaluator of "BIM-Edit: Benchmarking Large Language Models for
 IFC-Based Building Information Modeling" (spec: shared/specs/bimedit.md) with seeded
-scene generation. Entry points: :func:`score_edit` and the harness suite
-:data:`bimedit_suite` (registered as ``buildbench.suites.bimedit.suite:suite``).
+scene generation. Entry points: :func:`score_edit` and the harness suite registered as
+``buildbench.suites.bimedit.suite:suite``.
 
 Names load on first use: the sandboxed child of ``execute_ifc_code`` imports
 :mod:`.namespace` through this package and must not pay for the scorer's imports.
@@ -15,19 +15,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from buildbench.harness import Suite
     from buildbench.suites.bimedit.check.edit import EditScore, EditTask, score_edit
 
-    bimedit_suite: Suite
-
 _LAZY = {
-    "EditScore": "score",
-    "EditTask": "score",
-    "score_edit": "score",
-    "bimedit_suite": "suite",
+    "EditScore": "check.edit",
+    "EditTask": "check.edit",
+    "score_edit": "check.edit",
 }
 
-__all__ = ["EditScore", "EditTask", "bimedit_suite", "score_edit"]
+__all__ = ["EditScore", "EditTask", "score_edit"]
 
 
 def __getattr__(name: str) -> Any:

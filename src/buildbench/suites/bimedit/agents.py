@@ -20,11 +20,11 @@ from typing import Any
 
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.llm_agent import LLMAgent, llm_agent_options
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness.llm_agent import LLMAgent
 from buildbench.llm import ToolCall
 
 from .env import CODE_TOOL, PROMPT_FILES
+from .options import BimEditOptions
 from .tasks import BimTask, from_harness
 
 
@@ -43,9 +43,9 @@ class ToolAgent(LLMAgent):
         return await super().act(observation, ctx)
 
 
-def llm(task: Task, model: Any, options: OptionsArg) -> Agent:
+def llm(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """The paper's agent: a model with the tool, temperature 0 (Table 5) unless overridden."""
-    settings = {"temperature": 0.0, **llm_agent_options(options), "use_tools": True}
+    settings = {"temperature": 0.0, **options.agent_settings(), "use_tools": True}
     return ToolAgent(model, system_prompt=system_prompt(), name="llm", **settings)
 
 
@@ -70,7 +70,7 @@ def _with_commit(code: str) -> str:
     return code.rstrip() + "\ncommit()\n"
 
 
-def oracle(task: Task, model: Any, options: OptionsArg) -> Agent:
+def oracle(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """Runs the task's reference code through the tool and commits."""
     bim = from_harness(task)
     if not bim.oracle_code.strip():
@@ -78,7 +78,7 @@ def oracle(task: Task, model: Any, options: OptionsArg) -> Agent:
     return CodeAgent([_with_commit(bim.oracle_code)], name="oracle")
 
 
-def noop(task: Task, model: Any, options: OptionsArg) -> Agent:
+def noop(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """Answers at once without touching the model (the baseline the spec asks to always report)."""
     return CodeAgent([], name="noop", final_text="No change is needed.")
 
@@ -102,7 +102,7 @@ def _target_of_class(bim: BimTask, model_path: str, classes: tuple[str, ...]) ->
     raise ConfigError(f"task {bim.task_id}: no target of class {'/'.join(classes)} among {bim.target_guids}")
 
 
-def door_without_opening(task: Task, model: Any, options: OptionsArg) -> Agent:
+def door_without_opening(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """Moves the door/window to its ground-truth placement, leaving its opening where it was."""
     import ifcopenshell
     import ifcopenshell.util.unit
@@ -119,7 +119,7 @@ def door_without_opening(task: Task, model: Any, options: OptionsArg) -> Agent:
     return CodeAgent([_with_commit(code)], name="door-without-opening")
 
 
-def wall_keeps_openings(task: Task, model: Any, options: OptionsArg) -> Agent:
+def wall_keeps_openings(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """Deletes the wall and its boundaries; its openings lose their host but stay."""
     bim = from_harness(task)
     _require(bim, "wall-keeps-openings", ("wall",), "delete")
@@ -133,7 +133,7 @@ def wall_keeps_openings(task: Task, model: Any, options: OptionsArg) -> Agent:
     return CodeAgent([_with_commit(code)], name="wall-keeps-openings")
 
 
-def uncontained_wall(task: Task, model: Any, options: OptionsArg) -> Agent:
+def uncontained_wall(task: Task, model: Any, options: BimEditOptions) -> Agent:
     """The reference creation, then every new wall is unassigned from its storey."""
     bim = from_harness(task)
     _require(bim, "uncontained-wall", ("wall",), "create")

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from buildbench.harness import Agent, Task
-from buildbench.harness.degrade import SeededAgent, degrade_fraction
+from buildbench.harness.degrade import SeededAgent
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 
 from .agents import CodeAgent, _with_commit
+from .options import BimEditOptions
 from .tasks import from_harness
 
 #: Runs before the reference edit: which parts exist and which are corrupted; for a delete, the
@@ -89,11 +89,11 @@ def degraded_code(oracle_code: str, *, operation: str, targets: tuple[str, ...],
     return _BEFORE.format(**fill) + "\n" + _with_commit(oracle_code) + _AFTER.format(**fill)
 
 
-def degraded(task: Task, model: Any, options: OptionsArg) -> Agent:
+def degraded(task: Task, model: Any, options: BimEditOptions) -> Agent:
     bim = from_harness(task)
     if not bim.oracle_code.strip():
         raise ConfigError(f"task {task.id} has no oracle_code")
-    fraction = degrade_fraction(options)
+    fraction = options.degrade
 
     def build(seed: int) -> Agent:
         code = degraded_code(bim.oracle_code, operation=bim.operation, targets=bim.target_guids,

@@ -22,10 +22,8 @@ Episode end:
     last committed model.
 
 Reward:
-    0 for tool calls; on the step that ends the episode (the final answer, or the budget's
-    truncation) the paper's final score (``final``, in [0, 1]) of the last committed model
-    against the ground truth, as the scorer computes it (strict mode when ``strict``). The
-    paper does not shape it.
+    0 for tool calls; on the step that ends the episode the paper's final score (``final``, in
+    [0, 1]) of the last committed model (:mod:`.reward`).
 
 Outcome:
     The last committed model (the only thing scored, spec 1.1) as a file under the
@@ -34,7 +32,8 @@ Outcome:
     3.7) and per-call statuses.
 
 Arguments (``-o key=value``):
-    ``max_calls`` (20), ``call_timeout_s`` (120), ``memory_mb`` (4096), ``disk_mb`` (2048), ``reload_per_call``
+    :class:`~.options.BimEditOptions` (defaults and bounds there): ``max_calls``,
+    ``call_timeout_s``, ``memory_mb``, ``disk_mb``, ``max_output_chars``, ``reload_per_call``
     (false: one worker keeps ``ifc`` and variables across calls; true: every call starts a
     fresh worker from the last commit, like the predecessor harness), ``action_format``
     (``code`` | ``structured``), ``strict`` (score in strict mode), ``isolation``.
@@ -55,17 +54,17 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
-from buildbench.harness.env import Control
+from buildbench.harness.env import control
 from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Tool, ToolCall
 from buildbench.sandbox import Envelope, Limits, Worker
 from buildbench.sandbox.files import AgentFileError, read_agent_file
 
 from . import structured
-from .check.edit import score_edit
+from .options import BimEditOptions
 from .outcome import FAILURE_CLASSES, BimEditOutcome
+from .reward import final_reward
 from .spaces import BimEditState
 from .tasks import from_harness
 
@@ -76,64 +75,7 @@ PROMPT_FILES = PromptFiles(PROMPTS, fields=True)
 CODE_TOOL = "execute_ifc_code"
 SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
 MODEL_NAME = "model.ifc"
-#: Seed of the scorer's geometry sampling for the reward: the scorer's own (``score.SCORE_SEED``),
-#: so the reward equals the episode's ``final`` metric.
-REWARD_SEED = 0
 _CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "limit": "crash", "killed": "crash", "crash": "crash"}
-
-
-@dataclass(frozen=True)
-class ToolConfig:
-    """How the tool behaves; defaults are the paper's (spec 1.4).
-
-    Attributes:
-        max_calls: Tool calls allowed per episode (paper: 20).
-        call_timeout_s: Wall seconds per call (paper: 120).
-        memory_mb: Address-space limit of the worker.
-        disk_mb: Work-folder quota of the worker (a call past it ends with status ``limit``).
-        reload_per_call: Start every call from the last committed model in a fresh worker.
-        action_format: ``code`` (``execute_ifc_code``) or ``structured`` (the comparison set).
-        strict: Score in strict mode (collateral damage counts).
-        max_output_chars: Longest tool answer shown to the agent.
-        isolation: Sandbox backend (``auto``, ``bwrap``, ``process``).
-    """
-
-    max_calls: int = 20
-    call_timeout_s: float = 120.0
-    memory_mb: int = 4096
-    disk_mb: int = 2048
-    reload_per_call: bool = False
-    action_format: str = "code"
-    strict: bool = False
-    max_output_chars: int = 20_000
-    isolation: str = "auto"
-
-    def __post_init__(self) -> None:
-        if self.max_calls < 1:
-            raise ConfigError(f"max_calls must be >= 1, got {self.max_calls}")
-        if self.call_timeout_s <= 0:
-            raise ConfigError(f"call_timeout_s must be > 0, got {self.call_timeout_s}")
-        if self.action_format not in ("code", "structured"):
-            raise ConfigError(f"action_format must be 'code' or 'structured', got {self.action_format!r}")
-
-    @classmethod
-    def from_options(cls, options: OptionsArg) -> ToolConfig:
-        """Read the ``-o`` options that concern the env (others are ignored)."""
-        def flag(value: Any) -> bool:
-            return str(value).strip().lower() in ("1", "true", "yes", "on")
-
-        kw: dict[str, Any] = {}
-        try:
-            for key, conv in (("max_calls", int), ("call_timeout_s", float), ("memory_mb", int),
-                              ("disk_mb", int), ("max_output_chars", int), ("action_format", str), ("isolation", str)):
-                if key in options:
-                    kw[key] = conv(options[key])
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"bimedit env option: {exc}") from exc
-        for key in ("reload_per_call", "strict"):
-            if key in options:
-                kw[key] = flag(options[key])
-        return cls(**kw)
 
 
 def code_tool() -> Tool:
@@ -213,7 +155,7 @@ class BimEditEnv(Env):
     """One BIM-Edit task at a time (see the module docstring).
 
     Args:
-        config: Tool settings.
+        options: The run's options (the tool's settings are read from them; defaults: the paper's).
         output_dir: Where the committed model is kept for scoring; protocols set it to the
             episode's artifact folder before ``reset`` through the ``keep_model_in`` control.
             None embeds the model in the outcome.
@@ -221,21 +163,15 @@ class BimEditEnv(Env):
 
     state_type = BimEditState
 
-    def __init__(self, config: ToolConfig | None = None, output_dir: Path | None = None) -> None:
-        self.config = config or ToolConfig()
+    def __init__(self, options: BimEditOptions | None = None, output_dir: Path | None = None) -> None:
+        self.options = options or BimEditOptions()
         self.output_dir = output_dir
-        self.tools = [code_tool()] if self.config.action_format == "code" else structured.tools()
+        self.tools = [code_tool()] if self.options.action_format == "code" else structured.tools()
         self.task: Task | None = None
         self._ep: _Episode | None = None
-        self._outcome: dict[str, Any] | None = None
+        self._outcome: BimEditOutcome | None = None
 
-    @property
-    def controls(self) -> dict[str, Control]:
-        return {
-            "keep_model_in": Control(self.keep_model_in, doc="keep the committed model in a folder (before reset)"),
-            "record_failure": Control(self.record_failure, doc="note a failure seen outside the env (API errors)"),
-        }
-
+    @control(name="keep_model_in", doc="keep the committed model in a folder (before reset)")
     def keep_model_in(self, folder: str) -> None:
         """Keep the committed model of the next outcome as ``folder``/committed.ifc instead of
         embedding it in the outcome."""
@@ -250,23 +186,23 @@ class BimEditEnv(Env):
         workdir = Path(tempfile.mkdtemp(prefix="bimedit-")).resolve()
         model = workdir / MODEL_NAME
         shutil.copyfile(view.input_ifc, model)
-        limits = Limits(wall_s=self.config.call_timeout_s, cpu_s=max(1, math.ceil(self.config.call_timeout_s)),
-                        memory_mb=self.config.memory_mb, disk_mb=self.config.disk_mb)
+        limits = Limits(wall_s=self.options.call_timeout_s, cpu_s=max(1, math.ceil(self.options.call_timeout_s)),
+                        memory_mb=self.options.memory_mb, disk_mb=self.options.disk_mb)
         worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
-                        isolation=self.config.isolation)  # type: ignore[arg-type]
+                        isolation=self.options.isolation)
         self.task = task
         initial = model.read_bytes()
         self._ep = _Episode(workdir, model, worker, _digest(initial), committed_bytes=initial)
         self._outcome = None
         text = self._prompt(view.instruction, model)
         state = BimEditState(model_path=str(model), tools=[t.name for t in self.tools],
-                             max_calls=self.config.max_calls).to_dict()
+                             max_calls=self.options.max_calls).to_dict()
         return ResetResult(Observation(text=text, state=state), {"task_id": task.id})
 
     def _prompt(self, instruction: str, model: Path) -> str:
-        if self.config.action_format == "structured":
+        if self.options.action_format == "structured":
             notes = structured.PROMPT_NOTES
-        elif self.config.reload_per_call:
+        elif self.options.reload_per_call:
             notes = ("Every call starts from the model as last committed: variables and uncommitted "
                      "edits do not carry over to the next call.")
         else:
@@ -276,7 +212,7 @@ class BimEditEnv(Env):
         phrase = f"the tool {names[0]}" if len(names) == 1 else f"the tools {', '.join(names)}"
         return PROMPT_FILES.render("user.md", instruction=instruction.strip(), model_path=model, tools_phrase=phrase,
                                    tool_notes=notes,
-                                   max_calls=self.config.max_calls, timeout_s=self.config.call_timeout_s).strip()
+                                   max_calls=self.options.max_calls, timeout_s=self.options.call_timeout_s).strip()
 
     def step(self, action: Action) -> StepResult:
         ep = self._require()
@@ -289,11 +225,11 @@ class BimEditEnv(Env):
         answers: list[tuple[str, str]] = []
         records: list[dict[str, Any]] = []
         for call in calls:
-            if len(ep.calls) >= self.config.max_calls:
+            if len(ep.calls) >= self.options.max_calls:
                 if ep.failure.kind == "executed":
                     ep.failure = _Failure("budget", f"the agent asked for call {len(ep.calls) + 1} "
-                                                    f"with a budget of {self.config.max_calls}")
-                answers.append((call.id, f"Not executed: the budget of {self.config.max_calls} tool calls "
+                                                    f"with a budget of {self.options.max_calls}")
+                answers.append((call.id, f"Not executed: the budget of {self.options.max_calls} tool calls "
                                          "is spent. The episode is over."))
                 continue
             record, text = self._run_call(call)
@@ -314,12 +250,7 @@ class BimEditEnv(Env):
         ep = self._require()
         if self.task is None:  # reset sets both; _require has checked the episode
             raise RuntimeError("BimEditEnv: call reset(task) before step()")
-        bim = from_harness(self.task)
-        with tempfile.TemporaryDirectory(prefix="bimedit-reward-") as scratch:
-            pred = Path(scratch) / "committed.ifc"
-            pred.write_bytes(ep.committed_bytes or Path(bim.input_ifc).read_bytes())
-            s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=REWARD_SEED)
-        return float(s.final if self.config.strict else s.diagnostics.get("paper", {}).get("final", s.final))
+        return final_reward(self.task, ep.committed_bytes, strict=self.options.strict)
 
     def _run_call(self, call: ToolCall) -> tuple[CallRecord, str]:
         ep = self._require()
@@ -327,11 +258,11 @@ class BimEditEnv(Env):
         if problem is not None:
             return CallRecord(call.name, "malformed", error=problem), json.dumps(
                 {"status": "malformed", "error": problem})
-        if self.config.action_format == "code":
+        if self.options.action_format == "code":
             code = str(call.arguments["code"])
         else:
             code = structured.call_code(call.name, call.arguments)
-        if self.config.reload_per_call:
+        if self.options.reload_per_call:
             ep.worker.reset()
         envelope = ep.worker.call(code)
         committed = self._check_commit()
@@ -347,7 +278,7 @@ class BimEditEnv(Env):
             return f"unknown tool {call.name!r}; the tools are {', '.join(names)}"
         if call.parse_error:
             return f"the arguments are not a JSON object ({call.parse_error}); nothing was run"
-        if self.config.action_format == "code":
+        if self.options.action_format == "code":
             code = call.arguments.get("code")
             if not isinstance(code, str) or not code.strip():
                 return "the argument 'code' must be a non-empty string of Python; nothing was run"
@@ -383,17 +314,18 @@ class BimEditEnv(Env):
             out["committed"] = True
         if self._require().unreadable:
             out["model_unreadable"] = self._require().unreadable
-        if envelope.worker_restarted and not self.config.reload_per_call:
+        if envelope.worker_restarted and not self.options.reload_per_call:
             out["note"] = ("the previous call killed the worker: this call ran in a fresh one, where ifc "
                            "was reloaded from the last commit and earlier variables are gone")
         if envelope.status == "timeout":
-            out["note"] = f"stopped after the {self.config.call_timeout_s:g} s limit per call"
+            out["note"] = f"stopped after the {self.options.call_timeout_s:g} s limit per call"
         text = json.dumps(out, default=str)
-        limit = self.config.max_output_chars
+        limit = self.options.max_output_chars
         if len(text) > limit:
             text = text[: limit // 2] + f" … [{len(text) - limit} characters cut] … " + text[-limit // 2:]
         return text
 
+    @control(name="record_failure", doc="note a failure seen outside the env (API errors)")
     def record_failure(self, kind: str, detail: str) -> None:
         """Note a failure seen outside the env (model API errors); the first one wins."""
         if kind not in FAILURE_CLASSES:
@@ -412,7 +344,7 @@ class BimEditEnv(Env):
         return self._ep
 
     # -- result -------------------------------------------------------------------------------
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> BimEditOutcome:
         """The last committed model and how the run went (computed once per episode)."""
         if self._outcome is not None:
             return self._outcome
@@ -421,8 +353,8 @@ class BimEditEnv(Env):
         out = BimEditOutcome(
             committed=changed, failure=ep.failure.kind, failure_detail=ep.failure.detail,
             tool_calls=len(ep.calls), call_status=[c.status for c in ep.calls],
-            commits=sum(c.committed for c in ep.calls), final_text=ep.final_text, strict=self.config.strict,
-            action_format=self.config.action_format, reload_per_call=self.config.reload_per_call,
+            commits=sum(c.committed for c in ep.calls), final_text=ep.final_text, strict=self.options.strict,
+            action_format=self.options.action_format, reload_per_call=self.options.reload_per_call,
         )
         data = ep.committed_bytes if changed else None
         if data is not None:
@@ -433,8 +365,8 @@ class BimEditEnv(Env):
                 out.model_path = str(kept.resolve())
             else:
                 out.model_zb64 = base64.b64encode(zlib.compress(data, 6)).decode("ascii")
-        self._outcome = out.to_dict()
-        return self._outcome
+        self._outcome = out
+        return out
 
     def close(self) -> None:
         if self._ep is not None:
@@ -448,6 +380,6 @@ def _initial_hash(task: Task | None) -> str:
     return _digest(Path(from_harness(task).input_ifc).read_bytes())
 
 
-def make_env(task: Task, options: OptionsArg) -> BimEditEnv:
+def make_env(task: Task, options: BimEditOptions) -> BimEditEnv:
     """The suite's env factory."""
-    return BimEditEnv(ToolConfig.from_options(options))
+    return BimEditEnv(options)

@@ -1,22 +1,21 @@
 """The BIM-Edit tool loop (spec 1.4): act, run the tool calls, repeat until the agent answers
 without a tool call or asks for one past the budget.
 
-An inference call that fails is retried once per episode after ``retry_delay_s`` (paper:
-"retries once after a 30-second delay, giving at most two inference attempts per task");
-a second failure ends the episode with failure class ``api`` (or ``timeout`` when the model
-call timed out). Either way the last committed model is scored.
+An inference call that fails is retried ``-o retries`` times per episode after ``retry_delay_s``
+(paper: "retries once after a 30-second delay, giving at most two inference attempts per task");
+a failure past the retries ends the episode with failure class ``api`` (or ``timeout`` when the
+model call timed out). Either way the last committed model is scored.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from buildbench.harness import Agent, AgentError, Env, EpisodeContext, Protocol, Task
-from buildbench.harness.errors import ConfigError
-from buildbench.harness.option_model import OptionsArg
+from buildbench.harness import Agent, AgentError, EpisodeContext, Protocol, Task
 
-#: Seconds before the one inference retry (paper App. G: 30 s).
-RETRY_DELAY_S = 30.0
+from .env import BimEditEnv
+from .options import BimEditOptions
+
 #: Error kinds of ``buildbench.llm.ApiError`` worth the retry, and their failure classes.
 _RETRYABLE = {"api_error": "api", "timeout": "timeout"}
 _NOT_RETRIED = {"budget": "budget", "replay_miss": "other"}
@@ -27,25 +26,23 @@ def failure_class(error: AgentError) -> str:
     return _RETRYABLE.get(error.kind) or _NOT_RETRIED.get(error.kind, "other")
 
 
-class ToolLoop(Protocol):
+class ToolLoop(Protocol[BimEditEnv]):
     """The paper's agent loop.
 
     Args:
-        retries: Inference retries per episode (paper: 1).
-        retry_delay_s: Wait before a retry, seconds (paper: 30; tests use ~0).
+        options: The run's options: ``retries`` (inference retries per episode, paper: 1) and
+            ``retry_delay_s`` (wait before a retry, paper: 30 s; tests use ~0).
         name: Label recorded with episodes.
     """
 
-    def __init__(self, *, retries: int = 1, retry_delay_s: float = RETRY_DELAY_S, name: str = "tool-loop") -> None:
-        if retries < 0 or retry_delay_s < 0:
-            raise ConfigError(f"retries and retry_delay_s must be >= 0, got {retries}, {retry_delay_s}")
-        self.retries = retries
-        self.retry_delay_s = retry_delay_s
+    def __init__(self, options: BimEditOptions, *, name: str = "tool-loop") -> None:
+        self.retries = options.retries
+        self.retry_delay_s = options.retry_delay_s
         self.name = name
 
-    async def run(self, env: Env, agent: Agent, ctx: EpisodeContext) -> None:
-        if ctx.artifact_dir is not None and "keep_model_in" in env.controls:
-            await ctx.control(env, "keep_model_in", {"folder": str(ctx.artifact_dir)}, role="protocol")
+    async def run(self, env: BimEditEnv, agent: Agent, ctx: EpisodeContext) -> None:
+        if ctx.artifact_dir is not None:
+            await ctx.control(env.keep_model_in, str(ctx.artifact_dir))
         observation, _ = await ctx.reset(env)
         retries_left = self.retries
         while True:
@@ -59,9 +56,7 @@ class ToolLoop(Protocol):
                     await asyncio.sleep(self.retry_delay_s)
                     continue
                 ctx.fail(action.error, action, observation, info={"failure": kind})
-                if "record_failure" in env.controls:
-                    await ctx.control(env, "record_failure", {"kind": kind, "detail": str(action.error)},
-                                      role="protocol")
+                await ctx.control(env.record_failure, kind, str(action.error))
                 return
             result = await ctx.step(env, action)
             if result.truncated and result.info.get("failure") == "budget":
@@ -72,10 +67,6 @@ class ToolLoop(Protocol):
             observation = result.observation
 
 
-def tool_loop(task: Task, options: OptionsArg) -> ToolLoop:
+def tool_loop(task: Task, options: BimEditOptions) -> ToolLoop:
     """Factory: ``-o retries=N -o retry_delay_s=S``."""
-    try:
-        return ToolLoop(retries=int(options.get("retries", 1)),
-                        retry_delay_s=float(options.get("retry_delay_s", RETRY_DELAY_S)))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"tool-loop option: {exc}") from exc
+    return ToolLoop(options)

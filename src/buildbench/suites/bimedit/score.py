@@ -13,55 +13,37 @@ import base64
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import AgentFailure
 
 from .check.caps import over_caps
-
-# ``score_edit`` and its types lived here before ``score.py`` meant "one episode's metrics" in every
-# suite; importing them from here keeps working.
-from .check.edit import (
-    MODEL_CACHE,
-    SOLVE_THRESHOLD,
-    EditScore,
-    EditTask,
-    final_score,
-    is_solved,
-    score_edit,
-    summarise,
-)
+from .check.edit import score_edit
 from .outcome import FAILURE_CLASSES, BimEditOutcome
 from .tasks import from_harness
-
-__all__ = ["MODEL_CACHE", "SCORE_SEED", "SOLVE_THRESHOLD", "EditScore", "EditTask", "final_score", "is_solved",
-           "predicted_model", "score", "score_edit", "summarise"]
 
 #: Score seed of the geometry sampler; fixed so a model always gets the same score.
 SCORE_SEED = 0
 
 
-def predicted_model(task: Task, outcome: dict[str, Any] | BimEditOutcome, scratch: Path) -> Path:
+def predicted_model(task: Task, outcome: BimEditOutcome, scratch: Path) -> Path:
     """The file to score: the committed model, or the input model when nothing was committed."""
-    typed = outcome if isinstance(outcome, BimEditOutcome) else BimEditOutcome.from_dict(outcome)
-    if typed.model_path:
-        return Path(typed.model_path)
-    if typed.model_zb64:
+    if outcome.model_path:
+        return Path(outcome.model_path)
+    if outcome.model_zb64:
         path = scratch / "committed.ifc"
-        path.write_bytes(zlib.decompress(base64.b64decode(typed.model_zb64)))
+        path.write_bytes(zlib.decompress(base64.b64decode(outcome.model_zb64)))
         return path
     return Path(from_harness(task).input_ifc)
 
 
-def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
+def score(task: Task, outcome: BimEditOutcome) -> dict[str, float]:
     """Metrics of one episode (all floats, solved flags as 0/1)."""
     bim = from_harness(task)
-    typed = BimEditOutcome.from_dict(outcome)
     with tempfile.TemporaryDirectory(prefix="bimedit-score-") as scratch:
-        pred = predicted_model(task, typed, Path(scratch))
+        pred = predicted_model(task, outcome, Path(scratch))
         # The committed model is the agent's output: past a cap it is refused before any scoring.
-        over = over_caps(pred) if (typed.model_path or typed.model_zb64) and pred.is_file() else None
+        over = over_caps(pred) if (outcome.model_path or outcome.model_zb64) and pred.is_file() else None
         if over is not None:
             raise AgentFailure(f"the committed model is over a cap: {over}")
         s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=SCORE_SEED)
@@ -69,7 +51,7 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
     p_topo = float(paper.get("topology", s.topology))
     p_final = float(paper.get("final", s.final))
     p_solved = float(bool(paper.get("solved", s.solved)))
-    strict = bool(typed.strict)
+    strict = bool(outcome.strict)
     out = {
         # Strict scoring zeroes every axis of a prediction that edits nothing; the paper's stay.
         "geometry": s.geometry if strict else float(paper.get("geometry", s.geometry)),
@@ -81,12 +63,12 @@ def score(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
         "strict_final": s.final,
         "strict_solved": float(s.solved),
         "collateral": float(len(s.diagnostics.get("collateral", []))),
-        "tool_calls": float(typed.tool_calls),
-        "commits": float(typed.commits),
+        "tool_calls": float(outcome.tool_calls),
+        "commits": float(outcome.commits),
     }
     if strict:
         out.update({"paper_topology": p_topo, "paper_final": p_final, "paper_solved": p_solved})
-    failure = typed.failure
+    failure = outcome.failure
     for kind in FAILURE_CLASSES:
         out[f"failure_{kind}"] = float(failure == kind)
     return out

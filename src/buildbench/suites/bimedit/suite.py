@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
-from buildbench.harness import AgentSpec, OptionSpec, ProtocolSpec, Suite
-from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.prompts import PROMPTS_OPTION
+from buildbench.harness import AgentSpec, ProtocolSpec, Suite
+from buildbench.harness.errors import ConfigError
+from buildbench.harness.suite import RunChoice
 from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .degrade import degraded
 from .env import PROMPT_FILES, make_env
+from .options import BimEditOptions
+from .outcome import BimEditOutcome
 from .protocols import tool_loop
 from .report import summarize
 from .score import failure_metrics, score
 from .tasks import SPLITS, load_harness_tasks, read_native_task_file
+
+#: The scripted agents that edit through ``execute_ifc_code`` (all but the model and the no-op).
+CODE_AGENTS = ("oracle", "degraded", "door-without-opening", "wall-keeps-openings", "uncontained-wall")
+
+
+def check_run(choice: RunChoice) -> None:
+    """Refuse, once before the run, a scripted agent that edits with code when the env offers the
+    structured tools instead: every call it makes would be an unknown tool, every episode a zero."""
+    assert isinstance(choice.options, BimEditOptions)
+    if choice.options.action_format == "structured" and choice.agent in CODE_AGENTS:
+        raise ConfigError(f"agent {choice.agent!r} edits through execute_ifc_code, which -o action_format=structured "
+                          "does not offer: use action_format=code, or the llm or noop agent")
 
 suite = Suite(
     name="bimedit",
@@ -46,30 +60,9 @@ suite = Suite(
     default_protocol="tool-loop",
     cli="buildbench.suites.bimedit.cli:cli",
     extra={"read_task_file": read_native_task_file},
-    options=(
-        OptionSpec("max_calls", "int", "tool calls per episode (20 in the paper)", minimum=1, maximum=10_000,
-                   default=20),
-        OptionSpec("call_timeout_s", "float", "seconds per tool call (120 in the paper)", minimum=0.001,
-                   maximum=86_400.0, default=120.0),
-        OptionSpec("memory_mb", "int", "sandbox memory per call, MiB", minimum=64, maximum=65_536, default=4096),
-        OptionSpec("disk_mb", "int", "work-folder quota of the sandbox, MiB", minimum=1, maximum=262_144,
-                   default=2048),
-        OptionSpec("max_output_chars", "int", "tool output shown to the agent", minimum=0, maximum=10_000_000,
-                   default=20_000),
-        OptionSpec("action_format", "str", "how the agent edits", ("code", "structured"), default="code"),
-        OptionSpec("isolation", "str", "sandbox backend", ("auto", "bwrap", "process"), default="auto"),
-        OptionSpec("reload_per_call", "bool", "reload the model before every call", default=False),
-        OptionSpec("strict", "bool", "score in strict mode (collateral damage counts)", default=False),
-        OptionSpec("retries", "int", "inference retries after an API error", minimum=0, maximum=100, default=1),
-        OptionSpec("retry_delay_s", "float", "seconds between inference retries", minimum=0.0, maximum=3600.0,
-                   default=30.0),
-        PROMPTS_OPTION,
-        DEGRADE_OPTION,
-    ),
+    options=BimEditOptions,
+    outcome_type=BimEditOutcome,
+    check_run=check_run,
     prompts=PROMPT_FILES,
     validate_task=require_fields(inputs={"instruction": "string", "ifc_path": "string"}, target={"ground_truth_ifc": "string"}),
 )
-
-#: The entry-point name before every suite registered as ``suite:suite``; plugins, scripts and
-#: installs whose metadata still names it keep working.
-bimedit_suite = suite

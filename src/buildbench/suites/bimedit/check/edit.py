@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from buildbench.inputs import read_bytes
 from buildbench.suites.bimedit.check.diff import (
@@ -328,17 +326,3 @@ def _collateral(ref_changes: NodeChanges, pred_nodes: frozenset[tuple[str, str]]
 def _edge_list(edits: frozenset[tuple[str, tuple[str, str, str, str]]]) -> list[list[str]]:
     return [[sign, *edge] for sign, edge in sorted(edits)]
 
-
-def summarise(scores: Sequence[EditScore]) -> dict[str, float]:
-    """Mean ± std (0–100 scale, as the paper reports) and solve/pass rates (%) over ``scores``."""
-    if not scores:
-        return {}
-    arr = np.array([[s.final, s.geometry, s.semantics, s.topology] for s in scores]) * 100
-    out: dict[str, float] = {}
-    for i, name in enumerate(("final", "geometry", "semantics", "topology")):
-        out[f"{name}_mean"] = float(arr[:, i].mean())
-        out[f"{name}_std"] = float(arr[:, i].std())
-    for i, name in enumerate(("geometry", "semantics", "topology"), start=1):
-        out[f"{name}_pass_rate"] = float(np.mean(arr[:, i] >= SOLVE_THRESHOLD * 100) * 100)
-    out["solve_rate"] = float(np.mean([s.solved for s in scores]) * 100)
-    return out
