@@ -107,10 +107,12 @@ def _read_legoeval(suite: Suite) -> dict[str, Any]:
     task = _first_task(suite)
     options = suite.parse_options({})
     env = make_env(task, options)
+    env.reset(task)
+    tools = env.ctx  # the tools the env offers, as the options set them up
     pipeline, judge = llm(task, ScriptedChat([]), options), vlm_judge(task, ScriptedChat([]), options)
     evaluator = pipeline.evaluator
-    return {"max_steps": evaluate(task, options).max_steps, "render": env.render,
-            "wall_midpoint_positions": env.wall_midpoint_positions, "geometry": env.geometry,
+    return {"max_steps": evaluate(task, options).max_steps, "render": tools.render,
+            "wall_midpoint_positions": tools.wall_midpoint_positions, "geometry": tools.geometry,
             "image_px": evaluator.image_px, "disable": ",".join(evaluator.disabled_groups),
             "constraints": pipeline.constraints,
             "plans": "reference" if pipeline.plans else "model",

@@ -10,6 +10,7 @@ import pytest
 from buildbench.harness import Action, Episode, get_suite
 from buildbench.llm import ToolCall
 from buildbench.suites.legoeval.env import SUBMIT, LegoEvalEnv
+from buildbench.suites.legoeval.options import LegoEvalOptions
 from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 from buildbench.suites.legoeval.report import by_type_rows, table1_row
 from buildbench.suites.legoeval.score import failure_metrics, score
@@ -26,7 +27,7 @@ def _episode(metrics: dict[str, float]) -> Episode:
 @pytest.mark.parametrize("submit", [True, False], ids=["empty verdict list", "nothing submitted"])
 def test_no_verdict_scores_as_a_failure(submit: bool) -> None:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     if submit:
         result = env.step(Action(tool_calls=[ToolCall.parse("s", SUBMIT, {"verdicts": []})]))
@@ -58,7 +59,7 @@ def test_no_constraint_is_no_valid_scene() -> None:
 
 def test_an_unreadable_scene_leaves_the_holistic_verdict_unknown() -> None:
     t = task(scene={"rooms": "not a list"})
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     metrics = score(t, env.outcome())
     assert "holistic_correct" not in metrics and metrics["partial_unknown"] == 3.0

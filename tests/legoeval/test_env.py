@@ -12,6 +12,7 @@ from buildbench.scenes.build import HouseBuilder
 from buildbench.scenes.io import write_thor
 from buildbench.suites.legoeval.constraints import parse
 from buildbench.suites.legoeval.env import SUBMIT, LegoEvalEnv, make_env
+from buildbench.suites.legoeval.options import LegoEvalOptions
 from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 from buildbench.suites.legoeval.score import score
 from buildbench.suites.legoeval.tasks import make_task, spec_for
@@ -33,7 +34,7 @@ def task(scene: dict | None = None, task_id: str = "t0") -> Task:
 
 def test_reset_shows_instruction_constraints_summary_and_tools() -> None:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     obs, info = env.reset(t)
     assert "A flat with a bedroom." in obs.text and "c1 [MS] The floor of the bedroom is wood." in obs.text
     assert "2 rooms" in obs.text and info["scene_error"] is None
@@ -43,7 +44,7 @@ def test_reset_shows_instruction_constraints_summary_and_tools() -> None:
 
 def test_tool_calls_are_actions_answered_with_their_output() -> None:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     call = ToolCall.parse("call_1", "get_object_list", {"room_ids": ["bedroom"]})
     result = env.step(Action(tool_calls=[call]))
@@ -56,7 +57,7 @@ def test_tool_calls_are_actions_answered_with_their_output() -> None:
 
 def test_image_tools_attach_pngs() -> None:
     t = task()
-    env = LegoEvalEnv(t, render=True)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=True))
     env.reset(t)
     result = env.step(Action(data={"tool": "get_topdown_room", "args": ["bedroom"]}))
     assert len(result.observation.images) == 1 and result.observation.images[0].startswith(b"\x89PNG")
@@ -71,7 +72,7 @@ def test_image_tools_attach_pngs() -> None:
 ])
 def test_bad_actions_are_feedback_and_change_nothing(action: Action, message: str) -> None:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     result = env.step(action)
     assert not result.terminated and message in result.observation.text
@@ -80,7 +81,7 @@ def test_bad_actions_are_feedback_and_change_nothing(action: Action, message: st
 
 def test_unknown_tool_and_bad_arguments_answer_with_an_error() -> None:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     calls = [ToolCall.parse("a", "get_magic", {}), ToolCall.parse("b", "get_room_info", {"wall_ids": ["x"]}),
              ToolCall.parse("c", "get_room_info", {"room_ids": ["attic", "bedroom"]})]
@@ -94,7 +95,7 @@ def test_unknown_tool_and_bad_arguments_answer_with_an_error() -> None:
 def test_submitting_verdicts_ends_the_episode_and_scores() -> None:
     t = task()
     env = make_env(t, get_suite("legoeval").parse_options({"render": "false"}))
-    assert env.render is False
+    assert env.options.render is False
     env.reset(t)
     verdicts = [{"id": "c0", "holds": True, "explanation": "bed-0 (bedroom)"}, {"id": "c1", "holds": True},
                 {"id": "c2", "holds": False}]
@@ -109,7 +110,7 @@ def test_submitting_verdicts_ends_the_episode_and_scores() -> None:
 
 def test_an_unreadable_scene_is_reported_and_leaves_verdicts_unknown() -> None:
     t = task(scene={"rooms": "not a list"})
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     obs, info = env.reset(t)
     assert info["scene_error"] and "could not be read" in obs.text
     result = env.step(Action(data={"tool": "get_room_list"}))

@@ -6,13 +6,14 @@ import pytest
 
 from buildbench.harness import Action
 from buildbench.suites.legoeval.env import LegoEvalEnv
+from buildbench.suites.legoeval.options import LegoEvalOptions
 
 from .test_env import task
 
 
 def _submit(holds: list[bool | None], valid: bool | None) -> tuple[float, dict]:
     t = task()
-    env = LegoEvalEnv(t, render=False)
+    env = LegoEvalEnv(t, LegoEvalOptions(render=False))
     env.reset(t)
     verdicts = [{"id": f"c{i}", "holds": h, "explanation": "looked"} for i, h in enumerate(holds)]
     result = env.step(Action(data={"verdicts": verdicts, "valid": valid}))
@@ -34,7 +35,7 @@ def test_the_verdict_reward_is_the_agreement_with_the_labels(holds, valid, rewar
 def test_tool_calls_earn_nothing_and_an_unlabelled_scene_gives_no_signal():
     t = task()
     unlabelled = type(t)(t.id, t.suite, t.inputs, {k: v for k, v in t.target.items() if k != "labels"}, t.metadata)
-    env = LegoEvalEnv(unlabelled, render=False)
+    env = LegoEvalEnv(unlabelled, LegoEvalOptions(render=False))
     env.reset(unlabelled)
     bad = env.step(Action(data={"op": "nothing"}))
     assert bad.reward == 0.0 and not bad.terminated

@@ -43,11 +43,11 @@ def test_the_factories_read_the_typed_fields() -> None:
                                    "geometry": "procedural", "disable": "multimodal,textual"})
     assert isinstance(options, LegoEvalOptions) and options.disabled_groups == ("multimodal", "textual")
     env = make_env(task, options)
-    assert (env.render, env.wall_midpoint_positions, env.geometry) == (False, True, "procedural")
+    assert env.options is options
     assert evaluate(task, options).max_steps == 7
     assert agents._relations_level(options) == "box"  # the compatible mode keeps the original's boxes
     defaults = LegoEvalOptions()
-    assert evaluate(task, defaults).max_steps == 40 and make_env(task, defaults).render is True
+    assert evaluate(task, defaults).max_steps == 40 and LegoEvalEnv(task).options == defaults
     with pytest.raises(ValidationError):  # frozen
         defaults.max_steps = 3  # type: ignore[misc]
 
@@ -94,5 +94,5 @@ def test_meshes_without_assets_are_refused_once_before_the_run(
 def test_the_env_offers_no_controls_beside_its_tools() -> None:
     # Tool calls and the verdict are actions; the evaluate protocol asks nothing else of the env.
     task = get_suite("legoeval").load_tasks("demo", 0)[0]
-    env = LegoEvalEnv(task, render=False)
+    env = LegoEvalEnv(task, LegoEvalOptions(render=False))
     assert dict(env.controls) == {}

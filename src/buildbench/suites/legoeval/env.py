@@ -72,19 +72,16 @@ class LegoEvalEnv(Env):
     """One instruction–scene pair.
 
     Args:
-        render: Render images for the environment tools (off: text only).
-        wall_midpoint_positions: The original's door/window positions (§2.5).
-        geometry: How rendered views draw objects (``box``, ``procedural`` or ``mesh``).
+        options: The run's options; the env reads ``render`` (environment tools render images;
+            off: text only), ``wall_midpoint_positions`` (the original's door/window positions,
+            §2.5) and ``geometry`` (how rendered views draw objects). None: the declared defaults.
     """
 
     state_type = LegoEvalState
     action_type = LegoEvalAction
 
-    def __init__(self, task: Task, *, render: bool = True, wall_midpoint_positions: bool = False,
-                 geometry: Geometry = "box") -> None:
-        self.render = render
-        self.geometry = geometry
-        self.wall_midpoint_positions = wall_midpoint_positions
+    def __init__(self, task: Task, options: LegoEvalOptions | None = None) -> None:
+        self.options = options if options is not None else LegoEvalOptions()
         try:
             self.tools = [*llm_tools(), _submit_tool()]
         except ImportError:
@@ -103,8 +100,8 @@ class LegoEvalEnv(Env):
         self._start(task)
         try:
             scene = load_task_scene(task)
-            self.ctx = ToolContext.for_scene(scene, render=self.render, geometry=self.geometry,
-                                             wall_midpoint_positions=self.wall_midpoint_positions)
+            self.ctx = ToolContext.for_scene(scene, render=self.options.render, geometry=self.options.geometry,
+                                             wall_midpoint_positions=self.options.wall_midpoint_positions)
             summary = scene_summary(scene)
         except (SceneFormatError, ValueError) as exc:
             self.scene_error = str(exc).splitlines()[0]
@@ -203,8 +200,8 @@ class LegoEvalEnv(Env):
 def make_env(task: Task, options: LegoEvalOptions) -> LegoEvalEnv:
     """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
     ``-o geometry=procedural|mesh`` renders objects as meshes."""
-    return LegoEvalEnv(task, render=options.render, wall_midpoint_positions=options.wall_midpoint_positions,
-                       geometry=check_geometry(options.geometry))
+    check_geometry(options.geometry)
+    return LegoEvalEnv(task, options)
 
 
 def check_geometry(geometry: Geometry) -> Geometry:
