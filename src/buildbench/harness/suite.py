@@ -30,9 +30,15 @@ from .task import Task
 if TYPE_CHECKING:
     from buildbench.llm import ChatModel
 
-    from .option_model import ModelOptions, OptionsArg
+    from .option_model import ModelOptions
 
 AgentKind = Literal["cpu", "io"]
+
+
+#: What the env, agent and protocol factories take: the run's options parsed once into the suite's
+#: options class (``Suite.options``). The harness only hands it on, so it is ``Any`` here; each
+#: suite's factories name their class (``options: DreamHouseOptions``).
+SuiteOptions = Any
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,7 @@ class AgentSpec:
     """
 
     name: str
-    factory: Callable[[Task, ChatModel | None, OptionsArg], Agent]
+    factory: Callable[[Task, ChatModel | None, SuiteOptions], Agent]
     description: str = ""
     needs_model: bool = False
     kind: AgentKind = "cpu"
@@ -59,7 +65,7 @@ class ProtocolSpec:
     """A named episode driver: ``factory(task, options) -> Protocol``."""
 
     name: str
-    factory: Callable[[Task, OptionsArg], Protocol[Any]]
+    factory: Callable[[Task, SuiteOptions], Protocol[Any]]
     description: str = ""
 
 
@@ -121,7 +127,7 @@ class Suite:
     name: str
     description: str
     load_tasks: Callable[[str, int], list[Task]]
-    make_env: Callable[[Task, OptionsArg], Env]
+    make_env: Callable[[Task, SuiteOptions], Env]
     agents: Mapping[str, AgentSpec]
     protocols: Mapping[str, ProtocolSpec]
     score: Scorer
