@@ -120,3 +120,17 @@ def test_tuples_read_as_lists() -> None:
     action = TowerAction.from_data({"blocks": ({"center": (0, 0, 0.5), "size": [1, 1, 1]},)})
     assert action.blocks[0].center == [0, 0, 0.5]
     assert action.to_dict() == {"blocks": [{"center": [0, 0, 0.5], "size": [1, 1, 1]}]}
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_every_suites_options_schema_is_draft_2020_12_and_holds_its_defaults(suite: str) -> None:
+    from buildbench.harness import get_suite
+
+    model = get_suite(suite).options_model()
+    schema = model.json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["additionalProperties"] is False
+    defaults = {name: field.default for name, field in model.model_fields.items()}
+    jsonschema.validate(defaults, schema, cls=jsonschema.Draft202012Validator)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"no_such_option": 1}, schema, cls=jsonschema.Draft202012Validator)

@@ -260,7 +260,7 @@ def _message(cls: type[Record], data: Any, error: _ErrorDetails) -> str:
         return f"missing key {path!r}"
     at = f"{path}: " if path else ""
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"{at}unknown field; fields: {', '.join(f.name for f in _fields(parent))}"
+        return f"{at}unknown field; fields: {', '.join(f.name for f in _fields(parent)) or '(none)'}"
     if kind == "format":
         return f"{at}{error['msg']}"
     if kind == "finite_number":

@@ -12,6 +12,10 @@ Tools (see :mod:`.mcp_episodes` for what an episode over MCP is):
 - ``call(tool, arguments)``: call a turn's tool by name, for apps that never refresh their tool list
   (each turn whose tools changed also writes them out with their schemas).
 
+The arguments of these five are records (:class:`StartEpisode`, :class:`Submit`, :class:`Observe`,
+:class:`Finish`, :class:`Call`): each tool's input schema is its record's JSON Schema and the
+arguments are read through the same record (:mod:`buildbench.harness.record`).
+
 Every answer shows the next turn (text and images) or, when the protocol ended the episode, its
 status and metrics; ``structuredContent`` carries ``{"ended", "tools", "episode"}``. A call the
 turn cannot take (an unknown tool, arguments outside its schema, no turn waiting) is an error result
@@ -37,8 +41,9 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from io import TextIOWrapper
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 import anyio
@@ -47,6 +52,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from pydantic import AnyUrl
 
 from buildbench.harness.errors import BuildbenchError, ConfigError
+from buildbench.harness.record import Record
 from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
 
 from .mcp_episodes import EpisodeSession, McpRun, TurnView
@@ -58,32 +64,89 @@ ENDPOINT = "/mcp"
 #: An HTTP session idle this long (no request in flight) is closed, and its episode with it.
 IDLE_TIMEOUT_S = 3600.0
 
-_START = types.Tool(
-    name="start_episode", description="Start an episode and show its first turn. Each task has a fixed number "
-    "of episodes (samples); tasks are listed as resources.",
-    inputSchema={"type": "object", "properties": {"task": {
-        "type": "string", "description": "Task id (default: the next task with an episode left)"}},
-        "additionalProperties": False})
-_SUBMIT = types.Tool(
-    name="submit", description="Answer the current turn with text: code, a plan, JSON, a verdict, whatever the "
-    "turn asks for.",
-    inputSchema={"type": "object", "properties": {"text": {"type": "string", "description": "Your reply"}},
-                 "required": ["text"], "additionalProperties": False})
-_OBSERVE = types.Tool(
-    name="observe", description="Show the current turn again in full (system prompt, text, images), or how "
-    "the last episode ended.", inputSchema={"type": "object", "properties": {}, "additionalProperties": False})
-_FINISH = types.Tool(
-    name="finish", description="End the episode now: it is scored on what was built so far (like a model that "
-    "spent its request budget).", inputSchema={"type": "object", "properties": {}, "additionalProperties": False})
-_CALL = types.Tool(
-    name="call", description="Call one of the current turn's tools by name (the same as calling it directly; for "
-    "apps that do not refresh their tool list when a turn changes it).",
-    inputSchema={"type": "object", "properties": {
-        "tool": {"type": "string", "description": "The tool's name"},
-        "arguments": {"type": "object", "description": "Its arguments, as its JSON schema asks"}},
-        "required": ["tool"], "additionalProperties": False})
+@dataclass(frozen=True)
+class StartEpisode(Record):
+    """Start an episode and show its first turn. Each task has a fixed number of episodes
+    (samples); tasks are listed as resources.
+
+    Attributes:
+        task: Task id (default: the next task with an episode left).
+    """
+
+    SUITE = "mcp"
+    KIND = "start_episode"
+
+    task: str | None = None
+
+
+@dataclass(frozen=True)
+class Submit(Record):
+    """Answer the current turn with text: code, a plan, JSON, a verdict, whatever the turn asks for.
+
+    Attributes:
+        text: Your reply.
+    """
+
+    SUITE = "mcp"
+    KIND = "submit"
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Observe(Record):
+    """Show the current turn again in full (system prompt, text, images), or how the last episode
+    ended."""
+
+    SUITE = "mcp"
+    KIND = "observe"
+
+
+@dataclass(frozen=True)
+class Finish(Record):
+    """End the episode now: it is scored on what was built so far (like a model that spent its
+    request budget)."""
+
+    SUITE = "mcp"
+    KIND = "finish"
+
+
+@dataclass(frozen=True)
+class Call(Record):
+    """Call one of the current turn's tools by name (the same as calling it directly; for apps that
+    do not refresh their tool list when a turn changes it).
+
+    Attributes:
+        tool: The tool's name.
+        arguments: Its arguments, as its JSON schema asks.
+    """
+
+    SUITE = "mcp"
+    KIND = "call"
+
+    tool: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def _fixed_tool(record: type[Record]) -> types.Tool:
+    """The MCP tool whose arguments are ``record``: its JSON Schema is the tool's input schema."""
+    schema = record.json_schema()
+    return types.Tool(name=record.KIND, description=schema.get("description", ""), inputSchema=schema)
+
+
+R = TypeVar("R", bound=Record)
+
+
+def _arguments(record: type[R], arguments: dict[str, Any]) -> R:
+    """``arguments`` read as ``record`` (ConfigError: one line naming the argument)."""
+    try:
+        return record.from_data(arguments)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 #: Tools every session has; a suite tool of the same name is reached only through ``call``.
-FIXED_TOOLS = (_START, _SUBMIT, _OBSERVE, _FINISH, _CALL)
+FIXED_TOOLS = tuple(_fixed_tool(r) for r in (StartEpisode, Submit, Observe, Finish, Call))
 
 
 def build_server(run: McpRun) -> Server[EpisodeSession, Any]:
@@ -157,26 +220,18 @@ def build_server(run: McpRun) -> Server[EpisodeSession, Any]:
 
 async def _dispatch(session: EpisodeSession, name: str, arguments: dict[str, Any]) -> TurnView:
     if name == "start_episode":
-        task = arguments.get("task")
-        if task is not None and not isinstance(task, str):
-            raise ConfigError(f"start_episode: task must be a task id (text), got {type(task).__name__}")
-        return await session.start(task)
+        return await session.start(_arguments(StartEpisode, arguments).task)
     if name == "submit":
-        text = arguments.get("text")
-        if not isinstance(text, str):
-            raise ConfigError("submit: argument text: your reply as a string is required")
-        return await session.reply(text)
+        return await session.reply(_arguments(Submit, arguments).text)
     if name == "observe":
+        _arguments(Observe, arguments)
         return session.observe()
     if name == "finish":
+        _arguments(Finish, arguments)
         return await session.finish()
     if name == "call":
-        tool, args = arguments.get("tool"), arguments.get("arguments", {})
-        if not isinstance(tool, str):
-            raise ConfigError("call: argument tool: the name of one of this turn's tools is required")
-        if not isinstance(args, dict):
-            raise ConfigError(f"call: argument arguments: a JSON object is required, got {type(args).__name__}")
-        return await session.call(tool, args)
+        call = _arguments(Call, arguments)
+        return await session.call(call.tool, call.arguments)
     return await session.call(name, arguments)
 
 
