@@ -32,7 +32,14 @@ def _shared(spec: OptionSpec) -> Any:
 
 
 class SceneReVisOptions(ModelOptions):
-    """The options of one SceneReVis run (the common model options first, then these)."""
+    """The options of one SceneReVis run (the common model options first, then these).
+
+    Beyond each option's help: ``address=jid`` is the released behaviour (objects named by asset
+    id); ``retrieved_size`` is what the release does at inference, off here because our retrieved
+    sizes are category-level; ``optimize`` is Algorithm 2 (seeded), as the release's
+    ``--enable-physics-optimization``; ``judge`` and ``eval_judge`` default to the deterministic
+    rule judges, which are labelled not comparable with the paper.
+    """
 
     address: Literal["id", "jid"] = option(
         "str", "how calls name objects: unique ids (ours) or jids (released)", default="id")
