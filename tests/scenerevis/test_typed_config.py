@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from buildbench.cli import main
-from buildbench.harness import ConfigError, EpisodeContext, get_suite
+from buildbench.harness import ConfigError, EpisodeContext, Store, get_suite
 from buildbench.harness.runner import stored_outcome
 from buildbench.suites.scenerevis import agents
 from buildbench.suites.scenerevis.env import SceneReVisEnv, make_env
@@ -126,3 +126,16 @@ def test_the_outcome_is_the_suites_record_end_to_end() -> None:
     assert read == outcome
     # NaN (n/a) metrics compare equal as JSON text
     assert json.dumps(suite.score(ctx.task, read), sort_keys=True) == json.dumps(score(ctx.task, outcome), sort_keys=True)
+
+
+def test_a_run_stores_the_outcome_record_and_scores_what_it_read_back(tmp_path: Path) -> None:
+    suite = get_suite("scenerevis")
+    assert main(["run", "scenerevis", "--split", "demo", "--limit", "1", "-q", "--workers", "0",
+                 "-o", "render=false", "-o", "max_turns=3", "--run-dir", str(tmp_path / "run")]) == 0
+    with Store(tmp_path / "run") as store:
+        (episode,) = list(store.episodes())
+    task = suite.load_tasks("demo", 0)[0]
+    outcome = suite.read_outcome(episode.outcome)
+    assert isinstance(outcome, SceneReVisOutcome) and outcome.turns == 3 and outcome.eval_judge is not None
+    assert stored_outcome(outcome) == episode.outcome  # the stored JSON is the record's, nothing lost
+    assert json.dumps(episode.metrics, sort_keys=True) == json.dumps(score(task, outcome), sort_keys=True)
