@@ -15,6 +15,11 @@ import pytest
 from buildbench.harness import Action, Env, RunConfig, execute_episode, get_suite
 from buildbench.harness.record import OPTIONAL, Record, field_docs, unit
 
+try:
+    import jsonschema
+except ImportError:  # the dev extra's; the records are checked without it too
+    jsonschema = None
+
 SUITES = ("bimedit", "buildarena", "dreamhouse", "example", "legoeval", "scenerevis")
 
 
@@ -153,12 +158,15 @@ def test_a_demo_episodes_states_are_the_suites_state_record(name: str, tmp_path:
     episode = asyncio.run(execute_episode(config, suite.load_tasks("demo", 0)[0], 0, tmp_path))
     assert episode.status == "ok", episode.error
     assert len(states) >= 2
+    schema = state_type.json_schema()
     for state in states:
         if not state:  # LEGO-Eval's tool answers carry no state
             continue
         stored = json.loads(json.dumps(state, default=lambda o: o.item()))
         typed = state_type.from_data(stored)  # every value has its field's type
         assert typed.to_dict() == stored and list(typed.to_dict()) == list(state)
+        if jsonschema is not None:  # and the record's JSON Schema holds what the env really sent
+            jsonschema.validate(stored, schema, cls=jsonschema.Draft202012Validator)
 
 
 @pytest.mark.parametrize(("name", "data", "message"), [
