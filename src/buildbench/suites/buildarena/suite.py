@@ -124,35 +124,29 @@ suite = Suite(
     name=SUITE,
     description="Build vehicles, bridges and rockets from Besiege-style blocks; judged by MuJoCo simulation.",
     load_tasks=load_tasks,
-    make_env=BuildArenaEnv,  # type: ignore[arg-type]  # (see the agents below)
+    make_env=BuildArenaEnv,
     score=score_episode,
     headline=("passed", "indicator", "parts", "invalid_action_rate"),
     task_type="category",
     figures=figures,
     failure_metrics=failure_metrics,
     summarize=summarize,
-    # The factories take BuildArenaOptions, which the harness's factory types (ModelOptions | Mapping) do
-    # not yet admit: hence the arg-type ignores here.
     agents={
-        "reference": AgentSpec("reference", agents.reference,  # type: ignore[arg-type]
-                               "scripted reference design of each task level"),
-        "negative": AgentSpec("negative", agents.negative,  # type: ignore[arg-type]
-                              "negative-control design that must fail"),
-        "degraded": AgentSpec("degraded", degraded,  # type: ignore[arg-type]
-                              "calibration: the reference design with -o degrade=FRACTION "
+        "reference": AgentSpec("reference", agents.reference, "scripted reference design of each task level"),
+        "negative": AgentSpec("negative", agents.negative, "negative-control design that must fail"),
+        "degraded": AgentSpec("degraded", degraded, "calibration: the reference design with -o degrade=FRACTION "
                               "of its calls dropped, moved or given the wrong block (seeded)"),
-        "llm": AgentSpec("llm", agents.llm, "a chat model playing every workflow role",  # type: ignore[arg-type]
-                         needs_model=True, kind="io"),
+        "llm": AgentSpec("llm", agents.llm, "a chat model playing every workflow role", needs_model=True,
+                         kind="io"),
     },
     protocols={
-        "workflow": ProtocolSpec("workflow", protocols.workflow,  # type: ignore[arg-type]
+        "workflow": ProtocolSpec("workflow", protocols.workflow,
                                  "Planner, Drafter-Reviewer, Builder-Guidance, Refine, Assemble, Controller"),
-        "closed-loop": ProtocolSpec("closed-loop", protocols.closed_loop,  # type: ignore[arg-type]
+        "closed-loop": ProtocolSpec("closed-loop", protocols.closed_loop,
                                     "the workflow plus simulator feedback rounds (-o rounds=5)"),
-        "guidance-builder": ProtocolSpec("guidance-builder", protocols.guidance_builder,  # type: ignore[arg-type]
+        "guidance-builder": ProtocolSpec("guidance-builder", protocols.guidance_builder,
                                          "ablation: Guidance and Builder"),
-        "builder-only": ProtocolSpec("builder-only", protocols.builder_only,  # type: ignore[arg-type]
-                                     "ablation: the Builder alone"),
+        "builder-only": ProtocolSpec("builder-only", protocols.builder_only, "ablation: the Builder alone"),
     },
     splits=Splits(("default", "demo", VARIANTS, *TASKS)),
     default_agent="reference",
