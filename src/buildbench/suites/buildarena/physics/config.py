@@ -38,7 +38,7 @@ class PhysicsConfig:
         weld_break_force_n / weld_break_torque_nm: A block weld breaks when its (lagged) force or
             torque about its anchor exceeds these.
         brace_stiffness_fraction: A Brace's stiffness as a fraction of a block weld's.
-        weld_response_s: Time constant of the welds' response to load (``sim._WeldResponse``).
+        weld_response_s: Time constant of the welds' response to load (``welds._WeldResponse``).
         brace_break_force_n / brace_break_torque_nm: A Brace weld's thresholds.
         winch_stiffness_timeconst_s: ``solref`` time constant of a rope's length limit.
         wheel_rpm: Powered Wheel motor speed.

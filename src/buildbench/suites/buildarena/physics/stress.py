@@ -121,8 +121,7 @@ class WeldNetwork:
         bounds: Per output row, ``[[a_F, b_F], [a_T, b_T]]``, (rows, 2, 2): the
             weld's force is at most ``a_F·F + b_F·T`` and its torque at most
             ``a_T·F + b_T·T``, where ``F`` and ``T`` sum the norms of the
-            nodes' forces and torques (about the origin) in its group
-            (``wrench_bound``).
+            nodes' forces and torques (about the origin) in its group.
     """
 
     welds: np.ndarray
@@ -176,13 +175,6 @@ class WeldNetwork:
             tree[part.tree] -= (part.give_up @ loops).reshape(-1, 6)
             out[part.rows] = loops.reshape(-1, 6)
         return out
-
-
-def wrench_bound(own: np.ndarray) -> tuple[float, float]:
-    """``(F, T)`` of ``WeldNetwork.bounds``: the sums of the nodes' force and torque norms, over every group."""
-    rows = own.reshape(-1, 3)
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows)).reshape(-1, 2).sum(axis=0)
-    return float(norms[1]), float(norms[0])
 
 
 def weld_network(
