@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Action, EpisodeContext, Observation, Task
+from buildbench.suites.dreamhouse.options import DreamHouseOptions
 
 
 def _rules() -> Any:
@@ -49,6 +50,6 @@ class FrameAgent:
         return Action(text=self.rules.frame_script(self.context))
 
 
-def make(task: Task, model: Any, options: dict[str, Any]) -> FrameAgent:
+def make(task: Task, model: Any, options: DreamHouseOptions) -> FrameAgent:
     """The agent factory ``--agent examples/dreamhouse/agent.py:make`` names (``model`` is unused)."""
     return FrameAgent(task)

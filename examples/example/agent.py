@@ -2,10 +2,11 @@
 
     buildbench run example --agent examples/example/agent.py:make --split demo --limit 1
 
-``make(task, model, options)`` is the agent factory: called once per episode, it returns an
-object with ``act(observation, ctx) -> Action`` (async or not). This agent works from the
-structured task instead of the prompt text: it submits a column of blocks as ``Action.data``
-(no text to parse), reads the checker's feedback, and adds a block when the tower is short.
+``make(task, model, options)`` is the agent factory: called once per episode with the run's
+parsed ``-o`` options (``ExampleOptions``), it returns an object with ``act(observation, ctx) ->
+Action`` (async or not). This agent works from the structured task instead of the prompt text:
+it submits a column of blocks as ``Action.data`` (no text to parse), reads the checker's
+feedback, and adds a block when the tower is short.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import math
 from typing import Any
 
 from buildbench.harness import Action, EpisodeContext, Observation, Task
+from buildbench.suites.example.options import ExampleOptions
 
 
 class ColumnAgent:
@@ -37,6 +39,6 @@ class ColumnAgent:
         return Action(data={"blocks": blocks})
 
 
-def make(task: Task, model: Any, options: dict[str, Any]) -> ColumnAgent:
+def make(task: Task, model: Any, options: ExampleOptions) -> ColumnAgent:
     """The agent factory ``--agent examples/example/agent.py:make`` names (``model`` is unused)."""
     return ColumnAgent(task)
