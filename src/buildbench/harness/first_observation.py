@@ -22,10 +22,11 @@ def first_observation(suite_name: str, options: Mapping[str, Any], task: Task, s
         Exception: Whatever the suite raises while building or resetting its env.
     """
     suite = get_suite(suite_name)
+    parsed = suite.parse_options(options)  # a run's given options, parsed as the run parsed them
     env = None
     try:
-        with prompt_folder(options.get("prompts")):
-            env = suite.make_env(task, dict(options))
+        with prompt_folder(getattr(parsed, "prompts", None)):
+            env = suite.make_env(task, parsed)
             observation, _ = env.reset(task, seed=seed)
     finally:
         if env is not None:

@@ -76,7 +76,8 @@ class RunChoice:
     agent: str
     protocol: str
     split: str
-    options: ModelOptions
+    #: The suite's options class, parsed.
+    options: SuiteOptions
 
 
 #: ``score(task, outcome)``: the outcome as the suite's ``outcome_type`` (see ``Suite.read_outcome``).
