@@ -28,8 +28,8 @@ from .generate import GeneratedHouse, HouseParams, RoofSpec, SectionSpec, build_
 from .generate.frame import MODULE
 from .generate.layout import resolve_joist_axes
 from .model import SUBSYSTEM, Structure
-from .options import DreamHouseOptions
-from .prompts import ACTION_FORMATS, system_prompt
+from .options import ActionFormat, DreamHouseOptions
+from .prompts import system_prompt
 from .scripts import euler_xyz, fenced, structure_to_bpy
 from .tasks import ground_truth
 
@@ -93,9 +93,8 @@ class HouseAgent(Agent):
     """
 
     def __init__(self, house: GeneratedHouse, structure: Structure, *, lot: dict[str, float], collection: str,
-                 action_format: str = "python", kept: np.ndarray | None = None, name: str = "oracle") -> None:
-        if action_format not in ACTION_FORMATS:
-            raise ValueError(f"action_format {action_format!r} is not one of {', '.join(ACTION_FORMATS)}")
+                 action_format: ActionFormat = "python", kept: np.ndarray | None = None,
+                 name: str = "oracle") -> None:
         self.house = house
         self.structure = structure
         self.plan = plan_for(house, lot)
