@@ -2,11 +2,12 @@
 
     buildbench run bimedit --agent examples/bimedit/agent.py:make --split demo --limit 1
 
-``make(task, model, options)`` returns the agent of one episode. This one acts through the
-env's tool directly: each :class:`Action` carries a :class:`ToolCall` of ``execute_ifc_code``
-(the env answers it in ``observation.tool_results``), and an action with text and no tool
-call ends the episode. It inspects the model, reads the answer, and deletes a wall when the
-instruction names one by id; the IfcOpenShell code comes from the sibling ``model.py``.
+``make(task, model, options)`` returns the agent of one episode (``options``: the run's parsed
+``-o`` options, ``BimEditOptions``). This one acts through the env's tool directly: each
+:class:`Action` carries a :class:`ToolCall` of ``execute_ifc_code`` (the env answers it in
+``observation.tool_results``), and an action with text and no tool call ends the episode. It
+inspects the model, reads the answer, and deletes a wall when the instruction names one by id;
+the IfcOpenShell code comes from the sibling ``model.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from buildbench.harness import Action, EpisodeContext, Observation, Task
 from buildbench.llm import ToolCall
+from buildbench.suites.bimedit.options import BimEditOptions
 
 
 def _rules() -> Any:
@@ -52,6 +54,6 @@ class WallAgent:
         return Action(tool_calls=[call])
 
 
-def make(task: Task, model: Any, options: dict[str, Any]) -> WallAgent:
+def make(task: Task, model: Any, options: BimEditOptions) -> WallAgent:
     """The agent factory ``--agent examples/bimedit/agent.py:make`` names (``model`` is unused)."""
     return WallAgent(task)
