@@ -24,8 +24,8 @@ CODE_AGENTS = ("oracle", "degraded", "door-without-opening", "wall-keeps-opening
 def check_run(choice: RunChoice) -> None:
     """Refuse, once before the run, a scripted agent that edits with code when the env offers the
     structured tools instead: every call it makes would be an unknown tool, every episode a zero."""
-    assert isinstance(choice.options, BimEditOptions)
-    if choice.options.action_format == "structured" and choice.agent in CODE_AGENTS:
+    options: BimEditOptions = choice.options
+    if options.action_format == "structured" and choice.agent in CODE_AGENTS:
         raise ConfigError(f"agent {choice.agent!r} edits through execute_ifc_code, which -o action_format=structured "
                           "does not offer: use action_format=code, or the llm or noop agent")
 
