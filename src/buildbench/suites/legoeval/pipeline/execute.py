@@ -94,9 +94,42 @@ def _restore_visuals(ctx: ToolContext, tool: str, args: list[Any], result: dict[
             ctx.remember_visual(str(target), images)
 
 
-async def execute_plan(ctx: ToolContext, plan: ToolPlan, choose: ArgumentChooser, cache: ToolCache) -> Execution:
-    """Run ``plan``; independent nodes overlap. Returns the merged outputs and call records."""
+def _ancestors(plan: ToolPlan, node: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(plan.predecessors(node))
+    while todo:
+        parent = todo.pop()
+        if parent not in seen:
+            seen.add(parent)
+            todo.extend(plan.predecessors(parent))
+    return seen
+
+
+def _merge(records: list[CallRecord], images: dict[str, dict[str, bytes]], keep: set[str] | None = None) -> Execution:
+    """The outputs of ``records`` (those in ``keep``; all when None), merged in plan order."""
     out = Execution()
+    for record in records:
+        if keep is not None and record.tool not in keep:
+            continue
+        out.text.update(record.text)
+        if record.error is not None:
+            out.text[f"{record.tool}_error"] = record.error
+        out.images.update(images.get(record.tool, {}))
+        out.calls.append(record)
+    return out
+
+
+async def execute_plan(ctx: ToolContext, plan: ToolPlan, choose: ArgumentChooser, cache: ToolCache) -> Execution:
+    """Run ``plan``; independent nodes overlap. Returns the merged outputs and call records.
+
+    What a node sees when it chooses its arguments is its ancestors' outputs, and the plan's
+    outputs are merged, in plan order: tools that answer under the same key (the door, window and
+    object lists all key by room) then give the same prompt and the same images whichever thread
+    finishes first.
+    """
+    records = {node: CallRecord(node, []) for node in plan.nodes}
+    images: dict[str, dict[str, bytes]] = {node: {} for node in plan.nodes}
+    in_order = list(records.values())
     finished = {node: asyncio.Event() for node in plan.nodes}
     t0 = time.perf_counter()
 
@@ -104,11 +137,12 @@ async def execute_plan(ctx: ToolContext, plan: ToolPlan, choose: ArgumentChooser
         try:
             for parent in plan.predecessors(node):
                 await finished[parent].wait()
-            record = CallRecord(node, [], started_s=time.perf_counter() - t0)
-            out.calls.append(record)
+            record = records[node]
+            record.started_s = time.perf_counter() - t0
             spec = TOOLS[node]
             try:
-                record.args = await choose(node, dict(out.text)) if spec.param else []
+                seen = _merge(in_order, images, _ancestors(plan, node)).text
+                record.args = await choose(node, seen) if spec.param else []
                 if spec.param and not spec.optional and not record.args:
                     record.error = "no arguments selected; not run"
                 else:
@@ -117,17 +151,15 @@ async def execute_plan(ctx: ToolContext, plan: ToolPlan, choose: ArgumentChooser
                         _restore_visuals(ctx, node, record.args, result)
                     for key, value in result.items():
                         if is_image_key(key):
-                            out.images[key] = value
+                            images[node][key] = value
                             record.image_keys.append(key)
                         else:
-                            out.text[key] = value
                             record.text[key] = value
             except (ToolArgumentError, RuntimeError, ValueError, KeyError, OSError) as exc:
                 record.error = f"{type(exc).__name__}: {exc}"
-                out.text[f"{node}_error"] = record.error
             record.ended_s = time.perf_counter() - t0
         finally:
             finished[node].set()
 
     await asyncio.gather(*(run(node) for node in plan.nodes))
-    return out
+    return _merge(in_order, images)
