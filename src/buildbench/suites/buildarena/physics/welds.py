@@ -125,7 +125,11 @@ _BACKOFF_MAX = 64
 """Ticks at most between a failed bound and the next try (the bound costs a little every tick it is tried)."""
 
 _PENDING_FLOATS = 4_000_000
-"""At most this many node-wrench numbers (32 MB) wait for the exact analysis; then it catches up."""
+"""At most about this many numbers (32 MB) of put-off ticks' inputs wait for the exact analysis; then it
+catches up."""
+
+_INPUTS_OVERHEAD = 64
+"""What the arrays and the tuple of one tick's inputs take beside their numbers, in numbers (8 bytes)."""
 
 _REFER_BELOW = 0.5
 """A tick that fails the bound becomes the reference only while the lagged history of loads (the bound's part
@@ -237,8 +241,9 @@ class _WeldResponse:
         with np.errstate(divide="ignore", invalid="ignore"):  # a zero limit gives inf or NaN: no skipping
             per = analysis.network.bounds / self.limits[:, :, None]
             self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
-            self.room = _PENDING_FLOATS // max(analysis.bodies.size * 6, 1)
             self.roots = _roots(analysis)
+            size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + _INPUTS_OVERHEAD
+            self.room = _PENDING_FLOATS // size
             # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
             # the cross-product block of ``centres_to_origin`` is at least its operator norm).
             self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
