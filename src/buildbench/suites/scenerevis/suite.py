@@ -29,17 +29,15 @@ def check_run(choice: RunChoice) -> None:
         raise ConfigError(f"agent {choice.agent!r} replays the recorded chain a task carries, and the tasks of "
                           f"split {choice.split!r} carry none: use --split chains (or --tasks with chains made by "
                           "`buildbench scenerevis reverse`)")
-    assert isinstance(choice.options, SceneReVisOptions)
-    check_geometry(choice.options.geometry)
+    options: SceneReVisOptions = choice.options
+    check_geometry(options.geometry)
 
 
 suite = Suite(
     name="scenerevis",
     description="Lay out a room turn by turn (diagnose and act); scored on collisions, out-of-bounds and more.",
     load_tasks=load_tasks,
-    # The factories take SceneReVisOptions, which the harness's factory types (ModelOptions | Mapping)
-    # do not yet admit: hence the arg-type ignores below.
-    make_env=make_env,  # type: ignore[arg-type]
+    make_env=make_env,
     score=score,
     headline=("valid_placement", "collision_rate", "oob_rate", "voxel_loss_m3", "Avg"),
     task_type="room_type",
@@ -51,15 +49,15 @@ suite = Suite(
                               "scripted: repairs reported conflicts, adds core furniture at free wall spots"),
         "one-pass": AgentSpec("one-pass", agents.one_pass, "scripted: every object in one turn, no repair"),
         "random": AgentSpec("random", agents.random_placement, "scripted: the same objects at random spots"),
-        "oracle": AgentSpec("oracle", agents.oracle,  # type: ignore[arg-type]
+        "oracle": AgentSpec("oracle", agents.oracle,
                             "replays the recorded chain a task carries"),
-        "degraded": AgentSpec("degraded", degraded,  # type: ignore[arg-type]
+        "degraded": AgentSpec("degraded", degraded,
                               "calibration: the oracle, then -o degrade=FRACTION of the final scene's objects "
                               "moved, turned or scaled (seeded)"),
-        "llm": AgentSpec("llm", agents.llm,  # type: ignore[arg-type]
+        "llm": AgentSpec("llm", agents.llm,
                          "a chat model in the paper's text protocol", needs_model=True, kind="io"),
     },
-    protocols={"diagnose-act": ProtocolSpec("diagnose-act", diagnose_act,  # type: ignore[arg-type]
+    protocols={"diagnose-act": ProtocolSpec("diagnose-act", diagnose_act,
                                             "create the room, then diagnose and edit until terminate or budget")},
     default_agent="diagnose",
     default_protocol="diagnose-act",
