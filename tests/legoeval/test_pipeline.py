@@ -142,6 +142,32 @@ def test_independent_tools_run_concurrently_and_dependents_wait(scene: Scene, mo
     assert "bed-0 (bedroom)" in out.text
 
 
+@pytest.mark.parametrize("slower", ["get_door_list", "get_object_list"])
+def test_outputs_under_one_key_merge_in_plan_order_whichever_tool_finishes_last(
+        scene: Scene, monkeypatch: pytest.MonkeyPatch, slower: str) -> None:
+    # The door and object lists both answer by room name: the merged text, and what a later node
+    # sees, must not depend on which thread finishes first.
+    monkeypatch.setitem(TOOLS, slower, _slow(TOOLS[slower], 0.3))
+    plan = ToolPlan(((START, "get_door_list"), (START, "get_object_list"), ("get_door_list", "get_window_list")))
+    seen: dict[str, dict[str, Any]] = {}
+
+    async def choose(tool: str, outputs: dict[str, Any]) -> list[Any]:
+        seen[tool] = dict(outputs)
+        return await _all_rooms(tool, outputs)
+
+    ctx = ToolContext.for_scene(scene, render=False)
+    out = asyncio.run(execute_plan(ctx, plan, choose, ToolCache()))
+    calls = {c.tool: c for c in out.calls}
+    assert [c.tool for c in out.calls] == plan.nodes  # records in plan order
+    shared = set(calls["get_door_list"].text) & set(calls["get_object_list"].text)
+    assert shared  # the same room keys from both tools
+    expected: dict[str, Any] = {}
+    for node in plan.nodes:  # the later in the plan wins a shared key
+        expected.update(calls[node].text)
+    assert out.text == expected
+    assert seen["get_window_list"] == calls["get_door_list"].text  # its ancestor's outputs only
+
+
 def test_results_are_reused_across_constraints_and_branches(scene: Scene) -> None:
     ctx = ToolContext.for_scene(scene, render=False)
     cache = ToolCache()
