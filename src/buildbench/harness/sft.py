@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,16 +180,18 @@ def _folder(episode: Episode) -> str:
     return f"{re.sub(r'[^A-Za-z0-9_.-]', '_', episode.task_id)}-s{episode.sample}"
 
 
-def suite_system_prompt(suite: Suite, agent: str, task: Task, options: dict[str, Any]) -> str:
+def suite_system_prompt(suite: Suite, agent: str, task: Task, options: Mapping[str, Any]) -> str:
     """The system message of ``agent`` when it is one of the suite's model agents, else of the
     suite's first model agent that has one ("" when none has): the agent is built with a scripted
-    model, never called, and asked for its ``system_prompt``."""
+    model, never called, and asked for its ``system_prompt``. ``options`` are a run's given options
+    (its stored config's), parsed here into the suite's options class as a run parses them."""
     from buildbench.llm import ScriptedChat
 
+    parsed = suite.parse_options(options)
     model_agents = [name for name, spec in suite.agents.items() if spec.needs_model]
     for name in sorted(model_agents, key=lambda n: n != agent):
-        with prompt_folder(options.get("prompts")):
-            built = suite.agents[name].factory(task, ScriptedChat(), dict(options))
+        with prompt_folder(getattr(parsed, "prompts", None)):
+            built = suite.agents[name].factory(task, ScriptedChat(), parsed)
         text = getattr(built, "system_prompt", None)
         if isinstance(text, str) and text.strip():
             return text
