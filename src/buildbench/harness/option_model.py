@@ -58,6 +58,12 @@ def option(kind: OptionKind, help: str = "", *, default: OptionValue = None, cho
     return _field(OptionSpec("", kind, help, choices, minimum, maximum, default, unset, unit))
 
 
+def shared_option(spec: OptionSpec) -> Any:
+    """A field declared as the harness declares ``spec`` (``PROMPTS_OPTION``, ``DEGRADE_OPTION``):
+    suites that read such an option list it as one of theirs, with the harness's one declaration."""
+    return _field(spec)
+
+
 def _spec_of(name: str, info: FieldInfo) -> OptionSpec:
     """The :class:`OptionSpec` a field declared with :func:`option` was made from."""
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}

@@ -4,22 +4,15 @@ that object to the env, agent and protocol factories."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.option_model import ModelOptions, option
-from buildbench.harness.options import OptionSpec
+from buildbench.harness.option_model import ModelOptions, option, shared_option
 from buildbench.harness.prompts import PROMPTS_OPTION
 from buildbench.sandbox import Isolation
 
 #: How the agent edits: ``execute_ifc_code``, or the structured tool set (:mod:`.structured`).
 ActionFormat = Literal["code", "structured"]
-
-
-def _shared(spec: OptionSpec) -> Any:
-    """A field declared by an option every suite with that feature shares (``prompts``, ``degrade``)."""
-    return option(spec.kind, spec.help, default=spec.default, choices=spec.choices, minimum=spec.minimum,
-                  maximum=spec.maximum, unset=spec.unset, unit=spec.unit)
 
 
 class BimEditOptions(ModelOptions):
@@ -42,5 +35,5 @@ class BimEditOptions(ModelOptions):
     retries: int = option("int", "inference retries after an API error", minimum=0, maximum=100, default=1)
     retry_delay_s: float = option("float", "seconds between inference retries", minimum=0.0, maximum=3600.0,
                                   default=30.0)
-    prompts: str | None = _shared(PROMPTS_OPTION)
-    degrade: float = _shared(DEGRADE_OPTION)
+    prompts: str | None = shared_option(PROMPTS_OPTION)
+    degrade: float = shared_option(DEGRADE_OPTION)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.option_model import ModelOptions, option
+from buildbench.harness.option_model import ModelOptions, option, shared_option
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 from .model import Rules
@@ -51,6 +51,5 @@ class BuildArenaOptions(ModelOptions):
     physics: str = option("str", "physics profile: a shipped name (besiege-1) or a profile .toml file (checked "
                           "before the run; its name and hash are stored with every episode)",
                           default=DEFAULT_PROFILE)
-    prompts: str | None = option(PROMPTS_OPTION.kind, PROMPTS_OPTION.help)
-    degrade: float = option(DEGRADE_OPTION.kind, DEGRADE_OPTION.help, default=DEGRADE_OPTION.default,
-                            minimum=DEGRADE_OPTION.minimum, maximum=DEGRADE_OPTION.maximum)
+    prompts: str | None = shared_option(PROMPTS_OPTION)
+    degrade: float = shared_option(DEGRADE_OPTION)

@@ -4,13 +4,12 @@ and hands that object to the env, agent and protocol factories, which read its f
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from pydantic import model_validator
 
 from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.option_model import ModelOptions, option
-from buildbench.harness.options import OptionSpec
+from buildbench.harness.option_model import ModelOptions, option, shared_option
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 from .tools.registry import Group
@@ -21,12 +20,6 @@ PlanSource = Literal["model", "reference"]
 Geometry = Literal["box", "procedural", "mesh"]
 #: The tool groups ``-o disable`` may name (Table 2's ablations).
 TOOL_GROUPS: tuple[str, ...] = get_args(Group)
-
-
-def _shared(spec: OptionSpec) -> Any:
-    """A field declared by an option every suite with that feature shares (``prompts``, ``degrade``)."""
-    return option(spec.kind, spec.help, default=spec.default, choices=spec.choices, minimum=spec.minimum,
-                  maximum=spec.maximum, unset=spec.unset, unit=spec.unit)
 
 
 class LegoEvalOptions(ModelOptions):
@@ -55,8 +48,8 @@ class LegoEvalOptions(ModelOptions):
         choices=get_args(Geometry), default="box")
     samples_per_judgment: int = option("int", "VLM-judge self-consistency samples", minimum=1, maximum=100,
                                        default=3)
-    prompts: str | None = _shared(PROMPTS_OPTION)
-    degrade: float = _shared(DEGRADE_OPTION)
+    prompts: str | None = shared_option(PROMPTS_OPTION)
+    degrade: float = shared_option(DEGRADE_OPTION)
 
     @model_validator(mode="after")
     def _reference_plans_need_given_constraints(self) -> LegoEvalOptions:
