@@ -111,3 +111,14 @@ def test_putting_the_exact_analysis_off_changes_nothing(task: str, skips: bool, 
     calls[0] = 0
     assert _outcome(task, design) == skipping
     assert calls[0] >= skipping[2]  # (a tick that fails the bound may be analysed on its own first)
+
+
+def test_the_plain_sums_of_squares_are_einsums() -> None:
+    # Drag and weld magnitudes add three squares as np.einsum did in the recorded runs (snapshots): first and
+    # third, then second. Should numpy's einsum kernel change, this says so before the snapshots do.
+    rng = np.random.default_rng(0)
+    rows = rng.normal(size=(20000, 6)) * 10.0 ** rng.uniform(-6, 6, size=(20000, 1))
+    for shaped, einsum in ((rows[:, :3], np.einsum("bi,bi->b", rows[:, :3], rows[:, :3])),
+                           (rows.reshape(-1, 2, 3), np.einsum("wki,wki->wk", *[rows.reshape(-1, 2, 3)] * 2))):
+        squares = shaped * shaped
+        assert np.array_equal((squares[..., 0] + squares[..., 2]) + squares[..., 1], einsum)
