@@ -8,13 +8,12 @@ involve the agent, the split or the machine are :func:`.suite.check_run`'s.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ValidationInfo, field_validator, model_validator
 
 from buildbench.harness.degrade import DEGRADE_OPTION
-from buildbench.harness.option_model import ModelOptions, option
-from buildbench.harness.options import OptionSpec
+from buildbench.harness.option_model import ModelOptions, option, shared_option
 from buildbench.harness.prompts import PROMPTS_OPTION
 
 #: Replies allowed per episode, counting turn 0 (RL used 7; inference 10 or 15 iterations).
@@ -23,12 +22,6 @@ DEFAULT_MAX_TURNS = 10
 MAX_MODEL_LEN = 40960
 #: ``eval_judge`` / ``vlm_feedback`` values that name no model.
 RULE, NONE = "rule", "none"
-
-
-def _shared(spec: OptionSpec) -> Any:
-    """A field declared by a harness spec every suite shares (its help stays in one place)."""
-    return option(spec.kind, spec.help, default=spec.default, choices=spec.choices, minimum=spec.minimum,
-                  maximum=spec.maximum, unset=spec.unset, unit=spec.unit)
 
 
 class SceneReVisOptions(ModelOptions):
@@ -67,8 +60,8 @@ class SceneReVisOptions(ModelOptions):
         "str", "JSONL file the layout critique model answers from or records to", unset="no file")
     max_model_len: int = option("int", "context window the llm agent truncates history to, tokens",
                                 minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN)
-    prompts: str | None = _shared(PROMPTS_OPTION)
-    degrade: float = _shared(DEGRADE_OPTION)
+    prompts: str | None = shared_option(PROMPTS_OPTION)
+    degrade: float = shared_option(DEGRADE_OPTION)
 
     @field_validator("eval_judge", "vlm_feedback", mode="after")
     @classmethod
