@@ -115,10 +115,16 @@ def test_putting_the_exact_analysis_off_changes_nothing(task: str, skips: bool, 
 
 def test_the_plain_sums_of_squares_are_einsums() -> None:
     # Drag and weld magnitudes add three squares as np.einsum did in the recorded runs (snapshots): first and
-    # third, then second. Should numpy's einsum kernel change, this says so before the snapshots do.
+    # third, then second; the cargo hold's three products in order. Should numpy's einsum kernel change, this says so before the snapshots do.
     rng = np.random.default_rng(0)
     rows = rng.normal(size=(20000, 6)) * 10.0 ** rng.uniform(-6, 6, size=(20000, 1))
     for shaped, einsum in ((rows[:, :3], np.einsum("bi,bi->b", rows[:, :3], rows[:, :3])),
                            (rows.reshape(-1, 2, 3), np.einsum("wki,wki->wk", *[rows.reshape(-1, 2, 3)] * 2))):
         squares = shaped * shaped
         assert np.array_equal((squares[..., 0] + squares[..., 2]) + squares[..., 1], einsum)
+    # The cargo hold's contact axes: a strided operand, added in order.
+    local = np.ascontiguousarray(rows[:, :3])
+    frames = (rng.normal(size=(rows.shape[0], 9)) * 10.0 ** rng.uniform(-6, 6, size=(rows.shape[0], 1)))
+    axes = frames.reshape(-1, 3, 3)[:, :, 2]
+    products = local * axes
+    assert np.array_equal((products[:, 0] + products[:, 1]) + products[:, 2], np.einsum("ki,ki->k", local, axes))
