@@ -77,8 +77,17 @@ def _refused(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize("agent", ["oracle", "degraded"])
 def test_a_chain_replaying_agent_on_a_split_without_chains_is_a_usage_error(
         agent: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    line = _refused(["--agent", agent, "--split", "demo"], tmp_path, capsys)
-    assert f"agent {agent!r} replays the recorded chain" in line and "--split chains" in line
+    for split in ("demo", "default"):  # the default split is the paper's prompts, without chains
+        line = _refused(["--agent", agent, "--split", split], tmp_path, capsys)
+        assert f"agent {agent!r} replays the recorded chain" in line and "--split chains" in line
+
+
+def test_a_chain_replaying_agent_may_run_a_task_file() -> None:
+    from buildbench.harness.suite import RunChoice
+
+    suite = get_suite("scenerevis")
+    assert suite.check_run is not None
+    suite.check_run(RunChoice("oracle", "diagnose-act", "default", suite.parse_options({}), tasks="chains.jsonl"))
 
 
 def test_bad_options_are_refused_through_buildbench_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -401,7 +401,8 @@ class Runner:
         options = suite.parse_options(self.config.options)
         self.config = replace(self.config, options=options.given())
         if suite.check_run is not None:  # combinations of agent, protocol, split and options
-            suite.check_run(RunChoice(agent_spec.name, self.config.protocol, self.config.split, options))
+            suite.check_run(RunChoice(agent_spec.name, self.config.protocol, self.config.split, options,
+                                      tasks=self.config.tasks))
         self._check_prompt_folder(suite)
         if self.config.backend == "ray":
             from .ray_backend import prepare_ray

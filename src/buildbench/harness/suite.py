@@ -78,6 +78,8 @@ class RunChoice:
     split: str
     #: The suite's options class, parsed.
     options: SuiteOptions
+    #: The task file or folder run instead of the split (``--tasks``), or None.
+    tasks: str | None = None
 
 
 #: ``score(task, outcome)``: the outcome as the suite's ``outcome_type`` (see ``Suite.read_outcome``).

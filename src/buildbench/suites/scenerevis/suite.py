@@ -25,7 +25,8 @@ CHAIN_AGENTS = ("oracle", "degraded")
 def check_run(choice: RunChoice) -> None:
     """Refuse, once before the run, what would fail every episode: a chain-replaying agent on a
     split whose tasks carry no chain, and ``geometry=mesh`` without an asset folder."""
-    if choice.agent in CHAIN_AGENTS and choice.split in CHAINLESS_SPLITS:
+    chainless = choice.split in CHAINLESS_SPLITS or (choice.split == "default" and choice.tasks is None)
+    if choice.agent in CHAIN_AGENTS and chainless:
         raise ConfigError(f"agent {choice.agent!r} replays the recorded chain a task carries, and the tasks of "
                           f"split {choice.split!r} carry none: use --split chains (or --tasks with chains made by "
                           "`buildbench scenerevis reverse`)")
