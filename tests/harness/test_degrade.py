@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from buildbench.harness.degrade import DEGRADE_OPTION, Corruption, degrade_fraction
+from buildbench.harness.degrade import DEGRADE_OPTION, Corruption
 
 
 def test_corrupted_parts_grow_nested_with_the_fraction_and_draws_do_not_depend_on_it():
@@ -23,5 +23,5 @@ def test_the_episode_seed_decides_and_repeats():
 def test_the_fraction_is_bounded_and_defaults_to_the_declared_value():
     with pytest.raises(ValueError, match="outside"):
         Corruption(5, 1.5, seed=0)
-    assert degrade_fraction({}) == DEGRADE_OPTION.default and degrade_fraction({"degrade": 0.25}) == 0.25
+    assert DEGRADE_OPTION.default == 0.5
     assert Corruption(0, 1.0, seed=0).indices.size == 0

@@ -1,10 +1,10 @@
 """Every declared ``-o`` default is the value the suite really uses when the option is absent.
 
-The effective values come from the code, two ways: the suites' own option readers run on an
-empty options dict (``EnvOptions.from_options({})``, the protocol and env factories), and a scan
-of every ``options.get("key", default)`` in a suite's package (a literal, or a module constant of
-the same file). An option that neither reaches must get a reader here, so a new option cannot
-slip through unchecked.
+The effective values come from the code, two ways: the suites' env, agent and protocol factories
+built from the options parsed out of nothing (``suite.parse_options({})``), read back from what
+they built, and a scan of any ``options.get("key", default)`` left in a suite's package (a literal,
+or a module constant of the same file). An option that neither reaches must get a reader here, so
+a new option cannot slip through unchecked.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ _UNRESOLVED = object()
 # -- defaults found by running the suites' option readers on {} -------------------------------
 def _first_task(suite: Suite) -> Any:
     return suite.load_tasks("demo", 0)[0]
+
+
+def _degraded_fraction(suite: Suite) -> Any:
+    # The degraded agents read the typed field as it is (no default of their own to disagree).
+    return suite.parse_options({}).degrade
 
 
 def _read_example(suite: Suite) -> dict[str, Any]:
@@ -65,7 +70,7 @@ def _read_bimedit(suite: Suite) -> dict[str, Any]:
     env, loop = make_env(task, options), tool_loop(task, options)
     fields = ("max_calls", "call_timeout_s", "memory_mb", "disk_mb", "max_output_chars", "action_format",
               "isolation", "reload_per_call", "strict")
-    return {"retries": loop.retries, "retry_delay_s": loop.retry_delay_s,
+    return {"retries": loop.retries, "retry_delay_s": loop.retry_delay_s, "degrade": _degraded_fraction(suite),
             **{name: getattr(env.options, name) for name in fields}}
 
 
@@ -76,7 +81,7 @@ def _read_buildarena(suite: Suite) -> dict[str, Any]:
 
     task, options = _first_task(suite), suite.parse_options({})
     env, flow, team = suite.make_env(task, options), workflow(task, options), llm(task, ScriptedChat([]), options)
-    return {"max_shift": env.rules.max_shift, "physics": env.physics.profile_name, "rounds": flow.rounds,
+    return {"max_shift": env.rules.max_shift, "degrade": _degraded_fraction(suite), "physics": env.physics.profile_name, "rounds": flow.rounds,
             "top_p": team.top_p, "levels": env.options.levels or None, "control": options.control,
             **{k: getattr(env.options, k) for k in ("sim_duration_s", "max_calls", "control_trials", "profile")},
             **{k: getattr(flow.options, k) for k in ("draft_turns", "build_turns", "max_substructures")}}
@@ -93,7 +98,7 @@ def _read_scenerevis(suite: Suite) -> dict[str, Any]:
               "eval_judge_record", "vlm_feedback", "vlm_feedback_record")
     assert loop.critic is None  # vlm_feedback "none": no critique model
     llm = suite.agent("llm").factory(task, ScriptedChat(), options)
-    return {"address": env.address.value, "eval_judge": loop.eval_judge,
+    return {"address": env.address.value, "eval_judge": loop.eval_judge, "degrade": _degraded_fraction(suite),
             "max_model_len": getattr(llm, "max_model_len", None),
             **{name: getattr(env.options, name) for name in fields}}
 
@@ -117,7 +122,7 @@ def _read_legoeval(suite: Suite) -> dict[str, Any]:
             "constraints": pipeline.constraints,
             "plans": "reference" if pipeline.plans else "model",
             "per_constraint": judge.evaluator.per_constraint,
-            "samples_per_judgment": judge.evaluator.samples}
+            "samples_per_judgment": judge.evaluator.samples, "degrade": _degraded_fraction(suite)}
 
 
 READERS: dict[str, Callable[[Suite], dict[str, Any]]] = {

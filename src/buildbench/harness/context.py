@@ -77,9 +77,6 @@ class EpisodeContext:
         Raises:
             TypeError: ``fn`` is not a control method.
         """
-        if isinstance(fn, Env):  # TRANSITIONAL (removed once every suite calls methods): by name
-            legacy: Any = kwargs
-            return await self.control_named(fn, *args, role=legacy.pop("role", "control"))
         return await self.control_as("protocol", fn, *args, **kwargs)
 
     async def control_as(self, role: str, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:

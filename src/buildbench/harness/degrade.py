@@ -19,18 +19,12 @@ import numpy as np
 from .agent import Agent
 from .context import EpisodeContext
 from .env import Action, Observation
-from .option_model import OptionsArg
 from .options import OptionSpec
 
 #: ``-o degrade`` when a run does not give it.
 DEFAULT_FRACTION = 0.5
 DEGRADE_OPTION = OptionSpec("degrade", "float", "fraction of the reference answer the degraded agent corrupts",
                             minimum=0.0, maximum=1.0, default=DEFAULT_FRACTION)
-
-
-def degrade_fraction(options: OptionsArg) -> float:
-    """The ``degrade`` option of a run (its default when unset)."""
-    return float(options.get("degrade", DEFAULT_FRACTION))
 
 
 class Corruption:

@@ -13,7 +13,7 @@ This module imports pydantic; :mod:`buildbench.harness.options` stays light for 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Self, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -91,9 +91,7 @@ class Options(BaseModel):
     """The options of one run, typed; frozen, unknown keys refused.
 
     ``given()`` are the values the run set explicitly (stored in the run's config); every other
-    field holds its declared default. Until every suite reads fields, the object also answers
-    ``key in options``, ``options[key]`` and ``options.get(key, default)`` over the given values,
-    as the options dict it replaces did.
+    field holds its declared default. Code reads fields (``options.history``), never keys.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -135,21 +133,6 @@ class Options(BaseModel):
     def json_schema(cls) -> dict[str, Any]:
         """Standard JSON Schema (draft 2020-12) of these options."""
         return cls.model_json_schema()
-
-    # -- the mapping view of the given values (see the class docstring) ---------------------
-    def __contains__(self, key: object) -> bool:
-        return key in self.model_fields_set
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.model_fields_set:
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self.model_fields_set else default
-
-    def keys(self) -> Iterator[str]:
-        return iter(sorted(self.model_fields_set))
 
 
 class ModelOptions(Options):
@@ -209,8 +192,3 @@ def options_model(name: str, specs: tuple[OptionSpec, ...]) -> type[ModelOptions
     own = {spec.name: spec for spec in specs}
     model.specs = (*(own.pop(spec.name, spec) for spec in COMMON_OPTIONS), *own.values())
     return model
-
-
-#: What the env, agent and protocol factories take: the run's typed options, or (an env or agent
-#: built outside a run, e.g. in a test) a mapping of given values read through the same view.
-OptionsArg = ModelOptions | Mapping[str, Any]

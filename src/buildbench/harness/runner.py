@@ -224,7 +224,7 @@ async def execute_episode(
     t0 = time.perf_counter()
     env = None
     try:
-        with prompt_folder(ctx.options.get("prompts")):  # -o prompts=DIR: the user's prompt texts
+        with prompt_folder(getattr(ctx.options, "prompts", None)):  # -o prompts=DIR: the user's prompt texts
             env = suite.make_env(task, ctx.options)
             agent = agent_spec.factory(task, model, ctx.options)
             protocol = protocol_spec.factory(task, ctx.options)

@@ -18,8 +18,7 @@ from .agent import Agent
 from .context import EpisodeContext
 from .env import Action, Observation
 from .errors import ConfigError
-from .option_model import OptionsArg
-from .suite import AgentSpec, Suite
+from .suite import AgentSpec, Suite, SuiteOptions
 from .task import Task
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ def user_agent_spec(target: str, *, has_model: bool) -> AgentSpec:
     except LLMConfigError as exc:
         raise ConfigError(str(exc)) from None
 
-    def make(task: Task, model: ChatModel | None, options: OptionsArg) -> Agent:
+    def make(task: Task, model: ChatModel | None, options: SuiteOptions) -> Agent:
         agent = factory(task, model, options)
         if not callable(getattr(agent, "act", None)):
             raise TypeError(f"agent factory {target!r} returned {type(agent).__name__}, which has no act method")
