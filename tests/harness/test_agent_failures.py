@@ -143,4 +143,4 @@ def test_outputs_past_the_caps_are_refused_before_scoring(monkeypatch: pytest.Mo
     chair = {"desc": "chair", "size": [0.5, 0.9, 0.5], "pos": [0.0, 0.0, 0.0], "rot": [0, 0, 0, 1]}
     scene = {"room_type": "bedroom", "bounds_top": [], "bounds_bottom": [], "objects": [chair] * 4}
     with pytest.raises(AgentFailure, match="4 objects, over the cap of 3"):
-        scenes.score(task, {"scene": scene})
+        scenes.score(task, scenes.read_outcome({"scene": scene}))
