@@ -82,10 +82,11 @@ def test_controls_through_the_context_are_logged_and_reach_the_outcome(env):
 
 
 def test_a_text_agent_names_a_control(env):
-    ctx = EpisodeContext(task=env.task, seed=0)
+    from buildbench.integrations.text import run_control
+
     _add_sill(env)
-    obs = asyncio.run(ctx.control_named(env, "reset_scene", {}))
-    assert obs.state == {"n_members": 0} and len(env.structure) == 0
-    assert ctx.steps[-1].action_text == '{"control": "reset_scene", "args": {}}'
-    with pytest.raises(ValueError, match="DreamHouseEnv has no control 'explode'; controls: checkpoint, evaluate"):
-        asyncio.run(ctx.control_named(env, "explode"))
+    result = run_control(env, "reset_scene", {})
+    assert result.observation.state == {"n_members": 0} and len(env.structure) == 0
+    assert result.info["control"] == "reset_scene"
+    unknown = run_control(env, "explode", {})
+    assert unknown.observation.text.startswith("Unknown control 'explode'; controls: checkpoint, evaluate")

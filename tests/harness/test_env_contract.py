@@ -111,12 +111,13 @@ def test_control_calls_are_logged_and_cpu_bound_ones_run_off_the_loop():
     assert "0x" not in heavy.action_text and heavy.info == {"control": "heavy", "count": 3}
 
 
-def test_an_unknown_control_names_the_known_ones():
+def test_a_text_agent_calls_a_control_by_name_and_an_unknown_name_is_feedback():
+    from buildbench.integrations.text import run_control
+
     env = _CounterEnv()
-    ctx = EpisodeContext(task=Task("t", "x"), seed=0)
-    with pytest.raises(ValueError, match=r"_CounterEnv has no control 'begin'; controls: add, heavy"):
-        asyncio.run(ctx.control_named(env, "begin"))
-    assert ctx.steps == []
+    unknown = run_control(env, "begin", {})
+    assert unknown.observation.text == "Unknown control 'begin'; controls: add, heavy. Nothing changed."
+    assert run_control(env, "add", {"n": 2}).observation.text == "count 2" and env.count == 2
 
 
 def test_controls_are_listed_by_name_with_their_doc_and_only_marked_methods_are_controls():
@@ -127,7 +128,7 @@ def test_controls_are_listed_by_name_with_their_doc_and_only_marked_methods_are_
     ctx = EpisodeContext(task=Task("t", "x"), seed=0)
     with pytest.raises(TypeError, match="not an env control"):
         asyncio.run(ctx.control(env.step, Action()))
-    asyncio.run(ctx.control_named(env, "add", {"n": 2}, role="protocol"))
+    asyncio.run(ctx.control(env.add, n=2))
     assert env.count == 2 and ctx.steps[0].action_text == '{"control": "add", "args": {"n": 2}}'
 
 

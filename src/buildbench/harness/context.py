@@ -87,22 +87,6 @@ class EpisodeContext:
         return await self._logged(role, mark.name, mark.cpu_bound, partial(fn, *args, **kwargs),
                                   inspect.signature(fn).bind(*args, **kwargs).arguments)
 
-    async def control_named(self, env: Env, name: str, args: Mapping[str, Any] | None = None, *,
-                            role: str = "control") -> Any:
-        """:meth:`control_as` for a caller that has only the control's name (a replayed log, a
-        text agent's ``{"control": NAME}``).
-
-        Raises:
-            ValueError: ``env`` has no control ``name``.
-        """
-        controls = env.controls
-        if name not in controls:
-            known = ", ".join(sorted(controls)) or "none"
-            raise ValueError(f"{type(env).__name__} has no control {name!r}; controls: {known}")
-        kwargs = dict(args or {})
-        found = controls[name]
-        return await self._logged(role, name, found.cpu_bound, partial(found.fn, **kwargs), kwargs)
-
     async def _logged(self, role: str, name: str, cpu_bound: bool, run: Callable[[], T],
                       named: Mapping[str, Any]) -> T:
         t0 = time.perf_counter()

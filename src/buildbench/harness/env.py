@@ -119,7 +119,7 @@ class Control:
     Envs declare controls by decorating methods with :func:`control`; protocols call those
     methods through ``EpisodeContext.control(env.method, ...)``, typed end to end, which logs each
     call in the trajectory as a control step. ``Env.controls`` lists them by name for callers that
-    only have a name (a text agent's ``{"control": NAME}``, Gymnasium's info, docs). Arguments are
+    only have a name (a Gymnasium or Inspect text agent's ``{"control": NAME}``, Gymnasium's info). Arguments are
     JSON values, so a logged control can be replayed.
 
     Attributes:
@@ -199,7 +199,7 @@ class Env(ABC):
     #: What an action may be (text format, tools, ``data`` shape); "" when undocumented.
     action_description: str = ""
     #: The record the env's ``Observation.state`` dicts are written from (``to_dict``), fields
-    #: with units; None when the env keeps no structured state. ``state_type.schema()`` describes it.
+    #: with units; None when the env keeps no structured state. ``state_type.json_schema()`` describes it.
     state_type: ClassVar[type[Record] | None] = None
     #: The record a scripted agent's ``Action.data`` is read as (``from_data``: bad input is one
     #: line naming the field); None when the env takes no structured data.
