@@ -397,24 +397,14 @@ class Runner:
         suite.protocol(self.config.protocol)
         if agent_spec.needs_model and not (self.config.model or self._model or self.config.replay):
             raise ConfigError(f"agent {agent_spec.name!r} needs a model: pass --model (e.g. openai:gpt-4o)")
-        # Parsed once, before the run folder exists: a bad option is one line, and no folder is left.
-        options = suite.parse_options(self.config.options)
-        self.config = replace(self.config, options=options.given())
-        if suite.check_run is not None:  # combinations of agent, protocol, split and options
-            suite.check_run(RunChoice(agent_spec.name, self.config.protocol, self.config.split, options,
-                                      tasks=self.config.tasks))
-        self._check_prompt_folder(suite)
+        options = self.checked_options(suite, agent_spec.name)
         if self.config.backend == "ray":
             from .ray_backend import prepare_ray
 
             prepare_ray(self.config)
         tasks = select_tasks(suite, self.config)
         if tasks:
-            # Bad protocol options would otherwise fail every episode one by one.
-            try:
-                suite.protocol(self.config.protocol).factory(tasks[0], suite.parse_options(self.config.options))
-            except (ValueError, TypeError) as exc:
-                raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
+            self.check_protocol(suite, tasks[0], options)
         # Built here on every backend, so a bad model spec (or a missing key) fails once, before
         # any episode and before the run folder exists: fixing it needs no --resume.
         model = self._build_model() if agent_spec.needs_model else None
@@ -449,6 +439,24 @@ class Runner:
             raise ConfigError(f"suite {suite.name!r} has no replaceable prompt files (option prompts)")
         resolved = str(suite.prompts.check_folder(folder))
         self.config = replace(self.config, options={**self.config.options, "prompts": resolved})
+
+    def checked_options(self, suite: Suite, agent: str) -> Any:
+        """The run's options parsed once into the suite's class, before the run folder exists (a bad
+        option is one line and leaves no folder); the config keeps the given values, and the
+        suite's ``check_run`` and the prompt folder are checked with them."""
+        options = suite.parse_options(self.config.options)
+        self.config = replace(self.config, options=options.given())
+        if suite.check_run is not None:  # combinations of agent, protocol, split and options
+            suite.check_run(RunChoice(agent, self.config.protocol, self.config.split, options, tasks=self.config.tasks))
+        self._check_prompt_folder(suite)
+        return options
+
+    def check_protocol(self, suite: Suite, task: Task, options: Any) -> None:
+        """Build the protocol once: bad protocol options would otherwise fail every episode."""
+        try:
+            suite.protocol(self.config.protocol).factory(task, options)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
 
     def _open_store(self, n_tasks: int) -> Store:
         path = self.run_dir / Store.FILENAME

@@ -27,7 +27,7 @@ import re
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,7 +37,6 @@ from buildbench.harness import Episode, Store, Suite, Task, get_suite, mean_metr
 from buildbench.harness.apart import play_apart
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.runner import RunConfig, Runner, execute_episode, score_isolated, select_tasks
-from buildbench.harness.suite import RunChoice
 from buildbench.harness.user_agent import resolve_agent
 from buildbench.llm import ChatModel
 from buildbench.llm.parts import ImagePart
@@ -146,12 +145,7 @@ class McpRun(Runner):
             raise ConfigError(f"agent {spec.name!r} of {suite.name} takes no model, so nothing is left for an MCP "
                               f"client to do; model agents: {models}")
         suite.protocol(self.config.protocol)
-        # Parsed once, as `buildbench run` parses them; the stored config keeps the given values.
-        options = suite.parse_options(self.config.options)
-        self.config = replace(self.config, options=options.given())
-        if suite.check_run is not None:
-            suite.check_run(RunChoice(spec.name, self.config.protocol, self.config.split, options))
-        self._check_prompt_folder(suite)
+        options = self.checked_options(suite, spec.name)  # as `buildbench run` checks them
         self.tasks = select_tasks(suite, self.config)
         if self.only:
             known = {t.id for t in self.tasks}
@@ -161,10 +155,7 @@ class McpRun(Runner):
             self.tasks = [t for t in self.tasks if t.id in self.only]
         if not self.tasks:
             raise ConfigError(f"{suite.name}: no tasks to serve")
-        try:
-            suite.protocol(self.config.protocol).factory(self.tasks[0], options)
-        except (ValueError, TypeError) as exc:
-            raise ConfigError(f"protocol {self.config.protocol!r}: invalid options: {exc}") from exc
+        self.check_protocol(suite, self.tasks[0], options)
 
     def open(self) -> McpRun:
         """Check the settings and open (or continue) the store."""
