@@ -3,7 +3,9 @@
 Each module exposes ``run() -> list[Figure]``. Each runs in its own Python process, so one
 benchmark's state (a GL context, threads, a forked pool, imported simulators) cannot break
 the next one, and a crash or hang is that benchmark's failure alone. Results go to
-``bench-results/results.json``. Usage: ``python benchmarks/run.py [NAME_SUBSTRING ...]``.
+``bench-results/results.json``; a run of some of them (``make bench BENCH="legoeval render"``)
+writes ``bench-results/results-legoeval-render.json`` instead, so it never replaces the full
+run's file. Usage: ``python benchmarks/run.py [NAME_SUBSTRING ...]``.
 
 The exit status is 1 only when a benchmark itself failed (raised, crashed or passed its
 time limit); a figure that misses its target and a baseline skipped with its reason are
@@ -16,6 +18,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -144,8 +147,9 @@ def main(argv: list[str]) -> int:
         "figures": [f.to_dict() for f in figures],
         "failures": failures,
     }
-    (out / "results.json").write_text(json.dumps(payload, indent=2))
-    console.print(f"wrote {out / 'results.json'} ({len(figures)} figures, {len(failures)} failures, "
+    name = "results.json" if not wanted else "results-" + "-".join(re.sub(r"[^\w.]+", "_", w) for w in wanted) + ".json"
+    (out / name).write_text(json.dumps(payload, indent=2))
+    console.print(f"wrote {out / name} ({len(figures)} figures, {len(failures)} failures, "
                   f"{payload['wall_s']:.0f} s)")
     return 1 if failures else 0
 

@@ -51,7 +51,9 @@ def test_main_writes_results_and_exits_1_only_on_a_failure(tmp_path: Path, monke
     monkeypatch.setattr(run, "HERE", tmp_path)
     _bench(tmp_path, "good", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0, target_seconds=0.5)]\n")
     assert run.main(["run.py", "good"]) == 0  # a missed target is reported, not a failure
-    results = json.loads((tmp_path / "bench-results" / "results.json").read_text())
+    # A chosen subset writes a file of its own: the full run's results.json is never replaced by it.
+    assert not (tmp_path / "bench-results" / "results.json").exists()
+    results = json.loads((tmp_path / "bench-results" / "results-good.json").read_text())
     assert [f["name"] for f in results["figures"]] == ["good"] and results["failures"] == []
     assert results["figures"][0]["meets_target"] is False
     _bench(tmp_path, "bad", "def run():\n    raise RuntimeError('x')\n")
