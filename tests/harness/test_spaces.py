@@ -170,7 +170,8 @@ def test_a_demo_episodes_states_are_the_suites_state_record(name: str, tmp_path:
 
 
 @pytest.mark.parametrize(("name", "data", "message"), [
-    ("example", {"blocks": [{"center": [0, 0], "size": "big"}]}, "example action: blocks[0].size: expected a list"),
+    ("example", {"blocks": [{"center": [0, 0, 0], "size": "big"}]}, "example action: blocks[0].size: expected a list"),
+    ("example", {"blocks": [{"center": [0, 0], "size": [1, 1, 1]}]}, "example action: blocks[0].center: expected at least 3 items, got 2"),
     ("dreamhouse", {"code": 5}, "dreamhouse action: code: expected a string, got int"),
     ("dreamhouse", {"members": [], "code": "x"}, "dreamhouse action: send exactly one of 'code'"),
     ("buildarena", {"op": 7}, "buildarena action: op: expected a string, got int"),

@@ -265,6 +265,10 @@ def _message(cls: type[Record], data: Any, error: _ErrorDetails) -> str:
         return f"{at}{error['msg']}"
     if kind == "finite_number":
         return f"{at}expected a finite number, got {_kind(value)}"
+    if kind in ("too_short", "too_long"):  # a length bound (``Annotated[list[float], Len(3, 3)]``)
+        ctx = error.get("ctx", {})
+        want = f"at least {ctx.get('min_length')}" if kind == "too_short" else f"at most {ctx.get('max_length')}"
+        return f"{at}expected {want} items, got {ctx.get('actual_length', len(value) if isinstance(value, list) else '?')}"
     return f"{at}expected {_describe(tp)}, got {_kind(value)}"
 
 

@@ -22,15 +22,11 @@ PROMPTS = PromptFiles(Path(__file__).with_name("prompts"), fields=True)
 
 
 def _submit_tool() -> Any:
+    """The submission tool; its parameters are the scripted agents' action record's JSON Schema."""
     from buildbench.llm import Tool
 
-    block = {"type": "object", "properties": {
-        "center": {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3},
-        "size": {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3}},
-        "required": ["center", "size"]}
     return Tool(name="submit_blocks", description="Replace the design with this list of blocks and check it.",
-                parameters={"type": "object", "properties": {"blocks": {"type": "array", "items": block}},
-                            "required": ["blocks"]})
+                parameters=TowerAction.json_schema())
 
 
 class TowerEnv(Env):

@@ -4,7 +4,9 @@ scripted agent's ``Action.data``, typed (see :mod:`buildbench.harness.record`)."
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from annotated_types import Len
 
 from buildbench.harness.record import Record, unit
 
@@ -21,8 +23,8 @@ class Block(Record):
     SUITE = "example"
     KIND = "action"
 
-    center: list[float] = field(metadata=unit("m"))
-    size: list[float] = field(metadata=unit("m"))
+    center: Annotated[list[float], Len(3, 3)] = field(metadata=unit("m"))
+    size: Annotated[list[float], Len(3, 3)] = field(metadata=unit("m"))
 
 
 @dataclass(frozen=True)
