@@ -44,3 +44,23 @@ def _tiny_lm(path: Path, seed: int = 0) -> Any:
 def make_tiny_lm() -> Callable[..., Any]:
     """``make_tiny_lm(path, seed=0) -> tokenizer``: a tiny random language model on disk."""
     return _tiny_lm
+
+
+@pytest.fixture()
+def stored_episode(tmp_path: Path) -> Callable[..., Any]:
+    """``stored_episode(config, task)``: play one episode of ``config`` on ``task`` in-process,
+    check it ended ok, keep it in a store under ``tmp_path`` and return the episode the store reads
+    back (its outcome as stored JSON, its metrics as scored)."""
+    import asyncio
+
+    from buildbench.harness import RunConfig, Store, Task, execute_episode
+
+    def play(config: RunConfig, task: Task) -> Any:
+        episode = asyncio.run(execute_episode(config, task, 0, tmp_path))
+        assert episode.status == "ok", episode.error
+        with Store(tmp_path / "run") as store:
+            store.add_episode(episode)
+            (kept,) = store.episodes()
+        return kept
+
+    return play

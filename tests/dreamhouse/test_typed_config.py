@@ -5,14 +5,13 @@ the store back to the scorer."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
 
 from buildbench.cli.main import main
-from buildbench.harness import ConfigError, RunConfig, Store, execute_episode, get_suite
+from buildbench.harness import ConfigError, RunConfig, get_suite
 from buildbench.harness.llm_agent import LLMAgent
 from buildbench.llm import ScriptedChat
 from buildbench.suites.dreamhouse.options import DreamHouseOptions, Renderer
@@ -98,18 +97,14 @@ def test_a_model_agent_gets_the_budgets_tokens_and_history_from_the_parsed_optio
     assert agent.history == (3 if given.get("history") == "3" else table.history)  # full and unset: None
 
 
-def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(tmp_path: Path) -> None:
+def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(stored_episode: Any) -> None:
     config = RunConfig(suite="dreamhouse", agent="fault-no-roof", protocol="planner-atomic", split="demo", limit=1,
                        workers=0, options={"images": "off", "max_retries": 0})
     task = SUITE.load_tasks("demo", 0)[0]
     env = SUITE.make_env(task, SUITE.parse_options(config.options))
     assert isinstance(env.outcome(), DreamHouseOutcome)
     env.close()
-    episode = asyncio.run(execute_episode(config, task, 0, tmp_path))
-    assert episode.status == "ok", episode.error
-    with Store(tmp_path / "run") as store:
-        store.add_episode(episode)
-        (kept,) = store.episodes()
+    kept = stored_episode(config, task)
     outcome = SUITE.read_outcome(kept.outcome)
     assert isinstance(outcome, DreamHouseOutcome) and outcome.to_dict() == kept.outcome
     assert outcome.profile == "paper" and outcome.protocol["plan"]["ok"] is True and outcome.attempts >= 1

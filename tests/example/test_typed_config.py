@@ -4,13 +4,13 @@ the env through the store back to the scorer."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from buildbench.cli.main import main
-from buildbench.harness import ConfigError, RunConfig, Store, execute_episode, get_suite
+from buildbench.harness import ConfigError, RunConfig, get_suite
 from buildbench.suites.example.options import ExampleOptions
 from buildbench.suites.example.outcome import TowerOutcome
 
@@ -42,15 +42,11 @@ def test_a_bad_value_is_one_line_and_exit_2_before_the_run(tmp_path: Path, capsy
     assert not run_dir.exists()
 
 
-def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(tmp_path: Path) -> None:
+def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(stored_episode: Any) -> None:
     config = RunConfig(suite="example", agent="floating", protocol="refine", split="demo", limit=1, workers=0)
     task = SUITE.load_tasks("demo", 0)[0]
     assert isinstance(SUITE.make_env(task, ExampleOptions()).outcome(), TowerOutcome)
-    episode = asyncio.run(execute_episode(config, task, 0, tmp_path))
-    assert episode.status == "ok", episode.error
-    with Store(tmp_path / "run") as store:
-        store.add_episode(episode)
-        (kept,) = store.episodes()
+    kept = stored_episode(config, task)
     outcome = SUITE.read_outcome(kept.outcome)
     assert isinstance(outcome, TowerOutcome) and outcome.to_dict() == kept.outcome
     assert outcome.attempts == 3 and len(outcome.blocks) >= 2  # refine: 3 submissions by default

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from buildbench.harness import Action, Store, Task, get_suite
+from buildbench.harness import Action, Task, get_suite
 from buildbench.llm import ToolCall
 from buildbench.scenes.build import HouseBuilder
 from buildbench.scenes.io import write_thor
@@ -118,19 +118,13 @@ def test_an_unreadable_scene_is_reported_and_leaves_verdicts_unknown() -> None:
     assert all(v["holds"] is None for v in env.outcome().verdicts)
 
 
-def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(tmp_path) -> None:
-    import asyncio
-
-    from buildbench.harness import RunConfig, execute_episode
+def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(stored_episode) -> None:
+    from buildbench.harness import RunConfig
 
     suite = get_suite("legoeval")
     t = suite.load_tasks("demo", 0)[0]
-    config = RunConfig(suite="legoeval", agent="deterministic", protocol="evaluate", split="demo", workers=0)
-    episode = asyncio.run(execute_episode(config, t, 0, tmp_path))
-    assert episode.status == "ok", episode.error
-    with Store(tmp_path / "run") as store:
-        store.add_episode(episode)
-        (kept,) = store.episodes()
+    kept = stored_episode(RunConfig(suite="legoeval", agent="deterministic", protocol="evaluate", split="demo",
+                                    workers=0), t)
     stored = suite.read_outcome(kept.outcome)
     assert isinstance(stored, LegoEvalOutcome) and stored.to_dict() == kept.outcome
     assert len(stored.verdicts) == len(t.inputs["constraints"]) and stored.valid is not None
