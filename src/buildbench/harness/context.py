@@ -7,7 +7,7 @@ import inspect
 import io
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -84,17 +84,14 @@ class EpisodeContext:
         mark = control_mark(fn)
         if mark is None:
             raise TypeError(f"{getattr(fn, '__qualname__', fn)!r} is not an env control (declare it with @control)")
-        return await self._logged(role, mark.name, mark.cpu_bound, partial(fn, *args, **kwargs),
-                                  inspect.signature(fn).bind(*args, **kwargs).arguments)
-
-    async def _logged(self, role: str, name: str, cpu_bound: bool, run: Callable[[], T],
-                      named: Mapping[str, Any]) -> T:
+        named = inspect.signature(fn).bind(*args, **kwargs).arguments
         t0 = time.perf_counter()
-        result = await self.call(run) if cpu_bound else run()
+        run = partial(fn, *args, **kwargs)
+        result = await self.call(run) if mark.cpu_bound else run()
         observation, info, reward = _control_record(result)
         logged = {key: _loggable(value) for key, value in named.items()}
-        self.log(Action(data={"control": name, "args": logged}), observation, role=role, reward=reward,
-                 info={"control": name, **info}, duration_s=time.perf_counter() - t0)
+        self.log(Action(data={"control": mark.name, "args": logged}), observation, role=role, reward=reward,
+                 info={"control": mark.name, **info}, duration_s=time.perf_counter() - t0)
         return result
 
     def fail(self, error: AgentError, action: Action | None = None, observation: Observation | None = None, *,
