@@ -21,6 +21,7 @@ from typing import Any
 
 from buildbench.harness import Action, EpisodeContext, Observation, Task
 from buildbench.llm import ToolCall
+from buildbench.suites.buildarena.options import BuildArenaOptions
 
 
 def _rules() -> Any:
@@ -63,6 +64,7 @@ class RoleAgent:
         return Action(text="TERMINATE")
 
 
-def make(task: Task, model: Any, options: dict[str, Any]) -> RoleAgent:
-    """The agent factory ``--agent examples/buildarena/agent.py:make`` names (``model`` is unused)."""
+def make(task: Task, model: Any, options: BuildArenaOptions) -> RoleAgent:
+    """The agent factory ``--agent examples/buildarena/agent.py:make`` names (``model`` and the run's
+    parsed ``-o`` options, ``BuildArenaOptions``, are unused)."""
     return RoleAgent()

@@ -2,11 +2,12 @@
 
     buildbench run scenerevis --agent examples/scenerevis/agent.py:make --split demo --limit 1
 
-The factory gets the task, the run's model (None here: no --model) and the ``-o`` options, and
-returns an object whose ``act(observation, ctx)`` returns an :class:`Action`. This one reads
-the request from ``task.inputs`` and answers each turn in the suite's text protocol, using the
-rules of the sibling ``model.py``; with ``--model`` it asks that model instead, showing how an
-agent drives a model itself (its calls are recorded and replayed like any other).
+The factory gets the task, the run's model (None here: no --model) and the run's parsed ``-o``
+options (``SceneReVisOptions``), and returns an object whose ``act(observation, ctx)`` returns an
+:class:`Action`. This one reads the request from ``task.inputs`` and answers each turn in the
+suite's text protocol, using the rules of the sibling ``model.py``; with ``--model`` it asks that
+model instead, showing how an agent drives a model itself (its calls are recorded and replayed
+like any other).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from buildbench.harness import Action, AgentError, EpisodeContext, Observation, Task
 from buildbench.llm import ChatModel, ChatRequest, Message
+from buildbench.suites.scenerevis.options import SceneReVisOptions
 
 
 def _rules() -> Any:
@@ -51,6 +53,6 @@ class RoomAgent:
         return Action(text=response.text, usage=response.usage.to_dict())
 
 
-def make(task: Task, model: ChatModel | None, options: dict[str, Any]) -> RoomAgent:
+def make(task: Task, model: ChatModel | None, options: SceneReVisOptions) -> RoomAgent:
     """The agent factory ``--agent examples/scenerevis/agent.py:make`` names."""
     return RoomAgent(task, model)
