@@ -21,7 +21,7 @@ from buildbench.suites.dreamhouse.suite import suite
 from buildbench.suites.dreamhouse.tasks import ground_truth, make_task
 
 TASK = "RN_01_0001"
-OPTS = {"action_format": "json", "images": "off", "max_retries": 0}
+OPTS = {"action_format": "json", "images": "off", "step_retries": 0}
 
 EXPECTED = {
     "fault-no-roof": {"roof_coverage", "gap_detection"},

@@ -70,7 +70,7 @@ def test_the_visual_gate_is_on_by_default_and_can_be_turned_off():
 
 
 def test_atomic_gate_retries_below_tau_then_the_frame_stands(task):
-    env, _, calls = _run(task, "planner-atomic", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "max_retries": 2})
+    env, _, calls = _run(task, "planner-atomic", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "step_retries": 2})
     notes = env.outcome().protocol
     assert len(calls) == 3 and notes["retries"] == 2 and "attempts_to_pass" not in notes
     assert env.last.all_passed  # a frame that only looks wrong still stands as built
@@ -92,10 +92,10 @@ def test_managed_visual_shows_the_frame_beside_the_target_after_each_step(task):
 
 
 def test_managed_gate_retries_the_last_step_then_keeps_it(task):
-    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1, 0.5], {**OPTS, "max_retries": 3})
+    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1, 0.5], {**OPTS, "step_retries": 3})
     notes = env.outcome().protocol
     assert notes["steps_passed"] == notes["steps_total"] and notes["retries"] == 1 and len(calls) == 2
-    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "max_retries": 1})
+    env, _, calls = _run(task, "planner-managed", oracle(task, None, suite.parse_options(OPTS)), [0.1], {**OPTS, "step_retries": 1})
     notes = env.outcome().protocol
     assert notes["steps_passed"] == notes["steps_total"] and env.last.all_passed and len(calls) == 2
 

@@ -68,10 +68,10 @@ def test_plan_checks_lot_taxonomy_dag_and_bounds(task):
 
 
 def test_table6_budgets_and_overrides():
-    assert TABLE6["planner-atomic"].max_tokens == 16_384 and TABLE6["planner-atomic"].max_retries == 5
-    assert TABLE6["planner-reactive"].max_tokens == 64_000 and TABLE6["planner-reactive"].max_retries == 10
+    assert TABLE6["planner-atomic"].max_tokens == 16_384 and TABLE6["planner-atomic"].step_retries == 5
+    assert TABLE6["planner-reactive"].max_tokens == 64_000 and TABLE6["planner-reactive"].step_retries == 10
     managed = TABLE6["planner-managed"]
-    assert (managed.max_retries, managed.global_retries, managed.tau_retry) == (5, 30, 0.4)
+    assert (managed.step_retries, managed.global_retries, managed.tau_retry) == (5, 30, 0.4)
     assert TABLE6["iterative-refinement"].max_tokens == 65_536 and TABLE6["iterative-refinement"].revisions == 10
     # the run's options arrive parsed (and bounded) once, before the run starts
     options = SUITE.parse_options({"history": "5", "global_retries": 3})
@@ -234,7 +234,7 @@ class _BadPlanner(Agent):
 
 
 def test_a_plan_that_never_passes_ends_the_episode_before_any_build(task):
-    env, ctx = _run(task, "planner-managed", _BadPlanner(), {**OPTS, "max_retries": 1})
+    env, ctx = _run(task, "planner-managed", _BadPlanner(), {**OPTS, "step_retries": 1})
     assert env.outcome().protocol["plan"] == {"ok": False, "attempts": 2}
     assert [s.role for s in ctx.steps if "control" not in s.info] == ["planner", "planner"]
     assert [s.info["control"] for s in ctx.steps if "control" in s.info] == ["note"]

@@ -85,7 +85,7 @@ def test_a_passing_released_agent_is_called_once_and_scored(tmp_path: Path) -> N
 
 def test_a_failing_released_agent_gets_the_released_feedback_list(tmp_path: Path) -> None:
     agent, log = _agent_file(tmp_path, _sill_code())
-    result, run_dir = _run(tmp_path, f"released:{agent}:generate", "-o", "max_retries=2", "-o", "images=off")
+    result, run_dir = _run(tmp_path, f"released:{agent}:generate", "-o", "step_retries=2", "-o", "images=off")
     assert result.exit_code == 0, result.output
     episode = _episode(run_dir)
     assert episode.status == "ok" and episode.metrics["structural_pass"] == 0.0
@@ -105,7 +105,7 @@ def test_a_failing_released_agent_gets_the_released_feedback_list(tmp_path: Path
 
 def test_a_script_error_is_reported_as_a_blender_error(tmp_path: Path) -> None:
     agent, log = _agent_file(tmp_path, "import bpy\nraise RuntimeError('rafters missing')\n")
-    result, _ = _run(tmp_path, f"released:{agent}:generate", "-o", "max_retries=1", "-o", "images=off")
+    result, _ = _run(tmp_path, f"released:{agent}:generate", "-o", "step_retries=1", "-o", "images=off")
     assert result.exit_code == 0, result.output
     entry = _calls(log)[1]["feedback"][0]
     assert entry["status"] == "blender_error" and "rafters missing" in entry["error"]
@@ -113,7 +113,7 @@ def test_a_script_error_is_reported_as_a_blender_error(tmp_path: Path) -> None:
 
 
 def test_the_shipped_example_runs(tmp_path: Path) -> None:
-    result, run_dir = _run(tmp_path, f"released:{EXAMPLE}:generate", "-o", "max_retries=0", "-o", "images=off")
+    result, run_dir = _run(tmp_path, f"released:{EXAMPLE}:generate", "-o", "step_retries=0", "-o", "images=off")
     assert result.exit_code == 0, result.output
     episode = _episode(run_dir)
     assert episode.status == "ok" and episode.metrics["members"] > 10

@@ -32,6 +32,7 @@ DECLARED = [
     ("isolation", "str", ("auto", "bwrap", "process"), "auto", None, None, ""),
     ("images", "str", ("on", "off"), "on", None, None, ""),
     ("renderer", "str", ("gl", "cycles"), "gl", None, None, ""),
+    ("step_retries", "int", (), None, 0, 1000, _T6),
     ("global_retries", "int", (), None, 0, 1000, _T6),
     ("max_actions", "int", (), None, 0, 100_000, _T6),
     ("revisions", "int", (), None, 0, 1000, _T6),
@@ -99,7 +100,7 @@ def test_a_model_agent_gets_the_budgets_tokens_and_history_from_the_parsed_optio
 
 def test_the_outcome_is_typed_from_the_env_through_the_store_to_the_scorer(stored_episode: Any) -> None:
     config = RunConfig(suite="dreamhouse", agent="fault-no-roof", protocol="planner-atomic", split="demo", limit=1,
-                       workers=0, options={"images": "off", "max_retries": 0})
+                       workers=0, options={"images": "off", "step_retries": 0})
     task = SUITE.load_tasks("demo", 0)[0]
     env = SUITE.make_env(task, SUITE.parse_options(config.options))
     assert isinstance(env.outcome(), DreamHouseOutcome)

@@ -54,7 +54,7 @@ def _read_dreamhouse(suite: Suite) -> dict[str, Any]:
         assert budget_from_options(name, options) == budget, name
     visual = {make_protocol(name, options).require_visual for name in TABLE6}
     assert len(visual) == 1
-    unset = dict.fromkeys(("global_retries", "max_actions", "revisions", "tau_retry"))
+    unset = dict.fromkeys(("step_retries", "global_retries", "max_actions", "revisions", "tau_retry"))
     env = make_env(_first_task(suite), options)
     fields = ("executor", "profile", "condition", "action_format", "isolation", "images", "renderer")
     # the degraded agent reads these typed fields as they are (degrade.degraded)

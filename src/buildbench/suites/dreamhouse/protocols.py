@@ -57,7 +57,8 @@ class Budget:
     """One protocol's hyperparameters (paper Table 6).
 
     Attributes:
-        max_retries: Retries after the first attempt (per step under Managed).
+        step_retries: Retries after a failed attempt: of the plan, of a whole frame, of a step
+            under Managed (``-o step_retries``; ``-o max_retries`` is the model client's own).
         max_tokens: Completion tokens per model call.
         tau_retry: Visual similarity below which a passing attempt is retried (when the
             visual gate is on) or refinement continues.
@@ -68,7 +69,7 @@ class Budget:
         revisions: Refinement only: revisions after the Atomic pass.
     """
 
-    max_retries: int
+    step_retries: int
     max_tokens: int
     tau_retry: float
     history: int | None = None
@@ -81,16 +82,16 @@ class Budget:
 #: Gemini, last 5 for Claude; choose with ``-o history=5``). Refinement's "10 retries" are
 #: its revisions; the Atomic run it starts from keeps Atomic's 5 retries.
 TABLE6: dict[str, Budget] = {
-    "planner-atomic": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.8),
-    "planner-reactive": Budget(max_retries=10, max_tokens=64_000, tau_retry=0.6),
-    "planner-managed": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
-    "planner-managed-visual": Budget(max_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
-    "iterative-refinement": Budget(max_retries=5, max_tokens=65_536, tau_retry=0.6, revisions=10),
+    "planner-atomic": Budget(step_retries=5, max_tokens=16_384, tau_retry=0.8),
+    "planner-reactive": Budget(step_retries=10, max_tokens=64_000, tau_retry=0.6),
+    "planner-managed": Budget(step_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
+    "planner-managed-visual": Budget(step_retries=5, max_tokens=16_384, tau_retry=0.4, global_retries=30),
+    "iterative-refinement": Budget(step_retries=5, max_tokens=65_536, tau_retry=0.6, revisions=10),
 }
 
 
 #: The options that override a Table 6 value; unset (None) keeps the protocol's own.
-BUDGET_OPTIONS = ("max_retries", "global_retries", "max_actions", "revisions", "tau_retry", "max_tokens", "history")
+BUDGET_OPTIONS = ("step_retries", "global_retries", "max_actions", "revisions", "tau_retry", "max_tokens", "history")
 
 
 def budget_from_options(name: str, options: DreamHouseOptions) -> Budget:
@@ -196,10 +197,10 @@ class DreamHouseProtocol(Protocol[DreamHouseEnv]):
                     obs: Observation) -> PlanCheck | None:
         lot = dict(ctx.task.inputs["lot_size"])
         obs = Observation(text=obs.text, images=obs.images, state={**obs.state, "request": "plan"})
-        for attempt in range(self.budget.max_retries + 1):
+        for attempt in range(self.budget.step_retries + 1):
             action = await self.act(agent, obs, ctx, role="planner")
             check = check_plan(action.data if action.data is not None else (action.text or ""), lot)
-            left = self.budget.max_retries - attempt
+            left = self.budget.step_retries - attempt
             text = "Plan accepted." if check.ok else plan_retry_text(list(check.problems), left=left)
             info = {"plan_ok": check.ok, "problems": list(check.problems), "steps": len(check.steps)}
             ctx.log(action, Observation(text=text), role="planner", info=info)
@@ -263,7 +264,7 @@ class DreamHouseProtocol(Protocol[DreamHouseEnv]):
                          *, fresh_scene: bool, visual_gate: bool = True) -> bool:
         """Whole-frame attempts until one is accepted or the retries run out."""
         obs = Observation(text=render(request), state={"request": "build", "scope": self.scope})
-        for attempt in range(self.budget.max_retries + 1):
+        for attempt in range(self.budget.step_retries + 1):
             if fresh_scene:
                 await self.scene_control(ctx, env.reset_scene_control)
             result = await self.attempt(env, agent, ctx, obs, role="builder")
@@ -274,7 +275,7 @@ class DreamHouseProtocol(Protocol[DreamHouseEnv]):
             if ok:
                 self.notes["attempts_to_pass"] = attempt + 1
                 return True
-            left = self.budget.max_retries - attempt
+            left = self.budget.step_retries - attempt
             if left == 0 or not self._spend_retry():
                 return False
             text = retry_text(result.observation.text + extra, attempt=attempt + 1, left=left)
@@ -343,10 +344,10 @@ class PlannerManaged(DreamHouseProtocol):
         obs = Observation(text=text, images=images, state=state)
         checkpoint = f"step{k}"
         await self.scene_control(ctx, env.save_checkpoint, label=checkpoint)
-        for attempt in range(self.budget.max_retries + 1):
+        for attempt in range(self.budget.step_retries + 1):
             result = await self.attempt(env, agent, ctx, obs, role="builder")
             extra = ""
-            left = self.budget.max_retries - attempt
+            left = self.budget.step_retries - attempt
             if result.info.get("passed"):
                 if k < total:
                     return True
