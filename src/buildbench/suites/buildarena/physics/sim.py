@@ -67,6 +67,7 @@ class RunOutput:
         diverged_reason: Why the last attempt diverged (``divergence``), else None.
         timestep_s: The physics step of the last attempt.
         retries: ``(timestep_s, diverged_at_s, reason)`` of every earlier attempt (each diverged).
+        tick_loop: Which tick loop ran: ``"native"`` (the C loop) or ``"python"`` with the reason (``native``).
     """
 
     trajectory: Trajectory
@@ -77,6 +78,7 @@ class RunOutput:
     diverged_reason: str | None = None
     timestep_s: float = 0.0
     retries: list[tuple[float, float, str]] = field(default_factory=list)
+    tick_loop: str = "python"
 
 
 @dataclass(frozen=True)

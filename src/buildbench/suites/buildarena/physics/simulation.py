@@ -28,6 +28,7 @@ import numpy as np
 from buildbench.suites.buildarena.library.bodies import BodyGraph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 
+from . import native
 from .build import Compiled, compile_scene, rebuild
 from .config import DEFAULT_CONFIG, PhysicsConfig
 from .divergence import DivergenceWatch
@@ -143,8 +144,10 @@ class Simulation:
         self._cannon_on = np.zeros(self._cannon_idx.size)
         self._firing = False
         self._cannon_dirty = self._cannon_idx.size > 0
-        self._hot_key = b""
+        self._hot_set = np.zeros(self._cannon_idx.size, dtype=bool)
         self._response = _WeldResponse.of(self._intact.size, self.tick_s, config)
+        self.tick_loop = native.tick_loop(self.compiled)
+        self._kernel: native.Kernel | None = None
         self._logged = 0
         self._mass = 0.0
         self._tick = 0
@@ -207,10 +210,15 @@ class Simulation:
             raise ValueError(f"step: n_ticks must be >= 0, got {n_ticks}")
         wall0 = _time.perf_counter()
         with _BLAS.limit(limits=1, user_api="blas"):  # as in reset
-            for _ in range(n_ticks):
-                if self._done:
-                    break
-                self._advance()
+            if self.tick_loop == native.NATIVE:
+                end = self._tick + n_ticks
+                while not self._done and self._tick < end:
+                    self._run_native(end - self._tick)
+            else:
+                for _ in range(n_ticks):
+                    if self._done:
+                        break
+                    self._advance()
         self._wall_s += _time.perf_counter() - wall0
         return self.state()
 
@@ -249,7 +257,7 @@ class Simulation:
         )
         return RunOutput(traj, list(self._broken), self._diverged, self._wall_before + self._wall_s,
                          self._tick * self._steps, self._reason, self.config.timestep_s,
-                         [*self._attempts])
+                         [*self._attempts], self.tick_loop)
 
     def _advance(self) -> None:
         """One control tick; marks the run done where the loop of a whole run would stop."""
@@ -258,7 +266,7 @@ class Simulation:
         sched, events = self._sched, self._events
         while self._next_event < len(events) and events[self._next_event] <= t + 1e-9:
             data.ctrl[self._wheel_idx] = sched.wheel_ctrl[self._next_event]
-            self._cannon_on = sched.cannon_on[self._next_event]
+            self._cannon_on[...] = sched.cannon_on[self._next_event]  # in place, as ``_hot``: the C loop holds them
             self._firing = bool(self._cannon_on.any())
             self._cannon_dirty = self._cannon_idx.size > 0
             self._next_event += 1
@@ -269,12 +277,12 @@ class Simulation:
         # Heating sets the thrust only while a cannon fires; otherwise it is needed for the log alone.
         cannons = self._cannon_idx
         if cannons.size and (log_due or self._firing or self._cannon_dirty):
-            self._hot = heated(self.compiled, self.model, data, cannons.size)
-            key = self._hot.tobytes()
-            if self._cannon_dirty or key != self._hot_key:
+            self._hot[...] = heated(self.compiled, self.model, data, cannons.size)
+            if self._cannon_dirty or not np.array_equal(self._hot, self._hot_set):
                 steam = self.config.steam_factor
                 data.ctrl[cannons] = self._cannon_on * self._thrust * np.where(self._hot, steam, 1.0)
-                self._cannon_dirty, self._hot_key = False, key
+                self._cannon_dirty = False
+                self._hot_set[...] = self._hot
         if log_due:
             self._log()
             if self._stop_z is not None and data.xpos[self.compiled.cargo_body, 2] < self._stop_z:
@@ -286,13 +294,37 @@ class Simulation:
         if self._drag_dofs.size:
             self._apply_drag()
         mujoco.mj_step(self.model, data, self._steps)
-        reason = self._watch.check(self.model, data, t + tick_s)
+        self._stepped(t)
+
+    def _stepped(self, t: float) -> None:
+        """The rest of the tick from ``t`` once stepped: the divergence test, then the weld test."""
+        reason = self._watch.check(self.model, self.data, t + self._tick_s)
         if reason is not None:
             self._diverged, self._reason = t, reason
             self._done = True
             return
+        self._checked(t)
+
+    def _checked(self, t: float) -> None:
         self._break_welds(t)
         self._tick += 1
+
+    def _run_native(self, limit: int) -> None:
+        """Up to ``limit`` ticks in the C loop, and the tick it left to Python finished here (``native``)."""
+        if self._kernel is None:
+            self._response.prepare(self.compiled)
+            self._kernel = native.kernel(self)
+        end = self._tick + limit
+        stop = native.run(self, self._kernel, limit)
+        t = self._tick * self._tick_s
+        if stop == native.STOP_DONE:
+            self._done = True
+        elif stop == native.STOP_STEPPED:
+            self._stepped(t)
+        elif stop == native.STOP_CHECKED:
+            self._checked(t)
+        elif self._tick < end:  # a tick the C loop does not take (a key event, the last tick): all of it here
+            self._advance()
 
     def _log(self) -> None:
         row = self._logged
@@ -306,6 +338,7 @@ class Simulation:
         snapped = self._response.snapped(self.compiled, self.data)
         if not snapped:
             return
+        self._kernel = None  # the welds, and maybe the model, change
         for weld, force, torque in snapped:
             self._intact[weld] = False
             self._broken.append(BrokenWeld(self.compiled.weld_names[weld], t + self._tick_s, force, torque))

@@ -200,7 +200,13 @@ class _WeldResponse:
     analysis: WeldAnalysis | None = None
     state: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     limits: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    pending: list[_Inputs] = field(default_factory=list)
+    # The put-off ticks' inputs, in order: the first ``pending`` rows of the three arrays (preallocated, ``room``
+    # rows, so that the C tick loop of ``native`` can write them too) and their rope loads by row where any.
+    pending: int = 0
+    pending_world: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 6)))
+    pending_turns: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 9)))
+    pending_thrust: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    pending_ropes: dict[int, tuple[tuple[int, np.ndarray], ...]] = field(default_factory=dict)
     roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # The reference tick: its nodes' wrenches in their groups' frames (3-vector rows), its thrusts, its largest
@@ -249,6 +255,12 @@ class _WeldResponse:
             self.roots = _roots(analysis)
             size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + _INPUTS_OVERHEAD
             self.room = _PENDING_FLOATS // size
+            # Uninitialised: only the rows written are ever touched.
+            self.pending_world = np.empty((self.room, analysis.bodies.size, 6))
+            self.pending_turns = np.empty((self.room, self.roots.size, 9))
+            self.pending_thrust = np.empty((self.room, analysis.cannon_nodes.size))
+            self.reference = np.zeros((2 * analysis.bodies.size, 3))
+            self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
             # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
             # the cross-product block of ``centres_to_origin`` is at least its operator norm).
             self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
@@ -270,15 +282,17 @@ class _WeldResponse:
         """Make a tick the reference (None: zero loads)."""
         analysis = self.analysis
         assert analysis is not None
+        # In place: the C tick loop holds the arrays.
         if inputs is None or magnitudes is None:
-            self.reference = np.zeros((2 * analysis.bodies.size, 3))
-            self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
+            self.reference[...] = 0.0
+            self.reference_thrust[...] = 0.0
             self.reference_worst, self.reference_ropes = 0.0, 0.0
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
                 self.reference_worst = float(np.max(magnitudes / self.limits, initial=0.0))
-            self.reference = self._turned(inputs).copy()
-            self.reference_thrust, self.reference_ropes = inputs[2], self._rope_share(inputs[3])
+            self.reference[...] = self._turned(inputs)
+            self.reference_thrust[...] = inputs[2]
+            self.reference_ropes = self._rope_share(inputs[3])
 
     def _turned(self, inputs: _Inputs) -> np.ndarray:
         """The nodes' wrenches of ``inputs`` in their groups' frames, as 3-vector rows (the first of ``changes``)."""
@@ -319,14 +333,27 @@ class _WeldResponse:
     def _catch_up(self) -> None:
         """Run the exact analysis on the ticks put off, in order."""
         assert self.analysis is not None
-        for inputs in self.pending:
+        for k in range(self.pending):
+            inputs = (self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], self.pending_ropes.get(k, ()))
             self.state += self.gain * (_magnitudes(self.analysis, _own(self.analysis, inputs)) - self.state)
-        self.pending.clear()
+        self.pending = 0
+        self.pending_ropes.clear()
+
+    def _put_off(self, inputs: _Inputs) -> None:
+        k = self.pending
+        self.pending_world[k], self.pending_turns[k], self.pending_thrust[k] = inputs[:3]
+        if inputs[3]:
+            self.pending_ropes[k] = inputs[3]
+        self.pending = k + 1
+
+    def prepare(self, compiled: Compiled) -> None:
+        """Follow ``compiled``'s analysis (after a break) before a tick reads the state."""
+        if compiled.analysis is not self.analysis:
+            self._follow(compiled)
 
     def snapped(self, compiled: Compiled, data: mujoco.MjData) -> list[tuple[int, float, float]]:
         """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over)."""
-        if compiled.analysis is not self.analysis:
-            self._follow(compiled)
+        self.prepare(compiled)
         analysis = self.analysis
         if analysis is None:
             return []
@@ -345,8 +372,8 @@ class _WeldResponse:
                 self._refer(inputs, magnitudes)
                 self.refers += 1
                 level, lag = self._lagged(self._change(inputs))
-            if decay * self.worst + level + lag <= _BOUND_MARGIN and len(self.pending) < self.room:
-                self.pending.append(inputs)
+            if decay * self.worst + level + lag <= _BOUND_MARGIN and self.pending < self.room:
+                self._put_off(inputs)
                 self.decay, self.level, self.lag = decay, level, lag
                 self.skipped += 1
                 return []

@@ -1,0 +1,423 @@
+/* Consecutive control ticks of ``simulation.Simulation`` in C (``native.py`` loads and drives it).
+ *
+ * A Kernel runs ticks exactly as ``Simulation._advance`` does, for as long as nothing needs Python,
+ * and stops where Python must decide (see ``run``): before a tick with a due key event, its last tick
+ * or the cargo below the stop height; after a step whose divergence test is not clearly passed or
+ * whose energy test is due; after the divergence test when the weld bound fails (Python runs the
+ * exact weld analysis). Every sum and product keeps the operation order of the numpy code it
+ * replaces, and the build forbids contraction into fused multiply-adds, so that the trajectory is
+ * bit for bit the Python loop's. MuJoCo's functions come as addresses from the library the
+ * ``mujoco`` package loaded; the headers only give the structs' layout.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+typedef void (*step_fn)(const mjModel*, mjData*);
+typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
+typedef mjtNum (*norm_fn)(const mjtNum*, int);
+
+enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
+
+#define N_BUFS 26
+static const char* BUF_NAMES[N_BUFS] = {
+    "drag_dofs", "drag", "log_bodies", "positions", "burning", "masses", "cannons", "heat_pairs",
+    "cannon_on", "hot", "hot_set", "inertia0", "invweight0", "dof_invweight0", "drag_rows", "drag0",
+    "nodes", "roots", "span_stops", "cannon_acts", "weights", "reference", "reference_thrust",
+    "pending_world", "pending_turns", "pending_thrust"};
+enum {
+    B_DRAG_DOFS, B_DRAG, B_LOG_BODIES, B_POSITIONS, B_BURNING, B_MASSES, B_CANNONS, B_HEAT_PAIRS,
+    B_CANNON_ON, B_HOT, B_HOT_SET, B_INERTIA0, B_INVWEIGHT0, B_DOF_INVWEIGHT0, B_DRAG_ROWS, B_DRAG0,
+    B_NODES, B_ROOTS, B_SPAN_STOPS, B_CANNON_ACTS, B_WEIGHTS, B_REFERENCE, B_REFERENCE_THRUST,
+    B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST};
+/* Element sizes: int64 index arrays, bool flags, float64 numbers. */
+static const char BUF_KIND[N_BUFS] = {
+    'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
+    'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd'};
+
+#define N_NUMS 23
+static const char* NUM_NAMES[N_NUMS] = {
+    "steps", "tick_s", "log_every", "n_ticks", "thrust", "steam", "cargo_body", "cap", "gravity",
+    "mass0", "mass_start", "mass_max", "ramp_s", "delay_s", "floor", "dof_start", "stop_z",
+    "max_speed", "quiet", "check_ticks", "welds", "gain", "room"};
+enum {
+    N_STEPS, N_TICK_S, N_LOG_EVERY, N_N_TICKS, N_THRUST, N_STEAM, N_CARGO_BODY, N_CAP, N_GRAVITY,
+    N_MASS0, N_MASS_START, N_MASS_MAX, N_RAMP_S, N_DELAY_S, N_FLOOR, N_DOF_START, N_STOP_Z,
+    N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM};
+
+typedef struct {
+    PyObject_HEAD
+    step_fn step, rne;
+    distance_fn distance;
+    norm_fn norm;
+    mjModel* m;
+    mjData* d;
+    Py_buffer bufs[N_BUFS];
+    int held[N_BUFS];
+    double num[N_NUMS];
+    double margin;
+} Kernel;
+
+/* The run's changing scalars, in and out of ``run`` in this order. */
+typedef struct {
+    long tick;
+    double next_event;
+    int firing, dirty;
+    double applied, body_mass, mass;
+    long logged, watch_ticks;
+    double decay, level, lag;
+    long skipped, npend, wait;
+    double worst, reference_worst; /* read only */
+} Regs;
+
+#define D(k, name) ((double*)(k)->bufs[name].buf)
+#define Q(k, name) ((long long*)(k)->bufs[name].buf)
+#define F(k, name) ((unsigned char*)(k)->bufs[name].buf)
+#define LEN(k, name) ((k)->bufs[name].len / (k)->bufs[name].itemsize)
+
+static void Kernel_dealloc(Kernel* self) {
+    for (int i = 0; i < N_BUFS; i++) {
+        if (self->held[i]) PyBuffer_Release(&self->bufs[i]);
+    }
+    Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
+    unsigned long long fn[4], model, data;
+    PyObject *bufs, *nums;
+    if (!PyArg_ParseTuple(args, "(KKKK)KKO!O!", &fn[0], &fn[1], &fn[2], &fn[3], &model, &data,
+                          &PyDict_Type, &bufs, &PyDict_Type, &nums))
+        return -1;
+    self->step = (step_fn)(uintptr_t)fn[0];
+    self->rne = (step_fn)(uintptr_t)fn[1];
+    self->distance = (distance_fn)(uintptr_t)fn[2];
+    self->norm = (norm_fn)(uintptr_t)fn[3];
+    self->m = (mjModel*)(uintptr_t)model;
+    self->d = (mjData*)(uintptr_t)data;
+    for (int i = 0; i < N_BUFS; i++) {
+        PyObject* obj = PyDict_GetItemString(bufs, BUF_NAMES[i]);
+        if (obj == NULL) {
+            PyErr_Format(PyExc_KeyError, "Kernel: no array %s", BUF_NAMES[i]);
+            return -1;
+        }
+        if (self->held[i]) {
+            PyBuffer_Release(&self->bufs[i]);
+            self->held[i] = 0;
+        }
+        if (PyObject_GetBuffer(obj, &self->bufs[i], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+            return -1;
+        self->held[i] = 1;
+        const char* fmt = self->bufs[i].format;
+        char kind = fmt[0] == '<' || fmt[0] == '=' ? fmt[1] : fmt[0];
+        if (kind == 'l' && self->bufs[i].itemsize == 8) kind = 'q';
+        if (kind != BUF_KIND[i]) {
+            PyErr_Format(PyExc_TypeError, "Kernel: array %s has format %s, wants %c", BUF_NAMES[i], fmt,
+                         BUF_KIND[i]);
+            return -1;
+        }
+    }
+    for (int i = 0; i < N_NUMS; i++) {
+        PyObject* obj = PyDict_GetItemString(nums, NUM_NAMES[i]);
+        if (obj == NULL) {
+            PyErr_Format(PyExc_KeyError, "Kernel: no number %s", NUM_NAMES[i]);
+            return -1;
+        }
+        self->num[i] = PyFloat_AsDouble(obj);
+        if (self->num[i] == -1.0 && PyErr_Occurred()) return -1;
+    }
+    self->margin = 1.0 - 1e-6; /* welds._BOUND_MARGIN */
+    return 0;
+}
+
+/* numpy's pairwise summation of a contiguous float64 array (``up.sum()``), rounding for rounding. */
+static double pairwise(const double* a, long n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (long i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        long i;
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8) {
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        }
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    long n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+}
+
+/* Python's max(a, b) and min(a, b) of floats: the first unless the second is strictly beyond it. */
+static double py_max(double a, double b) { return b > a ? b : a; }
+static double py_min(double a, double b) { return b < a ? b : a; }
+
+/* ``_Cargo.apply``: the ramp's mass at ``t``; the model's cargo body follows it up to the cap. */
+static void cargo_apply(Kernel* k, Regs* r, double t) {
+    const double* n = k->num;
+    double frac = py_min(1.0, py_max(n[N_FLOOR], (t - n[N_DELAY_S]) / n[N_RAMP_S]));
+    double mass = n[N_MASS_START] + (n[N_MASS_MAX] - n[N_MASS_START]) * frac;
+    r->mass = mass;
+    if (mass == r->applied) return;
+    r->applied = mass;
+    double body_mass = py_min(mass, n[N_CAP]);
+    if (body_mass == r->body_mass) return;
+    r->body_mass = body_mass;
+    double ratio = body_mass / n[N_MASS0];
+    mjModel* m = k->m;
+    int body = (int)n[N_CARGO_BODY];
+    m->body_mass[body] = body_mass;
+    for (int i = 0; i < 3; i++) m->body_inertia[3 * body + i] = D(k, B_INERTIA0)[i] * ratio;
+    for (int i = 0; i < 2; i++) m->body_invweight0[2 * body + i] = D(k, B_INVWEIGHT0)[i] / ratio;
+    long ndof = LEN(k, B_DOF_INVWEIGHT0), start = (long)n[N_DOF_START];
+    for (long i = 0; i < ndof; i++) m->dof_invweight0[start + i] = D(k, B_DOF_INVWEIGHT0)[i] / ratio;
+    long nrows = LEN(k, B_DRAG_ROWS), ncols = LEN(k, B_DRAG) / 2;
+    for (int row = 0; row < 2; row++) {
+        for (long i = 0; i < nrows; i++)
+            D(k, B_DRAG)[row * ncols + Q(k, B_DRAG_ROWS)[i]] = D(k, B_DRAG0)[row * nrows + i] * ratio;
+    }
+}
+
+/* ``_Cargo.hold``: the weight beyond the cap, scaled by what the cargo's contacts bear. */
+static void cargo_hold(Kernel* k, Regs* r, double* ups) {
+    const mjModel* m = k->m;
+    mjData* d = k->d;
+    int body = (int)k->num[N_CARGO_BODY];
+    double gravity = k->num[N_GRAVITY];
+    double extra = r->applied - r->body_mass;
+    if (!(extra > 0)) {
+        d->xfrc_applied[6 * body + 2] = 0.0;
+        return;
+    }
+    double support = 0.0;
+    if (d->ncon) {
+        long count = 0;
+        for (int c = 0; c < d->ncon; c++) {
+            const mjContact* con = d->contact + c;
+            int g0 = con->geom[0] < 0 ? con->geom[0] + m->ngeom : con->geom[0];
+            int g1 = con->geom[1] < 0 ? con->geom[1] + m->ngeom : con->geom[1];
+            int side0 = m->geom_bodyid[g0] == body, side1 = m->geom_bodyid[g1] == body;
+            if (!(side0 || side1) || con->efc_address < 0) continue;
+            const double* f = d->efc_force + con->efc_address;
+            double local0 = (((0.0 + f[0]) + f[1]) + f[2]) + f[3];
+            double local1 = (f[0] - f[1]) * con->friction[0];
+            double local2 = (f[2] - f[3]) * con->friction[1];
+            double up = local0 * con->frame[2] + local1 * con->frame[5];
+            up += local2 * con->frame[8];
+            ups[count++] = side1 ? up : -up;
+        }
+        support = 0.0 + pairwise(ups, count);
+    }
+    double share = py_min(py_max(support / (r->applied * gravity), 0.0), 1.0);
+    d->xfrc_applied[6 * body + 2] = -extra * gravity * share;
+}
+
+/* ``heated`` and the cannons' thrust: a cannon's thrust changes when its heating does. */
+static void cannons(Kernel* k, Regs* r) {
+    const mjModel* m = k->m;
+    mjData* d = k->d;
+    long nc = LEN(k, B_CANNONS), npairs = LEN(k, B_HEAT_PAIRS) / 3;
+    unsigned char* hot = F(k, B_HOT);
+    const long long* pairs = Q(k, B_HEAT_PAIRS);
+    memset(hot, 0, nc);
+    for (long p = 0; p < npairs; p++) {
+        long long cannon = pairs[3 * p];
+        if (!hot[cannon] && k->distance(m, d, (int)pairs[3 * p + 1], (int)pairs[3 * p + 2], 0.01, NULL) <= 0.0)
+            hot[cannon] = 1;
+    }
+    unsigned char* set = F(k, B_HOT_SET);
+    if (r->dirty || memcmp(hot, set, nc) != 0) {
+        for (long c = 0; c < nc; c++)
+            d->ctrl[Q(k, B_CANNONS)[c]] = D(k, B_CANNON_ON)[c] * k->num[N_THRUST] * (hot[c] ? k->num[N_STEAM] : 1.0);
+        memcpy(set, hot, nc);
+        r->dirty = 0;
+    }
+}
+
+/* ``Simulation._apply_drag``: -(linear + quadratic·speed)·v per dof, speed from each body's first three. */
+static void drag(Kernel* k) {
+    mjData* d = k->d;
+    long ndof = LEN(k, B_DRAG_DOFS);
+    const long long* dofs = Q(k, B_DRAG_DOFS);
+    const double *lin = D(k, B_DRAG), *quad = D(k, B_DRAG) + ndof;
+    for (long b = 0; b < ndof; b += 6) {
+        double v[6];
+        for (int i = 0; i < 6; i++) v[i] = d->qvel[dofs[b + i]];
+        double s0 = v[0] * v[0], s1 = v[1] * v[1], s2 = v[2] * v[2];
+        double speed = sqrt((s0 + s2) + s1);
+        for (int i = 0; i < 6; i++) {
+            double factor = quad[b + i] * speed;
+            factor = lin[b + i] + factor;
+            d->qfrc_applied[dofs[b + i]] = -factor * v[i];
+        }
+    }
+}
+
+/* ``_WeldResponse``'s bound for the tick just stepped: commits it (the inputs wait, copied) and returns 1,
+ * or returns 0 where Python must run the exact analysis (the bound fails, no room, or it waits). */
+static int weld_bound(Kernel* k, Regs* r) {
+    if (r->wait) return 0;
+    if (r->npend >= (long)k->num[N_ROOM]) return 0;
+    mjData* d = k->d;
+    k->rne(k->m, d);
+    long nodes = LEN(k, B_NODES), groups = LEN(k, B_ROOTS), nc = LEN(k, B_CANNON_ACTS);
+    double* world = D(k, B_PEND_WORLD) + r->npend * nodes * 6;
+    double* turns = D(k, B_PEND_TURNS) + r->npend * groups * 9;
+    double* thrust = D(k, B_PEND_THRUST) + r->npend * nc;
+    for (long n = 0; n < nodes; n++) memcpy(world + 6 * n, d->cfrc_int + 6 * Q(k, B_NODES)[n], 6 * sizeof(double));
+    for (long g = 0; g < groups; g++) memcpy(turns + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
+    for (long c = 0; c < nc; c++) thrust[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
+    /* ``_change``: each node's torque and force in its group's frame, less the reference's. */
+    const double *ref = D(k, B_REFERENCE), *weights = D(k, B_WEIGHTS);
+    double share = 0.0;
+    long n = 0;
+    for (long g = 0; g < groups; g++) {
+        const double* turn = turns + 9 * g;
+        for (; n < Q(k, B_SPAN_STOPS)[g]; n++) {
+            for (int half = 0; half < 2; half++) {
+                const double* v = world + 6 * n + 3 * half;
+                long row = 2 * n + half;
+                double sq = 0.0;
+                for (int j = 0; j < 3; j++) {
+                    double x = v[0] * turn[j] + v[1] * turn[3 + j] + v[2] * turn[6 + j] - ref[3 * row + j];
+                    sq += x * x;
+                }
+                share += sqrt(sq) * weights[row];
+            }
+        }
+    }
+    for (long c = 0; c < nc; c++) share += fabs(thrust[c] - D(k, B_REFERENCE_THRUST)[c]) * weights[2 * nodes + c];
+    double gain = k->num[N_GAIN];
+    double decay = r->decay * (1.0 - gain);
+    double level = r->level + gain * (r->reference_worst - r->level);
+    double lag = r->lag + gain * (share - r->lag);
+    if (!(decay * r->worst + level + lag <= k->margin)) return 0;
+    r->decay = decay;
+    r->level = level;
+    r->lag = lag;
+    r->skipped += 1;
+    r->npend += 1;
+    return 1;
+}
+
+/* Whether the tick just stepped clearly passes ``DivergenceWatch.check`` and needs no energy test. */
+static int quiet(Kernel* k, Regs* r, double expected) {
+    mjData* d = k->d;
+    if (fabs(d->time - expected) > 1e-6) return 0;
+    if (d->warning[mjWARN_BADQACC].number) return 0;
+    if (!(k->norm(d->qvel, k->m->nv) < k->num[N_QUIET] * k->num[N_MAX_SPEED])) return 0;
+    if ((r->watch_ticks + 1) % (long)k->num[N_CHECK_TICKS] == 0) return 0;
+    r->watch_ticks += 1;
+    return 1;
+}
+
+static void log_row(Kernel* k, Regs* r) {
+    long nb = LEN(k, B_LOG_BODIES), nc = LEN(k, B_CANNONS);
+    double* row = D(k, B_POSITIONS) + r->logged * nb * 3;
+    for (long b = 0; b < nb; b++) memcpy(row + 3 * b, k->d->xpos + 3 * Q(k, B_LOG_BODIES)[b], 3 * sizeof(double));
+    memcpy(F(k, B_BURNING) + r->logged * nc, F(k, B_HOT), nc);
+    if (k->num[N_CARGO_BODY] >= 0) D(k, B_MASSES)[r->logged] = r->mass;
+    r->logged += 1;
+}
+
+/* run(regs, limit) -> (stop, regs): up to ``limit`` ticks from ``regs`` (see ``Regs``). ``stop`` says where
+ * the last tick was left: STOP_BEFORE (not begun; Python runs it whole), STOP_STEPPED (stepped; Python runs
+ * the divergence test and the weld analysis), STOP_CHECKED (the divergence test passed; Python runs the weld
+ * analysis), STOP_DONE (the cargo fell below the stop height at a log). */
+static PyObject* Kernel_run(Kernel* k, PyObject* args) {
+    Regs r;
+    long limit;
+    if (!PyArg_ParseTuple(args, "(ldppdddlldddllldd)l", &r.tick, &r.next_event, &r.firing, &r.dirty,
+                          &r.applied, &r.body_mass, &r.mass, &r.logged, &r.watch_ticks, &r.decay, &r.level, &r.lag,
+                          &r.skipped, &r.npend, &r.wait, &r.worst, &r.reference_worst, &limit))
+        return NULL;
+    const double* n = k->num;
+    double tick_s = n[N_TICK_S];
+    long log_every = (long)n[N_LOG_EVERY], n_ticks = (long)n[N_N_TICKS], steps = (long)n[N_STEPS];
+    int cargo = n[N_CARGO_BODY] >= 0, welds = n[N_WELDS] != 0.0;
+    long nc = LEN(k, B_CANNONS), ncon_max = 0;
+    double* ups = NULL;
+    int stop = STOP_BEFORE;
+    long end = r.tick + limit;
+    Py_BEGIN_ALLOW_THREADS
+    for (; r.tick < end; r.tick++) {
+        double t = r.tick * tick_s;
+        if (r.next_event <= t + 1e-9 || r.tick == n_ticks) break;
+        if (cargo) {
+            cargo_apply(k, &r, t);
+            if (ups == NULL || ncon_max < k->d->ncon) {
+                free(ups);
+                ncon_max = 2 * k->d->ncon + 8;
+                ups = malloc(ncon_max * sizeof(double));
+                if (ups == NULL) break; /* Python runs the tick */
+            }
+            cargo_hold(k, &r, ups);
+        }
+        int log_due = r.tick % log_every == 0;
+        if (nc && (log_due || r.firing || r.dirty)) cannons(k, &r);
+        if (log_due) {
+            log_row(k, &r);
+            if (!isnan(n[N_STOP_Z]) && k->d->xpos[3 * (long)n[N_CARGO_BODY] + 2] < n[N_STOP_Z]) {
+                stop = STOP_DONE;
+                break;
+            }
+        }
+        if (LEN(k, B_DRAG_DOFS)) drag(k);
+        for (long s = 0; s < steps; s++) k->step(k->m, k->d);
+        if (!quiet(k, &r, t + tick_s)) {
+            stop = STOP_STEPPED;
+            break;
+        }
+        if (welds && !weld_bound(k, &r)) {
+            stop = STOP_CHECKED;
+            break;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(ups);
+    return Py_BuildValue("(i(ldiidddlldddllldd))", stop, r.tick, r.next_event, r.firing, r.dirty, r.applied,
+                         r.body_mass, r.mass, r.logged, r.watch_ticks, r.decay, r.level, r.lag, r.skipped, r.npend,
+                         r.wait, r.worst, r.reference_worst);
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"run", (PyCFunction)Kernel_run, METH_VARARGS, "Run ticks until Python must decide (see the C source)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "buildbench.suites.buildarena.physics._tick.Kernel",
+    .tp_basicsize = sizeof(Kernel),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Kernel_init,
+    .tp_dealloc = (destructor)Kernel_dealloc,
+    .tp_methods = Kernel_methods,
+    .tp_doc = "The tick loop of one compiled model and weld analysis (see the C source).",
+};
+
+static struct PyModuleDef tick_module = {PyModuleDef_HEAD_INIT, "_tick", "A compiled BuildArena tick loop.", -1,
+                                         NULL};
+
+PyMODINIT_FUNC PyInit__tick(void) {
+    if (PyType_Ready(&KernelType) < 0) return NULL;
+    PyObject* module = PyModule_Create(&tick_module);
+    if (module == NULL) return NULL;
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(module, "Kernel", (PyObject*)&KernelType) < 0) {
+        Py_DECREF(&KernelType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(module, "MJ_VERSION", mjVERSION_HEADER) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

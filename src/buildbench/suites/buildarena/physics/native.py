@@ -1,0 +1,141 @@
+"""Which tick loop runs a simulation: the C loop of ``_tick.c`` or the Python loop of ``simulation``.
+
+The C loop (``_tick.Kernel``) takes consecutive ticks exactly as ``Simulation._advance`` does and leaves
+a tick to Python wherever Python decides: a key event or the run's last tick (the whole tick), a
+divergence test that is not clearly passed or an energy test due (after the step), the exact weld
+analysis when the weld bound fails (after the divergence test). Each operation keeps numpy's order and
+rounding, so results are bit for bit the Python loop's.
+
+It runs where the extension was built (``setup.py``; optional) against the headers of the MuJoCo that
+is loaded, and calls that very library's functions (their addresses, from the library file in the
+``mujoco`` package). ``BUILDBENCH_NATIVE=0``, a missing or mismatched build, or a machine with ropes
+(whose loads the C loop does not compute) run the Python loop; ``RunOutput.tick_loop`` says which ran
+and why.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import mujoco
+import numpy as np
+
+from .build import Compiled
+from .sim import _QUIET_MARGIN
+
+if TYPE_CHECKING:
+    from .simulation import Simulation
+
+NATIVE = "native"
+STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
+"""Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
+
+Kernel = Any
+"""``_tick.Kernel``: the C loop of one simulation's model, arrays and weld analysis."""
+
+_FUNCTIONS = ("mj_step", "mj_rnePostConstraint", "mj_geomDistance", "mju_norm")
+
+
+@cache
+def _loaded() -> tuple[ModuleType, tuple[int, ...]] | str:
+    """The extension and MuJoCo's function addresses, or why the Python loop runs."""
+    try:
+        from . import _tick  # type: ignore[attr-defined]
+    except ImportError as exc:
+        return f"python: the C tick loop is not built ({exc})"
+    if _tick.MJ_VERSION != mujoco.mj_version():
+        return f"python: the C tick loop was built for MuJoCo {_tick.MJ_VERSION}, this is {mujoco.mj_version()}"
+    libraries = sorted(Path(mujoco.__file__).parent.glob("*mujoco*.so*")) + sorted(
+        Path(mujoco.__file__).parent.glob("*mujoco*.dylib")) + sorted(Path(mujoco.__file__).parent.glob("mujoco.dll"))
+    libraries = [p for p in libraries if p.name.startswith(("libmujoco", "mujoco.dll"))]
+    if not libraries:
+        return "python: MuJoCo's library file is not in the mujoco package"
+    library = ctypes.CDLL(str(libraries[0]))
+    addresses = tuple(int(ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0) for name in _FUNCTIONS)
+    return _tick, addresses
+
+
+def tick_loop(compiled: Compiled) -> str:
+    """``NATIVE`` where the C loop can run ``compiled``, else ``"python: <why>"``."""
+    if os.environ.get("BUILDBENCH_NATIVE", "1") == "0":
+        return "python: BUILDBENCH_NATIVE=0"
+    loaded = _loaded()
+    if isinstance(loaded, str):
+        return loaded
+    if compiled.ropes:
+        return "python: a machine with ropes (the C tick loop does not compute rope loads)"
+    return NATIVE
+
+
+def _index(values: Any) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(values, dtype=np.int64).reshape(-1))
+
+
+def kernel(sim: Simulation) -> Kernel:
+    """The C loop of ``sim`` as it is now (its model, data, arrays and weld analysis: build it anew after a break)."""
+    loaded = _loaded()
+    assert not isinstance(loaded, str)
+    tick, addresses = loaded
+    config, ramp, response = sim.config, sim._ramp, sim._response
+    analysis = response.analysis
+    arrays: dict[str, np.ndarray] = {
+        "drag_dofs": _index(sim._drag_dofs), "drag": sim._drag, "log_bodies": _index(sim._log_bodies),
+        "positions": sim._positions, "burning": sim._burning, "masses": sim._masses,
+        "cannons": _index(sim._cannon_idx), "heat_pairs": _index(sim.compiled.heat_pairs),
+        "cannon_on": sim._cannon_on, "hot": sim._hot, "hot_set": sim._hot_set,
+    }
+    numbers: dict[str, float] = {
+        "steps": sim._steps, "tick_s": sim._tick_s, "log_every": sim._log_every, "n_ticks": sim.n_ticks,
+        "thrust": sim._thrust, "steam": config.steam_factor, "max_speed": config.max_speed_mps,
+        "quiet": _QUIET_MARGIN, "check_ticks": config.divergence_check_ticks,
+        "stop_z": float("nan") if sim._stop_z is None else sim._stop_z,
+    }
+    if ramp is None:
+        arrays |= {"inertia0": np.zeros(0), "invweight0": np.zeros(0), "dof_invweight0": np.zeros(0),
+                   "drag_rows": _index([]), "drag0": np.zeros(0)}
+        numbers |= dict.fromkeys(("cap", "gravity", "mass0", "mass_start", "mass_max", "ramp_s", "delay_s",
+                                  "floor", "dof_start"), 0.0) | {"cargo_body": -1}
+    else:
+        cargo = ramp.cargo
+        arrays |= {"inertia0": ramp.inertia0, "invweight0": ramp.invweight0, "dof_invweight0": ramp.dof_invweight0,
+                   "drag_rows": _index(ramp.drag_rows), "drag0": ramp.drag0}
+        numbers |= {"cargo_body": ramp.body, "cap": ramp.cap, "gravity": ramp.gravity, "mass0": ramp.mass0,
+                    "mass_start": cargo.mass_start, "mass_max": cargo.mass_max, "ramp_s": cargo.ramp_s,
+                    "delay_s": cargo.delay_s, "floor": cargo.floor, "dof_start": ramp.dofs.start}
+    if analysis is None:
+        arrays |= {name: _index([]) for name in ("nodes", "roots", "span_stops", "cannon_acts")}
+        arrays |= {name: np.zeros(0) for name in ("weights", "reference", "reference_thrust", "pending_world",
+                                                  "pending_turns", "pending_thrust")}
+        numbers |= {"welds": 0, "gain": 0.0, "room": 0}
+    else:
+        arrays |= {"nodes": _index(analysis.bodies), "roots": _index(response.roots),
+                   "span_stops": _index([nodes.stop for _, nodes in analysis.spans]),
+                   "cannon_acts": _index(analysis.cannon_acts), "weights": response.weights,
+                   "reference": response.reference, "reference_thrust": response.reference_thrust,
+                   "pending_world": response.pending_world, "pending_turns": response.pending_turns,
+                   "pending_thrust": response.pending_thrust}
+        numbers |= {"welds": 1, "gain": response.gain, "room": response.room}
+    return tick.Kernel(addresses, sim.model._address, sim.data._address, arrays,
+                       {name: float(value) for name, value in numbers.items()})
+
+
+def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
+    """Up to ``limit`` ticks of ``sim`` in ``kernel``; returns where it left the last (``STOP_*``)."""
+    ramp, response, watch, events = sim._ramp, sim._response, sim._watch, sim._events
+    nan = float("nan")
+    stop, regs = kernel.run((
+        sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
+        sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
+        sim._mass, sim._logged, watch.ticks, response.decay, response.level, response.lag, response.skipped,
+        response.pending, response.wait, response.worst, response.reference_worst), limit)
+    (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, response.decay,
+     response.level, response.lag, response.skipped, response.pending, _, _, _) = regs
+    sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
+    if ramp is not None:
+        ramp.applied, ramp.body_mass = applied, body_mass
+    return int(stop)
