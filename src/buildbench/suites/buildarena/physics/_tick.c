@@ -19,6 +19,7 @@
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
 typedef mjtNum (*norm_fn)(const mjtNum*, int);
+typedef void (*mulm_fn)(const mjModel*, const mjData*, mjtNum*, const mjtNum*);
 
 enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
 
@@ -38,27 +39,29 @@ static const char BUF_KIND[N_BUFS] = {
     'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
     'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd'};
 
-#define N_NUMS 23
+#define N_NUMS 27
 static const char* NUM_NAMES[N_NUMS] = {
     "steps", "tick_s", "log_every", "n_ticks", "thrust", "steam", "cargo_body", "cap", "gravity",
     "mass0", "mass_start", "mass_max", "ramp_s", "delay_s", "floor", "dof_start", "stop_z",
-    "max_speed", "quiet", "check_ticks", "welds", "gain", "room"};
+    "max_speed", "quiet", "check_ticks", "welds", "gain", "room", "max_penetration", "energy_jump",
+    "energy_growth", "margin"};
 enum {
     N_STEPS, N_TICK_S, N_LOG_EVERY, N_N_TICKS, N_THRUST, N_STEAM, N_CARGO_BODY, N_CAP, N_GRAVITY,
     N_MASS0, N_MASS_START, N_MASS_MAX, N_RAMP_S, N_DELAY_S, N_FLOOR, N_DOF_START, N_STOP_Z,
-    N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM};
+    N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM, N_MAX_PENETRATION, N_ENERGY_JUMP,
+    N_ENERGY_GROWTH, N_MARGIN};
 
 typedef struct {
     PyObject_HEAD
     step_fn step, rne;
     distance_fn distance;
     norm_fn norm;
+    mulm_fn mulm;
     mjModel* m;
     mjData* d;
     Py_buffer bufs[N_BUFS];
     int held[N_BUFS];
     double num[N_NUMS];
-    double margin;
 } Kernel;
 
 /* The run's changing scalars, in and out of ``run`` in this order. */
@@ -68,6 +71,7 @@ typedef struct {
     int firing, dirty;
     double applied, body_mass, mass;
     long logged, watch_ticks;
+    double energy;
     double decay, level, lag;
     long skipped, npend, wait;
     double worst, reference_worst; /* read only */
@@ -86,15 +90,17 @@ static void Kernel_dealloc(Kernel* self) {
 }
 
 static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
-    unsigned long long fn[4], model, data;
+    unsigned long long fn[5], model, data;
     PyObject *bufs, *nums;
-    if (!PyArg_ParseTuple(args, "(KKKK)KKO!O!", &fn[0], &fn[1], &fn[2], &fn[3], &model, &data,
+    (void)kwds;
+    if (!PyArg_ParseTuple(args, "(KKKKK)KKO!O!", &fn[0], &fn[1], &fn[2], &fn[3], &fn[4], &model, &data,
                           &PyDict_Type, &bufs, &PyDict_Type, &nums))
         return -1;
     self->step = (step_fn)(uintptr_t)fn[0];
     self->rne = (step_fn)(uintptr_t)fn[1];
     self->distance = (distance_fn)(uintptr_t)fn[2];
     self->norm = (norm_fn)(uintptr_t)fn[3];
+    self->mulm = (mulm_fn)(uintptr_t)fn[4];
     self->m = (mjModel*)(uintptr_t)model;
     self->d = (mjData*)(uintptr_t)data;
     for (int i = 0; i < N_BUFS; i++) {
@@ -128,7 +134,6 @@ static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
         self->num[i] = PyFloat_AsDouble(obj);
         if (self->num[i] == -1.0 && PyErr_Occurred()) return -1;
     }
-    self->margin = 1.0 - 1e-6; /* welds._BOUND_MARGIN */
     return 0;
 }
 
@@ -298,7 +303,7 @@ static int weld_bound(Kernel* k, Regs* r) {
     double decay = r->decay * (1.0 - gain);
     double level = r->level + gain * (r->reference_worst - r->level);
     double lag = r->lag + gain * (share - r->lag);
-    if (!(decay * r->worst + level + lag <= k->margin)) return 0;
+    if (!(decay * r->worst + level + lag <= k->num[N_MARGIN])) return 0;
     r->decay = decay;
     r->level = level;
     r->lag = lag;
@@ -307,13 +312,56 @@ static int weld_bound(Kernel* k, Regs* r) {
     return 1;
 }
 
-/* Whether the tick just stepped clearly passes ``DivergenceWatch.check`` and needs no energy test. */
-static int quiet(Kernel* k, Regs* r, double expected) {
+/* The smallest value, NaN if any is NaN (numpy's ``min``/``max``); ``sign`` -1 for the largest. */
+static double extreme(const double* a, long n, long stride, double sign) {
+    double best = sign * a[0];
+    for (long i = 1; i < n; i++) {
+        double v = sign * a[i * stride];
+        if (isnan(v) || v < best) best = v;
+        if (isnan(best)) break;
+    }
+    return sign * best;
+}
+
+/* ``DivergenceWatch._slow_checks`` when nothing diverged: the new energy baseline (``scratch``: nv numbers);
+ * NaN where a test fails, for Python to name. */
+static double slow_checks(Kernel* k, Regs* r, double* scratch) {
+    const mjModel* m = k->m;
+    mjData* d = k->d;
+    double depth = k->num[N_MAX_PENETRATION];
+    if (d->ncon && extreme(&d->contact[0].dist, d->ncon, sizeof(mjContact) / sizeof(double), 1.0) < -depth)
+        return NAN;
+    if (m->ntendon) {
+        double worst = d->ten_length[0] - m->tendon_range[1];
+        for (int i = 1; i < m->ntendon; i++) {
+            double v = d->ten_length[i] - m->tendon_range[2 * i + 1];
+            if (isnan(worst) || isnan(v) || v > worst) worst = isnan(worst) ? worst : v;
+        }
+        if (worst > depth) return NAN;
+    }
+    k->mulm(m, d, scratch, d->qvel);
+    for (int i = 0; i < m->nv; i++) scratch[i] = d->qvel[i] * scratch[i];
+    double mass = 0.0 + pairwise(m->body_mass, m->nbody);
+    double energy = 0.5 * (0.0 + pairwise(scratch, m->nv)) / py_max(mass, 1e-9);
+    double previous = r->energy;
+    if (previous < 0) return energy;
+    double jump = energy - previous;
+    if (jump > k->num[N_ENERGY_JUMP] && energy > k->num[N_ENERGY_GROWTH] * previous) return NAN;
+    return energy;
+}
+
+/* Whether the tick just stepped passes ``DivergenceWatch.check`` (then its counters move on as there), or
+ * may not (Python runs the check). */
+static int quiet(Kernel* k, Regs* r, double expected, double* scratch) {
     mjData* d = k->d;
     if (fabs(d->time - expected) > 1e-6) return 0;
     if (d->warning[mjWARN_BADQACC].number) return 0;
     if (!(k->norm(d->qvel, k->m->nv) < k->num[N_QUIET] * k->num[N_MAX_SPEED])) return 0;
-    if ((r->watch_ticks + 1) % (long)k->num[N_CHECK_TICKS] == 0) return 0;
+    if ((r->watch_ticks + 1) % (long)k->num[N_CHECK_TICKS] == 0) {
+        double energy = slow_checks(k, r, scratch);
+        if (isnan(energy)) return 0;
+        r->energy = energy;
+    }
     r->watch_ticks += 1;
     return 1;
 }
@@ -334,8 +382,8 @@ static void log_row(Kernel* k, Regs* r) {
 static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     Regs r;
     long limit;
-    if (!PyArg_ParseTuple(args, "(ldppdddlldddllldd)l", &r.tick, &r.next_event, &r.firing, &r.dirty,
-                          &r.applied, &r.body_mass, &r.mass, &r.logged, &r.watch_ticks, &r.decay, &r.level, &r.lag,
+    if (!PyArg_ParseTuple(args, "(ldppdddllddddllldd)l", &r.tick, &r.next_event, &r.firing, &r.dirty,
+                          &r.applied, &r.body_mass, &r.mass, &r.logged, &r.watch_ticks, &r.energy, &r.decay, &r.level, &r.lag,
                           &r.skipped, &r.npend, &r.wait, &r.worst, &r.reference_worst, &limit))
         return NULL;
     const double* n = k->num;
@@ -344,6 +392,8 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     int cargo = n[N_CARGO_BODY] >= 0, welds = n[N_WELDS] != 0.0;
     long nc = LEN(k, B_CANNONS), ncon_max = 0;
     double* ups = NULL;
+    double* scratch = malloc((k->m->nv + 1) * sizeof(double));
+    if (scratch == NULL) return PyErr_NoMemory();
     int stop = STOP_BEFORE;
     long end = r.tick + limit;
     Py_BEGIN_ALLOW_THREADS
@@ -371,7 +421,7 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
         }
         if (LEN(k, B_DRAG_DOFS)) drag(k);
         for (long s = 0; s < steps; s++) k->step(k->m, k->d);
-        if (!quiet(k, &r, t + tick_s)) {
+        if (!quiet(k, &r, t + tick_s, scratch)) {
             stop = STOP_STEPPED;
             break;
         }
@@ -382,8 +432,9 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     }
     Py_END_ALLOW_THREADS
     free(ups);
-    return Py_BuildValue("(i(ldiidddlldddllldd))", stop, r.tick, r.next_event, r.firing, r.dirty, r.applied,
-                         r.body_mass, r.mass, r.logged, r.watch_ticks, r.decay, r.level, r.lag, r.skipped, r.npend,
+    free(scratch);
+    return Py_BuildValue("(i(ldiidddllddddllldd))", stop, r.tick, r.next_event, r.firing, r.dirty, r.applied,
+                         r.body_mass, r.mass, r.logged, r.watch_ticks, r.energy, r.decay, r.level, r.lag, r.skipped, r.npend,
                          r.wait, r.worst, r.reference_worst);
 }
 

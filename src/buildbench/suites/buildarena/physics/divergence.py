@@ -70,7 +70,10 @@ class DivergenceWatch:
         if self._scratch.size != model.nv:
             self._scratch = np.zeros(model.nv)
         mujoco.mj_mulM(model, data, self._scratch, data.qvel)
-        energy = 0.5 * float(data.qvel @ self._scratch) / max(float(model.body_mass.sum()), 1e-9)
+        # Products summed by numpy's pairwise sum, not a BLAS dot (whose rounding depends on the machine's
+        # kernel): the C tick loop (``native``) computes the same energy.
+        np.multiply(data.qvel, self._scratch, out=self._scratch)
+        energy = 0.5 * float(self._scratch.sum()) / max(float(model.body_mass.sum()), 1e-9)
         previous, self.energy = self.energy, energy
         if previous < 0:
             return None

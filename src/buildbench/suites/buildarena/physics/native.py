@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
+from . import welds
 from .build import Compiled
+from .divergence import ENERGY_GROWTH
 from .sim import _QUIET_MARGIN
 
 if TYPE_CHECKING:
@@ -38,7 +40,7 @@ STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 Kernel = Any
 """``_tick.Kernel``: the C loop of one simulation's model, arrays and weld analysis."""
 
-_FUNCTIONS = ("mj_step", "mj_rnePostConstraint", "mj_geomDistance", "mju_norm")
+_FUNCTIONS = ("mj_step", "mj_rnePostConstraint", "mj_geomDistance", "mju_norm", "mj_mulM")
 
 
 @cache
@@ -93,6 +95,8 @@ def kernel(sim: Simulation) -> Kernel:
         "steps": sim._steps, "tick_s": sim._tick_s, "log_every": sim._log_every, "n_ticks": sim.n_ticks,
         "thrust": sim._thrust, "steam": config.steam_factor, "max_speed": config.max_speed_mps,
         "quiet": _QUIET_MARGIN, "check_ticks": config.divergence_check_ticks,
+        "max_penetration": config.max_penetration_m, "energy_jump": config.energy_jump_j_per_kg,
+        "energy_growth": ENERGY_GROWTH,
         "stop_z": float("nan") if sim._stop_z is None else sim._stop_z,
     }
     if ramp is None:
@@ -111,7 +115,7 @@ def kernel(sim: Simulation) -> Kernel:
         arrays |= {name: _index([]) for name in ("nodes", "roots", "span_stops", "cannon_acts")}
         arrays |= {name: np.zeros(0) for name in ("weights", "reference", "reference_thrust", "pending_world",
                                                   "pending_turns", "pending_thrust")}
-        numbers |= {"welds": 0, "gain": 0.0, "room": 0}
+        numbers |= {"welds": 0, "gain": 0.0, "room": 0, "margin": 0.0}
     else:
         arrays |= {"nodes": _index(analysis.bodies), "roots": _index(response.roots),
                    "span_stops": _index([nodes.stop for _, nodes in analysis.spans]),
@@ -119,7 +123,7 @@ def kernel(sim: Simulation) -> Kernel:
                    "reference": response.reference, "reference_thrust": response.reference_thrust,
                    "pending_world": response.pending_world, "pending_turns": response.pending_turns,
                    "pending_thrust": response.pending_thrust}
-        numbers |= {"welds": 1, "gain": response.gain, "room": response.room}
+        numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN}
     return tick.Kernel(addresses, sim.model._address, sim.data._address, arrays,
                        {name: float(value) for name, value in numbers.items()})
 
@@ -131,9 +135,9 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
     stop, regs = kernel.run((
         sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
         sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
-        sim._mass, sim._logged, watch.ticks, response.decay, response.level, response.lag, response.skipped,
+        sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag, response.skipped,
         response.pending, response.wait, response.worst, response.reference_worst), limit)
-    (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, response.decay,
+    (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy, response.decay,
      response.level, response.lag, response.skipped, response.pending, _, _, _) = regs
     sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
     if ramp is not None:
