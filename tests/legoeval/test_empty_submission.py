@@ -14,7 +14,7 @@ from buildbench.suites.legoeval.options import LegoEvalOptions
 from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 from buildbench.suites.legoeval.report import by_type_rows, table1_row
 from buildbench.suites.legoeval.score import failure_metrics, score
-from buildbench.suites.legoeval.task_records import ConstraintVerdict, holistic
+from buildbench.suites.legoeval.task_records import Verdict, holistic
 
 from .test_env import task
 
@@ -54,7 +54,7 @@ def test_a_partial_abstention_keeps_an_unknown_holistic_verdict() -> None:
 
 def test_no_constraint_is_no_valid_scene() -> None:
     assert holistic([]) is None
-    assert holistic([ConstraintVerdict("c0", True, "")]) is True
+    assert holistic([Verdict("c0", True, "")]) is True
 
 
 def test_an_unreadable_scene_leaves_the_holistic_verdict_unknown() -> None:

@@ -242,7 +242,7 @@ def test_llm_pipeline_end_to_end_through_the_loopback_server(scene: Scene) -> No
     # later constraints reuse earlier tool results (get_room_list is in every plan)
     assert result.cache_hits > 0 and any(c.reused for r in result.constraints[1:] for c in r.calls)
     submission = result.submission()
-    assert [v["id"] for v in submission.verdicts or []] == [c["id"] for c in CONSTRAINTS]
+    assert [v.id for v in submission.verdicts or []] == [c["id"] for c in CONSTRAINTS]
     assert (submission.trace or [])[0]["plan"][0]["from"] == START
     assert submission.extra["cache_hits"] == result.cache_hits > 0
 

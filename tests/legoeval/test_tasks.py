@@ -10,8 +10,8 @@ from buildbench.harness import Task
 from buildbench.suites.legoeval.constraints import parse
 from buildbench.suites.legoeval.tasks import (
     ConstraintSpec,
-    ConstraintVerdict,
     OutcomeError,
+    Verdict,
     bucket_of,
     holistic,
     make_task,
@@ -60,7 +60,7 @@ def test_parse_outcome_fills_missing_verdicts_with_unknown() -> None:
 
 
 def test_holistic_is_the_and_of_constraints() -> None:
-    v = ConstraintVerdict
+    v = Verdict
     assert holistic([v("a", True), v("b", True)]) is True
     assert holistic([v("a", True), v("b", None)]) is None
     assert holistic([v("a", None), v("b", False)]) is False

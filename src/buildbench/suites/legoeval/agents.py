@@ -34,6 +34,7 @@ from buildbench.scenes.model import SceneFormatError
 from .env import check_geometry, load_task_scene
 from .options import ConstraintSource, LegoEvalOptions
 from .pipeline.chat import ModelUnavailable
+from .task_records import Verdict, holistic
 
 if TYPE_CHECKING:
     from .pipeline.evaluator import LLMEvaluator
@@ -136,7 +137,7 @@ class PipelineAgent(VerdictAgent):
             # Identified constraints need not line up with the task's; a verdict per task
             # constraint is then the holistic one (the paper's Table 4 scores holistic/partial SR).
             submission = replace(submission, identified=submission.verdicts, verdicts=[
-                {"id": c["id"], "holds": result.valid, "explanation": "holistic verdict"} for c in given])
+                Verdict(c["id"], result.valid, "holistic verdict") for c in given])
         return {**submission.to_dict(), "usage": result.usage.to_dict()}
 
 
@@ -189,7 +190,6 @@ def translate(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> 
     from .check import check
     from .constraints import ProgramError, constraint_type
     from .constraints.translate import translate as to_program
-    from .tasks import ConstraintVerdict, holistic
 
     level = _relations_level(options)
 
@@ -201,10 +201,10 @@ def translate(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> 
                 t = await to_program(model, c["text"], where=f"constraint {c['id']}")
                 with measured_with(level):
                     result = check(scene, t.program)
-                verdicts.append(ConstraintVerdict(c["id"], result.holds,
+                verdicts.append(Verdict(c["id"], result.holds,
                                                   f"[{constraint_type(t.program)}, {t.source}] {result.explanation}"))
             except (ProgramError, KeyError, ValueError) as exc:
-                verdicts.append(ConstraintVerdict(c["id"], None, f"error: {str(exc).splitlines()[0]}"))
+                verdicts.append(Verdict(c["id"], None, f"error: {str(exc).splitlines()[0]}"))
         return {"verdicts": [v.to_dict() for v in verdicts], "valid": holistic(verdicts)}
 
     return VerdictAgent("translate", judge)
@@ -216,7 +216,7 @@ def vlm_judge(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> 
     if model is None:
         raise ConfigError("agent vlm-judge needs --model")
     judge_ = VLMJudge(model, samples=options.samples_per_judgment, per_constraint=options.per_constraint,
-                      geometry=options.geometry)
+                      image_px=options.image_px, geometry=options.geometry)
 
     async def judge() -> Submission:
         return await judge_.judge(load_task_scene(task), str(task.inputs["instruction"]), _constraints(task))

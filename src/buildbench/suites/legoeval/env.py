@@ -31,8 +31,8 @@ from .options import Geometry, LegoEvalOptions
 from .outcome import LegoEvalOutcome
 from .prompts import fill
 from .reward import verdict_reward
-from .spaces import LegoEvalAction, LegoEvalState
-from .task_records import holistic, parse_outcome
+from .spaces import LegoEvalAction, LegoEvalState, Verdicts
+from .task_records import OutcomeError, Verdict, holistic, in_task_order
 from .tools import ToolArgumentError, ToolContext, is_image_key, llm_tools, run_tool
 
 SUBMIT = "submit_verdicts"
@@ -41,15 +41,11 @@ ANSWER_CHARS = 8000
 
 
 def _submit_tool() -> Any:
+    """The verdict tool; its parameters are the :class:`Verdicts` record's JSON Schema."""
     from buildbench.llm import Tool
 
-    verdict = {"type": "object", "properties": {"id": {"type": "string"}, "holds": {"type": ["boolean", "null"]},
-                                                 "explanation": {"type": "string"}},
-               "required": ["id", "holds"]}
     return Tool(SUBMIT, "Submit the verdict of every constraint and of the whole house; ends the check.",
-                {"type": "object", "properties": {"verdicts": {"type": "array", "items": verdict},
-                                                  "valid": {"type": ["boolean", "null"]}},
-                 "required": ["verdicts"]})
+                Verdicts.json_schema())
 
 
 def load_task_scene(task: Task) -> Scene:
@@ -73,8 +69,9 @@ class LegoEvalEnv(Env):
 
     Args:
         options: The run's options; the env reads ``render`` (environment tools render images;
-            off: text only), ``wall_midpoint_positions`` (the original's door/window positions,
-            §2.5) and ``geometry`` (how rendered views draw objects). None: the declared defaults.
+            off: text only), ``image_px`` (the side of those images), ``wall_midpoint_positions``
+            (the original's door/window positions, §2.5) and ``geometry`` (how rendered views draw
+            objects). None: the declared defaults.
     """
 
     state_type = LegoEvalState
@@ -100,7 +97,8 @@ class LegoEvalEnv(Env):
         self._start(task)
         try:
             scene = load_task_scene(task)
-            self.ctx = ToolContext.for_scene(scene, render=self.options.render, geometry=self.options.geometry,
+            self.ctx = ToolContext.for_scene(scene, render=self.options.render, image_px=self.options.image_px,
+                                             geometry=self.options.geometry,
                                              wall_midpoint_positions=self.options.wall_midpoint_positions)
             summary = scene_summary(scene)
         except (SceneFormatError, ValueError) as exc:
@@ -113,13 +111,7 @@ class LegoEvalEnv(Env):
 
     def step(self, action: Action) -> StepResult:
         if isinstance(action.data, dict) and ("verdicts" in action.data or "tool" in action.data):
-            try:
-                typed = LegoEvalAction.from_data(action.data)
-            except ValueError as exc:
-                return self._invalid(str(exc), None)
-            if typed.tool is None:
-                return self._submit(typed.to_dict(), None)
-            return self._tools([(None, typed.tool, typed.args)])
+            return self._data(action.data)
         if action.tool_calls:
             calls: list[tuple[str | None, str, Any]] = []
             for call in action.tool_calls:
@@ -127,7 +119,11 @@ class LegoEvalEnv(Env):
                     return self._invalid(f"tool call {call.name}: arguments are not valid JSON ({call.parse_error})",
                                          call.id)
                 if call.name == SUBMIT:
-                    return self._submit(call.arguments, call.id)
+                    try:
+                        submitted = Verdicts.from_data(call.arguments)
+                    except ValueError as exc:
+                        return self._invalid(str(exc), call.id)
+                    return self._submit(submitted.verdicts, submitted.valid, call.id)
                 calls.append((call.id, call.name, call.arguments))
             return self._tools(calls)
         if action.text:
@@ -136,8 +132,19 @@ class LegoEvalEnv(Env):
             except json.JSONDecodeError:
                 data = None
             if isinstance(data, dict) and "verdicts" in data:
-                return self._submit(data, None)
+                return self._data(data)
         return self._invalid("no tool call and no verdicts; call a tool or submit_verdicts", None)
+
+    def _data(self, data: dict[str, Any]) -> StepResult:
+        """A scripted agent's action data (or verdicts a model wrote as JSON text), read by the
+        action record."""
+        try:
+            typed = LegoEvalAction.from_data(data)
+        except ValueError as exc:
+            return self._invalid(str(exc), None)
+        if typed.verdicts is None:
+            return self._tools([(None, str(typed.tool), typed.args)])
+        return self._submit(typed.verdicts, typed.valid, None, trace=typed.trace, identified=typed.identified)
 
     def _invalid(self, message: str, call_id: str | None) -> StepResult:
         self.invalid_actions += 1
@@ -172,17 +179,19 @@ class LegoEvalEnv(Env):
         obs = Observation(text="\n".join(texts), images=list(images), tool_results=answers)
         return StepResult(obs, 0.0, False, False, {"tools": [c[1] for c in calls]})
 
-    def _submit(self, data: Any, call_id: str | None) -> StepResult:
+    def _submit(self, given: list[Verdict], valid: bool | None, call_id: str | None, *,
+                trace: list[Any] | None = None, identified: list[Verdict] | None = None) -> StepResult:
         try:
-            verdicts, valid = parse_outcome(data, self.task)
-        except ValueError as exc:
+            verdicts = in_task_order(given, self.task, "legoeval action: ")
+        except OutcomeError as exc:
             return self._invalid(str(exc), call_id)
         if valid is None:
             valid = holistic(verdicts)
         self.result = {"verdicts": [v.to_dict() for v in verdicts], "valid": valid}
-        for key in ("trace", "identified"):  # the pipeline's plans; its own constraints' verdicts
-            if isinstance(data, dict) and isinstance(data.get(key), list):
-                self.result[key] = data[key]
+        if trace is not None:  # the pipeline's plans
+            self.result["trace"] = trace
+        if identified is not None:  # its verdicts on the constraints it identified itself
+            self.result["identified"] = [v.to_dict() for v in identified]
         text = f"verdicts recorded: the house is judged {'valid' if valid else 'invalid' if valid is False else 'unknown'}"
         obs = Observation(text=text, tool_results=[(call_id, text)] if call_id else [])
         reward = verdict_reward(self.task, [v.holds for v in verdicts], valid)
@@ -198,8 +207,9 @@ class LegoEvalEnv(Env):
 
 
 def make_env(task: Task, options: LegoEvalOptions) -> LegoEvalEnv:
-    """``-o render=false`` gives text-only tools; ``-o wall_midpoint_positions=true`` the original's positions;
-    ``-o geometry=procedural|mesh`` renders objects as meshes."""
+    """``-o render=false`` gives text-only tools; ``-o image_px=N`` sizes their images; ``-o
+    wall_midpoint_positions=true`` the original's positions; ``-o geometry=procedural|mesh`` renders
+    objects as meshes."""
     check_geometry(options.geometry)
     return LegoEvalEnv(task, options)
 

@@ -28,11 +28,11 @@ import networkx as nx
 from buildbench.harness import Task
 
 from .outcome import LegoEvalOutcome
-from .task_records import TYPES, ConstraintVerdict, OutcomeError, holistic, parse_verdicts
+from .task_records import TYPES, OutcomeError, Verdict, holistic, parse_verdicts
 from .tools.registry import TOOLS
 
 
-def predicted_valid(verdicts: Sequence[ConstraintVerdict], valid: bool | None) -> bool | None:
+def predicted_valid(verdicts: Sequence[Verdict], valid: bool | None) -> bool | None:
     """The holistic prediction of an evaluator's verdicts: its own holistic verdict, or, without one,
     "valid iff every constraint holds" (spec 6.1)."""
     return valid if valid is not None else holistic(verdicts)

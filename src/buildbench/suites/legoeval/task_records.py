@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.harness.record import Record
 
 from .constraints import CONSTRAINT_TYPES, Program, constraint_type
 
@@ -38,15 +39,21 @@ class ConstraintSpec:
 
 
 @dataclass(frozen=True)
-class ConstraintVerdict:
-    """An evaluator's judgment of one constraint (``holds`` None: could not judge)."""
+class Verdict(Record):
+    """An evaluator's judgment of one constraint.
+
+    Attributes:
+        id: The constraint's id, as the task gives it.
+        holds: Whether the constraint holds in the house (null: could not judge).
+        explanation: Why, naming the ids of the elements looked at.
+    """
+
+    SUITE = "legoeval"
+    KIND = "verdict"
 
     id: str
     holds: bool | None
     explanation: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "holds": self.holds, "explanation": self.explanation}
 
 
 def bucket_of(n_constraints: int) -> str:
@@ -73,7 +80,7 @@ def task_constraints(task: Task) -> list[ConstraintSpec]:
     return out
 
 
-def parse_outcome(outcome: Any, task: Task) -> tuple[list[ConstraintVerdict], bool | None]:
+def parse_outcome(outcome: Any, task: Task) -> tuple[list[Verdict], bool | None]:
     """Check an outcome's shape against its task; return the verdicts in constraint order
     (a constraint the outcome does not mention gets ``holds`` None) and the holistic verdict.
 
@@ -86,7 +93,7 @@ def parse_outcome(outcome: Any, task: Task) -> tuple[list[ConstraintVerdict], bo
     return parse_verdicts(outcome.get("verdicts", []), outcome.get("valid"), task)
 
 
-def parse_verdicts(raw: Any, valid: Any, task: Task) -> tuple[list[ConstraintVerdict], bool | None]:
+def parse_verdicts(raw: Any, valid: Any, task: Task) -> tuple[list[Verdict], bool | None]:
     """:func:`parse_outcome` of an outcome's ``verdicts`` and ``valid`` (a typed outcome's fields,
     read back from a store without checks).
 
@@ -98,21 +105,35 @@ def parse_verdicts(raw: Any, valid: Any, task: Task) -> tuple[list[ConstraintVer
         raise OutcomeError(f"{where}.valid: expected true, false or null, got {valid!r}")
     if not isinstance(raw, list):
         raise OutcomeError(f"{where}.verdicts: expected a list, got {type(raw).__name__}")
-    ids = [str(c["id"]) for c in task.inputs["constraints"]]
-    by_id: dict[str, ConstraintVerdict] = {}
+    verdicts = []
     for i, v in enumerate(raw):
         if not isinstance(v, Mapping) or "id" not in v:
             raise OutcomeError(f"{where}.verdicts[{i}]: expected an object with an 'id'")
-        cid, holds = str(v["id"]), v.get("holds")
-        if cid not in ids:
-            raise OutcomeError(f"{where}.verdicts[{i}].id: unknown constraint {cid!r} (known: {', '.join(ids)})")
+        holds = v.get("holds")
         if holds is not None and not isinstance(holds, bool):
             raise OutcomeError(f"{where}.verdicts[{i}].holds: expected true, false or null, got {holds!r}")
-        by_id[cid] = ConstraintVerdict(cid, holds, str(v.get("explanation", "")))
-    return [by_id.get(cid, ConstraintVerdict(cid, None, "no verdict")) for cid in ids], valid
+        verdicts.append(Verdict(str(v["id"]), holds, str(v.get("explanation", ""))))
+    return in_task_order(verdicts, task, f"{where}."), valid
 
 
-def holistic(verdicts: Sequence[ConstraintVerdict]) -> bool | None:
+def in_task_order(verdicts: Sequence[Verdict], task: Task, where: str) -> list[Verdict]:
+    """One verdict per constraint of ``task``, in constraint order (a constraint no verdict
+    mentions gets ``holds`` None; the last verdict of a repeated id wins).
+
+    Raises:
+        OutcomeError: a verdict names a constraint the task does not have (the message starts
+            with ``where``, then ``verdicts[i].id``).
+    """
+    ids = [str(c["id"]) for c in task.inputs["constraints"]]
+    by_id: dict[str, Verdict] = {}
+    for i, v in enumerate(verdicts):
+        if v.id not in ids:
+            raise OutcomeError(f"{where}verdicts[{i}].id: unknown constraint {v.id!r} (known: {', '.join(ids)})")
+        by_id[v.id] = v
+    return [by_id.get(cid, Verdict(cid, None, "no verdict")) for cid in ids]
+
+
+def holistic(verdicts: Sequence[Verdict]) -> bool | None:
     """A scene is valid only if every constraint holds (spec 4.6); any unjudged constraint
     that could flip it leaves the verdict unknown (None), and so does an empty list: with no
     constraint there is nothing to hold, which must not read as a valid scene (issue 23)."""

@@ -45,8 +45,8 @@ from .task_records import BUCKETS as BUCKETS
 from .task_records import SUITE as SUITE
 from .task_records import TYPES as TYPES
 from .task_records import ConstraintSpec as ConstraintSpec
-from .task_records import ConstraintVerdict as ConstraintVerdict
 from .task_records import OutcomeError as OutcomeError
+from .task_records import Verdict as Verdict
 from .task_records import bucket_of as bucket_of
 from .task_records import holistic as holistic
 from .task_records import parse_outcome as parse_outcome

@@ -14,14 +14,14 @@ from buildbench.harness import Task
 from buildbench.scenes.io import load_scene
 from buildbench.scenes.model import SceneFormatError
 
-from ..task_records import ConstraintVerdict, holistic
+from ..task_records import Verdict, holistic
 from .evaluate import evaluate
 
 Outcome = dict[str, Any]
 
 
 def _constant(task: Task, holds: bool, why: str) -> Outcome:
-    verdicts = [ConstraintVerdict(str(c["id"]), holds, why).to_dict() for c in task.inputs["constraints"]]
+    verdicts = [Verdict(str(c["id"]), holds, why).to_dict() for c in task.inputs["constraints"]]
     return {"verdicts": verdicts, "valid": holds}
 
 
@@ -41,7 +41,7 @@ def deterministic(task: Task) -> Outcome:
         scene = load_scene(dict(task.inputs["scene"]))
     except (SceneFormatError, KeyError, ValueError, TypeError) as exc:
         why = f"error: scene unreadable: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        unknown = [ConstraintVerdict(str(c["id"]), None, why).to_dict() for c in task.inputs["constraints"]]
+        unknown = [Verdict(str(c["id"]), None, why).to_dict() for c in task.inputs["constraints"]]
         return {"verdicts": unknown, "valid": None}
     # Only what an evaluator may see: the constraint *texts* (read by the template grammar),
     # never the programs stored in the task's target.

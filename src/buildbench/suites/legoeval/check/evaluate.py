@@ -40,7 +40,7 @@ from ..constraints import (
     parse,
     parse_program,
 )
-from ..task_records import ConstraintSpec, ConstraintVerdict
+from ..task_records import ConstraintSpec, Verdict
 from .select import (
     Candidate,
     attribute_matches,
@@ -319,7 +319,7 @@ def _program_of(c: ConstraintSpec | dict[str, Any], where: str) -> tuple[str, Pr
     return cid, parse(str(c.get("text", "")), f"constraint {cid}")
 
 
-def evaluate(scene: Scene, constraints: Sequence[ConstraintSpec | dict[str, Any]]) -> list[ConstraintVerdict]:
+def evaluate(scene: Scene, constraints: Sequence[ConstraintSpec | dict[str, Any]]) -> list[Verdict]:
     """Verdicts for every constraint, in order; one bad constraint does not stop the rest.
 
     A constraint is a :class:`ConstraintSpec` or a dict with ``id`` and ``program`` (JSON)
@@ -329,13 +329,13 @@ def evaluate(scene: Scene, constraints: Sequence[ConstraintSpec | dict[str, Any]
         return [_verdict(scene, c, i, pool) for i, c in enumerate(constraints)]
 
 
-def _verdict(scene: Scene, c: ConstraintSpec | dict[str, Any], i: int, pool: list[Candidate]) -> ConstraintVerdict:
+def _verdict(scene: Scene, c: ConstraintSpec | dict[str, Any], i: int, pool: list[Candidate]) -> Verdict:
     where = f"constraint {c.id if isinstance(c, ConstraintSpec) else c.get('id', i)}"
     try:
         cid, program = _program_of(c, where)
         result = check(scene, program, pool)
-        return ConstraintVerdict(cid, result.holds, f"[{constraint_type(program)}] {result.explanation}")
+        return Verdict(cid, result.holds, f"[{constraint_type(program)}] {result.explanation}")
     except (ProgramError, KeyError, ValueError, TypeError) as exc:
         cid = c.id if isinstance(c, ConstraintSpec) else str(c.get("id", i))
         message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        return ConstraintVerdict(cid, None, f"error: {message.splitlines()[0] if message else type(exc).__name__}")
+        return Verdict(cid, None, f"error: {message.splitlines()[0] if message else type(exc).__name__}")

@@ -11,6 +11,7 @@ from typing import Any
 from buildbench.llm import ChatModel, Usage
 from buildbench.scenes.model import Scene
 from buildbench.suites.legoeval.spaces import LegoEvalAction
+from buildbench.suites.legoeval.task_records import Verdict
 from buildbench.suites.legoeval.tools import ToolContext
 
 from .arguments import select_arguments
@@ -34,8 +35,8 @@ class ConstraintResult:
     calls: list[CallRecord] = field(default_factory=list)
     error: str | None = None
 
-    def verdict(self) -> dict[str, Any]:
-        return {"id": self.id, "holds": self.holds, "explanation": self.explanation}
+    def verdict(self) -> Verdict:
+        return Verdict(self.id, self.holds, self.explanation)
 
     def trace(self) -> dict[str, Any]:
         return {"id": self.id, "type": self.type, "plan": self.plan.to_json(), "plan_source": self.plan.source,

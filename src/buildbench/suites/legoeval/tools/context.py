@@ -131,7 +131,8 @@ class ToolContext:
             vertices, wall segments, widths, heights, object rotations, opening walls) with
             footprint corners in the original's order.
         render: Produce images (False gives the text parts only, for ablations and timing).
-        image_px: Side of rendered views, pixels (the original renders 1200).
+        image_px: Side of rendered views, pixels (the original renders 1200); material swatches,
+            flat tiles, are drawn at most 256.
         geometry: How rendered views draw objects: ``box`` (their boxes), ``procedural``
             (part-based furniture) or ``mesh`` (asset meshes); see :mod:`buildbench.scenes.assets`.
         visual_targets: Ids and material names last passed to ``get_multiview_rendered_object``
