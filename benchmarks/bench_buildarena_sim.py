@@ -55,26 +55,28 @@ def _cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - cpu0
 
 
-def _paired(machine: Machine, task_id: str, duration_s: float | None = None) -> dict[str, float]:
-    """Median CPU seconds of ``Simulation.run`` and of as many bare ``mj_step`` calls, interleaved."""
+def _paired(machine: Machine, task_id: str, duration_s: float | None = None) -> dict[str, float | str]:
+    """Median CPU seconds of ``Simulation.run`` and of as many bare ``mj_step`` calls, interleaved; and which
+    tick loop ran (``physics.native``: the C loop, or the Python loop and why)."""
     ours, bare = [], []
-    steps, simulated = 0, 0.0
+    steps, simulated, loop = 0, 0.0, ""
     for _ in range(REPEAT):
         sim = simulation(machine, task_id, duration_s=duration_s)  # compiles: not timed
         ours.append(_cpu(lambda sim=sim: sim.run()))
-        steps, simulated = sim.output().steps, sim.state().time_s
+        steps, simulated, loop = sim.output().steps, sim.state().time_s, sim.output().tick_loop
         model = simulation(machine, task_id, duration_s=duration_s).model
         data = mujoco.MjData(model)
         bare.append(_cpu(lambda model=model, data=data, steps=steps: mujoco.mj_step(model, data, steps)))
     return {"ours": statistics.median(ours), "bare": statistics.median(bare), "steps": steps,
-            "simulated_s": simulated}
+            "simulated_s": simulated, "tick_loop": loop}
 
 
 def _task(task_id: str) -> Figure:
     machine = designs.build(designs.REFERENCE[task_id]())
     timed = _paired(machine, task_id)
     result = simulate(machine, task_id)
-    ours, bare, simulated = timed["ours"], timed["bare"], timed["simulated_s"]
+    ours, bare, simulated = float(timed["ours"]), float(timed["bare"]), float(timed["simulated_s"])
+    steps = int(timed["steps"])
     ratio = ours / bare if bare > 0 else None
     return Figure(
         name=f"buildarena-sim-{task_id}",
@@ -86,9 +88,10 @@ def _task(task_id: str) -> Figure:
             "x_bare_step": ratio,
             "goal_x_bare_step": GOAL_X_BARE,
             "goal_met": ratio is not None and ratio <= GOAL_X_BARE,
-            "steps": timed["steps"],
+            "steps": steps,
             # What the tick adds to MuJoCo's step (controls, drag, weld check, divergence tests, log).
-            "overhead_us_per_step": (ours - bare) / timed["steps"] * 1e6 if timed["steps"] else None,
+            "overhead_us_per_step": (ours - bare) / steps * 1e6 if steps else None,
+            "tick_loop": timed["tick_loop"],
             "simulated_s": simulated,
             "x_real_time_cpu": simulated / ours if ours > 0 else None,
             "x_real_time_goal": TARGET_SPEEDUP,
@@ -104,14 +107,19 @@ def _slope(blocks: list[int], seconds: list[float]) -> float:
 
 
 def _scaling() -> Figure:
-    blocks, ours, bare, steps = [], [], [], []
+    blocks: list[int] = []
+    ours: list[float] = []
+    bare: list[float] = []
+    steps: list[int] = []
+    loops: set[str] = set()
     for span in SCALING_SPANS:
         machine = designs.build(designs.Design(f"braced deck {span}", designs.beam_bridge(span)))
         timed = _paired(machine, SCALING_TASK, SCALING_S)
         blocks.append(len(machine.blocks))
-        ours.append(timed["ours"])
-        bare.append(timed["bare"])
-        steps.append(timed["steps"])
+        ours.append(float(timed["ours"]))
+        bare.append(float(timed["bare"]))
+        steps.append(int(timed["steps"]))
+        loops.add(str(timed["tick_loop"]))
     slope, slope_bare = _slope(blocks, ours), _slope(blocks, bare)
     return Figure(
         name="buildarena-sim-scaling",
@@ -131,6 +139,7 @@ def _scaling() -> Figure:
             "goal_slope": GOAL_SLOPE,
             "goal_met": slope <= GOAL_SLOPE,
             "goal_met_two_largest": _slope(blocks[-2:], ours[-2:]) <= GOAL_SLOPE,
+            "tick_loop": sorted(loops),
             "load_average_1min": os.getloadavg()[0],
         },
     )
@@ -146,7 +155,8 @@ def run() -> list[Figure]:
     print(f"buildarena-sim: Simulation.run / bare mj_step at most {worst:.2f}x over the tasks "
           f"(goal {GOAL_X_BARE}x: {'met' if worst <= GOAL_X_BARE else 'not met'}); scaling slope "
           f"{figures[-1].extra['slope']:.2f} (bare {figures[-1].extra['slope_bare_step']:.2f}; goal {GOAL_SLOPE}: "
-          f"{'met' if figures[-1].extra['goal_met'] else 'not met'})")
+          f"{'met' if figures[-1].extra['goal_met'] else 'not met'}); tick loop: "
+          f"{', '.join(sorted({str(f.extra['tick_loop']) for f in figures[:-1]}))}")
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=POOL_WORKERS) as pool:
         results = list(pool.map(partial(designs.run_reference, POOL_TASK), range(POOL_SAMPLES)))
