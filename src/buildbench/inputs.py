@@ -69,7 +69,10 @@ def check_regular_file(path: StrPath, *, limit_name: str | None = None, max_byte
     For files opened by a library of their own (SQLite, ifcopenshell): call this before
     handing the path over. A missing file raises ``FileNotFoundError`` as ``os.stat`` does.
     """
-    info = os.stat(path, follow_symlinks=follow_symlinks)
+    try:
+        info = os.stat(path, follow_symlinks=follow_symlinks)
+    except ValueError:  # os.stat's "embedded null byte" names no file
+        raise InputFileError(repr(os.fspath(path)), "is not a path (it holds a NUL character)") from None
     if not stat.S_ISREG(info.st_mode):
         raise InputFileError(path, f"is {_kind(info.st_mode)}, not a regular file")
     if max_bytes is not None or limit_name is not None:

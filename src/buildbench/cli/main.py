@@ -111,15 +111,14 @@ def tasks(suite: str, split: str, seed: int, limit: int | None, as_json: bool) -
 
 
 def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``-o KEY=VALUE`` pairs as text: each option's declaration parses its text (a JSON decoding
+    here would turn ``-o prompts=1.50`` into the folder ``1.5`` and ``-o levels=true`` into ``True``)."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
-            raise ConfigError(f"option {pair!r} is not KEY=VALUE")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
+            raise ConfigError(f"option {pair[:60]!r} is not KEY=VALUE")
+        out[key] = raw
     return out
 
 

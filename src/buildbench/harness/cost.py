@@ -51,10 +51,12 @@ def load_prices(path: str | Path) -> Prices:
     """
     import yaml
 
+    from .yamlio import parse_yaml
+
     where = str(path)
     try:
         text = read_text(path)
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
     except yaml.MarkedYAMLError as exc:
         # the mark is where the parser gave up: "while parsing a flow mapping" alone says not where
         mark = exc.problem_mark

@@ -160,14 +160,15 @@ class ModelOptions(Options):
         given = self.model_fields_set
         out: dict[str, Any] = {}
         for name in ("max_tokens", "temperature", "top_p", "history"):
-            if name in given:
+            # ``none`` of max_tokens/temperature is the agent's own; of top_p and history it is a value.
+            if name in given and (getattr(self, name) is not None or name in ("top_p", "history")):
                 out[name] = getattr(self, name)
         budget = {k: getattr(self, k) for k in ("max_requests", "max_input_tokens", "max_output_tokens")
                   if k in given and getattr(self, k) is not None}
         if budget:
             out["budget"] = budget
-        if "tools" in given:
-            out["use_tools"] = bool(self.tools)
+        if "tools" in given and self.tools is not None:
+            out["use_tools"] = self.tools
         return out
 
     def client_settings(self) -> dict[str, Any]:

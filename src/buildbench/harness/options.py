@@ -90,27 +90,32 @@ class OptionSpec:
 
     def parse(self, value: Any) -> Any:
         """``value`` converted to the option's type; ConfigError names the option otherwise."""
+        given = f"option {self.name}={_shown(value)}"
         try:
             out = self._convert(value)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"option {self.name}={value!r}: {exc}") from None
+            raise ConfigError(f"{given}: {exc}") from None
         if isinstance(out, (int, float)) and not isinstance(out, bool):
             if isinstance(out, int) and abs(out) > LARGEST_INT:
-                raise ConfigError(f"option {self.name}={value!r}: too large (at most {LARGEST_INT} in magnitude)")
+                raise ConfigError(f"{given}: too large (at most {LARGEST_INT} in magnitude)")
             if self.minimum is not None and out < self.minimum:
-                raise ConfigError(f"option {self.name}={value!r}: must be >= {self.minimum:g}")
+                raise ConfigError(f"{given}: must be >= {self.minimum:g}")
             if self.maximum is not None and out > self.maximum:
-                raise ConfigError(f"option {self.name}={value!r}: must be <= {self.maximum:g}")
+                raise ConfigError(f"{given}: must be <= {self.maximum:g}")
         return out
 
     def _convert(self, value: Any) -> Any:
+        if self.default is None and self.kind in ("str", "int", "float", "bool") and (
+                value is None or (isinstance(value, str) and value.strip().lower() == "none")):
+            # Unset, spelled as listings show it (``none``) or as a file's null.
+            return None
         if self.kind == "bool":
             if isinstance(value, bool):
                 return value
             text = str(value).strip().lower()
             if text in _TRUE + _FALSE:
                 return text in _TRUE
-            raise ValueError(f"expected true or false, got {value!r}")
+            raise ValueError(f"expected true or false, got {_shown(value)}")
         if self.kind == "int-or-full":
             if value is None or str(value) == "full":
                 return "full"
@@ -133,6 +138,10 @@ class OptionSpec:
             if not math.isfinite(out):
                 raise ValueError("expected a finite number")
             return out
+        if value is None or isinstance(value, (bool, list, tuple, dict)):
+            # str() would turn a file's [a, b], yes or null into text nobody typed.
+            raise ValueError(f"expected {'one of ' + ', '.join(self.choices) if self.choices else 'a string'}, "
+                             f"got {_kind_of(value)}")
         text = str(value)
         if self.choices and text not in self.choices:
             raise ValueError(f"expected one of {', '.join(self.choices)}")
@@ -147,9 +156,26 @@ def _as_int(value: Any, what: str) -> int:
     if isinstance(value, int):
         return value
     text = str(value).strip()
-    if text.lstrip("+-").isdigit():
+    if text.lstrip("+-").isdecimal():
         return int(text)
+    try:  # 1e3 and 2.0 are whole numbers too
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if math.isfinite(number) and number.is_integer():
+        return int(number)
     raise ValueError(f"expected {what}")
+
+
+def _kind_of(value: Any) -> str:
+    return {type(None): "null", bool: "a boolean", dict: "a mapping"}.get(type(value), "a list")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``value`` as an error line shows it: repr, cut to ``limit`` characters (a 100 kB value
+    would otherwise make the one error line 100 kB)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
 def _number(value: float) -> str:

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 
 from .errors import ConfigError, UnknownNameError
 from .runner import RunConfig
@@ -64,13 +66,17 @@ def read_run_file(path: str | Path) -> dict[str, Any]:
     """
     from buildbench.inputs import read_text
 
+    from .yamlio import parse_yaml
+
     text = read_text(path, max_bytes=MAX_RUN_FILE_BYTES)
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-        raise ConfigError(f"{path}: not YAML or JSON{where}") from None
+        # Our own refusals (an alias, a repeated key, too deep) say what; the parser's do not.
+        problem = getattr(exc, "problem", None) if isinstance(exc, (ComposerError, ConstructorError)) else None
+        raise ConfigError(f"{path}: {problem or 'not YAML or JSON'}{where}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -20,7 +20,6 @@ import asyncio
 import multiprocessing
 import os
 import platform
-import re
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
@@ -44,7 +43,7 @@ from .progress import Progress
 from .prompts import prompt_folder
 from .store import Store
 from .suite import RunChoice, Suite, get_suite, mean_metrics
-from .task import Task, episode_seed
+from .task import Task, episode_seed, file_stem
 from .task_files import load_task_files
 from .user_agent import resolve_agent
 
@@ -150,7 +149,7 @@ def _short_repr(value: Any, limit: int = 80) -> str:
 
 
 def artifact_dir(root: Path, task_id: str, sample: int) -> Path:
-    return root / re.sub(r"[^A-Za-z0-9_.-]", "_", task_id) / f"s{sample}"
+    return root / file_stem(task_id) / f"s{sample}"
 
 
 ScoreFn = Callable[[Task, dict[str, Any]], Awaitable[dict[str, float]]]

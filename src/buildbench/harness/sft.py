@@ -37,7 +37,6 @@ chat templates: ``messages`` is a list of ``{"role", "content", "tool_calls", "t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -52,7 +51,7 @@ from .first_observation import first_observation, png_bytes
 from .prompts import prompt_folder
 from .store import Store
 from .suite import Suite, get_suite
-from .task import Task
+from .task import Task, file_stem
 
 #: Step roles of the records a protocol logs for its own control calls (not the agent's words).
 CONTROL_ROLES = ("control", "protocol", "judge")
@@ -177,7 +176,7 @@ def _finish(messages: list[dict[str, Any]], parts: bool) -> tuple[list[dict[str,
 
 
 def _folder(episode: Episode) -> str:
-    return f"{re.sub(r'[^A-Za-z0-9_.-]', '_', episode.task_id)}-s{episode.sample}"
+    return f"{file_stem(episode.task_id)}-s{episode.sample}"
 
 
 def suite_system_prompt(suite: Suite, agent: str, task: Task, options: Mapping[str, Any]) -> str:

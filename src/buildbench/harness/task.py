@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -72,3 +73,13 @@ def episode_seed(run_seed: int, task_id: str, sample: int) -> int:
     """Seed for one episode, stable across processes and Python versions (no ``hash()``)."""
     digest = hashlib.sha256(json.dumps([run_seed, task_id, sample]).encode()).digest()
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def file_stem(task_id: str) -> str:
+    """``task_id`` as one file or folder name: itself when it is one already (``Ranch_03_0042``),
+    else its safe characters, cut short, plus a hash of the whole id, so two ids never share a
+    name (``a/b`` and ``a_b``) and none is ``..`` or longer than a file system allows."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", task_id)
+    if safe == task_id and len(safe) <= 100 and safe.strip("."):
+        return safe
+    return f"{safe[:80]}-{hashlib.sha256(task_id.encode()).hexdigest()[:12]}"

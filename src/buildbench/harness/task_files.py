@@ -29,6 +29,8 @@ from .errors import ConfigError
 from .task import Task
 
 _FIELDS = ("id", "suite", "inputs", "target", "metadata")
+#: A task id names the task in tables and logs; one far longer is not an id.
+MAX_TASK_ID_CHARS = 200
 _SUFFIXES = (".jsonl", ".json")
 
 TaskValidator = Callable[[Task], None]
@@ -108,6 +110,9 @@ def task_from_record(record: Any, suite: str, where: str) -> Task:
     task_id = record.get("id")
     if not isinstance(task_id, str) or not task_id.strip():
         raise TaskFileError(f"{where}: field 'id' must be a non-empty string, got {task_id!r}")
+    if len(task_id) > MAX_TASK_ID_CHARS:
+        raise TaskFileError(f"{where}: field 'id' is {len(task_id)} characters long, over the limit of "
+                            f"{MAX_TASK_ID_CHARS}")
     if not task_id.isprintable():  # control and bidirectional characters rewrite what a terminal shows
         raise TaskFileError(f"{where}: field 'id' '{terminal_safe(task_id)}' holds a control or "
                             "bidirectional character")

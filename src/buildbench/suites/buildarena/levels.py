@@ -17,6 +17,7 @@ from typing import Literal
 
 import yaml
 
+from buildbench.harness.yamlio import parse_yaml
 from buildbench.inputs import read_text
 
 from .physics import FireAll, StaticBox
@@ -274,7 +275,7 @@ MAX_LEVELS_FILE_BYTES = 1024 * 1024
 def _yaml_documents(path: Path) -> list[object]:
     """The YAML documents of ``path``; ValueError with one line (file, line, problem) otherwise."""
     try:
-        return list(yaml.safe_load_all(read_text(path, max_bytes=MAX_LEVELS_FILE_BYTES)))
+        return list(parse_yaml(read_text(path, max_bytes=MAX_LEVELS_FILE_BYTES), all_documents=True))
     except OSError as exc:
         raise ValueError(f"levels file {path}: cannot read it ({exc.strerror or exc})") from None
     except UnicodeDecodeError:

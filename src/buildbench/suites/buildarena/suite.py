@@ -104,14 +104,20 @@ class Splits(tuple[str, ...]):
 
 
 def check_run(choice: RunChoice) -> None:
-    """Refuse, before the run, the files an env would only fail on once built: a bad ``-o levels=FILE``
-    or ``-o physics=NAME|FILE``.
+    """Refuse, before the run, what an env or agent would only fail on once built: a bad ``-o levels=FILE``,
+    ``-o physics=NAME|FILE`` or ``-o control=NAME``.
 
     Raises:
         ConfigError: One line naming the option, the file and the problem (for a physics profile, the field).
     """
     options = choice.options
     assert isinstance(options, BuildArenaOptions)  # the runner parses with this suite's options class
+    from . import designs
+
+    if options.control and options.control not in designs.NEGATIVE:
+        # Otherwise every episode would end as an unscored error naming it.
+        raise ConfigError(f"option control={options.control[:60]!r}: no such negative control; controls: "
+                          f"{', '.join(designs.NEGATIVE)}")
     try:
         if options.levels:
             load_levels(options.levels)

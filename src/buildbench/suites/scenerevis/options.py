@@ -63,7 +63,7 @@ class SceneReVisOptions(ModelOptions):
     prompts: str | None = shared_option(PROMPTS_OPTION)
     degrade: float = shared_option(DEGRADE_OPTION)
 
-    @field_validator("eval_judge", "vlm_feedback", mode="after")
+    @field_validator("judge", "eval_judge", "vlm_feedback", mode="after")
     @classmethod
     def _blank_is_default(cls, value: str, info: ValidationInfo) -> str:
         # A blank judge (``-o eval_judge=``) means the default, not a model named "".
@@ -75,7 +75,9 @@ class SceneReVisOptions(ModelOptions):
         if self.vlm_feedback == RULE:
             raise ValueError("option vlm_feedback: 'rule' is not a model; give a model spec (e.g. openai:gpt-5) "
                              "or 'none'")
-        for name in ("eval_judge", "vlm_feedback"):
+        if self.judge == NONE:  # the reward always has a judge
+            raise ValueError("option judge: 'none' is not a judge; give 'rule' or a model spec (e.g. openai:gpt-5)")
+        for name in ("judge", "eval_judge", "vlm_feedback"):
             spec = getattr(self, name)
             if uses_model(spec):
                 from buildbench.llm import parse_spec
