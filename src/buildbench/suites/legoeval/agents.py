@@ -216,7 +216,7 @@ def vlm_judge(task: Task, model: ChatModel | None, options: LegoEvalOptions) -> 
     if model is None:
         raise ConfigError("agent vlm-judge needs --model")
     judge_ = VLMJudge(model, samples=options.samples_per_judgment, per_constraint=options.per_constraint,
-                      image_px=options.image_px, geometry=options.geometry)
+                      geometry=options.geometry)
 
     async def judge() -> Submission:
         return await judge_.judge(load_task_scene(task), str(task.inputs["instruction"]), _constraints(task))
