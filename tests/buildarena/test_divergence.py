@@ -129,11 +129,13 @@ def test_a_seeded_slice_of_variants_never_diverges(variant: str) -> None:
 
 def test_the_report_counts_episodes_per_profile_and_their_divergences() -> None:
     from buildbench.harness import Episode
+    from buildbench.suites.buildarena.outcome import OUTCOME_FORMAT
     from buildbench.suites.buildarena.report import summarize
 
     def episode(i: int, **kw: object) -> Episode:
+        outcome = {"format": OUTCOME_FORMAT, "task_id": "lift-2", "physics": DEFAULT_CONFIG.stamp()}
         return Episode(task_id="lift-2", sample=i, suite="buildarena", agent="reference", protocol="workflow", seed=0,
-                       outcome={"physics": DEFAULT_CONFIG.stamp()}, **kw)  # type: ignore[arg-type]
+                       outcome=outcome, **kw)  # type: ignore[arg-type]
 
     episodes = [episode(0, metrics={"simulated": 1.0, "passed": 1.0}),
                 episode(1, metrics={"simulated": 1.0, "diverged": 1.0}),

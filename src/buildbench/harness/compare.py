@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from .cost import Prices, cost_summary, solved_flag
 from .episode import Episode, add_usage, is_scored
+from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
 from .stats import metric_intervals, paired_difference
@@ -106,7 +107,10 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         unscored = sum(1 for ep in episodes if not is_scored(ep))
         if errors_as_failures:
             episodes = counted_as_failures(suite, episodes)
-        summary = summarize(episodes)
+        try:
+            summary = summarize(episodes)
+        except OutcomeReadError as exc:
+            raise exc.in_run(", ".join(map(str, sources[key]))) from None
         usage: dict[str, int] = {}
         for ep in episodes:
             usage = add_usage(usage, ep.usage)

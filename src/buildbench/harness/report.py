@@ -7,6 +7,7 @@ from typing import Any
 
 from .cost import Prices, cost_summary, solved_flag
 from .episode import add_usage, is_scored
+from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import run_identity
 from .stats import metric_intervals
@@ -49,6 +50,10 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     usage: dict[str, int] = {}
     for ep in episodes:
         usage = add_usage(usage, ep.usage)
+    try:
+        summary = summarize(episodes)
+    except OutcomeReadError as exc:
+        raise exc.in_run(run_dir) from None
     return {
         "run_dir": str(run_dir),
         "suite": suite_name,
@@ -57,7 +62,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         "model": config.get("model"),
         "expected_episodes": manifest.get("tasks", 0) * config.get("samples", 1),
         "identity": run_identity(config, [ep.task_id for ep in episodes]),
-        **summarize(episodes),
+        **summary,
         "headline": headline,
         "intervals": metric_intervals(episodes),
         "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes), model=config.get("model"),

@@ -14,9 +14,10 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness import Episode, is_scored, mean_metrics
+from buildbench.harness.episode_outcome import episode_outcome
 from buildbench.harness.errors import ConfigError
 
-from .outcome import FAILURE_CLASSES
+from .outcome import FAILURE_CLASSES, BimEditOutcome
 
 #: Table 1: final, geometry, semantics, topology as (mean, std), 0–100.
 PAPER_TABLE1: dict[str, tuple[tuple[float, float], ...]] = {
@@ -59,6 +60,9 @@ _PASS = 98.0
 NO_DATA = "n/a"
 NO_DATA_NOTE = (f"{NO_DATA}: no scored episode in that group in this run (for example no task of that "
                 "instruction type), so there is no rate to show")
+#: The failure class of an episode that stored no outcome (its env never gave one), by what the
+#: harness recorded: a failed model call or the process running it, else "other runtime".
+_NO_OUTCOME_FAILURE = {"api_error": "api", "timeout": "timeout", "crash": "crash", "budget": "budget"}
 
 
 def _pm(values: np.ndarray) -> str:
@@ -72,18 +76,33 @@ def _rate(flags: np.ndarray) -> float | str:
 class _Scores:
     """The scored episodes as arrays (0–100), with their labels."""
 
-    def __init__(self, episodes: Sequence[Episode]) -> None:
+    def __init__(self, read: Sequence[tuple[Episode, BimEditOutcome | None]]) -> None:
+        episodes = [e for e, _ in read]
         # API failures keep their last commit's score (the paper's rule) but enter the
         # tables only under `buildbench report --errors-as-failures`.
         scored = [e for e in episodes if is_scored(e) and "final" in e.metrics]
         self.labels = [_labels(e) for e in scored]
         self.axes = {a: np.array([100.0 * e.metrics[a] for e in scored]) for a in AXES}
         self.solved = np.array([bool(e.metrics.get("solved", 0.0)) for e in scored], dtype=bool)
-        self.failures = [str(e.outcome.get("failure", "executed")) for e in episodes]
+        self.failures = [failure_class(e, outcome) for e, outcome in read]
         self.n = len(scored)
 
     def subset(self, key: str, value: str) -> np.ndarray:
         return np.array([lab.get(key) == value for lab in self.labels], dtype=bool)
+
+
+def outcomes(episodes: Sequence[Episode]) -> list[tuple[Episode, BimEditOutcome | None]]:
+    """Each episode with its stored outcome (None: it has none; `episode_outcome`)."""
+    return [(e, episode_outcome(e, BimEditOutcome)) for e in episodes]
+
+
+def failure_class(episode: Episode, outcome: BimEditOutcome | None) -> str:
+    """The episode's runtime failure class (spec 3.7): the env's, or for an episode without an
+    outcome the harness's record of why it ended (never "executed": it did not run to an end)."""
+    if outcome is not None:
+        return outcome.failure
+    kind = episode.error_kind or ""
+    return _NO_OUTCOME_FAILURE.get(kind) or _NO_OUTCOME_FAILURE.get(episode.status) or "other"
 
 
 def _labels(ep: Episode) -> dict[str, str]:
@@ -152,28 +171,35 @@ def breakdown(s: _Scores, key: str) -> list[dict[str, Any]]:
     return rows
 
 
-def trajectories(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
-    """Tool calls and output tokens per task by instruction type, the paper's token means beside."""
+def trajectories(read: Sequence[tuple[Episode, BimEditOutcome | None]]) -> list[dict[str, Any]]:
+    """Tool calls and output tokens per task by instruction type, the paper's token means beside.
+    Tool calls are the mean over the episodes with an outcome (the count is in it); those without
+    one are counted in their own column when there are any."""
     rows = []
     for cat in CATEGORIES:
-        eps = [e for e in episodes if _labels(e)["category"] == cat]
+        eps = [(e, o) for e, o in read if _labels(e)["category"] == cat]
         if not eps:
             continue
-        calls = np.array([float(e.outcome.get("tool_calls", 0)) for e in eps])
-        tokens = np.array([float(e.usage.get("output_tokens", 0)) for e in eps])
-        rows.append({"category": cat, "n": len(eps), "tool calls": round(float(calls.mean()), 2),
-                     "output ktokens": round(float(tokens.mean()) / 1000, 2),
-                     "paper output ktokens": PAPER_OUTPUT_KTOKENS[cat]})
+        calls = np.array([float(o.tool_calls) for _, o in eps if o is not None])
+        tokens = np.array([float(e.usage.get("output_tokens", 0)) for e, _ in eps])
+        row: dict[str, Any] = {"category": cat, "n": len(eps),
+                               "tool calls": round(float(calls.mean()), 2) if calls.size else NO_DATA,
+                               "output ktokens": round(float(tokens.mean()) / 1000, 2),
+                               "paper output ktokens": PAPER_OUTPUT_KTOKENS[cat]}
+        if calls.size < len(eps):
+            row["no outcome"] = len(eps) - calls.size
+        rows.append(row)
     return rows
 
 
 def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """The harness summary plus the paper-shaped tables under ``tables``."""
     out = mean_metrics(episodes)
-    s = _Scores(episodes)
+    read = outcomes(episodes)
+    s = _Scores(read)
     agents = sorted({e.agent for e in episodes})
     label = f"ours: {', '.join(agents) or '?'}"
-    if any(e.outcome.get("strict") for e in episodes):
+    if any(o is not None and o.strict for _, o in read):
         label += " (strict)"
     tables = {
         "Table 1: scores, 0-100, mean ± std": table1(s, label),
@@ -183,7 +209,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
         "Figure 3: by scene": breakdown(s, "scene"),
         "Figure 3: by instruction type": breakdown(s, "category"),
         "by element": breakdown(s, "element"),
-        "trajectories by instruction type": trajectories(episodes),
+        "trajectories by instruction type": trajectories(read),
     }
     out["tables"] = {**tables, **footnotes(tables)}
     return out

@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from buildbench.harness import Episode, mean_metrics
+from buildbench.harness.episode_outcome import episode_outcome
 
 from .metrics import failure_counts, invalid_pct, level_rows, role_costs
+from .outcome import BuildArenaOutcome
 
 OURS = "ours (MuJoCo)"
+#: The physics-table row of the episodes that stored no outcome (the env never gave one).
+NO_OUTCOME = "(no outcome)"
 PAPER = "paper (Besiege)"
 CATEGORIES = ("transport", "support", "lift")
 TABLE2_HEADERS = ("parts L1/L2/L3", "SR % L1/L2/L3", "indicator L1/L2/L3")
@@ -215,10 +219,15 @@ def figure7_rows(rows: dict[str, dict[str, float]], label: str) -> list[dict[str
     return out
 
 
-def closed_loop_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
-    """Table 6 layout: per closed-loop round, our means beside the paper's (empty without rounds)."""
-    histories = [ep.outcome.get("rounds") or [] for ep in episodes]
-    histories = [h for h in histories if h]
+def read_outcomes(episodes: Sequence[Episode]) -> list[tuple[Episode, BuildArenaOutcome | None]]:
+    """Each episode with its stored outcome (None: it has none; `episode_outcome`)."""
+    return [(ep, episode_outcome(ep, BuildArenaOutcome)) for ep in episodes]
+
+
+def closed_loop_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -> list[dict[str, Any]]:
+    """Table 6 layout: per closed-loop round, our means beside the paper's (empty without rounds).
+    An episode without an outcome has no rounds to show (the physics table counts it)."""
+    histories = [outcome.rounds for _, outcome in read if outcome is not None and outcome.rounds]
     last = max((len(h) for h in histories), default=0)
     by_round: dict[int, list[dict[str, Any]]] = {}
     for rounds in histories:
@@ -243,14 +252,18 @@ def closed_loop_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
     return out
 
 
-def physics_rows(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
+def physics_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -> list[dict[str, Any]]:
     """Per physics profile (name and hash, from each outcome): episodes, those judged, those whose
     simulation diverged by the machine's doing (scored failures) and those that diverged otherwise
-    (unscored infrastructure faults, ``check.SimulationDiverged``)."""
+    (unscored infrastructure faults, ``check.SimulationDiverged``). Episodes that stored no outcome
+    have a row of their own: their profile is not known."""
     rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for ep in episodes:
-        physics = ep.outcome.get("physics") or {}
-        key = (str(physics.get("name", "besiege-1 (not recorded)")), str(physics.get("sha256", ""))[:12])
+    for ep, outcome in read:
+        if outcome is None:
+            key = (NO_OUTCOME, "")
+        else:
+            physics = outcome.physics or {}
+            key = (str(physics.get("name", "besiege-1 (not recorded)")), str(physics.get("sha256", ""))[:12])
         row = rows.setdefault(key, {"physics": key[0], "sha256": key[1] or "—", "episodes": 0, "judged": 0,
                                     "diverged (machine)": 0, "diverged (unscored)": 0})
         row["episodes"] += 1
@@ -285,10 +298,11 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     if figure7:
         tables[FIGURE7_TITLE] = figure7
     tables.update(ablation_rows(episodes, label))
-    loop = closed_loop_rows(episodes)
+    read = read_outcomes(episodes)
+    loop = closed_loop_rows(read)
     if loop:
         tables["Table 6: closed-loop rounds (paper: Seed-1.6, Support Lv.1)"] = loop
-    physics = physics_rows(episodes)
+    physics = physics_rows(read)
     if physics:
         tables["Physics profile and diverged simulations"] = physics
     out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .outcome import BuildArenaOutcome
 from .physics import PhysicsConfig
 from .physics.profile import DEFAULT_PROFILE, PhysicsProfile, ProfileError, load_profile
 
@@ -126,7 +127,9 @@ class EpisodeRef:
     task_id: str
     sample: int
     seed: int
-    outcome: dict[str, Any]
+    #: None: a scored episode that stored no outcome (the agent's output was refused before the
+    #: env gave one), a failure under every setting.
+    outcome: BuildArenaOutcome | None
     stored_passed: bool | None = None
 
 
@@ -157,10 +160,9 @@ def read_runs(run_dirs: Sequence[Path]) -> RunEpisodes:
             were made under different physics profiles.
     """
     from buildbench.harness.episode import is_scored
+    from buildbench.harness.episode_outcome import episode_outcome
     from buildbench.harness.errors import BuildbenchError
     from buildbench.harness.store import Store
-
-    from .outcome import OUTCOME_FORMAT
 
     episodes: list[EpisodeRef] = []
     labels: dict[str, dict[str, Any]] = {}
@@ -185,11 +187,12 @@ def read_runs(run_dirs: Sequence[Path]) -> RunEpisodes:
                 if not is_scored(episode):
                     unscored += 1
                     continue
-                if episode.outcome.get("format") != OUTCOME_FORMAT:
-                    raise SensitivityError(f"{run_dir}: episode {episode.task_id}#{episode.sample} has no "
-                                           "buildarena outcome")
+                try:
+                    outcome = episode_outcome(episode, BuildArenaOutcome)
+                except BuildbenchError as exc:
+                    raise SensitivityError(f"{run_dir}: {exc}") from None
                 stored = episode.metrics.get("passed")
-                episodes.append(EpisodeRef(label, episode.task_id, episode.sample, episode.seed, episode.outcome,
+                episodes.append(EpisodeRef(label, episode.task_id, episode.sample, episode.seed, outcome,
                                            None if stored is None else bool(stored)))
     if len(physics) > 1:
         names = ", ".join(sorted(str(p or DEFAULT_PROFILE) for p in physics))
@@ -207,11 +210,13 @@ class _Job:
 def _resimulate(job: _Job) -> dict[str, Any]:
     """One episode's final machine under one setting (a process-pool task)."""
     from .check import simulate
-    from .outcome import BuildArenaOutcome, rebuild_outcome
+    from .outcome import rebuild_outcome
 
-    typed = BuildArenaOutcome.from_dict(job.episode.outcome)
-    machine = rebuild_outcome(typed)
+    typed = job.episode.outcome
     out: dict[str, Any] = {"passed": False, "indicator": 0.0, "diverged": False, "scored": True}
+    if typed is None:
+        return out
+    machine = rebuild_outcome(typed)
     if machine is None or not typed.approved:
         return out
     try:
