@@ -265,10 +265,10 @@ static void drag(Kernel* k) {
     }
 }
 
-/* ``_WeldResponse``'s bound for the tick just stepped: commits it (the inputs wait, copied) and returns 1,
- * or returns 0 where Python must run the exact analysis (the bound fails, no room, or it waits). */
+/* ``_WeldResponse``'s bound for the tick just stepped: commits it (the inputs wait, copied into the next
+ * pending row) and returns 1, or returns 0 where Python must run the exact analysis (the bound fails or it
+ * waits: Python reads the inputs from that row; no room: Python takes them itself). */
 static int weld_bound(Kernel* k, Regs* r) {
-    if (r->wait) return 0;
     if (r->npend >= (long)k->num[N_ROOM]) return 0;
     mjData* d = k->d;
     k->rne(k->m, d);
@@ -279,6 +279,7 @@ static int weld_bound(Kernel* k, Regs* r) {
     for (long n = 0; n < nodes; n++) memcpy(world + 6 * n, d->cfrc_int + 6 * Q(k, B_NODES)[n], 6 * sizeof(double));
     for (long g = 0; g < groups; g++) memcpy(turns + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
     for (long c = 0; c < nc; c++) thrust[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
+    if (r->wait) return 0;
     /* ``_change``: each node's torque and force in its group's frame, less the reference's. */
     const double *ref = D(k, B_REFERENCE), *weights = D(k, B_WEIGHTS);
     double share = 0.0;

@@ -305,8 +305,8 @@ class Simulation:
             return
         self._checked(t)
 
-    def _checked(self, t: float) -> None:
-        self._break_welds(t)
+    def _checked(self, t: float, copied: bool = False) -> None:
+        self._break_welds(t, copied)
         self._tick += 1
 
     def _run_native(self, limit: int) -> None:
@@ -322,7 +322,8 @@ class Simulation:
         elif stop == native.STOP_STEPPED:
             self._stepped(t)
         elif stop == native.STOP_CHECKED:
-            self._checked(t)
+            # The C loop copied the weld inputs into the next pending row wherever there was room.
+            self._checked(t, copied=self._response.pending < self._response.room)
         elif self._tick < end:  # a tick the C loop does not take (a key event, the last tick): all of it here
             self._advance()
 
@@ -334,8 +335,8 @@ class Simulation:
             self._masses[row] = self._mass
         self._logged += 1
 
-    def _break_welds(self, t: float) -> None:
-        snapped = self._response.snapped(self.compiled, self.data)
+    def _break_welds(self, t: float, copied: bool = False) -> None:
+        snapped = self._response.snapped(self.compiled, self.data, copied)
         if not snapped:
             return
         self._kernel = None  # the welds, and maybe the model, change

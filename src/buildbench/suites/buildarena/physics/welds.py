@@ -351,13 +351,21 @@ class _WeldResponse:
         if compiled.analysis is not self.analysis:
             self._follow(compiled)
 
-    def snapped(self, compiled: Compiled, data: mujoco.MjData) -> list[tuple[int, float, float]]:
-        """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over)."""
+    def copied(self) -> _Inputs:
+        """The inputs in the next pending row, where the C tick loop copied a tick's (``native``)."""
+        k = self.pending
+        return self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], ()
+
+    def snapped(self, compiled: Compiled, data: mujoco.MjData, copied: bool = False) -> list[tuple[int, float, float]]:
+        """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over).
+
+        ``copied``: the tick's inputs are in the next pending row already (``copied``), not read from ``data``.
+        """
         self.prepare(compiled)
         analysis = self.analysis
         if analysis is None:
             return []
-        inputs = _inputs(compiled, analysis, self.roots, data)
+        inputs = self.copied() if copied else _inputs(compiled, analysis, self.roots, data)
         gain, restart, magnitudes = self.gain, False, None
         if self.wait:  # the bound failed lately: no bound, the exact analysis as it comes
             self.wait -= 1
