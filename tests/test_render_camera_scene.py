@@ -78,6 +78,20 @@ def test_frame_bounds_distance_target_and_clip_planes() -> None:
     assert cam.near_m > 0.5 * depths.min()  # tight, for depth precision
 
 
+@pytest.mark.parametrize("view", [OrbitView("front", 0.0, 12.0, 1.05), OrbitView("odd", 301.7, -33.3, 0.37),
+                                  OrbitView("top", 45.0, 90.0, 2.0)])
+def test_frame_bounds_is_the_orbit_camera_with_its_clip_planes(view: OrbitView) -> None:
+    """Bit for bit, so renders framed this way keep their pixels (the speed snapshot)."""
+    bounds = Bounds(np.array([-3.1, 0.7, 0.0]), np.array([11.9, 9.3, 7.77]))
+    orbit = Camera.orbit(view.azimuth_deg, view.elevation_deg, view.distance_multiplier * bounds.diagonal_m,
+                         bounds.centre_m, near_m=1.0, far_m=2.0)
+    planes = clip_planes_for_bounds(orbit.eye_m, orbit.forward, bounds)
+    cam = frame_bounds(bounds, view)
+    for name in ("eye_m", "target_m", "up"):
+        assert np.array_equal(getattr(cam, name), getattr(orbit, name)), name
+    assert (cam.near_m, cam.far_m) == (planes.near_m, planes.far_m)
+
+
 def test_clip_planes_stay_positive_inside_the_bounds() -> None:
     bounds = Bounds(np.array([-1.0, -1.0, -1.0]), np.array([1.0, 1.0, 1.0]))
     planes = clip_planes_for_bounds(np.zeros(3), np.array([0, 1.0, 0]), bounds)

@@ -74,8 +74,11 @@ class Bounds:
 
     def corners_m(self) -> np.ndarray:
         """The 8 corners, shape (8, 3)."""
-        idx = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)], dtype=bool)
-        return np.where(idx, self.max_m, self.min_m)
+        return np.where(_CORNER_PICKS_MAX, self.max_m, self.min_m)
+
+
+#: Per corner of a box, which coordinates come from its maximum corner (binary counting).
+_CORNER_PICKS_MAX = np.array([[i >> 2 & 1, i >> 1 & 1, i & 1] for i in range(8)], dtype=bool)
 
 
 @dataclass(frozen=True)
@@ -178,12 +181,10 @@ class Camera:
         """
         if not distance_m > 0:
             raise RenderInputError(f"orbit distance_m must be > 0, got {distance_m}")
-        az, el = math.radians(azimuth_deg), math.radians(elevation_deg)
-        direction = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
-        up = np.array([-math.sin(az) * math.sin(el), math.cos(az) * math.sin(el), math.cos(el)])
         target = np.asarray(target_m, dtype=np.float64)
+        eye, up = _orbit_pose(azimuth_deg, elevation_deg, distance_m, target)
         return cls(
-            eye_m=target + distance_m * direction,
+            eye_m=eye,
             target_m=target,
             up=up,
             near_m=near_m,
@@ -195,8 +196,7 @@ class Camera:
     @property
     def forward(self) -> np.ndarray:
         """Unit viewing direction (from the eye towards the target)."""
-        d = self.target_m - self.eye_m
-        return d / np.linalg.norm(d)
+        return _unit(self.target_m - self.eye_m)
 
     def field_of_view(self, width_px: int, height_px: int) -> FieldOfView:
         """Full field-of-view angles for an image of the given size (Blender sensor fit "auto")."""
@@ -259,6 +259,19 @@ class Camera:
         return np.c_[col, row, -cam[:, 2]]
 
 
+def _orbit_pose(azimuth_deg: float, elevation_deg: float, distance_m: float,
+                target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eye position and up vector of :meth:`Camera.orbit` (convention in the module docstring)."""
+    az, el = math.radians(azimuth_deg), math.radians(elevation_deg)
+    direction = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
+    up = np.array([-math.sin(az) * math.sin(el), math.cos(az) * math.sin(el), math.cos(el)])
+    return target + distance_m * direction, up
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v)
+
+
 def clip_planes_for_bounds(eye_m: np.ndarray, forward: np.ndarray, bounds: Bounds) -> ClipPlanes:
     """Tight near/far planes that keep every corner of an axis-aligned box in view depth.
 
@@ -296,13 +309,15 @@ def frame_bounds(
     if not view.distance_multiplier > 0:
         raise RenderInputError(f"view {view.name!r}: distance_multiplier must be > 0, got {view.distance_multiplier}")
     distance_m = view.distance_multiplier * bounds.diagonal_m
-    # Clip planes depend on where the camera ends up; the placeholder planes are replaced.
-    probe = Camera.orbit(view.azimuth_deg, view.elevation_deg, distance_m, bounds.centre_m, near_m=1.0, far_m=2.0)
-    planes = clip_planes_for_bounds(probe.eye_m, probe.forward, bounds)
+    # The orbit pose first (as Camera.orbit places it), then the clip planes it needs, so one
+    # camera is built and validated per view.
+    target = bounds.centre_m
+    eye, up = _orbit_pose(view.azimuth_deg, view.elevation_deg, distance_m, target)
+    planes = clip_planes_for_bounds(eye, _unit(target - eye), bounds)
     return Camera(
-        eye_m=probe.eye_m,
-        target_m=probe.target_m,
-        up=probe.up,
+        eye_m=eye,
+        target_m=target,
+        up=up,
         near_m=planes.near_m,
         far_m=planes.far_m,
         focal_length_mm=focal_length_mm,
