@@ -34,6 +34,7 @@ from buildbench.harness import Episode, mean_metrics
 
 from .report_extra import t_split_rows, table2_rows, table5_rows
 from .report_paper import (
+    NO_OUTCOME,
     PAPER_MARK,
     PAPER_TABLE1,
     Labeller,
@@ -83,6 +84,8 @@ def table1_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         for title, key in TABLE1_COLUMNS:
             row[title] = _pair(*(group_mean(by_cond.get(c, []), key) for c in CONDITION_ORDER))
         row["N F/Fa"] = "/".join(str(len(by_cond.get(c, []))) for c in CONDITION_ORDER)
+        if by_cond.get(NO_OUTCOME):  # in neither condition: counted, not guessed into one
+            row[f"N {NO_OUTCOME}"] = len(by_cond[NO_OUTCOME])
         rows.append(row)
     for (model, protocol), values in PAPER_TABLE1.items():
         row = {"model": model + PAPER_MARK, "protocol": protocol_label(protocol)}

@@ -12,8 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
+from buildbench.harness.episode_outcome import episode_outcome
 
+from .outcome import DreamHouseOutcome
 from .report_paper import (
+    NO_OUTCOME,
     PAPER_MARK,
     PAPER_T_SPLIT,
     PAPER_TABLE2,
@@ -34,8 +37,10 @@ _MISSING = "–"
 
 
 def refinement_notes(episode: Episode) -> dict[str, Any] | None:
-    """The refinement record of an episode that entered refinement (passed, S below τ), else None."""
-    notes = (episode.outcome.get("protocol") or {}).get("refinement") or {}
+    """The refinement record of an episode that entered refinement (passed, S below τ), else None
+    (also for an episode without an outcome: it has no record of refinement)."""
+    outcome = episode_outcome(episode, DreamHouseOutcome)
+    notes = (outcome.protocol.get("refinement") if outcome is not None else None) or {}
     if notes.get("status") != "done" or not _finite(notes.get("baseline")) or not _finite(notes.get("final")):
         return None
     eligible = notes.get("eligible")
@@ -73,13 +78,23 @@ def table5_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
     pass, S over passed structures, visual pass and joint pass over all scored episodes."""
     label = label or model_of
     groups: dict[tuple[str, str], list[Episode]] = {}
+    unplaced: dict[tuple[str, str], int] = {}  # episodes without an outcome: their condition is not known
     for ep in episodes:
-        if ep.protocol in TABLE5_PROTOCOLS and condition_of(ep) == "frame":
-            groups.setdefault((label(ep), ep.protocol), []).append(ep)
+        if ep.protocol in TABLE5_PROTOCOLS:
+            condition = condition_of(ep)
+            if condition == "frame":
+                groups.setdefault((label(ep), ep.protocol), []).append(ep)
+            elif condition == NO_OUTCOME:
+                key = (label(ep), ep.protocol)
+                unplaced[key] = unplaced.get(key, 0) + 1
     rows = []
-    for (model, protocol), eps in sorted(groups.items()):
+    for key in sorted(set(groups) | set(unplaced)):
+        eps = groups.get(key, [])
         values = [group_mean(eps, k) for k in ("structural_pass", "visual_fidelity", "visual_pass", "joint_pass")]
-        rows.append(_table5_row(model, protocol, values, len(eps)))
+        row = _table5_row(*key, values, len(eps))
+        if unplaced.get(key):
+            row[f"N {NO_OUTCOME}"] = unplaced[key]
+        rows.append(row)
     for (model, protocol), paper in PAPER_TABLE5.items():
         rows.append(_table5_row(model + PAPER_MARK, protocol, list(paper), 1200))
     return rows

@@ -12,6 +12,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
+from buildbench.harness.episode_outcome import episode_outcome
+
+from .outcome import DreamHouseOutcome
 
 #: Paper Table 1 verbatim (spec §6.3): (model, protocol) → Struct F/Fa, Visual F/Fa, Topo F/Fa, Joint F/Fa.
 PAPER_TABLE1: dict[tuple[str, str], tuple[float, ...]] = {
@@ -46,6 +49,9 @@ PAPER_T_SPLIT: dict[str, tuple[float, float]] = {
 }
 #: Marks a row of published numbers (after the model name).
 PAPER_MARK = "*"
+#: The condition of an episode that stored no outcome (its env never gave one): not known, so it
+#: is counted apart from Frame and Facade instead of being guessed into either.
+NO_OUTCOME = "no outcome"
 #: Short protocol labels for the tables.
 PROTOCOL_LABELS: dict[str, str] = {
     "planner-atomic": "atomic", "planner-reactive": "reactive", "planner-managed": "managed",
@@ -63,8 +69,9 @@ def model_of(episode: Episode) -> str:
 
 
 def condition_of(episode: Episode) -> str:
-    """The episode's condition (``frame`` unless its outcome says ``facade``)."""
-    return str(episode.outcome.get("condition") or "frame")
+    """The episode's condition as its outcome records it; :data:`NO_OUTCOME` when it has none."""
+    outcome = episode_outcome(episode, DreamHouseOutcome)
+    return NO_OUTCOME if outcome is None else outcome.condition or "frame"
 
 
 def group_mean(episodes: Sequence[Episode], key: str) -> float | None:
