@@ -4,6 +4,7 @@ a rocket with cannons and torches, and a run stepped in pieces; and each run say
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 
@@ -93,3 +94,14 @@ def test_the_python_loop_runs_when_asked_and_says_why(monkeypatch: pytest.Monkey
     monkeypatch.delenv("BUILDBENCH_NATIVE")
     expected = _LOADED if isinstance(_LOADED, str) else "native"
     assert simulation(designs.build(designs.REFERENCE["lift-1"]()), "lift-1", duration_s=0.5).tick_loop == expected
+
+
+def test_a_copy_of_a_simulation_runs_on_by_itself() -> None:
+    # A branch for RL: the copy gets its own model, data and C loop, and both go on as one run would.
+    machine = designs.build(designs.NEGATIVE["wheels on bottom faces"][1]())
+    whole = simulation(machine, "transport-1", duration_s=3.0).run()
+    sim = simulation(machine, "transport-1", duration_s=3.0)
+    sim.step(120)
+    branch = copy.deepcopy(sim)
+    _assert_same(branch.run(), whole)
+    _assert_same(sim.run(), whole)

@@ -196,6 +196,10 @@ class Simulation:
         if run is None:
             data.qfrc_applied[self._drag_dofs] = force.reshape(-1)
 
+    def __getstate__(self) -> dict[str, object]:
+        # The C loop holds addresses of this model and data: a copy (``copy.deepcopy``, pickle) builds its own.
+        return {**self.__dict__, "_kernel": None}
+
     @property
     def done(self) -> bool:
         return self._done
