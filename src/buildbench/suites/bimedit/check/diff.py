@@ -21,6 +21,7 @@ file renumbered by another tool), every shared node is compared instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -63,7 +64,9 @@ def node_changes(base: IfcModel, other: IfcModel) -> NodeChanges:
     removed = frozenset(base.nodes.keys() - other.nodes.keys())
     shared = base.nodes.keys() & other.nodes.keys()
     new_statements, old_statements = differing_statements(base, other)
-    if len(new_statements) + len(old_statements) > _FAST_PATH_LIMIT * max(1, len(base.statements)):
+    # A changed length unit rescales every element without touching a statement that reaches one.
+    if len(new_statements) + len(old_statements) > _FAST_PATH_LIMIT * max(1, len(base.statements)) or not (
+            math.isclose(base.unit_scale_m, other.unit_scale_m, rel_tol=1e-9)):
         candidates: Iterable[str] = shared
     else:
         touched = _touched(other, base, new_statements) | _touched(base, other, old_statements)

@@ -8,8 +8,8 @@ Edges are the six relation types of App. E.3, subtypes included, as tuples
 keeps the connection ends of path connections and the kind of space boundaries, so
 re-typing a relation shows up as a change (the paper's "relational types c_r").
 
-Each node carries a signature used to decide "modified": class, scalar attributes,
-world placement (metres, rounded to 0.1 mm — spec section 3.1), and content hashes of
+Each node carries a signature used to decide "modified": class, length unit, scalar
+attributes, world placement (metres, rounded to 0.1 mm — spec section 3.1), and content hashes of
 its representation, property sets, materials and type. Content hashes are Merkle
 hashes over the STEP text with references replaced by the referenced entity's hash
 and reals rounded to 7 significant digits, so rewritten-but-equal content (new entity
@@ -156,7 +156,7 @@ def open_ifc(path: str | Path, *, lazy: bool = False) -> ifcopenshell.file:
             return cast(Any, ifcopenshell.open)(str(p), lazy=True)
         return ifcopenshell.open(str(p))
     except Exception as exc:  # ifcopenshell raises several unrelated types for unreadable input
-        text = readable_text(p)  # a schema identifier written under another name (IFC2X3_FINAL)
+        text = readable_text(p)  # a schema identifier written under another name (IFC2X3_FINAL), a BOM
         if text is not None:
             try:
                 return ifcopenshell.file.from_string(text)
@@ -403,7 +403,9 @@ def _unit(direction: ifcopenshell.entity_instance | None, default: tuple[float, 
 
 
 def _signature(ent: ifcopenshell.entity_instance, world: np.ndarray, scale: float, hasher: _Hasher) -> str:
-    parts = [ent.is_a()]
+    # The unit joins the signature as representations are hashed in model units: the same numbers
+    # in feet instead of millimetres are another shape.
+    parts = [ent.is_a(), f"{scale:.9g}"]
     for name, value in ent.get_info(recursive=False).items():
         if name in _SKIPPED_ATTRIBUTES or isinstance(value, ifcopenshell.entity_instance):
             continue

@@ -4,11 +4,13 @@ Revit 2017 wrote ``IFC2X3_FINAL``; other tools write the addendum or corrigendum
 release (``IFC2X3_TC1``, ``IFC4_ADD2_TC1``) or the plain ``IFC4X3``. Each shares its
 entities with a schema IfcOpenShell reads (``IFC2X3``, ``IFC4``, ``IFC4X3_ADD2``), so such a
 file is read, and copied for task generation, with its header naming that schema instead.
-Release candidates (``IFC4X3_RC2``) differ in entities and stay unsupported.
+Release candidates (``IFC4X3_RC2``) differ in entities and stay unsupported. A leading UTF-8
+byte-order mark, which IfcOpenShell cannot parse, is dropped the same way.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import shutil
 from pathlib import Path
@@ -45,12 +47,18 @@ def aliased_schema(path: str | Path) -> tuple[bytes, str] | None:
 
 
 def readable_text(path: str | Path) -> str | None:
-    """The file's text with an aliased schema identifier replaced, or None when it needs no change."""
+    """The file's text as IfcOpenShell reads it, or None when it needs no change: an aliased
+    schema identifier replaced, and a leading UTF-8 byte-order mark (which some Windows writers
+    put before ``ISO-10303-21;``) dropped."""
     alias = aliased_schema(path)
-    if alias is None:
+    with open_input(path) as f:
+        bom = f.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
+    if alias is None and not bom:
         return None
-    record, target = alias
-    data = read_bytes(path).replace(record, f"FILE_SCHEMA(('{target}'))".encode(), 1)
+    data = read_bytes(path)[len(codecs.BOM_UTF8) if bom else 0:]
+    if alias is not None:
+        record, target = alias
+        data = data.replace(record, f"FILE_SCHEMA(('{target}'))".encode(), 1)
     return data.decode("utf-8", "replace")
 
 

@@ -116,17 +116,21 @@ class DescriptionIndex:
         self._segments: dict[str, PlanSegment] = {}
 
     @cached_property
-    def shared_ids(self) -> frozenset[str]:
-        """GlobalIds that several entities carry (some exporters repeat them)."""
-        counts = Counter(e.GlobalId for e in self.model.file.by_type("IfcRoot"))
-        return frozenset(g for g, n in counts.items() if n > 1)
+    def unnamable_ids(self) -> frozenset[str]:
+        """GlobalIds that cannot single out one entity: those several entities carry (some
+        exporters repeat them) and those ``by_guid`` cannot find, which the oracle code and
+        agents' tools look elements up by (IfcOpenShell indexes 22-character ids only, and some
+        exporters write 36-character UUIDs), and missing ones."""
+        f = self.model.file
+        counts = Counter(e.GlobalId for e in f.by_type("IfcRoot"))
+        return frozenset(g for g, n in counts.items() if n > 1 or not _findable(f, g))
 
     def facts(self, ifc_class: str) -> list[_Facts]:
         """Facts of every element of ``ifc_class`` (subtypes included), by GlobalId; elements
-        whose GlobalId another entity repeats are left out, as no description could name them."""
+        whose GlobalId cannot single them out (:attr:`unnamable_ids`) are left out."""
         found = self._by_class.get(ifc_class)
         if found is None:
-            ents = sorted((e for e in self.model.file.by_type(ifc_class) if e.GlobalId not in self.shared_ids),
+            ents = sorted((e for e in self.model.file.by_type(ifc_class) if e.GlobalId not in self.unnamable_ids),
                           key=lambda e: e.GlobalId)
             found = self._by_class[ifc_class] = [self._facts(e) for e in ents]
         return found
@@ -143,7 +147,7 @@ class DescriptionIndex:
             raise KeyError(f"no element with GlobalId {guid!r} in the model") from None
         found = next((e for e in self.facts(cls) if e.guid == guid), None)
         if found is None:
-            raise KeyError(f"GlobalId {guid!r} is carried by several entities of the model")
+            raise KeyError(f"GlobalId {guid!r} cannot single out one entity of the model")
         return found
 
     def segment(self, guid: str) -> PlanSegment:
@@ -399,7 +403,17 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     c = np.round(me.centre, 2)
     options.append(Description("spatial", f"the {noun} closest to the point ({c[0]:.2f}, {c[1]:.2f}, {c[2]:.2f})",
                                {"class": cls, "nearest_to": c.tolist()}))
-    return [d for d in options if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.shared_ids]
+    return [d for d in options if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.unnamable_ids]
+
+
+def _findable(f: ifcopenshell.file, guid: str | None) -> bool:
+    if not guid:  # left out ($) by a malformed export
+        return False
+    try:
+        f.by_guid(guid)
+    except RuntimeError:
+        return False
+    return True
 
 
 def _mentions(facts: dict[str, Any]) -> set[str]:

@@ -117,8 +117,8 @@ class Scene:
 
     def elements(self, cls: str) -> list[ifcopenshell.entity_instance]:
         """Elements of ``cls`` in GlobalId order (stable across runs), less those in :attr:`avoid`
-        and those whose GlobalId another entity repeats (no ID or description could single them out)."""
-        skip = self.avoid | self.index.shared_ids
+        and those whose GlobalId cannot single them out (repeated, or not found by ``by_guid``)."""
+        skip = self.avoid | self.index.unnamable_ids
         return sorted((e for e in self.model.by_type(cls) if e.GlobalId not in skip), key=lambda e: e.GlobalId)
 
 
@@ -143,6 +143,8 @@ def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequenc
     Raises:
         NoCandidate: the element lacks one of the two kinds.
     """
+    if not guid or guid in scene.index.unnamable_ids:
+        raise NoCandidate(f"{guid or 'an element without GlobalId'}: no description can name it")
     chosen: dict[str, Description] = {}
     for kind in ("spatial", "topological"):
         found = [d for d in describe(scene.index, guid) if d.kind == kind

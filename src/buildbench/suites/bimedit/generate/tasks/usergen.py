@@ -100,6 +100,8 @@ class GenerationReport:
         for name, info in self.models.items():
             counts = ", ".join(f"{k} {v}" for k, v in dict(info["elements"]).items() if v)  # type: ignore[call-overload]
             out.append(f"model {name}: {info['schema']}, unit {info['unit']}; {counts or 'no editable elements'}")
+            if info.get("unnamable"):
+                out.append(f"model {name}: {info['unnamable']} {UNNAMABLE}")
         for name, why in self.unreadable.items():
             out.append(f"skipped model {name}: {why}")
         grouped = Counter((s.element, s.operation, _short(s.reason)) for s in self.skipped)
@@ -107,6 +109,11 @@ class GenerationReport:
             out.append(f"could not make {k} {element} {op} edit(s): {why}")
         out.append(f"made {self.made} of {self.requested} requested tasks in {self.seconds:.1f} s")
         return out
+
+
+#: Why elements of a model were left out of every task (after their count).
+UNNAMABLE = ("elements left out: their GlobalIds are missing, repeat or are not the 22 characters IfcOpenShell "
+             "looks elements up by")
 
 
 def _short(reason: str) -> str:
@@ -129,13 +136,20 @@ def open_scene(path: Path) -> Scene:
     """A model with its description index, ready for the recipes.
 
     Raises:
-        ConfigError: the file cannot be read as IFC or its unit is not supported.
+        ConfigError: the file cannot be read as IFC, its unit is not supported, or an entity has
+            no GlobalId.
     """
     try:
         model = load_model(path)
     except ModelError as exc:
         raise ConfigError(" ".join(str(exc).split())) from None  # one line, whatever the parser said
     unit_name(model.unit_scale_m, str(path))
+    # IFC requires a GlobalId on every product; edits, checks and oracle code all name
+    # elements by it, so a model that leaves one out cannot be edited reliably.
+    anonymous = [e for e in model.file.by_type("IfcProduct") if not e.GlobalId]
+    if anonymous:
+        raise ConfigError(f"{path}: #{anonymous[0].id()} ({anonymous[0].is_a()}) has no GlobalId, which IFC "
+                          f"requires ({len(anonymous)} such entities)")
     return Scene(model.file, DescriptionIndex(model, ShapeCache(model)), model.unit_scale_m)
 
 
@@ -239,8 +253,10 @@ def interleaved(round_index: int) -> list[tuple[str, str, int]]:
 
 
 def _describe_model(scene: Scene) -> dict[str, object]:
+    unnamable = scene.index.unnamable_ids
     return {"schema": scene.model.schema, "unit": unit_name(scene.scale, "model"),
-            "elements": {e: len(scene.model.by_type(c)) for e, c in IFC_CLASSES.items()}}
+            "elements": {e: len(scene.model.by_type(c)) for e, c in IFC_CLASSES.items()},
+            "unnamable": sum(p.GlobalId in unnamable for p in scene.model.by_type("IfcProduct"))}
 
 
 def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None, seed: int = 0,
@@ -297,6 +313,9 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
     tasks = tasks[:total]
     if not tasks:
         reasons = "; ".join(dict.fromkeys(_short(s.reason) for s in report.skipped))
+        unnamable = report.models[src.name]["unnamable"]
+        if unnamable:
+            reasons += f"; {unnamable} {UNNAMABLE}"
         raise ConfigError(f"{src}: no task could be made ({reasons})")
     return tasks, _finish(tasks, report, out, started)
 

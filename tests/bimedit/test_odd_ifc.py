@@ -1,0 +1,115 @@
+"""Odd-but-real IFC variants of our tiny foreign-style model: a changed length unit, GlobalIds
+that are not IfcOpenShell's 22 characters (UUIDs), a missing GlobalId, a byte-order mark. Each
+must give the right diff, tasks that never name what cannot be looked up, or one error line."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import uuid
+from pathlib import Path
+
+import ifcopenshell
+import pytest
+
+from buildbench.cli.main import main
+from buildbench.harness.errors import ConfigError
+from buildbench.suites.bimedit.check.diff import node_changes
+from buildbench.suites.bimedit.check.model import load_model
+from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
+from buildbench.suites.bimedit.generate.tasks.usergen import REPORT_FILE, generate_from_ifc
+from buildbench.suites.bimedit.rescore import rescore
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
+
+
+def _variant(tmp_path: Path, name: str, change) -> Path:  # type: ignore[no-untyped-def]
+    f = ifcopenshell.open(str(FIXTURE))
+    change(f)
+    path = tmp_path / name
+    f.write(str(path))
+    return path
+
+
+def _in_metres(f: ifcopenshell.file) -> None:
+    """The same numbers read as metres instead of feet: every element 3.28 times larger."""
+    (assignment,) = f.by_type("IfcUnitAssignment")
+    assignment.Units = (f.createIfcSIUnit(None, "LENGTHUNIT", None, "METRE"),)
+
+
+def test_changed_length_unit_modifies_every_element(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Before the fix the diff saw no change: no statement reaching an element differs."""
+    metres = _variant(tmp_path, "metres.ifc", _in_metres)
+    base, other = load_model(FIXTURE), load_model(metres)
+    changes = node_changes(base, other)
+    assert not changes.added and not changes.removed
+    assert changes.modified == base.nodes.keys()
+    assert main(["bimedit", "diff", str(FIXTURE), str(metres), "--json"]) == 0
+    assert set(json.loads(capsys.readouterr().out)["modified"]) == set(base.nodes)
+
+
+def _uuid_walls(f: ifcopenshell.file) -> None:
+    for i, wall in enumerate(sorted(f.by_type("IfcWall"), key=lambda w: w.GlobalId)):
+        wall.GlobalId = str(uuid.UUID(int=i + 1))
+
+
+def test_uuid_global_ids_are_never_named(tmp_path: Path) -> None:
+    """IfcOpenShell's ``by_guid`` finds 22-character GlobalIds only; a wall carrying a UUID can
+    be neither a target nor an anchor (the oracle code and agents' tools look elements up by
+    it), so tasks leave the walls alone and the report says why."""
+    path = _variant(tmp_path, "uuid.ifc", _uuid_walls)
+    ids = [str(uuid.UUID(int=i + 1)) for i in range(4)]
+    tasks, report = generate_from_ifc(path, tmp_path / "out", n=12, seed=0)
+    assert len(tasks) == 12
+    for t in tasks:
+        text = t.instruction + " ".join(t.target_guids) + t.oracle_code
+        assert not [g for g in ids if g in text], t.task_id
+    assert report.models["uuid.ifc"]["unnamable"] == 4
+    assert "4 elements left out" in (tmp_path / "out" / REPORT_FILE).read_text()
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    groups = list({t.group_id: t for t in tasks}.values())
+    for t in groups:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))
+    # the diff and the scorer read UUIDs like any other GlobalId
+    assert node_changes(load_model(path), load_model(tmp_path / "out" / "scenes" / "uuid.ifc")).empty
+
+
+def test_model_whose_ids_cannot_be_looked_up_is_one_error_line(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture) -> None:
+    def all_uuids(f: ifcopenshell.file) -> None:
+        for i, e in enumerate(f.by_type("IfcRoot")):
+            e.GlobalId = str(uuid.UUID(int=i + 1))
+
+    path = _variant(tmp_path, "all-uuid.ifc", all_uuids)
+    with pytest.raises(ConfigError, match="no task could be made .* elements left out: their GlobalIds"):
+        generate_from_ifc(path, tmp_path / "api", n=3)
+    assert main(["bimedit", "generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "cli")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:") and "elements left out" in err[0]
+
+
+def test_missing_global_id_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """GlobalId is mandatory; before the fix a wall written with ``$`` crashed generation with a
+    KeyError. The diff still reads the model, keying the wall by its entity id."""
+    text = FIXTURE.read_text()
+    wall = "#34=IFCWALL('1W20ImXcWl0KGutJD63H9t',"
+    assert wall in text
+    path = tmp_path / "anonymous.ifc"
+    path.write_text(text.replace(wall, "#34=IFCWALL($,"))
+    assert main(["bimedit", "generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {path}: #34 (IfcWall) has no GlobalId, which IFC requires (1 such entities)"]
+    changes = node_changes(load_model(FIXTURE), load_model(path))
+    assert changes.added == {"#34"} and changes.removed == {"1W20ImXcWl0KGutJD63H9t"}
+
+
+def test_byte_order_mark_is_read_and_dropped_from_the_copy(tmp_path: Path) -> None:
+    """IfcOpenShell cannot parse a file that starts with a UTF-8 BOM (some Windows writers add one)."""
+    path = tmp_path / "bom.ifc"
+    path.write_bytes(codecs.BOM_UTF8 + FIXTURE.read_bytes())
+    assert node_changes(load_model(FIXTURE), load_model(path)).empty
+    tasks, _ = generate_from_ifc(path, tmp_path / "out", n=3, seed=0)
+    copy = tmp_path / "out" / "scenes" / "bom.ifc"
+    assert len(tasks) == 3 and copy.read_bytes() == FIXTURE.read_bytes()
