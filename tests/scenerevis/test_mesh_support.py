@@ -10,10 +10,9 @@ import pytest
 
 from buildbench.suites.scenerevis.check.layout import parse_layout
 from buildbench.suites.scenerevis.check.meshes import layout_meshes, mesh_centers
-from buildbench.suites.scenerevis.check.released import released_support_reward
 from buildbench.suites.scenerevis.check.support import check_support
 from buildbench.suites.scenerevis.metrics import scene_metrics
-from buildbench.suites.scenerevis.reward import HybridReward
+from buildbench.suites.scenerevis.reward import HybridReward, released_support_reward
 
 FLOOR = [[-2.0, 0.0, -2.0], [2.0, 0.0, -2.0], [2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
 TABLE = {"desc": "wooden dining table", "size": [1.2, 0.75, 0.8], "pos": [0.0, 0.0, 0.0],

@@ -56,15 +56,16 @@ from buildbench.suites.scenerevis.actions import (
 )
 from buildbench.suites.scenerevis.check.layout import parse_layout
 from buildbench.suites.scenerevis.check.physics import REWARD, REWARD_RELEASED, check_physics
-from buildbench.suites.scenerevis.check.released import released_support_reward
-from buildbench.suites.scenerevis.check.reply import format_reward, init_reward
 from buildbench.suites.scenerevis.env import SceneReVisEnv
 from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.reward import (
     collision_rate_reward,
+    format_reward,
+    init_reward,
     oob_rate_reward,
     oob_volume_reward,
     penetration_reward,
+    released_support_reward,
 )
 
 DATA = Path(__file__).resolve().parent / "data" / "differential-original.jsonl"

@@ -11,19 +11,20 @@ import scenerevis_scenes_physics as H  # registered by conftest.py
 
 from buildbench.llm import ChatResponse, ScriptedChat
 from buildbench.llm.types import ApiError
-from buildbench.suites.scenerevis.check.reply import format_reward, init_reward
-from buildbench.suites.scenerevis.check.sizes import size_reward
 from buildbench.suites.scenerevis.judge.semantic import JudgeView, RuleJudge, VisionJudge
 from buildbench.suites.scenerevis.reward import (
     FINAL_WEIGHTS,
     TURN_WEIGHTS,
     HybridReward,
     collision_rate_reward,
+    format_reward,
+    init_reward,
     oob_rate_reward,
     oob_volume_reward,
     penetration_reward,
     presence_score,
     relevance_score,
+    size_reward,
     support_reward,
     trajectory_return,
 )

@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "scenerev
 import test_original_agreement as t  # noqa: E402
 
 import buildbench.suites.scenerevis.actions as actions  # noqa: E402
-from buildbench.suites.scenerevis.check import physics, reply  # noqa: E402
+from buildbench.suites.scenerevis.check import physics  # noqa: E402
 from buildbench.suites.scenerevis.check.layout import parse_layout  # noqa: E402
 from buildbench.suites.scenerevis.check.support import check_support  # noqa: E402
+from buildbench.suites.scenerevis.reward import format as reply  # noqa: E402
 from buildbench.suites.scenerevis.reward import support_reward  # noqa: E402
 
 RELEASED_MODE = hasattr(actions, "MAIN_GROUP")
@@ -115,7 +116,7 @@ def supports() -> str:
     ours_of: Callable[[dict[str, Any]], float] = lambda scene: support_reward(  # noqa: E731
         check_support(parse_layout(scene)).unsupported_pct)
     if RELEASED_MODE:
-        from buildbench.suites.scenerevis.check.released import released_support_reward
+        from buildbench.suites.scenerevis.reward.released import released_support_reward
 
         ours_of = released_support_reward
     same = total = 0

@@ -1,7 +1,7 @@
 """The SceneReVis hybrid reward (spec §4.3): per-turn rewards and the trajectory return.
 
 **Turn 0** (``init``): r_init, the format score of the room creation
-(:func:`~.check.reply.init_reward`), weight 1.
+(:func:`~.format.init_reward`), weight 1.
 
 **Intermediate turns** (``turn``)::
 
@@ -42,15 +42,15 @@ import numpy as np
 from buildbench.scenes.assets import GeometryLevel
 from buildbench.scenes.model import SceneFormatError
 
-from .actions import NEED_RETRIEVAL
-from .check.layout import parse_layout, scene_objects
-from .check.physics import REWARD, PhysicsRules, check_physics
-from .check.released import released_support_reward
-from .check.reply import format_reward, init_reward, parse_tool_calls
-from .check.rooms import missing_essentials
-from .check.sizes import size_reward
-from .check.support import check_support
-from .judge.semantic import Judge, JudgeError, JudgeView, RuleJudge
+from ..actions import NEED_RETRIEVAL
+from ..check.layout import parse_layout, scene_objects
+from ..check.physics import REWARD, PhysicsRules, check_physics
+from ..check.rooms import missing_essentials
+from ..check.support import check_support
+from ..judge.semantic import Judge, JudgeError, JudgeView, RuleJudge
+from .format import format_reward, init_reward, parse_tool_calls
+from .released import released_support_reward
+from .size import size_reward
 
 TURN_WEIGHTS = {
     "format": 0.10,
@@ -183,9 +183,9 @@ class HybridReward:
         room_type: The room type (defaults to what the instruction names).
         judge: The semantic judge (default :class:`RuleJudge`, not comparable with the paper).
         physics_rules: The physics of R_col, R_oob, R_pen, R_oobvol (the released mode passes
-            :data:`~.check.physics.REWARD_RELEASED`).
+            :data:`~..check.physics.REWARD_RELEASED`).
         released_support: R_support by the released rules
-            (:func:`~.check.released.released_support_reward`) instead of :mod:`.check.support`'s.
+            (:func:`~.released.released_support_reward`) instead of :mod:`..check.support`'s.
         geometry: The object shapes of those terms (``box``, ``procedural``, ``mesh``); at a
             mesh level R_pen sums each colliding pair's deepest contact and R_support rests
             objects on the meshes' surfaces. Rules that are the release's box arithmetic
