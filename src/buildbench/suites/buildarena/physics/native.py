@@ -52,9 +52,10 @@ def _loaded() -> tuple[ModuleType, tuple[int, ...]] | str:
         return f"python: the C tick loop is not built ({exc})"
     if _tick.MJ_VERSION != mujoco.mj_version():
         return f"python: the C tick loop was built for MuJoCo {_tick.MJ_VERSION}, this is {mujoco.mj_version()}"
-    libraries = sorted(Path(mujoco.__file__).parent.glob("*mujoco*.so*")) + sorted(
-        Path(mujoco.__file__).parent.glob("*mujoco*.dylib")) + sorted(Path(mujoco.__file__).parent.glob("mujoco.dll"))
-    libraries = [p for p in libraries if p.name.startswith(("libmujoco", "mujoco.dll"))]
+    # The library the bindings link (libmujoco.so.X / libmujoco.X.dylib / mujoco.dll): loading it again by its
+    # path gives the same copy, so the kernel calls the very functions the bindings do.
+    folder = Path(mujoco.__file__).parent
+    libraries = sorted(p for p in folder.iterdir() if p.name.startswith("libmujoco") or p.name == "mujoco.dll")
     if not libraries:
         return "python: MuJoCo's library file is not in the mujoco package"
     library = ctypes.CDLL(str(libraries[0]))

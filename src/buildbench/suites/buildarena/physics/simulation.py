@@ -15,6 +15,11 @@ reason). :meth:`Simulation.run` then simulates the whole run again from the star
 step and more solver iterations (``PhysicsConfig.refined``), at most ``divergence_retries``
 times; the output says how many attempts it took and, when every attempt diverged, when and
 why the last one did. Stepping with :meth:`Simulation.step` never retries.
+
+Speed: where the C tick loop is built, consecutive ticks run in it (``native``: the same
+operations in the same order, bit for bit) and come back here only for what Python decides
+(key events, the energy test's verdict, the exact weld analysis, breaks); ``tick_loop`` and
+``RunOutput.tick_loop`` say which loop ran. This module's ``_advance`` is the reference.
 """
 
 from __future__ import annotations
