@@ -49,7 +49,7 @@ from .episode import Episode, Step
 from .errors import BuildbenchError, ConfigError
 from .first_observation import first_observation, png_bytes
 from .prompts import prompt_folder
-from .store import Store
+from .store import Store, StoreCorruptError
 from .suite import Suite, get_suite
 from .task import Task, file_stem
 
@@ -300,7 +300,12 @@ def export_sft(run_dir: str | Path, out_dir: str | Path) -> SftExport:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{out} already exists and is not an empty folder; choose a new --out")
     with Store(run_dir, create=False) as store:
-        config = RunConfig(**store.manifest()["config"])
+        stored = store.manifest().get("config")
+        try:
+            config = RunConfig(**stored)  # type: ignore[arg-type]
+        except TypeError:  # absent, not a mapping, or fields this version does not know
+            raise StoreCorruptError(f"{store.path}: the manifest holds no run config this version reads "
+                                    "(damaged, or not a run)") from None
         episodes = list(store.episodes())
     suite = get_suite(config.suite)
     tasks = {t.id: t for t in select_tasks(suite, config)}

@@ -117,9 +117,25 @@ def load_json(text: Any, where: str) -> Any:
         return json.loads(text)
     except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
         raise StoreCorruptError(f"{where} is not valid JSON ({exc})") from None
+    except RecursionError:  # a tampered value of 100,000 brackets; nothing we write nests so deep
+        raise StoreCorruptError(f"{where} is nested too deeply to be a stored value") from None
 
 
 _OBJECT_FIELDS = ("outcome", "metrics", "usage", "artifacts", "metadata")
+#: The type each plain column of ``episodes`` holds as the store writes it.
+_COLUMN_TYPES: dict[str, type | tuple[type, ...]] = {
+    "task_id": str, "sample": int, "seed": int, "status": str, "duration_s": (int, float), "finished_at": (int, float)}
+
+
+def check_columns(where: str, **columns: Any) -> None:
+    """StoreCorruptError naming the first of ``columns`` (plain columns of an episode row) whose
+    value is not of the column's type: SQLite keeps whatever a writer gave, and readers sort
+    and add these."""
+    for name, value in columns.items():
+        kinds = _COLUMN_TYPES[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise StoreCorruptError(f"{where} column {name}: {repr(value)[:60]} is not "
+                                    f"{'text' if kinds is str else 'a number'}")
 
 
 def episode_from_record(text: Any, where: str) -> Episode:
@@ -269,6 +285,8 @@ class Store:
         )
         for task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at in cur:
             where = self._where(task_id, sample)
+            check_columns(where, task_id=task_id, sample=sample, seed=seed, status=status, duration_s=duration_s,
+                          finished_at=finished_at)
             columns = {name: load_json(text, f"{where} column {name}")
                        for name, text in (("metrics", metrics), ("usage", usage), ("artifacts", artifacts))}
             bad = [name for name, value in columns.items() if not isinstance(value, dict)]

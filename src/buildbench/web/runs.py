@@ -21,6 +21,7 @@ from buildbench.harness.errors import BuildbenchError
 from buildbench.harness.store import (
     Store,
     StoreCorruptError,
+    check_columns,
     connect_readonly,
     episode_from_record,
     load_json,
@@ -282,6 +283,8 @@ class RunView:
 def _row(r: tuple[Any, ...], store: Path) -> dict[str, Any]:
     task_id, sample, seed, status, metrics, usage, duration_s, finished_at, error = r
     where = f"{store}: episode {task_id!r} sample {sample!r} column"
+    check_columns(f"{store}: episode {task_id!r} sample {sample!r}", task_id=task_id, sample=sample, seed=seed,
+                  status=status, duration_s=duration_s, finished_at=finished_at)
     metrics, usage = load_json(metrics, f"{where} metrics"), load_json(usage, f"{where} usage")
     if not isinstance(metrics, dict) or not isinstance(usage, dict):
         raise StoreCorruptError(f"{where} {'metrics' if not isinstance(metrics, dict) else 'usage'}: not an object")
