@@ -23,7 +23,10 @@ from rich.console import Console
 from rich.table import Table
 
 from buildbench.harness import BuildbenchError, Episode, RunConfig, Runner, execute_episode
+from buildbench.harness.episode_outcome import episode_outcome
 from buildbench.harness.store import Store
+
+from .outcome import LegoEvalOutcome
 
 #: Agents run on all 260 pairs.
 BENCH_AGENTS = ("deterministic", "sceneeval", "sceneeval-measurable", "always-valid", "always-invalid")
@@ -91,13 +94,25 @@ def _llm_table(episodes: list[Episode]) -> Table:
     for col in ("holds T/F/?", "valid", "label", "requests", "tools", "reused", "images"):
         table.add_column(col, justify="right")
     for ep in episodes:
-        verdicts = [v["holds"] for v in ep.outcome["verdicts"]]
-        calls = [c for step in ep.outcome.get("trace", []) for c in step["calls"]]
+        outcome = episode_outcome(ep, LegoEvalOutcome)
+        if outcome is None:  # nothing to count: said, not shown as zeros
+            table.add_row(ep.task_id, "no outcome", "–", str(bool(ep.metrics.get("valid_label"))),
+                          str(ep.usage.get("requests", 0)), "–", "–", "–")
+            continue
+        verdicts = [v.get("holds") for v in outcome.verdicts]
+        calls = _trace_calls(outcome)
         table.add_row(ep.task_id, f"{verdicts.count(True)}/{verdicts.count(False)}/{verdicts.count(None)}",
-                      str(ep.outcome["valid"]), str(bool(ep.metrics.get("valid_label"))),
+                      str(outcome.valid), str(bool(ep.metrics.get("valid_label"))),
                       str(ep.usage.get("requests", 0)), str(len(calls)), str(sum(c["reused"] for c in calls)),
                       str(sum(len(c["image_keys"]) for c in calls)))
     return table
+
+
+def _trace_calls(outcome: LegoEvalOutcome | None) -> list[dict[str, Any]]:
+    """The tool calls of the LLM pipeline's trace, in order (none without a trace or an outcome)."""
+    if outcome is None:
+        return []
+    return [c for step in outcome.trace or [] for c in step["calls"]]
 
 
 def _table1(title: str, rows: list[dict[str, Any]]) -> Table:
@@ -156,9 +171,8 @@ def mesh_episode_images(episode: Episode, folder: Path) -> Path:
 
     task = next(t for t in load_tasks("demo", 0) if t.id == episode.task_id)
     ctx = ToolContext.for_scene(load_task_scene(task), image_px=MESH_IMAGE_PX, geometry=MESH_LEVEL)
-    calls = {(c["tool"], json.dumps(c["args"])): c["args"] for step in episode.outcome.get("trace", [])
-             for c in step["calls"] if c["tool"] in ENVIRONMENT and c["tool"] != "get_material_image"
-             and c["image_keys"]}
+    calls = {(c["tool"], json.dumps(c["args"])): c["args"] for c in _trace_calls(episode_outcome(episode, LegoEvalOutcome))
+             if c["tool"] in ENVIRONMENT and c["tool"] != "get_material_image" and c["image_keys"]}
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
     for (tool, _), args in calls.items():

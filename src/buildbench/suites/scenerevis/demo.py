@@ -68,10 +68,15 @@ def mesh_episode_images(run_dir: Path) -> list[Path]:
     config = RunConfig(suite="scenerevis", agent=agent, protocol="diagnose-act", split=split, limit=1,
                        options={"geometry": level})
     Runner(config, out, progress=False).run()
+    from buildbench.harness.episode_outcome import episode_outcome
+
+    from .outcome import SceneReVisOutcome
+
     with Store(out, create=False) as store:
         episode = next(iter(store.episodes()))
-    scene = episode.outcome.get("scene")
-    if episode.status != "ok" or not isinstance(scene, dict):
+    outcome = episode_outcome(episode, SceneReVisOutcome)
+    scene = outcome.scene if outcome is not None else None
+    if episode.status != "ok" or scene is None:
         raise BuildbenchError(f"scenerevis demo: the {level} episode left no room ({episode.error}); "
                               f"see `buildbench report {out}`")
     folder = run_dir / "mesh-renders"
@@ -92,9 +97,14 @@ def demo_table(reports: list[tuple[str, str, dict[str, Any]]]) -> Table:
         table.add_column(col)
     for agent, split, rep in reports:
         m = rep["metrics"]
-        avg = f"{m['Avg']:.1f}" if isinstance(m.get("Avg"), (int, float)) else "–"
-        table.add_row(agent, split, str(rep["episodes"]), f"{m.get('oob_rate', 0):.1f}",
-                      f"{m.get('collision_rate', 0):.1f}", f"{m.get('collision_free', 0):.0f}",
-                      f"{m.get('valid_placement', 0):.0f}", f"{m.get('n_objects', 0):.1f}",
-                      f"{m.get('turns', 0):.1f}", avg)
+        table.add_row(agent, split, str(rep["episodes"]), _cell(m, "oob_rate", ".1f"),
+                      _cell(m, "collision_rate", ".1f"), _cell(m, "collision_free", ".0f"),
+                      _cell(m, "valid_placement", ".0f"), _cell(m, "n_objects", ".1f"), _cell(m, "turns", ".1f"),
+                      _cell(m, "Avg", ".1f"))
     return table
+
+
+def _cell(metrics: dict[str, Any], key: str, spec: str) -> str:
+    """A mean metric as the table shows it; "–" when no scored episode has it (never a 0)."""
+    value = metrics.get(key)
+    return format(value, spec) if isinstance(value, (int, float)) else "–"

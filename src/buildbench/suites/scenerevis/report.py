@@ -18,6 +18,9 @@ from typing import Any
 
 from buildbench.harness import Episode, mean_metrics
 from buildbench.harness.episode import is_scored
+from buildbench.harness.episode_outcome import episode_outcome
+
+from .outcome import SceneReVisOutcome
 
 COLUMNS = ("OBR", "CNR", "Ra", "Spa", "Ac", "Avg")
 #: Report column → the per-episode metric it averages.
@@ -104,9 +107,15 @@ def judge_label(episodes: Sequence[Episode]) -> str:
     comparable = {e.metrics.get("judge_comparable") for e in episodes if "Ra" in e.metrics}
     if 0.0 in comparable:
         return RULE_MARK if comparable == {0.0} else f"mixed: {RULE_MARK} / model"
-    models = sorted({str((e.outcome.get("eval_judge") or {}).get("judge", "model")) for e in episodes
-                     if "Ra" in e.metrics})
+    models = sorted({_judge_of(episode_outcome(e, SceneReVisOutcome)) for e in episodes if "Ra" in e.metrics})
     return ", ".join(models) or "–"
+
+
+def _judge_of(outcome: SceneReVisOutcome | None) -> str:
+    """The evaluation judge an outcome names ("model" when its record names none)."""
+    if outcome is None:
+        return "unknown (no outcome)"
+    return str((outcome.eval_judge or {}).get("judge", "model"))
 
 
 def _row(source: str, group: str, n: Any, values: dict[str, Any], judge: str) -> dict[str, Any]:
@@ -149,10 +158,14 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
         vals = [float(v) for e in eps if isinstance(v := e.metrics.get(key), (int, float)) and v == v]
         return round(sum(vals) / len(vals), 3) if vals else "–"
 
-    latency = [float(e.outcome["latency_s"]) if isinstance(e.outcome.get("latency_s"), (int, float))
-               else e.duration_s for e in all_episodes]
+    read = [(e, episode_outcome(e, SceneReVisOutcome)) for e in all_episodes]
+    latency = [o.latency_s if o is not None and o.latency_s is not None else e.duration_s for e, o in read]
+    # Turns and invalid replies of the episodes that recorded them: an episode without an outcome
+    # (or a layout made outside an episode: no turns) has no count, not a count of 0.
+    turns = [float(o.turns) for _, o in read if o is not None and o.turns is not None]
+    invalid = [float(o.invalid_replies) for _, o in read if o is not None]
     model_judged = [e for e in episodes if "judge_failed" in e.metrics]
-    return [{
+    row: dict[str, Any] = {
         "scored": len(episodes), "unscored": len(all_episodes) - len(episodes),
         "collision-free %": mean_of("collision_free", episodes),
         "valid placement %": mean_of("valid_placement", episodes),
@@ -160,15 +173,18 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
         "objects": mean_of("n_objects", episodes),
         "free floor connected %": mean_of("free_connected_pct", episodes),
         "reachable %": mean_of("reachable_pct", episodes),
-        "turns": round(sum(float(e.outcome.get("turns", 0)) for e in all_episodes) / max(len(all_episodes), 1), 2),
-        "invalid replies": round(sum(float(e.outcome.get("invalid_replies", 0)) for e in all_episodes)
-                                 / max(len(all_episodes), 1), 2),
+        "turns": round(sum(turns) / len(turns), 2) if turns else "–",
+        "invalid replies": round(sum(invalid) / len(invalid), 2) if invalid else "–",
         "latency per scene (s)": round(sum(latency) / len(latency), 3) if latency else "–",
         "judge": judge_label(episodes),
         "judge failures": sum(int(e.metrics["judge_failed"]) for e in model_judged) if model_judged else "–",
         "judge latency (s)": mean_of("judge_latency_s", episodes),
         "paper latency (s)": "251 / 208",
-    }]
+    }
+    missing = sum(1 for _, o in read if o is None)
+    if missing:
+        row["no outcome"] = missing
+    return [row]
 
 
 def _label(episodes: Sequence[Episode]) -> str:

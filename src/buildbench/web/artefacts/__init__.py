@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness.episode import Episode
+from buildbench.harness.episode_outcome import OutcomeReadError
 from buildbench.harness.task import Task
 
 FORMAT = "buildbench.view.artefact/1"
@@ -103,6 +104,15 @@ class Artefact:
                 "colors": {s: c for s, (c, _) in STATUS_STYLE.items()}, "notes": self.notes}
 
 
+def no_outcome(art: Artefact, episode: Episode) -> Artefact:
+    """``art`` saying that ``episode`` stored no outcome (its env never gave one) and how it ended,
+    so an empty view is never mistaken for an empty product."""
+    how = f"status {episode.status}" + (f": {episode.error[:300]}" if episode.error else "")
+    art.summary = f"no outcome ({how})"
+    art.notes.append(f"the episode stored no outcome ({how}): what it built is not known")
+    return art
+
+
 def _floats(values: Any) -> list[float]:
     # Rounded to 0.1 mm: enough to draw, and keeps a 600-member frame's JSON small.
     return [round(float(v), 4) + 0.0 for v in np.asarray(values, dtype=np.float64).reshape(-1)]
@@ -157,6 +167,11 @@ def build_artefact(suite: str, episode: Episode, context: ArtefactContext) -> di
         builder = _builder(suite)
         assert builder is not None
         return builder(episode, context).to_json()
+    except OutcomeReadError as exc:
+        art = Artefact("none")
+        art.summary = "the stored outcome cannot be read"
+        art.notes.append(str(exc.in_run(context.run_dir))[:500])
+        return art.to_json()
     except Exception as exc:  # a damaged or foreign outcome must not take the page down
         art = Artefact("none")
         art.notes.append(f"the artefact could not be drawn: {type(exc).__name__}: {str(exc)[:300]}")

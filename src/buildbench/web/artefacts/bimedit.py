@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness.episode import Episode
+from buildbench.harness.episode_outcome import episode_outcome
 
 from . import Artefact, ArtefactContext
 
@@ -22,10 +23,13 @@ def committed_model(episode: Episode, run_dir: Path) -> Path | None:
     """The committed IFC inside the run folder (the outcome's path if it still lies there,
     else ``committed.ifc`` in the episode's artifact folder), or None (also for a file with
     more than one hard link)."""
+    from buildbench.suites.bimedit.outcome import BimEditOutcome
+
     root = Path(run_dir).resolve()
     candidates: list[Path] = []
-    if episode.outcome.get("model_path"):
-        candidates.append(Path(str(episode.outcome["model_path"])))
+    outcome = episode_outcome(episode, BimEditOutcome)
+    if outcome is not None and outcome.model_path:
+        candidates.append(Path(outcome.model_path))
     folder = episode.artifacts.get("dir")
     if folder:
         candidates.append(root / str(folder) / "committed.ifc")
@@ -50,6 +54,9 @@ def edit_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
 
     art = Artefact("ifc", up="z")
     committed = committed_model(episode, Path(context.run_dir))
+    if not episode.outcome:  # what it committed before it ended may still be in its artifact folder
+        art.notes.append(f"the episode stored no outcome (status {episode.status})"
+                         + ("; drawn: the last model it committed" if committed is not None else ""))
     if committed is None:
         art.notes.append("the episode committed no model (nothing to draw)")
         return art

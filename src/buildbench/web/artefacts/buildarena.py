@@ -7,8 +7,9 @@ import re
 import numpy as np
 
 from buildbench.harness.episode import Episode
+from buildbench.harness.episode_outcome import episode_outcome
 
-from . import Artefact, ArtefactContext
+from . import Artefact, ArtefactContext, no_outcome
 
 #: Animation frames kept at most (the 25 Hz log is thinned evenly beyond this).
 MAX_FRAMES = 400
@@ -27,20 +28,23 @@ def machine_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     from buildbench.suites.buildarena.env import rebuild_outcome
     from buildbench.suites.buildarena.library.bodies import body_graph
     from buildbench.suites.buildarena.library.geometry import body_shape_real
+    from buildbench.suites.buildarena.outcome import BuildArenaOutcome
     from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig
     from buildbench.suites.buildarena.tasks import get_task, scene_for
 
     art = Artefact("machine", up="z")
-    outcome = episode.outcome
+    outcome = episode_outcome(episode, BuildArenaOutcome)
+    if outcome is None:
+        return no_outcome(art, episode)
     machine = rebuild_outcome(outcome)
     if machine is None or not machine.blocks:
         art.notes.append("the episode produced no machine")
         return art
-    task_id = str(outcome.get("task_id") or episode.task_id)
-    duration = outcome.get("sim_duration_s")
-    physics = outcome.get("physics")
+    task_id = outcome.task_id or episode.task_id
+    duration = outcome.sim_duration_s
+    physics = outcome.physics
     config = DEFAULT_CONFIG if not physics else PhysicsConfig.from_record(physics)  # the profile it was scored under
-    result = simulate(machine, task_id, seed=int(outcome.get("seed") or 0), duration_s=duration, config=config)
+    result = simulate(machine, task_id, seed=outcome.seed, duration_s=duration, config=config)
     art.notes.append(f"physics profile {config.profile_name} ({config.sha256[:12]}), status {result.status}")
     scene = scene_for(get_task(task_id), machine, duration, body_graph(machine))
     broken = {m.group(i) for text in result.broken for m in [_WELD.match(text)] if m for i in (1, 2)}

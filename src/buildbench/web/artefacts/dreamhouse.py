@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from buildbench.harness.episode import Episode
+from buildbench.harness.episode_outcome import episode_outcome
 
-from . import Artefact, ArtefactContext
+from . import Artefact, ArtefactContext, no_outcome
 
 #: Member names listed in one finding's text before "and N more".
 _NAMED = 12
@@ -20,14 +21,18 @@ def frame_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     """
     from buildbench.suites.dreamhouse.check.validate import validate
     from buildbench.suites.dreamhouse.env import structure_from_compact
+    from buildbench.suites.dreamhouse.outcome import DreamHouseOutcome
 
     art = Artefact("frame", up="z")
-    compact = episode.outcome.get("structure")
-    if not isinstance(compact, dict) or not compact.get("names"):
+    outcome = episode_outcome(episode, DreamHouseOutcome)
+    if outcome is None:
+        return no_outcome(art, episode)
+    compact = outcome.structure
+    if not compact.get("names"):
         art.notes.append("the episode left no members")
         return art
     structure = structure_from_compact(compact)
-    profile = str(episode.outcome.get("profile") or "paper")
+    profile = outcome.profile or "paper"
     report = validate(structure, profile)
     failing: dict[str, list[str]] = {}
     for result in report.results:

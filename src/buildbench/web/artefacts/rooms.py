@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness.episode import Episode
+from buildbench.harness.episode_outcome import episode_outcome
 from buildbench.scenes.model import EXTERIOR, Scene, SceneObject
 
-from . import Artefact, ArtefactContext
+from . import Artefact, ArtefactContext, no_outcome
 
 #: Wall and opening slab thickness drawn, metres (the scene model keeps walls as lines).
 WALL_THICKNESS_M = 0.06
@@ -29,10 +30,14 @@ def room_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     """
     from buildbench.suites.scenerevis.check.layout import parse_layout
     from buildbench.suites.scenerevis.check.physics import check_physics
+    from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
 
     art = Artefact("room")
-    scene = episode.outcome.get("scene")
-    if not isinstance(scene, dict):
+    outcome = episode_outcome(episode, SceneReVisOutcome)
+    if outcome is None:
+        return no_outcome(art, episode)
+    scene = outcome.scene
+    if scene is None:
         art.notes.append("the episode left no final scene")
         return art
     from buildbench.suites.scenerevis.render import scene_model
@@ -96,14 +101,16 @@ def house_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     """
     from buildbench.scenes.collision import collisions, out_of_bounds
     from buildbench.suites.legoeval.env import load_task_scene
+    from buildbench.suites.legoeval.outcome import LegoEvalOutcome
 
     art = Artefact("house")
+    outcome = episode_outcome(episode, LegoEvalOutcome)
     task = context.task(episode.task_id)
     if task is None:
         art.notes.append("the task's house is not available here (its tasks could not be loaded)")
-        return art
+        return art if outcome is not None else no_outcome(art, episode)
     scene = load_task_scene(task)
-    verdicts = [v for v in episode.outcome.get("verdicts") or [] if isinstance(v, dict)]
+    verdicts = [v for v in outcome.verdicts if isinstance(v, dict)] if outcome is not None else []
     marks = _verdict_marks(scene, verdicts)
     level = _level(art, context)
     _draw_house(art, scene, marks, _meshes(art, scene, level))
@@ -119,10 +126,15 @@ def house_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
         art.finding("collision", "collision", c.explanation, [f"obj-{c.a}", f"obj-{c.b}"])
     for o in out_of_bounds(scene):
         art.finding("out_of_bounds", "out of bounds", o.explanation, [f"obj-{o.object_id}"])
+    if outcome is None:  # the house is the task's; the agent's verdicts are what is missing
+        no_outcome(art, episode)
+        art.summary = f"{len(scene.rooms)} room(s), {len(scene.objects)} objects; {art.summary}: no verdicts"
+        return art
     violated = sum(1 for v in verdicts if not v.get("holds"))
+    judged = {True: "valid", False: "invalid", None: "neither valid nor invalid (no holistic verdict)"}
     art.summary = (f"{len(scene.rooms)} room(s), {len(scene.objects)} objects; agent judged "
                    f"{len(verdicts) - violated} constraint(s) holding, {violated} violated; house judged "
-                   f"{'valid' if episode.outcome.get('valid') else 'invalid'}")
+                   f"{judged[outcome.valid]}")
     art.notes.append("objects are marked by the verdicts whose explanation names them")
     return art
 
@@ -203,8 +215,13 @@ def _object(art: Artefact, element_id: str, label: str, obj: SceneObject, status
 
 def tower_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
     """The example suite's block tower (z up): its blocks as stacked boxes."""
+    from buildbench.suites.example.outcome import TowerOutcome
+
     art = Artefact("blocks", up="z")
-    for k, block in enumerate(episode.outcome.get("blocks") or []):
+    outcome = episode_outcome(episode, TowerOutcome)
+    if outcome is None:
+        return no_outcome(art, episode)
+    for k, block in enumerate(outcome.blocks):
         art.box(f"block-{k}", f"block {k}", block["center"], block["size"], None, "block")
     passed = episode.metrics.get("passed")
     art.summary = f"{len(art.boxes)} blocks" + ("" if passed is None else f"; passed: {bool(passed)}")
