@@ -61,3 +61,19 @@ def test_refinement_notes_of_an_episode_without_an_outcome_are_none() -> None:
 def test_a_malformed_stored_outcome_is_one_error_naming_the_episode(outcome: dict[str, Any]) -> None:
     with pytest.raises(OutcomeReadError, match=r"^episode 'h1' sample 5: stored outcome unreadable: dreamhouse"):
         summarize([_ep(0), _ep(5, outcome=outcome)])
+
+
+def test_the_dreamhouse_report_command_names_the_run_folder(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.cli.main import main
+    from buildbench.harness import Store
+
+    run_dir = tmp_path / "run"
+    with Store(run_dir) as store:
+        store.write_manifest({"config": {"suite": "dreamhouse", "agent": "oracle", "protocol": "planner-managed",
+                                         "options": {}}, "tasks": 1})
+        store.add_episode(_ep(0))
+        store.add_episode(_ep(5, outcome={"condition": ["frame"]}))
+    assert main(["dreamhouse", "report", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {run_dir}: episode 'h1' sample 5: stored outcome unreadable: dreamhouse outcome: "
+                          "condition: ") and err.count("\n") == 1

@@ -167,18 +167,25 @@ def runs_summary(run_dirs: Sequence[str | Path]) -> dict[str, list[dict[str, Any
     ``--model`` when it had one, else its agent.
 
     Raises:
-        BuildbenchError: When a folder is not a stored run.
+        BuildbenchError: When a folder is not a stored run, or holds an outcome that is not a
+            DreamHouse outcome (`OutcomeReadError`, naming the folder and the episode).
     """
     from buildbench.harness import Store
+    from buildbench.harness.episode_outcome import OutcomeReadError
 
     episodes: list[Episode] = []
     for run_dir in run_dirs:
         with Store(run_dir, create=False) as store:
             model = store.manifest().get("config", {}).get("model")
-            for ep in store.episodes():
-                if model:
-                    ep.metadata["model"] = str(model)
-                episodes.append(ep)
+            run = list(store.episodes())
+        for ep in run:
+            try:  # read here, where the run folder is known, so that an error names it
+                condition_of(ep)
+            except OutcomeReadError as exc:
+                raise exc.in_run(run_dir) from None
+            if model:
+                ep.metadata["model"] = str(model)
+            episodes.append(ep)
     return tables(episodes)
 
 
