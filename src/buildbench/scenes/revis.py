@@ -12,6 +12,7 @@ fields, so an unchanged scene writes back equal (key order included).
 from __future__ import annotations
 
 import copy
+import json
 import math
 from dataclasses import replace
 from typing import Any
@@ -118,6 +119,10 @@ def _room_from(data: dict[str, Any], envelope: dict[str, Any], prefix: str) -> R
 def _object_fields(rec: Any, where: str) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
     if not isinstance(rec, dict):
         raise SceneFormatError(f"{where}: expected an object, got {type(rec).__name__}")
+    ident = rec.get("id")
+    if ident is not None and (isinstance(ident, bool) or not isinstance(ident, (str, int))):
+        # read as no id, it would be replaced by a made-up one without a word
+        raise SceneFormatError(f"{where}.id: expected text or a whole number, got {json.dumps(ident)}")
     triples = []
     for key in ("size", "pos"):
         # ReSpace records may give only the retrieved mesh's size (sampled_asset_size)

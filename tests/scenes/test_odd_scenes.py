@@ -1,0 +1,73 @@
+"""Odd-but-possible SceneReVis rooms: what is kept, and what is one error line naming the object."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buildbench.cli.main import main
+from buildbench.scenes.model import SceneFormatError
+from buildbench.scenes.revis import read_revis, write_revis
+
+ROOM: dict[str, Any] = {
+    "room_type": "bedroom",
+    "bounds_bottom": [[-1.5, 0.0, 2.0], [1.5, 0.0, 2.0], [1.5, 0.0, -2.0], [-1.5, 0.0, -2.0]],
+    "bounds_top": [[-1.5, 2.6, 2.0], [1.5, 2.6, 2.0], [1.5, 2.6, -2.0], [-1.5, 2.6, -2.0]],
+    "objects": [
+        {"id": 3, "desc": "a double bed", "size": [1.6, 0.9, 2.1], "pos": [0.0, 0.0, 0.5], "rot": [0, 0, 0, 1]},
+        {"id": "床 1", "desc": "a nightstand", "size": [0.5, 0.5, 0.4], "pos": [1.1, 0.0, 1.6], "rot": None},
+        {"desc": "a wardrobe", "size": [1.2, 2.0, 0.6], "pos": [-0.8, 0.0, -1.6], "rot": 1.5707963},
+    ],
+}
+
+
+def test_integer_text_and_missing_ids_read_and_write_back() -> None:
+    scene = read_revis(copy.deepcopy(ROOM))
+    assert [o.id for o in scene.objects] == ["3", "床 1", "wardrobe-0"]
+    assert write_revis(scene) == ROOM
+
+
+@pytest.mark.parametrize("ident", [True, 1.5, [1], {"n": 1}])
+def test_id_of_another_type_is_one_error_line(ident: Any, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Before the fix such an id was read as none and replaced by a made-up one without a word."""
+    room = copy.deepcopy(ROOM)
+    room["objects"][1]["id"] = ident
+    with pytest.raises(SceneFormatError, match=r"^objects\[1\]\.id: expected text or a whole number, got "):
+        read_revis(room)
+    path = tmp_path / "room.json"
+    path.write_text(json.dumps(room), encoding="utf-8")
+    assert main(["scenes", "convert", str(path), "--from", "scenerevis-flat", "--to", "thor",
+                 "--out", str(tmp_path / "out.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}") and "objects[1].id" in err[0]
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_null_id_is_no_id() -> None:
+    room = copy.deepcopy(ROOM)
+    room["objects"][1]["id"] = None
+    assert [o.id for o in read_revis(room).objects] == ["3", "nightstand-0", "wardrobe-0"]
+
+
+@pytest.mark.parametrize("break_it", ["duplicate id", "unknown wall"])
+def test_bad_house_is_its_error_line_alone(break_it: str, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                           caplog: pytest.LogCaptureFixture) -> None:
+    """The Holodeck house has objects of unknown asset size, which the reader warns about; before
+    the fix that warning came out before the error line of a house that then failed."""
+    house = json.loads((Path(__file__).parent / "fixtures" / "holodeck_a_living_room.json").read_text())
+    if break_it == "duplicate id":
+        house["objects"][1]["id"] = house["objects"][0]["id"]
+    else:
+        house["doors"][0]["wall0"] = "no-such-wall"
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(house), encoding="utf-8")
+    assert main(["scenes", "convert", str(path), "--from", "holodeck", "--to", "thor",
+                 "--out", str(tmp_path / "out.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}") and break_it in err[0], err
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
