@@ -15,6 +15,7 @@ import pytest
 from buildbench.cli.main import main
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.diff import node_changes
+from buildbench.suites.bimedit.check.edit import score_edit
 from buildbench.suites.bimedit.check.model import load_model
 from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
 from buildbench.suites.bimedit.generate.tasks.usergen import REPORT_FILE, generate_from_ifc
@@ -113,3 +114,18 @@ def test_byte_order_mark_is_read_and_dropped_from_the_copy(tmp_path: Path) -> No
     tasks, _ = generate_from_ifc(path, tmp_path / "out", n=3, seed=0)
     copy = tmp_path / "out" / "scenes" / "bom.ifc"
     assert len(tasks) == 3 and copy.read_bytes() == FIXTURE.read_bytes()
+
+
+def test_prediction_that_changes_the_unit_is_not_solved(tmp_path: Path) -> None:
+    """A delete done right in a model whose every element then grew 3.28 times: not solved, and
+    the notes say why."""
+    tasks, _ = generate_from_ifc(FIXTURE, tmp_path / "out", n=18, seed=0)
+    task = next(t for t in tasks if t.operation == "delete")
+    pred = write_oracle_prediction(task, tmp_path / "oracle.ifc")
+    assert score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec()).solved
+    f = ifcopenshell.open(str(pred))
+    _in_metres(f)
+    f.write(str(pred))
+    s = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec())
+    assert not s.solved and s.topology < 1.0
+    assert any("length unit" in n for n in s.notes)
