@@ -170,10 +170,12 @@ class GeneratedHouse:
 
 
 def _phase_steps(frame: FrameArrays) -> tuple[PhaseStep, ...]:
-    ids: dict[str, int] = {}
-    sec = np.array([ids.setdefault(s, len(ids)) for s in frame.sections], dtype=np.int64)
-    key = np.stack([sec, frame.phase_codes.astype(np.int64), frame.stories.astype(np.int64)], 1)
-    change = np.flatnonzero(np.any(key[1:] != key[:-1], axis=1)) + 1
+    sec = np.array(frame.sections)
+    change = np.flatnonzero(
+        (sec[1:] != sec[:-1])
+        | (frame.phase_codes[1:] != frame.phase_codes[:-1])
+        | (frame.stories[1:] != frame.stories[:-1])
+    ) + 1
     starts = np.concatenate([[0], change]).tolist()
     ends = [*starts[1:], len(frame.names)]
     return tuple(

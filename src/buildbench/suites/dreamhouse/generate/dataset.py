@@ -305,6 +305,27 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
             rows: Iterable[dict[str, Any]] = (json.loads(line) for _, line in iter_lines(path) if line)
         else:
             check_regular_file(path, limit_name="input_file_bytes")
-            rows = pq.read_table(path).to_pylist()
+            rows = _table_rows(pq.read_table(path))
         for r in rows:
             yield record_house(r)
+
+
+#: List columns of numbers, read as slices of one flat array instead of Python floats.
+_NUMBER_LISTS = ("sizes_m", "matrices", "skin_sizes_m", "skin_matrices")
+
+
+def _table_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
+    """The rows of a shard as :func:`house_record` dicts, column by column: the member arrays
+    are views of each column's values, the same float64 numbers as Python lists would hold."""
+    columns: dict[str, list[Any]] = {}
+    for name in table.column_names:
+        col = table.column(name).combine_chunks()
+        if name in _NUMBER_LISTS and pa.types.is_list(col.type) and pa.types.is_float64(col.type.value_type) \
+                and col.null_count == 0 and col.values.null_count == 0:  # fmt: skip
+            flat = col.values.to_numpy().copy()  # writable, like the arrays np.asarray makes
+            ends = col.offsets.to_numpy()
+            columns[name] = [flat[a:b] for a, b in zip(ends[:-1].tolist(), ends[1:].tolist(), strict=True)]
+        else:
+            columns[name] = col.to_pylist()
+    for i in range(table.num_rows):
+        yield {name: values[i] for name, values in columns.items()}

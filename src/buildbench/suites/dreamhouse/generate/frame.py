@@ -11,6 +11,7 @@ depth)`` along their own axis and a yaw/pitch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -46,15 +47,20 @@ FOUNDATION, FLOOR, WALLS, ROOF = range(4)
 
 @dataclass
 class _Batch:
-    names: list[str]
-    centers: np.ndarray
-    sizes: np.ndarray
+    stem: str
+    first: int  # number of the batch's first member within its stem
+    k: int
+    # centres and sizes, or (aabb) the world corners lo and hi, each (k, 3): the corners of
+    # all batches become centres and sizes in one pass in FrameBuilder.finish
+    a: np.ndarray
+    b: np.ndarray
+    aabb: bool
     yaw: np.ndarray | float
     pitch: np.ndarray | float
     phase: int
     section: str
     story: int
-    parents: np.ndarray | int
+    parents: Num
 
 
 @dataclass(frozen=True)
@@ -82,20 +88,15 @@ class FrameArrays:
     def to_structure(self, meta: dict[str, object]) -> Structure:
         """The frame as a validator-ready :class:`Structure` with phase/section/support annotations."""
         names = self.names
-        phases = tuple(PHASE_CODES[int(c)] for c in self.phase_codes)
+        phases = tuple(map(PHASE_CODES.__getitem__, self.phase_codes.tolist()))
         supported = tuple(() if p < 0 else (names[p],) for p in self.parents.tolist())
         return Structure(names, self.sizes_m, self.matrices, phases, self.sections, supported, meta=meta)
 
 
 def rows(*values: Num) -> int:
     """Common length of scalars and 1-D arrays that broadcast together (0 if any array is empty)."""
-    k = 1
-    for v in values:
-        if isinstance(v, np.ndarray) and v.ndim:
-            if len(v) == 0:
-                return 0
-            k = max(k, len(v))
-    return k
+    lengths = [v.shape[0] for v in values if isinstance(v, np.ndarray) and v.ndim]
+    return 0 if 0 in lengths else max(lengths, default=1)
 
 
 def rotation_matrices(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
@@ -155,31 +156,50 @@ class FrameBuilder:
             pitch: Slope of the local x axis (radians), scalar or ``(k,)``.
         """
         centers = np.asarray(centers, dtype=np.float64).reshape(-1, 3)
-        k = len(centers)
-        if k == 0:
-            return np.zeros(0, dtype=np.int64)
-        full = np.empty((k, 3))
-        full[:] = sizes
-        stem = f"{prefix}_{section}_{tag}" if tag else f"{prefix}_{section}"
-        first = self._stems.get(stem, 0)
-        self._stems[stem] = first + k
-        names = [f"{stem}_{i:03d}" for i in range(first + 1, first + k + 1)]
-        self._batches.append(_Batch(names, centers, full, yaw, pitch, phase, section, story, parents))
-        start = self._count
-        self._count += k
-        return np.arange(start, start + k)
+        sizes = np.asarray(sizes, dtype=np.float64)
+        if sizes.shape != centers.shape:
+            sizes = np.broadcast_to(sizes, centers.shape)
+        return self._append(prefix, tag, centers, sizes, False, phase, section, story, parents, yaw, pitch)
 
-    def add_aabb(self, prefix: str, tag: str, lo: np.ndarray, hi: np.ndarray, **kwargs: object) -> np.ndarray:
+    def add_aabb(
+        self,
+        prefix: str,
+        tag: str,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        *,
+        phase: int,
+        section: str,
+        story: int,
+        parents: Num = -1,
+    ) -> np.ndarray:
         """Add axis-aligned members spanning world corners ``lo`` … ``hi`` (each ``(k, 3)``)."""
         lo = np.asarray(lo, dtype=np.float64).reshape(-1, 3)
         hi = np.asarray(hi, dtype=np.float64).reshape(-1, 3)
-        return self.add(prefix, tag, (lo + hi) / 2.0, hi - lo, **kwargs)  # type: ignore[arg-type]
+        if lo.shape != hi.shape:
+            lo, hi = np.broadcast_arrays(lo, hi)
+        return self._append(prefix, tag, lo, hi, True, phase, section, story, parents, 0.0, 0.0)
+
+    def _append(
+        self, prefix: str, tag: str, a: np.ndarray, b: np.ndarray, aabb: bool, phase: int, section: str,
+        story: int, parents: Num, yaw: np.ndarray | float, pitch: np.ndarray | float,
+    ) -> np.ndarray:  # fmt: skip
+        k = len(a)
+        if k == 0:
+            return np.zeros(0, dtype=np.int64)
+        stem = f"{prefix}_{section}_{tag}" if tag else f"{prefix}_{section}"
+        first = self._stems.get(stem, 0)
+        self._stems[stem] = first + k
+        self._batches.append(_Batch(stem, first, k, a, b, aabb, yaw, pitch, phase, section, story, parents))
+        start = self._count
+        self._count += k
+        return np.arange(start, start + k)
 
     def finish(self) -> FrameArrays:
         """All batches as one set of arrays, transforms built in one vectorised pass."""
         b = self._batches
         n = self._count
-        counts = [len(x.names) for x in b]
+        counts = [x.k for x in b]
         ends = np.cumsum(counts)
         yaw, pitch, parents = np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64)
         for x, e, k in zip(b, ends.tolist(), counts, strict=True):
@@ -189,16 +209,19 @@ class FrameBuilder:
             if not isinstance(x.pitch, float) or x.pitch:
                 pitch[e - k : e] = x.pitch
             parents[e - k : e] = x.parents
+        a = np.concatenate([x.a for x in b]) if b else np.zeros((0, 3))
+        c = np.concatenate([x.b for x in b]) if b else np.zeros((0, 3))
+        aabb = np.repeat(np.array([x.aabb for x in b], dtype=bool), counts)[:, None]
         mats = np.zeros((n, 4, 4))
         mats[:, :3, :3] = rotation_matrices(yaw, pitch)
-        mats[:, :3, 3] = np.concatenate([x.centers for x in b])
+        mats[:, :3, 3] = np.where(aabb, (a + c) / 2.0, a)
         mats[:, 3, 3] = 1.0
         return FrameArrays(
-            names=tuple(nm for x in b for nm in x.names),
-            sizes_m=np.concatenate([x.sizes for x in b]),
+            names=tuple(f"{x.stem}_{i:03d}" for x in b for i in range(x.first + 1, x.first + x.k + 1)),
+            sizes_m=np.where(aabb, c - a, c),
             matrices=mats,
             phase_codes=np.repeat(np.array([x.phase for x in b], dtype=np.int8), counts),
-            sections=tuple(x.section for x in b for _ in x.names),
+            sections=tuple(chain.from_iterable(repeat(x.section, x.k) for x in b)),
             stories=np.repeat(np.array([x.story for x in b], dtype=np.int8), counts),
             parents=parents,
         )

@@ -144,10 +144,22 @@ def _rigid(matrices: np.ndarray) -> np.ndarray:
     err = np.abs(np.swapaxes(proper, 1, 2) @ proper - np.eye(3)).max(axis=(1, 2))
     near = ok & (err > 0) & (err < _ROUNDING_SHEAR)
     if near.any():
-        u, _, vt = np.linalg.svd(proper[near])
-        scaled[near] = u @ vt
+        scaled[near] = _nearest_rotations(proper[near])
     out[:, :3, :3] = np.where(ok[:, None, None], scaled, rot)
     return out
+
+
+def _nearest_rotations(mats: np.ndarray) -> np.ndarray:
+    """``U Vᵀ`` of each 3x3 matrix's SVD, decomposing each distinct matrix once.
+
+    A house repeats a handful of rafter orientations a hundred times, and the SVD is most of
+    :func:`_rigid`'s cost. Matrices are grouped by their exact bytes, so each result is the
+    one its own SVD gives (LAPACK runs matrix by matrix).
+    """
+    rows = np.ascontiguousarray(mats).reshape(len(mats), 9).view(np.dtype((np.void, 72))).ravel()
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    u, _, vt = np.linalg.svd(mats[first])
+    return (u @ vt)[inverse.ravel()]
 
 
 @dataclass(frozen=True, eq=False)
