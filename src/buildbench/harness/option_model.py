@@ -112,11 +112,14 @@ class Options(BaseModel):
             ConfigError: one line naming the unknown option and the known ones, or the option,
                 the value and what it accepts.
         """
+        if not isinstance(raw, Mapping):  # Gymnasium, MCP and Python callers pass what they like
+            raise ConfigError(f"options for {where}: expected a mapping of option names to values, "
+                              f"got {type(raw).__name__}")
         known = {spec.name: spec for spec in cls.specs}
         values: dict[str, Any] = {}
         for key, value in raw.items():
             if key not in known:
-                raise ConfigError(f"unknown option {key!r} for {where}; options: {', '.join(sorted(known))}")
+                raise ConfigError(f"unknown option {str(key)[:60]!r} for {where}; options: {', '.join(sorted(known))}")
             values[key] = check_value(known[key], value)
         try:
             return cls.model_validate(values)

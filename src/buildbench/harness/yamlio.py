@@ -4,7 +4,7 @@
 nine anchors of nine aliases each are a 500-byte file that grows past a gigabyte once anything
 walks it (the error message's ``repr`` included), it recurses once per nesting level, and a
 repeated key silently keeps the last value, so ``seed: 1`` then ``seed: 2`` runs seed 2 with
-nobody told. :func:`parse_yaml` refuses all three with the position in the file, as a
+nobody told; an integer of 10,000 digits is a bare ValueError. :func:`parse_yaml` refuses all four with the position in the file, as a
 ``yaml.MarkedYAMLError`` that the readers' existing handlers already report as one line.
 """
 
@@ -22,6 +22,8 @@ from buildbench.limits import limit
 __all__ = ["parse_yaml"]
 
 _MERGE = "tag:yaml.org,2002:merge"
+#: Longest integer literal read (Python's own conversion limit).
+_MAX_INT_DIGITS = 4300
 
 
 class _Loader(yaml.SafeLoader):
@@ -60,6 +62,16 @@ class _Loader(yaml.SafeLoader):
             if repeated:
                 raise ConstructorError(None, None, f"key {repr(key)[:60]} given twice", key_node.start_mark)
         return super().construct_mapping(node, deep=deep)
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    # Python refuses to convert an integer of more than 4,300 digits, with a bare ValueError.
+    if len(str(node.value)) > _MAX_INT_DIGITS:
+        raise ConstructorError(None, None, f"an integer of more than {_MAX_INT_DIGITS} digits", node.start_mark)
+    return int(loader.construct_yaml_int(node))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def parse_yaml(text: str, *, all_documents: bool = False) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 
 from .check.cli import metrics
 from .generate.cli import export, goals, reverse, rooms
@@ -45,7 +46,7 @@ def read_scene(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise _InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        data = json.loads(text) if path.suffix != ".jsonl" else json.loads(text.splitlines()[0])
+        data = parse_json(text if path.suffix != ".jsonl" else text.splitlines()[0])
     except (json.JSONDecodeError, IndexError) as exc:
         raise _InputError(f"{path}: not a JSON scene ({exc})") from None
     if isinstance(data, dict) and isinstance(data.get("scene"), dict):
