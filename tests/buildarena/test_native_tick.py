@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Callable
 
+import mujoco
 import numpy as np
 import pytest
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
 from buildbench.suites.buildarena.model import Machine
-from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig, RunOutput, native
+from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig, RunOutput, build, native
 from buildbench.suites.buildarena.tasks import TASKS
 
 _LOADED = native._loaded()
@@ -105,3 +107,40 @@ def test_a_copy_of_a_simulation_runs_on_by_itself() -> None:
     branch = copy.deepcopy(sim)
     _assert_same(branch.run(), whole)
     _assert_same(sim.run(), whole)
+
+
+class _SmallArena:
+    """``mujoco`` for ``build``, but its models get ``memory`` bytes of arena: too few for a loaded bridge."""
+
+    def __init__(self, memory: str) -> None:
+        self.memory = memory
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(mujoco, name)
+
+    @property
+    def MjModel(self) -> object:  # noqa: N802 (mujoco's name)
+        memory = self.memory
+
+        class Model:
+            @staticmethod
+            def from_xml_string(text: str) -> mujoco.MjModel:
+                return mujoco.MjModel.from_xml_string(re.sub(r"(<mujoco[^>]*>)", rf'\1<size memory="{memory}"/>',
+                                                             text, count=1))
+        return Model
+
+
+@needs_kernel
+def test_a_mujoco_error_in_the_kernel_is_raised_as_the_bindings_raise_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # MuJoCo's default for an error is to end the process; in the C loop it is MuJoCo's FatalError, at the same
+    # tick as in the Python loop, and the process goes on.
+    monkeypatch.setattr(build, "mujoco", _SmallArena("40K"))
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    where = []
+    for loop in ("native", "python"):
+        monkeypatch.setenv("BUILDBENCH_NATIVE", "1" if loop == "native" else "0")
+        sim = simulation(machine, "support-1")
+        with pytest.raises(mujoco.FatalError, match="mj_stackAlloc: out of memory") as raised:
+            sim.run()
+        where.append((str(raised.value), sim.state().tick, sim.tick_loop == "native"))
+    assert where[0][:2] == where[1][:2] and where[0][1] > 0 and [w[2] for w in where] == [True, False]

@@ -12,6 +12,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mujoco/mujoco.h>
@@ -51,19 +53,6 @@ enum {
     N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM, N_MAX_PENETRATION, N_ENERGY_JUMP,
     N_ENERGY_GROWTH, N_MARGIN};
 
-typedef struct {
-    PyObject_HEAD
-    step_fn step, rne;
-    distance_fn distance;
-    norm_fn norm;
-    mulm_fn mulm;
-    mjModel* m;
-    mjData* d;
-    Py_buffer bufs[N_BUFS];
-    int held[N_BUFS];
-    double num[N_NUMS];
-} Kernel;
-
 /* The run's changing scalars, in and out of ``run`` in this order. */
 typedef struct {
     long tick;
@@ -77,12 +66,32 @@ typedef struct {
     double worst, reference_worst; /* read only */
 } Regs;
 
+typedef struct {
+    PyObject_HEAD
+    step_fn step, rne;
+    distance_fn distance;
+    norm_fn norm;
+    mulm_fn mulm;
+    void (**user_error)(const char*); /* MuJoCo's ``mju_user_error`` */
+    mjModel* m;
+    mjData* d;
+    double *scratch, *ups; /* nv numbers for the energy; the cargo's contacts' upward forces */
+    long ups_size;
+    Regs regs; /* of the ``run`` under way: kept here, not on the stack, so that a MuJoCo error leaves them set */
+    Py_buffer bufs[N_BUFS];
+    int held[N_BUFS];
+    double num[N_NUMS];
+} Kernel;
+
+
 #define D(k, name) ((double*)(k)->bufs[name].buf)
 #define Q(k, name) ((long long*)(k)->bufs[name].buf)
 #define F(k, name) ((unsigned char*)(k)->bufs[name].buf)
 #define LEN(k, name) ((k)->bufs[name].len / (k)->bufs[name].itemsize)
 
 static void Kernel_dealloc(Kernel* self) {
+    free(self->scratch);
+    free(self->ups);
     for (int i = 0; i < N_BUFS; i++) {
         if (self->held[i]) PyBuffer_Release(&self->bufs[i]);
     }
@@ -90,19 +99,29 @@ static void Kernel_dealloc(Kernel* self) {
 }
 
 static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
-    unsigned long long fn[5], model, data;
+    unsigned long long fn[6], model, data;
     PyObject *bufs, *nums;
     (void)kwds;
-    if (!PyArg_ParseTuple(args, "(KKKKK)KKO!O!", &fn[0], &fn[1], &fn[2], &fn[3], &fn[4], &model, &data,
+    if (!PyArg_ParseTuple(args, "(KKKKKK)KKO!O!", &fn[0], &fn[1], &fn[2], &fn[3], &fn[4], &fn[5], &model, &data,
                           &PyDict_Type, &bufs, &PyDict_Type, &nums))
         return -1;
+    if (self->m != NULL) {
+        PyErr_SetString(PyExc_TypeError, "Kernel: initialised once");
+        return -1;
+    }
     self->step = (step_fn)(uintptr_t)fn[0];
     self->rne = (step_fn)(uintptr_t)fn[1];
     self->distance = (distance_fn)(uintptr_t)fn[2];
     self->norm = (norm_fn)(uintptr_t)fn[3];
     self->mulm = (mulm_fn)(uintptr_t)fn[4];
+    self->user_error = (void (**)(const char*))(uintptr_t)fn[5];
     self->m = (mjModel*)(uintptr_t)model;
     self->d = (mjData*)(uintptr_t)data;
+    self->scratch = malloc((self->m->nv + 1) * sizeof(double));
+    if (self->scratch == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     for (int i = 0; i < N_BUFS; i++) {
         PyObject* obj = PyDict_GetItemString(bufs, BUF_NAMES[i]);
         if (obj == NULL) {
@@ -376,67 +395,86 @@ static void log_row(Kernel* k, Regs* r) {
     r->logged += 1;
 }
 
-/* run(regs, limit) -> (stop, regs): up to ``limit`` ticks from ``regs`` (see ``Regs``). ``stop`` says where
- * the last tick was left: STOP_BEFORE (not begun; Python runs it whole), STOP_STEPPED (stepped; Python runs
- * the divergence test and the weld analysis), STOP_CHECKED (the divergence test passed; Python runs the weld
- * analysis), STOP_DONE (the cargo fell below the stop height at a log). */
-static PyObject* Kernel_run(Kernel* k, PyObject* args) {
-    Regs r;
-    long limit;
-    if (!PyArg_ParseTuple(args, "(ldppdddllddddllldd)l", &r.tick, &r.next_event, &r.firing, &r.dirty,
-                          &r.applied, &r.body_mass, &r.mass, &r.logged, &r.watch_ticks, &r.energy, &r.decay, &r.level, &r.lag,
-                          &r.skipped, &r.npend, &r.wait, &r.worst, &r.reference_worst, &limit))
-        return NULL;
+/* MuJoCo's fatal errors (``mju_error``) inside ``ticks``: back to ``Kernel_run``, which raises them, as the
+ * bindings do, rather than MuJoCo's default of ending the process. */
+static _Thread_local jmp_buf error_jump;
+static _Thread_local char error_message[1024];
+
+static void on_error(const char* message) {
+    strncpy(error_message, message, sizeof(error_message) - 1);
+    error_message[sizeof(error_message) - 1] = '\0';
+    longjmp(error_jump, 1);
+}
+
+/* The ticks of ``run`` (without the GIL); returns the STOP_* code. */
+static int ticks(Kernel* k, Regs* r, long limit) {
     const double* n = k->num;
     double tick_s = n[N_TICK_S];
     long log_every = (long)n[N_LOG_EVERY], n_ticks = (long)n[N_N_TICKS], steps = (long)n[N_STEPS];
     int cargo = n[N_CARGO_BODY] >= 0, welds = n[N_WELDS] != 0.0;
-    long nc = LEN(k, B_CANNONS), ncon_max = 0;
-    double* ups = NULL;
-    double* scratch = malloc((k->m->nv + 1) * sizeof(double));
-    if (scratch == NULL) return PyErr_NoMemory();
-    int stop = STOP_BEFORE;
-    long end = r.tick + limit;
-    Py_BEGIN_ALLOW_THREADS
-    for (; r.tick < end; r.tick++) {
-        double t = r.tick * tick_s;
-        if (r.next_event <= t + 1e-9 || r.tick == n_ticks) break;
+    long nc = LEN(k, B_CANNONS);
+    for (long end = r->tick + limit; r->tick < end; r->tick++) {
+        double t = r->tick * tick_s;
+        if (r->next_event <= t + 1e-9 || r->tick == n_ticks) return STOP_BEFORE;
         if (cargo) {
-            cargo_apply(k, &r, t);
-            if (ups == NULL || ncon_max < k->d->ncon) {
-                free(ups);
-                ncon_max = 2 * k->d->ncon + 8;
-                ups = malloc(ncon_max * sizeof(double));
-                if (ups == NULL) break; /* Python runs the tick */
+            cargo_apply(k, r, t);
+            if (k->ups_size < k->d->ncon) {
+                double* ups = realloc(k->ups, (2 * k->d->ncon + 8) * sizeof(double));
+                if (ups == NULL) return STOP_BEFORE; /* Python runs the tick */
+                k->ups = ups;
+                k->ups_size = 2 * k->d->ncon + 8;
             }
-            cargo_hold(k, &r, ups);
+            cargo_hold(k, r, k->ups);
         }
-        int log_due = r.tick % log_every == 0;
-        if (nc && (log_due || r.firing || r.dirty)) cannons(k, &r);
+        int log_due = r->tick % log_every == 0;
+        if (nc && (log_due || r->firing || r->dirty)) cannons(k, r);
         if (log_due) {
-            log_row(k, &r);
-            if (!isnan(n[N_STOP_Z]) && k->d->xpos[3 * (long)n[N_CARGO_BODY] + 2] < n[N_STOP_Z]) {
-                stop = STOP_DONE;
-                break;
-            }
+            log_row(k, r);
+            if (!isnan(n[N_STOP_Z]) && k->d->xpos[3 * (long)n[N_CARGO_BODY] + 2] < n[N_STOP_Z]) return STOP_DONE;
         }
         if (LEN(k, B_DRAG_DOFS)) drag(k);
         for (long s = 0; s < steps; s++) k->step(k->m, k->d);
-        if (!quiet(k, &r, t + tick_s, scratch)) {
-            stop = STOP_STEPPED;
-            break;
-        }
-        if (welds && !weld_bound(k, &r)) {
-            stop = STOP_CHECKED;
-            break;
-        }
+        if (!quiet(k, r, t + tick_s, k->scratch)) return STOP_STEPPED;
+        if (welds && !weld_bound(k, r)) return STOP_CHECKED;
     }
+    return STOP_BEFORE;
+}
+
+/* run(regs, limit) -> (stop, regs): up to ``limit`` ticks from ``regs`` (see ``Regs``). ``stop`` says where
+ * the last tick was left: STOP_BEFORE (not begun; Python runs it whole), STOP_STEPPED (stepped; Python runs
+ * the divergence test and the weld analysis), STOP_CHECKED (the divergence test passed; Python runs the weld
+ * analysis), STOP_DONE (the cargo fell below the stop height at a log). A MuJoCo error raises
+ * RuntimeError(message, regs) (``native`` raises it as ``mujoco.FatalError``). */
+static PyObject* Kernel_run(Kernel* k, PyObject* args) {
+    Regs* r = &k->regs;
+    long limit;
+    if (!PyArg_ParseTuple(args, "(ldppdddllddddllldd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
+                          &r->applied, &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &r->decay,
+                          &r->level, &r->lag, &r->skipped, &r->npend, &r->wait, &r->worst, &r->reference_worst, &limit))
+        return NULL;
+    volatile int stop = STOP_BEFORE, failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    void (*previous)(const char*) = *k->user_error;
+    *k->user_error = on_error;
+    if (setjmp(error_jump) == 0) {
+        stop = ticks(k, r, limit);
+    } else {
+        failed = 1;
+    }
+    *k->user_error = previous;
     Py_END_ALLOW_THREADS
-    free(ups);
-    free(scratch);
-    return Py_BuildValue("(i(ldiidddllddddllldd))", stop, r.tick, r.next_event, r.firing, r.dirty, r.applied,
-                         r.body_mass, r.mass, r.logged, r.watch_ticks, r.energy, r.decay, r.level, r.lag, r.skipped, r.npend,
-                         r.wait, r.worst, r.reference_worst);
+    PyObject* regs = Py_BuildValue("(ldiidddllddddllldd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
+                                   r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, r->decay, r->level,
+                                   r->lag, r->skipped, r->npend, r->wait, r->worst, r->reference_worst);
+    if (regs == NULL) return NULL;
+    if (failed) {
+        /* The registers as the error left them: the tick it happened in, as the Python loop would have it. */
+        PyObject* error = Py_BuildValue("(sN)", error_message, regs);
+        if (error != NULL) PyErr_SetObject(PyExc_RuntimeError, error);
+        Py_XDECREF(error);
+        return NULL;
+    }
+    return Py_BuildValue("(iN)", stop, regs);
 }
 
 static PyMethodDef Kernel_methods[] = {

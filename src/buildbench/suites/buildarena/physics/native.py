@@ -60,7 +60,9 @@ def _loaded() -> tuple[ModuleType, tuple[int, ...]] | str:
         return "python: MuJoCo's library file is not in the mujoco package"
     library = ctypes.CDLL(str(libraries[0]))
     addresses = tuple(int(ctypes.cast(getattr(library, name), ctypes.c_void_p).value or 0) for name in _FUNCTIONS)
-    return _tick, addresses
+    # Where MuJoCo keeps its error handler: the kernel puts its own there while it runs (``run``).
+    user_error = ctypes.addressof(ctypes.c_void_p.in_dll(library, "mju_user_error"))
+    return _tick, (*addresses, user_error)
 
 
 def tick_loop(compiled: Compiled) -> str:
@@ -133,14 +135,24 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
     """Up to ``limit`` ticks of ``sim`` in ``kernel``; returns where it left the last (``STOP_*``)."""
     ramp, response, watch, events = sim._ramp, sim._response, sim._watch, sim._events
     nan = float("nan")
-    stop, regs = kernel.run((
-        sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
-        sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
-        sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag, response.skipped,
-        response.pending, response.wait, response.worst, response.reference_worst), limit)
+    regs = (sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
+            sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
+            sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag,
+            response.skipped, response.pending, response.wait, response.worst, response.reference_worst)
+    try:
+        stop, regs = kernel.run(regs, limit)
+    except RuntimeError as exc:  # a MuJoCo error: raised as MuJoCo's own bindings raise it, the tick where it was
+        message, regs = exc.args
+        _write_back(sim, regs)
+        raise mujoco.FatalError(message) from None
+    _write_back(sim, regs)
+    return int(stop)
+
+
+def _write_back(sim: Simulation, regs: tuple[Any, ...]) -> None:
+    ramp, response, watch = sim._ramp, sim._response, sim._watch
     (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy, response.decay,
      response.level, response.lag, response.skipped, response.pending, _, _, _) = regs
     sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
     if ramp is not None:
         ramp.applied, ramp.body_mass = applied, body_mass
-    return int(stop)
