@@ -79,12 +79,16 @@ def sweep_pairs(
     if len(lo) < 2:
         return Pairs(empty, empty, np.zeros((0, 3)))
     g_lo, g_hi = lo - tol_m / 2.0, hi + tol_m / 2.0
-    # One axis usually settles it; aabb_pairs then picks its own best axis.
-    sweeps = [_sweep_axis(g_lo[:, 0], g_hi[:, 0])]
-    if int(sweeps[0][1].sum()) > chunk:
-        sweeps += [_sweep_axis(g_lo[:, k], g_hi[:, k]) for k in (1, 2)]
-    order, counts = min(sweeps, key=lambda oc: int(oc[1].sum()))
-    total = int(counts.sum())
+    if len(lo) * (len(lo) - 1) // 2 <= chunk:
+        # Fewer pairs in all than one chunk (a house of ≤ 2,000 members): no sweep can exceed it.
+        order, counts, total = np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), 0
+    else:
+        # One axis usually settles it; aabb_pairs then picks its own best axis.
+        sweeps = [_sweep_axis(g_lo[:, 0], g_hi[:, 0])]
+        if int(sweeps[0][1].sum()) > chunk:
+            sweeps += [_sweep_axis(g_lo[:, k], g_hi[:, k]) for k in (1, 2)]
+        order, counts = min(sweeps, key=lambda oc: int(oc[1].sum()))
+        total = int(counts.sum())
     if total <= chunk:
         pairs = aabb_pairs(AABBs(g_lo, g_hi))
         i, j = pairs[:, 0].astype(np.intp), pairs[:, 1].astype(np.intp)
