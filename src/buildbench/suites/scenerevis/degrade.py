@@ -5,6 +5,8 @@ seed; see :mod:`buildbench.harness.degrade`).
 It edits through the text protocol like any agent: where the oracle's last reply is
 ``terminate``, it sends ``move_object`` / ``rotate_object`` / ``scale_object`` calls on the scene
 the env shows it, then ``terminate`` in the same reply, so it needs no more turns than the oracle.
+Calls name objects as the run's ``address`` does (:func:`.agents.scripted.call_names`); under
+``address=jid`` only objects that a jid names alone can be corrupted, and the fraction is of those.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.degrade import Corruption
 
-from .agents.scripted import OracleAgent, _terminate, turn_reply
+from .agents.scripted import OracleAgent, _terminate, call_names, turn_reply
 from .options import SceneReVisOptions
 
 #: How far a moved object goes towards the objects' mean position (the middle of the furnished
@@ -42,27 +44,31 @@ def _yawed(rot: list[float], deg: float) -> list[float]:
 
 
 def corrupt_calls(objects: list[dict[str, Any]], fraction: float, seed: int) -> list[dict[str, Any]]:
-    """Edit calls that move, turn or scale ``fraction`` of ``objects`` (a third each, by draw)."""
-    c = Corruption(len(objects), fraction, seed, draws=3)
+    """Edit calls that move, turn or scale ``fraction`` of the ``objects`` a call can name (a
+    third each, by draw); the room's middle is that of all of them."""
+    names = call_names({"objects": objects})
+    named = [(obj, name) for obj, name in zip(objects, names, strict=True) if name is not None]
+    c = Corruption(len(named), fraction, seed, draws=3)
     middle = [sum(float(o["pos"][k]) for o in objects) / max(len(objects), 1) for k in (0, 2)]
     calls = []
     for i in c.indices:
-        obj, (u_kind, u_dir, u_size) = objects[i], c.u[i]
+        (obj, name), (u_kind, u_dir, u_size) = named[i], c.u[i]
+        key = "id" if obj.get("id") else "jid"  # address=jid reads the released key only
         kind = min(int(u_kind * 3), 2)
         if kind == 0:
             share = _lerp(MOVE_SHARE, u_size)
             x, y, z = (float(v) for v in obj["pos"])
             calls.append({"name": "move_object", "arguments": {
-                "id": obj["id"], "new_position": [round(x + share * (middle[0] - x), 4), y,
-                                                  round(z + share * (middle[1] - z), 4)]}})
+                key: name, "new_position": [round(x + share * (middle[0] - x), 4), y,
+                                            round(z + share * (middle[1] - z), 4)]}})
         elif kind == 1:
             deg = _lerp(TURN_DEG, u_size) * (1 if u_dir < 0.5 else -1)
-            calls.append({"name": "rotate_object", "arguments": {"id": obj["id"],
+            calls.append({"name": "rotate_object", "arguments": {key: name,
                                                                  "new_rotation": _yawed(obj["rot"], deg)}})
         else:
             factor = _lerp(SCALE, u_size)
             calls.append({"name": "scale_object", "arguments": {
-                "id": obj["id"], "new_size": [round(float(v) * factor, 4) for v in obj["size"]]}})
+                key: name, "new_size": [round(float(v) * factor, 4) for v in obj["size"]]}})
     return calls
 
 

@@ -347,6 +347,7 @@ class SceneReVisEnv(Env):
             scene=ep.state.to_flat(self.address) if ep.state else None,
             errors=ep.errors[-1] if ep.errors else [], turns_left=self.options.max_turns - ep.turn,
             collisions=collisions, out_of_bounds=out_of_bounds,
+            object_ids=[str(o["id"]) for o in ep.state.objects] if ep.state else None,
         ).to_dict()
 
     def _names(self, state: SceneState) -> list[str]:

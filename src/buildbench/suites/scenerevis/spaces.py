@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from buildbench.harness.record import Record, unit
+from buildbench.harness.record import OPTIONAL, Record, unit
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,9 @@ class SceneReVisState(Record):
             (depth in metres, 4 decimals).
         out_of_bounds: After an applied edit, each object outside the room as
             ``[id, outside_fraction]`` (the fraction of its footprint outside, 0-1, 4 decimals).
+        object_ids: The instance id of each scene object, in scene order, which ``collisions``
+            and ``out_of_bounds`` name (under ``address=jid`` the scene shows no ids); None
+            before the room is created.
     """
 
     SUITE = "scenerevis"
@@ -40,3 +43,4 @@ class SceneReVisState(Record):
     turns_left: int
     collisions: list[list[Any]] | None = field(default=None, metadata=unit("m", optional=True))
     out_of_bounds: list[list[Any]] | None = field(default=None, metadata=unit("fraction", optional=True))
+    object_ids: list[str] | None = field(default=None, metadata=OPTIONAL)

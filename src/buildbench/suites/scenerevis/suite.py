@@ -24,13 +24,20 @@ CHAIN_AGENTS = ("oracle", "degraded")
 
 def check_run(choice: RunChoice) -> None:
     """Refuse, once before the run, what would fail every episode: a chain-replaying agent on a
-    split whose tasks carry no chain, and ``geometry=mesh`` without an asset folder."""
+    split whose tasks carry no chain or under ``address=jid``, and ``geometry=mesh`` without an
+    asset folder."""
     chainless = choice.split in CHAINLESS_SPLITS or (choice.split == "default" and choice.tasks is None)
     if choice.agent in CHAIN_AGENTS and chainless:
         raise ConfigError(f"agent {choice.agent!r} replays the recorded chain a task carries, and the tasks of "
                           f"split {choice.split!r} carry none: use --split chains (or --tasks with chains made by "
                           "`buildbench scenerevis reverse`)")
     options: SceneReVisOptions = choice.options
+    if choice.agent in CHAIN_AGENTS and options.address == "jid":
+        # Chains name objects by instance id; a jid cannot name every such object faithfully (an
+        # object added or replaced earlier in the same reply has no asset yet, copies share one).
+        raise ConfigError(f"agent {choice.agent!r} replays chains that name objects by instance id (obj_N), which "
+                          "-o address=jid cannot name (objects added or replaced in the same reply have no jid "
+                          "yet; copies share one): use -o address=id")
     check_geometry(options.geometry)
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from buildbench.harness import Action, Agent, EpisodeContext, Observation, Task
 from buildbench.harness.errors import ConfigError
 
+from ..actions import NEED_RETRIEVAL
 from ..options import SceneReVisOptions
 from .planner import (
     TEMPLATES,
@@ -66,6 +67,34 @@ def _handle(obj: dict[str, Any]) -> str:
     return str(obj.get("id") or obj.get("jid"))
 
 
+def _asset_names(obj: dict[str, Any]) -> tuple[Any, Any]:
+    """What a ``jid`` argument matches under ``address=jid``: the asset jid (not while it is the
+    retrieval placeholder) or the Objaverse uid."""
+    jid = obj.get("jid")
+    return (None if jid == NEED_RETRIEVAL else jid), obj.get("uid")
+
+
+def call_names(scene: dict[str, Any]) -> list[str | None]:
+    """What a call's ``jid`` argument names each scene object by, in scene order; None where no
+    value names that object alone.
+
+    A scene that shows ids (``address=id``) names every object by its id. Under ``address=jid``
+    it shows none and a call names an asset jid or uid: the released executor edits the first
+    object carrying it and removes every copy, so only a value one object holds names one
+    object, and an object still waiting for retrieval has none.
+    """
+    objects = list(scene.get("objects") or [])
+    names: list[str | None] = []
+    for obj in objects:
+        if obj.get("id"):
+            names.append(str(obj["id"]))
+            continue
+        name = next((v for v in _asset_names(obj) if isinstance(v, str) and v), None)
+        holders = sum(1 for other in objects if name in _asset_names(other)) if name else 0
+        names.append(name if holders == 1 else None)
+    return names
+
+
 def _terminate(reason: str) -> dict[str, Any]:
     return {"name": "terminate", "arguments": {"reason": reason}}
 
@@ -99,16 +128,33 @@ class _Planned(Agent):
 
 
 class DiagnoseAgent(_Planned):
-    """Repairs what the physics check reports, adds missing core furniture, then stops."""
+    """Repairs what the physics check reports, adds missing core furniture, then stops.
+
+    It plans on instance ids (the state's ``object_ids``, which the physics report names) and
+    writes each call's target as :func:`call_names` gives it; a conflict whose objects no call
+    can name (``address=jid``: a shared or missing jid) is left, and said so when it stops.
+    """
+
+    def __init__(self, task: Task, name: str) -> None:
+        super().__init__(task, name)
+        self._names: dict[str, str | None] = {}
 
     def edit(self, scene: dict[str, Any], observation: Observation, ctx: EpisodeContext) -> str:
+        objects = list(scene["objects"])
+        ids = [str(i) for i in observation.state.get("object_ids") or [_handle(o) for o in objects]]
+        self._names = dict(zip(ids, call_names(scene), strict=True))
+        scene = {**scene, "objects": [{**o, "id": i} for o, i in zip(objects, ids, strict=True)]}
         collisions = observation.state.get("collisions") or []
         outside = observation.state.get("out_of_bounds") or []
+        status = "No physical conflicts."
         if collisions or outside:
             repairs, notes = self.repairs(scene, collisions, outside)
-            think = ("Physical conflicts first. " + " ".join(notes) +
-                     " Layout additions wait until the scene is clean.")
-            return turn_reply(think, repairs)
+            if repairs:
+                think = ("Physical conflicts first. " + " ".join(notes) +
+                         " Layout additions wait until the scene is clean.")
+                return turn_reply(think, repairs)
+            status = (f"{len(collisions) + len(outside)} physical conflict(s) remain between objects that no call "
+                      "can name alone (a jid that several objects share, or none yet).")
         missing = missing_items(self.items, scene)
         floor = Floor(scene)
         calls: list[dict[str, Any]] = []
@@ -130,11 +176,12 @@ class DiagnoseAgent(_Planned):
                                     "rot": args["rotation"], "size": args["size"]})
             placed.append(f"{item.category} at ({spot.x:.2f}, {spot.z:.2f}) facing {spot.yaw_deg:.0f}°")
         if not calls:
-            reason = "The room is free of collisions and out-of-bounds objects and holds its core furniture."
+            reason = ("The room is free of collisions and out-of-bounds objects and holds its core furniture."
+                      if not (collisions or outside) else f"{status} The room holds its core furniture.")
             if skipped:
                 reason += f" No free spot was left for: {', '.join(skipped)}."
-            return turn_reply(f"No physical conflicts. {reason}", [_terminate(reason)])
-        think = (f"No physical conflicts. The {self.room_type} still lacks "
+            return turn_reply(f"{status} {reason}", [_terminate(reason)])
+        think = (f"{status} The {self.room_type} still lacks "
                  f"{', '.join(i.category for i in missing)}; placing the largest first against free walls: "
                  + "; ".join(placed) + ".")
         return turn_reply(think, calls)
@@ -142,7 +189,7 @@ class DiagnoseAgent(_Planned):
     def repairs(self, scene: dict[str, Any], collisions: list[list[Any]],
                 outside: list[list[Any]]) -> tuple[list[dict[str, Any]], list[str]]:
         """Calls that resolve the reported problems (each object handled once per turn)."""
-        objects = {_handle(o): o for o in scene["objects"]}
+        objects = {_handle(o): o for o in scene["objects"] if self._names.get(_handle(o))}
         moved: set[str] = set()
         calls: list[dict[str, Any]] = []
         notes: list[str] = []
@@ -151,16 +198,20 @@ class DiagnoseAgent(_Planned):
             if oid in objects and oid not in moved:
                 moved.add(oid)
                 calls += self._relocate(objects[oid], scene, floor, notes,
-                                        f"{oid} is {100 * float(frac):.0f}% outside the room")
+                                        f"{self._label(objects[oid])} is {100 * float(frac):.0f}% outside the room")
+        everything = {_handle(o): o for o in scene["objects"]}
         for a, b, depth in collisions:
-            if a in moved or b in moved or a not in objects or b not in objects:
+            if a in moved or b in moved or (a not in objects and b not in objects) or \
+                    a not in everything or b not in everything:
                 continue
-            small, big = sorted((objects[a], objects[b]), key=lambda o: (float(np.prod(o["size"])), _handle(o)))
+            # The smaller object moves, unless no call can name it.
+            small, big = sorted((everything[a], everything[b]),
+                                key=lambda o: (_handle(o) not in objects, float(np.prod(o["size"])), _handle(o)))
             moved.add(_handle(small))
-            why = f"{_handle(small)} overlaps {_handle(big)} by {100 * float(depth):.1f} cm"
+            why = f"{self._label(small)} overlaps {self._label(big)} by {100 * float(depth):.1f} cm"
             push = self._push(small, big, float(depth), floor)
             if push is not None:
-                calls.append({"name": "move_object", "arguments": {"jid": _handle(small), "new_position": push}})
+                calls.append({"name": "move_object", "arguments": {"jid": self._name(small), "new_position": push}})
                 notes.append(f"{why}: pushing it clear along the shallower axis.")
                 floor = Floor({**scene, "objects": [o for o in scene["objects"] if o is not small]})
                 floor.take(_handle(small), object_footprint({**small, "pos": push}))
@@ -189,17 +240,26 @@ class DiagnoseAgent(_Planned):
 
     def _relocate(self, obj: dict[str, Any], scene: dict[str, Any], floor: Floor, notes: list[str],
                   why: str) -> list[dict[str, Any]]:
-        oid = _handle(obj)
+        oid, name = _handle(obj), self._name(obj)
         rest = Floor(scene, exclude={oid})
         for spot in wall_spots(rest, obj["size"]):
             shape = spot.shape(obj["size"])
             if rest.free(shape):
                 notes.append(f"{why}: moving it to a free wall spot ({spot.x:.2f}, {spot.z:.2f}).")
                 floor.take(oid, shape)
-                return [{"name": "move_object", "arguments": {"jid": oid, "new_position": [spot.x, obj["pos"][1], spot.z]}},
-                        {"name": "rotate_object", "arguments": {"jid": oid, "new_rotation": yaw_quat(spot.yaw_deg)}}]
+                return [{"name": "move_object", "arguments": {"jid": name, "new_position": [spot.x, obj["pos"][1], spot.z]}},
+                        {"name": "rotate_object", "arguments": {"jid": name, "new_rotation": yaw_quat(spot.yaw_deg)}}]
         notes.append(f"{why}: no free spot fits it, so it is removed.")
-        return [{"name": "remove_object", "arguments": {"jid": oid}}]
+        return [{"name": "remove_object", "arguments": {"jid": name}}]
+
+    def _name(self, obj: dict[str, Any]) -> str:
+        name = self._names.get(_handle(obj))
+        assert name is not None, "repairs only edit objects a call can name"
+        return name
+
+    def _label(self, obj: dict[str, Any]) -> str:
+        """The object as the scene names it: its call name, else the start of its description."""
+        return self._names.get(_handle(obj)) or f"the {str(obj.get('desc', 'object'))[:40]}"
 
 
 def _clear_of_others(shape: Any, floor: Floor, skip: set[str]) -> bool:
