@@ -123,14 +123,17 @@ def test_chain_replaying_agents_are_refused_under_address_jid(agent: str, tmp_pa
     suite.check_run(RunChoice("diagnose", "diagnose-act", "demo", suite.parse_options({"address": "jid"})))
 
 
-def _play(agent: Any, task: Task, address: str) -> tuple[SceneReVisOutcome, Observation]:
+def _play(agent: Any, task: Task, address: str, replies: list[str] | None = None
+          ) -> tuple[SceneReVisOutcome, Observation]:
     env = SceneReVisEnv(SceneReVisOptions(render=False, address=address))
     ctx = EpisodeContext(task=task, seed=0)
+    replies = [] if replies is None else replies
 
     async def run() -> Observation:
         obs, _ = env.reset(task, seed=0)
         while True:
-            result = env.step(await agent.act(obs, ctx))
+            replies.append(str((action := await agent.act(obs, ctx)).text))
+            result = env.step(action)
             obs = result.observation
             if result.terminated or result.truncated:
                 return obs
@@ -152,9 +155,11 @@ def test_diagnose_repairs_what_a_jid_names_and_stops_with_the_rest_said() -> Non
     task = _task(objects)
     start = SceneReVisEnv(SceneReVisOptions(render=False, address="jid")).reset(task, seed=0)[0]
     assert _pairs(start) == {frozenset({"obj_1", "obj_2"}), frozenset({"obj_3", "obj_4"})}
-    out, last = _play(agents.diagnose(task, None, SceneReVisOptions()), task, "jid")
+    replies: list[str] = []
+    out, last = _play(agents.diagnose(task, None, SceneReVisOptions()), task, "jid", replies)
     assert out.termination == "terminate" and out.invalid_replies == 0
     assert _pairs(last) == {frozenset({"obj_3", "obj_4"})}  # what no call can name stays, said so
+    assert replies[-1].count("1 physical conflict(s) remain between objects that no call can name alone") == 2
     out, last = _play(agents.diagnose(task, None, SceneReVisOptions()), task, "id")
     assert out.termination == "terminate" and out.invalid_replies == 0 and _pairs(last) == set()
 

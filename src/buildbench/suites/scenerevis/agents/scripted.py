@@ -176,11 +176,12 @@ class DiagnoseAgent(_Planned):
                                     "rot": args["rotation"], "size": args["size"]})
             placed.append(f"{item.category} at ({spot.x:.2f}, {spot.z:.2f}) facing {spot.yaw_deg:.0f}°")
         if not calls:
-            reason = ("The room is free of collisions and out-of-bounds objects and holds its core furniture."
-                      if not (collisions or outside) else f"{status} The room holds its core furniture.")
+            left = bool(collisions or outside)
+            reason = (f"{status} The room holds its core furniture." if left else
+                      "The room is free of collisions and out-of-bounds objects and holds its core furniture.")
             if skipped:
                 reason += f" No free spot was left for: {', '.join(skipped)}."
-            return turn_reply(f"{status} {reason}", [_terminate(reason)])
+            return turn_reply(reason if left else f"{status} {reason}", [_terminate(reason)])
         think = (f"{status} The {self.room_type} still lacks "
                  f"{', '.join(i.category for i in missing)}; placing the largest first against free walls: "
                  + "; ".join(placed) + ".")
