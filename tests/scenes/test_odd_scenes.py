@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from buildbench.cli.main import main
+from buildbench.scenes.formats import Item, ReadOptions, get_format
 from buildbench.scenes.model import SceneFormatError
 from buildbench.scenes.revis import read_revis, write_revis
 
@@ -71,3 +72,52 @@ def test_bad_house_is_its_error_line_alone(break_it: str, tmp_path: Path, capsys
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {path}") and break_it in err[0], err
     assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def _written(fmt: str) -> Any:
+    """ROOM written in ``fmt`` (a JSON document of that format)."""
+    write = get_format(fmt).write
+    assert write is not None
+    return json.loads(json.dumps(write([Item(read_revis(copy.deepcopy(ROOM)))])))
+
+
+def _layoutvlm() -> dict[str, Any]:
+    box = {"assetMetadata": {"boundingBox": {"x": 1.6, "y": 0.9, "z": 2.1}}}
+    return {"task": {"boundary": {"floor_vertices": [[0, 0, 0], [3, 0, 0], [3, 4, 0], [0, 4, 0]]},
+                     "assets": {"bed-0": {"category": "bed", **box}}},
+            "layout": {"bed-0": {"position": [1.5, 2.0, 0.0], "rotation": [0, 0, 90.0]}}}
+
+
+def _set(path: tuple[Any, ...], value: Any) -> Any:
+    def change(doc: Any) -> Any:
+        for key in path[:-1]:
+            doc = doc[key]
+        doc[path[-1]] = value
+    return change
+
+
+@pytest.mark.parametrize(("fmt", "change", "message"), [
+    # each of these raised a TypeError, ValueError or AttributeError (a traceback) before the fix
+    ("scenerevis-flat", _set(("objects", 0, "rot"), [1e200, 0.0, 0.0, 1e200]),
+     r"objects\[0\]\.rot: quaternion .* too large to normalise"),
+    ("idesign", _set(("origin_xz",), 5), r"origin_xz: expected \[x, z\], got 5"),
+    ("sceneeval", _set(("scene", "arch"), True), r"scene\.arch: expected an object"),
+    ("sceneeval", _set(("scene", "arch", "regions"), 3), r"scene\.arch\.regions: expected a list"),
+    ("sceneeval", _set(("scene", "up"), 1), r"scene\.up: only z-up"),
+    ("sceneeval", _set(("scene", "object", 0, "transform", "data", 0), -1.0),
+     r"scene\.object\[0\]\.transform\.data: a mirroring or flattening matrix"),
+    ("layoutvlm", _set(("task", "assets"), "bed"), r"task\.assets: expected an object"),
+    ("layoutvlm", _set(("task", "assets", "bed-0", "assetMetadata"), 1.0), r"task\.assets\['bed-0'\]: expected an object"),
+    # read as if these were metres, or with a floor corner left out, before the fix
+    ("sceneeval", _set(("scene", "unit"), 0.01), r"scene\.unit: only scene states in metres are read \(1\), got 0\.01"),
+    ("sceneeval", _set(("scene", "arch", "scaleToMeters"), 0.0254), r"scene\.arch\.scaleToMeters: only scene states"),
+    ("layoutvlm", _set(("task", "boundary", "floor_vertices", 2), None),
+     r"floor_vertices\[2\]: expected \[x, y, z\], got None"),
+])
+def test_odd_document_is_an_error_naming_the_field(fmt: str, change: Any, message: str) -> None:
+    doc = _layoutvlm() if fmt == "layoutvlm" else _written(fmt)
+    reader = get_format(fmt).read
+    assert reader(copy.deepcopy(doc), ReadOptions())  # the document as written reads
+    change(doc)
+    with pytest.raises(SceneFormatError, match=message):
+        reader(doc, ReadOptions())

@@ -148,8 +148,11 @@ def revis_quat(value: Any, where: str) -> tuple[float, float, float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 4:
         raise SceneFormatError(f"{where}: expected a quaternion [x, y, z, w] or a yaw in radians, got {value!r}")
     quat = (num(value[0], where), num(value[1], where), num(value[2], where), num(value[3], where))
-    if math.sqrt(sum(c * c for c in quat)) < 1e-9:
+    norm = math.sqrt(sum(c * c for c in quat))
+    if norm < 1e-9:
         raise SceneFormatError(f"{where}: zero quaternion")
+    if not math.isfinite(norm):  # each part finite, their squares not
+        raise SceneFormatError(f"{where}: quaternion {list(quat)} too large to normalise")
     return quat
 
 

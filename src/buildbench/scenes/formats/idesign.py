@@ -43,6 +43,8 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         dx, dy, dh = (num(v, f"[{n}].room_dimensions") for v in dims)
         # our wrapper's origin_xz: where their (0, 0) lies in ours, so a written scene reads back in place
         origin = doc.get("origin_xz", [0.0, 0.0])
+        if not (isinstance(origin, list) and len(origin) == 2):
+            raise SceneFormatError(f"[{n}].origin_xz: expected [x, z], got {origin!r}")
         ox, oz = (num(v, f"[{n}].origin_xz") for v in origin)
         room = rect_room("room", ox, oz - dy, ox + dx, oz, str(doc.get("room", "")), dh)
         objects = []

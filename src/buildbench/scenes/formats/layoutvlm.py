@@ -22,10 +22,20 @@ from .common import box_object, field_of, num
 from .zup import floor_to_ours, to_ours
 
 
-def _size(task: dict[str, Any], uid: str, options: ReadOptions, where: str) -> tuple[float, float, float]:
+def _asset(task: dict[str, Any], uid: str, n: int) -> dict[str, Any]:
+    """The task's record of asset ``uid`` ({} when it has none)."""
+    assets = task.get("assets") or {}
+    if not isinstance(assets, dict):
+        raise SceneFormatError(f"[{n}].task.assets: expected an object uid -> asset, got {type(assets).__name__}")
+    asset = assets.get(uid) or {}
+    if not isinstance(asset, dict) or not isinstance(asset.get("assetMetadata") or {}, dict):
+        raise SceneFormatError(f"[{n}].task.assets[{uid!r}]: expected an object with an assetMetadata object")
+    return asset
+
+
+def _size(asset: dict[str, Any], uid: str, options: ReadOptions, where: str) -> tuple[float, float, float]:
     base = uid.rsplit("-", 1)[0]
-    asset = (task.get("assets") or {}).get(uid) or {}
-    box = (asset.get("assetMetadata") or {}).get("boundingBox") if isinstance(asset, dict) else None
+    box = (asset.get("assetMetadata") or {}).get("boundingBox")
     if isinstance(box, dict):
         return tuple(num(field_of(box, k, f"{where}.boundingBox"), f"{where}.boundingBox.{k}")  # type: ignore[return-value]
                      for k in ("x", "y", "z"))
@@ -46,8 +56,11 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         verts = field_of(boundary, "floor_vertices", f"[{n}].task.boundary")
         if not isinstance(verts, list) or len(verts) < 3:
             raise SceneFormatError(f"[{n}].task.boundary.floor_vertices: expected at least 3 points")
+        for j, v in enumerate(verts):
+            if not (isinstance(v, list) and len(v) >= 2):
+                raise SceneFormatError(f"[{n}].task.boundary.floor_vertices[{j}]: expected [x, y, z], got {v!r}")
         floor = [floor_to_ours(num(v[0], f"[{n}].floor_vertices"), num(v[1], f"[{n}].floor_vertices"))
-                 for v in verts if isinstance(v, list) and len(v) >= 2]
+                 for v in verts]
         height = num(boundary.get("wall_height", 2.8), f"[{n}].task.boundary.wall_height")
         room = Room(id="room", vertices=floor, ceiling_y=height)
         poly = Polygon(floor)
@@ -59,9 +72,10 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
             if not (isinstance(pos, list) and len(pos) in (2, 3)) or not (isinstance(rot, list) and rot):
                 raise SceneFormatError(f"{where}: expected position [x, y, z] and rotation [rx, ry, rz]")
             p = [num(v, f"{where}.position") for v in pos] + [0.0] * (3 - len(pos))
-            size = _size(task, uid, options, where)
+            asset = _asset(task, uid, n)
+            size = _size(asset, uid, options, where)
             bx, by, bz = to_ours(p)
-            name = str(((task.get("assets") or {}).get(uid) or {}).get("category", uid.rsplit("-", 1)[0]))
+            name = str(asset.get("category", uid.rsplit("-", 1)[0]))
             obj = box_object(uid, name, (bx, by + size[1] / 2.0, bz), size, num(rot[-1], f"{where}.rotation"),
                              room.id if poly.buffer(1e-6).contains(Point(bx, bz)) else "", where, dict(placed))
             obj.asset_id = uid.rsplit("-", 1)[0]

@@ -44,7 +44,10 @@ def _rooms(arch: dict[str, Any]) -> list[Room]:
         raise SceneFormatError("scene.arch.elements: expected a list")
     heights: dict[str, float] = {}
     rooms: list[Room] = []
-    types = {str(r.get("id")): str(r.get("type", "")) for r in arch.get("regions", []) if isinstance(r, dict)}
+    regions = arch.get("regions", [])
+    if not isinstance(regions, list):
+        raise SceneFormatError("scene.arch.regions: expected a list")
+    types = {str(r.get("id")): str(r.get("type", "")) for r in regions if isinstance(r, dict)}
     for i, el in enumerate(elements):
         where = f"scene.arch.elements[{i}]"
         if not isinstance(el, dict):
@@ -101,7 +104,10 @@ def _object(rec: dict[str, Any], i: int, rooms: list[Room], options: ReadOptions
     scale = np.linalg.norm(linear, axis=0)
     if np.any(scale < 1e-9):
         raise SceneFormatError(f"{where}.transform.data: a zero scale")
-    rot = ZUP_TO_YUP @ (linear / scale)
+    unit_columns = linear / scale
+    if np.linalg.det(unit_columns) < 1e-6:
+        raise SceneFormatError(f"{where}.transform.data: a mirroring or flattening matrix, not a rotation and scale")
+    rot = ZUP_TO_YUP @ unit_columns
     base = _size(rec, model_id, options, where)
     ext = _ext(rec)
     size = base if ext.get("size") else (float(base[0] * scale[0]), float(base[1] * scale[1]),
@@ -126,9 +132,17 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         if doc.get("format") != "sceneState" or not isinstance(scene_rec, dict):
             raise SceneFormatError(f"[{n}]: not a scene state (expected 'format': 'sceneState' and a 'scene' object)")
         up = scene_rec.get("up", [0, 0, 1])
-        if list(up) != [0, 0, 1]:
+        if not isinstance(up, list) or up != [0, 0, 1]:
             raise SceneFormatError(f"[{n}].scene.up: only z-up scene states are read, got {up!r}")
-        rooms = _rooms(scene_rec.get("arch") or {})
+        arch = scene_rec.get("arch") or {}
+        if not isinstance(arch, dict):
+            raise SceneFormatError(f"[{n}].scene.arch: expected an object, got {type(arch).__name__}")
+        # other units would be scaled without a word if these were ignored
+        for key, value in (("scene.unit", scene_rec.get("unit", 1)), ("scene.arch.scaleToMeters",
+                                                                        arch.get("scaleToMeters", 1))):
+            if isinstance(value, bool) or value != 1:
+                raise SceneFormatError(f"[{n}].{key}: only scene states in metres are read (1), got {value!r}")
+        rooms = _rooms(arch)
         if not rooms:
             raise SceneFormatError(f"[{n}].scene.arch: no Floor element (a room needs its floor)")
         objs = scene_rec.get("object", [])
