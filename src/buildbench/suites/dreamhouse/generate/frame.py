@@ -75,6 +75,8 @@ class FrameArrays:
         sections: Section name per member.
         stories: Story index (0 = ground) per member; roof members carry the top story.
         parents: Index of the member each one bears on, ``-1`` for the ground.
+        stems: Name stem and member count of each batch, in order (members are named
+            ``{stem}_{i:03d}``).
     """
 
     names: tuple[str, ...]
@@ -84,13 +86,29 @@ class FrameArrays:
     sections: tuple[str, ...]
     stories: np.ndarray
     parents: np.ndarray
+    stems: tuple[tuple[str, int], ...] = ()
+
+    def named(self, prefix: str) -> np.ndarray:
+        """Mask of the members whose name starts with ``prefix`` (which holds no ``_``).
+
+        Decided per batch: a name is its stem, ``_`` and a number, so a prefix without
+        ``_`` starts the name exactly when it starts the stem.
+        """
+        if "_" in prefix:
+            raise ValueError(f"FrameArrays.named: prefix {prefix!r} must not contain '_'")
+        counts = [k for _, k in self.stems]
+        if sum(counts) != len(self.names):  # arrays made without their batches
+            return np.array([n.startswith(prefix) for n in self.names], dtype=bool)
+        return np.repeat(np.array([stem.startswith(prefix) for stem, _ in self.stems], dtype=bool), counts)
 
     def to_structure(self, meta: dict[str, object]) -> Structure:
         """The frame as a validator-ready :class:`Structure` with phase/section/support annotations."""
-        names = self.names
         phases = tuple(map(PHASE_CODES.__getitem__, self.phase_codes.tolist()))
-        supported = tuple(() if p < 0 else (names[p],) for p in self.parents.tolist())
-        return Structure(names, self.sizes_m, self.matrices, phases, self.sections, supported, meta=meta)
+        # Parent -1 (the ground) picks the last entry: no support.
+        bears_on: list[tuple[str, ...]] = [(nm,) for nm in self.names]
+        bears_on.append(())
+        supported = tuple(map(bears_on.__getitem__, self.parents.tolist()))
+        return Structure(self.names, self.sizes_m, self.matrices, phases, self.sections, supported, meta=meta)
 
 
 def rows(*values: Num) -> int:
@@ -217,11 +235,22 @@ class FrameBuilder:
         mats[:, :3, 3] = np.where(aabb, (a + c) / 2.0, a)
         mats[:, 3, 3] = 1.0
         return FrameArrays(
-            names=tuple(f"{x.stem}_{i:03d}" for x in b for i in range(x.first + 1, x.first + x.k + 1)),
+            names=tuple(chain.from_iterable(map(x.stem.__add__, _numbers(x.first, x.k)) for x in b)),
             sizes_m=np.where(aabb, c - a, c),
             matrices=mats,
             phase_codes=np.repeat(np.array([x.phase for x in b], dtype=np.int8), counts),
             sections=tuple(chain.from_iterable(repeat(x.section, x.k) for x in b)),
             stories=np.repeat(np.array([x.story for x in b], dtype=np.int8), counts),
             parents=parents,
+            stems=tuple((x.stem, x.k) for x in b),
         )
+
+
+_NUMBERS: list[str] = []
+
+
+def _numbers(first: int, k: int) -> list[str]:
+    """Name suffixes ``_{i:03d}`` for ``i`` in ``first + 1 … first + k`` (made once, reused)."""
+    while len(_NUMBERS) < first + k:
+        _NUMBERS.append(f"_{len(_NUMBERS) + 1:03d}")
+    return _NUMBERS[first : first + k]

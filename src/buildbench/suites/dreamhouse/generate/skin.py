@@ -130,8 +130,7 @@ def build_skin(frame: FrameArrays, cladding: list[Cladding]) -> FrameArrays:
             "Sheathing", f"s{c.line.story + 1}{c.line.side}", lo, hi,
             phase=WALLS, section=c.line.section, story=c.line.story,
         )  # fmt: skip
-    names = frame.names
-    rafter = np.flatnonzero([n.startswith("Rafter") for n in names])
+    rafter = np.flatnonzero(frame.named("Rafter"))
     if rafter.size:
         mats = frame.matrices[rafter]
         size = frame.sizes_m[rafter]
