@@ -127,7 +127,17 @@ def _rigid(matrices: np.ndarray) -> np.ndarray:
     for the validator to report.
     """
     out = matrices.copy()
-    rot = out[:, :3, :3]
+    # Most members of a frame are axis-aligned: an identity rotation is already rigid.
+    moved = ~(out[:, :3, :3] == np.eye(3)).all(axis=(1, 2))
+    if moved.all():
+        out[:, :3, :3] = _rigid_rotations(out[:, :3, :3])
+    elif moved.any():
+        out[moved, :3, :3] = _rigid_rotations(out[moved, :3, :3])
+    return out
+
+
+def _rigid_rotations(rot: np.ndarray) -> np.ndarray:
+    """:func:`_rigid` for the 3x3 parts ``rot``, shape ``(n, 3, 3)``, each on its own."""
     with np.errstate(all="ignore"):
         scaled = rot / np.linalg.norm(rot, axis=1, keepdims=True)
     ok = np.isfinite(scaled).all(axis=(1, 2))
@@ -145,8 +155,7 @@ def _rigid(matrices: np.ndarray) -> np.ndarray:
     near = ok & (err > 0) & (err < _ROUNDING_SHEAR)
     if near.any():
         scaled[near] = _nearest_rotations(proper[near])
-    out[:, :3, :3] = np.where(ok[:, None, None], scaled, rot)
-    return out
+    return np.where(ok[:, None, None], scaled, rot)
 
 
 def _nearest_rotations(mats: np.ndarray) -> np.ndarray:
