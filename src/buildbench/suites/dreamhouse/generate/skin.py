@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,11 @@ def _regions(c: Cladding) -> list[tuple[float, float, float, float | Callable[[n
 
 def _wall_panels(c: Cladding) -> tuple[np.ndarray, np.ndarray]:
     """Corner arrays of one wall's sheathing panels."""
-    s0, s1, z0, z1 = [], [], [], []
+    # Rectangles add one-element lists: np.concatenate converts them in C.
+    s0: list[Any] = []
+    s1: list[Any] = []
+    z0: list[Any] = []
+    z1: list[Any] = []
     for a, b, z_lo, top in _regions(c):
         if callable(top):
             edges = np.linspace(a, b, int(np.ceil((b - a) / STRIP_M)) + 1)
@@ -101,10 +106,10 @@ def _wall_panels(c: Cladding) -> tuple[np.ndarray, np.ndarray]:
             z0.append(np.full(len(tops), z_lo))
             z1.append(tops)
         else:
-            s0.append(np.array([a]))
-            s1.append(np.array([b]))
-            z0.append(np.array([z_lo]))
-            z1.append(np.array([top]))
+            s0.append([a])
+            s1.append([b])
+            z0.append([z_lo])
+            z1.append([top])
     if not s0:
         return np.zeros((0, 3)), np.zeros((0, 3))
     sa, sb, za, zb = (np.concatenate(v) for v in (s0, s1, z0, z1))

@@ -231,7 +231,7 @@ def _lattice_in(w: WallLine, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray
     pos = w.origin + OC16 * k
     inside = (pos - T2X / 2 > lo[which] + 0.02) & (pos + T2X / 2 < hi[which] - 0.02)
     which, pos = which[inside], pos[inside]
-    empty = np.setdiff1d(np.arange(len(lo)), which)
+    empty = np.flatnonzero(np.bincount(which, minlength=len(lo)) == 0)
     if empty.size:
         which = np.concatenate([which, empty])
         pos = np.concatenate([pos, (lo[empty] + hi[empty]) / 2.0])
