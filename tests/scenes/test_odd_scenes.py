@@ -121,3 +121,41 @@ def test_odd_document_is_an_error_naming_the_field(fmt: str, change: Any, messag
     change(doc)
     with pytest.raises(SceneFormatError, match=message):
         reader(doc, ReadOptions())
+
+
+@pytest.mark.parametrize("fmt", ["scenerevis-flat", "holodeck", "sceneeval", "layoutvlm"])
+def test_bow_tie_floor_is_an_error_naming_the_room(fmt: str) -> None:
+    """A self-crossing floor outline was read, and the geometry checks then raised a ValueError
+    (a traceback) when they measured against it; an L-shaped floor reads."""
+    def cross(points: list[Any]) -> None:
+        points[1], points[2] = points[2], points[1]
+
+    if fmt == "holodeck":
+        doc = json.loads((Path(__file__).parent / "fixtures" / "holodeck_a_living_room.json").read_text())
+        cross(doc["rooms"][0]["floorPolygon"])
+        del doc["rooms"][0]["vertices"]
+        message = r"rooms\[0\] \('living room'\): floor polygon is self-intersecting"
+    elif fmt == "layoutvlm":
+        doc = _layoutvlm()
+        cross(doc["task"]["boundary"]["floor_vertices"])
+        message = r"floor_vertices: floor polygon is self-intersecting"
+    else:
+        doc = _written(fmt)
+        if fmt == "sceneeval":
+            cross(doc["scene"]["arch"]["elements"][0]["points"])
+            message = r"elements\[0\]\.points: floor polygon is self-intersecting"
+        else:
+            cross(doc["bounds_bottom"])
+            cross(doc["bounds_top"])
+            message = r"^bounds_bottom: floor polygon is self-intersecting"
+    with pytest.raises(SceneFormatError, match=message):
+        get_format(fmt).read(doc, ReadOptions())
+
+
+def test_non_convex_floor_reads() -> None:
+    room = copy.deepcopy(ROOM)
+    corners = [(-1.5, 2.0), (1.5, 2.0), (1.5, -2.0), (0.0, -2.0), (0.0, 0.0), (-1.5, 0.0)]
+    room["bounds_bottom"] = [[x, 0.0, z] for x, z in corners]
+    room["bounds_top"] = [[x, 2.6, z] for x, z in corners]
+    scene = read_revis(room)
+    assert scene.rooms[0].area_m2 == pytest.approx(3.0 * 2.0 + 1.5 * 2.0)

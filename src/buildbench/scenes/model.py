@@ -40,6 +40,19 @@ class SceneFormatError(ValueError):
     """A scene file or record could not be read; the message names the element and field."""
 
 
+def check_floor(vertices: Sequence[Point2], where: str) -> None:
+    """Raise SceneFormatError unless ``vertices`` outline a floor: three distinct points or more
+    making one simple polygon of some area (non-convex is fine; a bow tie or a line is not, and
+    the geometry checks could not measure against it)."""
+    from shapely.geometry import Polygon
+
+    if len({(round(x, 6), round(z, 6)) for x, z in vertices}) < 3:
+        raise SceneFormatError(f"{where}: floor polygon needs >= 3 distinct points")
+    polygon = Polygon(vertices)
+    if not polygon.is_valid or polygon.area < 1e-9:
+        raise SceneFormatError(f"{where}: floor polygon is self-intersecting or has no area")
+
+
 @dataclass
 class Room:
     """A room: a floor polygon ``vertices`` of ``(x, z)`` metres, in file order.

@@ -21,7 +21,7 @@ import numpy as np
 
 from buildbench.geometry import rotation_from_quat_xyzw
 from buildbench.scenes.catalogue import Catalogue, default_catalogue
-from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject
+from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject, check_floor
 from buildbench.scenes.thor_parse import num
 
 FLAT, GROUPED = "scenerevis-flat", "scenerevis-grouped"
@@ -111,6 +111,7 @@ def _room_from(data: dict[str, Any], envelope: dict[str, Any], prefix: str) -> R
     if top is not None and len(top) != len(bottom):
         raise SceneFormatError(f"{prefix}bounds_top: {len(top)} points, bounds_bottom has {len(bottom)}")
     room_id = data.get("room_id") if isinstance(data.get("room_id"), str) and data.get("room_id") else "room"
+    check_floor([(p[0], p[2]) for p in bottom], f"{prefix}bounds_bottom")
     raw: dict[str, Any] = {k: envelope[k] for k in ("bounds_bottom", "bounds_top") if k in envelope}
     return Room(str(room_id), [(p[0], p[2]) for p in bottom], str(data.get("room_type", "") or ""),
                 floor_y=min(p[1] for p in bottom), ceiling_y=max(p[1] for p in top) if top else None, raw=raw)

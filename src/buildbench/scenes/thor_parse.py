@@ -17,7 +17,16 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from buildbench.scenes.catalogue import Catalogue
-from buildbench.scenes.model import EXTERIOR, Opening, Point2, Room, SceneFormatError, SceneObject, Wall
+from buildbench.scenes.model import (
+    EXTERIOR,
+    Opening,
+    Point2,
+    Room,
+    SceneFormatError,
+    SceneObject,
+    Wall,
+    check_floor,
+)
 
 DEFAULT_SIZE_M = (0.5, 0.5, 0.5)
 
@@ -90,8 +99,7 @@ def room_from(record: dict[str, Any], where: str) -> Room:
         floor_y = min((p[1] for p in points), default=0.0)
     else:
         raise SceneFormatError(f"{where}: needs 'floorPolygon' or 'vertices'")
-    if len({(round(x, 6), round(z, 6)) for x, z in vertices}) < 3:
-        raise SceneFormatError(f"{where} ({room_id!r}): floor polygon needs >= 3 distinct points")
+    check_floor(vertices, f"{where} ({room_id!r})")
     room_type = record.get("roomType") if isinstance(record.get("roomType"), str) else ""
     return Room(room_id, vertices, str(room_type), material_name(record, "floorMaterial"),
                 material_name(record, "wallMaterial"), floor_y=floor_y, raw=record)

@@ -7,7 +7,15 @@ import math
 from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue
-from buildbench.scenes.model import Point2, Room, Scene, SceneFormatError, SceneObject, yaw_quat_xyzw
+from buildbench.scenes.model import (
+    Point2,
+    Room,
+    Scene,
+    SceneFormatError,
+    SceneObject,
+    check_floor,
+    yaw_quat_xyzw,
+)
 
 
 def num(value: Any, where: str) -> float:
@@ -24,8 +32,9 @@ def field_of(rec: Any, key: str, where: str) -> Any:
 
 def rect_room(room_id: str, x0: float, z0: float, x1: float, z1: float, room_type: str,
               height: float | None) -> Room:
-    return Room(id=room_id, vertices=[(x0, z0), (x1, z0), (x1, z1), (x0, z1)], room_type=room_type,
-                ceiling_y=height)
+    vertices = [(x0, z0), (x1, z0), (x1, z1), (x0, z1)]
+    check_floor(vertices, f"room {room_id!r} ({x1 - x0:g} x {z1 - z0:g} m)")
+    return Room(id=room_id, vertices=vertices, room_type=room_type, ceiling_y=height)
 
 
 def floor_box(scene: Scene, fmt: str) -> tuple[Point2, Point2]:

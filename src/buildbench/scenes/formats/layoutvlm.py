@@ -15,7 +15,7 @@ from typing import Any
 
 from shapely.geometry import Point, Polygon
 
-from buildbench.scenes.model import Room, Scene, SceneFormatError
+from buildbench.scenes.model import Room, Scene, SceneFormatError, check_floor
 
 from . import Format, Item, ReadOptions, as_records
 from .common import box_object, field_of, num
@@ -61,6 +61,7 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                 raise SceneFormatError(f"[{n}].task.boundary.floor_vertices[{j}]: expected [x, y, z], got {v!r}")
         floor = [floor_to_ours(num(v[0], f"[{n}].floor_vertices"), num(v[1], f"[{n}].floor_vertices"))
                  for v in verts]
+        check_floor(floor, f"[{n}].task.boundary.floor_vertices")
         height = num(boundary.get("wall_height", 2.8), f"[{n}].task.boundary.wall_height")
         room = Room(id="room", vertices=floor, ceiling_y=height)
         poly = Polygon(floor)

@@ -23,7 +23,7 @@ from scipy.spatial.transform import Rotation
 from shapely.geometry import Point, Polygon
 
 from buildbench.scenes.catalogue import default_catalogue
-from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject
+from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject, check_floor
 
 from . import Format, Item, ReadOptions, as_records, one_or_list
 from .zup import ZUP_TO_YUP, floor_to_ours, floor_to_theirs, to_ours, to_theirs
@@ -65,6 +65,7 @@ def _rooms(arch: dict[str, Any]) -> list[Room]:
             if not isinstance(p, list) or len(p) < 2:
                 raise SceneFormatError(f"{where}.points[{j}]: expected [x, y, z]")
             verts.append(floor_to_ours(_num(p[0], f"{where}.points[{j}]"), _num(p[1], f"{where}.points[{j}]")))
+        check_floor(verts, f"{where}.points")
         kind = types.get(room_id, "")
         rooms.append(Room(id=room_id or f"room-{len(rooms)}", vertices=verts,
                           room_type="" if kind == "Other" else kind, raw={"element": el}))
