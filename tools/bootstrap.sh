@@ -23,6 +23,9 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildben
   exit 0
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+# The pins reach pip's isolated build environment too: the C tick loop is compiled against the headers
+# of the pinned mujoco, the one it runs with (another version's headers make it fall back to Python).
+export PIP_CONSTRAINT="$PWD/constraints.txt"
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip
 .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
 # The optional extras (training: torch, transformers, trl, datasets; ray; gym; inspect; verifiers) are

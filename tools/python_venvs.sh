@@ -29,7 +29,7 @@ for v in "$@"; do
     echo "python_venvs: no Python $v found (python$v on PATH or pyenv); skipped" >&2
     continue
   fi
-  want="$("$python" -c 'import sys; print(sys.version)' | cat - pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
+  want="$("$python" -c 'import sys; print(sys.version)' | cat - pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c | sha256sum | cut -c1-16)"
   stamp="$venv/.buildbench-stamp"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/buildbench" ]; then
     continue
@@ -37,11 +37,12 @@ for v in "$@"; do
   if [ -x .venv/bin/uv ]; then
     # uv resolves and downloads in parallel: a fresh venv in about a minute where pip takes ten
     [ -x "$venv/bin/python" ] || .venv/bin/uv venv -q -p "$python" "$venv"
-    .venv/bin/uv pip install -q -p "$venv/bin/python" -c constraints.txt -e ".[dev]"
+    # The build constraint pins the mujoco whose headers the C tick loop is compiled against.
+    .venv/bin/uv pip install -q -p "$venv/bin/python" -c constraints.txt --build-constraints constraints.txt -e ".[dev]"
   else
     [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -U pip
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
+    PIP_CONSTRAINT="$PWD/constraints.txt" "$venv/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
   fi
   echo "$want" > "$stamp"
   echo "python_venvs: $venv ready ($("$venv/bin/python" -V))"
