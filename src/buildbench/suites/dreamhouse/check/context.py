@@ -261,9 +261,10 @@ class Context:
         if c is None:
             return None
         graph = coo_matrix((np.ones(len(c.i), dtype=np.int8), (c.i, c.j)), shape=(self.n, self.n))
-        _, labels = connected_components(graph, directed=False)
-        grounded_labels = np.unique(labels[self.grounded])
-        return self.valid & np.isin(labels, grounded_labels)
+        count, labels = connected_components(graph, directed=False)
+        grounded = np.zeros(count, dtype=bool)
+        grounded[labels[self.grounded]] = True
+        return self.valid & grounded[labels]
 
     def cap(self, messages: list[str]) -> tuple[str, ...]:
         """Keep the first ``max_messages`` lines and count the rest."""
