@@ -8,6 +8,7 @@ import copy
 import dataclasses
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -131,9 +132,12 @@ class _SmallArena:
 
 
 @needs_kernel
-def test_a_mujoco_error_in_the_kernel_is_raised_as_the_bindings_raise_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_mujoco_error_in_the_kernel_is_raised_as_the_bindings_raise_it(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
     # MuJoCo's default for an error is to end the process; in the C loop it is MuJoCo's FatalError, at the same
-    # tick as in the Python loop, and the process goes on.
+    # tick as in the Python loop, and the process goes on. MuJoCo logs its warnings to MUJOCO_LOG.TXT in the
+    # working directory: the test's own folder, not the checkout.
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(build, "mujoco", _SmallArena("40K"))
     machine = designs.build(designs.REFERENCE["support-1"]())
     where = []
