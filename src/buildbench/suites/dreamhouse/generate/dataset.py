@@ -158,10 +158,14 @@ def _structure(
     m = np.zeros((n, 4, 4))
     m[:, :3, :] = np.asarray(mats, dtype=np.float64).reshape(n, 3, 4)
     m[:, 3, 3] = 1.0
+    bears_on: list[tuple[str, ...]] = []
+    if supported:
+        bears_on = list(zip(supported))  # (name,) each; "" is the ground: no support
+        for k in [k for k, x in enumerate(supported) if not x]:
+            bears_on[k] = ()
     return Structure(
         tuple(names), np.asarray(sizes, dtype=np.float64).reshape(n, 3), m,
-        tuple(phases or ()), tuple(sections or ()),
-        tuple((x,) if x else () for x in supported) if supported else (), meta=meta,
+        tuple(phases or ()), tuple(sections or ()), tuple(bears_on), meta=meta,
     )  # fmt: skip
 
 
