@@ -173,6 +173,7 @@ def _objects_from(records: list[tuple[dict[str, Any], str, str | None]], room: R
     out: list[SceneObject] = []
     explicit = {_record_id(r) for r, _, _ in records if isinstance(r, dict)} - {""}
     counters: dict[str, int] = {}
+    taken: set[str] = set()
     for rec, where, group in records:
         size, pos, quat = _object_fields(rec, where)
         desc, asset_id = _desc(rec), _asset_id(rec)
@@ -184,8 +185,9 @@ def _objects_from(records: list[tuple[dict[str, Any], str, str | None]], room: R
                 k += 1
             counters[category] = k + 1
             object_id = f"{category}-{k}"
-        if any(o.id == object_id for o in out):
+        if object_id in taken:
             raise SceneFormatError(f"{where}.id: duplicate id {object_id!r}")
+        taken.add(object_id)
         attributes: dict[str, Any] = {"description": desc, "size_source": "record"}
         if group is not None:
             attributes["group"] = group
