@@ -165,7 +165,11 @@ class Context:
         """Members whose transform is a rotation (+ translation) after scale is stripped."""
         mats = np.where(self.finite[:, None, None], self.s.matrices, np.eye(4))  # judged by `finite`
         rot = mats[:, :3, :3]
-        err = np.abs(rot.transpose(0, 2, 1) @ rot - np.eye(3)).reshape(-1, 9).max(axis=1, initial=0.0)
+        # An identity rotation (most members of a frame) has no error; the product is for the rest.
+        moved = ~(rot == np.eye(3)).all(axis=(1, 2))
+        err = np.zeros(self.n)
+        r = rot[moved]
+        err[moved] = np.abs(r.transpose(0, 2, 1) @ r - np.eye(3)).reshape(-1, 9).max(axis=1, initial=0.0)
         bottom = np.abs(mats[:, 3, :] - [0.0, 0.0, 0.0, 1.0]).max(axis=1, initial=0.0)
         return (err <= _ROTATION_TOL) & (bottom <= _ROTATION_TOL)
 

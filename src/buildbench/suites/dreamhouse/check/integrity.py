@@ -47,7 +47,7 @@ def check_members(ctx: Context, *, strict_names: bool) -> TestResult:
         strict = classify_many(names, strict=True)
         unnamed = [
             i for i, (name, cat) in enumerate(zip(names, strict, strict=True)) if cat is None and name.strip()
-        ]
+        ] if None in strict else []  # fmt: skip
         msgs += [
             f"{_who(ctx, i)} does not start with a member type (case-sensitive: {hint})" for i in unnamed
         ]
