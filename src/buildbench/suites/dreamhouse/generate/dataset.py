@@ -112,19 +112,28 @@ def _map(fn: Any, jobs: list[Any], workers: int, backend: Backend = PROCESS) -> 
 
 
 # -- records ------------------------------------------------------------------------------
-def _arrays(s: Structure) -> dict[str, Any]:
+#: List columns of numbers (member arrays at stored precision, flattened).
+_NUMBER_LISTS = ("sizes_m", "matrices", "skin_sizes_m", "skin_matrices")
+
+
+def _arrays(s: Structure, as_lists: bool) -> dict[str, Any]:
+    sizes, mats = np.round(s.sizes_m, 6).ravel(), np.round(s.matrices[:, :3, :], 6).ravel()
     return {
         "names": list(s.names),
-        "sizes_m": np.round(s.sizes_m, 6).ravel().tolist(),
-        "matrices": np.round(s.matrices[:, :3, :], 6).ravel().tolist(),
+        "sizes_m": sizes.tolist() if as_lists else sizes,
+        "matrices": mats.tolist() if as_lists else mats,
     }
 
 
-def house_record(h: GeneratedHouse) -> dict[str, Any]:
-    """One structure as a flat, JSON-able record (frame and skin arrays, annotations, params)."""
+def house_record(h: GeneratedHouse, *, as_lists: bool = True) -> dict[str, Any]:
+    """One structure as a flat, JSON-able record (frame and skin arrays, annotations, params).
+
+    With ``as_lists=False`` the member arrays (:data:`_NUMBER_LISTS`) stay float64 numpy
+    arrays of the same numbers: cheaper to send between processes and to put in a table.
+    """
     s = h.structure
-    frame = _arrays(s)
-    skin = _arrays(h.skin)
+    frame = _arrays(s, as_lists)
+    skin = _arrays(h.skin, as_lists)
     return {
         "task_id": h.task_id,
         "style": h.params.style,
@@ -207,16 +216,39 @@ def record_house(r: dict[str, Any]) -> StoredHouse:
 
 
 # -- writing ------------------------------------------------------------------------------
-def _chunk_records(args: tuple[list[str], int]) -> list[dict[str, Any]]:
-    ids, seed = args
-    return [house_record(generate_structure(t, seed)) for t in ids]
+def _chunk_records(args: tuple[list[str], int, bool]) -> list[dict[str, Any]]:
+    ids, seed, as_lists = args
+    return [house_record(generate_structure(t, seed), as_lists=as_lists) for t in ids]
 
 
 def _write_shard(path: Path, records: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "jsonl":
         path.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records))
     else:
-        pq.write_table(pa.Table.from_pylist(records), path, compression="zstd")
+        pq.write_table(_records_table(records), path, compression="zstd")
+
+
+def _records_table(records: list[dict[str, Any]]) -> pa.Table:
+    """The table ``pa.Table.from_pylist`` makes of the records with their member arrays as
+    lists: numpy member arrays become list<double> columns straight from their values."""
+    arrays = [k for k in _NUMBER_LISTS if records and isinstance(records[0][k], np.ndarray)]
+    if any(sum(len(r[k]) for r in records) == 0 for k in arrays):
+        # from_pylist types a column of only empty lists list<null>; keep its table exactly.
+        return pa.Table.from_pylist([{k: _plain(v) for k, v in r.items()} for r in records])
+    table = pa.Table.from_pylist([{k: v for k, v in r.items() if k not in arrays} for r in records])
+    columns = {}
+    for k in records[0]:
+        if k in arrays:
+            ends = np.cumsum([0] + [len(r[k]) for r in records])
+            values = np.concatenate([r[k] for r in records]).astype(np.float64, copy=False)
+            columns[k] = pa.ListArray.from_arrays(pa.array(ends, pa.int32()), pa.array(values, pa.float64()))
+        else:
+            columns[k] = table.column(k)
+    return pa.table(columns)
+
+
+def _plain(v: Any) -> Any:
+    return v.tolist() if isinstance(v, np.ndarray) else v
 
 
 def _sha256(path: Path) -> str:
@@ -264,7 +296,8 @@ def write_dataset(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"cannot create dataset folder {out}: {exc.strerror or exc}") from exc
-    chunks = [(ids[i : i + CHUNK], seed) for i in range(0, len(ids), CHUNK)]
+    # JSON needs the member arrays as lists; a Parquet table is built from the arrays.
+    chunks = [(ids[i : i + CHUNK], seed, fmt == "jsonl") for i in range(0, len(ids), CHUNK)]
     files: list[dict[str, Any]] = []
     by_style: dict[str, list[int]] = {}
     ext = "parquet" if fmt == "parquet" else "jsonl"
@@ -314,13 +347,9 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
             yield record_house(r)
 
 
-#: List columns of numbers, read as slices of one flat array instead of Python floats.
-_NUMBER_LISTS = ("sizes_m", "matrices", "skin_sizes_m", "skin_matrices")
-
-
 def _table_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
     """The rows of a shard as :func:`house_record` dicts, column by column: the member arrays
-    are views of each column's values, the same float64 numbers as Python lists would hold."""
+    (:data:`_NUMBER_LISTS`) are slices of each column's values, the same float64 numbers as Python lists would hold."""
     columns: dict[str, list[Any]] = {}
     for name in table.column_names:
         col = table.column(name).combine_chunks()
