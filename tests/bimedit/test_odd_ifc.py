@@ -16,7 +16,7 @@ from buildbench.cli.main import main
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.diff import node_changes
 from buildbench.suites.bimedit.check.edit import score_edit
-from buildbench.suites.bimedit.check.model import load_model
+from buildbench.suites.bimedit.check.model import NO_LENGTH_UNIT, load_model
 from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
 from buildbench.suites.bimedit.generate.tasks.usergen import REPORT_FILE, generate_from_ifc
 from buildbench.suites.bimedit.rescore import rescore
@@ -129,3 +129,30 @@ def test_prediction_that_changes_the_unit_is_not_solved(tmp_path: Path) -> None:
     s = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec())
     assert not s.solved and s.topology < 1.0
     assert any("length unit" in n for n in s.notes)
+
+
+def test_file_cut_short_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """IfcOpenShell reads a file cut inside its DATA section up to the cut; before the fix the
+    rest of the building was silently missing (the diff saw it "added" in the whole file)."""
+    text = FIXTURE.read_text()
+    path = tmp_path / "cut.ifc"
+    path.write_text(text[: text.index("IFCWINDOW") + 5])
+    for argv in (["diff", str(path), str(FIXTURE)],
+                 ["generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]):
+        assert main(["bimedit", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and "the file is cut short" in err[0], argv
+
+
+def test_model_without_length_unit_is_read_in_metres_and_says_so(tmp_path: Path) -> None:
+    text = FIXTURE.read_text()
+    project, assignment = "(#11),#6);", "#6=IFCUNITASSIGNMENT((#5));\n"
+    assert project in text and assignment in text
+    path = tmp_path / "unitless.ifc"
+    path.write_text(text.replace(project, "(#11),$);").replace(assignment, ""))
+    model = load_model(path)
+    assert model.unit_scale_m == 1.0 and NO_LENGTH_UNIT in model.notes
+    assert NO_LENGTH_UNIT not in load_model(FIXTURE).notes
+    tasks, report = generate_from_ifc(path, tmp_path / "out", n=3, seed=0)
+    assert {t.unit for t in tasks} == {"m"}
+    assert f"model unitless.ifc: {NO_LENGTH_UNIT}" in (tmp_path / "out" / REPORT_FILE).read_text()

@@ -52,6 +52,10 @@ _REF = re.compile(r"#(\d+)")
 _REAL = re.compile(r"(?<![\w.])-?\d+\.\d*(?:E[-+]?\d+)?")
 
 
+#: The note on a model that assigns no length unit (IfcOpenShell then reads lengths as metres).
+NO_LENGTH_UNIT = "the model assigns no length unit: lengths are read as metres"
+
+
 class ModelError(ValueError):
     """An IFC file could not be read; the message says which file and why."""
 
@@ -170,7 +174,7 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     already read (it is not read again for the statements); ``lazy`` as :func:`open_ifc`.
 
     Raises:
-        ModelError: the file is missing, empty or not parseable IFC, or has no length unit
+        ModelError: the file is missing, empty, cut short or not parseable IFC, or has no length unit
             that can be read.
     """
     f = open_ifc(path, lazy=lazy)
@@ -180,6 +184,8 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
         raise ModelError(f"{path}: cannot read the model's length unit ({exc})") from exc
     model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=_statements(Path(path), data))
+    if not _assigns_length_unit(f):
+        model.notes.append(NO_LENGTH_UNIT)
     for ent in _node_entities(f):
         key = _key(ent, model)
         if key in model.nodes:
@@ -189,6 +195,12 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
         model.nodes[key] = Node(key, ent.is_a(), ent)
     model.edges = set(_edges(f, model))
     return model
+
+
+def _assigns_length_unit(f: ifcopenshell.file) -> bool:
+    """Whether a unit assignment names a length unit; without one, lengths are read as metres."""
+    return any(getattr(u, "UnitType", None) == "LENGTHUNIT"
+               for a in f.by_type("IfcUnitAssignment") for u in a.Units or ())
 
 
 def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
@@ -216,6 +228,9 @@ def _statements(path: Path, data: bytes | None = None) -> frozenset[str]:
     """
     text = (read_bytes(path) if data is None else data).decode("latin-1").replace("\r\n", "\n")
     start, end = text.find("DATA;"), text.rfind("ENDSEC;")
+    if start >= 0 and end < start:
+        # IfcOpenShell reads such a file up to where it stops, silently leaving the rest out
+        raise ModelError(f"{path}: the DATA section never ends (no ENDSEC;): the file is cut short")
     # Some writers put a space after "#id="; dropping it keeps their statements comparable.
     return frozenset(p.strip().replace("= ", "=", 1) for p in text[start + 5:end].split(";\n"))
 

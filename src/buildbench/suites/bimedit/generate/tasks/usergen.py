@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from buildbench.harness.errors import ConfigError
-from buildbench.suites.bimedit.check.model import ModelError, load_model
+from buildbench.suites.bimedit.check.model import NO_LENGTH_UNIT, ModelError, load_model
 from buildbench.suites.bimedit.check.schemas import copy_readable
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex
@@ -102,6 +102,8 @@ class GenerationReport:
             out.append(f"model {name}: {info['schema']}, unit {info['unit']}; {counts or 'no editable elements'}")
             if info.get("unnamable"):
                 out.append(f"model {name}: {info['unnamable']} {UNNAMABLE}")
+            if info.get("no_length_unit"):
+                out.append(f"model {name}: {NO_LENGTH_UNIT}")
         for name, why in self.unreadable.items():
             out.append(f"skipped model {name}: {why}")
         grouped = Counter((s.element, s.operation, _short(s.reason)) for s in self.skipped)
@@ -256,7 +258,8 @@ def _describe_model(scene: Scene) -> dict[str, object]:
     unnamable = scene.index.unnamable_ids
     return {"schema": scene.model.schema, "unit": unit_name(scene.scale, "model"),
             "elements": {e: len(scene.model.by_type(c)) for e, c in IFC_CLASSES.items()},
-            "unnamable": sum(p.GlobalId in unnamable for p in scene.model.by_type("IfcProduct"))}
+            "unnamable": sum(p.GlobalId in unnamable for p in scene.model.by_type("IfcProduct")),
+            "no_length_unit": NO_LENGTH_UNIT in scene.index.model.notes}
 
 
 def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None, seed: int = 0,
