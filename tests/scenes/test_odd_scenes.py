@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from buildbench.cli.main import main
-from buildbench.scenes.formats import Item, ReadOptions, get_format
+from buildbench.scenes.formats import Item, ReadOptions, get_format, read_items, write_items
 from buildbench.scenes.model import SceneFormatError
 from buildbench.scenes.revis import read_revis, write_revis
 
@@ -159,3 +159,19 @@ def test_non_convex_floor_reads() -> None:
     room["bounds_top"] = [[x, 2.6, z] for x, z in corners]
     scene = read_revis(room)
     assert scene.rooms[0].area_m2 == pytest.approx(3.0 * 2.0 + 1.5 * 2.0)
+
+
+@pytest.mark.parametrize("fmt", ["layoutgpt", "idesign", "sceneeval", "scenerevis-grouped", "respace", "thor"])
+def test_flat_object_written_reads_back(fmt: str, tmp_path: Path) -> None:
+    """A 0-thick object (sizes >= 0 are SceneReVis's rule): the box formats wrote it and then
+    refused to read what they wrote ("has a side <= 0") before the fix."""
+    room = copy.deepcopy(ROOM)
+    room["objects"][1]["size"] = [0.5, 0.0, 0.4]
+    src = tmp_path / "room.json"
+    src.write_text(json.dumps(room), encoding="utf-8")
+    items = read_items(src, "scenerevis-flat")
+    out = tmp_path / "out.json"
+    write_items(items, out, fmt)
+    back = read_items(out, fmt, ReadOptions())[0].scene
+    flat = [o for o in back.objects if min(o.size) == 0.0]
+    assert len(flat) == (0 if fmt == "thor" else 1)  # THOR has no sizes: the catalogue's come back

@@ -56,8 +56,8 @@ def category_of(name: str) -> str:
 
 def box_object(oid: str, name: str, center: tuple[float, float, float], size: tuple[float, float, float],
                yaw_deg: float, room_id: str, where: str, raw: dict[str, Any]) -> SceneObject:
-    if min(size) <= 0:
-        raise SceneFormatError(f"{where}: size {size} has a side <= 0")
+    if min(size) < 0:  # a side of 0 is a flat thing, as the SceneReVis reader takes it
+        raise SceneFormatError(f"{where}: size {size} has a side < 0")
     return SceneObject(id=oid, category=category_of(name), asset_id=name, center=center, size=size,
                        rotation_xyzw=yaw_quat_xyzw(yaw_deg), room_id=room_id,
                        attributes={"description": name.replace("_", " ")}, raw=raw)
