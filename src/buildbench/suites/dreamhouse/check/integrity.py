@@ -40,7 +40,7 @@ def check_members(ctx: Context, *, strict_names: bool) -> TestResult:
         bad.append(i)
 
     hint = "/".join(PAPER_CATEGORIES[:6]) + "…"
-    blank = [i for i, name in enumerate(names) if not name.strip()]
+    blank = [] if all(map(str.strip, names)) else [i for i, name in enumerate(names) if not name.strip()]
     for i in blank:
         msgs.append(f"member #{i} has an empty name")
     if strict_names:

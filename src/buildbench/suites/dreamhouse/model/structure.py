@@ -115,6 +115,10 @@ class Member:
         return self.matrix_world[:3, 3].copy()
 
 
+#: Category code by category, ``None`` (no category) included.
+_CODE_OF: dict[str | None, int] = {None: UNKNOWN_CODE}
+_CODE_OF.update(CATEGORY_CODE)
+
 #: Largest |R^T R - I| of a member's normalised rotation that rounding can explain (6 decimals
 #: on a 38 mm section give ~1e-4); beyond it the transform is a real shear.
 _ROUNDING_SHEAR = 1e-3
@@ -298,9 +302,7 @@ class Structure:
     @cached_property
     def category_codes(self) -> np.ndarray:
         """Index into :data:`CATEGORIES` per member, :data:`UNKNOWN_CODE` when unknown; shape ``(n,)``."""
-        return np.array(
-            [UNKNOWN_CODE if c is None else CATEGORY_CODE[c] for c in self.categories], dtype=np.int16
-        )
+        return np.array(list(map(_CODE_OF.__getitem__, self.categories)), dtype=np.int16)
 
     @cached_property
     def centers_m(self) -> np.ndarray:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from itertools import repeat
+from operator import itemgetter
 
 #: The paper's taxonomy (Prompt 0 Part 3), in phase order.
 PAPER_CATEGORIES: tuple[str, ...] = (
@@ -101,6 +103,13 @@ def classify_many(names: Sequence[str], *, strict: bool = False) -> list[str | N
     a keyword it is the longest matching prefix (no keyword contains ``_``), found by one
     dict look-up. Other names take the full :func:`classify` path.
     """
+    heads = map(itemgetter(0), map(str.partition, names, repeat("_")))
+    # The look-ups run in C (map); names whose head is no keyword are classified one by one.
     if strict:
-        return [_STRICT_HEADS.get(n.partition("_")[0]) or classify(n, strict=True) for n in names]
-    return [_BY_LOWER.get(n.partition("_")[0].lower()) or classify(n) for n in names]
+        found: list[str | None] = list(map(_STRICT_HEADS.get, heads))
+    else:
+        found = list(map(_BY_LOWER.get, map(str.lower, heads)))
+    if None in found:
+        for k in [k for k, c in enumerate(found) if c is None]:
+            found[k] = classify(names[k], strict=strict)
+    return found
