@@ -126,7 +126,7 @@ class _SmallArena:
         class Model:
             @staticmethod
             def from_xml_string(text: str) -> mujoco.MjModel:
-                return mujoco.MjModel.from_xml_string(re.sub(r"(<mujoco[^>]*>)", rf'\1<size memory="{memory}"/>',
+                return mujoco.MjModel.from_xml_string(re.sub(r'<size memory="\d+"/>', f'<size memory="{memory}"/>',
                                                              text, count=1))
         return Model
 

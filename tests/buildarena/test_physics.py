@@ -394,3 +394,17 @@ def test_a_break_that_leaves_the_group_whole_keeps_the_model() -> None:
     split, state = rebuild(compiled, data, intact)
     assert split.model is not compiled.model and len(split.groups) == len(compiled.groups) + 1
     assert state.time == pytest.approx(data.time)
+
+
+def test_the_arena_grows_with_the_machine() -> None:
+    # MuJoCo's default arena stopped a legal 2,203-block deck on flat ground with an out-of-memory error
+    # (6.7-8.1 KB per block in use); each model now gets a base plus a share per block.
+    from buildbench.suites.buildarena.check import simulation
+    from buildbench.suites.buildarena.physics.mjcf import ARENA_BASE_BYTES, ARENA_BYTES_PER_BODY
+
+    for span in (2, 30):
+        machine = designs.build(designs.Design(f"deck {span}", designs.beam_bridge(span)))
+        sim = simulation(machine, "lift-1", duration_s=0.1)
+        bodies = len(sim.compiled.layout.graph.bodies)  # blocks but braces
+        assert 0.7 * len(machine.blocks) < bodies <= len(machine.blocks)
+        assert sim.model.narena == ARENA_BASE_BYTES + ARENA_BYTES_PER_BODY * bodies
