@@ -376,6 +376,8 @@ static int quiet(Kernel* k, Regs* r, double expected, double* scratch) {
     mjData* d = k->d;
     if (fabs(d->time - expected) > 1e-6) return 0;
     if (d->warning[mjWARN_BADQACC].number) return 0;
+    /* MuJoCo dropped contacts or constraints for want of arena: Python names the limit. */
+    if (d->warning[mjWARN_CONTACTFULL].number || d->warning[mjWARN_CNSTRFULL].number) return 0;
     if (!(k->norm(d->qvel, k->m->nv) < k->num[N_QUIET] * k->num[N_MAX_SPEED])) return 0;
     if ((r->watch_ticks + 1) % (long)k->num[N_CHECK_TICKS] == 0) {
         double energy = slow_checks(k, r, scratch);
