@@ -99,10 +99,21 @@ def _report(ctx: Context, profile: str) -> ValidationReport:
     results = [check_members(ctx, strict_names=strict)]
     names = PROFILE_TESTS[profile] + tuple(t for t in cfg.extra_tests if t not in PROFILE_TESTS[profile])
     checks = _CHECKS[profile]
-    results += [checks[name](ctx) for name in names]
+    results += [_result(ctx, checks[name]) for name in names]
     if len(structure) == 0:
         # A test with nothing to check must not pass: an empty submission would otherwise
         # score pass_rate 0.7 on tests that only look for faults among members.
         results = [r if not r.passed else replace(r, passed=False, messages=(NOTHING_TO_CHECK,))
                    for r in results]
     return ValidationReport(profile=profile, results=tuple(results), n_members=len(structure))
+
+
+def _result(ctx: Context, check: Callable[[Context], TestResult]) -> TestResult:
+    """``check(ctx)``, run once per context: a test both profiles share (most of them) reads
+    only the context, so the second profile gets the same result (its own ``measured`` dict)."""
+    key = ("result", check)
+    if key in ctx.memo:
+        done: TestResult = ctx.memo[key]  # type: ignore[assignment]
+        return replace(done, measured=dict(done.measured))
+    result = ctx.memo[key] = check(ctx)
+    return result
