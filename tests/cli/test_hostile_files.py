@@ -49,3 +49,81 @@ def test_gymnasium_options_that_are_not_a_mapping_are_a_config_error() -> None:
     with pytest.raises(ConfigError, match="options for buildbench/Example: expected a mapping of option names "
                                           "to values, got list"):
         BuildbenchEnv("example", split="demo", options=[1])  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def stored_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("hostile-files") / "run"
+    assert main(["run", "example", "--limit", "1", "--workers", "0", "-q", "--run-dir", str(run_dir)]) == 0
+    return run_dir
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_a_failed_export_leaves_what_was_there(fmt: str, stored_run: Path, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+    import json
+
+    import pyarrow.parquet as pq
+
+    out = tmp_path / f"episodes.{fmt}"
+    out.write_text("the earlier export\n")
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    # pyarrow deletes the file it fails to write: once the user's earlier export, or /dev/full.
+    if fmt == "parquet":
+        monkeypatch.setattr(pq, "write_table", full_disk)
+    else:
+        monkeypatch.setattr(json, "dumps", full_disk)
+    err = _one_error(capsys, ["export", str(stored_run), "--format", fmt, "--out", str(out)])
+    assert f"--out {out}: cannot write it (No space left on device)" in err
+    assert out.read_text() == "the earlier export\n" and [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+def test_an_export_onto_a_fifo_is_refused_not_a_hang(stored_run: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    err = _one_error(capsys, ["export", str(stored_run), "--out", str(fifo)])
+    assert "exists and is not a regular file" in err and fifo.exists()
+    assert main(["export", str(stored_run), "--out", str(tmp_path / "e.jsonl")]) == 0
+    assert (tmp_path / "e.jsonl").stat().st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@pytest.mark.parametrize("args", [["run", "example", "-q", "--run-dir", ""], ["report", "{run}", "--figures", " "],
+                                  ["export", ""], ["view", "{run}", "--static", ""]])
+def test_an_empty_path_is_refused_not_the_current_folder(
+        args: list[str], stored_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    err = _one_error(capsys, [a.format(run=stored_run) for a in args])
+    assert "an empty path; give a file or folder name" in err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("record, message", [("{file}/x.jsonl", "{file} is not a folder"),
+                                             ("{fifo}", "exists and is not a regular file")])
+def test_a_record_file_that_cannot_be_written_is_refused_before_the_run(
+        record: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    (tmp_path / "file").write_text("")
+    os.mkfifo(tmp_path / "fifo")
+    where = {"file": tmp_path / "file", "fifo": tmp_path / "fifo"}
+    run_dir = tmp_path / "run"
+    err = _one_error(capsys, ["run", "example", "-q", "--model", "openai:gpt-4o", "--record",
+                              record.format(**where), "--run-dir", str(run_dir)])
+    assert message.format(**where) in err and not run_dir.exists()

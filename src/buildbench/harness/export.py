@@ -4,19 +4,63 @@ SFT data (chat JSONL and a Hugging Face dataset; see `buildbench.harness.sft`)."
 from __future__ import annotations
 
 import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .errors import ConfigError
 from .sft import SftExport, export_sft
 from .store import Store
 
 __all__ = ["SftExport", "export_jsonl", "export_parquet", "export_sft", "flat_rows"]
 
 
+@contextmanager
+def _replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` that replaces it once written whole.
+
+    A failed write (a full disk) leaves ``path`` as it was: pyarrow deletes the file it fails
+    to write, and that was the user's earlier export, or a device node such as ``/dev/full``.
+    ``path`` itself must be absent or a regular file.
+
+    Raises:
+        ConfigError: ``path`` is something else, or writing failed (naming ``path`` and why).
+    """
+    target = Path(path)
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ConfigError(f"--out {target}: exists and is not a regular file; give a file to write")
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    temporary = Path(name)
+    # mkstemp's file is private (0600); the export gets the mode the file had, or a new file's.
+    os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    except OSError as exc:
+        raise ConfigError(f"--out {target}: cannot write it ({exc.strerror or exc})") from None
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def export_jsonl(store: Store, path: str | Path) -> int:
     """Write every episode record (with steps) as one JSON line. Returns the count."""
     n = 0
-    with open(path, "w", encoding="utf-8") as fh:
+    with _replacing(path) as partial, open(partial, "w", encoding="utf-8") as fh:
         for episode in store.episodes():
             fh.write(json.dumps(episode.to_dict(), default=str) + "\n")
             n += 1
@@ -45,5 +89,6 @@ def export_parquet(store: Store, path: str | Path) -> int:
     rows = flat_rows(store)
     columns = sorted({k for r in rows for k in r})
     table = pa.table({c: [r.get(c) for r in rows] for c in columns}) if rows else pa.table({})
-    pq.write_table(table, path)
+    with _replacing(path) as partial:
+        pq.write_table(table, partial)
     return len(rows)
