@@ -156,3 +156,45 @@ def test_model_without_length_unit_is_read_in_metres_and_says_so(tmp_path: Path)
     tasks, report = generate_from_ifc(path, tmp_path / "out", n=3, seed=0)
     assert {t.unit for t in tasks} == {"m"}
     assert f"model unitless.ifc: {NO_LENGTH_UNIT}" in (tmp_path / "out" / REPORT_FILE).read_text()
+
+
+#: statements of the fixture -> a schema-invalid version IfcOpenShell still parses, and what
+#: the one error line says; each gave a TypeError, AttributeError or ValueError before the fix
+MALFORMED = {
+    "#31=IFCDIRECTION((1.,0.,0.));": ("#31=IFCDIRECTION(1);", "its RelativePlacement cannot be read"),
+    "#118=IFCCARTESIANPOINT((0.,13.999999999999998,0.));": ("#118=IFCCARTESIANPOINT(*);",
+                                                           "its RelativePlacement cannot be read"),
+    "#140=IFCLOCALPLACEMENT(#33,#139);": ("#140=IFCLOCALPLACEMENT(#33,(#1,#2));",
+                                          "IfcLocalPlacement #140: its RelativePlacement cannot be read"),
+    "#28=IFCLOCALPLACEMENT(#23,#27);": ("#28=IFCLOCALPLACEMENT('x',#27);", "a placement is 'x'"),
+    "#197=IFCRELVOIDSELEMENT('1CcXbVyfOLnglO5br75Bny',$,$,$,#34,#180);": (
+        "#197=IFCRELVOIDSELEMENT('1CcXbVyfOLnglO5br75Bny',$,$,$,#34,'');",
+        "#197 (IfcRelVoidsElement) relates '', which is not an object"),
+    "#154=IFCRELAGGREGATES('204vmGgiIVH1WaaIO1JoKI',$,$,$,#15,(#141));": (
+        "#154=IFCRELAGGREGATES('204vmGgiIVH1WaaIO1JoKI',$,$,$,IFCLENGTHMEASURE(5.),(#141));",
+        "#154 (IfcRelAggregates) relates "),
+}
+
+
+@pytest.mark.parametrize("statement", sorted(MALFORMED))
+def test_schema_invalid_attribute_is_one_error_line(statement: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    text = FIXTURE.read_text()
+    assert statement in text
+    bad, message = MALFORMED[statement]
+    path = tmp_path / "bad.ifc"
+    path.write_text(text.replace(statement, bad))
+    for argv in (["diff", str(FIXTURE), str(path)],
+                 ["generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]):
+        assert main(["bimedit", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:") and message in err[0], (argv, err)
+
+
+def test_typed_value_where_an_entity_belongs_hashes(tmp_path: Path) -> None:
+    """A building whose representation slot holds a value: read, and compared by that value."""
+    text = FIXTURE.read_text()
+    building = "#14=IFCBUILDING('1ofLFgv_Bi$WZi6XJZJMaa',$,'House',$,$,#28,$,$,$,$,$,$);"
+    path = tmp_path / "value.ifc"
+    path.write_text(text.replace(building, building.replace("#28,$,", "#28,1,")))
+    assert node_changes(load_model(FIXTURE), load_model(path)).modified == {"1ofLFgv_Bi$WZi6XJZJMaa"}

@@ -193,7 +193,12 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
                                f"{model.nodes[key].entity.id()}")
             continue
         model.nodes[key] = Node(key, ent.is_a(), ent)
-    model.edges = set(_edges(f, model))
+    try:  # every later measure needs these; a malformed one is the file's fault, named here
+        for key in model.nodes:
+            model.world_matrix(key)
+        model.edges = set(_edges(f, model))
+    except ModelError as exc:
+        raise ModelError(f"{path}: {exc}") from None
     return model
 
 
@@ -216,7 +221,8 @@ def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
                                  f"(the chain {' -> '.join(f'#{i}' for i in chain)} is a cycle)")
             chain.append(placement.id())
             parent = placement.PlacementRelTo
-            placement = parent if parent is not None and parent.is_a("IfcLocalPlacement") else None
+            placement = parent if isinstance(parent, ifcopenshell.entity_instance) and parent.is_a(
+                "IfcLocalPlacement") else None
         acyclic.update(chain)
 
 
@@ -302,10 +308,12 @@ def _edges(f: ifcopenshell.file, model: IfcModel) -> Iterator[Edge]:
             i = index[key] = rel.get_argument_index(name)
         return rel.get_argument(i)
 
-    def guid(ent: ifcopenshell.entity_instance | None) -> str:
+    def guid(ent: ifcopenshell.entity_instance | None, rel: ifcopenshell.entity_instance) -> str:
         # Relation ends are always IfcRoot subtypes, whose attribute 0 is the GlobalId.
         if ent is None:
             return "-"
+        if not isinstance(ent, ifcopenshell.entity_instance) or not ent.id() or not ent.is_a("IfcRoot"):
+            raise ModelError(f"#{rel.id()} ({rel.is_a()}) relates {ent!r}, which is not an object")
         eid = ent.id()
         found = guids.get(eid)
         if found is None:
@@ -317,10 +325,10 @@ def _edges(f: ifcopenshell.file, model: IfcModel) -> Iterator[Edge]:
             cls = rel.is_a()
             names = _PATH_QUALIFIER if cls == "IfcRelConnectsPathElements" else qualifier
             q = "/".join(str(arg(rel, n)) for n in names)
-            head = guid(arg(rel, relating))  # type: ignore[arg-type]
+            head = guid(arg(rel, relating), rel)  # type: ignore[arg-type]
             tails = arg(rel, related)
             for el in tails if isinstance(tails, tuple) else (tails,):
-                yield (cls, head, guid(el), q)  # type: ignore[arg-type]
+                yield (cls, head, guid(el, rel), q)  # type: ignore[arg-type]
 
 
 def _round_real(match: re.Match[str]) -> str:
@@ -338,6 +346,9 @@ class _Hasher:
         """Content hash of ``ent`` and everything it references (GlobalIds and owners included)."""
         if ent is None:
             return "-"
+        if not isinstance(ent, ifcopenshell.entity_instance) or not ent.id():
+            # an inline value, or a value where a malformed file should name an entity
+            return hashlib.blake2b(f"value:{ent}".encode(), digest_size=10).hexdigest()
         return self._by_id(ent.id(), ent)
 
     def _by_id(self, eid: int, ent: ifcopenshell.entity_instance | None = None) -> str:
@@ -370,13 +381,23 @@ class _Placements:
         self.memo: dict[int, np.ndarray] = {}
 
     def matrix(self, placement: ifcopenshell.entity_instance | None) -> np.ndarray:
-        if placement is None or not placement.is_a("IfcLocalPlacement"):
+        """Raises :class:`ModelError` for a placement whose attributes are not what the schema
+        says (IfcOpenShell reads such files without complaint)."""
+        if placement is None:
+            return np.eye(4)
+        if not isinstance(placement, ifcopenshell.entity_instance):
+            raise ModelError(f"a placement is {placement!r}, not a placement entity")
+        if not placement.is_a("IfcLocalPlacement"):
             return np.eye(4)
         found = self.memo.get(placement.id())
         if found is not None:
             return found
         parent = self.matrix(placement.PlacementRelTo)
-        m = parent @ self._axis(placement.RelativePlacement)
+        try:
+            m = parent @ self._axis(placement.RelativePlacement)
+        except (AttributeError, IndexError, TypeError, ValueError) as exc:
+            raise ModelError(f"IfcLocalPlacement #{placement.id()}: its RelativePlacement cannot be read "
+                             f"({exc})") from None
         self.memo[placement.id()] = m
         return m
 

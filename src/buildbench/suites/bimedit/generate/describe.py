@@ -406,8 +406,8 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
     return [d for d in options if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.unnamable_ids]
 
 
-def _findable(f: ifcopenshell.file, guid: str | None) -> bool:
-    if not guid:  # left out ($) by a malformed export
+def _findable(f: ifcopenshell.file, guid: object) -> bool:
+    if not guid or not isinstance(guid, str):  # left out ($), or not text, in a malformed export
         return False
     try:
         f.by_guid(guid)
