@@ -24,6 +24,7 @@ from .episode import Episode, add_usage, is_scored
 from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
+from .run_options import with_run_options
 from .stats import metric_intervals, paired_difference
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
@@ -32,7 +33,8 @@ from .tables import cell_text, print_table
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
     with Store(run_dir, create=False) as store:
-        return store.manifest().get("config", {}), list(store.episodes())
+        config = store.manifest().get("config", {})
+        return config, with_run_options(store.episodes(), config)
 
 
 def _summarizer(suite: str) -> tuple[Summarizer, list[str]]:

@@ -10,6 +10,7 @@ from .episode import add_usage, is_scored
 from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import run_identity
+from .run_options import with_run_options
 from .stats import metric_intervals
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
@@ -36,6 +37,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         raise ConfigError(f"{run_dir} holds no run (run.sqlite has no manifest and no episode)")
     unscored = sum(1 for ep in episodes if not is_scored(ep))
     config = manifest.get("config", {})
+    episodes = with_run_options(episodes, config)  # what a summary groups by may be a run option
     if errors_as_failures:
         episodes = counted_as_failures(config.get("suite"), episodes)
     suite_name = config.get("suite")

@@ -41,6 +41,7 @@ from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
 from .outcome import OutcomeRecord
 from .progress import Progress
 from .prompts import prompt_folder
+from .run_options import with_run_options
 from .store import Store
 from .suite import RunChoice, Suite, get_suite, mean_metrics
 from .task import Task, episode_seed, file_stem
@@ -422,7 +423,7 @@ class Runner:
                     await self._run_in_pool(todo, store, bar)
                 else:
                     await self._run_on_loop(todo, store, bar, model)
-            episodes = list(store.episodes())
+            episodes = with_run_options(store.episodes(), self.config.to_dict())
             summary = (suite.summarize or mean_metrics)(episodes)
             store.write_summary(summary)
             return RunResult(self.run_dir, len(tasks) * self.config.samples, len(todo), skipped, summary)

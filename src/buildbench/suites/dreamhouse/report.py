@@ -2,8 +2,11 @@
 
 * Table 1 (paper §4, spec §6.3): per model × protocol, structural pass, visual fidelity S,
   topological fidelity T and joint pass, each for Frame / Facade. Structural and joint
-  pass are rates over all episodes (an episode that errored counts as not passing); S and
-  T are means over the structurally passed episodes only, as in the paper.
+  pass are rates over the scored episodes (with ``--errors-as-failures`` an episode that
+  errored counts as not passing); S and T are means over the structurally passed episodes
+  only, as in the paper. An episode that stored no outcome is in its run's condition (the
+  run's ``-o condition``), so it counts in that condition's N, and as a failure there when
+  errors count as failures.
 * Table 2 (paper §5): iterative refinement from the Atomic passes whose S was below τ:
   mean S at the start (baseline), at the end (final) and the best reached, the share of
   tasks that ended above their baseline, and the share of revisions that kept a passing
@@ -84,7 +87,7 @@ def table1_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         for title, key in TABLE1_COLUMNS:
             row[title] = _pair(*(group_mean(by_cond.get(c, []), key) for c in CONDITION_ORDER))
         row["N F/Fa"] = "/".join(str(len(by_cond.get(c, []))) for c in CONDITION_ORDER)
-        if by_cond.get(NO_OUTCOME):  # in neither condition: counted, not guessed into one
+        if by_cond.get(NO_OUTCOME):  # run not known, so in neither condition: counted, not guessed
             row[f"N {NO_OUTCOME}"] = len(by_cond[NO_OUTCOME])
         rows.append(row)
     for (model, protocol), values in PAPER_TABLE1.items():
@@ -162,9 +165,13 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     return out
 
 
-def runs_summary(run_dirs: Sequence[str | Path]) -> dict[str, list[dict[str, Any]]]:
+def runs_summary(
+    run_dirs: Sequence[str | Path], *, errors_as_failures: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     """:func:`tables` over the episodes of several stored runs; the model label is the run's
-    ``--model`` when it had one, else its agent.
+    ``--model`` when it had one, else its agent, and an episode without an outcome is in its
+    run's condition. With ``errors_as_failures`` an unscored episode counts as a failed attempt
+    (as ``buildbench report --errors-as-failures``).
 
     Raises:
         BuildbenchError: When a folder is not a stored run, or holds an outcome that is not a
@@ -172,12 +179,17 @@ def runs_summary(run_dirs: Sequence[str | Path]) -> dict[str, list[dict[str, Any
     """
     from buildbench.harness import Store
     from buildbench.harness.episode_outcome import OutcomeReadError
+    from buildbench.harness.run_options import with_run_options
+    from buildbench.harness.suite import counted_as_failures
 
     episodes: list[Episode] = []
     for run_dir in run_dirs:
         with Store(run_dir, create=False) as store:
-            model = store.manifest().get("config", {}).get("model")
-            run = list(store.episodes())
+            config = store.manifest().get("config", {})
+            model = config.get("model")
+            run = with_run_options(store.episodes(), config)  # each episode's condition, outcome or not
+        if errors_as_failures:
+            run = counted_as_failures("dreamhouse", run)
         for ep in run:
             try:  # read here, where the run folder is known, so that an error names it
                 condition_of(ep)

@@ -78,7 +78,7 @@ def table5_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
     pass, S over passed structures, visual pass and joint pass over all scored episodes."""
     label = label or model_of
     groups: dict[tuple[str, str], list[Episode]] = {}
-    unplaced: dict[tuple[str, str], int] = {}  # episodes without an outcome: their condition is not known
+    unplaced: dict[tuple[str, str], int] = {}  # no outcome and no run options: condition not known
     for ep in episodes:
         if ep.protocol in TABLE5_PROTOCOLS:
             condition = condition_of(ep)

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from buildbench.harness import Episode, is_scored
-from buildbench.harness.episode_outcome import episode_outcome
+from buildbench.harness.episode_outcome import OutcomeReadError, episode_outcome
+from buildbench.harness.run_options import given_run_options
 
+from .options import DreamHouseOptions
 from .outcome import DreamHouseOutcome
+from .views_basis import Condition
 
 #: Paper Table 1 verbatim (spec §6.3): (model, protocol) → Struct F/Fa, Visual F/Fa, Topo F/Fa, Joint F/Fa.
 PAPER_TABLE1: dict[tuple[str, str], tuple[float, ...]] = {
@@ -49,8 +52,9 @@ PAPER_T_SPLIT: dict[str, tuple[float, float]] = {
 }
 #: Marks a row of published numbers (after the model name).
 PAPER_MARK = "*"
-#: The condition of an episode that stored no outcome (its env never gave one): not known, so it
-#: is counted apart from Frame and Facade instead of being guessed into either.
+#: The condition of an episode that stored no outcome (its env never gave one) and whose run's
+#: options are not known either (episodes handed over without their run): counted apart from
+#: Frame and Facade instead of being guessed into either.
 NO_OUTCOME = "no outcome"
 #: Short protocol labels for the tables.
 PROTOCOL_LABELS: dict[str, str] = {
@@ -69,9 +73,28 @@ def model_of(episode: Episode) -> str:
 
 
 def condition_of(episode: Episode) -> str:
-    """The episode's condition as its outcome records it; :data:`NO_OUTCOME` when it has none."""
+    """The episode's condition as its outcome records it; for an episode without an outcome (it
+    errored or its output was refused) its run's ``-o condition`` (the run's option, known for
+    every episode: :mod:`buildbench.harness.run_options`); :data:`NO_OUTCOME` when neither is known.
+
+    Raises:
+        OutcomeReadError: The stored outcome, or the run's condition, is not a DreamHouse one.
+    """
     outcome = episode_outcome(episode, DreamHouseOutcome)
-    return NO_OUTCOME if outcome is None else outcome.condition or "frame"
+    if outcome is not None:
+        return outcome.condition or "frame"
+    options = given_run_options(episode)
+    if options is None:
+        return NO_OUTCOME
+    condition = options.get("condition", _DEFAULT_CONDITION)
+    if condition not in _CONDITIONS:
+        raise OutcomeReadError(f"episode {episode.task_id!r} sample {episode.sample}: the run's option "
+                               f"condition is {str(condition)[:40]!r}, not one of {', '.join(_CONDITIONS)}")
+    return str(condition)
+
+
+_CONDITIONS: tuple[str, ...] = get_args(Condition)
+_DEFAULT_CONDITION = DreamHouseOptions.model_fields["condition"].default
 
 
 def group_mean(episodes: Sequence[Episode], key: str) -> float | None:
