@@ -21,6 +21,7 @@ import numpy as np
 
 from buildbench.harness import Action, Env, Observation, StepResult, Task
 from buildbench.harness.errors import ConfigError
+from buildbench.jsonio import parse_json
 
 #: The key of a text action that carries tool calls.
 TOOL_CALLS_KEY = "tool_calls"
@@ -62,7 +63,7 @@ def _tool_calls(text: str) -> list[tuple[str, Any]] | None:
     if not (stripped.startswith("{") and TOOL_CALLS_KEY in stripped):
         return None
     try:
-        data = json.loads(stripped)
+        data = parse_json(stripped)  # bounded: an agent's 100,000 brackets or 10,000 digits are text
     except json.JSONDecodeError:
         return None
     calls = data.get(TOOL_CALLS_KEY) if isinstance(data, dict) and len(data) == 1 else None
@@ -82,7 +83,7 @@ def control_from_text(text: str) -> tuple[str, dict[str, Any]] | None:
     if not (stripped.startswith("{") and '"control"' in stripped):
         return None
     try:
-        data = json.loads(stripped)
+        data = parse_json(stripped)  # bounded: an agent's 100,000 brackets or 10,000 digits are text
     except json.JSONDecodeError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("control"), str) or set(data) - {"control", "args"}:

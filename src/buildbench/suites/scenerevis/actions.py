@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from buildbench.jsonio import parse_json
+
 #: Largest accepted coordinate magnitude, metres (a position beyond is a broken reply).
 MAX_COORD_M = 50.0
 #: Largest accepted object extent, metres, and the smallest.
@@ -294,7 +296,7 @@ def parse_create_scene(text: str) -> dict[str, Any]:
     if fence is None:
         raise ReplyError("<create_scene> must contain a ```json fenced block with the room")
     try:
-        data = json.loads(fence.group(1))
+        data = parse_json(fence.group(1))
     except json.JSONDecodeError as exc:
         raise ReplyError(f"<create_scene> JSON is invalid: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     if not isinstance(data, dict):
@@ -332,7 +334,7 @@ def parse_turn(text: str, addressing: Addressing = Addressing.ID) -> ParsedTurn:
     if fence is not None:
         body = fence.group(1)
     try:
-        data = json.loads(body)
+        data = parse_json(body)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"<tool_calls> JSON is invalid: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     if isinstance(data, dict) and addressing is Addressing.ID:
@@ -403,7 +405,7 @@ def _call_parts(call: Any, where: str) -> tuple[str, dict[str, Any]]:
     args = call.get("arguments", {})
     if isinstance(args, str):
         try:
-            args = json.loads(args)
+            args = parse_json(args)
         except json.JSONDecodeError:
             raise ReplyError(f"{where} ({name}): arguments are a string that is not valid JSON") from None
     if not isinstance(args, dict):
