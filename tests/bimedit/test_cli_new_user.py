@@ -120,7 +120,7 @@ def test_generator_options_are_bounded(tmp_path: Path, flag: str, value: str) ->
 def test_progress_never_passes_the_requested_count(tmp_path: Path) -> None:
     res = bimedit("generate", "--ifc", str(FIXTURE), "--n", "2", "--out", str(tmp_path / "out"))
     assert res.returncode == 0, res.stderr
-    counts = [part.split()[0] for part in res.stderr.split("generating: ")[1:]]
+    counts = [part.split()[0] for part in res.stderr.split("progress bimedit generate: ")[1:]]
     assert counts and all(c.endswith("/2") and int(c.split("/")[0]) <= 2 for c in counts), res.stderr
     assert counts[-1] == "2/2"
     assert "wrote 2 tasks" in res.stdout

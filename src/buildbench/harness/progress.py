@@ -17,13 +17,15 @@ LOG_INTERVAL_S = 10.0
 
 
 class Progress:
-    """Counts finished episodes of one run and shows them; nothing when disabled."""
+    """Counts finished episodes of one run (or other work, named by ``unit``) and shows them; nothing when
+    disabled."""
 
     def __init__(self, enabled: bool, total: int, label: str, *, stream: TextIO | None = None,
-                 interactive: bool | None = None, interval_s: float = LOG_INTERVAL_S) -> None:
+                 interactive: bool | None = None, interval_s: float = LOG_INTERVAL_S, unit: str = "episodes") -> None:
         self.enabled = enabled and total > 0
-        self.total, self.label = total, label
+        self.total, self.label, self.unit = total, label, unit
         self.done = self.unscored = 0
+        self._episodes = False  # "unscored" means something only when episodes are counted
         self._stream = stream
         self._interactive = interactive
         self._interval_s = interval_s
@@ -51,12 +53,20 @@ class Progress:
         return self
 
     def advance(self, episode: Episode) -> None:
+        """One more episode finished."""
         if not self.enabled:
             return
-        self.done += 1
+        self._episodes = True
         self.unscored += 0 if is_scored(episode) else 1
+        self.update(self.done + 1, f"{episode.task_id}: {episode.status}")
+
+    def update(self, done: int, last: str = "") -> None:
+        """``done`` of the total finished (any work counted in ``unit``); ``last`` names the latest."""
+        if not self.enabled:
+            return
+        self.done = done
         if self._bar is not None:
-            self._bar.update(self._task, advance=1, last=f"{episode.task_id}: {episode.status}")
+            self._bar.update(self._task, completed=done, last=last)
             return
         now = time.monotonic()
         if now - self._last_log >= self._interval_s or self.done == self.total:
@@ -66,8 +76,9 @@ class Progress:
     def _log(self, now: float) -> None:
         elapsed = max(now - self._start, 1e-9)
         stream = self._stream or sys.stdout
-        stream.write(f"progress {self.label}: {self.done}/{self.total} episodes, "
-                     f"{self.done / elapsed:.2f}/s, {elapsed:.0f} s, unscored {self.unscored}\n")
+        unscored = f", unscored {self.unscored}" if self._episodes else ""
+        stream.write(f"progress {self.label}: {self.done}/{self.total} {self.unit}, "
+                     f"{self.done / elapsed:.2f}/s, {elapsed:.0f} s{unscored}\n")
         stream.flush()
 
     def __exit__(self, *exc: object) -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,8 +80,8 @@ def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, 
     if ifc is not None:
         if not Path(ifc).is_file():
             _fail(f"--ifc {ifc}: no such file")
-        tasks, report = generate_from_ifc(ifc, out, n, seed, progress=_progress)
-        click.echo("", err=True)
+        with ExitStack() as stack:
+            tasks, report = generate_from_ifc(ifc, out, n, seed, progress=_progress(stack))
         for line in report.lines():
             click.echo(line)
         click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
@@ -90,8 +93,19 @@ def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, 
     click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
 
 
-def _progress(text: str) -> None:
-    click.echo(f"\rgenerating: {text}", nl=False, err=True)
+def _progress(stack: ExitStack) -> Callable[[int, int], None]:
+    """Tells a generator's progress on stderr, as a run's (the total is known once generation starts)."""
+    from buildbench.harness.progress import Progress
+
+    bar: Progress | None = None
+
+    def tell(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = stack.enter_context(Progress(True, total, "bimedit generate", unit="tasks", stream=sys.stderr))
+        bar.update(done)
+
+    return tell
 
 
 @cli.command()

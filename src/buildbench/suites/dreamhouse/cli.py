@@ -8,6 +8,7 @@ ends the command with one line naming what was wrong and where, and exit status 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,8 @@ def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: st
                    "as the paper (slow).")
 def pack(split: str, task_source: Path | None, limit: int | None, out: Path, condition: str, renderer: str) -> None:
     """Write tasks as a released-harness task pack (.dhpack: SQLite, five PNG views per task)."""
+    from buildbench.harness.progress import Progress
+
     from .dhpack import pack_task_of, write_dhpack
     from .env import render_call
     from .tasks import load_tasks
@@ -171,11 +174,11 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
         tasks = _run(lambda: load_tasks(split))
     tasks = tasks[:limit] if limit else tasks
     entries = []
-    for k, task in enumerate(tasks, start=1):
-        images = _run(lambda t=task: render_call(views_for, t, condition, renderer))
-        entries.append(_run(lambda t=task, i=images: pack_task_of(t, [png_bytes(v) for v in i])))
-        click.echo(f"\r{k}/{len(tasks)} tasks rendered", nl=False, err=True)
-    click.echo("", err=True)
+    with Progress(True, len(tasks), "dreamhouse pack", unit="tasks rendered", stream=sys.stderr) as bar:
+        for k, task in enumerate(tasks, start=1):
+            images = _run(lambda t=task: render_call(views_for, t, condition, renderer))
+            entries.append(_run(lambda t=task, i=images: pack_task_of(t, [png_bytes(v) for v in i])))
+            bar.update(k, task.id)
     _run(lambda: write_dhpack(out, entries, metadata={"condition": condition, "renderer": renderer}))
     click.echo(f"wrote {len(entries)} tasks to {out}")
 
@@ -198,7 +201,9 @@ def unpack(pack_file: Path, out: Path) -> None:
 @cli.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
-def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
+@click.option("--errors-as-failures", is_flag=True,
+              help="Count episodes without a result (errors, API failures) as failed attempts.")
+def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) -> None:
     """Table 1 (and the failure analysis) over one or more stored dreamhouse runs, beside the
     paper's numbers."""
     from .cli_inputs import require_dreamhouse_run
@@ -206,7 +211,7 @@ def report(run_dirs: tuple[Path, ...], as_json: bool) -> None:
 
     for run_dir in run_dirs:
         _run(lambda d=run_dir: require_dreamhouse_run(d))
-    tables = _run(lambda: runs_summary(list(run_dirs)))
+    tables = _run(lambda: runs_summary(list(run_dirs), errors_as_failures=errors_as_failures))
     if as_json:
         click.echo(json.dumps(tables, indent=1, default=str))
     else:

@@ -263,7 +263,7 @@ def _describe_model(scene: Scene) -> dict[str, object]:
 
 
 def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None, seed: int = 0,
-                      progress: Callable[[str], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
+                      progress: Callable[[int, int], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
     """Tasks on one user model: the paper's composition (two rounds, up to 324 tasks, when ``n`` is
     None) or ``n`` tasks, taking further rounds where the model cannot support some base edits.
 
@@ -309,7 +309,7 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
             made[(element, op)] += 1
             tasks.extend(group)
             if progress is not None:  # a base edit's three phrasings may overshoot a requested count
-                progress(f"{min(len(tasks), total)}/{total} tasks")
+                progress(min(len(tasks), total), total)
         rounds_done += 1
         if len(tasks) == before:  # a whole round added nothing: the model offers no more edits
             break
@@ -370,7 +370,7 @@ def _readable(files: Sequence[Path], report: GenerationReport) -> list[tuple[Pat
 
 
 def generate_real(ifc_dir: str | Path, out_dir: str | Path, seed: int = 0,
-                  progress: Callable[[str], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
+                  progress: Callable[[int, int], None] | None = None) -> tuple[list[BimTask], GenerationReport]:
     """The ``real`` split: the default composition with real buildings as its complex scenes.
 
     Unreadable files in the folder are skipped and reported; complex base edits no building
@@ -401,7 +401,7 @@ def generate_real(ifc_dir: str | Path, out_dir: str | Path, seed: int = 0,
             slot = Slot(be.element, be.operation, "complex", be.index, be.variant)
             tasks.extend(_on_some_building(slot, copies, out, seed, used, report))
         if progress is not None:
-            progress(f"{len(tasks)}/324 tasks")
+            progress(len(tasks), 324)
     return tasks, _finish(tasks, report, out, started)
 
 
