@@ -19,6 +19,7 @@ from .levels import LIFT_PASS_HEIGHT, SUPPORT_FALLEN_Z, TRANSPORT_GOAL, TaskSpec
 from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation, Trajectory
+from .physics.divergence import LIMITS, NO_RETRY
 from .tasks import get_task, scene_for
 
 TRANSPORT_DISTANCE = TRANSPORT_GOAL
@@ -319,6 +320,12 @@ def simulate(
     failure of the machine (not passed, indicator 0). Otherwise it is an infrastructure fault:
     ``scored`` is false and the scorer raises :class:`SimulationDiverged`.
 
+    A run that hit a MuJoCo limit (``divergence.LIMITS``: its arena full, contacts or constraints
+    dropped, or out of arena memory) is not retried and is always the machine's failure: the arena
+    grows with the machine's blocks (``mjcf``), so a machine that needs more is an output too big, as
+    one past the scorer's limits is. Any other MuJoCo error stops the run as ``mujoco``, not retried,
+    under the blame rule. The verdict names the reason, when, and what MuJoCo reported.
+
     Args:
         machine: A machine built with the library.
         task_id: ``transport-1`` … ``lift-3`` or a variant id (``variants``).
@@ -335,20 +342,29 @@ def simulate(
     traj = run.trajectory
     diverged = run.diverged_at_s is not None
     end = run.diverged_at_s if run.diverged_at_s is not None else math.inf
-    machine_caused = diverged and any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s for b in run.broken)
+    limit = run.diverged_reason in LIMITS
+    machine_caused = diverged and (limit or any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s
+                                                for b in run.broken))
     if traj.time.size < 2:
         verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")
     else:
         verdict = judge(task, machine, traj, seed)
     if diverged:
-        steps = ", ".join(f"{dt:g} s" for dt, _, _ in run.retries) + f" and {run.timestep_s:g} s"
-        blame = ("the machine caused it: a weld broke within "
-                 f"{BLAME_WINDOW_S:g} s before" if machine_caused else "an infrastructure fault, not scored")
+        steps = [f"{dt:g} s" for dt, _, _ in run.retries] + [f"{run.timestep_s:g} s"]
+        tried = f"with steps of {', '.join(steps[:-1])} and {steps[-1]}" if run.retries else f"with a step of {steps[-1]}"
+        if limit:
+            blame = "the machine needs more than the arena its blocks get: its failure"
+        elif machine_caused:
+            blame = f"the machine caused it: a weld broke within {BLAME_WINDOW_S:g} s before"
+        else:
+            blame = "an infrastructure fault, not scored"
+        what = f" ({run.diverged_detail})" if run.diverged_detail else ""
         verdict = Verdict(
             False,
             0.0,
             verdict.metrics,
-            f"the simulation diverged ({run.diverged_reason}) at {run.diverged_at_s:.2f} s with steps of {steps}; "
+            f"the simulation {'stopped' if run.diverged_reason in NO_RETRY else 'diverged'} ({run.diverged_reason}) "
+            f"at {run.diverged_at_s:.2f} s {tried}{what}; "
             f"{blame} (up to there: {verdict.reason})",
         )
     metrics = dict(verdict.metrics)
@@ -371,6 +387,8 @@ def simulate(
             "steps": run.steps,
         }
     )
+    if run.diverged_detail is not None:  # what MuJoCo reported (a limit, an error)
+        metrics["diverged_detail"] = run.diverged_detail
     return SimResult(
         verdict.passed,
         verdict.indicator,

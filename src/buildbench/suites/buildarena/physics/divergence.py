@@ -2,6 +2,10 @@
 
 A run has diverged when any of these holds (the first that does names the reason):
 
+* ``contacts`` / ``memory``: MuJoCo's arena was full, so it dropped contacts (``mjWARN_CONTACTFULL``) or
+  the constraints of contacts (``mjWARN_CNSTRFULL``): the physics from there on is wrong. These are
+  limits (``LIMITS``): a finer step cannot help, so no retry. MuJoCo's ``FatalError`` out of arena memory
+  stops a run as ``memory`` too, any other as ``mujoco`` (``simulation.Simulation.step``);
 * ``reset``: MuJoCo reset the data itself (its clock went back) after a bad acceleration;
 * ``nan``: a velocity is NaN or infinite, or MuJoCo warned of a bad acceleration (``mjWARN_BADQACC``);
 * ``speed``: a generalized velocity exceeds ``max_speed_mps``;
@@ -12,12 +16,18 @@ A run has diverged when any of these holds (the first that does names the reason
 * ``penetration``: a contact is deeper than ``max_penetration_m`` (soft contacts gave way: a body
   sank into or through another) or a Winch rope stretched that much beyond its length.
 
-The first three are tested every tick (one norm, one warning counter), the others every
+The limits and the next three are tested every tick (one norm, three warning counters), the others every
 ``divergence_check_ticks`` ticks (one ``mj_mulM`` and two vector minima).
+
+MuJoCo writes its warnings to ``MUJOCO_LOG.TXT`` in the working directory (the user's folder) unless a
+handler is set: importing this module sets one that logs them (logger ``buildbench.mujoco``) where no
+other handler is set. The verdicts read the warning counters, never the handler, so another handler set
+by another MuJoCo user in the process changes nothing here.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import mujoco
@@ -28,6 +38,27 @@ from .sim import _too_fast
 
 ENERGY_GROWTH = 4.0
 """An energy jump counts only when the kinetic energy also grew by more than this factor."""
+LIMITS = frozenset({"contacts", "memory"})
+"""Reasons that are MuJoCo's arena limits: the machine needs more than its blocks' share (``mjcf``)."""
+NO_RETRY = LIMITS | {"mujoco"}
+"""Reasons a finer step cannot change: the run is not simulated again."""
+
+_CONTACTFULL, _CNSTRFULL = mujoco.mjtWarning.mjWARN_CONTACTFULL, mujoco.mjtWarning.mjWARN_CNSTRFULL
+_LOG = logging.getLogger("buildbench.mujoco")
+
+
+def _log_warning(message: str) -> None:
+    _LOG.warning("MuJoCo: %s", message)
+
+
+def log_mujoco_warnings() -> None:
+    """MuJoCo's warnings to logging instead of ``MUJOCO_LOG.TXT`` in the working directory, unless another
+    handler is set (that one stays)."""
+    if mujoco.get_mju_user_warning() is None:
+        mujoco.set_mju_user_warning(_log_warning)
+
+
+log_mujoco_warnings()
 
 
 @dataclass
@@ -38,14 +69,21 @@ class DivergenceWatch:
     energy: float = -1.0
     ticks: int = 0
     _scratch: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    detail: str | None = None
+    """What MuJoCo reported, once ``check`` named a limit."""
     _data: mujoco.MjData | None = None
     _badqacc: object = None
+    _full: tuple[object, object] = (None, None)
 
     def check(self, model: mujoco.MjModel, data: mujoco.MjData, expected_time: float) -> str | None:
         """The reason the run diverged in the tick just taken, or None."""
         if data is not self._data:
-            # A live view of the warning counter: reading it each tick costs no lookup.
+            # Live views of the warning counters: reading them each tick costs no lookup.
             self._data, self._badqacc = data, data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+            self._full = (data.warning[_CONTACTFULL], data.warning[_CNSTRFULL])
+        contacts, constraints = self._full
+        if contacts.number or constraints.number:  # type: ignore[attr-defined]
+            return self.limit(model, data)
         if abs(data.time - expected_time) > 1e-6:
             return "reset"
         if self._badqacc.number:  # type: ignore[attr-defined]
@@ -56,6 +94,18 @@ class DivergenceWatch:
         if self.ticks % self.config.divergence_check_ticks:
             return None
         return self._slow_checks(model, data)
+
+    def limit(self, model: mujoco.MjModel, data: mujoco.MjData) -> str | None:
+        """``contacts`` or ``memory`` where MuJoCo warned of a full arena (``detail`` says what it dropped), else None."""
+        contacts, constraints = data.warning[_CONTACTFULL], data.warning[_CNSTRFULL]
+        arena = f"MuJoCo's arena of {model.narena:,} bytes"
+        if contacts.number:
+            self.detail = f"{arena} was full at {contacts.lastinfo:,} contacts: it dropped further contacts"
+            return "contacts"
+        if constraints.number:
+            self.detail = f"{arena} had no room for the constraints of {data.ncon:,} contacts: it dropped them"
+            return "memory"
+        return None
 
     def rebased(self) -> None:
         """Forget the energy baseline (the model was rebuilt: masses and dofs changed)."""

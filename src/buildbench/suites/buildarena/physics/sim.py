@@ -68,6 +68,8 @@ class RunOutput:
         timestep_s: The physics step of the last attempt.
         retries: ``(timestep_s, diverged_at_s, reason)`` of every earlier attempt (each diverged).
         tick_loop: Which tick loop ran: ``"native"`` (the C loop) or ``"python"`` with the reason (``native``).
+        diverged_detail: What MuJoCo reported when a limit or an error stopped the last attempt
+            (``divergence.NO_RETRY``), else None.
     """
 
     trajectory: Trajectory
@@ -79,6 +81,7 @@ class RunOutput:
     timestep_s: float = 0.0
     retries: list[tuple[float, float, str]] = field(default_factory=list)
     tick_loop: str = "python"
+    diverged_detail: str | None = None
 
 
 @dataclass(frozen=True)

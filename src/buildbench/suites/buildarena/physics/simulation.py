@@ -14,7 +14,11 @@ Divergence: a tick that fails a divergence test ends the run there (``diverged_a
 reason). :meth:`Simulation.run` then simulates the whole run again from the start with a finer
 step and more solver iterations (``PhysicsConfig.refined``), at most ``divergence_retries``
 times; the output says how many attempts it took and, when every attempt diverged, when and
-why the last one did. Stepping with :meth:`Simulation.step` never retries.
+why the last one did. Stepping with :meth:`Simulation.step` never retries. A MuJoCo limit (its
+arena full: contacts or constraints dropped) ends the run the same way, and so does a MuJoCo
+``FatalError`` (``memory`` when out of arena memory, else ``mujoco``), with what MuJoCo reported
+(``diverged_detail``); a finer step cannot change these, so they are not retried
+(``divergence.NO_RETRY``). The simulation stays readable (``state``, ``output``).
 
 Speed: where the C tick loop is built, consecutive ticks run in it (``native``: the same
 operations in the same order, bit for bit) and come back here only for what Python decides
@@ -36,7 +40,7 @@ from buildbench.suites.buildarena.model import ControlEntry, Machine
 from . import native
 from .build import Compiled, compile_scene, rebuild
 from .config import DEFAULT_CONFIG, PhysicsConfig
-from .divergence import DivergenceWatch
+from .divergence import NO_RETRY, DivergenceWatch
 from .scene import Scene
 from .sim import (
     _BLAS,
@@ -143,6 +147,7 @@ class Simulation:
         self._next_event = 0
         self._diverged: float | None = None
         self._reason: str | None = None
+        self._detail: str | None = None
         self._watch = DivergenceWatch(config)
         mujoco.mj_forward(self.model, self.data)
         self._hot = np.zeros(self._cannon_idx.size, dtype=bool)
@@ -219,15 +224,18 @@ class Simulation:
             raise ValueError(f"step: n_ticks must be >= 0, got {n_ticks}")
         wall0 = _time.perf_counter()
         with _BLAS.limit(limits=1, user_api="blas"):  # as in reset
-            if self.tick_loop == native.NATIVE:
-                end = self._tick + n_ticks
-                while not self._done and self._tick < end:
-                    self._run_native(end - self._tick)
-            else:
-                for _ in range(n_ticks):
-                    if self._done:
-                        break
-                    self._advance()
+            try:
+                if self.tick_loop == native.NATIVE:
+                    end = self._tick + n_ticks
+                    while not self._done and self._tick < end:
+                        self._run_native(end - self._tick)
+                else:
+                    for _ in range(n_ticks):
+                        if self._done:
+                            break
+                        self._advance()
+            except mujoco.FatalError as exc:
+                self._stopped(exc)
         self._wall_s += _time.perf_counter() - wall0
         return self.state()
 
@@ -235,7 +243,8 @@ class Simulation:
         """Step to the end of the run and return what it produced; a run that diverged is simulated
         again from the start with a finer step (see the module docstring)."""
         self.step(self.n_ticks + 1 - self._tick)
-        while self._diverged is not None and len(self._attempts) < self.base_config.divergence_retries:
+        while (self._diverged is not None and self._reason not in NO_RETRY
+               and len(self._attempts) < self.base_config.divergence_retries):
             self._attempts.append((self.config.timestep_s, self._diverged, self._reason or ""))
             self._wall_before += self._wall_s
             self._use(self.base_config.refined(len(self._attempts)))
@@ -266,7 +275,7 @@ class Simulation:
         )
         return RunOutput(traj, list(self._broken), self._diverged, self._wall_before + self._wall_s,
                          self._tick * self._steps, self._reason, self.config.timestep_s,
-                         [*self._attempts], self.tick_loop)
+                         [*self._attempts], self.tick_loop, self._detail)
 
     def _advance(self) -> None:
         """One control tick; marks the run done where the loop of a whole run would stop."""
@@ -309,10 +318,22 @@ class Simulation:
         """The rest of the tick from ``t`` once stepped: the divergence test, then the weld test."""
         reason = self._watch.check(self.model, self.data, t + self._tick_s)
         if reason is not None:
-            self._diverged, self._reason = t, reason
+            self._diverged, self._reason, self._detail = t, reason, self._watch.detail
             self._done = True
             return
         self._checked(t)
+
+    def _stopped(self, error: mujoco.FatalError) -> None:
+        """MuJoCo stopped the tick under way (both loops leave ``_tick`` at it): the run ends there."""
+        message = "MuJoCo: " + " ".join(str(error).split())  # MuJoCo's report spans lines: one line here
+        # A full arena it warned of first is the cause (dropped contacts leave no room for the solver).
+        reason = self._watch.limit(self.model, self.data)
+        if reason is not None:
+            message = f"{self._watch.detail}; then {message}"
+        else:
+            reason = "memory" if "out of memory" in message else "mujoco"
+        self._diverged, self._reason, self._detail = self._tick * self._tick_s, reason, message
+        self._done = True
 
     def _checked(self, t: float, copied: bool = False) -> None:
         self._break_welds(t, copied)

@@ -1,0 +1,139 @@
+"""MuJoCo's limits and errors in a BuildArena run are verdicts: a full arena (contacts or constraints
+dropped) or a ``FatalError`` ends the run like a divergence, named, at the same tick in the C loop and the
+Python loop, without a retry; a limit is the machine's failure, another MuJoCo error unscored unless the
+blame rule holds. MuJoCo's warnings go to logging, never to ``MUJOCO_LOG.TXT`` in the working directory."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import mujoco
+import pytest
+
+from buildbench.harness import Task
+from buildbench.suites.buildarena import designs
+from buildbench.suites.buildarena.check import DIVERGED, SimulationDiverged, simulate
+from buildbench.suites.buildarena.outcome import BuildArenaOutcome, history_list
+from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, mjcf, simulation
+from buildbench.suites.buildarena.physics.divergence import DivergenceWatch, log_mujoco_warnings
+from buildbench.suites.buildarena.score import score_episode
+
+
+@pytest.fixture
+def in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _arena(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """Every model gets ``size`` bytes of arena, whatever its blocks."""
+    monkeypatch.setattr(mjcf, "ARENA_BASE_BYTES", size)
+    monkeypatch.setattr(mjcf, "ARENA_BYTES_PER_BODY", 0)
+
+
+def _bridge_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """The Support Lv.1 reference bridge in both loops: (reason, when, steps, retries, detail) of each."""
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    out: list[tuple[object, ...]] = []
+    for loop in ("1", "0"):
+        monkeypatch.setenv("BUILDBENCH_NATIVE", loop)
+        result = simulate(machine, "support-1")
+        assert result.status == DIVERGED and not result.passed and result.indicator == 0.0
+        m = result.metrics
+        out.append((m["diverged_reason"], m["diverged_at_s"], m["steps"], m["retries"], m["diverged_detail"],
+                    result.reason, result.machine_caused))
+    return out
+
+
+@pytest.mark.parametrize(("size", "reason", "said"), [
+    # Room for the contacts but not their constraints: MuJoCo drops them (the cargo would sink through).
+    (100 << 10, "memory", "had no room for the constraints of 72 contacts: it dropped them"),
+    # Too few for the contacts: MuJoCo drops some, then stops with an out-of-memory FatalError.
+    (50 << 10, "contacts", "was full at 64 contacts: it dropped further contacts; then MuJoCo: mj_stackAlloc: out "
+                           "of memory"),
+])
+def test_a_full_arena_ends_the_run_as_the_machines_failure_in_either_loop(
+        size: int, reason: str, said: str, monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    _arena(monkeypatch, size)
+    native, python = _bridge_runs(monkeypatch)
+    assert native == python
+    got, when, steps, retries, detail, text, blamed = native
+    assert (got, when, steps, retries) == (reason, pytest.approx(0.32), 32, 0)  # no finer step: it cannot help
+    assert said in str(detail) and said in str(text) and f"stopped ({reason}) at 0.32 s" in str(text)
+    assert blamed and "its failure" in str(text)
+    assert not (in_tmp / "MUJOCO_LOG.TXT").exists()
+
+
+def test_a_machine_past_the_arena_is_scored_a_failure(monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    _arena(monkeypatch, 100 << 10)
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    outcome = BuildArenaOutcome(task_id="support-1", approved=True, final="m", machine=history_list(machine),
+                                physics=DEFAULT_CONFIG.record())
+    metrics = score_episode(Task(id="support-1", suite="buildarena", inputs={}, target={}), outcome)
+    assert metrics["simulated"] == 1.0 and metrics["passed"] == 0.0 and metrics["diverged"] == 1.0
+    assert metrics["sim_retries"] == 0.0
+
+
+def test_another_mujoco_error_stops_the_run_unscored(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(model: mujoco.MjModel, data: mujoco.MjData, nstep: int = 1) -> None:
+        if data.time > 0.5:
+            raise mujoco.FatalError("mj_something: bad thing\n  more")
+        mujoco.mj_step(model, data, nstep)
+
+    monkeypatch.setenv("BUILDBENCH_NATIVE", "0")
+    monkeypatch.setattr(simulation, "mujoco", type("M", (), {"mj_step": staticmethod(failing),
+                                                               "FatalError": mujoco.FatalError,
+                                                               "MjData": mujoco.MjData,
+                                                               "mj_forward": mujoco.mj_forward}))
+    machine = designs.build(designs.REFERENCE["lift-1"]())
+    result = simulate(machine, "lift-1")
+    assert result.status == DIVERGED and not result.scored and result.metrics["retries"] == 0
+    assert result.metrics["diverged_reason"] == "mujoco"
+    assert result.metrics["diverged_detail"] == "MuJoCo: mj_something: bad thing more"
+    assert "stopped (mujoco)" in result.reason and "an infrastructure fault, not scored" in result.reason
+    outcome = BuildArenaOutcome(task_id="lift-1", approved=True, final="m", machine=history_list(machine),
+                                physics=DEFAULT_CONFIG.record())
+    with pytest.raises(SimulationDiverged, match="mj_something"):
+        score_episode(Task(id="lift-1", suite="buildarena", inputs={}, target={}), outcome)
+
+
+def test_the_watch_reads_the_warning_counters() -> None:
+    model = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size="1"/></body>'
+                                           '</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    watch = DivergenceWatch(dataclasses.replace(DEFAULT_CONFIG, divergence_check_ticks=1))
+    assert watch.check(model, data, data.time) is None and watch.detail is None
+    data.warning[mujoco.mjtWarning.mjWARN_CNSTRFULL].number = 1
+    assert watch.check(model, data, data.time) == "memory" and "dropped them" in str(watch.detail)
+    data.warning[mujoco.mjtWarning.mjWARN_CONTACTFULL].number = 1
+    data.warning[mujoco.mjtWarning.mjWARN_CONTACTFULL].lastinfo = 9
+    assert watch.check(model, data, data.time) == "contacts" and "full at 9 contacts" in str(watch.detail)
+
+
+def test_mujoco_warnings_go_to_logging_for_every_mujoco_user(in_tmp: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Any model in the process, not only BuildArena's: eight boxes on the ground, too little arena for the
+    # constraints of their 32 contacts.
+    boxes = "".join(f'<body pos="{1.2 * i} 0 0.49"><freejoint/><geom type="box" size=".5 .5 .5"/></body>'
+                    for i in range(8))
+    model = mujoco.MjModel.from_xml_string(f'<mujoco><size memory="24K"/><worldbody><geom type="plane" size="0 0 1"/>'
+                                           f'{boxes}</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    with caplog.at_level(logging.WARNING, logger="buildbench.mujoco"):
+        mujoco.mj_step(model, data, 5)
+    assert data.warning[mujoco.mjtWarning.mjWARN_CNSTRFULL].number == 5
+    assert any(r.message.startswith("MuJoCo: ") for r in caplog.records)
+    assert not (in_tmp / "MUJOCO_LOG.TXT").exists()
+
+
+def test_a_warning_handler_set_by_another_user_stays() -> None:
+    ours = mujoco.get_mju_user_warning()
+    seen: list[str] = []
+    try:
+        mujoco.set_mju_user_warning(seen.append)
+        log_mujoco_warnings()
+        assert mujoco.get_mju_user_warning() == seen.append
+    finally:
+        mujoco.set_mju_user_warning(ours)
