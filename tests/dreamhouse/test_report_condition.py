@@ -5,6 +5,7 @@ episode is counted in its own condition's Table 1/5 and Figure 7 group, and as a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,17 @@ def test_a_report_over_two_runs_keeps_each_in_its_condition(tmp_path: Path, erro
                                       "Struct F/Fa": f"–/{struct}", "Visual F/Fa": "–/0.500",
                                       "Topo F/Fa": "–/–", "Joint F/Fa": f"–/{struct}", "N F/Fa": "0/4"},
     }
+
+
+def test_the_dreamhouse_report_command_counts_errors_as_failures(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.cli.main import main
+
+    runs = [str(_store(tmp_path / "frame", "frame")), str(_store(tmp_path / "facade", "facade"))]
+    for flag, struct in (([], "0.333"), (["--errors-as-failures"], "0.250")):
+        assert main(["dreamhouse", "report", *runs, "--json", *flag]) == 0
+        (row,) = _ours(json.loads(capsys.readouterr().out)[T1])
+        assert row["N F/Fa"] == "4/4" and row["Struct F/Fa"] == f"{struct}/{struct}"
 
 
 def test_report_numbers_are_unchanged_on_runs_where_every_episode_has_an_outcome(tmp_path: Path) -> None:
