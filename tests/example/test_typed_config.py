@@ -38,7 +38,7 @@ def test_a_bad_value_is_one_line_and_exit_2_before_the_run(tmp_path: Path, capsy
     run_dir = tmp_path / "run"
     rc = main(["run", "example", "--split", "demo", "--limit", "1", "-q", "-o", "delay_s=-1", "--run-dir", str(run_dir)])
     err = capsys.readouterr().err.strip().splitlines()
-    assert rc == 2 and err == ["error: option delay_s=-1: must be >= 0"], err
+    assert rc == 2 and err == ["error: option delay_s='-1': must be >= 0"], err
     assert not run_dir.exists()
 
 
