@@ -15,6 +15,7 @@ import pytest
 from buildbench.harness import Task
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import DIVERGED, SimulationDiverged, simulate
+from buildbench.suites.buildarena.env import BuildArenaEnv
 from buildbench.suites.buildarena.outcome import BuildArenaOutcome, history_list
 from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, mjcf, simulation
 from buildbench.suites.buildarena.physics.divergence import DivergenceWatch, log_mujoco_warnings
@@ -74,6 +75,18 @@ def test_a_machine_past_the_arena_is_scored_a_failure(monkeypatch: pytest.Monkey
     metrics = score_episode(Task(id="support-1", suite="buildarena", inputs={}, target={}), outcome)
     assert metrics["simulated"] == 1.0 and metrics["passed"] == 0.0 and metrics["diverged"] == 1.0
     assert metrics["sim_retries"] == 0.0
+
+
+def test_the_closed_loop_feedback_names_the_limit(monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    # The episode goes on (before: MuJoCo's FatalError ended it as an unscored error, its state lost).
+    _arena(monkeypatch, 100 << 10)
+    env = BuildArenaEnv(Task("support-1", "buildarena"))
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    monkeypatch.setattr(env, "product", lambda: machine)
+    evaluation = env.evaluate()
+    assert evaluation.result is not None and not evaluation.passed
+    assert "failed — the simulation stopped (memory) at 0.32 s" in evaluation.text
+    assert "had no room for the constraints of 72 contacts" in evaluation.text
 
 
 def test_another_mujoco_error_stops_the_run_unscored(monkeypatch: pytest.MonkeyPatch) -> None:
