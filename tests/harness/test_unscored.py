@@ -74,7 +74,7 @@ def test_run_exits_nonzero_when_no_episode_has_a_result(tmp_path, capsys):
     ("bogus=1", "unknown option 'bogus' for suite 'example'; options: "),
     ("history=banana", "option history='banana': expected an integer or 'full'"),
     ("max_steps=abc", "option max_steps='abc': expected an integer"),
-    ("max_steps=0", "option max_steps=0: must be >= 1"),
+    ("max_steps=0", "option max_steps='0': must be >= 1"),
     ("temperature=nan", "option temperature='nan': expected a finite number"),
     ("tools=maybe", "option tools='maybe': expected true or false"),
 ])
