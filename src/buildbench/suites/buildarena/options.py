@@ -27,11 +27,11 @@ class BuildArenaOptions(ModelOptions):
     paper's 0.7)."""
 
     sim_duration_s: float | None = option("float", "shorten every simulation, seconds", minimum=0.01,
-                                          maximum=3600.0, unset="each task's own duration")
+                                          maximum=3600.0, unset="each task's own duration", unit="s")
     max_calls: int | None = option("int", "library calls per episode", minimum=1, maximum=100_000,
                                    unset="no limit")
     max_shift: float | None = option("float-or-none", "largest move of a block, metres, or none (no limit)",
-                                     minimum=0.0, maximum=1000.0, default=Rules.max_shift)
+                                     minimum=0.0, maximum=1000.0, default=Rules.max_shift, unit="m")
     control_trials: int = option("int", "controller generations allowed (3 in the paper)", minimum=1,
                                  maximum=100, default=3)
     control: str | None = option("str", "the negative control design to build",

@@ -18,6 +18,6 @@ class ExampleOptions(ModelOptions):
     max_steps: int = option("int", "submissions allowed by the refine protocol", default=3, minimum=1, maximum=1000)
     #: Seconds the ``slow-reference`` agent waits before each action (runner tests).
     delay_s: float = option("float", "seconds slow-reference waits per action", default=0.0, minimum=0.0,
-                            maximum=3600.0)
+                            maximum=3600.0, unit="s")
     #: A folder of prompt files replacing the suite's own (``buildbench.harness.prompts``).
     prompts: str | None = option("str", PROMPTS_OPTION.help)

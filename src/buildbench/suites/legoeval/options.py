@@ -40,7 +40,8 @@ class LegoEvalOptions(ModelOptions):
     disable: str = option("set", "tool groups to disable", choices=TOOL_GROUPS, default="")
     plans: PlanSource = option("str", "tool plans by the model, or the task's reference plans (only arguments "
                                "are then chosen by the model, Table 7)", choices=get_args(PlanSource), default="model")
-    image_px: int = option("int", "side of rendered tool images, pixels", minimum=32, maximum=2048, default=336)
+    image_px: int = option("int", "side of rendered tool images, pixels", minimum=32, maximum=2048, default=336,
+                           unit="px")
     geometry: Geometry = option(
         "str", "how rendered tool and judge images draw objects: boxes, procedural part-based furniture, or "
         "asset meshes (3D-FUTURE/Objaverse where available); also what the checker's object distances, "

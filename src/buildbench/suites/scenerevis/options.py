@@ -59,7 +59,7 @@ class SceneReVisOptions(ModelOptions):
     vlm_feedback_record: str | None = option(
         "str", "JSONL file the layout critique model answers from or records to", unset="no file")
     max_model_len: int = option("int", "context window the llm agent truncates history to, tokens",
-                                minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN)
+                                minimum=1024, maximum=10_000_000, default=MAX_MODEL_LEN, unit="tokens")
     prompts: str | None = shared_option(PROMPTS_OPTION)
     degrade: float = shared_option(DEGRADE_OPTION)
 
