@@ -20,6 +20,7 @@ colliders).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import mujoco
@@ -127,23 +128,29 @@ def _compile(
     intact: np.ndarray,
     trees: list[Tree],
     root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
-) -> Compiled:
-    """Compile the model of ``trees`` (group roots at ``root_poses``, default as built) and index it."""
+) -> tuple[Compiled, mujoco.MjData]:
+    """Compile the model of ``trees`` (group roots at ``root_poses``, default as built) and index it.
+
+    Also returns a data of the model in an unspecified state: making one costs about as much as
+    indexing the whole model (its arena), ``mj_resetData`` makes it a fresh one at no cost.
+    """
     doc = document(layout, trees, root_poses)
     model = mujoco.MjModel.from_xml_string(doc.text)
-    drag_dofs, drag_linear, drag_quadratic = drag_of(model, layout.config)
+    data = mujoco.MjData(model)
+    drag_dofs, drag_linear, drag_quadratic = drag_of(model, layout.config, data)
     ropes, cargo_name, wheel_acts, cannon_acts = doc.ropes, doc.cargo, doc.wheels, doc.cannons
     limits = np.array([weld_limits(layout.config, w) for w in layout.welds]).reshape(-1, 2)
     cannons = [b.id for b in layout.graph.bodies if b.type == "Water Cannon"]
     torches = [b.id for b in layout.graph.bodies if b.type == "Torch"]
-    cannon_ids = {k: model.actuator(v).id for k, v in cannon_acts.items()}
-    body_ids = {b.id: model.body(f"b{b.id}").id for b in layout.graph.bodies}
-    return Compiled(
+    body, actuator, geom, site = _ids(model, _BODY), _ids(model, _ACTUATOR), _ids(model, _GEOM), _ids(model, _SITE)
+    cannon_ids = {k: actuator(v) for k, v in cannon_acts.items()}
+    body_ids = {b.id: body(f"b{b.id}") for b in layout.graph.bodies}
+    compiled = Compiled(
         model=model,
         layout=layout,
         intact=np.asarray(intact, dtype=bool).copy(),
         blocks=[
-            BlockBody(b.id, b.type, model.body(f"disc{b.id}" if b.spin_axis is not None else f"b{b.id}").id)
+            BlockBody(b.id, b.type, body_ids[b.id] if b.spin_axis is None else body(f"disc{b.id}"))
             for b in layout.graph.bodies
         ],
         body_ids=body_ids,
@@ -151,29 +158,48 @@ def _compile(
         analysis=weld_analysis(layout, trees, body_ids, cannon_ids),
         weld_break_force=limits[:, 0],
         weld_break_torque=limits[:, 1],
-        wheel_actuators={k: model.actuator(v).id for k, v in wheel_acts.items()},
+        wheel_actuators={k: actuator(v) for k, v in wheel_acts.items()},
         cannon_actuators=cannon_ids,
-        heat_pairs=[
-            (i, model.geom(f"hull{c}").id, model.geom(f"flame{t}").id)
-            for i, c in enumerate(cannons)
-            for t in torches
-        ],
+        heat_pairs=[(i, geom(f"hull{c}"), geom(f"flame{t}")) for i, c in enumerate(cannons) for t in torches],
         ropes=[
             Rope(
-                model.tendon(name).id,
-                (model.site(f"{name}_0").id, model.site(f"{name}_1").id),
-                (model.body(f"b{a}").id, model.body(f"b{b}").id),
+                _ids(model, _TENDON)(name),
+                (site(f"{name}_0"), site(f"{name}_1")),
+                (body_ids[a], body_ids[b]),
             )
             for name, a, b in ropes
         ],
-        cargo_body=-1 if cargo_name is None else model.body(cargo_name).id,
+        cargo_body=-1 if cargo_name is None else body(cargo_name),
         drag_dofs=drag_dofs,
         drag_linear=drag_linear,
         drag_quadratic=drag_quadratic,
     )
+    return compiled, data
 
 
-def drag_of(model: mujoco.MjModel, config: PhysicsConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+_BODY, _JOINT, _GEOM = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT, mujoco.mjtObj.mjOBJ_GEOM
+_SITE, _TENDON, _ACTUATOR = mujoco.mjtObj.mjOBJ_SITE, mujoco.mjtObj.mjOBJ_TENDON, mujoco.mjtObj.mjOBJ_ACTUATOR
+
+
+def _ids(model: mujoco.MjModel, kind: mujoco.mjtObj) -> Callable[[str], int]:
+    """Name → id of ``kind`` in ``model``, raising KeyError for an unknown name (as ``model.body(name)``).
+
+    ``mj_name2id`` returns the id alone; the named accessors (``model.body(name)``) build a view object
+    per call, which cost a tenth of a rebuild at a hundred blocks.
+    """
+
+    def find(name: str) -> int:
+        found = int(mujoco.mj_name2id(model, kind, name))
+        if found < 0:
+            raise KeyError(f"no {kind.name[6:].lower()} named {name!r} in the model")
+        return found
+
+    return find
+
+
+def drag_of(
+    model: mujoco.MjModel, config: PhysicsConfig, data: mujoco.MjData | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drag of every free body: ``(dofs, linear, quadratic)``, six dofs per body (translation, rotation);
     the force on dof ``dofs[k]`` is ``-(linear[k] + quadratic[k]·s) · qvel[dofs[k]]`` with ``s`` the body's
     speed.
@@ -187,12 +213,17 @@ def drag_of(model: mujoco.MjModel, config: PhysicsConfig) -> tuple[np.ndarray, n
     mass: for a group whose origin lies off its centre the drag acts at the origin, which adds a small
     dissipative torque. The simulation applies it explicitly each tick (``qfrc_applied``), stable while
     the deceleration rate stays far below ``1/dt``.
+
+    ``data`` is a data of ``model`` to work in (its state is reset), by default a new one.
     """
     free = np.flatnonzero(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
     dofs = np.zeros(0, dtype=int)
     if not free.size or not (config.linear_drag_per_s or config.angular_drag_per_s or config.quadratic_drag_per_m):
         return dofs, np.zeros(0), np.zeros(0)
-    data = mujoco.MjData(model)
+    if data is None:
+        data = mujoco.MjData(model)
+    else:
+        mujoco.mj_resetData(model, data)
     mujoco.mj_kinematics(model, data)
     mujoco.mj_comPos(model, data)
     # Trace of every body's inertia about its subtree root's centre of mass (parallel axes: + 2·m·|d|²).
@@ -221,11 +252,11 @@ def compile_scene(
     layout = lay_out(machine, scene, config, graph)
     intact = np.ones(len(layout.welds), dtype=bool)
     trees = spanning_trees(layout, intact)
-    compiled = _compile(layout, intact, trees)
-    overlapping = _overlapping_pairs(layout, compiled.model)
+    compiled, data = _compile(layout, intact, trees)
+    overlapping = _overlapping_pairs(layout, compiled.model, data)
     if not overlapping:
         return compiled
-    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact, trees)
+    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact, trees)[0]
 
 
 def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:
@@ -253,25 +284,25 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
     for tree in trees:
         b = compiled.body_ids[tree.order[0]]
         roots[tree.order[0]] = (data.xpos[b].copy(), data.xmat[b].reshape(3, 3).copy())
-    new = _compile(compiled.layout, intact, trees, roots)
+    new, state = _compile(compiled.layout, intact, trees, roots)
     model = new.model
-    state = mujoco.MjData(model)
+    mujoco.mj_resetData(model, state)
     state.time = data.time
     state.ctrl[:] = data.ctrl
     velocity = np.zeros(6)
+    old_body, old_joint = _ids(old, _BODY), _ids(old, _JOINT)
     for j in range(model.njnt):
-        name = model.joint(j).name
         qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
         if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
             body = int(model.jnt_bodyid[j])
-            b_old = old.body(model.body(body).name).id
+            b_old = old_body(mujoco.mj_id2name(model, _BODY, body))
             mujoco.mj_objectVelocity(old, data, mujoco.mjtObj.mjOBJ_BODY, b_old, velocity, 0)
             state.qpos[qa : qa + 3] = data.xpos[b_old]
             state.qpos[qa + 3 : qa + 7] = data.xquat[b_old]
             state.qvel[va : va + 3] = velocity[3:]
             state.qvel[va + 3 : va + 6] = data.xmat[b_old].reshape(3, 3).T @ velocity[:3]
         else:
-            j_old = old.joint(name).id
+            j_old = old_joint(mujoco.mj_id2name(model, _JOINT, j))
             state.qpos[qa] = data.qpos[old.jnt_qposadr[j_old]]
             state.qvel[va] = data.qvel[old.jnt_dofadr[j_old]]
     mujoco.mj_forward(model, state)
@@ -282,7 +313,7 @@ OVERLAP_TOLERANCE_M = 1e-3
 """Blocks whose bodies already interpenetrate by more than this when built never collide."""
 
 
-def _overlapping_pairs(layout: Layout, model: mujoco.MjModel) -> list[tuple[str, str]]:
+def _overlapping_pairs(layout: Layout, model: mujoco.MjModel, data: mujoco.MjData) -> list[tuple[str, str]]:
     """Pairs of block bodies whose colliders overlap in the built pose.
 
     The library accepts a block when its shrunk (×0.8) collider is clear
@@ -291,8 +322,9 @@ def _overlapping_pairs(layout: Layout, model: mujoco.MjModel) -> list[tuple[str,
     overlaps are parts of one rigid assembly, not collisions: they are
     excluded, as welded neighbours are (MuJoCo does not collide blocks of one
     rigid group anyway, so this matters once a weld between them breaks).
+    ``data`` is a data of ``model`` to work in (its state is reset).
     """
-    data = mujoco.MjData(model)
+    mujoco.mj_resetData(model, data)
     mujoco.mj_kinematics(model, data)
     geoms = np.array([model.geom(f"g{b.id}").id for b in layout.graph.bodies], dtype=int)
     owners = [model.body(int(model.geom_bodyid[g])).name for g in geoms]

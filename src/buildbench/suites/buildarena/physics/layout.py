@@ -57,6 +57,8 @@ class Layout:
             a rebuild after a break prepares only the groups that changed.
         markup: Each block's MJCF body content by block id, written on
             first use (``mjcf.markup``).
+        children: The MJCF bodies of a group's blocks but its root, by the
+            group's blocks (root first), written on first use (``mjcf``).
     """
 
     scene: Scene
@@ -68,6 +70,7 @@ class Layout:
     never_collide: list[tuple[str, str]] = field(default_factory=list)
     networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
     markup: dict[str, str] = field(default_factory=dict)
+    children: dict[tuple[str, ...], str] = field(default_factory=dict)
 
 
 def _connector_shares(graph: BodyGraph) -> dict[str, float]:
