@@ -146,3 +146,19 @@ def test_a_levels_file_with_aliases_is_refused(tmp_path: Path) -> None:
     levels.write_text("a: &x [1]\nb: *x\n")
     with pytest.raises(ValueError, match=r"levels file .*: not valid YAML \(line 2, column 4\): aliases"):
         load_levels(levels)
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("seed", -1, "seed must be an integer >= 0, got -1"),
+    ("seed", True, "seed must be an integer >= 0, got True"),
+    ("agent", None, "agent must be a non-empty string, got None"),
+    ("split", 5, "split must be a non-empty string, got 5"),
+    ("tasks", 5, "tasks must be a string or None, got 5"),
+])
+def test_a_python_run_config_is_checked_like_a_run_file(field: str, value: object, message: str) -> None:
+    from buildbench.harness import RunConfig
+    from buildbench.harness.errors import ConfigError
+
+    fields: dict[str, object] = {"suite": "example", "agent": "reference", "protocol": "refine", field: value}
+    with pytest.raises(ConfigError, match=f"^{message}$"):
+        RunConfig(**fields)  # type: ignore[arg-type]

@@ -97,15 +97,21 @@ class RunConfig:
     address: str | None = None
 
     def __post_init__(self) -> None:
+        # Python callers reach here without a run file's or the command line's checks.
+        for name in ("suite", "agent", "protocol", "split"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ConfigError(f"{name} must be a non-empty string, got {getattr(self, name)!r}")
+        for name in ("model", "record", "replay", "tasks", "address"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), (str, os.PathLike)):
+                raise ConfigError(f"{name} must be a string or None, got {getattr(self, name)!r}")
         Backend(self.backend, self.address)  # validates both
-        for name, low in (("samples", 1), ("concurrency", 1), ("workers", 0)):
+        for name, low in (("samples", 1), ("concurrency", 1), ("workers", 0), ("seed", 0)):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < low:
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
-        if self.limit is not None and (not isinstance(self.limit, int) or self.limit < 1):
+        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
+                                       or self.limit < 1):
             raise ConfigError(f"limit must be a positive integer, got {self.limit!r}")
-        if not isinstance(self.seed, int):
-            raise ConfigError(f"seed must be an integer, got {self.seed!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
