@@ -162,3 +162,21 @@ def test_a_python_run_config_is_checked_like_a_run_file(field: str, value: objec
     fields: dict[str, object] = {"suite": "example", "agent": "reference", "protocol": "refine", field: value}
     with pytest.raises(ConfigError, match=f"^{message}$"):
         RunConfig(**fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"suite": "x" * 100_000}, "field 'suite' is 'xxxx"),
+    ({"inputs": {"target_height_m": "x" * 100_000, "lot_half_width_m": 1.0, "max_blocks": 3}}, "inputs"),
+])
+def test_a_task_file_error_quoting_a_huge_field_is_cut(change: dict[str, object], message: str,
+                                                       tmp_path: Path) -> None:
+    from buildbench.harness import get_suite
+    from buildbench.harness.task_files import TaskFileError
+
+    record = {"id": "t", "suite": "example",
+              "inputs": {"target_height_m": 1.0, "lot_half_width_m": 1.0, "max_blocks": 3}, **change}
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(record) + "\n")
+    with pytest.raises(TaskFileError) as refused:
+        load_task_files(tasks, "example", get_suite("example").validate_task)
+    assert message in str(refused.value) and len(str(refused.value)) < 500

@@ -118,7 +118,8 @@ def task_from_record(record: Any, suite: str, where: str) -> Task:
                             "bidirectional character")
     named = record.get("suite", suite)
     if named != suite:
-        raise TaskFileError(f"{where}: task {task_id!r} field 'suite' is {named!r}, but this run is suite {suite!r}")
+        raise TaskFileError(f"{where}: task {task_id!r} field 'suite' is {repr(named)[:60]}, but this run is suite "
+                            f"{suite!r}")
     for key in ("inputs", "target", "metadata"):
         if not isinstance(record.get(key, {}), dict):
             raise TaskFileError(f"{where}: task {task_id!r} field {key!r} must be an object, "
@@ -147,9 +148,12 @@ def load_task_files(source: str | Path, suite: str, validate: TaskValidator | No
     return tasks
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    """The first line of ``exc``'s message, cut to ``limit`` characters (a validator quoting a
+    100 kB field would otherwise make the one error line 100 kB)."""
     text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-    return text.splitlines()[0] if text else type(exc).__name__
+    line = text.splitlines()[0] if text else type(exc).__name__
+    return line if len(line) <= limit else f"{line[:limit]}… ({len(line)} characters)"
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
