@@ -52,6 +52,11 @@ def test_a_huge_option_value_is_cut_in_its_error_line(capsys: pytest.CaptureFixt
     err = _one_error(capsys, ["run", "example", "-o", "max_steps=" + "x" * 100_000, "--print-config"])
     assert "option max_steps='xxxx" in err and "(100002 characters): expected an integer" in err
     assert len(err) < 300
+    err = _one_error(capsys, ["run", "example", "-o", "delay_s=" + "x" * 100_000, "--print-config"])
+    assert err.endswith("(100002 characters): expected a number\n") and len(err) < 300
+    # A rule among options (a model validator) quoting the value is cut as well.
+    err = _one_error(capsys, ["run", "scenerevis", "-o", "judge=" + "x" * 100_000, "--print-config"])
+    assert "model spec 'xxxx" in err and len(err) < 500
 
 
 @pytest.mark.parametrize("text, message", [

@@ -124,8 +124,10 @@ class Options(BaseModel):
         try:
             return cls.model_validate(values)
         except ValidationError as exc:  # a rule among options (a model validator): one line
-            error = exc.errors()[0]
-            raise ConfigError(f"options for {where}: {error['msg'].removeprefix('Value error, ')}") from None
+            message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+            if len(message) > 300:  # a rule quoting a 100 kB value (a model spec) would fill the line
+                message = f"{message[:300]}… ({len(message)} characters)"
+            raise ConfigError(f"options for {where}: {message}") from None
 
     def given(self) -> dict[str, Any]:
         """The explicitly given options, as JSON values (what a run's config stores)."""

@@ -134,7 +134,10 @@ class OptionSpec:
         if self.kind in ("float", "float-or-none"):
             if isinstance(value, bool):
                 raise ValueError("expected a number, got a boolean")
-            out = float(value)
+            try:
+                out = float(value)
+            except (TypeError, ValueError):  # float()'s own message repeats the whole value
+                raise ValueError("expected a number") from None
             if not math.isfinite(out):
                 raise ValueError("expected a finite number")
             return out
