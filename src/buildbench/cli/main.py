@@ -20,18 +20,8 @@ from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
 
 from .option_help import RunCommand
+from .paths import GivenPath
 from .suite_groups import SuiteGroups
-
-
-class _GivenPath(click.Path):
-    """``click.Path`` that refuses an empty value: ``""`` is what an unset shell variable gives,
-    and as a path it is the current folder (a run, figures or an export written where the
-    command happened to run)."""
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.strip():
-            self.fail("an empty path; give a file or folder name", param, ctx)
-        return super().convert(value, param, ctx)
 
 
 class _SuiteRow(TypedDict):
@@ -135,7 +125,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @cli.command(cls=RunCommand)
 @click.argument("suite", required=False)
-@click.option("--config", "config_file", type=_GivenPath(dir_okay=False, path_type=Path), default=None,
+@click.option("--config", "config_file", type=GivenPath(dir_okay=False, path_type=Path), default=None,
               help="Run file (YAML or JSON) with the run's fields: suite, agent, protocol, model, options, "
                    "tasks, seed, concurrency, backend… (--print-config writes one); flags given here override it.")
 @click.option("--print-config", is_flag=True,
@@ -148,13 +138,13 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--model", "-m", default=None, help="Model spec, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
               "vllm:MODEL@http://127.0.0.1:8000/v1, or a Python function: python:path/to/file.py:fn.")
 @click.option("--split", default="default", show_default=True, help="Task split (see `buildbench suites`).")
-@click.option("--tasks", "task_source", type=_GivenPath(exists=False), default=None,
+@click.option("--tasks", "task_source", type=GivenPath(exists=False), default=None,
               help="Run the tasks in this JSONL/JSON file or folder (e.g. from `buildbench tasks SUITE --json`) "
                    "instead of --split.")
 @click.option("--limit", type=click.IntRange(min=1), help="Run only the first N tasks.")
 @click.option("--samples", default=1, show_default=True, type=click.IntRange(1, 1_000_000), help="Episodes per task.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Run seed.")
-@click.option("--run-dir", type=_GivenPath(file_okay=False, path_type=Path),
+@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path),
               help="Where the run is stored.  [default: runs/SUITE-AGENT-PROTOCOL-sSEED]")
 @click.option("--resume", is_flag=True, help="Continue the run in --run-dir, skipping finished episodes.")
 @click.option("--concurrency", default=DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 100_000),
@@ -162,9 +152,9 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--workers", default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(0, 1024),
               help="Processes for CPU-bound episodes (0: no pool; each episode still plays in a process "
               "of its own, so a native crash ends only that episode).")
-@click.option("--record", type=_GivenPath(dir_okay=False),
+@click.option("--record", type=GivenPath(dir_okay=False),
               help="Record every model call to this JSONL file (needs --model).")
-@click.option("--replay", type=_GivenPath(exists=True, dir_okay=False),
+@click.option("--replay", type=GivenPath(exists=True, dir_okay=False),
               help="Answer model calls from this JSONL file (written by --record; needs the same --model).")
 @click.option("-o", "--option", "options", multiple=True,
               help="Suite option KEY=VALUE (repeatable); `buildbench suites` lists each suite's "
@@ -262,7 +252,7 @@ def _first_error(run_dir: Path) -> str:
 
 
 @cli.command()
-@click.argument("run_dirs", nargs=-1, required=True, type=_GivenPath(path_type=Path))
+@click.argument("run_dirs", nargs=-1, required=True, type=GivenPath(path_type=Path))
 @click.option("--json", "as_json", is_flag=True,
               help="Print the run's metrics as one JSON object (a metric without data is null).")
 @click.option("--errors-as-failures", is_flag=True,
@@ -271,10 +261,10 @@ def _first_error(run_dir: Path) -> str:
                    "leaving them out of the means.")
 @click.option("--all", "show_all", is_flag=True,
               help="Also list every metric beyond the suite's headline ones (raw counts, per-test flags).")
-@click.option("--prices", type=_GivenPath(dir_okay=False, path_type=Path), default=None,
+@click.option("--prices", type=GivenPath(dir_okay=False, path_type=Path), default=None,
               help="A price file (JSON or YAML: models -> input_per_million, output_per_million, "
                    "per_request) to show the money each run cost beside its tokens.")
-@click.option("--figures", "figures_dir", type=_GivenPath(file_okay=False, path_type=Path), default=None,
+@click.option("--figures", "figures_dir", type=GivenPath(file_okay=False, path_type=Path), default=None,
               help="Also write figures (PNG and SVG) to this folder: headline metrics with intervals, "
                    "per task type, outcomes, cost vs quality, and the suite's paper figures.")
 def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, show_all: bool,
@@ -307,8 +297,8 @@ def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, 
 
 
 @cli.command()
-@click.argument("run_a", type=_GivenPath(path_type=Path))
-@click.argument("run_b", type=_GivenPath(path_type=Path))
+@click.argument("run_a", type=GivenPath(path_type=Path))
+@click.argument("run_b", type=GivenPath(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as one JSON object.")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result as failed episodes instead of leaving them out.")
@@ -344,10 +334,10 @@ def _strict_json(value: Any) -> str:
 
 
 @cli.command()
-@click.argument("run_dir", type=_GivenPath(path_type=Path))
+@click.argument("run_dir", type=GivenPath(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True,
               help="jsonl: one full episode record a line; parquet: one flat row an episode; sft: chat data.")
-@click.option("--out", type=_GivenPath(path_type=Path),
+@click.option("--out", type=GivenPath(path_type=Path),
               help="Output file (jsonl, parquet; default RUN_DIR/episodes.FORMAT) or new folder "
                    "(sft; default RUN_DIR/sft).")
 def export(run_dir: Path, fmt: str, out: Path | None) -> None:
@@ -372,12 +362,12 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
 
 
 @cli.command()
-@click.argument("run_dirs", nargs=-1, required=True, type=_GivenPath(file_okay=False, path_type=Path))
+@click.argument("run_dirs", nargs=-1, required=True, type=GivenPath(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to bind (the default serves this machine only).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(min=0, max=65535),
               help="Port (0: any free port).")
-@click.option("--static", "static_out", type=_GivenPath(path_type=Path),
+@click.option("--static", "static_out", type=GivenPath(path_type=Path),
               help="Write the viewer as static files into this new folder instead of serving.")
 def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | None) -> None:
     """Browse RUN_DIR(s): episode tables, trajectories and the built artefacts in 3-D."""
@@ -390,7 +380,7 @@ def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | No
 
 
 @cli.command()
-@click.option("--run-dir", type=_GivenPath(file_okay=False, path_type=Path), default=Path("runs/demo"),
+@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path), default=Path("runs/demo"),
               show_default=True, help="Where the demo runs are stored (a suite's earlier demo runs there are replaced; "
               "a folder with anything else is refused).")
 @click.option("--suite", "suites", multiple=True,
