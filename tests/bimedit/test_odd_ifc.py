@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -198,3 +199,41 @@ def test_typed_value_where_an_entity_belongs_hashes(tmp_path: Path) -> None:
     path = tmp_path / "value.ifc"
     path.write_text(text.replace(building, building.replace("#28,$,", "#28,1,")))
     assert node_changes(load_model(FIXTURE), load_model(path)).modified == {"1ofLFgv_Bi$WZi6XJZJMaa"}
+
+
+def _pset_in_a_set(tmp_path: Path, name: str, value: float) -> Path:
+    """The fixture with its first wall's property set attached through an
+    IfcPropertySetDefinitionSet (a set of property sets in one relation, as IFC4 allows; the
+    set is written as text, IfcOpenShell's API takes one property set)."""
+    def add(f: ifcopenshell.file) -> None:
+        wall = sorted(f.by_type("IfcWall"), key=lambda w: w.GlobalId)[0]
+        prop = f.createIfcPropertySingleValue("FireRating", None, f.create_entity("IfcReal", value), None)
+        pset = f.createIfcPropertySet("2O2Fr$t4X7Zf8NOew3FLOH", None, "Pset_WallCommon", None, (prop,))
+        f.createIfcRelDefinesByProperties("1O2Fr$t4X7Zf8NOew3FLOH", None, None, None, (wall,), pset)
+
+    path = _variant(tmp_path, name, add)
+    text = path.read_text()
+    path.write_text(re.sub(r"(IFCRELDEFINESBYPROPERTIES\([^;]*),(#\d+)\);", r"\1,(\2));", text))
+    assert path.read_text() != text
+    return path
+
+
+def test_property_set_in_a_set_is_compared(tmp_path: Path) -> None:
+    """Before the fix a property set given as a set was left out of the comparison, so a changed
+    value in it changed nothing."""
+    a = _pset_in_a_set(tmp_path, "a.ifc", 30.0)
+    b = _pset_in_a_set(tmp_path, "b.ifc", 60.0)
+    wall = sorted(w.GlobalId for w in ifcopenshell.open(str(a)).by_type("IfcWall"))[0]
+    assert node_changes(load_model(a), load_model(b)).modified == {wall}
+    assert node_changes(load_model(a), load_model(a)).empty
+
+
+def test_property_set_of_the_wrong_type_is_compared_as_a_value(tmp_path: Path) -> None:
+    """A malformed relation naming a text instead of a property set: read (it was a traceback)."""
+    path = _pset_in_a_set(tmp_path, "a.ifc", 30.0)
+    text = path.read_text()
+    bad = tmp_path / "bad.ifc"
+    bad.write_text(re.sub(r"(IFCRELDEFINESBYPROPERTIES\([^;]*),\(#\d+\)\);", r"\1,'x');", text))
+    assert bad.read_text() != text
+    wall = sorted(w.GlobalId for w in ifcopenshell.open(str(path)).by_type("IfcWall"))[0]
+    assert node_changes(load_model(path), load_model(bad)).modified == {wall}

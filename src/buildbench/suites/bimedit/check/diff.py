@@ -147,12 +147,14 @@ def _membership_change(rel: ifcopenshell.entity_instance, related: set[str], cou
     return related ^ other
 
 
-def _relating(rel: ifcopenshell.entity_instance) -> int | None:
-    """Id of the definition (property set, type, material) a relation assigns."""
+def _relating(rel: ifcopenshell.entity_instance) -> object:
+    """What a relation assigns (property set, type, material): its id, the ids of a set of
+    property sets (IFC4), or the value a malformed file put there."""
     for name in ("RelatingPropertyDefinition", "RelatingType", "RelatingMaterial"):
         target = getattr(rel, name, None)
-        if isinstance(target, ifcopenshell.entity_instance):
-            return target.id()
+        if target is not None:
+            targets = target if isinstance(target, tuple) else (target,)
+            return tuple(t.id() if isinstance(t, ifcopenshell.entity_instance) else repr(t) for t in targets)
     return None
 
 

@@ -278,6 +278,8 @@ def guid_of(ent: ifcopenshell.entity_instance | None) -> str:
     """GlobalId of ``ent``, ``#<id>`` when it has none, ``-`` for None."""
     if ent is None:
         return "-"
+    if not isinstance(ent, ifcopenshell.entity_instance):  # a value where a malformed file names none
+        return repr(ent)
     # GlobalId is attribute 0 of every IfcRoot; get_argument skips the slow __getattr__ path.
     guid = ent.get_argument(0) if ent.is_a("IfcRoot") else None
     return str(guid) if guid else f"#{ent.id()}"
@@ -467,15 +469,23 @@ def _unmeasured_placement(ent: ifcopenshell.entity_instance) -> ifcopenshell.ent
     return placement
 
 
+def _pset_hash(pdef: ifcopenshell.entity_instance, hasher: _Hasher) -> str:
+    if not isinstance(pdef, ifcopenshell.entity_instance) or not pdef.id():  # a malformed file's value
+        return "pset:" + hasher.entity(pdef)
+    items = getattr(pdef, "HasProperties", None) or getattr(pdef, "Quantities", None) or ()
+    return "pset:" + str(pdef.Name) + ":" + ",".join(
+        sorted(hasher.entity(p) for p in (items if isinstance(items, tuple) else (items,))))
+
+
 def _definition_hashes(ent: ifcopenshell.entity_instance, hasher: _Hasher) -> Iterator[str]:
     """Hashes of the property sets, type and materials attached to ``ent``."""
     for rel in getattr(ent, "IsDefinedBy", ()) or ():
         if rel.is_a("IfcRelDefinesByProperties"):
-            pdef = rel.RelatingPropertyDefinition
-            if pdef is None or isinstance(pdef, tuple):
-                continue
-            items = getattr(pdef, "HasProperties", None) or getattr(pdef, "Quantities", None) or ()
-            yield "pset:" + str(pdef.Name) + ":" + ",".join(sorted(hasher.entity(p) for p in items))
+            pdefs = rel.RelatingPropertyDefinition
+            # IFC4 lets one relation carry a set of property sets (IfcPropertySetDefinitionSet)
+            for pdef in pdefs if isinstance(pdefs, tuple) else (pdefs,):
+                if pdef is not None:
+                    yield _pset_hash(pdef, hasher)
         elif rel.is_a("IfcRelDefinesByType"):
             yield "type:" + guid_of(rel.RelatingType)
     for rel in getattr(ent, "IsTypedBy", ()) or ():
