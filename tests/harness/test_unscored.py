@@ -43,7 +43,7 @@ def test_errors_as_failures_counts_them_as_zero(tmp_path):
     assert rep["metrics"]["passed"] == 1.0 and rep["unscored"] == 0
     Runner(_dead_endpoint_config(), tmp_path / "dead").run()
     rep = run_report(tmp_path / "dead", errors_as_failures=True)
-    assert rep["unscored"] == 2 and rep["status"] == {"ok": 2}  # counted as failures, said so
+    assert rep["unscored"] == 2 and rep["status"] == {"api_error (counted as failed)": 2}  # said so
     assert rep["metrics"]["passed"] == 0.0 and rep["metrics"]["height_ratio"] == 0.0
 
 

@@ -119,15 +119,24 @@ def as_failure(episode: Episode, failing: dict[str, float]) -> Episode:
     the metrics the suite computed for what the episode left (e.g. BIM-Edit's last commit),
     else the values a failed attempt has (``failing``: the suite's failure metrics — pass flags
     and scores 0). Every other metric stays n/a: filling 0 into a lower-is-better metric (a
-    collision or invalid-action rate) would make a crash look perfect. The copy says so in
-    ``metadata["counted_as_failure"]``.
+    collision or invalid-action rate) would make a crash look perfect. The copy is a ``failed``
+    (scored) episode whose ``metadata["counted_as_failure"]`` keeps the status it had, so status
+    counts can still say what happened (`status_label`).
     """
     data = episode.to_dict()
     kept = {k: float(v) for k, v in episode.metrics.items() if isinstance(v, int | float) and v == v}
     data["metrics"] = {**{k: float(v) for k, v in failing.items()}, **kept}
     data["metadata"] = {**data["metadata"], "counted_as_failure": episode.status}
-    data["status"] = "ok"
+    data["status"] = "failed"
     return Episode.from_dict(data)
+
+
+def status_label(episode: Episode) -> str:
+    """The status a report counts ``episode`` under: its own, or for an unscored episode counted
+    as a failure (`as_failure`) what it was and how it counts, e.g. ``api_error (counted as failed)``:
+    the failure stays visible."""
+    original = episode.metadata.get("counted_as_failure")
+    return f"{original} (counted as failed)" if isinstance(original, str) else episode.status
 
 
 def add_usage(total: dict[str, int], extra: dict[str, int]) -> dict[str, int]:

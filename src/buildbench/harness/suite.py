@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .agent import Agent
 from .env import Env
-from .episode import Episode, as_failure, is_scored
+from .episode import Episode, as_failure, is_scored, status_label
 from .errors import AgentFailure, UnknownNameError
 from .options import COMMON_OPTIONS, OptionSpec
 from .outcome import OutcomeRecord
@@ -226,7 +226,8 @@ def mean_metrics(episodes: Sequence[Episode]) -> dict[str, Any]:
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for ep in episodes:
-        statuses[ep.status] = statuses.get(ep.status, 0) + 1
+        label = status_label(ep)
+        statuses[label] = statuses.get(label, 0) + 1
         if not is_scored(ep):
             continue
         for key, value in ep.metrics.items():
