@@ -18,6 +18,8 @@ from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.diff import node_changes
 from buildbench.suites.bimedit.check.edit import score_edit
 from buildbench.suites.bimedit.check.model import NO_LENGTH_UNIT, load_model
+from buildbench.suites.bimedit.check.semantics import property_value
+from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
 from buildbench.suites.bimedit.generate.tasks.usergen import REPORT_FILE, generate_from_ifc
 from buildbench.suites.bimedit.rescore import rescore
@@ -237,3 +239,22 @@ def test_property_set_of_the_wrong_type_is_compared_as_a_value(tmp_path: Path) -
     assert bad.read_text() != text
     wall = sorted(w.GlobalId for w in ifcopenshell.open(str(path)).by_type("IfcWall"))[0]
     assert node_changes(load_model(path), load_model(bad)).modified == {wall}
+
+
+def test_base_quantity_in_a_set_is_read(tmp_path: Path) -> None:
+    """A quantity set attached through a set of definitions was not found (its value read as
+    missing, in metres like any other once it is)."""
+    def add(f: ifcopenshell.file) -> None:
+        wall = sorted(f.by_type("IfcWall"), key=lambda w: w.GlobalId)[0]
+        length = f.createIfcQuantityLength("Length", None, None, 20.0, None)
+        qto = f.createIfcElementQuantity("2O2Fr$t4X7Zf8NOew3FLOH", None, "Qto_WallBaseQuantities", None, None,
+                                         (length,))
+        f.createIfcRelDefinesByProperties("1O2Fr$t4X7Zf8NOew3FLOH", None, None, None, (wall,), qto)
+
+    path = _variant(tmp_path, "qto.ifc", add)
+    text = path.read_text()
+    path.write_text(re.sub(r"(IFCRELDEFINESBYPROPERTIES\([^;]*),(#\d+)\);", r"\1,(\2));", text))
+    model = load_model(path)
+    wall = sorted(k for k, n in model.nodes.items() if n.ifc_class == "IfcWall")[0]
+    value = property_value(model, ShapeCache(model), wall, "Qto_WallBaseQuantities.Length")
+    assert value == pytest.approx(20.0 * 0.3048)

@@ -109,14 +109,15 @@ def _quantity(ent: ifcopenshell.entity_instance, qto: str, name: str, scale: flo
     for rel in getattr(ent, "IsDefinedBy", ()) or ():
         if not rel.is_a("IfcRelDefinesByProperties"):
             continue
-        definition = rel.RelatingPropertyDefinition
-        if not isinstance(definition, ifcopenshell.entity_instance) or not definition.is_a("IfcElementQuantity"):
-            continue
-        if definition.Name != qto:
-            continue
-        for q in definition.Quantities or ():
-            if q.Name == name and q.is_a("IfcPhysicalSimpleQuantity"):
-                return float(q[3]) * scale ** _QUANTITY_POWER.get(q.is_a(), 0)
+        definitions = rel.RelatingPropertyDefinition  # one, or a set of them (IFC4)
+        for definition in definitions if isinstance(definitions, tuple) else (definitions,):
+            if not isinstance(definition, ifcopenshell.entity_instance) or not definition.is_a("IfcElementQuantity"):
+                continue
+            if definition.Name != qto:
+                continue
+            for q in definition.Quantities or ():
+                if q.Name == name and q.is_a("IfcPhysicalSimpleQuantity"):
+                    return float(q[3]) * scale ** _QUANTITY_POWER.get(q.is_a(), 0)
     return None
 
 
