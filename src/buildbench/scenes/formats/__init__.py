@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buildbench.jsonio import parse_json
 from buildbench.scenes.model import Scene, SceneFormatError
 
 
@@ -82,11 +83,10 @@ def parse_document(path: Path) -> Any:
 
 
 def _loads(text: str, path: Path, line: int) -> Any:
-    def bad_constant(name: str) -> Any:
-        raise SceneFormatError(f"{path}: line {max(line, 1)}: non-finite number {name}")
-
+    # parse_json refuses what json.loads lets escape as a bare ValueError (a 10,000-digit
+    # integer) or RecursionError (deep nesting), and NaN, as a JSONDecodeError with a position.
     try:
-        return json.loads(text, parse_constant=bad_constant)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise SceneFormatError(f"{path}: line {line or exc.lineno}: invalid JSON: {exc.msg}") from None
 

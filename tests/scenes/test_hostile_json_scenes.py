@@ -1,0 +1,43 @@
+"""Scene files that json.loads could not refuse cleanly (a 10,000-digit integer: a bare
+ValueError, exit 1; 100,000 brackets: RecursionError) are one ``error:`` line naming the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from buildbench.cli.main import main
+
+BIG_INT = '{"a": ' + "9" * 10_000 + "}"
+DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
+CASES = [(BIG_INT, "an integer of 10000 digits is over the 4300-digit limit"),
+         (DEEP, "nested deeper than 200 levels"),
+         ('{"a": NaN}', "NaN is not a finite number")]
+
+
+def _one_error(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("content, message", CASES)
+def test_scenes_convert_refuses_hostile_json_naming_the_file(
+        content: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scene = tmp_path / "house.json"
+    scene.write_text(content)
+    err = _one_error(capsys, ["scenes", "convert", str(scene), "--from", "thor", "--to", "holodeck",
+                              "--out", str(tmp_path / "x.json")])
+    assert f"{scene}: line 1: invalid JSON: {message}" in err
+
+
+@pytest.mark.parametrize("content, message", CASES)
+def test_a_jsonl_line_names_its_line(content: str, message: str, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "records.jsonl"
+    records.write_text('{"a": 1}\n\n' + content + "\n")
+    err = _one_error(capsys, ["scenes", "convert", str(records), "--from", "respace", "--to", "holodeck",
+                              "--out", str(tmp_path / "x.json")])
+    assert f"{records}: line 3: invalid JSON: {message}" in err
