@@ -176,7 +176,8 @@ def _cli_args(suite: str, c: Case, task: str, run_dir: Path) -> list[str]:
     args = [suite, "--split", c.split, "--task", task, "--protocol", c.protocol, "--agent", c.agent,
             "--run-dir", str(run_dir), "--model", "mcp:test-client"]
     for key, value in c.options.items():
-        args += ["-o", f"{key}={json.dumps(value)}"]
+        # -o values are text, as typed on a command line (a string is not JSON-quoted)
+        args += ["-o", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
     return args
 
 
