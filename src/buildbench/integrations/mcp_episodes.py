@@ -36,6 +36,7 @@ import jsonschema
 from buildbench.harness import Episode, Store, Suite, Task, get_suite, mean_metrics
 from buildbench.harness.apart import play_apart
 from buildbench.harness.errors import BuildbenchError, ConfigError
+from buildbench.harness.run_options import with_run_options
 from buildbench.harness.runner import RunConfig, Runner, execute_episode, score_isolated, select_tasks
 from buildbench.harness.user_agent import resolve_agent
 from buildbench.llm import ChatModel
@@ -209,8 +210,8 @@ class McpRun(Runner):
             raise BuildbenchError(f"task {episode.task_id} sample {episode.sample} was stored meanwhile by another "
                                   f"process serving {self.run_dir}; this episode was not stored (serve a run folder "
                                   "from one server at a time)")
-        summary = (self.suite.summarize or mean_metrics)(list(self.store.episodes()))
-        self.store.write_summary(summary)
+        episodes = with_run_options(self.store.episodes(), self.config.to_dict())  # as the runner summarises
+        self.store.write_summary((self.suite.summarize or mean_metrics)(episodes))
 
 
 class EpisodeSession:
