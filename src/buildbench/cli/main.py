@@ -15,12 +15,12 @@ from typing import Any, TypedDict
 import click
 from click.core import ParameterSource
 
+from buildbench.cliargs import GivenPath
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
 
 from .option_help import RunCommand
-from .paths import GivenPath
 from .suite_groups import SuiteGroups
 
 

@@ -1,4 +1,7 @@
-"""Path parameters of the commands (only click is imported: ``buildbench mcp`` stays light)."""
+"""Parameter types shared by every command group, the core commands and those a package adds
+(``buildbench mcp``, ``buildbench scenes``, a suite's group). Outside the ``buildbench.cli`` package
+and importing only click: a group's module imported first (``buildbench.integrations.mcp_cli``)
+would otherwise load the CLI, which imports that group's module back half-made."""
 
 from __future__ import annotations
 
