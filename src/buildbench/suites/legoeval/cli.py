@@ -17,6 +17,7 @@ import click
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import ConfigError
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 
 if TYPE_CHECKING:
     from .options import Geometry
@@ -30,7 +31,7 @@ def _load_scene(path: str) -> Any:
     if not p.exists() or p.is_dir():
         raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
-        data = json.loads(read_text(p))
+        data = parse_json(read_text(p))
     except OSError as exc:
         raise ConfigError(f"--scene {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
@@ -45,7 +46,7 @@ def _parse_args(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--args: not JSON ({exc.msg} at character {exc.pos})") from None
 
@@ -151,7 +152,7 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
         return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--constraints {path}: not JSON ({exc})") from None
     items = data.get("constraints") if isinstance(data, dict) else data

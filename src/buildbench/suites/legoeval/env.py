@@ -25,6 +25,7 @@ from typing import Any
 
 from buildbench.harness import Action, Env, Observation, ResetResult, StepResult, Task
 from buildbench.harness.errors import ConfigError
+from buildbench.jsonio import JSONInputError, parse_json
 from buildbench.scenes.model import Scene, SceneFormatError
 
 from .options import Geometry, LegoEvalOptions
@@ -128,7 +129,9 @@ class LegoEvalEnv(Env):
             return self._tools(calls)
         if action.text:
             try:
-                data = json.loads(action.text[action.text.find("{"): action.text.rfind("}") + 1])
+                data = parse_json(action.text[action.text.find("{"): action.text.rfind("}") + 1])
+            except JSONInputError as exc:
+                return self._invalid(f"the JSON in the reply is refused: {exc.msg}", None)
             except json.JSONDecodeError:
                 data = None
             if isinstance(data, dict) and "verdicts" in data:

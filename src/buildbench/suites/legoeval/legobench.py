@@ -29,6 +29,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 
 from .constraints import CONSTRAINT_TYPES, ProgramError, parse_program
 from .plans import plans_from_json
@@ -54,7 +55,7 @@ def find_full_data(root: str | Path) -> Path:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(read_text(path))
+        return parse_json(read_text(path))
     except OSError as exc:
         raise LegoBenchError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:

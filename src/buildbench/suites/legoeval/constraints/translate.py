@@ -8,10 +8,10 @@ one-line error, up to ``retries`` times.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
+from buildbench.jsonio import parse_json
 from buildbench.llm import ChatModel, ChatRequest, Message
 
 from .program import (
@@ -60,7 +60,7 @@ class Translation:
 def _json_block(text: str) -> object:
     m = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     body = m.group(1) if m else text[text.find("{"): text.rfind("}") + 1]
-    return json.loads(body)
+    return parse_json(body)
 
 
 async def translate(model: ChatModel | None, text: str, *, where: str = "constraint",

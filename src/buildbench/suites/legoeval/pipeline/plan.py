@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from buildbench.jsonio import JSONInputError, parse_json
 from buildbench.suites.legoeval.prompts import fill
 from buildbench.suites.legoeval.tools import TOOLS, tool_menu
 
@@ -72,7 +73,10 @@ def parse_plan(reply: str, menu: tuple[str, ...]) -> ToolPlan:
         raise ValueError("no 'Tool Sequence: [...]' in the reply")
     body = match.group(1)
     try:
-        raw: Any = json.loads(body)
+        raw: Any = parse_json(body)
+    except JSONInputError as exc:
+        # refused (too deep, a huge integer): no other reading of it is wanted
+        raise ValueError(f"the tool sequence is refused: {exc.msg}") from None
     except json.JSONDecodeError:
         try:
             raw = ast.literal_eval(body)
