@@ -22,6 +22,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from buildbench.jsonio import parse_json
+
 from ..actions import TOOLS
 
 #: Required arguments of each tool (the object id is checked separately): the env's own table.
@@ -76,7 +78,7 @@ def init_reward(reply: str, instruction: str) -> tuple[float, str]:
     if not match:
         return -1.0, "no fenced json block inside <create_scene>"
     try:
-        scene = json.loads(match.group(1))
+        scene = parse_json(match.group(1))
     except json.JSONDecodeError as exc:
         return -1.0, f"scene JSON does not parse: {exc.msg}"
     if not isinstance(scene, dict):
@@ -126,7 +128,7 @@ def parse_tool_calls(reply: str) -> list[Any] | None:
     if not match:
         return None
     try:
-        calls = json.loads(match.group(1))
+        calls = parse_json(match.group(1))
     except json.JSONDecodeError:
         return None
     return calls if isinstance(calls, list) else None
@@ -146,7 +148,7 @@ def format_reward(reply: str, scene_ids: Collection[str], uids: Collection[str] 
     if not match:
         return -1.0, "no <tool_calls> body"
     try:
-        calls = json.loads(match.group(1))
+        calls = parse_json(match.group(1))
     except json.JSONDecodeError as exc:
         return -0.9, f"tool_calls JSON does not parse: {exc.msg}"
     if not isinstance(calls, list) or not calls:
