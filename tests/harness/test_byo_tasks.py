@@ -65,9 +65,9 @@ def test_errors_name_file_line_task_and_field(tmp_path: Path) -> None:
         f"{where}:1: task {good[0]['id']!r} field 'suite' is 'bimedit', but this run is suite 'example'")
     missing = {**good[0], "inputs": {k: v for k, v in good[0]["inputs"].items() if k != "max_blocks"}}
     assert _error(tmp_path, [good[1], missing]) == (
-        f"{where}:2: task {good[0]['id']!r}: inputs.max_blocks: missing (integer required)")
+        f"{where}:2: task {good[0]['id']!r}: inputs.max_blocks: missing (integer>=1 required)")
     wrong = {**good[0], "target": {"target_height_m": "tall"}}
-    assert _error(tmp_path, [wrong]).endswith("target.target_height_m: expected number, got str")
+    assert _error(tmp_path, [wrong]).endswith("target.target_height_m: expected number>0, got str")
     assert _error(tmp_path, [{**good[0], "input": {}}]) == (
         f"{where}:1: unknown field 'input'; a task has id, suite, inputs, target, metadata")
     assert _error(tmp_path, [{**good[0], "id": ""}]).startswith(f"{where}:1: field 'id' must be a non-empty string")

@@ -17,7 +17,9 @@ where objects belong, and the suite's own check of inputs and target
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -162,39 +164,65 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def require_fields(*, inputs: Mapping[str, str] | None = None,
-                   target: Mapping[str, str] | None = None) -> TaskValidator:
+def require_fields(*, inputs: Mapping[str, str] | None = None, target: Mapping[str, str] | None = None,
+                   optional: Mapping[str, str] | None = None) -> TaskValidator:
     """A task check for ``Suite.validate_task``: each named field present with its JSON type.
 
     Types are ``object``, ``array``, ``string``, ``number``, ``integer``, ``boolean``, or
-    several joined by ``|`` (``"string|null"``; ``null`` allows None). Fields not named are
-    not checked, so a suite can require only what its env and scorer read.
+    several joined by ``|`` (``"string|null"``; ``null`` allows None). A number is finite, and a
+    ``number`` or ``integer`` type may carry a bound: ``"number>0"``, ``"integer>=1"`` (a height of
+    0 or a block budget of -1 is a type-correct value no task can mean). ``optional`` checks fields
+    a record may leave out, by dotted name (``{"target.duration_s": "number>0"}``). Fields not named
+    are not checked, so a suite can require only what its env and scorer read.
     """
-    wanted = {"inputs": dict(inputs or {}), "target": dict(target or {})}
+    wanted = [(f"{part}.{name}", kinds, True) for part, fields in (("inputs", inputs), ("target", target))
+              for name, kinds in (fields or {}).items()]
+    wanted += [(path, kinds, False) for path, kinds in (optional or {}).items()]
+    for path, kinds, _ in wanted:
+        if path.split(".", 1)[0] not in ("inputs", "target") or "." not in path:
+            raise ValueError(f"require_fields: {path!r} is not inputs.NAME or target.NAME")
+        for kind in kinds.split("|"):
+            _type_and_bound(kind)  # a misspelt type fails when the suite is made, not on a user's task
 
     def check(task: Task) -> None:
-        for part, fields in wanted.items():
+        for path, kinds, required in wanted:
+            part, name = path.split(".", 1)
             values = getattr(task, part)
-            for name, kinds in fields.items():
-                if name not in values:
-                    raise TaskShapeError(f"{part}.{name}", f"missing ({kinds} required)")
-                if not _has_type(values[name], kinds.split("|")):
-                    raise TaskShapeError(f"{part}.{name}",
-                                         f"expected {kinds}, got {type(values[name]).__name__}")
+            if name not in values:
+                if required:
+                    raise TaskShapeError(path, f"missing ({kinds} required)")
+                continue
+            value = values[name]
+            if not any(_is_a(value, kind) for kind in kinds.split("|")):
+                shown = repr(value) if isinstance(value, int | float) and not isinstance(value, bool) else \
+                    type(value).__name__
+                raise TaskShapeError(path, f"expected {kinds}, got {shown}")
 
     return check
 
 
-def _has_type(value: Any, kinds: Sequence[str]) -> bool:
-    for kind in kinds:
-        if kind == "null":
-            if value is None:
-                return True
-            continue
-        if kind not in _JSON_TYPES:
-            raise ValueError(f"require_fields: unknown type {kind!r}")
-        if isinstance(value, bool) and kind not in ("boolean",):
-            continue  # JSON true is not a number
-        if isinstance(value, _JSON_TYPES[kind]):
-            return True
-    return False
+_BOUND = re.compile(r"^(?P<kind>[a-z]+)(?:(?P<op>>=|>)(?P<limit>-?\d+(?:\.\d+)?))?$")
+
+
+def _type_and_bound(kind: str) -> tuple[str, str | None, float]:
+    match = _BOUND.match(kind)
+    if match is None or (match["kind"] not in _JSON_TYPES and match["kind"] != "null") or (
+            match["op"] and match["kind"] not in ("number", "integer")):
+        raise ValueError(f"require_fields: unknown type {kind!r}")
+    return match["kind"], match["op"], float(match["limit"] or 0)
+
+
+def _is_a(value: Any, kind: str) -> bool:
+    name, op, limit = _type_and_bound(kind)
+    if name == "null":
+        return value is None
+    if isinstance(value, bool) and name != "boolean":
+        return False  # JSON true is not a number
+    if not isinstance(value, _JSON_TYPES[name]):
+        return False
+    if not isinstance(value, int | float) or name == "boolean":
+        return True
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    # an int is compared as one: a 400-digit int overflows a float
+    return op is None or (value > limit if op == ">" else value >= limit)

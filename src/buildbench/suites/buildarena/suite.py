@@ -6,7 +6,6 @@ from typing import Any
 
 from buildbench.harness import AgentSpec, ConfigError, ProtocolSpec, Suite, Task
 from buildbench.harness.suite import RunChoice
-from buildbench.harness.task_files import require_fields
 
 from . import agents, protocols
 from .agents import PROMPT_FILES
@@ -18,7 +17,7 @@ from .outcome import BuildArenaOutcome
 from .physics.config import config_for
 from .report import summarize
 from .score import failure_metrics, score_episode
-from .tasks import TASKS, get_task, load_levels
+from .tasks import TASKS, get_task, load_levels, validate_task
 from .variants import VARIED_LEVELS, generate, parse
 
 SUITE = "buildarena"
@@ -162,5 +161,5 @@ suite = Suite(
     outcome_type=BuildArenaOutcome,
     check_run=check_run,
     prompts=PROMPT_FILES,
-    validate_task=require_fields(inputs={"text": "string", "category": "string", "level": "integer"}),
+    validate_task=validate_task,
 )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from buildbench.harness.task import Task
+from buildbench.harness.task_files import TaskShapeError, require_fields
 from buildbench.suites.buildarena.library.bodies import BodyGraph, body_graph
 from buildbench.suites.buildarena.model import Machine
 
@@ -35,7 +37,7 @@ from .variants import variant_spec
 __all__ = [
     "LIFT_PASS_HEIGHT", "MAX_LEVELS_FILE_BYTES", "SUPPORT_FALLEN_Z", "SUPPORT_RAMP_S", "TASKS", "TERRAIN_HEIGHT",
     "TERRAIN_SIZE", "TRANSPORT_GOAL", "Category", "TaskSpec", "get_task", "lift_text", "load_levels", "scene_for",
-    "support_text", "terrain_for", "transport_text",
+    "support_text", "terrain_for", "transport_text", "validate_task",
 ]
 
 
@@ -48,6 +50,33 @@ def get_task(task_id: str) -> TaskSpec:
     """
     task = TASKS.get(task_id)
     return variant_spec(task_id) if task is None else task
+
+
+_record_shape = require_fields(
+    inputs={"text": "string", "category": "string", "level": "integer>=1"},
+    optional={"inputs.max_substructures": "integer>=1", "target.duration_s": "number>0"})
+
+
+def validate_task(task: Task) -> None:
+    """The check of a task record from a user's file (``--tasks``): the fields' types and ranges,
+    a task id this suite knows (a level or a variant), and fields that agree with it. The id
+    fixes the task (category, level, sub-structure limit, simulated time): a record that says
+    otherwise would be run as the id says, its change silently dropped, so it is refused.
+
+    Raises:
+        TaskShapeError: Naming the first bad field.
+        ValueError: For an unknown or malformed task id.
+    """
+    _record_shape(task)
+    spec = get_task(task.id)
+    fixed = {"inputs.category": spec.category, "inputs.level": spec.level,
+             "inputs.max_substructures": spec.max_substructures, "target.duration_s": spec.duration_s}
+    for path, value in fixed.items():
+        part, name = path.split(".")
+        given = getattr(task, part).get(name, value)
+        if given != value:
+            raise TaskShapeError(path, f"{given!r} disagrees with task {task.id}, whose value is {value!r} "
+                                       "(a BuildArena task is fixed by its id)")
 
 
 def terrain_for(gap: float, width: float = TERRAIN_SIZE[0], rise: float = 0.0) -> tuple[StaticBox, ...]:

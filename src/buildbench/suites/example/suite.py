@@ -38,6 +38,6 @@ suite = Suite(
     options=ExampleOptions,
     outcome_type=TowerOutcome,
     prompts=PROMPTS,
-    validate_task=require_fields(inputs={"target_height_m": "number", "lot_half_width_m": "number",
-                                         "max_blocks": "integer"}, target={"target_height_m": "number"}),
+    validate_task=require_fields(inputs={"target_height_m": "number>0", "lot_half_width_m": "number>0",
+                                         "max_blocks": "integer>=1"}, target={"target_height_m": "number>0"}),
 )
