@@ -258,3 +258,26 @@ def test_base_quantity_in_a_set_is_read(tmp_path: Path) -> None:
     wall = sorted(k for k, n in model.nodes.items() if n.ifc_class == "IfcWall")[0]
     value = property_value(model, ShapeCache(model), wall, "Qto_WallBaseQuantities.Length")
     assert value == pytest.approx(20.0 * 0.3048)
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.mark.parametrize(("statement", "bad"), [
+    ("#510=IFCRELASSOCIATESMATERIAL('3lOl0L_tr2Zfr6KUbqgBlQ',#41,$,$,(#280),#283);",
+     "#510=IFCRELASSOCIATESMATERIAL('3lOl0L_tr2Zfr6KUbqgBlQ',#41,$,$,.T.,#283);"),
+    ("#541=IFCRELCONNECTSPATHELEMENTS('3sdeXzAVv8pAks2rLUsQhb',#41,'10jTc7wFDDIvftO_vi2WFw|10jTc7wFDDIvftO_vi2WE$',"
+     "'Structural',$,#382,#416,(),(),.ATSTART.,.ATEND.);",
+     "#541=IFCRELCONNECTSPATHELEMENTS('3sdeXzAVv8pAks2rLUsQhb',#41,'10jTc7wFDDIvftO_vi2WFw|10jTc7wFDDIvftO_vi2WE$',"
+     "'Structural',$,*,#416,(),(),.ATSTART.,.ATEND.);"),
+], ids=["material-objects-a-boolean", "connection-without-its-relating-wall"])
+def test_malformed_relation_in_a_real_model_diffs_and_generates(statement: str, bad: str, tmp_path: Path) -> None:
+    """Revit's P1_cm.ifc with one relation made schema-invalid (found by mutating real files):
+    the diff and generation each raised a TypeError or AttributeError before the fix."""
+    text = (REAL / "P1_cm.ifc").read_text(encoding="latin-1")
+    assert statement in text
+    path = tmp_path / "P1_cm.ifc"
+    path.write_text(text.replace(statement, bad), encoding="latin-1")
+    node_changes(load_model(REAL / "P1_cm.ifc"), load_model(path))
+    tasks, _ = generate_from_ifc(path, tmp_path / "out", n=6, seed=0)
+    assert len(tasks) == 6

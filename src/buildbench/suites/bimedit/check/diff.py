@@ -125,8 +125,7 @@ def _touched(model: IfcModel, counterpart: IfcModel, statements: Iterable[str]) 
             continue
         if ent.is_a("IfcRelDefines") or ent.is_a("IfcRelAssociates"):
             # Property sets, types and materials point at their objects, not the other way round.
-            objects = getattr(ent, "RelatedObjects", None) or ()  # IfcRelDefinesByTemplate has none
-            related = {k for k in (model.node_key(o) for o in objects) if k is not None}
+            related = {k for k in (model.node_key(o) for o in _objects(ent)) if k is not None}
             if eid in direct:
                 related = _membership_change(ent, related, counterpart)
             out.update(related)
@@ -143,8 +142,15 @@ def _membership_change(rel: ifcopenshell.entity_instance, related: set[str], cou
         return related
     if twin.is_a() != rel.is_a() or _relating(twin) != _relating(rel):
         return related
-    other = {str(getattr(o, "GlobalId", "")) for o in getattr(twin, "RelatedObjects", None) or ()}
+    other = {str(getattr(o, "GlobalId", "")) for o in _objects(twin)}
     return related ^ other
+
+
+def _objects(rel: ifcopenshell.entity_instance) -> list[ifcopenshell.entity_instance]:
+    """The objects a definition relation assigns to (IfcRelDefinesByTemplate has none; a
+    malformed file may put a value there)."""
+    objects = getattr(rel, "RelatedObjects", None) or ()
+    return [o for o in objects if isinstance(o, ifcopenshell.entity_instance)] if isinstance(objects, tuple) else []
 
 
 def _relating(rel: ifcopenshell.entity_instance) -> object:

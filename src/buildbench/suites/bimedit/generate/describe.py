@@ -275,9 +275,11 @@ def _bounding_elements(el: ifcopenshell.entity_instance) -> frozenset[str]:
 
 
 def _connected(el: ifcopenshell.entity_instance) -> frozenset[str]:
-    to = {r.RelatedElement.GlobalId for r in getattr(el, "ConnectedTo", ()) or () if r.is_a("IfcRelConnectsElements")}
+    # a connection whose other end a malformed file left out ($) connects to nothing
+    to = {r.RelatedElement.GlobalId for r in getattr(el, "ConnectedTo", ()) or ()
+          if r.is_a("IfcRelConnectsElements") and r.RelatedElement is not None}
     frm = {r.RelatingElement.GlobalId for r in getattr(el, "ConnectedFrom", ()) or ()
-           if r.is_a("IfcRelConnectsElements")}
+           if r.is_a("IfcRelConnectsElements") and r.RelatingElement is not None}
     return frozenset(to | frm)
 
 
