@@ -304,7 +304,10 @@ class SandboxProcess:
         if status == "ok" and "result_json" in reply:
             try:
                 result = json.loads(reply["result_json"])
-            except (TypeError, json.JSONDecodeError) as exc:
+            # The sandboxed process is the agent's: it can send 100,000 brackets (RecursionError)
+            # or a 10,000-digit integer (a bare ValueError), not only malformed JSON. NaN stays
+            # readable: json.dumps writes it for a float result.
+            except (TypeError, ValueError, RecursionError) as exc:
                 self.stop()
                 return self._envelope(
                     "crash", started, error=f"the sandboxed process sent a malformed result: {exc}"

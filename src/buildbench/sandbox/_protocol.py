@@ -94,7 +94,9 @@ def read_frame(fd: int, *, max_bytes: int, deadline: float | None = None) -> dic
         raise ProtocolError("pipe closed between a frame header and its body")
     try:
         message = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    # ValueError: malformed JSON, bad UTF-8 or an integer of over 4,300 digits; the other side
+    # may be the agent's process, so deep nesting (RecursionError) is its error too.
+    except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"frame is not valid UTF-8 JSON: {exc}") from exc
     if not isinstance(message, dict):
         raise ProtocolError(f"frame is a JSON {type(message).__name__}, expected an object")
