@@ -110,7 +110,8 @@ def test_constraints_from_sentences() -> None:
      "prompts.jsonl: cannot read (not UTF-8 text (line 1"),
     (lambda g: (g / "prompts.jsonl").mkdir(), "prompts.jsonl: cannot read (is a folder"),
     (lambda g: (g / "prompts.jsonl").write_text(f'{{"scene": "{LAYOUTGPT.name}", "instruction": "A bed.", '
-                                                '"room": NaN}\n'), "prompts.jsonl: line 1: non-finite number NaN"),
+                                                '"room": NaN}\n'),
+     "prompts.jsonl: line 1: invalid JSON: NaN is not a finite number"),
     (lambda g: (g / "prompts.jsonl").write_text(f'{{"scene": "{LAYOUTGPT.name}", "room": 5}}\n'),
      "prompts.jsonl: line 1: room: expected a string"),
     # a type outside FL/MS/OS/OP would be counted in none of Table 3's columns

@@ -1,13 +1,19 @@
-"""Scene files that json.loads could not refuse cleanly (a 10,000-digit integer: a bare
-ValueError, exit 1; 100,000 brackets: RecursionError) are one ``error:`` line naming the file."""
+"""Scene and asset files that json.loads could not refuse cleanly (a 10,000-digit integer: a
+bare ValueError, exit 1; 100,000 brackets: RecursionError) are one ``error:`` line naming the file."""
 
 from __future__ import annotations
 
+import re
+import struct
 from pathlib import Path
 
 import pytest
 
 from buildbench.cli.main import main
+from buildbench.scenes.assets.formats import glb_face_count, parse_thor_asset
+from buildbench.scenes.assets.mesh import AssetError
+from buildbench.scenes.io import load_scene
+from buildbench.scenes.model import SceneFormatError
 
 BIG_INT = '{"a": ' + "9" * 10_000 + "}"
 DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
@@ -41,3 +47,27 @@ def test_a_jsonl_line_names_its_line(content: str, message: str, tmp_path: Path,
     err = _one_error(capsys, ["scenes", "convert", str(records), "--from", "respace", "--to", "holodeck",
                               "--out", str(tmp_path / "x.json")])
     assert f"{records}: line 3: invalid JSON: {message}" in err
+
+
+@pytest.mark.parametrize("content, message", CASES)
+def test_scenes_export_refuses_hostile_json_naming_the_file(
+        content: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scene = tmp_path / "room.json"
+    scene.write_text(content)
+    assert main(["scenes", "export", str(scene), "--out", str(tmp_path / "out")]) == 2
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith(f"error: {scene} line 1: invalid JSON at column ") and message in first
+
+
+@pytest.mark.parametrize("content, message", CASES)
+def test_load_scene_and_assets_refuse_hostile_json(content: str, message: str, tmp_path: Path) -> None:
+    scene = tmp_path / "room.json"
+    scene.write_text(content)
+    with pytest.raises(SceneFormatError, match=rf"room\.json: invalid JSON at line 1 column \d+: {re.escape(message)}"):
+        load_scene(scene)
+    with pytest.raises(AssetError, match=f"thing.json: unreadable THOR asset \\({re.escape(message)}"):
+        parse_thor_asset(content.encode(), "thing.json")
+    chunk = content.encode()
+    glb = b"glTF" + struct.pack("<IIII", 2, 20 + len(chunk), len(chunk), 0x4E4F534A) + chunk
+    with pytest.raises(AssetError, match=f"thing.glb: unreadable GLB JSON chunk \\({re.escape(message)}"):
+        glb_face_count(glb, "thing.glb")

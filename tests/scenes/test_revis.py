@@ -115,7 +115,7 @@ def test_load_scene_garbage_names_the_path(tmp_path: Path) -> None:
         load_scene(tmp_path / "missing.json")
     nan = tmp_path / "nan.json"
     nan.write_text('{"rooms": [], "x": NaN}')
-    with pytest.raises(SceneFormatError, match="non-finite number NaN"):
+    with pytest.raises(SceneFormatError, match="NaN is not a finite number"):
         load_scene(nan)
     with pytest.raises(SceneFormatError, match="expected a path or a JSON object"):
         load_scene([1, 2])  # type: ignore[arg-type]

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buildbench.jsonio import parse_json
 from buildbench.scenes.formats import Item, ReadOptions, parse_document, read_items
 from buildbench.scenes.model import SceneFormatError
 
@@ -77,18 +78,13 @@ def _prompt_lines(path: Path) -> dict[str, dict[str, Any]]:
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
-    def bad_constant(name: str) -> Any:
-        raise ValueError(f"non-finite number {name}")
-
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line, parse_constant=bad_constant)
+            rec = parse_json(line)
         except json.JSONDecodeError as exc:
             raise SceneFormatError(f"{path}: line {n}: invalid JSON: {exc.msg}") from None
-        except ValueError as exc:
-            raise SceneFormatError(f"{path}: line {n}: {exc}") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("scene"), str):
             raise SceneFormatError(f"{path}: line {n}: expected an object with 'scene' (a file or scene name)")
         for key in ("instruction", "room"):

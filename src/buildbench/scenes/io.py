@@ -16,6 +16,7 @@ from typing import Any
 from shapely.geometry import Polygon
 
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 from buildbench.scenes.model import Scene, SceneFormatError
 from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
 from buildbench.scenes.thor import read_thor, write_thor
@@ -55,7 +56,7 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
         raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
     path = Path(path_or_dict)
     try:
-        data = json.loads(read_text(path, max_bytes=MAX_SCENE_BYTES), parse_constant=_reject_constant)
+        data = parse_json(read_text(path, max_bytes=MAX_SCENE_BYTES))
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
@@ -102,7 +103,7 @@ def _json_document(text: str) -> dict[str, Any] | list[Any] | None:
     """``text`` parsed when it is a JSON object or list, else None (a scalar, as a line inside
     a pretty-printed document may be, is no document)."""
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError:
         return None
     return data if isinstance(data, dict | list) else None
@@ -148,7 +149,3 @@ def scene_problems(scene: Scene) -> list[str]:
 def _read(data: Any) -> Scene:
     fmt = detect_format(data)
     return read_thor(data) if fmt == "thor" else read_revis(data)
-
-
-def _reject_constant(name: str) -> float:
-    raise SceneFormatError(f"non-finite number {name} in JSON")

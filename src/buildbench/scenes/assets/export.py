@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from buildbench.jsonio import parse_json
 from buildbench.scenes.assets import AssetLibrary, GeometryLevel, object_mesh
 from buildbench.scenes.io import load_scene, scene_lines
 from buildbench.scenes.model import Scene, SceneFormatError
@@ -52,7 +53,7 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
     for number, line in scene_lines(text):
         where = f"{path} line {number}"
         try:
-            data = json.loads(line)
+            data = parse_json(line)
         except json.JSONDecodeError as exc:
             yield where, "", SceneFormatError(f"{where}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import pickle
 import re
 import struct
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from buildbench.jsonio import parse_json
 from buildbench.scenes.assets.files import MAX_FACES, MAX_TEXTURE_PIXELS
 from buildbench.scenes.assets.mesh import AssetError, ColorArray, FloatArray, IntArray
 
@@ -151,7 +151,7 @@ def glb_face_count(data: bytes, name: str) -> int:
     if version != 2 or chunk_type != 0x4E4F534A or 20 + chunk_len > len(data):
         raise AssetError(f"{name}: unreadable GLB header (version {version})")
     try:
-        gltf = json.loads(data[20:20 + chunk_len])
+        gltf = parse_json(data[20:20 + chunk_len])
         accessors = gltf.get("accessors", [])
         total = 0
         for mesh in gltf.get("meshes", []):
@@ -236,7 +236,7 @@ def parse_thor_asset(data: bytes, name: str) -> RawMesh:
     try:
         raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
         record = (_PlainUnpickler(io.BytesIO(raw)).load() if name.endswith((".pkl.gz", ".pkl"))
-                  else json.loads(raw))
+                  else parse_json(raw))
     except (OSError, EOFError, ValueError, pickle.UnpicklingError) as exc:
         raise AssetError(f"{name}: unreadable THOR asset ({exc})") from None
     try:
