@@ -9,7 +9,7 @@ import pytest
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
-from buildbench.suites.buildarena.physics import weld_bound, welds
+from buildbench.suites.buildarena.physics import native, weld_bound, welds
 from buildbench.suites.buildarena.physics.groups import WeldAnalysis
 from buildbench.suites.buildarena.physics.stress import WeldNetwork, stack, weld_network
 
@@ -207,3 +207,18 @@ def test_the_plain_sums_of_squares_are_einsums() -> None:
     axes = frames.reshape(-1, 3, 3)[:, :, 2]
     products = local * axes
     assert np.array_equal((products[:, 0] + products[:, 1]) + products[:, 2], np.einsum("ki,ki->k", local, axes))
+
+
+def test_a_c_loop_built_from_other_sources_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bound's arrays and registers change with the source: a stale build runs the Python loop, and says why.
+    loaded = native._loaded()
+    if isinstance(loaded, str):
+        pytest.skip(f"no C tick loop here: {loaded}")
+    monkeypatch.setattr(loaded[0], "LAYOUT", native.LAYOUT + 1)
+    native._loaded.cache_clear()
+    try:
+        assert native._loaded() == "python: the C tick loop was built from other sources (rebuild it: setup.py build_ext)"
+    finally:
+        monkeypatch.undo()
+        native._loaded.cache_clear()
+    assert not isinstance(native._loaded(), str)

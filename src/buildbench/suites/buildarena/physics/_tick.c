@@ -18,6 +18,10 @@
 
 #include <mujoco/mujoco.h>
 
+/* The arrays, numbers and registers ``native`` hands over, as this source takes them: ``native.LAYOUT`` must
+ * match, so that a build from other sources runs the Python loop rather than misread them. */
+#define LAYOUT 2
+
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
 typedef mjtNum (*norm_fn)(const mjtNum*, int);
@@ -560,7 +564,8 @@ PyMODINIT_FUNC PyInit__tick(void) {
         Py_DECREF(module);
         return NULL;
     }
-    if (PyModule_AddIntConstant(module, "MJ_VERSION", mjVERSION_HEADER) < 0) {
+    if (PyModule_AddIntConstant(module, "LAYOUT", LAYOUT) < 0 ||
+        PyModule_AddIntConstant(module, "MJ_VERSION", mjVERSION_HEADER) < 0) {
         Py_DECREF(module);
         return NULL;
     }

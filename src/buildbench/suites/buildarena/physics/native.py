@@ -37,6 +37,9 @@ NATIVE = "native"
 STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 """Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
 
+LAYOUT = 2
+"""The arrays, numbers and registers :func:`kernel` and :func:`run` hand over (``_tick.c``'s ``LAYOUT``)."""
+
 Kernel = Any
 """``_tick.Kernel``: the C loop of one simulation's model, arrays and weld analysis."""
 
@@ -50,6 +53,8 @@ def _loaded() -> tuple[ModuleType, tuple[int, ...]] | str:
         from . import _tick  # type: ignore[attr-defined]
     except ImportError as exc:
         return f"python: the C tick loop is not built ({exc})"
+    if getattr(_tick, "LAYOUT", None) != LAYOUT:
+        return "python: the C tick loop was built from other sources (rebuild it: setup.py build_ext)"
     if _tick.MJ_VERSION != mujoco.mj_version():
         return f"python: the C tick loop was built for MuJoCo {_tick.MJ_VERSION}, this is {mujoco.mj_version()}"
     # The library the bindings link (libmujoco.so.X / libmujoco.X.dylib / mujoco.dll): loading it again by its
