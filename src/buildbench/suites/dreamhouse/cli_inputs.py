@@ -19,6 +19,7 @@ from typing import Any
 
 from buildbench.harness.errors import ConfigError
 from buildbench.inputs import check_regular_file, iter_lines
+from buildbench.jsonio import parse_json
 
 from .model import Structure
 
@@ -77,7 +78,7 @@ def _stored(path: Path) -> Iterator[Any]:
         if path.suffix == ".jsonl":
             for number, line in iter_lines(path):
                 if line.strip():
-                    yield record_house(_record(json.loads(line), f"{path}:{number}"))
+                    yield record_house(_record(_row(line, f"{path}:{number}"), f"{path}:{number}"))
             return
         import pyarrow.parquet as pq
 
@@ -88,6 +89,13 @@ def _stored(path: Path) -> Iterator[Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise ConfigError(f"{path} is not a dreamhouse dataset shard: {exc}") from None
+
+
+def _row(line: str, where: str) -> Any:
+    try:
+        return parse_json(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: not JSON ({exc.msg})") from None
 
 
 def _record(row: Any, where: str) -> dict[str, Any]:

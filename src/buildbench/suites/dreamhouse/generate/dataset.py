@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from buildbench.harness.errors import ConfigError
 from buildbench.inputs import check_regular_file, iter_lines, read_text
+from buildbench.jsonio import parse_json
 from buildbench.parallel import PROCESS, Backend, map_ordered
 
 from ..model import Structure
@@ -197,7 +198,7 @@ class StoredHouse:
     @property
     def params(self) -> Any:
         """The parameters as :class:`HouseParams`."""
-        return params_from_dict(json.loads(self.params_json))
+        return params_from_dict(parse_json(self.params_json))
 
 
 def record_house(r: dict[str, Any]) -> StoredHouse:
@@ -331,7 +332,7 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
     """
     root = Path(folder)
     try:
-        manifest = json.loads(read_text(root / MANIFEST))
+        manifest = parse_json(read_text(root / MANIFEST))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{root} has no readable {MANIFEST}: {exc}") from exc
     for entry in manifest.get("files", []):
@@ -339,12 +340,19 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
         if not path.exists():
             raise ConfigError(f"dataset file {path} listed in the manifest is missing")
         if path.suffix == ".jsonl":
-            rows: Iterable[dict[str, Any]] = (json.loads(line) for _, line in iter_lines(path) if line)
+            rows: Iterable[dict[str, Any]] = (_row(line, f"{path}:{n}") for n, line in iter_lines(path) if line)
         else:
             check_regular_file(path, limit_name="input_file_bytes")
             rows = _table_rows(pq.read_table(path))
         for r in rows:
             yield record_house(r)
+
+
+def _row(line: str, where: str) -> Any:
+    try:
+        return parse_json(line)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: not JSON ({exc.msg})") from None
 
 
 def _table_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
