@@ -125,19 +125,28 @@ def validate_task(task: Task) -> None:
 
 
 def _check_task_fields(task: Task) -> None:
-    from .dhpack import check_constraints, check_target
+    from .dhpack import COMPLEXITIES, MAX_DIMENSION_M, MAX_STORIES, check_constraints, check_target
 
     inputs = task.inputs
     for key, kind in (("lot_size", dict), ("constraints", dict), ("footprint", dict), ("collection", str),
                       ("roof_type", str), ("complexity", str), ("description", str), ("style", str)):
         if not isinstance(inputs.get(key), kind):
             raise ValueError(f"inputs.{key}: missing or not {'an object' if kind is dict else 'a string'}")
-    if isinstance(inputs.get("stories"), bool) or not isinstance(inputs.get("stories"), int):
-        raise ValueError("inputs.stories: missing or not an integer")
+    # The prompt and the agents read these beside the constraints: the same ranges hold for them.
+    for key, low, top in (("stories", 1, MAX_STORIES), ("wings", 0, 16)):
+        value = inputs.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= top:
+            raise ValueError(f"inputs.{key}: missing or not an integer in [{low}, {top}], got {value!r}")
+    for key, allowed in (("roof_type", ROOF_TYPES), ("complexity", COMPLEXITIES)):
+        if inputs[key] not in allowed:
+            raise ValueError(f"inputs.{key}: {inputs[key]!r} is not one of {', '.join(allowed)}")
     check_constraints(inputs["constraints"], "inputs")
-    for key in ("width", "depth", "area"):
-        if isinstance(inputs["lot_size"].get(key), bool) or not isinstance(inputs["lot_size"].get(key), int | float):
-            raise ValueError(f"inputs.lot_size.{key}: missing or not a number")
+    for part, key in (("lot_size", "width"), ("lot_size", "depth"), ("lot_size", "area"), ("footprint", "x"),
+                      ("footprint", "y")):
+        value = inputs[part].get(key)
+        most = MAX_DIMENSION_M ** 2 if key == "area" else MAX_DIMENSION_M
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= most:
+            raise ValueError(f"inputs.{part}.{key}: missing or not a number in (0, {most:g}], got {value!r}")
     check_target(task.target)
 
 
