@@ -29,6 +29,7 @@ from typing import Any
 import click
 
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 from buildbench.scenes.io import revis_records, scene_lines
 from buildbench.scenes.model import SceneFormatError
 
@@ -117,7 +118,7 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
     document that could not be parsed or converted."""
     for number, line in scene_lines(text):
         try:
-            records = revis_records(json.loads(line))
+            records = revis_records(parse_json(line))
         except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
             yield number, exc
             continue

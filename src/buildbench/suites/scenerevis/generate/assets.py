@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from buildbench.jsonio import parse_json
+
 Range = tuple[float, float]
 
 
@@ -200,7 +202,7 @@ def pool_from_descs_file(path: Path) -> tuple[PoolAsset, ...]:
     """Assets from the released ``model_info_3dfuture_assets_simple_descs.json`` (desc →
     category). The file has no asset ids, so each gets ``3dfuture-desc-<index>``."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the description file ({exc})") from None
     if not isinstance(data, dict) or not data:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.inputs import iter_lines
+from buildbench.jsonio import parse_json
 
 DATA_SOURCE = "scene_editing"
 
@@ -35,7 +36,7 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = parse_json(line)
             except json.JSONDecodeError as exc:
                 raise ExportError(f"{path}:{n}: invalid JSON at column {exc.colno}: {exc.msg}") from None
             if not isinstance(rec, dict) or not isinstance(rec.get("messages"), list) or "id" not in rec:

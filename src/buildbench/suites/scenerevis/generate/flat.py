@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.inputs import read_text
+from buildbench.jsonio import parse_json
 
 #: The placeholder asset id of objects that still need retrieval. The released code spells
 #: it this way (sic) when it masks ids; its parser also accepts ``<NEED_RETRIEVAL>``.
@@ -242,7 +243,7 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
         raise SceneRecordError(f"{path}: cannot read ({exc.strerror})") from None
     for n, line in scene_lines(text):
         try:
-            records = revis_records(json.loads(line))
+            records = revis_records(parse_json(line))
         except json.JSONDecodeError as exc:
             yield SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue
