@@ -281,3 +281,20 @@ def test_malformed_relation_in_a_real_model_diffs_and_generates(statement: str, 
     node_changes(load_model(REAL / "P1_cm.ifc"), load_model(path))
     tasks, _ = generate_from_ifc(path, tmp_path / "out", n=6, seed=0)
     assert len(tasks) == 6
+
+
+def test_decimetre_model_gives_tasks_the_oracle_solves(tmp_path: Path) -> None:
+    """A length unit with the DECI prefix was refused ("unsupported length unit (0.1 m per unit)")."""
+    def in_decimetres(f: ifcopenshell.file) -> None:
+        (assignment,) = f.by_type("IfcUnitAssignment")
+        assignment.Units = (f.createIfcSIUnit(None, "LENGTHUNIT", "DECI", "METRE"),)
+
+    path = _variant(tmp_path, "dm.ifc", in_decimetres)
+    tasks, _ = generate_from_ifc(path, tmp_path / "out", n=6, seed=0)
+    assert {t.unit for t in tasks} == {"dm"}
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    groups = list({t.group_id: t for t in tasks}.values())
+    for t in groups:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))

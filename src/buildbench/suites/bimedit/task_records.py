@@ -32,7 +32,7 @@ OPERATIONS: dict[str, str] = {"create": "CRE", "update": "UPD", "delete": "DEL"}
 CATEGORIES: dict[str, str] = {"direct": "DIR", "spatial": "SPA", "topological": "TOP"}
 SCENES: dict[str, str] = {"simple": "A", "complex": "R"}
 #: Length units a task may record, by metres per unit (IfcOpenShell's unit scale).
-UNITS: dict[str, float] = {"m": 1.0, "mm": 0.001, "cm": 0.01, "ft": 0.3048, "in": 0.0254}
+UNITS: dict[str, float] = {"m": 1.0, "mm": 0.001, "cm": 0.01, "dm": 0.1, "ft": 0.3048, "in": 0.0254}
 _ID_RE = re.compile(r"^(WAL|SLB|ROM|DOR|WIN|COL)-(CRE|UPD|DEL)-(DIR|SPA|TOP)-(A|R)-(\d{3,})$")
 
 
