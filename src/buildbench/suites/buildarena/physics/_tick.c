@@ -20,7 +20,7 @@
 
 /* The arrays, numbers and registers ``native`` hands over, as this source takes them: ``native.LAYOUT`` must
  * match, so that a build from other sources runs the Python loop rather than misread them. */
-#define LAYOUT 2
+#define LAYOUT 3
 
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
@@ -29,38 +29,33 @@ typedef void (*mulm_fn)(const mjModel*, const mjData*, mjtNum*, const mjtNum*);
 
 enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
 
-#define N_BUFS 44
+#define N_BUFS 26
 static const char* BUF_NAMES[N_BUFS] = {
     "drag_dofs", "drag", "log_bodies", "positions", "burning", "masses", "cannons", "heat_pairs",
     "cannon_on", "hot", "hot_set", "inertia0", "invweight0", "dof_invweight0", "drag_rows", "drag0",
-    "nodes", "roots", "span_stops", "cannon_acts", "reference", "reference_thrust",
-    "pending_world", "pending_turns", "pending_thrust", "alpha", "beta", "row_groups", "cannon_groups",
-    "cannon_reach", "history", "reference_share", "sums", "kappa_force", "kappa_torque", "tree_child",
-    "tree_parent", "tree_order", "transfer", "cannon_nodes", "cannon_units", "own", "subtree", "peaks"};
+    "nodes", "roots", "span_stops", "cannon_acts", "weights", "reference", "reference_thrust",
+    "pending_world", "pending_turns", "pending_thrust"};
 enum {
     B_DRAG_DOFS, B_DRAG, B_LOG_BODIES, B_POSITIONS, B_BURNING, B_MASSES, B_CANNONS, B_HEAT_PAIRS,
     B_CANNON_ON, B_HOT, B_HOT_SET, B_INERTIA0, B_INVWEIGHT0, B_DOF_INVWEIGHT0, B_DRAG_ROWS, B_DRAG0,
-    B_NODES, B_ROOTS, B_SPAN_STOPS, B_CANNON_ACTS, B_REFERENCE, B_REFERENCE_THRUST,
-    B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST, B_ALPHA, B_BETA, B_ROW_GROUPS, B_CANNON_GROUPS,
-    B_CANNON_REACH, B_HISTORY, B_REFERENCE_SHARE, B_SUMS, B_KAPPA_FORCE, B_KAPPA_TORQUE, B_TREE_CHILD,
-    B_TREE_PARENT, B_TREE_ORDER, B_TRANSFER, B_CANNON_NODES, B_CANNON_UNITS, B_OWN, B_SUBTREE, B_PEAKS};
+    B_NODES, B_ROOTS, B_SPAN_STOPS, B_CANNON_ACTS, B_WEIGHTS, B_REFERENCE, B_REFERENCE_THRUST,
+    B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST};
 /* Element sizes: int64 index arrays, bool flags, float64 numbers. */
 static const char BUF_KIND[N_BUFS] = {
     'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
-    'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd', 'q', 'q', 'q',
-    'd', 'q', 'd', 'd', 'd', 'd'};
+    'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd'};
 
-#define N_NUMS 28
+#define N_NUMS 27
 static const char* NUM_NAMES[N_NUMS] = {
     "steps", "tick_s", "log_every", "n_ticks", "thrust", "steam", "cargo_body", "cap", "gravity",
     "mass0", "mass_start", "mass_max", "ramp_s", "delay_s", "floor", "dof_start", "stop_z",
     "max_speed", "quiet", "check_ticks", "welds", "gain", "room", "max_penetration", "energy_jump",
-    "energy_growth", "margin", "rounding"};
+    "energy_growth", "margin"};
 enum {
     N_STEPS, N_TICK_S, N_LOG_EVERY, N_N_TICKS, N_THRUST, N_STEAM, N_CARGO_BODY, N_CAP, N_GRAVITY,
     N_MASS0, N_MASS_START, N_MASS_MAX, N_RAMP_S, N_DELAY_S, N_FLOOR, N_DOF_START, N_STOP_Z,
     N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM, N_MAX_PENETRATION, N_ENERGY_JUMP,
-    N_ENERGY_GROWTH, N_MARGIN, N_ROUNDING};
+    N_ENERGY_GROWTH, N_MARGIN};
 
 /* The run's changing scalars, in and out of ``run`` in this order. */
 typedef struct {
@@ -70,7 +65,9 @@ typedef struct {
     double applied, body_mass, mass;
     long logged, watch_ticks;
     double energy;
+    double decay, level, lag;
     long skipped, npend, wait;
+    double worst, reference_worst; /* read only */
 } Regs;
 
 typedef struct {
@@ -292,10 +289,8 @@ static void drag(Kernel* k) {
 }
 
 /* ``_WeldResponse``'s bound for the tick just stepped: commits it (the inputs wait, copied into the next
- * pending row; ``history`` moves on) and returns 1, or returns 0 where Python must run the exact analysis (the
- * bound fails or it waits: Python reads the inputs from that row; no room: Python takes them itself). Per row
- * and part as ``_WeldResponse._change`` and ``_lagged``: its lagged reference share and change below the
- * margin (the proof is ``_WeldResponse``'s; a NaN fails). */
+ * pending row) and returns 1, or returns 0 where Python must run the exact analysis (the bound fails or it
+ * waits: Python reads the inputs from that row; no room: Python takes them itself). */
 static int weld_bound(Kernel* k, Regs* r) {
     if (r->npend >= (long)k->num[N_ROOM]) return 0;
     mjData* d = k->d;
@@ -308,11 +303,9 @@ static int weld_bound(Kernel* k, Regs* r) {
     for (long g = 0; g < groups; g++) memcpy(turns + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
     for (long c = 0; c < nc; c++) thrust[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
     if (r->wait) return 0;
-    /* Each node's change in its group's frame (torque, then force: ``cfrc_int``) less the reference's, and the
-     * loose bound's sums per group: F at 2g, T at 2g + 1. */
-    const double* ref = D(k, B_REFERENCE);
-    double *sums = D(k, B_SUMS), *own = D(k, B_OWN);
-    memset(sums, 0, 2 * groups * sizeof(double));
+    /* ``_change``: each node's torque and force in its group's frame, less the reference's. */
+    const double *ref = D(k, B_REFERENCE), *weights = D(k, B_WEIGHTS);
+    double share = 0.0;
     long n = 0;
     for (long g = 0; g < groups; g++) {
         const double* turn = turns + 9 * g;
@@ -323,67 +316,21 @@ static int weld_bound(Kernel* k, Regs* r) {
                 double sq = 0.0;
                 for (int j = 0; j < 3; j++) {
                     double x = v[0] * turn[j] + v[1] * turn[3 + j] + v[2] * turn[6 + j] - ref[3 * row + j];
-                    own[3 * row + j] = x;
                     sq += x * x;
                 }
-                sums[2 * g + 1 - half] += sqrt(sq);
+                share += sqrt(sq) * weights[row];
             }
         }
     }
-    for (long c = 0; c < nc; c++) {
-        double change = thrust[c] - D(k, B_REFERENCE_THRUST)[c];
-        long g = Q(k, B_CANNON_GROUPS)[c];
-        const double* unit = D(k, B_CANNON_UNITS) + 6 * c;
-        double* node = own + 6 * Q(k, B_CANNON_NODES)[c];
-        for (int j = 0; j < 6; j++) node[j] -= change * unit[j];
-        sums[2 * g] += fabs(change);
-        sums[2 * g + 1] += fabs(change) * D(k, B_CANNON_REACH)[c];
-    }
-    /* The tight bound's peaks: each tree row's change (its subtree's sum, deepest rows first, moved to its
-     * anchor by ``transfer``), the largest force and torque per group. */
-    long tree_rows = LEN(k, B_TREE_CHILD);
-    const long long *child = Q(k, B_TREE_CHILD), *parent = Q(k, B_TREE_PARENT), *order = Q(k, B_TREE_ORDER);
-    const long long* row_groups = Q(k, B_ROW_GROUPS);
-    double *subtree = D(k, B_SUBTREE), *peaks = D(k, B_PEAKS);
-    const double* transfer = D(k, B_TRANSFER);
-    for (long t = 0; t < tree_rows; t++) memcpy(subtree + 6 * t, own + 6 * child[t], 6 * sizeof(double));
-    for (long i = 0; i < tree_rows; i++) {
-        long t = order[i];
-        if (parent[t] < 0) continue;
-        for (int j = 0; j < 6; j++) subtree[6 * parent[t] + j] += subtree[6 * t + j];
-    }
-    memset(peaks, 0, 2 * groups * sizeof(double));
-    for (long t = 0; t < tree_rows; t++) {
-        const double *m = transfer + 36 * t, *s = subtree + 6 * t;
-        for (int part = 0; part < 2; part++) {
-            double sq = 0.0;
-            for (int i = 3 * part; i < 3 * part + 3; i++) {
-                double x = 0.0;
-                for (int j = 0; j < 6; j++) x += m[6 * i + j] * s[j];
-                sq += x * x;
-            }
-            double size = sqrt(sq), *peak = peaks + 2 * row_groups[t] + part;
-            if (isnan(size) || size > *peak) *peak = size;
-        }
-    }
-    double gain = k->num[N_GAIN], margin = k->num[N_MARGIN], rounding = k->num[N_ROUNDING];
-    long rows = LEN(k, B_ROW_GROUPS);
-    const double *alpha = D(k, B_ALPHA), *beta = D(k, B_BETA), *share = D(k, B_REFERENCE_SHARE);
-    const double *kf = D(k, B_KAPPA_FORCE), *kt = D(k, B_KAPPA_TORQUE);
-    double* history = D(k, B_HISTORY);
-    for (int commit = 0; commit < 2; commit++) { /* test every row, then move every row on */
-        for (long w = 0; w < rows; w++) {
-            long g = row_groups[w];
-            for (long i = 2 * w; i < 2 * w + 2; i++) {
-                double loose = alpha[i] * sums[2 * g] + beta[i] * sums[2 * g + 1];
-                double tight = kf[i] * peaks[2 * g] + kt[i] * peaks[2 * g + 1] + rounding * loose;
-                double change = tight < loose ? tight : loose; /* NaN: loose, NaN too */
-                double lagged = history[i] + gain * (share[i] + change - history[i]);
-                if (commit) history[i] = lagged;
-                else if (!(lagged <= margin)) return 0;
-            }
-        }
-    }
+    for (long c = 0; c < nc; c++) share += fabs(thrust[c] - D(k, B_REFERENCE_THRUST)[c]) * weights[2 * nodes + c];
+    double gain = k->num[N_GAIN];
+    double decay = r->decay * (1.0 - gain);
+    double level = r->level + gain * (r->reference_worst - r->level);
+    double lag = r->lag + gain * (share - r->lag);
+    if (!(decay * r->worst + level + lag <= k->num[N_MARGIN])) return 0;
+    r->decay = decay;
+    r->level = level;
+    r->lag = lag;
     r->skipped += 1;
     r->npend += 1;
     return 1;
@@ -507,9 +454,9 @@ static int ticks(Kernel* k, Regs* r, long limit) {
 static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     Regs* r = &k->regs;
     long limit;
-    if (!PyArg_ParseTuple(args, "(ldppdddlldlll)l", &r->tick, &r->next_event, &r->firing, &r->dirty, &r->applied,
-                          &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &r->skipped, &r->npend,
-                          &r->wait, &limit))
+    if (!PyArg_ParseTuple(args, "(ldppdddllddddllldd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
+                          &r->applied, &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &r->decay,
+                          &r->level, &r->lag, &r->skipped, &r->npend, &r->wait, &r->worst, &r->reference_worst, &limit))
         return NULL;
     volatile int stop = STOP_BEFORE, failed = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -522,9 +469,9 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     }
     *k->user_error = previous;
     Py_END_ALLOW_THREADS
-    PyObject* regs = Py_BuildValue("(ldiidddlldlll)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
-                                   r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, r->skipped, r->npend,
-                                   r->wait);
+    PyObject* regs = Py_BuildValue("(ldiidddllddddllldd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
+                                   r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, r->decay, r->level,
+                                   r->lag, r->skipped, r->npend, r->wait, r->worst, r->reference_worst);
     if (regs == NULL) return NULL;
     if (failed) {
         /* The registers as the error left them: the tick it happened in, as the Python loop would have it. */

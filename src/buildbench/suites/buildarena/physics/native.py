@@ -37,7 +37,7 @@ NATIVE = "native"
 STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 """Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
 
-LAYOUT = 2
+LAYOUT = 3
 """The arrays, numbers and registers :func:`kernel` and :func:`run` hand over (``_tick.c``'s ``LAYOUT``)."""
 
 Kernel = Any
@@ -120,33 +120,18 @@ def kernel(sim: Simulation) -> Kernel:
                     "mass_start": cargo.mass_start, "mass_max": cargo.mass_max, "ramp_s": cargo.ramp_s,
                     "delay_s": cargo.delay_s, "floor": cargo.floor, "dof_start": ramp.dofs.start}
     if analysis is None:
-        arrays |= {name: _index([]) for name in ("nodes", "roots", "span_stops", "cannon_acts", "row_groups",
-                                                 "cannon_groups", "tree_child", "tree_parent", "tree_order",
-                                                 "cannon_nodes")}
-        arrays |= {name: np.zeros(0) for name in ("reference", "reference_thrust", "pending_world", "pending_turns",
-                                                  "pending_thrust", "alpha", "beta", "cannon_reach", "history",
-                                                  "reference_share", "sums", "kappa_force", "kappa_torque",
-                                                  "transfer", "cannon_units", "own", "subtree", "peaks")}
-        numbers |= {"welds": 0, "gain": 0.0, "room": 0, "margin": 0.0, "rounding": 0.0}
+        arrays |= {name: _index([]) for name in ("nodes", "roots", "span_stops", "cannon_acts")}
+        arrays |= {name: np.zeros(0) for name in ("weights", "reference", "reference_thrust", "pending_world",
+                                                  "pending_turns", "pending_thrust")}
+        numbers |= {"welds": 0, "gain": 0.0, "room": 0, "margin": 0.0}
     else:
         arrays |= {"nodes": _index(analysis.bodies), "roots": _index(response.roots),
                    "span_stops": _index([nodes.stop for _, nodes in analysis.spans]),
-                   "cannon_acts": _index(analysis.cannon_acts),
+                   "cannon_acts": _index(analysis.cannon_acts), "weights": response.weights,
                    "reference": response.reference, "reference_thrust": response.reference_thrust,
                    "pending_world": response.pending_world, "pending_turns": response.pending_turns,
-                   "pending_thrust": response.pending_thrust, "alpha": response.alpha, "beta": response.beta,
-                   "row_groups": _index(response.row_groups), "cannon_groups": _index(response.cannon_groups),
-                   "cannon_reach": response.cannon_reach, "history": response.history,
-                   "reference_share": response.reference_share, "kappa_force": response.kappa_force,
-                   "kappa_torque": response.kappa_torque, "tree_child": _index(response.tree_child),
-                   "tree_parent": _index(response.tree_parent), "tree_order": _index(response.tree_order),
-                   "transfer": np.ascontiguousarray(analysis.network.transfer),
-                   "cannon_nodes": _index(analysis.cannon_nodes), "cannon_units": response.cannon_units,
-                   # Scratch: the group sums and peaks, the nodes' changes, the subtrees' sums.
-                   "sums": np.zeros(2 * response.groups), "peaks": np.zeros(2 * response.groups),
-                   "own": np.zeros(6 * analysis.bodies.size), "subtree": np.zeros(6 * response.tree_child.size)}
-        numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN,
-                    "rounding": welds._ROUNDING}
+                   "pending_thrust": response.pending_thrust}
+        numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN}
     return tick.Kernel(addresses, sim.model._address, sim.data._address, arrays,
                        {name: float(value) for name, value in numbers.items()})
 
@@ -157,7 +142,8 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
     nan = float("nan")
     regs = (sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
             sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
-            sim._mass, sim._logged, watch.ticks, watch.energy, response.skipped, response.pending, response.wait)
+            sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag,
+            response.skipped, response.pending, response.wait, response.worst, response.reference_worst)
     try:
         stop, regs = kernel.run(regs, limit)
     except RuntimeError as exc:  # a MuJoCo error: raised as MuJoCo's own bindings raise it, the tick where it was
@@ -170,8 +156,8 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
 
 def _write_back(sim: Simulation, regs: tuple[Any, ...]) -> None:
     ramp, response, watch = sim._ramp, sim._response, sim._watch
-    (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy,
-     response.skipped, response.pending, _) = regs
+    (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy, response.decay,
+     response.level, response.lag, response.skipped, response.pending, _, _, _) = regs
     sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
     if ramp is not None:
         ramp.applied, ramp.body_mass = applied, body_mass

@@ -18,12 +18,10 @@ from typing import TypeAlias
 
 import mujoco
 import numpy as np
-from scipy import sparse
 
 from .build import Compiled
 from .config import PhysicsConfig
 from .groups import WeldAnalysis
-from .weld_bound import peak_bounds, small_dense, tree_order
 
 _Inputs: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, np.ndarray], ...]]
 """What the frame analysis of one tick reads from MuJoCo, copied: per node its ``cfrc_int`` row
@@ -139,13 +137,9 @@ _INPUTS_OVERHEAD = 64
 """What the arrays and the tuple of one tick's inputs take beside their numbers, in numbers (8 bytes)."""
 
 _REFER_BELOW = 0.5
-"""A tick that fails the bound becomes the reference only while every weld's lagged history of loads (the
-bound's part that a new reference leaves) is at most this share of its limits, and at most every other tick skipped:
+"""A tick that fails the bound becomes the reference only while the lagged history of loads (the bound's part
+that a new reference leaves) is at most this share of the limits, and at most every other tick skipped:
 otherwise the loads are high or restless, and the exact analysis of every tick costs less."""
-
-_ROUNDING = 1e-9
-"""The share of the loose change bound added to the tight one: far above the rounding of the tight one's sums
-(a few 1e-16 of its terms' sizes per operation, and its terms are at most the loose bound's)."""
 
 _ONES = np.ones(3)
 
@@ -166,45 +160,28 @@ class _WeldResponse:
     per weld); ``held`` keeps every weld's state across a change of analysis.
 
     Speed: the exact analysis of a tick is put off while a bound proves that
-    no weld can break in it, weld by weld. Take one row of the analysis, one
-    of its two parts (force or torque) with limit ``L``, and its group ``g``.
-    The analysis is linear, so the part's load ``m`` at a tick is at most its
-    load ``W`` at a reference tick plus the norm of its load for the change
-    ``Δ`` of the nodes' wrenches since then, and ``_change`` bounds that
-    over ``L`` by the smaller of two bounds, each valid for any ``Δ`` of the
-    nodes of ``g`` (and for nothing else: no other group's nodes load it):
-
-    * loose: ``α·F + β·T`` (``alpha``, ``beta``: ``WeldNetwork.bounds``' row
-      over ``L``), ``F`` and ``T`` the sums of the norms of the force and
-      torque changes of ``g``'s nodes (the norms of ``changes``' rows, added by ``gather``);
-    * tight: ``κ_F·X_F + κ_T·X_T`` (``kappa_*``: ``weld_bound.peak_bounds`` over
-      ``L``), ``X_F`` and ``X_T`` the largest force and torque change of
-      ``g``'s tree rows before the loops take their share: their subtrees'
-      sums of ``Δ`` (``weld_bound.tree_order``) moved to their anchors (``transfer``), which
-      is exact, but for rounding: ``_ROUNDING`` of the loose bound is added.
-      The nodes' changes of a steady load cancel in those sums, where the
-      loose bound adds their norms.
-
-    So ``m/L <= W/L + c`` with ``c`` that bound. The lag maps a tick's
-    ``m`` and the last state ``s`` to ``s + gain·(m - s)``, a mean with
-    weights ``1 - gain`` and ``gain`` in [0, 1], monotone in both: by
-    induction over the ticks since the last exact state ``s0``, ``s/L`` is
-    at most ``history``, the same lag run from ``s0/L`` on ``W/L + c``
-    (each tick's own reference and ``c``; ``_lagged``). While every row's
-    and part's ``history`` stays below ``_BOUND_MARGIN`` no weld breaks, and
-    the ticks' inputs wait in ``pending``; the exact analysis then runs on
-    them in order, as it would have tick by tick, when the bound no longer
-    holds, before the analysis changes and when too many wait. After a
-    failed bound the analysis runs tick by tick for a while (``backoff``
-    ticks, doubled each time the bound fails soon again). ``state`` is then
-    exactly what the tick-by-tick analysis gives, and every weld breaks in
-    the same tick. A weld near its limit holds up the skipping only through
-    its own bound, not every weld's.
+    no weld can break in it. The analysis is linear, so a weld's load in a
+    tick is at most its load ``W`` at a reference tick plus ``a·F + b·T``
+    (``WeldNetwork.bounds``; ``F``, ``T`` sum the norms of the nodes' force
+    and torque changes since the reference); as a share of its limit, at
+    most ``w + c`` with ``w`` the reference's largest ``W``/limit and ``c``
+    the change's share (``_change``: each term's largest ratio to its limit).
+    The lag is linear and monotone, so since the last exact state ``s0`` a
+    weld's state over its limit is at most ``decay·max(s0/limit) + lag(w) +
+    lag(c)`` (``lag`` starting from 0, ``decay`` the lag's factor to the
+    power of the ticks since; ``w`` and ``c`` taken each tick against the
+    reference of that tick). While that stays below ``_BOUND_MARGIN`` the
+    ticks' inputs wait in ``pending``; the exact analysis then runs on them in
+    order, as it would have tick by tick, when the bound no longer holds,
+    before the analysis changes and when too many wait. After a failed bound
+    the analysis runs tick by tick for a while (``backoff`` ticks, doubled
+    each time the bound fails soon again). ``state`` is then exactly what the
+    tick-by-tick analysis gives, and every weld breaks in the same tick.
 
     The reference is a tick analysed exactly on its own (its weld loads,
     not the lagged state; before any, zero loads): the last of a tick-by-tick
     stretch, or a tick that fails the bound against the reference, which is
-    then tested again against itself (its change is zero; ``_REFER_BELOW``),
+    then tested again against itself (its ``c`` is zero; ``_REFER_BELOW``),
     so that a drift of the loads or one jolt does not call for the exact
     analysis of every tick. Loads change little from tick to tick
     while nothing breaks, so their changes bound them far more closely than
@@ -212,10 +189,10 @@ class _WeldResponse:
 
     The changes are taken on the inputs as copied: a node's wrench change in
     its group's frame (one product per group, as in the analysis); a
-    cannon's thrust change ``Δt``, which changes its node's wrench by ``Δt``
-    times ``cannon_units`` (in the loose bound: ``|Δt|`` to its force and
-    ``|Δt|·|r|`` to its torque, ``r`` its lever to the origin); rope loads,
-    at their full size at either tick, and in the loose bound alone.
+    cannon's thrust change ``Δt``, which adds ``|Δt|`` to its force and
+    ``|Δt|·|r|`` to its torque (``r`` its lever to the origin); rope loads,
+    at their full size at either tick. ``_change`` takes them all as one
+    weighted sum of 3-vector norms (the rows of ``changes``, ``weights``).
     """
 
     gain: float
@@ -232,39 +209,24 @@ class _WeldResponse:
     pending_ropes: dict[int, tuple[tuple[int, np.ndarray], ...]] = field(default_factory=dict)
     roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # Per row and part, ``a``/limit and ``b``/limit (``WeldNetwork.bounds``), and the row's group.
-    alpha: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    beta: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    row_groups: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    # Per node and per cannon, its group; per cannon its lever's bound (``reach``).
-    node_groups: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    cannon_groups: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    cannon_reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # The reference tick: its nodes' wrenches in their groups' frames (3-vector rows), its thrusts, its loads
-    # over the limits per row and part, and its ropes' loads per group (``F``, ``T`` as in ``gather``).
+    # The reference tick: its nodes' wrenches in their groups' frames (3-vector rows), its thrusts, its largest
+    # ``W``/limit and its ropes' share.
     reference: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     reference_thrust: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    reference_share: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    reference_ropes: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # Rows of the change: the nodes' torques and forces, the cannons' thrusts (first column); the loose bound's
-    # sums per group, ``2·g`` (``F``) and ``2·g + 1`` (``T``), from the rows' norms (``gather``: dense when small,
-    # as ``stress``' matrices); and from those sums the loose bound of each row's parts (``spread``: ``alpha``
-    # and ``beta`` at its group's sums).
+    reference_worst: float = 0.0
+    reference_ropes: float = 0.0
+    # Rows of the change: the nodes' torques and forces, the cannons' thrusts (first column); and each row's
+    # share of the limits per unit of its norm.
     changes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
-    gather: np.ndarray | sparse.csr_array = field(default_factory=lambda: np.zeros((0, 0)))
-    spread: np.ndarray | sparse.csr_array = field(default_factory=lambda: np.zeros((0, 0)))
-    # Per row and part, the tight bound's coefficients over limit (``weld_bound.peak_bounds``); per tree row its child node,
-    # the tree row above it (-1: none) and the tree rows deepest first, to sum the change over subtrees.
-    kappa_force: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    kappa_torque: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    tree_child: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    tree_parent: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    tree_order: np.ndarray = field(default_factory=lambda: _NO_NODES)
-    # Per cannon, the change of its node's wrench per unit of thrust (``centres_to_origin`` times its axis).
-    cannon_units: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
-    # The bound since the last exact state, per row and part, in place (the C tick loop holds it).
-    history: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    groups: int = 0
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # The bound since the last exact state: worst ``s0``/limit, the largest ratios per unit of F and T, the
+    # decay of ``s0``, and the lagged reference share and change share.
+    worst: float = float("inf")
+    per_force: float = float("inf")
+    per_torque: float = float("inf")
+    decay: float = 1.0
+    level: float = 0.0
+    lag: float = 0.0
     room: int = 0
     skipped: int = 0
     refers: int = 0
@@ -287,63 +249,33 @@ class _WeldResponse:
         ids = analysis.welds
         self.state = self.held[ids]
         self.limits = np.column_stack([compiled.weld_break_force[ids], compiled.weld_break_torque[ids]])
-        network, nodes, cannons = analysis.network, analysis.bodies.size, analysis.cannon_nodes.size
-        groups = len(analysis.spans)
         with np.errstate(divide="ignore", invalid="ignore"):  # a zero limit gives inf or NaN: no skipping
-            per = network.bounds / self.limits[:, :, None]
-        self.alpha, self.beta = np.ascontiguousarray(per[:, :, 0]), np.ascontiguousarray(per[:, :, 1])
-        self.roots = _roots(analysis)
-        size = nodes * 6 + self.roots.size * 9 + cannons + _INPUTS_OVERHEAD
-        self.room = _PENDING_FLOATS // size
-        # Uninitialised: only the rows written are ever touched.
-        self.pending_world = np.empty((self.room, nodes, 6))
-        self.pending_turns = np.empty((self.room, self.roots.size, 9))
-        self.pending_thrust = np.empty((self.room, cannons))
-        self.reference = np.zeros((2 * nodes, 3))
-        self.reference_thrust = np.zeros(cannons)
-        self.reference_share = np.zeros_like(self.state)
-        self.reference_ropes = np.zeros(2 * groups)
-        self.history = np.zeros_like(self.state)
-        self.groups = groups
-        with np.errstate(divide="ignore", invalid="ignore"):
-            peak = peak_bounds(network) / self.limits[:, :, None]
-        self.kappa_force, self.kappa_torque = np.ascontiguousarray(peak[:, :, 0]), np.ascontiguousarray(peak[:, :, 1])
-        self.tree_child, self.tree_parent, self.tree_order = tree_order(network)
-        self.cannon_units = (network.centres_to_origin[analysis.cannon_nodes, :, :3]
-                             @ analysis.cannon_axes[:, :, None]).reshape(-1, 6)
-        # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
-        # the cross-product block of ``centres_to_origin`` is at least its operator norm).
-        self.reach = np.linalg.norm(network.centres_to_origin[:, :3, :3], axis=(1, 2))
-        stops = np.array([span.stop for _, span in analysis.spans], dtype=int)
-        self.node_groups = node_groups = np.searchsorted(stops, np.arange(nodes), side="right")
-        # A tree row's group is that of the nodes beyond it (its child at least); a loop row's, that of the
-        # tree rows it takes its load from (``stress.stack``).
-        beyond = sparse.csr_array(network.beyond)
-        tree = node_groups[beyond.indices[beyond.indptr[:-1]]]
-        self.row_groups = np.concatenate([tree, *(np.full(part.rows.stop - part.rows.start, tree[part.tree.start])
-                                                  for part in network.loops)])
-        self.cannon_groups = node_groups[analysis.cannon_nodes]
-        self.cannon_reach = self.reach[analysis.cannon_nodes]
-        self.changes = np.zeros((2 * nodes + cannons, 3))
-        thrusts = 2 * nodes + np.arange(cannons)
-        take = np.concatenate([np.arange(2 * nodes), thrusts, thrusts])
-        keys = np.concatenate([2 * np.repeat(node_groups, 2) + np.tile([1, 0], nodes),
-                               2 * self.cannon_groups, 2 * self.cannon_groups + 1])
-        factors = np.concatenate([np.ones(2 * nodes + cannons), self.cannon_reach])
-        self.gather = small_dense(sparse.csr_array((factors, (keys, take)), shape=(2 * groups, 2 * nodes + cannons)))
-        parts = np.arange(2 * self.row_groups.size)
-        self.spread = small_dense(sparse.csr_array(
-            (np.concatenate([self.alpha.reshape(-1), self.beta.reshape(-1)]),
-             (np.concatenate([parts, parts]), np.concatenate([2 * self.row_groups.repeat(2),
-                                                              2 * self.row_groups.repeat(2) + 1]))),
-            shape=(parts.size, 2 * groups)))
+            per = analysis.network.bounds / self.limits[:, :, None]
+            self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
+            self.roots = _roots(analysis)
+            size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + _INPUTS_OVERHEAD
+            self.room = _PENDING_FLOATS // size
+            # Uninitialised: only the rows written are ever touched.
+            self.pending_world = np.empty((self.room, analysis.bodies.size, 6))
+            self.pending_turns = np.empty((self.room, self.roots.size, 9))
+            self.pending_thrust = np.empty((self.room, analysis.cannon_nodes.size))
+            self.reference = np.zeros((2 * analysis.bodies.size, 3))
+            self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
+            # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
+            # the cross-product block of ``centres_to_origin`` is at least its operator norm).
+            self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
+            nodes, cannons = analysis.bodies.size, analysis.cannon_nodes.size
+            self.changes = np.zeros((2 * nodes + cannons, 3))
+            self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes),
+                                           self.per_force + self.per_torque * self.reach[analysis.cannon_nodes]])
         self.wait, self.skipped, self.refers = 0, 0, 0
         self._restart(None, None)
 
     def _restart(self, inputs: _Inputs | None, magnitudes: np.ndarray | None) -> None:
         """Start the bound from the exact state, with the reference tick's inputs and weld loads (None: zero)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(self.state, self.limits, out=self.history)
+            self.worst = float(np.max(self.state / self.limits, initial=0.0))
+        self.decay, self.level, self.lag = 1.0, 0.0, 0.0
         self._refer(inputs, magnitudes)
 
     def _refer(self, inputs: _Inputs | None, magnitudes: np.ndarray | None) -> None:
@@ -354,14 +286,13 @@ class _WeldResponse:
         if inputs is None or magnitudes is None:
             self.reference[...] = 0.0
             self.reference_thrust[...] = 0.0
-            self.reference_share[...] = 0.0
-            self.reference_ropes[...] = 0.0
+            self.reference_worst, self.reference_ropes = 0.0, 0.0
         else:
             with np.errstate(divide="ignore", invalid="ignore"):
-                np.divide(magnitudes, self.limits, out=self.reference_share)
+                self.reference_worst = float(np.max(magnitudes / self.limits, initial=0.0))
             self.reference[...] = self._turned(inputs)
             self.reference_thrust[...] = inputs[2]
-            self.reference_ropes[...] = self._rope_sums(inputs[3])
+            self.reference_ropes = self._rope_share(inputs[3])
 
     def _turned(self, inputs: _Inputs) -> np.ndarray:
         """The nodes' wrenches of ``inputs`` in their groups' frames, as 3-vector rows (the first of ``changes``)."""
@@ -375,72 +306,29 @@ class _WeldResponse:
                 np.matmul(world[nodes].reshape(-1, 3), turn.reshape(3, 3), out=rows[2 * nodes.start: 2 * nodes.stop])
         return rows
 
-    def _rope_sums(self, ropes: tuple[tuple[int, np.ndarray], ...]) -> np.ndarray:
-        """The rope loads' ``F`` (at ``2·g``) and ``T`` (at ``2·g + 1``) per group ``g``."""
-        sums = np.zeros(2 * self.groups)
+    def _rope_share(self, ropes: tuple[tuple[int, np.ndarray], ...]) -> float:
+        share = 0.0
         for node, load in ropes:
             pull, twist = float(np.linalg.norm(load[:3])), float(np.linalg.norm(load[3:]))
-            group = 2 * int(self.node_groups[node])
-            sums[group] += pull
-            sums[group + 1] += float(self.reach[node]) * pull + twist
-        return sums
+            share += self.per_force * pull + self.per_torque * (float(self.reach[node]) * pull + twist)
+        return share
 
-    def _change(self, inputs: _Inputs, tight: bool = True) -> np.ndarray:
-        """Per row and part, a bound on its load's change since the reference over its limit (NaN for NaN).
-
-        The loose bound (``alpha``, ``beta`` over the group's sums of the nodes' changes), or with ``tight``
-        the smaller of it and the tight one (``kappa_*`` over the group's largest tree row change,
-        ``weld_bound.peak_bounds``) plus ``_ROUNDING`` of the loose one, which covers the rounding of the tight one's sums.
-        """
-        analysis = self.analysis
-        assert analysis is not None
+    def _change(self, inputs: _Inputs) -> float:
+        """The largest share of its limit by which a weld's load can differ from the reference's (NaN for NaN)."""
         thrust, ropes, rows = inputs[2], inputs[3], self.changes
-        nodes = analysis.bodies.size
         turned = self._turned(inputs)
         np.subtract(turned, self.reference, out=turned)
-        tight = tight and not (self.reference_ropes.any() or ropes)  # rope loads are not in the nodes' changes
-        pushed = thrust - self.reference_thrust
         if thrust.size:
-            rows[2 * nodes:, 0] = pushed
-        if tight:
-            own = turned.reshape(nodes, 6).copy()
-            np.subtract.at(own, analysis.cannon_nodes, pushed[:, None] * self.cannon_units)
-            # The tree rows' changes, exactly but for rounding: subtree sums moved to the anchors.
-            network = analysis.network
-            tree = np.einsum("eij,ej->ei", network.transfer, network.beyond @ own).reshape(-1, 2, 3)
-            peaks = np.zeros((self.groups, 2))
-            np.maximum.at(peaks, self.row_groups[: tree.shape[0]], np.linalg.norm(tree, axis=2))
+            np.subtract(thrust, self.reference_thrust, out=rows[turned.shape[0]:, 0])
         np.multiply(rows, rows, out=rows)
         norms = rows @ _ONES
-        np.sqrt(norms, out=norms)
-        sums = self.gather @ norms
-        sums += self.reference_ropes
-        if ropes:
-            sums += self._rope_sums(ropes)
-        loose = (self.spread @ sums).reshape(-1, 2)
-        if not tight or np.isnan(loose).any():
-            return loose
-        close = self.kappa_force * peaks[self.row_groups, 0, None] + self.kappa_torque * peaks[self.row_groups, 1, None]
-        return np.fmin(loose, close + _ROUNDING * loose)
+        share = float(np.sqrt(norms, out=norms) @ self.weights) + self.reference_ropes
+        return share + self._rope_share(ropes) if ropes else share
 
-    def _next(self, inputs: _Inputs) -> tuple[np.ndarray, bool]:
-        """``history`` after this tick (a new array) and whether it holds, with the loose change bound.
-
-        The tight one costs about an analysis, and in the Python loop a put-off tick's analysis costs as
-        much later as now (only the C loop, ``_tick.c``, saves by putting ticks off), so it would not pay
-        here: ``_change`` computes it as the C loop does, for the tests to hold the two to it.
-        """
-        history = self._lagged(self._change(inputs, tight=False))
-        return history, self._holds(history)
-
-    def _lagged(self, change: np.ndarray | float) -> np.ndarray:
-        """``history`` after this tick, with the tick's ``change`` (a new array)."""
-        return self.history + self.gain * (self.reference_share + change - self.history)
-
-    @staticmethod
-    def _holds(history: np.ndarray) -> bool:
-        """Whether every row's bound (``history`` after the tick) is below the margin (not for NaN)."""
-        return bool(history.max() <= _BOUND_MARGIN)  # (an analysis has rows)
+    def _lagged(self, change: float) -> tuple[float, float]:
+        """The lagged reference share and change share after this tick, with the tick's ``change``."""
+        return (self.level + self.gain * (self.reference_worst - self.level),
+                self.lag + self.gain * (change - self.lag))
 
     def _catch_up(self) -> None:
         """Run the exact analysis on the ticks put off, in order."""
@@ -471,8 +359,7 @@ class _WeldResponse:
     def snapped(self, compiled: Compiled, data: mujoco.MjData, copied: bool = False) -> list[tuple[int, float, float]]:
         """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over).
 
-        ``copied``: the tick's inputs are in the next pending row already (``copied``), not read from ``data``: the
-        C tick loop tested the bound on them, and it failed, unless the bound waits.
+        ``copied``: the tick's inputs are in the next pending row already (``copied``), not read from ``data``.
         """
         self.prepare(compiled)
         analysis = self.analysis
@@ -484,17 +371,18 @@ class _WeldResponse:
             self.wait -= 1
             restart = not self.wait
         else:
-            # Inputs the C tick loop copied are of a tick whose bound it tested: it failed.
-            history, holds = (None, False) if copied else self._next(inputs)
-            if not holds and bool(self._lagged(0.0).max() <= _REFER_BELOW) and 2 * self.refers <= self.skipped:
+            decay = self.decay * (1.0 - gain)
+            level, lag = self._lagged(self._change(inputs))
+            history = decay * self.worst + level
+            if not history + lag <= _BOUND_MARGIN and history <= _REFER_BELOW and 2 * self.refers <= self.skipped:
                 # Measured from this very tick, only the loads' history can still fail the bound.
                 magnitudes = _magnitudes(analysis, _own(analysis, inputs))
                 self._refer(inputs, magnitudes)
                 self.refers += 1
-                history, holds = self._next(inputs)
-            if holds and self.pending < self.room:
+                level, lag = self._lagged(self._change(inputs))
+            if decay * self.worst + level + lag <= _BOUND_MARGIN and self.pending < self.room:
                 self._put_off(inputs)
-                self.history[...] = history  # (held: not None)
+                self.decay, self.level, self.lag = decay, level, lag
                 self.skipped += 1
                 return []
             self._catch_up()
@@ -511,4 +399,3 @@ class _WeldResponse:
             return []
         over = np.flatnonzero(~held.all(axis=1))
         return [(int(analysis.welds[k]), float(self.state[k, 0]), float(self.state[k, 1])) for k in over]
-
