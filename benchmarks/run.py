@@ -98,7 +98,14 @@ def main(argv: list[str]) -> int:
     from rich.table import Table
 
     console = Console(width=max(Console().width, 140))  # a log is not a narrow terminal
-    wanted = argv[1:]
+    # Words match the benchmarks' file names (bench_<words>.py); a hyphen stands for an underscore there.
+    wanted = [w.replace("-", "_") for w in argv[1:]]
+    known = [p.stem for p in sorted(HERE.glob("bench_*.py"))]
+    unmatched = [w for w in wanted if not any(w in stem for stem in known)]
+    if unmatched:
+        print(f"error: no benchmark's name contains {', '.join(map(repr, unmatched))}; "
+              f"the benchmarks: {', '.join(s.removeprefix('bench_') for s in known)}", file=sys.stderr)
+        return 2
     started = time.time()
     slow = slowdown()
     limit_s = scaled_limit(BENCH_LIMIT_S)

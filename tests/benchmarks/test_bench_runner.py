@@ -92,3 +92,17 @@ def test_a_benchmark_may_send_its_own_functions_to_a_worker_process(tmp_path: Pa
         "        return [Figure('square', float(pool.apply(_square, (3,))))]\n"))
     figures, failure, _ = run._run_one(path, 120)
     assert failure is None and [f.seconds for f in figures] == [9.0]
+
+
+def test_words_that_name_no_benchmark_are_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # `make bench BENCH=buildarena-sim` once ran nothing and exited 0 with an empty table.
+    monkeypatch.setenv(SLOWDOWN_ENV, "1")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "HERE", tmp_path)
+    _bench(tmp_path, "good_one", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0)]\n")
+    assert run.main(["run.py", "nosuch"]) == 2
+    assert capsys.readouterr().err.startswith("error: no benchmark's name contains 'nosuch'; the benchmarks: good_one")
+    assert not (tmp_path / "bench-results").exists()
+    assert run.main(["run.py", "good-one"]) == 0  # a hyphen stands for the file name's underscore
+    assert (tmp_path / "bench-results" / "results-good_one.json").exists()
