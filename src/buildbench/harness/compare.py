@@ -33,7 +33,7 @@ from .tables import cell_text, print_table
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
     with Store(run_dir, create=False) as store:
-        config = store.manifest().get("config", {})
+        config = store.run_config()
         return config, with_run_options(store.episodes(), config)
 
 

@@ -8,7 +8,6 @@ from typing import Any
 from .cost import Prices, cost_summary, solved_flag
 from .episode import add_usage, is_scored
 from .episode_outcome import OutcomeReadError
-from .errors import ConfigError
 from .identity import run_identity
 from .run_options import with_run_options
 from .stats import metric_intervals
@@ -32,11 +31,9 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     """
     with Store(run_dir, create=False) as store:
         manifest = store.manifest()
+        config = store.run_config()
         episodes = list(store.episodes())
-    if not manifest and not episodes:
-        raise ConfigError(f"{run_dir} holds no run (run.sqlite has no manifest and no episode)")
     unscored = sum(1 for ep in episodes if not is_scored(ep))
-    config = manifest.get("config", {})
     episodes = with_run_options(episodes, config)  # what a summary groups by may be a run option
     if errors_as_failures:
         episodes = counted_as_failures(config.get("suite"), episodes)

@@ -228,6 +228,20 @@ class Store:
     def manifest(self) -> dict[str, Any]:
         return {str(k): load_json(v, f"{self.path}: manifest {k!r}") for k, v in self._query("SELECT key, value FROM manifest")}
 
+    def run_config(self) -> dict[str, Any]:
+        """The run's settings as its manifest stores them (``RunConfig.to_dict()``), for the readers
+        that summarise a run: without them a report would show a suite of None and exit 0.
+
+        Raises:
+            StoreCorruptError: Naming the run folder: no manifest, or no config naming a suite.
+        """
+        manifest = self.manifest()
+        config = manifest.get("config")
+        if not isinstance(config, dict) or not isinstance(config.get("suite"), str) or not config["suite"].strip():
+            what = "no manifest" if not manifest else "no run config naming a suite in its manifest"
+            raise StoreCorruptError(f"{self.run_dir} holds no run ({self.FILENAME} has {what}: damaged, or not a run)")
+        return config
+
     # -- episodes -------------------------------------------------------------------------
     def add_episode(self, episode: Episode) -> bool:
         """Commit one finished episode. Returns False (and writes nothing) if it is already in,
@@ -280,11 +294,14 @@ class Store:
     def rows(self) -> Iterator[dict[str, Any]]:
         """Flat episode rows (no step log) for tables and columnar export."""
         cur = self._query(
-            "SELECT task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at "
+            "SELECT task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at, record "
             "FROM episodes ORDER BY task_id, sample"
         )
-        for task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at in cur:
+        for task_id, sample, seed, status, metrics, usage, artifacts, duration_s, finished_at, record in cur:
             where = self._where(task_id, sample)
+            # A row stands for its episode: one whose record cannot be read is an error here as in
+            # `episodes`, never a flat row exported as if the episode were whole.
+            episode_from_record(record, where)
             check_columns(where, task_id=task_id, sample=sample, seed=seed, status=status, duration_s=duration_s,
                           finished_at=finished_at)
             columns = {name: load_json(text, f"{where} column {name}")
