@@ -1,11 +1,17 @@
 """A policy reply whose JSON json.loads could not refuse cleanly (a 10,000-digit integer: a
 bare ValueError; 100,000 brackets: RecursionError out of init_reward) scores as JSON that does
-not parse; NaN bounds, which json.loads read and made a 1.0 room, are refused the same way."""
+not parse; NaN bounds, which json.loads read and made a 1.0 room, are refused the same way. A
+judge model's answer of that kind is a judge failure (it raised out of the judge)."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+import scenerevis_scenes_physics as H  # registered by conftest.py
+
+from buildbench.llm import ScriptedChat
+from buildbench.suites.scenerevis.judge.semantic import JudgeError, VisionJudge, first_json_object
 from buildbench.suites.scenerevis.reward import HybridReward, format_reward, init_reward
 from buildbench.suites.scenerevis.reward.format import parse_tool_calls
 
@@ -31,3 +37,17 @@ def test_hostile_tool_calls_do_not_parse(body: str, message: str) -> None:
     reply = "<think>move it</think><tool_calls>[" + body + "]</tool_calls>"
     assert format_reward(reply, {"bed-0"}) == (-0.9, f"tool_calls JSON does not parse: {message}")
     assert parse_tool_calls(reply) is None
+
+
+@pytest.mark.parametrize("answer, what", [
+    ('Verdict: {"verdict": ' + "9" * 10_000 + "}", "Exceeds the limit (4300 digits) for integer string conversion"),
+    ('Verdict: {"verdict": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+])
+def test_a_hostile_judge_answer_is_a_judge_error(answer: str, what: str) -> None:
+    with pytest.raises(JudgeError, match=re.escape(f"judge: the JSON in the answer is refused ({what})")):
+        first_json_object(answer, "judge")
+    before = H.room(H.rect(4, 4.5), [])
+    reward = HybridReward("A bedroom", judge=VisionJudge(ScriptedChat([answer, answer]))).turn(
+        '<think>add</think><tool_calls>[{"name": "add_object", "arguments": {"object_description": "lamp", '
+        '"position": [0, 0, 0], "rotation": [0, 0, 0, 1], "size": [0.3, 1.5, 0.3]}}]</tool_calls>', before, before)
+    assert sum("judge failed" in n and what in n for n in reward.notes) == 2

@@ -285,17 +285,23 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
         return pool.submit(asyncio.run, coro).result()
 
 
+#: Where a JSON object can start: "{" before a key or "}". A run of other "{" is passed over
+#: without a decode attempt at each (its error's line number costs time linear in the answer).
+_OBJECT_START = re.compile(r'\{\s*["}]')
+
+
 def first_json_object(text: str, label: str) -> dict[str, Any]:
-    start = text.find("{")
-    while start >= 0:
+    for match in _OBJECT_START.finditer(text):
         try:
-            value, _ = json.JSONDecoder().raw_decode(text[start:])
+            value, _ = json.JSONDecoder().raw_decode(text, match.start())
         except json.JSONDecodeError:
-            start = text.find("{", start + 1)
             continue
+        except (ValueError, RecursionError) as exc:
+            # A 10,000-digit integer or nesting past the stack: refused, not searched past.
+            what = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(":")[0]
+            raise JudgeError(f"{label}: the JSON in the answer is refused ({what})") from None
         if isinstance(value, dict):
             return value
-        start = text.find("{", start + 1)
     raise JudgeError(f"{label}: no JSON object in the answer {text[:80]!r}")
 
 
