@@ -115,7 +115,9 @@ def load_json(text: Any, where: str) -> Any:
     """A stored JSON value; StoreCorruptError naming ``where`` when it is not one."""
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, TypeError, UnicodeDecodeError) as exc:
+    # ValueError: malformed JSON, bad UTF-8, or a tampered integer of over 4,300 digits.
+    # json.loads, not jsonio.parse_json: stored values may hold NaN (json.dumps writes it).
+    except (ValueError, TypeError) as exc:
         raise StoreCorruptError(f"{where} is not valid JSON ({exc})") from None
     except RecursionError:  # a tampered value of 100,000 brackets; nothing we write nests so deep
         raise StoreCorruptError(f"{where} is nested too deeply to be a stored value") from None
