@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from buildbench.jsonio import parse_json
+
 log = logging.getLogger(__name__)
 
 Api = Literal["openai", "anthropic"]
@@ -382,7 +384,8 @@ class ScriptedServer:
                     self._send_json(404, _error_body("openai", 404, f"no route POST {self.path}"))
                     return
                 try:
-                    body = json.loads(raw)
+                    # the client may be agent code: 100,000 brackets raised RecursionError here
+                    body = parse_json(raw)
                     if not isinstance(body, dict):
                         raise ValueError("body is not a JSON object")
                 except ValueError as exc:
