@@ -17,7 +17,6 @@ from buildbench.harness import (
     mean_metrics,
 )
 from buildbench.harness.suite import RunChoice
-from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .degrade import degraded
@@ -27,6 +26,7 @@ from .outcome import LegoEvalOutcome
 from .prompts import PROMPT_FILES
 from .protocols import evaluate
 from .score import failure_metrics, score
+from .task_records import check_task_record
 
 #: Aligned/misaligned pairs per split: the paper's 130 + 130 design, and a small sample.
 SPLIT_PAIRS = {"default": 130, "demo": 6}
@@ -143,6 +143,5 @@ suite = Suite(
     cli="buildbench.suites.legoeval.cli:cli",
     options=LegoEvalOptions,
     prompts=PROMPT_FILES,
-    validate_task=require_fields(inputs={"instruction": "string", "constraints": "array", "scene": "object"},
-                                 target={"valid": "boolean", "labels": "array"}),
+    validate_task=check_task_record,
 )

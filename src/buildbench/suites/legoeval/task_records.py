@@ -12,6 +12,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.record import Record
+from buildbench.harness.task_files import TaskShapeError
 
 from .constraints import CONSTRAINT_TYPES, Program, constraint_type
 
@@ -144,3 +145,72 @@ def holistic(verdicts: Sequence[Verdict]) -> bool | None:
     if any(v.holds is None for v in verdicts):
         return None
     return True
+
+
+def check_task_record(task: Task) -> None:
+    """The LEGO-Eval check of a task from a file (``Suite.validate_task``): the shape
+    :mod:`.tasks` documents, so a record no evaluation can mean is refused at load rather than
+    failing its episode (a constraint without an id, labels of another length than the
+    constraints, a scene the env cannot read).
+
+    Raises:
+        TaskShapeError: naming the dotted field.
+    """
+    from buildbench.scenes.io import load_scene
+    from buildbench.scenes.model import SceneFormatError
+
+    if not isinstance(task.inputs.get("instruction"), str) or not task.inputs["instruction"].strip():
+        raise TaskShapeError("inputs.instruction", "expected a non-empty string")
+    constraints = task.inputs.get("constraints")
+    if not isinstance(constraints, list) or not constraints:
+        # with no constraint the holistic verdict is undefined (see holistic): nothing to evaluate
+        raise TaskShapeError("inputs.constraints", "expected a non-empty list of {id, text, type} objects")
+    seen: set[str] = set()
+    for i, c in enumerate(constraints):
+        where = f"inputs.constraints[{i}]"
+        if not isinstance(c, Mapping):
+            raise TaskShapeError(where, f"expected an {{id, text, type}} object, got {type(c).__name__}")
+        for key in ("id", "text"):
+            if not isinstance(c.get(key), str) or not c[key].strip():
+                raise TaskShapeError(f"{where}.{key}", "expected a non-empty string")
+        if c.get("type") not in TYPES:
+            raise TaskShapeError(f"{where}.type", f"expected one of {', '.join(TYPES)}, got {c.get('type')!r}")
+        if c["id"] in seen:  # verdicts name constraints by id: a repeated id is two constraints in one
+            raise TaskShapeError(f"{where}.id", f"{c['id']!r} repeats an earlier constraint's id")
+        seen.add(c["id"])
+    scene = task.inputs.get("scene")
+    if not isinstance(scene, dict):
+        raise TaskShapeError("inputs.scene", f"expected a house JSON object, got {type(scene).__name__}")
+    try:
+        load_scene(scene)
+    except (SceneFormatError, KeyError, TypeError) as exc:
+        raise TaskShapeError("inputs.scene", f"not a house the env can read ({exc})") from None
+    _check_target(task, len(constraints))
+
+
+def _check_target(task: Task, n: int) -> None:
+    from .constraints import ProgramError, parse_program
+
+    valid, labels = task.target.get("valid"), task.target.get("labels")
+    if valid is not None and not isinstance(valid, bool):
+        raise TaskShapeError("target.valid", f"expected true, false or null, got {valid!r}")
+    if labels is not None and (not isinstance(labels, list) or len(labels) != n
+                               or not all(isinstance(x, bool) for x in labels)):
+        raise TaskShapeError("target.labels", f"expected one true/false per constraint ({n}) or null")
+    if (valid is None) != (labels is None):
+        raise TaskShapeError("target.valid", "a labelled task gives both valid and labels, an unlabelled one neither")
+    if labels is not None and valid != all(labels):
+        raise TaskShapeError("target.valid", f"is {str(valid).lower()}, but the labels say every constraint "
+                             f"holds is {str(all(labels)).lower()}")
+    for key in ("programs", "plans"):
+        raw = task.target.get(key)
+        if raw is not None and (not isinstance(raw, list) or len(raw) > n
+                                or not all(p is None or isinstance(p, Mapping) for p in raw)):
+            raise TaskShapeError(f"target.{key}", f"expected a list of objects or nulls, at most one per "
+                                 f"constraint ({n})")
+    for i, raw in enumerate(task.target.get("programs") or []):
+        if raw is not None:
+            try:
+                parse_program(raw, f"target.programs[{i}]")
+            except ProgramError as exc:
+                raise TaskShapeError(f"target.programs[{i}]", str(exc)) from None
