@@ -19,9 +19,11 @@ from buildbench.suites.legoeval.constraints import ProgramError
 from buildbench.suites.legoeval.constraints.translate import translate
 from buildbench.suites.legoeval.env import LegoEvalEnv
 from buildbench.suites.legoeval.options import LegoEvalOptions
+from buildbench.suites.legoeval.pipeline.arguments import parse_arguments
 from buildbench.suites.legoeval.pipeline.plan import parse_plan
 from buildbench.suites.legoeval.tasks import make_task
 from buildbench.suites.legoeval.tools import MENUS
+from buildbench.suites.legoeval.tools.multimodal import parse_list
 
 BIG_INT = '{"a": ' + "9" * 10_000 + "}"
 DEEP = '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"
@@ -82,3 +84,14 @@ def test_a_hostile_model_reply_is_a_rejected_answer(content: str, message: str) 
     model = ScriptedChat(["```json\n" + content + "\n```"] * 2)
     with pytest.raises(ProgramError, match=message):
         asyncio.run(translate(model, "The vibe is nice.", where="c4", retries=1))
+
+
+@pytest.mark.parametrize("literal", ["[" + "1+" * 100_000 + "1]", "[" + "-" * 100_000 + "1]"])
+def test_a_model_literal_too_deep_for_python_is_a_rejected_answer(literal: str) -> None:
+    # ast.literal_eval raised RecursionError / MemoryError out of these parsers
+    with pytest.raises(ValueError, match="the tool sequence is not a list of edges: nested too deeply"):
+        parse_plan("Tool Sequence: " + literal, MENUS["OP"])
+    with pytest.raises(ValueError, match="the arguments are not a list literal: nested too deeply"):
+        parse_arguments("Arguments: " + literal, 1)
+    assert parse_list("Objects: ['bed', 'sofa']") == ["bed", "sofa"]
+    assert isinstance(parse_list(literal), list)  # falls back to splitting, as for any non-literal

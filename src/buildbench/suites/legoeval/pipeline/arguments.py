@@ -7,11 +7,11 @@ the rule counterpart used by the scripted reference model.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from typing import Any
 
+from buildbench.suites.legoeval.literal import model_literal
 from buildbench.suites.legoeval.prompts import fill
 from buildbench.suites.legoeval.tools import TOOLS, ToolContext
 from buildbench.suites.legoeval.tools.environment import scene_materials
@@ -37,8 +37,8 @@ def parse_arguments(reply: str, family: int) -> list[Any]:
     if match is None:
         raise ValueError("no 'Arguments: [...]' in the reply")
     try:
-        value = ast.literal_eval(match.group(1))
-    except (ValueError, SyntaxError) as exc:
+        value = model_literal(match.group(1))
+    except ValueError as exc:
         raise ValueError(f"the arguments are not a list literal: {exc}") from None
     if not isinstance(value, list | tuple):
         raise ValueError("the arguments are not a list")

@@ -10,13 +10,13 @@ planner is bypassed (``-o plans=reference``, Table 7).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from buildbench.jsonio import JSONInputError, parse_json
+from buildbench.suites.legoeval.literal import model_literal
 from buildbench.suites.legoeval.prompts import fill
 from buildbench.suites.legoeval.tools import TOOLS, tool_menu
 
@@ -79,8 +79,8 @@ def parse_plan(reply: str, menu: tuple[str, ...]) -> ToolPlan:
         raise ValueError(f"the tool sequence is refused: {exc.msg}") from None
     except json.JSONDecodeError:
         try:
-            raw = ast.literal_eval(body)
-        except (ValueError, SyntaxError) as exc:
+            raw = model_literal(body)
+        except ValueError as exc:
             raise ValueError(f"the tool sequence is not a list of edges: {exc}") from None
     if not isinstance(raw, list):
         raise ValueError("the tool sequence is not a list")

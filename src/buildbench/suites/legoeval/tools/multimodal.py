@@ -8,11 +8,11 @@ attributes instead, and say so under ``multimodal_source``.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from typing import Any
 
+from buildbench.suites.legoeval.literal import model_literal
 from buildbench.suites.legoeval.prompts import fill
 
 from .context import ToolContext, unknown
@@ -107,8 +107,8 @@ def parse_list(text: str) -> list[str]:
     if start < 0 or end < start:
         return []
     try:
-        value = ast.literal_eval(text[start:end + 1])
-    except (ValueError, SyntaxError):
+        value = model_literal(text[start:end + 1])
+    except ValueError:
         return [p.strip(" '\"") for p in text[start + 1:end].split(",") if p.strip(" '\"")]
     return [str(v).strip().lower() for v in value] if isinstance(value, list | tuple) else []
 
