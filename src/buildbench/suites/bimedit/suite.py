@@ -5,7 +5,6 @@ from __future__ import annotations
 from buildbench.harness import AgentSpec, ProtocolSpec, Suite
 from buildbench.harness.errors import ConfigError
 from buildbench.harness.suite import RunChoice
-from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .degrade import degraded
@@ -15,7 +14,7 @@ from .outcome import BimEditOutcome
 from .protocols import tool_loop
 from .report import summarize
 from .score import failure_metrics, score
-from .tasks import SPLITS, load_harness_tasks, read_native_task_file
+from .tasks import SPLITS, check_task_record, load_harness_tasks, read_native_task_file
 
 #: The scripted agents that edit through ``execute_ifc_code`` (all but the model and the no-op).
 CODE_AGENTS = ("oracle", "degraded", "door-without-opening", "wall-keeps-openings", "uncontained-wall")
@@ -64,5 +63,5 @@ suite = Suite(
     outcome_type=BimEditOutcome,
     check_run=check_run,
     prompts=PROMPT_FILES,
-    validate_task=require_fields(inputs={"instruction": "string", "ifc_path": "string"}, target={"ground_truth_ifc": "string"}),
+    validate_task=check_task_record,
 )

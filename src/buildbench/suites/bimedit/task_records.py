@@ -16,6 +16,7 @@ from typing import Any
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.task_files import TaskShapeError
 from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
 
@@ -158,6 +159,7 @@ class BimTask:
         extra = sorted(set(data) - known)
         if extra:
             raise ConfigError(f"task record {data['task_id']} has unknown field(s) {extra}")
+        _check_record_types(data)
         values = dict(data)
         for key in ("input_ifc", "ground_truth_ifc"):
             values[key] = _resolve_path(str(values[key]), base_dir)
@@ -187,6 +189,74 @@ class BimTask:
         return {"task_id": self.task_id, "operation": self.operation, "target_guids": list(self.target_guids),
                 "relevant_properties": None if self.relevant_properties is None else list(
                     self.relevant_properties)}
+
+
+#: A record's fields other than the id codes and their JSON types (a string of target GlobalIds
+#: was read as one GlobalId per character).
+_RECORD_TYPES: dict[str, tuple[type, ...]] = {
+    "instruction": (str,), "input_ifc": (str,), "ground_truth_ifc": (str,), "target_guids": (list,),
+    "relevant_properties": (list, type(None)), "unit": (str,), "oracle_code": (str,), "group_id": (str,),
+    "seed": (int,), "facts": (dict,)}
+
+
+def _check_record_types(data: Mapping[str, Any]) -> None:
+    where = f"task record {data['task_id']}"
+    for key, kinds in _RECORD_TYPES.items():
+        if key in data and (not isinstance(data[key], kinds) or isinstance(data[key], bool)):
+            raise ConfigError(f"{where}: field {key!r} must be {' or '.join(k.__name__ for k in kinds)}, "
+                              f"got {type(data[key]).__name__}")
+    for key in ("instruction", "input_ifc", "ground_truth_ifc"):
+        if not data[key].strip():
+            raise ConfigError(f"{where}: field {key!r} is empty")
+    for key in ("target_guids", "relevant_properties"):
+        if any(not isinstance(x, str) or not x for x in data.get(key) or ()):
+            raise ConfigError(f"{where}: field {key!r} must list non-empty strings")
+
+
+def check_task_record(task: Task) -> None:
+    """BIM-Edit's check of a harness task from a file (``Suite.validate_task``; BIM-Edit's own
+    ``tasks.jsonl`` records get it too): what :func:`.tasks.from_harness`, the env and the scorer
+    read, so a record no edit can be scored against is refused at load rather than failing its
+    episode (an id that is no ``ELEM-OP-INSTR-SCENE-NNN``, a model that does not exist, an update
+    naming no element).
+
+    Raises:
+        TaskShapeError: naming the dotted field.
+    """
+    try:
+        tid = TaskId.parse(task.id)
+    except ConfigError as exc:
+        raise TaskShapeError("id", str(exc)) from None
+    if not isinstance(task.inputs.get("instruction"), str) or not task.inputs["instruction"].strip():
+        raise TaskShapeError("inputs.instruction", "expected a non-empty string")
+    for part, name in (("inputs", "ifc_path"), ("target", "ground_truth_ifc")):
+        path = getattr(task, part).get(name)
+        if not isinstance(path, str) or not path.strip():
+            raise TaskShapeError(f"{part}.{name}", "expected the path of an IFC model")
+        if not Path(path).is_file():
+            raise TaskShapeError(f"{part}.{name}", f"no such model file {path}")
+    unit = task.inputs.get("unit", "m")
+    if unit not in UNITS:
+        raise TaskShapeError("inputs.unit", f"expected one of {', '.join(UNITS)}, got {unit!r}")
+    # values the scorer does not read but a reader would trust: one that disagrees is a mistake
+    given = task.target.get("input_ifc", task.inputs["ifc_path"])
+    if given != task.inputs["ifc_path"]:
+        raise TaskShapeError("target.input_ifc", f"{given!r} is not inputs.ifc_path, the model the agent edits")
+    operation = task.target.get("operation", tid.operation)
+    if operation != tid.operation:
+        raise TaskShapeError("target.operation", f"{operation!r} disagrees with the id, whose operation is "
+                             f"{tid.operation!r}")
+    guids = task.target.get("target_guids", [])
+    if not isinstance(guids, list) or not all(isinstance(g, str) and g for g in guids):
+        raise TaskShapeError("target.target_guids", "expected a list of GlobalId strings")
+    if tid.operation != "create" and not guids:
+        raise TaskShapeError("target.target_guids", f"is empty, but {tid.operation} tasks name the elements "
+                             "they edit")
+    props = task.target.get("relevant_properties")
+    if props is not None and (not isinstance(props, list) or not all(isinstance(p, str) and p for p in props)):
+        raise TaskShapeError("target.relevant_properties", "expected a list of property names or null")
+    if not isinstance(task.target.get("oracle_code", ""), str):
+        raise TaskShapeError("target.oracle_code", "expected a string of IfcOpenShell code")
 
 
 def _resolve_path(path: str, base_dir: str | Path | None) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.task_files import TaskShapeError
 from buildbench.inputs import iter_lines
 
 # From task_records, where the records moved; each `X as X` is a re-export.
@@ -36,7 +37,7 @@ from .task_records import ELEMENTS as ELEMENTS
 from .task_records import IFC_CLASSES as IFC_CLASSES
 from .task_records import OPERATIONS as OPERATIONS
 from .task_records import SCENES as SCENES
-from .task_records import SUITE, TASKS_FILE, BimTask, TaskId, read_tasks
+from .task_records import SUITE, TASKS_FILE, BimTask, TaskId, check_task_record, read_tasks
 from .task_records import UNITS as UNITS
 from .task_records import write_tasks as write_tasks
 
@@ -148,7 +149,13 @@ def load_task_file(source: str | Path) -> list[Task]:
         for what, model in (("input", t.input_ifc), ("ground-truth", t.ground_truth_ifc)):
             if not Path(model).is_file():
                 raise ConfigError(f"{p}: task {t.task_id}: {what} model {model} does not exist")
-    return [t.to_harness() for t in tasks]
+    harness = [t.to_harness() for t in tasks]
+    for task in harness:
+        try:
+            check_task_record(task)
+        except TaskShapeError as exc:
+            raise ConfigError(f"{p}: task {task.id!r}: {exc}") from None
+    return harness
 
 
 def read_native_task_file(source: str | Path) -> list[Task] | None:
