@@ -224,7 +224,8 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "layoutvlm",
                  "--out", str(target)]) == 2
     assert "read only" in capsys.readouterr().err
-    # finite on reading, infinite in LayoutGPT's pixels (1e308 m / 0.01 m): an error line, not a crash
+    # 1e308 m is finite (and would be infinite in LayoutGPT's pixels) but no room: refused on
+    # reading, naming the file and the field, as `scenerevis metrics` refuses it
     flat = tmp_path / "flat.json"
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "scenerevis-flat",
                  "--out", str(flat)]) == 0
@@ -234,8 +235,8 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     capsys.readouterr()
     assert main(["scenes", "convert", str(flat), "--from", "scenerevis-flat", "--to", "layoutgpt",
                  "--out", str(target)]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        f"error: {target}: a number overflows in layoutgpt (a size or position too large to write)")
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"error: {flat}: objects[0] 'bed-0' size: 1e+308 exceeds 10000 m"]
     assert not target.exists() and not target.with_name(target.name + ".tmp").exists()
     # a missing folder for OUT names OUT, not a temporary file
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "thor",

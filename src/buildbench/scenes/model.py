@@ -36,8 +36,58 @@ Point2 = tuple[float, float]
 EXTERIOR = "exterior"
 
 
+#: Sizes or coordinates beyond this many metres are corrupt, not a room: every reader of scenes
+#: (``scenes convert``/``evaluate``, ``scenerevis metrics``) refuses them by this one bound.
+MAX_COORD_M = 1.0e4
+
+
 class SceneFormatError(ValueError):
     """A scene file or record could not be read; the message names the element and field."""
+
+
+def check_scene(scene: Scene) -> None:
+    """Raise SceneFormatError, naming the element and field, unless ``scene`` is a room every
+    command can measure: coordinates, sizes and quaternion parts finite and within
+    :data:`MAX_COORD_M`, sizes >= 0, a non-zero quaternion, a ceiling above its floor. The
+    SceneReVis metrics' reader applies the same rules, so what converts also scores."""
+    for room in scene.rooms:
+        where = f"room {room.id!r}"
+        for k, point in enumerate(room.vertices):
+            _check_coords(point, f"{where} floor point {k}")
+        _check_coords((room.floor_y,), f"{where} floor_y")
+        if room.ceiling_y is not None:
+            _check_coords((room.ceiling_y,), f"{where} ceiling_y")
+            check_height(room.floor_y, room.ceiling_y, where)
+    for wall in scene.walls:
+        _check_coords((*wall.start, *wall.end, wall.bottom_y, wall.height_m), f"wall {wall.id!r}")
+    for k, obj in enumerate(scene.objects):
+        where = f"objects[{k}] {obj.id!r}"
+        _check_coords(obj.center, f"{where} center")
+        _check_coords(obj.size, f"{where} size")
+        if min(obj.size) < 0:
+            raise SceneFormatError(f"{where} size: extents must be >= 0 m, got {list(obj.size)}")
+        _check_coords(obj.rotation_xyzw, f"{where} rotation")
+        if math.hypot(*obj.rotation_xyzw) < 1e-9:
+            raise SceneFormatError(f"{where} rotation: zero quaternion {list(obj.rotation_xyzw)}")
+
+
+def check_height(floor_y: float, ceiling_y: float, where: str) -> None:
+    """A room with its ceiling at or below its floor has no height to hold anything."""
+    if not ceiling_y > floor_y:
+        raise SceneFormatError(f"{where}: ceiling y {ceiling_y} is not above floor y {floor_y}")
+
+
+def within_bounds(value: float) -> bool:
+    """Whether a finite coordinate or size is within :data:`MAX_COORD_M`."""
+    return abs(value) <= MAX_COORD_M
+
+
+def _check_coords(values: Sequence[float], where: str) -> None:
+    for v in values:
+        if not math.isfinite(v):
+            raise SceneFormatError(f"{where}: {v} is not a finite number")
+        if not within_bounds(v):
+            raise SceneFormatError(f"{where}: {v:g} exceeds {MAX_COORD_M:g} m")
 
 
 def check_floor(vertices: Sequence[Point2], where: str) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.jsonio import parse_json
-from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.model import Scene, SceneFormatError, check_scene
 
 
 @dataclass
@@ -94,8 +94,16 @@ def _loads(text: str, path: Path, line: int) -> Any:
 def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list[Item]:
     """Every scene in file ``path`` read as ``fmt`` (a ``.jsonl`` file: one document a line);
     errors name the file, and the line of a JSONL file."""
-    reader = get_format(fmt).read
     opts = options or ReadOptions()
+    read = get_format(fmt).read
+
+    def reader(docs: Any, opts: ReadOptions) -> list[Item]:
+        # every format's scenes meet the one notion of a valid room: what converts also scores
+        items = read(docs, opts)
+        for item in items:
+            check_scene(item.scene)
+        return items
+
     data = parse_document(path)
     if path.suffix == ".jsonl":
         lines = [n for n, line in enumerate(read_text_lines(path), 1) if line.strip()]

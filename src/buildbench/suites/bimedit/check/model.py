@@ -179,12 +179,13 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     """
     f = open_ifc(path, lazy=lazy)
     _refuse_placement_cycles(f, path)
+    assigned = _length_units(f, path)
     try:
         scale = float(ifcopenshell.util.unit.calculate_unit_scale(f))
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
         raise ModelError(f"{path}: cannot read the model's length unit ({exc})") from exc
     model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=_statements(Path(path), data))
-    if not _assigns_length_unit(f):
+    if not assigned:
         model.notes.append(NO_LENGTH_UNIT)
     for ent in _node_entities(f):
         key = _key(ent, model)
@@ -202,10 +203,31 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     return model
 
 
-def _assigns_length_unit(f: ifcopenshell.file) -> bool:
-    """Whether a unit assignment names a length unit; without one, lengths are read as metres."""
-    return any(getattr(u, "UnitType", None) == "LENGTHUNIT"
-               for a in f.by_type("IfcUnitAssignment") for u in a.Units or ())
+def _length_units(f: ifcopenshell.file, path: str | Path) -> list[ifcopenshell.entity_instance]:
+    """The length units the unit assignments name (none: lengths are read as metres).
+
+    Raises:
+        ModelError: one assignment names two length units. IFC allows one unit of each type
+            per assignment (rule IfcCorrectUnitAssignment); IfcOpenShell would take the first
+            without a word, and every length of the model could be off by a factor of 1000.
+    """
+    found = []
+    for assignment in f.by_type("IfcUnitAssignment"):
+        units = [u for u in assignment.Units or () if getattr(u, "UnitType", None) == "LENGTHUNIT"]
+        if len(units) > 1:
+            raise ModelError(f"{path}: IfcUnitAssignment #{assignment.id()} assigns two length units, "
+                             f"{_unit_name(units[0])} and {_unit_name(units[1])} (IFC allows one)")
+        found += units
+    return found
+
+
+def _unit_name(unit: ifcopenshell.entity_instance) -> str:
+    """``millimetre (#7)``, ``FOOT (#10)``: a unit as a reader finds it in the file."""
+    if unit.is_a("IfcSIUnit"):
+        name = f"{(unit.Prefix or '').lower()}{str(unit.Name).lower()}"
+    else:
+        name = str(getattr(unit, "Name", None) or unit.is_a())
+    return f"{name} (#{unit.id()})"
 
 
 def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:

@@ -25,13 +25,10 @@ from numpy.typing import NDArray
 from scipy.spatial.transform import Rotation
 
 from buildbench.geometry import Boxes
-from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.model import MAX_COORD_M, Scene, SceneFormatError, check_height, within_bounds
 from buildbench.scenes.revis import revis_quat
 
 FloatArray = NDArray[np.float64]
-
-#: Sizes or coordinates beyond this many metres are rejected as corrupt, not measured.
-MAX_COORD_M = 1.0e4
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,8 +166,7 @@ def parse_layout(record: Mapping[str, Any]) -> RoomLayout:
     if len(bottom) < 3:
         raise SceneFormatError(f"bounds_bottom: a floor polygon needs at least 3 vertices, got {len(bottom)}")
     floor_y, ceiling_y = float(bottom[:, 1].min()), float(top[:, 1].max())
-    if ceiling_y <= floor_y:
-        raise SceneFormatError(f"bounds_top: ceiling y {ceiling_y} is not above floor y {floor_y}")
+    check_height(floor_y, ceiling_y, "bounds_top")
     objects = scene_objects(scene)
     n = len(objects)
     sizes, bottoms, quats = np.zeros((n, 3)), np.zeros((n, 3)), np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
@@ -258,7 +254,7 @@ def _vector(value: Any, length: int, where: str) -> FloatArray:
     for i, v in enumerate(value):
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             raise SceneFormatError(f"{where}: expected {length} finite numbers, got {_short(value)}")
-        if abs(v) > MAX_COORD_M:
+        if not within_bounds(v):
             raise SceneFormatError(f"{where}: {v} exceeds {MAX_COORD_M:g} m")
         out[i] = float(v)
     return out
