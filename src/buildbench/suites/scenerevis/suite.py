@@ -5,7 +5,6 @@ from __future__ import annotations
 from buildbench.harness import AgentSpec, ProtocolSpec, Suite
 from buildbench.harness.errors import ConfigError
 from buildbench.harness.suite import RunChoice
-from buildbench.harness.task_files import require_fields
 
 from . import agents
 from .agents.llm import PROMPT_FILES
@@ -16,7 +15,7 @@ from .outcome import SceneReVisOutcome
 from .protocols import diagnose_act
 from .report import summarize
 from .score import failure_metrics, score
-from .tasks import CHAINLESS_SPLITS, SPLITS, load_tasks
+from .tasks import CHAINLESS_SPLITS, SPLITS, check_task_record, load_tasks
 
 #: The agents that replay the recorded chain a task carries (``target.chain``).
 CHAIN_AGENTS = ("oracle", "degraded")
@@ -74,5 +73,5 @@ suite = Suite(
     outcome_type=SceneReVisOutcome,
     check_run=check_run,
     prompts=PROMPT_FILES,
-    validate_task=require_fields(inputs={"instruction": "string"}),
+    validate_task=check_task_record,
 )

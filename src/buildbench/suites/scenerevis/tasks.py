@@ -22,11 +22,13 @@ goal-oriented refinement (the env then starts at turn 1 on that scene).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
+from buildbench.harness.task_files import TaskShapeError
 
 from .chain_tasks import SUITE, chain_task
 
@@ -119,3 +121,52 @@ def chain_split(seed: int, n_rooms: int = CHAIN_ROOMS) -> list[Task]:
         out.append(chain_task(f"chain_{seed}_{i:03d}", instruction, shell, turns, reference_scene=room,
                               metadata={"room": str(room["room_type"]).replace(" ", "_")}))
     return out
+
+
+def check_task_record(task: Task) -> None:
+    """SceneReVis's check of a task from a file (``Suite.validate_task``): what the env, the
+    reward and the ``oracle`` agent read, so a record no episode can start from is refused at load
+    rather than failing its episode (an empty instruction, an initial scene or chain room the env
+    cannot read, a chain turn that is not a list of tool calls).
+
+    Raises:
+        TaskShapeError: naming the dotted field.
+    """
+    from .actions import MAX_CALLS_PER_TURN, TOOLS, ReplyError, SceneState
+
+    instruction = task.inputs.get("instruction")
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise TaskShapeError("inputs.instruction", "expected a non-empty string")
+    for part, name in (("target", "room_type"), ("metadata", "room_type")):
+        value = getattr(task, part).get(name)
+        if value is not None and not isinstance(value, str):
+            raise TaskShapeError(f"{part}.{name}", f"expected a string, got {type(value).__name__}")
+    scenes: list[tuple[str, Any]] = [("inputs.initial_scene", task.inputs.get("initial_scene"))]
+    if task.target.get("reference_scene") is not None:
+        scenes.append(("target.reference_scene", task.target["reference_scene"]))
+    chain = task.target.get("chain")
+    if chain is not None:
+        if not isinstance(chain, dict) or not isinstance(chain.get("room"), dict):
+            raise TaskShapeError("target.chain", "expected {\"room\": {...}, \"turns\": [[call, ...], ...]}")
+        scenes.append(("target.chain.room", {**chain["room"], "objects": []}))  # the oracle creates it empty
+        turns = chain.get("turns")
+        if not isinstance(turns, list):
+            raise TaskShapeError("target.chain.turns", "expected a list of turns, each a list of tool calls")
+        for t, turn in enumerate(turns):
+            if not isinstance(turn, list) or len(turn) > MAX_CALLS_PER_TURN:
+                raise TaskShapeError(f"target.chain.turns[{t}]", f"expected a list of at most {MAX_CALLS_PER_TURN} "
+                                     "tool calls")
+            for c, call in enumerate(turn):
+                if not isinstance(call, dict) or call.get("name") not in TOOLS or not isinstance(
+                        call.get("arguments"), dict):
+                    raise TaskShapeError(f"target.chain.turns[{t}][{c}]", "expected {\"name\": TOOL, "
+                                         f"\"arguments\": {{...}}}} with TOOL one of {', '.join(TOOLS)}")
+    for where, scene in scenes:
+        if scene is None:
+            continue
+        if not isinstance(scene, dict):
+            raise TaskShapeError(where, f"expected a scene object, got {type(scene).__name__}")
+        try:
+            SceneState.from_flat(dict(scene), where=where)
+        except ReplyError as exc:
+            raise TaskShapeError(where, f"not a scene the env can read ({exc})") from None
