@@ -13,6 +13,7 @@ import pytest
 
 from buildbench.cli import main
 from buildbench.harness import get_suite
+from buildbench.suites.legoeval.legobench import load_legobench
 from buildbench.suites.legoeval.task_records import check_task_record
 
 
@@ -32,6 +33,13 @@ def _refused(tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixtu
 
 def test_every_bundled_demo_task_passes_the_check() -> None:
     for task in get_suite("legoeval").load_tasks("demo", 0):
+        check_task_record(task)
+
+
+def test_released_layout_and_external_scenes_pass_the_check() -> None:
+    fixtures = Path(__file__).parent / "fixtures"
+    for task in [*load_legobench(fixtures / "legobench_tiny"),
+                 *load_legobench(fixtures / "legobench_tiny", scenes=fixtures / "generator_scenes")]:
         check_task_record(task)
 
 
@@ -99,6 +107,8 @@ def _labels(record: dict[str, Any]) -> list[bool]:
     (lambda r: {"programs": [{"op": "nonsense"}]}, "target.programs[0]: "),
     (lambda r: {"programs": {"op": "x"}}, "target.programs: expected a list of objects or nulls"),
     (lambda r: {"plans": [None] * (len(_labels(r)) + 1)}, "target.plans: expected a list of objects or nulls"),
+    (lambda r: {"plans": [{"nodes": [{"tool": "t"}], "edges": []}]}, "target.plans[0]: expected {\"nodes\""),
+    (lambda r: {"plans": [{"nodes": [], "edges": [["a", "b"]]}]}, "target.plans[0]: expected {\"nodes\""),
 ])
 def test_target_agrees_with_the_constraints(tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any,
                                             expected: str) -> None:

@@ -208,6 +208,15 @@ def _check_target(task: Task, n: int) -> None:
                                 or not all(p is None or isinstance(p, Mapping) for p in raw)):
             raise TaskShapeError(f"target.{key}", f"expected a list of objects or nulls, at most one per "
                                  f"constraint ({n})")
+    for i, plan in enumerate(task.target.get("plans") or []):
+        # a stored plan is read as it is (plans.task_plans): nodes of a tool and args, edges from/to
+        if plan is not None and not (
+                isinstance(plan.get("nodes"), list) and isinstance(plan.get("edges"), list)
+                and all(isinstance(n, Mapping) and isinstance(n.get("args"), list) and "tool" in n
+                        for n in plan["nodes"])
+                and all(isinstance(e, Mapping) and "from" in e and "to" in e for e in plan["edges"])):
+            raise TaskShapeError(f"target.plans[{i}]", 'expected {"nodes": [{"tool", "args": [...]}], '
+                                 '"edges": [{"from", "to"}]} or null')
     for i, raw in enumerate(task.target.get("programs") or []):
         if raw is not None:
             try:
