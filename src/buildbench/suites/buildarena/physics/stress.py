@@ -162,19 +162,49 @@ class WeldNetwork:
         """
         return self.weld_wrenches(self.own(blocks, nodes, loads))
 
-    def weld_wrenches(self, own: np.ndarray) -> np.ndarray:
-        """:meth:`wrenches` from the nodes' wrenches as :meth:`own` gives them."""
+    def buffers(self) -> Buffers:
+        """Buffers for :meth:`weld_wrenches`, for a caller that analyses every tick."""
         out = np.empty((self.welds.size, 6))
         tree = out[: self.transfer.shape[0]]
-        # A subtree's wrench, (torque about the origin, force), moved to its weld's anchor: O(rows).
-        np.einsum("eij,ej->ei", self.transfer, self.beyond @ own, out=tree)
+        parts = []
         for part in self.loops:
-            loops = part.weighted @ tree[part.tree].reshape(-1)
-            if part.inverse is not None:
-                loops = part.inverse @ loops
-            tree[part.tree] -= (part.give_up @ loops).reshape(-1, 6)
-            out[part.rows] = loops.reshape(-1, 6)
-        return out
+            give = np.empty(part.give_up.shape[0]) if isinstance(part.give_up, np.ndarray) else None
+            parts.append((tree[part.tree].reshape(-1), tree[part.tree], out[part.rows].reshape(-1), give))
+        return Buffers(out, tree, np.empty((self.transfer.shape[0], 6)), tuple(parts))
+
+    def weld_wrenches(self, own: np.ndarray, buffers: Buffers | None = None) -> np.ndarray:
+        """:meth:`wrenches` from the nodes' wrenches as :meth:`own` gives them: a new array, or ``buffers``'
+        ``out`` (:meth:`buffers`; the same products, the same BLAS calls on the same operands, written in place)."""
+        work = self.buffers() if buffers is None else buffers
+        beyond = self.beyond
+        subtrees = np.matmul(beyond, own, out=work.subtrees) if isinstance(beyond, np.ndarray) else beyond @ own
+        # A subtree's wrench, (torque about the origin, force), moved to its weld's anchor: O(rows).
+        np.einsum("eij,ej->ei", self.transfer, subtrees, out=work.tree)
+        for part, (flat, tree, into, give) in zip(self.loops, work.parts, strict=True):
+            # The loop rows follow the tree rows: their wrenches go straight into ``out``.
+            if part.inverse is None and isinstance(part.weighted, np.ndarray):
+                loops = np.matmul(part.weighted, flat, out=into)
+            else:
+                loops = part.weighted @ flat
+                if part.inverse is not None:
+                    loops = np.matmul(part.inverse, loops, out=into)
+            gave = np.matmul(part.give_up, loops, out=give) if give is not None else part.give_up @ loops
+            tree -= gave.reshape(-1, 6)
+            if loops is not into:
+                into[...] = loops
+        return work.out
+
+
+@dataclass(frozen=True)
+class Buffers:
+    """Where :meth:`WeldNetwork.weld_wrenches` writes: ``out`` (rows, 6), its tree rows ``tree``, the subtrees'
+    wrenches, and per loop part its tree rows flat and as rows, its rows of ``out`` flat, and what its tree
+    rows give up (None where ``give_up`` is sparse)."""
+
+    out: np.ndarray
+    tree: np.ndarray
+    subtrees: np.ndarray
+    parts: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], ...]
 
 
 def weld_network(

@@ -74,8 +74,21 @@ def _inputs(compiled: Compiled, analysis: WeldAnalysis, roots: np.ndarray, data:
     return data.cfrc_int[analysis.bodies], data.xmat[roots], data.actuator_force[analysis.cannon_acts], ropes
 
 
-def _own(analysis: WeldAnalysis, inputs: _Inputs) -> np.ndarray:
-    """Per node of ``analysis``, the wrench its welds deliver to it (``WeldNetwork.own``), a new array.
+class _Work:
+    """Buffers of the exact analysis of one ``WeldAnalysis``, kept while it holds (``_WeldResponse._follow``):
+    a tick's analysis writes its products into them rather than into new arrays."""
+
+    def __init__(self, analysis: WeldAnalysis) -> None:
+        self.blocks = np.empty((2 * analysis.bodies.size, 3))
+        self.network = analysis.network.buffers()
+        squares = self.network.out.reshape(-1, 2, 3)
+        self.x, self.y, self.z = squares[:, :, 0], squares[:, :, 1], squares[:, :, 2]
+        self.total = np.empty((analysis.network.welds.size, 2))
+
+
+def _own(analysis: WeldAnalysis, inputs: _Inputs, work: _Work | None = None) -> np.ndarray:
+    """Per node of ``analysis``, the wrench its welds deliver to it (``WeldNetwork.own``): a new array, or
+    ``work``'s until its next analysis.
 
     The groups' frame analysis (``stress``) takes them in each group's frame: row vectors
     times the root's rotation. A cannon without thrust adds nothing (a zero load would change
@@ -83,7 +96,8 @@ def _own(analysis: WeldAnalysis, inputs: _Inputs) -> np.ndarray:
     """
     world, turns, thrust, ropes = inputs
     if len(analysis.spans) == 1:  # one group, the common case: one product, no copy per group
-        blocks = (world.reshape(-1, 3) @ turns[0].reshape(3, 3)).reshape(-1, 6)
+        blocks = np.matmul(world.reshape(-1, 3), turns[0].reshape(3, 3),
+                           out=None if work is None else work.blocks).reshape(-1, 6)
     else:
         blocks = world.copy()
         for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
@@ -101,15 +115,16 @@ def _own(analysis: WeldAnalysis, inputs: _Inputs) -> np.ndarray:
     return analysis.network.own(blocks, pushed, loads)
 
 
-def _magnitudes(analysis: WeldAnalysis, own: np.ndarray) -> np.ndarray:
+def _magnitudes(analysis: WeldAnalysis, own: np.ndarray, work: _Work | None = None) -> np.ndarray:
     """Force (N) and torque (N·m) magnitudes per row of ``analysis`` from the nodes' wrenches (:func:`_own`),
-    shape (n_welds, 2)."""
-    squares = analysis.network.weld_wrenches(own).reshape(-1, 2, 3)
+    shape (n_welds, 2): a new array, or ``work``'s until its next analysis."""
+    work = _Work(analysis) if work is None else work
+    squares = analysis.network.weld_wrenches(own, work.network)
     np.multiply(squares, squares, out=squares)
     # The sums as ``np.einsum("wki,wki->wk")`` adds the products (the first and the third, then the second;
     # the loads of the recorded runs), in plain ufuncs, which cost less than einsum's parsing.
-    total = squares[:, :, 0] + squares[:, :, 2]
-    total += squares[:, :, 1]
+    total = np.add(work.x, work.z, out=work.total)
+    total += work.y
     return np.sqrt(total, out=total)
 
 
@@ -208,6 +223,7 @@ class _WeldResponse:
     pending_thrust: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     pending_ropes: dict[int, tuple[tuple[int, np.ndarray], ...]] = field(default_factory=dict)
     roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
+    work: _Work | None = None
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # The reference tick: its nodes' wrenches in their groups' frames (3-vector rows), its thrusts, its largest
     # ``W``/limit and its ropes' share.
@@ -253,6 +269,7 @@ class _WeldResponse:
             per = analysis.network.bounds / self.limits[:, :, None]
             self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
             self.roots = _roots(analysis)
+            self.work = _Work(analysis)
             size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + _INPUTS_OVERHEAD
             self.room = _PENDING_FLOATS // size
             # Uninitialised: only the rows written are ever touched.
@@ -335,9 +352,21 @@ class _WeldResponse:
         assert self.analysis is not None
         for k in range(self.pending):
             inputs = (self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], self.pending_ropes.get(k, ()))
-            self.state += self.gain * (_magnitudes(self.analysis, _own(self.analysis, inputs)) - self.state)
+            self._follow_load(self._exact(inputs))
         self.pending = 0
         self.pending_ropes.clear()
+
+    def _exact(self, inputs: _Inputs) -> np.ndarray:
+        """The tick's weld loads (``_magnitudes``), in ``work`` until the next exact analysis."""
+        assert self.analysis is not None
+        return _magnitudes(self.analysis, _own(self.analysis, inputs, self.work), self.work)
+
+    def _follow_load(self, magnitudes: np.ndarray) -> None:
+        """The lag's step towards a tick's weld loads; ``magnitudes`` is used up."""
+        # ``state += gain·(loads − state)``, in place: the same operations, in the same order.
+        np.subtract(magnitudes, self.state, out=magnitudes)
+        np.multiply(magnitudes, self.gain, out=magnitudes)
+        self.state += magnitudes
 
     def _put_off(self, inputs: _Inputs) -> None:
         k = self.pending
@@ -376,7 +405,7 @@ class _WeldResponse:
             history = decay * self.worst + level
             if not history + lag <= _BOUND_MARGIN and history <= _REFER_BELOW and 2 * self.refers <= self.skipped:
                 # Measured from this very tick, only the loads' history can still fail the bound.
-                magnitudes = _magnitudes(analysis, _own(analysis, inputs))
+                magnitudes = self._exact(inputs).copy()  # kept past the catch-up below
                 self._refer(inputs, magnitudes)
                 self.refers += 1
                 level, lag = self._lagged(self._change(inputs))
@@ -390,10 +419,12 @@ class _WeldResponse:
             self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
             self.wait, self.skipped, self.refers = self.backoff, 0, 0
         if magnitudes is None:
-            magnitudes = _magnitudes(analysis, _own(analysis, inputs))
-        self.state += gain * (magnitudes - self.state)
-        if restart:
+            magnitudes = self._exact(inputs)
+        if restart:  # the reference's loads, before the lag uses them up
+            self._follow_load(magnitudes.copy())
             self._restart(inputs, magnitudes)
+        else:
+            self._follow_load(magnitudes)
         held = self.state <= self.limits
         if held.all():
             return []
