@@ -5,12 +5,14 @@ the field and no OUT, instead of writing a file the other commands refuse."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from buildbench.cli.main import main
+from buildbench.scenes.io import load_scene
 from buildbench.scenes.model import MAX_COORD_M, SceneFormatError, check_scene
 from buildbench.scenes.revis import read_revis
 from buildbench.suites.scenerevis.check import layout
@@ -85,3 +87,16 @@ def test_other_formats_meet_the_same_rules(tmp_path: Path, capsys: pytest.Captur
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {src}: ") and "exceeds 10000 m" in err[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_load_scene_and_export_apply_the_same_rules(case: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    room, field = BAD[case]
+    src = tmp_path / "room.json"
+    src.write_text(json.dumps(room))
+    with pytest.raises(SceneFormatError, match="^" + re.escape(f"{src}: {field}") + "$"):
+        load_scene(src)
+    assert main(["scenes", "export", str(src), "--out", str(tmp_path / "meshes"), "--geometry", "box"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and field in err[0]

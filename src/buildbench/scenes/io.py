@@ -17,7 +17,7 @@ from shapely.geometry import Polygon
 
 from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
-from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.model import Scene, SceneFormatError, check_scene
 from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
 from buildbench.scenes.thor import read_thor, write_thor
 
@@ -148,4 +148,6 @@ def scene_problems(scene: Scene) -> list[str]:
 
 def _read(data: Any) -> Scene:
     fmt = detect_format(data)
-    return read_thor(data) if fmt == "thor" else read_revis(data)
+    scene = read_thor(data) if fmt == "thor" else read_revis(data)
+    check_scene(scene)  # the rules every scene reader applies (formats.read_items too)
+    return scene
