@@ -27,6 +27,15 @@ from buildbench.suites.bimedit.rescore import rescore
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
 
 
+def _oracle_solves_each_group(tasks: list, preds: Path) -> bool:  # type: ignore[type-arg]
+    """Whether the oracle's prediction of one task per group scores as solved."""
+    preds.mkdir()
+    groups = list({t.group_id: t for t in tasks}.values())
+    for t in groups:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    return all(r.score is not None and r.score.solved for r in rescore(groups, preds))
+
+
 def _variant(tmp_path: Path, name: str, change) -> Path:  # type: ignore[no-untyped-def]
     f = ifcopenshell.open(str(FIXTURE))
     change(f)
@@ -70,12 +79,7 @@ def test_uuid_global_ids_are_never_named(tmp_path: Path) -> None:
         assert not [g for g in ids if g in text], t.task_id
     assert report.models["uuid.ifc"]["unnamable"] == 4
     assert "4 elements left out" in (tmp_path / "out" / REPORT_FILE).read_text()
-    preds = tmp_path / "preds"
-    preds.mkdir()
-    groups = list({t.group_id: t for t in tasks}.values())
-    for t in groups:
-        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
-    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))
+    assert _oracle_solves_each_group(tasks, tmp_path / "preds")
     # the diff and the scorer read UUIDs like any other GlobalId
     assert node_changes(load_model(path), load_model(tmp_path / "out" / "scenes" / "uuid.ifc")).empty
 
@@ -292,9 +296,4 @@ def test_decimetre_model_gives_tasks_the_oracle_solves(tmp_path: Path) -> None:
     path = _variant(tmp_path, "dm.ifc", in_decimetres)
     tasks, _ = generate_from_ifc(path, tmp_path / "out", n=6, seed=0)
     assert {t.unit for t in tasks} == {"dm"}
-    preds = tmp_path / "preds"
-    preds.mkdir()
-    groups = list({t.group_id: t for t in tasks}.values())
-    for t in groups:
-        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
-    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))
+    assert _oracle_solves_each_group(tasks, tmp_path / "preds")
