@@ -55,11 +55,12 @@ def test_an_id_that_names_no_edit_is_refused(demo: list[BimTask], tmp_path: Path
 
 @pytest.mark.parametrize("part, field, value, expected", [
     ("inputs", "instruction", "", "inputs.instruction: expected a non-empty string"),
-    ("inputs", "ifc_path", "nowhere/m0.ifc", "inputs.ifc_path: no such model file nowhere/m0.ifc"),
+    # a relative path is the task file's own: the error names where it was looked for
+    ("inputs", "ifc_path", "nowhere/m0.ifc", "inputs.ifc_path: no such model file /"),
     ("inputs", "ifc_path", ["a.ifc"], "inputs.ifc_path: expected the path of an IFC model"),
     ("target", "ground_truth_ifc", "", "target.ground_truth_ifc: expected the path of an IFC model"),
     ("inputs", "unit", "km", "inputs.unit: expected one of m, mm, cm, dm, ft, in, got 'km'"),
-    ("target", "input_ifc", "other.ifc", "target.input_ifc: 'other.ifc' is not inputs.ifc_path"),
+    ("target", "input_ifc", "other.ifc", "/other.ifc' is not inputs.ifc_path"),
     ("target", "operation", "delete", "target.operation: 'delete' disagrees with the id"),
     ("target", "target_guids", [], "target.target_guids: is empty, but update tasks name"),
     ("target", "target_guids", "0AFkkmhMGdt$yblQLCi$NX", "target.target_guids: expected a list of GlobalId"),

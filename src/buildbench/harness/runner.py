@@ -142,7 +142,8 @@ def select_tasks(suite: Suite, config: RunConfig) -> list[Task]:
         # a suite may read its own task format (``extra["read_task_file"]``: None when not its format)
         native = suite.extra.get("read_task_file")
         found = native(config.tasks) if native is not None else None
-        tasks = found if found is not None else load_task_files(config.tasks, suite.name, suite.validate_task)
+        tasks = found if found is not None else load_task_files(config.tasks, suite.name, suite.validate_task,
+                                                                  paths=suite.task_paths)
         return tasks[: config.limit] if config.limit else tasks
     if config.split not in suite.splits:
         raise ConfigError(f"suite {suite.name!r} has no split {config.split!r}; splits: {', '.join(suite.splits)}")

@@ -116,6 +116,10 @@ class Suite:
         validate_task: Checks one task read from a user's file (``--tasks``) and raises
             ``TaskShapeError``/ValueError naming the bad field; see
             :func:`~buildbench.harness.task_files.require_fields`.
+        task_paths: The dotted fields of a task record that hold file paths
+            (``"inputs.ifc_path"``): a relative one in a task file is resolved against that
+            file's folder on load, before ``validate_task``, so a file means the same from any
+            current directory.
         failure_metrics: ``failure_metrics(task) -> metrics`` of an episode the agent failed by
             its own output (`~buildbench.harness.errors.AgentFailure`): the values a failed
             attempt has in the suite's tables (0 for a pass flag or a score). None: such an
@@ -145,6 +149,7 @@ class Suite:
     extra: Mapping[str, Any] = field(default_factory=dict)
     prompts: PromptFiles | None = None
     validate_task: Callable[[Task], None] | None = None
+    task_paths: Sequence[str] = ()
     failure_metrics: Callable[[Task], dict[str, float]] | None = None
     headline: Sequence[str] = ()
     task_type: str = ""

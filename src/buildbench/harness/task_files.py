@@ -12,6 +12,10 @@ order (sub-folders included). A task record has the shape of ``Task.to_dict()`` 
 where objects belong, and the suite's own check of inputs and target
 (``Suite.validate_task``). The first problem is a :class:`TaskFileError` with one line naming
 ``file:line``, the task and the field.
+
+A field the suite names as a path (``Suite.task_paths``, e.g. ``inputs.ifc_path``) may be
+relative: it is read against the folder of the file that names it, never the current directory,
+so a task file means the same wherever it is run from (tasks keep the absolute path).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,13 +133,30 @@ def task_from_record(record: Any, suite: str, where: str) -> Task:
     return Task.from_dict({**record, "suite": suite})
 
 
-def load_task_files(source: str | Path, suite: str, validate: TaskValidator | None = None) -> list[Task]:
-    """Every task in ``source`` (file or folder), checked; TaskFileError on the first problem."""
+def resolve_paths(task: Task, folder: Path, paths: Sequence[str]) -> Task:
+    """``task`` with each relative path among the dotted fields ``paths`` read against ``folder``
+    (absolute or not a non-empty string: left as it is, for the suite's check to judge)."""
+    parts: dict[str, dict[str, Any]] = {part: dict(getattr(task, part)) for part in ("inputs", "target", "metadata")}
+    for dotted in paths:
+        part, _, name = dotted.partition(".")
+        if part not in parts or not name:
+            raise ValueError(f"task path field {dotted!r} is not inputs.NAME, target.NAME or metadata.NAME")
+        value = parts[part].get(name)
+        if isinstance(value, str) and value.strip() and not Path(value).is_absolute():
+            parts[part][name] = str(folder / value)
+    return Task(id=task.id, suite=task.suite, **parts)
+
+
+def load_task_files(source: str | Path, suite: str, validate: TaskValidator | None = None, *,
+                    paths: Sequence[str] = ()) -> list[Task]:
+    """Every task in ``source`` (file or folder), checked; TaskFileError on the first problem.
+    ``paths``: the dotted fields holding file paths, resolved against each file's folder."""
     tasks: list[Task] = []
     seen: dict[str, str] = {}
     for path in task_file_paths(source):
+        folder = path.parent.absolute()
         for where, record in _records(path):
-            task = task_from_record(record, suite, where)
+            task = resolve_paths(task_from_record(record, suite, where), folder, paths)
             if task.id in seen:
                 raise TaskFileError(f"{where}: task id {task.id!r} repeats the one at {seen[task.id]}")
             seen[task.id] = where

@@ -64,4 +64,5 @@ suite = Suite(
     check_run=check_run,
     prompts=PROMPT_FILES,
     validate_task=check_task_record,
+    task_paths=("inputs.ifc_path", "target.ground_truth_ifc", "target.input_ifc"),
 )
