@@ -36,7 +36,7 @@ def test_each_fixed_tools_schema_is_its_records() -> None:
 
 @pytest.mark.parametrize(("record", "arguments", "message"), [
     (Submit, {}, "mcp submit: missing key 'text'"),
-    (StartEpisode, {"task": 3}, "mcp start_episode: task: expected a string, got int"),
+    (StartEpisode, {"task": 3}, "mcp start_episode: task: expected a string or null, got int"),
     (Call, {"tool": "x", "arguments": [1]}, "mcp call: arguments: expected an object, got list"),
     (Observe, {"verbose": True}, "mcp observe: verbose: unknown field; fields: (none)"),
 ])

@@ -68,7 +68,7 @@ def test_image_tools_attach_pngs() -> None:
     (Action(tool_calls=[ToolCall.parse("c", "get_room_info", "{not json")]), "not valid JSON"),
     (Action(text="I think it is fine."), "no tool call and no verdicts"),
     (Action(data={"verdicts": [{"id": "c9", "holds": True}]}), "unknown constraint 'c9'"),
-    (Action(data={"verdicts": [{"id": "c0", "holds": "yes"}]}), "verdicts[0].holds: expected true or false"),
+    (Action(data={"verdicts": [{"id": "c0", "holds": "yes"}]}), "verdicts[0].holds: expected true, false or null"),
 ])
 def test_bad_actions_are_feedback_and_change_nothing(action: Action, message: str) -> None:
     t = task()

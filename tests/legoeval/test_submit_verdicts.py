@@ -55,7 +55,7 @@ def test_the_tool_parameters_are_the_records_schema(demo: Task) -> None:
 
 
 @pytest.mark.parametrize("verdicts, message", [
-    ([{"id": "c0", "holds": "yes"}], "verdicts[0].holds: expected true or false, got str"),
+    ([{"id": "c0", "holds": "yes"}], "verdicts[0].holds: expected true, false or null, got str"),
     ([{"id": "c0", "holds": True}, {"id": 1, "holds": True}], "verdicts[1].id: expected a string, got int"),
     ([{"id": "c0"}], "missing key 'verdicts[0].holds'"),
     ([{"id": "c0", "holds": None, "explanation": 3}], "verdicts[0].explanation: expected a string, got int"),
@@ -85,7 +85,7 @@ def test_a_bad_verdict_is_one_line_on_every_path_and_the_episode_goes_on(
 def test_a_bad_holistic_verdict_is_named(demo: Task) -> None:
     for action in _paths({"verdicts": [], "valid": "yes"}):
         result = _env(demo).step(action)
-        assert "legoeval action: valid: expected true or false, got str" in result.observation.text
+        assert "legoeval action: valid: expected true, false or null, got str" in result.observation.text
 
 
 def test_every_path_records_the_same_outcome(demo: Task) -> None:
@@ -113,7 +113,7 @@ def test_scripted_data_keeps_the_trace_and_the_identified_verdicts(demo: Task) -
     outcome = env.outcome()
     assert outcome.trace == data["trace"] and outcome.identified == identified
     bad = _env(demo).step(Action(data={**data, "identified": [{"id": "own-0", "holds": "no"}]}))
-    assert "legoeval action: identified[0].holds: expected true or false, got str" in bad.observation.text
+    assert "legoeval action: identified[0].holds: expected true, false or null, got str" in bad.observation.text
 
 
 def test_the_pipeline_submits_verdict_records() -> None:

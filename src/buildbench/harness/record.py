@@ -243,13 +243,16 @@ def _message(cls: type[Record], data: Any, error: _ErrorDetails) -> str:
     tp: Any = cls
     value = data
     path = ""
+    left_out = False  # the value is an OPTIONAL field's, whose null means "not given"
     for seg in error["loc"]:
         tp = _narrow(tp, value)
         if isinstance(seg, int) and isinstance(value, list) and seg < len(value):
             parent, tp, value = tp, (get_args(tp) or (Any,))[0], value[seg]
             path += f"[{seg}]"
+            left_out = False
         elif isinstance(seg, str) and isinstance(value, Mapping) and _is_key(tp, seg, value):
             hints = _hints(tp) if _is_record(tp) else {}
+            left_out = _is_record(tp) and any(f.name == seg and f.metadata.get("optional") for f in _fields(tp))
             parent = tp
             tp = hints.get(seg, Any) if _is_record(tp) else (get_args(tp) or (str, Any))[1]
             value = value.get(seg)
@@ -269,7 +272,7 @@ def _message(cls: type[Record], data: Any, error: _ErrorDetails) -> str:
         ctx = error.get("ctx", {})
         want = f"at least {ctx.get('min_length')}" if kind == "too_short" else f"at most {ctx.get('max_length')}"
         return f"{at}expected {want} items, got {ctx.get('actual_length', len(value) if isinstance(value, list) else '?')}"
-    return f"{at}expected {_describe(tp)}, got {_kind(value)}"
+    return f"{at}expected {_describe(tp, left_out)}, got {_kind(value)}"
 
 
 def _is_record(tp: Any) -> bool:
@@ -299,13 +302,20 @@ _TYPE_WORDS = {str: "a string", int: "an integer", float: "a number", bool: "tru
                type(None): "null"}
 
 
-def _describe(tp: Any) -> str:
+def _describe(tp: Any, left_out: bool = False) -> str:
+    """What a value of annotation ``tp`` may be, in words. ``X | None`` names null as a value,
+    except for a field left out of the dict while None (``left_out``), whose null is only "not
+    given"; a three-valued ``bool | None`` always names it (null is "not judged", "derived")."""
     origin = get_origin(tp)
     if tp in _TYPE_WORDS:
         return _TYPE_WORDS[tp]
     if origin in (Union, types.UnionType):
         members = [a for a in get_args(tp) if a is not type(None)]
-        return _describe(members[0]) if len(members) == 1 else " or ".join(_describe(a) for a in get_args(tp))
+        if len(members) == 1:
+            if members[0] is bool:
+                return "true, false or null"
+            return _describe(members[0]) if left_out else f"{_describe(members[0])} or null"
+        return " or ".join(_describe(a) for a in get_args(tp))
     if origin is Literal:
         return "one of " + ", ".join(repr(a) for a in get_args(tp))
     if origin in (list, tuple):
