@@ -87,7 +87,8 @@ def generate(n: int | None, seed: int, out: str, ifc: str | None, workers: int, 
         click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")
         return
     try:
-        tasks = generate_tasks(n, seed, out, workers=workers, backend=backend)
+        with ExitStack() as stack:
+            tasks = generate_tasks(n, seed, out, workers=workers, backend=backend, progress=_progress(stack))
     except (BuildbenchError, ValueError, RuntimeError, OSError) as exc:
         _fail(f"generation failed: {exc}")
     click.echo(f"wrote {len(tasks)} tasks to {Path(out) / 'tasks.jsonl'}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,14 +198,16 @@ def make_group(be: BaseEdit, scenes: _Scenes, out: Path, seed: int) -> list[BimT
 
 
 def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".", *, workers: int = 1,
-                   backend: Backend = PROCESS) -> list[BimTask]:
+                   backend: Backend = PROCESS,
+                   progress: Callable[[int, int], None] | None = None) -> list[BimTask]:
     """Generate the default split (``n`` None: 324 tasks; a multiple of 324: that many rounds of it)
     or ``n`` tasks stratified across the 18 element × operation cells (`stratified_edits`).
 
     Writes scenes, inputs, ground truths and ``tasks.jsonl`` under ``out_dir``. The base edits
     of one scene are made in order by one worker (``workers`` processes, or Ray tasks with
     ``backend`` ray, which then need ``out_dir`` on a filesystem every node mounts); scenes
-    share nothing, so the files are the same for any number of workers.
+    share nothing, so the files are the same for any number of workers. ``progress(done, total)``
+    is told the tasks made so far as each scene's are done.
 
     Raises:
         ValueError: ``n`` is not positive.
@@ -225,10 +227,14 @@ def generate_tasks(n: int | None = None, seed: int = 0, out_dir: str | Path = ".
         by_scene.setdefault((be.scene, be.scene_seed, be.unit), []).append(k)
     jobs = [([wanted[k] for k in ks], out, seed) for ks in by_scene.values()]
     groups: list[list[BimTask]] = [[] for _ in wanted]
+    done = 0
     for ks, made in zip(by_scene.values(), map_ordered(_scene_groups, jobs, workers=workers, backend=backend),
                         strict=True):
         for k, group in zip(ks, made, strict=True):
             groups[k] = group
+        done += len(ks) * (len(CATEGORIES) if picks is None else 1)  # a pick keeps one phrasing of three
+        if progress is not None:
+            progress(done, total)
     if picks is None:
         tasks = [t for group in groups for t in group]
     else:
