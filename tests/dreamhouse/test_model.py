@@ -195,12 +195,13 @@ def test_nan_and_zero_sizes_are_read_for_the_validator_to_report() -> None:
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        ([], "must be a JSON object"),
-        ({}, 'needs a "members" list'),
+        ("house", "must be a JSON object, got the string 'house'"),
+        ({}, 'has no "members" list'),
         ({"members": {}}, 'needs a "members" list'),
         ({"members": [], "meta": []}, '"meta" must be a JSON object'),
         ({"format": "other", "members": []}, "unknown structure format 'other'"),
-        ({"members": [5]}, "member 0: expected a JSON object, got int"),
+        ({"members": [5]}, "member 0: expected a JSON object, got the number 5"),
+        ([5], "member 0: expected a JSON object, got the number 5"),
         ({"members": [{"dimensions": [1, 1, 1]}]}, "member 0: field 'name' must be a string"),
         (
             {"members": [{"name": "Sill_1", "location": [0, 0, 0]}]},

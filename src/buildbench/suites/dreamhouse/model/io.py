@@ -1,7 +1,7 @@
 """Reading structure files: our JSON and the released harness's submission JSON.
 
-Parsing a document lives in :mod:`.structure` (``Structure.from_json_dict`` needs it there);
-``parse_document`` and ``StructureFormatError`` are re-exported here, where they were first.
+Parsing a document lives in :mod:`.parse`; ``parse_document`` and ``StructureFormatError``
+are re-exported here, where they were first.
 """
 
 from __future__ import annotations
@@ -9,25 +9,39 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from buildbench.jsonio import read_json_file
+from buildbench.inputs import read_bytes
+from buildbench.jsonio import parse_json
 
-from .structure import Structure, StructureFormatError, parse_document
+from .parse import parse_document
+from .structure import Structure, StructureFormatError
 
 __all__ = ["StructureFormatError", "load_structure", "parse_document"]
 
+_GZIP_MAGIC = b"\x1f\x8b"
+#: Byte-order marks of the encodings JSON files are refused in (RFC 8259 §8.1: UTF-8 only);
+#: Windows PowerShell 5 writes UTF-16 by default.
+_UTF16_BOMS = {b"\xff\xfe": "UTF-16 little-endian", b"\xfe\xff": "UTF-16 big-endian"}
+
 
 def load_structure(path: str | Path) -> Structure:
-    """Read a structure file in our JSON form or the released submission form.
+    """Read a structure file in our JSON form or the released submission form; a
+    gzip-compressed file (``house.json.gz``) is read as its content.
 
     Raises:
         StructureFormatError: When the file cannot be read or parsed, or an entry is malformed.
     """
     p = Path(path)
     try:
-        data = read_json_file(p)
+        raw = read_bytes(p, limit_name="json_file_bytes")
+        if raw.startswith(_GZIP_MAGIC):
+            raw = read_bytes(p, limit_name="json_file_bytes", gunzip=True)
     except OSError as exc:
         raise StructureFormatError(f"cannot read structure file {p}: {exc.strerror or exc}") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    if raw[:2] in _UTF16_BOMS:
+        raise StructureFormatError(f"{p} is {_UTF16_BOMS[raw[:2]]} text; JSON files must be UTF-8 (save it as UTF-8)")
+    try:
+        data = parse_json(raw)
+    except json.JSONDecodeError as exc:
         raise StructureFormatError(f"{p} is not valid JSON: {exc}") from exc
     try:
         return parse_document(data)
