@@ -143,5 +143,6 @@ def test_the_report_counts_episodes_per_profile_and_their_divergences() -> None:
     summary = summarize(episodes)
     (row,) = summary["tables"]["Physics profile and diverged simulations"]
     assert row == {"physics": "besiege-1", "sha256": DEFAULT_CONFIG.sha256[:12], "episodes": 3, "judged": 1,
-                   "diverged (machine)": 1, "diverged (unscored)": 1}
-    assert summary["diverged"] == 2
+                   "diverged (machine)": 1, "diverged (unscored)": 1, "sim limit (machine)": 0,
+                   "sim limit (unscored)": 0}
+    assert summary["diverged"] == 2 and summary["sim_limits"] == 0

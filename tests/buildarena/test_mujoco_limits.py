@@ -1,24 +1,31 @@
 """MuJoCo's limits and errors in a BuildArena run are verdicts: a full arena (contacts or constraints
 dropped) or a ``FatalError`` ends the run like a divergence, named, at the same tick in the C loop and the
 Python loop, without a retry; a limit is the machine's failure, another MuJoCo error unscored unless the
-blame rule holds. MuJoCo's warnings go to logging, never to ``MUJOCO_LOG.TXT`` in the working directory."""
+blame rule holds. The same holds where MuJoCo cannot build the model or take its first ``mj_forward``: a run
+stopped at 0 s, never a machine with nothing to simulate. MuJoCo's warnings go to logging, never to
+``MUJOCO_LOG.TXT`` in the working directory."""
 
 from __future__ import annotations
 
 import dataclasses
 import logging
 from pathlib import Path
+from typing import Any
 
 import mujoco
 import pytest
 
-from buildbench.harness import Task
-from buildbench.suites.buildarena import designs
+from buildbench.harness import Episode, Task
+from buildbench.suites.buildarena import check, designs
 from buildbench.suites.buildarena.check import DIVERGED, SimulationDiverged, simulate
+from buildbench.suites.buildarena.controller import not_moving
 from buildbench.suites.buildarena.env import BuildArenaEnv
-from buildbench.suites.buildarena.outcome import BuildArenaOutcome, history_list
+from buildbench.suites.buildarena.model import Machine
+from buildbench.suites.buildarena.outcome import OUTCOME_FORMAT, BuildArenaOutcome, history_list
 from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, mjcf, simulation
 from buildbench.suites.buildarena.physics.divergence import DivergenceWatch, log_mujoco_warnings
+from buildbench.suites.buildarena.physics.simulation import ModelRefused
+from buildbench.suites.buildarena.report import summarize
 from buildbench.suites.buildarena.score import score_episode
 
 
@@ -74,7 +81,7 @@ def test_a_machine_past_the_arena_is_scored_a_failure(monkeypatch: pytest.Monkey
                                 physics=DEFAULT_CONFIG.record())
     metrics = score_episode(Task(id="support-1", suite="buildarena", inputs={}, target={}), outcome)
     assert metrics["simulated"] == 1.0 and metrics["passed"] == 0.0 and metrics["diverged"] == 1.0
-    assert metrics["sim_retries"] == 0.0
+    assert metrics["sim_retries"] == 0.0 and metrics["sim_limit"] == 1.0
 
 
 def test_the_closed_loop_feedback_names_the_limit(monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
@@ -150,3 +157,104 @@ def test_a_warning_handler_set_by_another_user_stays() -> None:
         assert mujoco.get_mju_user_warning() == seen.append
     finally:
         mujoco.set_mju_user_warning(ours)
+
+
+def _two_wheels() -> Machine:
+    """The starting block with a Powered Wheel east and west: its wheels touch the ground from the start."""
+    calls: list[dict[str, Any]] = [{"op": "start", "params": {}}]
+    calls += [{"op": "attach_block_to", "params": {"base_block": 1, "face": face, "new_block": "Powered Wheel"}}
+              for face in "AB"]
+    return designs.build(designs.Design("two wheels", calls))
+
+
+def _outcome(task_id: str, machine: Machine) -> BuildArenaOutcome:
+    return BuildArenaOutcome(task_id=task_id, approved=True, final="m", machine=history_list(machine),
+                             physics=DEFAULT_CONFIG.record())
+
+
+# Arenas of the two-wheel machine under MuJoCo 3.17 (constraints.txt), each where one step of building and
+# starting the model first needs more: its compiler's derivatives (about 9.7 KB), the overlap test's
+# distance query while the scene is built (16,832 bytes of stack), the first mj_forward's collision (the same
+# request atop the contacts' 272 bytes, up to 17,104).
+@pytest.mark.parametrize(("size", "built", "said"), [
+    (6_000, False, "MuJoCo: Error: engine error: mj_stackAlloc: out of memory"),
+    (13_000, False, "MuJoCo: mj_stackAlloc: out of memory"),
+    (16_980, True, "MuJoCo: mj_stackAlloc: out of memory"),
+    (1 << 50, False, "MuJoCo: Error: engine error: Could not allocate memory"),  # no host has a petabyte
+])
+def test_a_model_mujoco_cannot_build_or_start_is_the_machines_failure(
+        size: int, built: bool, said: str, monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    _arena(monkeypatch, size)
+    machine = _two_wheels()
+    if built:  # the simulation exists, stopped at 0 s, and stays readable
+        sim = check.simulation(machine, "transport-1")
+        assert sim.done and sim.state().done and sim.state().tick == 0 and sim.step(5).tick == 0
+    else:
+        with pytest.raises(ModelRefused, match="out of memory|Could not allocate"):
+            check.simulation(machine, "transport-1")
+    for loop in ("1", "0"):
+        monkeypatch.setenv("BUILDBENCH_NATIVE", loop)
+        result = simulate(machine, "transport-1")
+        assert result.status == DIVERGED and result.machine_caused and result.scored and not result.passed
+        m = result.metrics
+        assert (m["diverged_reason"], m["diverged_at_s"], m["steps"], m["retries"]) == ("memory", 0.0, 0, 0)
+        assert str(m["diverged_detail"]).startswith(said) and "\n" not in m["diverged_detail"]
+        assert "the simulation stopped (memory) at 0.00 s" in result.reason and "its failure" in result.reason
+        assert result.trajectory.time.size == 0 and "Ballast" not in result.trajectory.ids
+    metrics = score_episode(Task(id="transport-1", suite="buildarena", inputs={}, target={}),
+                            _outcome("transport-1", machine))
+    # Judged and failed, told apart from an empty submission (``simulated`` 0) and from a divergence.
+    assert (metrics["simulated"], metrics["passed"], metrics["diverged"], metrics["sim_limit"]) == (1, 0, 1, 1)
+
+
+def test_another_error_of_mujocos_compiler_is_unscored(monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    # MJCF that MuJoCo rejects (a negative arena): our model writer's fault, not the machine's.
+    _arena(monkeypatch, -5)
+    machine = designs.build(designs.REFERENCE["lift-1"]())
+    result = simulate(machine, "lift-1")
+    assert result.status == DIVERGED and not result.scored and result.metrics["diverged_reason"] == "mujoco"
+    assert str(result.metrics["diverged_detail"]).startswith("MuJoCo: XML Error:")
+    assert "an infrastructure fault, not scored" in result.reason
+    with pytest.raises(SimulationDiverged, match="stopped \\(mujoco\\)"):
+        score_episode(Task(id="lift-1", suite="buildarena", inputs={}, target={}), _outcome("lift-1", machine))
+
+
+def test_the_closed_loop_feedback_names_a_model_mujoco_could_not_build(
+        monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    _arena(monkeypatch, 6_000)
+    env = BuildArenaEnv(Task("transport-1", "buildarena"))
+    machine = _two_wheels()
+    monkeypatch.setattr(env, "product", lambda: machine)
+    evaluation = env.evaluate()
+    assert evaluation.result is not None and not evaluation.passed
+    assert "failed — the simulation stopped (memory) at 0.00 s" in evaluation.text
+    assert "No trajectory was recorded." in evaluation.text
+
+
+def test_the_report_counts_runs_stopped_by_mujoco_apart_from_divergences() -> None:
+    def episode(i: int, **kw: object) -> Episode:
+        outcome = {"format": OUTCOME_FORMAT, "task_id": "lift-2", "physics": DEFAULT_CONFIG.stamp()}
+        return Episode(task_id="lift-2", sample=i, suite="buildarena", agent="a", protocol="workflow", seed=0,
+                       outcome=outcome, **kw)  # type: ignore[arg-type]
+
+    judged = {"simulated": 1.0, "passed": 0.0, "diverged": 0.0, "sim_limit": 0.0}
+    episodes = [episode(0, metrics=judged),
+                episode(1, metrics={**judged, "diverged": 1.0}),
+                episode(2, metrics={**judged, "diverged": 1.0, "sim_limit": 1.0}),
+                episode(3, metrics={**judged, "diverged": 1.0, "sim_limit": 1.0}),
+                episode(4, status="error", error="SimulationDiverged: the simulation diverged (nan) at 1.00 s"),
+                episode(5, status="error", error="SimulationDiverged: the simulation stopped (mujoco) at 0.00 s")]
+    summary = summarize(episodes)
+    (row,) = summary["tables"]["Physics profile and diverged simulations"]
+    assert {k: v for k, v in row.items() if k not in ("physics", "sha256")} == {
+        "episodes": 6, "judged": 1, "diverged (machine)": 1, "diverged (unscored)": 1,
+        "sim limit (machine)": 2, "sim limit (unscored)": 1}
+    assert (summary["diverged"], summary["sim_limits"]) == (2, 3)
+
+
+def test_a_run_with_nothing_logged_is_not_taken_for_a_machine_that_does_not_move(
+        monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    # The control trials stop once a revised machine does not move; a model MuJoCo refused logged nothing.
+    _arena(monkeypatch, 6_000)
+    result = simulate(_two_wheels(), "transport-1")
+    assert result.trajectory.time.size == 0 and not not_moving(result.trajectory)

@@ -20,6 +20,7 @@ from .library.bodies import body_graph
 from .model import STARTING_BLOCK, ControlEntry, Machine, load_catalogue
 from .physics import DEFAULT_CONFIG, PhysicsConfig, Simulation, Trajectory
 from .physics.divergence import LIMITS, NO_RETRY
+from .physics.simulation import ModelRefused
 from .tasks import get_task, scene_for
 
 TRANSPORT_DISTANCE = TRANSPORT_GOAL
@@ -54,6 +55,9 @@ divergence when one of its welds broke within this many seconds before it."""
 OK = "ok"
 DIVERGED = "diverged"
 """Statuses of a simulation: judged, or every attempt diverged (``simulate``)."""
+STOPPED = "the simulation stopped"
+"""How the reason of a run that MuJoCo's limits or errors stopped (``divergence.NO_RETRY``) begins; the
+reason of one that diverged begins "the simulation diverged" (reports tell them apart by it)."""
 
 
 class SimulationDiverged(RuntimeError):
@@ -288,6 +292,7 @@ def simulation(
 
     Raises:
         ValueError: For an unknown task or a machine without solid blocks.
+        ModelRefused: MuJoCo could not build the machine's model (``simulate`` judges that run).
     """
     task = get_task(task_id)
     catalogue = load_catalogue()
@@ -324,7 +329,9 @@ def simulate(
     dropped, or out of arena memory) is not retried and is always the machine's failure: the arena
     grows with the machine's blocks (``mjcf``), so a machine that needs more is an output too big, as
     one past the scorer's limits is. Any other MuJoCo error stops the run as ``mujoco``, not retried,
-    under the blame rule. The verdict names the reason, when, and what MuJoCo reported.
+    under the blame rule. The verdict names the reason, when, and what MuJoCo reported. So does a model
+    MuJoCo could not build at all (``simulation.ModelRefused``: out of memory compiling it, or its arena
+    too big to allocate): a run stopped at 0 s, never a machine with nothing to simulate.
 
     Args:
         machine: A machine built with the library.
@@ -338,7 +345,10 @@ def simulate(
         ValueError: For an unknown task or a machine without solid blocks.
     """
     task = get_task(task_id)
-    run = simulation(machine, task_id, control=control, config=config, duration_s=duration_s).run()
+    try:
+        run = simulation(machine, task_id, control=control, config=config, duration_s=duration_s).run()
+    except ModelRefused as refused:
+        run = refused.output
     traj = run.trajectory
     diverged = run.diverged_at_s is not None
     end = run.diverged_at_s if run.diverged_at_s is not None else math.inf
@@ -346,7 +356,7 @@ def simulate(
     machine_caused = diverged and (limit or any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s
                                                 for b in run.broken))
     if traj.time.size < 2:
-        verdict = Verdict(False, 0.0, {}, "the simulation diverged before the first samples")
+        verdict = Verdict(False, 0.0, {}, "the run ended before its first two samples")
     else:
         verdict = judge(task, machine, traj, seed)
     if diverged:
@@ -363,7 +373,7 @@ def simulate(
             False,
             0.0,
             verdict.metrics,
-            f"the simulation {'stopped' if run.diverged_reason in NO_RETRY else 'diverged'} ({run.diverged_reason}) "
+            f"{STOPPED if run.diverged_reason in NO_RETRY else 'the simulation diverged'} ({run.diverged_reason}) "
             f"at {run.diverged_at_s:.2f} s {tried}{what}; "
             f"{blame} (up to there: {verdict.reason})",
         )

@@ -144,7 +144,10 @@ def tracked(traj: Trajectory) -> list[tuple[str, str]]:
 
 
 def not_moving(traj: Trajectory) -> bool:
-    """Whether every tracked position stays within ``NOT_MOVING_RADIUS`` of its mean."""
+    """Whether every tracked position stays within ``NOT_MOVING_RADIUS`` of its mean; False where nothing was
+    logged (a model MuJoCo could not build: ``simulation.ModelRefused``), whose verdict says why."""
+    if traj.time.size == 0:
+        return False
     for block_id, _ in tracked(traj):
         path = traj.series(block_id)
         if np.max(np.linalg.norm(path - path.mean(axis=0), axis=1)) > NOT_MOVING_RADIUS:

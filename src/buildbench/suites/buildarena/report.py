@@ -17,6 +17,7 @@ from typing import Any
 from buildbench.harness import Episode, mean_metrics
 from buildbench.harness.episode_outcome import episode_outcome
 
+from .check import STOPPED
 from .metrics import failure_counts, invalid_pct, level_rows, role_costs
 from .outcome import BuildArenaOutcome
 
@@ -255,8 +256,10 @@ def closed_loop_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -
 def physics_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -> list[dict[str, Any]]:
     """Per physics profile (name and hash, from each outcome): episodes, those judged, those whose
     simulation diverged by the machine's doing (scored failures) and those that diverged otherwise
-    (unscored infrastructure faults, ``check.SimulationDiverged``). Episodes that stored no outcome
-    have a row of their own: their profile is not known."""
+    (unscored infrastructure faults, ``check.SimulationDiverged``), and apart from these the runs MuJoCo's
+    limits or errors stopped (``sim limit``: its arena full, out of memory, a model it could not build,
+    another error; metric ``sim_limit``), scored or not alike. Episodes that stored no outcome have a row
+    of their own: their profile is not known."""
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for ep, outcome in read:
         if outcome is None:
@@ -265,12 +268,14 @@ def physics_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -> li
             physics = outcome.physics or {}
             key = (str(physics.get("name", "besiege-1 (not recorded)")), str(physics.get("sha256", ""))[:12])
         row = rows.setdefault(key, {"physics": key[0], "sha256": key[1] or "—", "episodes": 0, "judged": 0,
-                                    "diverged (machine)": 0, "diverged (unscored)": 0})
+                                    "diverged (machine)": 0, "diverged (unscored)": 0,
+                                    "sim limit (machine)": 0, "sim limit (unscored)": 0})
         row["episodes"] += 1
-        if "SimulationDiverged" in (ep.error or ""):
-            row["diverged (unscored)"] += 1
+        error = ep.error or ""
+        if "SimulationDiverged" in error:
+            row["sim limit (unscored)" if STOPPED in error else "diverged (unscored)"] += 1
         elif ep.metrics.get("diverged"):
-            row["diverged (machine)"] += 1
+            row["sim limit (machine)" if ep.metrics.get("sim_limit") else "diverged (machine)"] += 1
         elif ep.metrics.get("simulated"):
             row["judged"] += 1
     return list(rows.values())
@@ -306,6 +311,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     if physics:
         tables["Physics profile and diverged simulations"] = physics
     out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)
+    out["sim_limits"] = sum(r["sim limit (machine)"] + r["sim limit (unscored)"] for r in physics)
     out["levels"] = rows
     out["tables"] = tables
     return out

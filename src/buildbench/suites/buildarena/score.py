@@ -17,6 +17,9 @@ machine from its history and simulates it on the task (``check.simulate``); the 
   responsible (``check.simulate``): scored as a failure. A divergence the rule does not blame on
   the machine raises ``check.SimulationDiverged``: the episode is unscored (an infrastructure
   fault), never a zero;
+* ``sim_limit`` (0/1) — of the scored runs that did not end normally, those MuJoCo's limits or errors
+  stopped (``divergence.NO_RETRY``: its arena full, out of memory, a model it could not build, another
+  MuJoCo error) rather than a divergence; reports count them apart (``report.physics_rows``);
 * ``sim_retries`` — re-simulations with a finer step that the final verdict needed.
 
 The simulation runs under the physics profile the outcome records (``physics``), or the default.
@@ -103,6 +106,7 @@ def score_episode(task: Task, outcome: BuildArenaOutcome) -> dict[str, float]:
     from .check import SimulationDiverged, simulate
     from .outcome import rebuild_outcome
     from .physics import DEFAULT_CONFIG, PhysicsConfig
+    from .physics.divergence import NO_RETRY
 
     metrics = call_metrics(outcome.stats)
     metrics.update({"passed": 0.0, "indicator": 0.0, "parts": 0.0, "approved": 0.0, "simulated": 0.0})
@@ -115,7 +119,8 @@ def score_episode(task: Task, outcome: BuildArenaOutcome) -> dict[str, float]:
     try:
         result = simulate(machine, task.id, seed=int(outcome.seed or 0), duration_s=outcome.sim_duration_s,
                           config=config)
-    except ValueError:  # a machine with no solid block cannot be simulated: it fails the task
+    except ValueError:  # no solid block (or one unknown): nothing to simulate, it fails the task
+        # MuJoCo's refusals of a model are verdicts of ``simulate``, never this (``simulation.ModelRefused``).
         return metrics
     if not result.scored:
         raise SimulationDiverged(result.reason)
@@ -124,6 +129,7 @@ def score_episode(task: Task, outcome: BuildArenaOutcome) -> dict[str, float]:
     metrics["indicator"] = _num(result.indicator)
     metrics["broken_welds"] = _num(result.metrics.get("broken_welds"))
     metrics["diverged"] = float(result.status != "ok")  # only a machine-caused divergence gets this far
+    metrics["sim_limit"] = float(result.metrics.get("diverged_reason") in NO_RETRY)
     metrics["sim_retries"] = _num(result.metrics.get("retries"))
     return metrics
 

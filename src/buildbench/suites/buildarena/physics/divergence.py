@@ -5,7 +5,9 @@ A run has diverged when any of these holds (the first that does names the reason
 * ``contacts`` / ``memory``: MuJoCo's arena was full, so it dropped contacts (``mjWARN_CONTACTFULL``) or
   the constraints of contacts (``mjWARN_CNSTRFULL``): the physics from there on is wrong. These are
   limits (``LIMITS``): a finer step cannot help, so no retry. MuJoCo's ``FatalError`` out of arena memory
-  stops a run as ``memory`` too, any other as ``mujoco`` (``simulation.Simulation.step``);
+  stops a run as ``memory`` too, any other as ``mujoco``, whether it comes in a tick
+  (``simulation.Simulation.step``), in the first ``mj_forward`` of ``reset`` or while MuJoCo builds the model
+  (``simulation.ModelRefused``: its compiler out of memory, an arena too big to allocate);
 * ``reset``: MuJoCo reset the data itself (its clock went back) after a bad acceleration;
 * ``nan``: a velocity is NaN or infinite, or MuJoCo warned of a bad acceleration (``mjWARN_BADQACC``);
 * ``speed``: a generalized velocity exceeds ``max_speed_mps``;

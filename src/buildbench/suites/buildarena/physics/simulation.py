@@ -18,7 +18,12 @@ why the last one did. Stepping with :meth:`Simulation.step` never retries. A MuJ
 arena full: contacts or constraints dropped) ends the run the same way, and so does a MuJoCo
 ``FatalError`` (``memory`` when out of arena memory, else ``mujoco``), with what MuJoCo reported
 (``diverged_detail``); a finer step cannot change these, so they are not retried
-(``divergence.NO_RETRY``). The simulation stays readable (``state``, ``output``).
+(``divergence.NO_RETRY``). The simulation stays readable (``state``, ``output``). The same holds for a
+``FatalError`` in :meth:`Simulation.reset`'s first ``mj_forward``: the run stops at 0 s. Where MuJoCo
+refuses to build the model at all (its compiler's error, or a ``FatalError`` while the scene is built; the
+arena grows with the blocks, so a machine too big for its arena meets it here first) there is nothing to
+step: the constructor (or ``reset``) raises :class:`ModelRefused`, whose ``output`` is that of a run
+stopped at 0 s with the same reasons (``memory`` when out of memory, else ``mujoco``).
 
 Speed: where the C tick loop is built, consecutive ticks run in it (``native``: the same
 operations in the same order, bit for bit) and come back here only for what Python decides
@@ -34,7 +39,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from buildbench.suites.buildarena.library.bodies import BodyGraph
+from buildbench.suites.buildarena.library.bodies import BodyGraph, body_graph
 from buildbench.suites.buildarena.model import ControlEntry, Machine
 
 from . import native
@@ -53,6 +58,23 @@ from .sim import (
 )
 from .trajectory import Trajectory
 from .welds import _WeldResponse
+
+
+class ModelRefused(RuntimeError):
+    """MuJoCo could not build the model of the machine in its scene: ``output`` is the run, stopped at 0 s
+    with its reason (``memory`` or ``mujoco``) and what MuJoCo reported (``RunOutput.diverged_detail``)."""
+
+    def __init__(self, output: RunOutput) -> None:
+        super().__init__(output.diverged_detail)
+        self.output = output
+
+
+def _mujoco_stop(error: Exception) -> tuple[str, str]:
+    """The reason and the one-line report of a MuJoCo error (its report spans lines)."""
+    message = "MuJoCo: " + " ".join(str(error).split())
+    # "out of memory": its arena (stack) is full; "could not allocate": the arena itself is too big to have.
+    lowered = message.lower()
+    return ("memory" if "out of memory" in lowered or "could not allocate" in lowered else "mujoco"), message
 
 
 @dataclass(frozen=True)
@@ -96,7 +118,7 @@ class Simulation:
                  config: PhysicsConfig = DEFAULT_CONFIG, graph: BodyGraph | None = None) -> None:
         self.machine, self.scene, self.base_config = machine, scene, config
         self.presses = machine.control_sequence if control is None else control
-        self._graph = graph
+        self._graph = body_graph(machine) if graph is None else graph
         self._attempts: list[tuple[float, float, str]] = []
         self._wall_before = 0.0
         self._use(config)
@@ -115,7 +137,12 @@ class Simulation:
         return self._tick_s
 
     def reset(self) -> SimState:
-        """Compile the scene and put the machine at its start (time 0, nothing logged)."""
+        """Compile the scene and put the machine at its start (time 0, nothing logged).
+
+        Raises:
+            ValueError: The machine has no solid block.
+            ModelRefused: MuJoCo could not build its model (see the module docstring).
+        """
         # The frame analysis's small matrix products gain nothing from BLAS threads, whose
         # spinning workers would take a second core from a parallel run (and from MuJoCo here).
         with _BLAS.limit(limits=1, user_api="blas"):
@@ -124,7 +151,14 @@ class Simulation:
     def _reset(self) -> SimState:
         wall0 = _time.perf_counter()
         config, scene = self.config, self.scene
-        self.compiled = compiled = compile_scene(self.machine, scene, config, self._graph)
+        try:
+            compiled = compile_scene(self.machine, scene, config, self._graph)
+        except (ValueError, mujoco.FatalError) as exc:
+            if not self._graph.bodies:  # the layout's own ValueError: nothing to simulate
+                raise
+            # Otherwise only MuJoCo raises here: its compiler (ValueError) or a query of the built model.
+            raise self._refused(exc, wall0) from exc
+        self.compiled = compiled
         self.model = compiled.model
         self._set_data(mujoco.MjData(self.model))
         self._sched = _schedule(self.machine, compiled, scene, self.presses, config)
@@ -149,7 +183,11 @@ class Simulation:
         self._reason: str | None = None
         self._detail: str | None = None
         self._watch = DivergenceWatch(config)
-        mujoco.mj_forward(self.model, self.data)
+        failed: mujoco.FatalError | None = None
+        try:
+            mujoco.mj_forward(self.model, self.data)
+        except mujoco.FatalError as exc:
+            failed = exc
         self._hot = np.zeros(self._cannon_idx.size, dtype=bool)
         self._cannon_on = np.zeros(self._cannon_idx.size)
         self._firing = False
@@ -162,8 +200,23 @@ class Simulation:
         self._mass = 0.0
         self._tick = 0
         self._done = False
+        if failed is not None:
+            self._stopped(failed)
         self._wall_s = _time.perf_counter() - wall0
         return self.state()
+
+    def _refused(self, error: Exception, wall0: float) -> ModelRefused:
+        """The run of a model MuJoCo could not build: stopped at 0 s, nothing logged."""
+        reason, message = _mujoco_stop(error)
+        bodies = self._graph.bodies
+        ids = [b.id for b in bodies] + (["Ballast"] if self.scene.cargo is not None else [])
+        cannons = [b.id for b in bodies if b.type == "Water Cannon"]
+        traj = Trajectory(time=np.zeros(0), ids=ids, types=[b.type for b in bodies] + ids[len(bodies):],
+                          position=np.zeros((0, len(ids), 3)), cannon_ids=cannons,
+                          burning=np.zeros((0, len(cannons)), dtype=bool), ballast_mass=np.zeros(0))
+        wall = self._wall_before + _time.perf_counter() - wall0
+        return ModelRefused(RunOutput(traj, [], 0.0, wall, 0, reason, self.config.timestep_s, [*self._attempts],
+                                      "none: MuJoCo could not build the model", message))
 
     def _set_data(self, data: mujoco.MjData) -> None:
         self.data = data
@@ -324,14 +377,13 @@ class Simulation:
         self._checked(t)
 
     def _stopped(self, error: mujoco.FatalError) -> None:
-        """MuJoCo stopped the tick under way (both loops leave ``_tick`` at it): the run ends there."""
-        message = "MuJoCo: " + " ".join(str(error).split())  # MuJoCo's report spans lines: one line here
+        """MuJoCo stopped the tick under way (both loops leave ``_tick`` at it), or the first ``mj_forward`` of
+        ``reset`` (tick 0): the run ends there."""
+        reason, message = _mujoco_stop(error)
         # A full arena it warned of first is the cause (dropped contacts leave no room for the solver).
-        reason = self._watch.limit(self.model, self.data)
-        if reason is not None:
-            message = f"{self._watch.detail}; then {message}"
-        else:
-            reason = "memory" if "out of memory" in message else "mujoco"
+        full = self._watch.limit(self.model, self.data)
+        if full is not None:
+            reason, message = full, f"{self._watch.detail}; then {message}"
         self._diverged, self._reason, self._detail = self._tick * self._tick_s, reason, message
         self._done = True
 
