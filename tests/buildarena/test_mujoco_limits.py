@@ -258,3 +258,23 @@ def test_a_run_with_nothing_logged_is_not_taken_for_a_machine_that_does_not_move
     _arena(monkeypatch, 6_000)
     result = simulate(_two_wheels(), "transport-1")
     assert result.trajectory.time.size == 0 and not not_moving(result.trajectory)
+
+
+def test_pieces_mujoco_cannot_compile_stop_the_run_in_either_loop(
+        monkeypatch: pytest.MonkeyPatch, in_tmp: Path) -> None:
+    # The Support Lv.1 bridge with welds that break at once: its pieces (more bodies, more dofs) need more
+    # arena for MuJoCo's compiler than the whole bridge did (before: a ValueError out of the step, which the
+    # scorer took for a machine with nothing to simulate).
+    _arena(monkeypatch, 60_000)
+    machine = designs.build(designs.REFERENCE["support-1"]())
+    weak = dataclasses.replace(DEFAULT_CONFIG, weld_break_torque_nm=0.001)
+    runs = []
+    for loop in ("1", "0"):
+        monkeypatch.setenv("BUILDBENCH_NATIVE", loop)
+        result = simulate(machine, "support-1", config=weak)
+        m = result.metrics
+        assert result.status == DIVERGED and result.machine_caused and m["broken_welds"] > 0
+        assert m["diverged_reason"] == "memory" and m["retries"] == 0
+        assert str(m["diverged_detail"]).startswith("MuJoCo: Error: engine error: mj_stackAlloc: out of memory")
+        runs.append((m["diverged_at_s"], m["steps"], m["broken_welds"], result.reason, result.trajectory.time.size))
+    assert runs[0] == runs[1]

@@ -19,6 +19,7 @@ arena full: contacts or constraints dropped) ends the run the same way, and so d
 ``FatalError`` (``memory`` when out of arena memory, else ``mujoco``), with what MuJoCo reported
 (``diverged_detail``); a finer step cannot change these, so they are not retried
 (``divergence.NO_RETRY``). The simulation stays readable (``state``, ``output``). The same holds for a
+model MuJoCo cannot compile when welds broke (its pieces need more arena than the whole machine did) and for a
 ``FatalError`` in :meth:`Simulation.reset`'s first ``mj_forward``: the run stops at 0 s. Where MuJoCo
 refuses to build the model at all (its compiler's error, or a ``FatalError`` while the scene is built; the
 arena grows with the blocks, so a machine too big for its arena meets it here first) there is nothing to
@@ -425,7 +426,12 @@ class Simulation:
         for weld, force, torque in snapped:
             self._intact[weld] = False
             self._broken.append(BrokenWeld(self.compiled.weld_names[weld], t + self._tick_s, force, torque))
-        self.compiled, data = rebuild(self.compiled, self.data, self._intact)
+        try:
+            self.compiled, data = rebuild(self.compiled, self.data, self._intact)
+        except ValueError as exc:
+            # Only MuJoCo's compiler raises it there: the pieces' model (more bodies, more dofs) needs more
+            # arena than the whole machine's did. It stops the tick under way as MuJoCo's errors do (``step``).
+            raise mujoco.FatalError(str(exc)) from exc
         if self.compiled.model is not self.model:
             self.model = self.compiled.model
             self._set_data(data)
