@@ -154,14 +154,16 @@ class Simulation:
         config, scene = self.config, self.scene
         try:
             compiled = compile_scene(self.machine, scene, config, self._graph)
+            data = mujoco.MjData(compiled.model)
         except (ValueError, mujoco.FatalError) as exc:
             if not self._graph.bodies:  # the layout's own ValueError: nothing to simulate
                 raise
-            # Otherwise only MuJoCo raises here: its compiler (ValueError) or a query of the built model.
+            # Otherwise only MuJoCo raises here: its compiler (ValueError), a query of the built model or
+            # the allocation of its data (arena).
             raise self._refused(exc, wall0) from exc
         self.compiled = compiled
         self.model = compiled.model
-        self._set_data(mujoco.MjData(self.model))
+        self._set_data(data)
         self._sched = _schedule(self.machine, compiled, scene, self.presses, config)
         self._wheel_idx = np.array(list(compiled.wheel_actuators.values()), dtype=int)
         self._cannon_idx = np.array(list(compiled.cannon_actuators.values()), dtype=int)
