@@ -78,11 +78,13 @@ def test_round_trip_keeps_tasks_views_and_ground_truth(tmp_path: Path) -> None:
     assert views == sorted(PACK_VIEWS)
 
 
-def test_a_released_pack_reads_with_server_defaults_and_no_ground_truth(tmp_path: Path) -> None:
+def test_a_released_pack_reads_with_defaults_and_no_ground_truth(tmp_path: Path) -> None:
+    """The released pack builder writes no lot: it is the footprint plus 2 m (the walkthrough
+    task's 7.32 x 10.97 m footprint has a 9.32 x 12.97 m lot), never the server's fixed 8 x 12 m."""
     pack = _released_pack(tmp_path / "r.dhpack", {"footprint_x": 7.32, "footprint_y": 10.97, "stories": 2})
     (task,) = load_dhpack(pack, tmp_path / "views")
     assert task.inputs["constraints"]["roof_type"] == SERVER_DEFAULTS["roof_type"]
-    assert task.inputs["lot_size"] == {"width": 8.0, "depth": 12.0, "area": 96.0}
+    assert task.inputs["lot_size"] == {"width": 9.32, "depth": 12.97, "area": 120.88}
     assert task.inputs["collection"] == "AF_01_0018" and not has_ground_truth(task)
     assert set(task.inputs["views"]) == {"frame", "facade"}  # unknown condition: serve both
 

@@ -91,27 +91,44 @@ def _loads(body: str, where: str) -> Any:
 def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = False, limit: float) -> np.ndarray:
     value = entry[key]
     if not isinstance(value, list | tuple) or len(value) != 3:
-        raise ActionError(f"{where}: {key!r} must be 3 numbers [x, y, z], got {json.dumps(value)[:80]}")
-    out = []
-    for v in value:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise ActionError(f"{where}: {key!r} must hold finite numbers, got {json.dumps(value)[:80]}")
-        if positive and v <= 0:
-            raise ActionError(f"{where}: every {key!r} entry must be > 0 m, got {value}")
-        if abs(v) > limit:
-            raise ActionError(f"{where}: {key!r} entries are limited to {limit:g} m, got {value}")
-        out.append(float(v))
-    return np.array(out)
+        raise ActionError(f"{where}: {key!r} must be 3 numbers [x, y, z], got {_shown(value)}")
+    out = [_finite(v) for v in value]
+    if any(v is None for v in out):
+        raise ActionError(f"{where}: {key!r} must hold finite numbers, got {_shown(value)}")
+    numbers = np.array(out, dtype=np.float64)
+    if positive and (numbers <= 0).any():
+        raise ActionError(f"{where}: every {key!r} entry must be > 0 m, got {value}")
+    if (np.abs(numbers) > limit).any():
+        raise ActionError(f"{where}: {key!r} entries are limited to {limit:g} m, got {_shown(value)}")
+    return numbers
+
+
+def _finite(value: Any) -> float | None:
+    """``value`` as a float when it is a finite JSON number (an integer too large for a float
+    is not), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _shown(value: Any) -> str:
+    """The start of a JSON value for a message (a 4,000-digit integer is cut, not printed whole)."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _matrix(entry: Mapping[str, Any], where: str) -> np.ndarray:
-    try:
-        mat = np.asarray(entry["matrix_world"], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ActionError(f"{where}: 'matrix_world' must be a 4x4 list of numbers") from None
-    if mat.shape != (4, 4) or not np.isfinite(mat).all():
-        raise ActionError(f"{where}: 'matrix_world' must be a finite 4x4 matrix, got shape {mat.shape}")
-    return mat
+    rows = entry["matrix_world"]
+    if not isinstance(rows, list) or len(rows) != 4 or not all(isinstance(r, list) and len(r) == 4 for r in rows):
+        raise ActionError(f"{where}: 'matrix_world' must be a 4x4 list of numbers (4 rows of 4), got {_shown(rows)}")
+    numbers = [_finite(v) for row in rows for v in row]
+    if any(v is None for v in numbers):
+        raise ActionError(f"{where}: 'matrix_world' must hold finite numbers, got {_shown(rows)}")
+    return np.array(numbers, dtype=np.float64).reshape(4, 4)
 
 
 def parse_member(entry: Any, where: str) -> Member:
@@ -130,7 +147,7 @@ def parse_member(entry: Any, where: str) -> Member:
     if size_key not in entry:
         raise ActionError(f"{where}: missing 'size' [sx, sy, sz] in metres")
     size = _vec(entry, size_key, where, positive=True, limit=MAX_SIZE_M)
-    if "matrix_world" in entry:
+    if entry.get("matrix_world") is not None:  # null: placed by location, as the released rebuild does
         mat = _matrix(entry, where)
         return Member(name, size, mat)
     if "location" not in entry:

@@ -78,13 +78,14 @@ def _stored(path: Path) -> Iterator[Any]:
         if path.suffix == ".jsonl":
             for number, line in iter_lines(path):
                 if line.strip():
-                    yield record_house(_record(_row(line, f"{path}:{number}"), f"{path}:{number}"))
+                    where = f"{path}:{number}"
+                    yield record_house(_record(_row(line, where), where), where)
             return
         import pyarrow.parquet as pq
 
         check_regular_file(path, limit_name="input_file_bytes")
         for k, row in enumerate(pq.read_table(path).to_pylist()):
-            yield record_house(_record(row, f"{path} row {k}"))
+            yield record_house(_record(row, f"{path} row {k}"), f"{path} row {k}")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:

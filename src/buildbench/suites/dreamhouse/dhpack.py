@@ -9,8 +9,8 @@ A pack is a SQLite database::
 with PNG views ``front``, ``back``, ``left``, ``right`` and ``top``, where ``top`` holds the
 front-right diagonal render (the released server's naming). ``constraints_json`` carries the
 released task fields: ``footprint_x``, ``footprint_y`` (m), ``stories``, ``roof_type``,
-``lot_width``, ``lot_depth`` (m), ``wings``, ``complexity``; a field left out takes the
-released server's default (:data:`SERVER_DEFAULTS`).
+``lot_width``, ``lot_depth`` (m), ``wings``, ``complexity``; a field left out (or null)
+takes a default (:func:`check_constraints`).
 
 Packs we write keep that layout, so the released server serves them, and add a table the
 server ignores, ``buildbench_targets(task_id, target_json)``, with each task's ground-truth
@@ -43,6 +43,7 @@ from buildbench.jsonio import parse_json
 
 from .generate import ROOF_TYPES, STYLE_NAMES
 from .generate.ids import TaskId
+from .generate.params import LOT_MARGIN_M
 from .model import Structure
 from .views_basis import CONDITIONS, VIEW_NAMES
 
@@ -91,30 +92,62 @@ class PackTask:
 
 
 def check_constraints(raw: Any, where: str) -> dict[str, Any]:
-    """The released constraint fields of one task, checked, with server defaults for missing ones.
+    """The released constraint fields of one task, checked, with defaults for missing ones.
+
+    The released pack builder writes only the fields its ``structure.json`` has (footprint,
+    stories, roof type, complexity, ``config``/``config_id``; never the lot nor the wings) and
+    drops null ones, so a null field counts as missing. A missing lot side is the footprint
+    side plus ``LOT_MARGIN_M``, 2 m (the walkthrough task's lot, spec §2.4, and our
+    generator's); the server's fixed 8 × 12 m lot would be smaller than most footprints. Other missing fields take
+    :data:`SERVER_DEFAULTS`. An integral number of stories or wings written as a float
+    (``2.0``) is that integer; other keys are kept as they are.
 
     Raises:
         DhpackError: For a non-object, a wrong type or a value out of range, naming ``where`` and the field.
     """
     if not isinstance(raw, dict):
         raise DhpackError(f"{where}: constraints must be a JSON object, got {type(raw).__name__}")
-    out = {**SERVER_DEFAULTS, **raw}
+    given = {k: v for k, v in raw.items() if v is not None}
+    out = {**SERVER_DEFAULTS, **given}
     for key in ("footprint_x", "footprint_y", "lot_width", "lot_depth"):
-        value = out[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-            raise DhpackError(f"{where}: constraints.{key} must be a number of metres, got {value!r}")
+        if key not in given and key.startswith("lot_"):
+            out[key] = round(out["footprint_x" if key == "lot_width" else "footprint_y"] + LOT_MARGIN_M, 2)
+        value = _finite(out[key])
+        if value is None:
+            raise DhpackError(f"{where}: constraints.{key} must be a number of metres, got {_shown(out[key])}")
         if not 0 < value <= MAX_DIMENSION_M:
-            raise DhpackError(f"{where}: constraints.{key} = {value} is outside (0, {MAX_DIMENSION_M:g}] m")
-        out[key] = float(value)
+            raise DhpackError(f"{where}: constraints.{key} = {out[key]} is outside (0, {MAX_DIMENSION_M:g}] m")
+        out[key] = value
     for key, top in (("stories", MAX_STORIES), ("wings", 16)):
         value = out[key]
         low = 1 if key == "stories" else 0
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= top:
-            raise DhpackError(f"{where}: constraints.{key} must be an integer in [{low}, {top}], got {value!r}")
+            raise DhpackError(f"{where}: constraints.{key} must be an integer in [{low}, {top}], got {_shown(value)}")
+        out[key] = value
     for key, allowed in (("roof_type", ROOF_TYPES), ("complexity", COMPLEXITIES)):
         if out[key] not in allowed:
-            raise DhpackError(f"{where}: constraints.{key} = {out[key]!r} is not one of {', '.join(allowed)}")
+            raise DhpackError(f"{where}: constraints.{key} = {_shown(out[key])} is not one of {', '.join(allowed)}")
     return out
+
+
+def _finite(value: Any) -> float | None:
+    """``value`` as a float when it is a finite JSON number (not true/false, not an integer
+    too large for a float), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _shown(value: Any) -> str:
+    """``repr`` of a value for a message, cut short (a pack may hold a 4,000-digit integer)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def check_target(target: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from buildbench.jsonio import parse_json
 
@@ -23,7 +23,8 @@ from .model import PAPER_CATEGORIES, PHASES
 #: Slack on section extents against the lot, metres (bounds are written to centimetres).
 BOUNDS_TOL_M = 0.01
 STEP_TYPES: tuple[str, ...] = ("critical", "safe")
-_FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
+#: A fenced block, tagged json in any case or untagged, its lines ending LF or CRLF.
+_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -86,9 +87,18 @@ def read_plan(text_or_data: Any) -> Any:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float (JSON allows 4,300 digits)
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _count(value: Any) -> TypeGuard[int]:
+    """Whether ``value`` is a member count: a non-negative JSON integer."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _check_lot(analysis: Any, lot: Mapping[str, float], problems: list[str]) -> None:
@@ -156,21 +166,26 @@ def _check_steps(order: Any, sections: set[str], problems: list[str]) -> list[Pl
         if kind not in STEP_TYPES:
             problems.append(f"{where}: step_type {kind!r} is not critical or safe")
         members = []
-        for m in raw.get("members") or []:
+        listed = raw.get("members") or []
+        if not isinstance(listed, list):
+            problems.append(f"{where}: members must be a list of {{\"type\", \"count\"}} objects")
+            listed = []
+        for m in listed:
             t = m.get("type") if isinstance(m, Mapping) else None
             c = m.get("count", 0) if isinstance(m, Mapping) else None
             if t not in PAPER_CATEGORIES:
                 problems.append(f"{where}: member type {t!r} is not in the taxonomy")
-            elif isinstance(c, bool) or not isinstance(c, int) or c < 0:
+            elif not _count(c):
                 problems.append(f"{where}: count of {t} must be a non-negative integer")
             else:
-                members.append((t, c))
+                members.append((str(t), c))
         deps = raw.get("depends_on") or []
         if not isinstance(deps, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in deps):
             problems.append(f"{where}: depends_on must be a list of step numbers")
             deps = []
         story = raw.get("story")
-        steps.append(PlanStep(n, str(sec), str(phase), story if isinstance(story, int) else None, str(kind),
+        story = story if isinstance(story, int) and not isinstance(story, bool) else None
+        steps.append(PlanStep(n, str(sec), str(phase), story, str(kind),
                               tuple(members), tuple(deps)))
     return steps
 
@@ -223,4 +238,7 @@ def check_plan(text_or_data: Any, lot: Mapping[str, float]) -> PlanCheck:
         bad = sorted(k for k in counts if k not in PAPER_CATEGORIES)
         if bad:
             problems.append(f"expected_member_counts names types outside the taxonomy: {', '.join(bad)}")
+        uncounted = sorted(k for k, v in counts.items() if k in PAPER_CATEGORIES and not _count(v))
+        if uncounted:
+            problems.append(f"expected_member_counts of {', '.join(uncounted)} must be non-negative integers")
     return PlanCheck(tuple(steps), tuple(problems), doc)

@@ -201,8 +201,60 @@ class StoredHouse:
         return params_from_dict(parse_json(self.params_json))
 
 
-def record_house(r: dict[str, Any]) -> StoredHouse:
-    """Rebuild a :class:`StoredHouse` from :func:`house_record` output."""
+#: Fields of a record read back, with the values per member each member list holds.
+_RECORD_TEXT = ("task_id", "style", "roof_type", "complexity", "params_json")
+_PER_MEMBER = {"names": 1, "phases": 1, "sections": 1, "supported_by": 1, "sizes_m": 3, "matrices": 12}
+_PER_SKIN = {"skin_names": 1, "skin_sizes_m": 3, "skin_matrices": 12}
+
+
+def _check_record(r: Any, where: str) -> None:
+    """Refuse a record that :func:`house_record` did not write, naming the field.
+
+    Raises:
+        ConfigError: For a missing field, a list of the wrong length, a name that is no text
+            or an entry of a member array that is no finite number (true/false included).
+    """
+    if not isinstance(r, dict):
+        raise ConfigError(f"{where}: a dataset record must be an object, got {type(r).__name__}")
+    missing = next((key for key in (*_RECORD_TEXT, *_PER_MEMBER, *_PER_SKIN) if key not in r), None)
+    if missing:
+        raise ConfigError(f"{where}: missing field {missing!r}")
+    for key in _RECORD_TEXT:
+        if not isinstance(r.get(key), str):
+            raise ConfigError(f"{where}: field {key!r} must be text, got {str(r.get(key))[:40]!r}")
+    for per, count_key in ((_PER_MEMBER, "names"), (_PER_SKIN, "skin_names")):
+        if not isinstance(r.get(count_key), list | np.ndarray):
+            raise ConfigError(f"{where}: field {count_key!r} must be a list")
+        n = len(r[count_key])
+        for key, width in per.items():
+            value = r.get(key)
+            if not isinstance(value, list | np.ndarray) or len(value) != width * n:
+                got = f"{len(value)} values" if isinstance(value, list | np.ndarray) else type(value).__name__
+                raise ConfigError(f"{where}: field {key!r} must hold {width * n} values ({width} for each of "
+                                  f"the {n} members), got {got}")
+            if width == 1:
+                allowed = (str,) if key in ("names", "skin_names", "supported_by") else (str, type(None))
+                bad = next((k for k, v in enumerate(value) if not isinstance(v, allowed)), None)
+                if bad is not None:
+                    raise ConfigError(f"{where}: field {key!r} entry {bad} must be text, got {value[bad]!r}")
+            elif isinstance(value, list):
+                bad = next((k for k, v in enumerate(value) if type(v) is not float and not _finite_int(v)), None)
+                if bad is not None:
+                    raise ConfigError(f"{where}: field {key!r} entry {bad} must be a finite number, "
+                                      f"got {str(value[bad])[:40]}")
+
+
+def _finite_int(value: Any) -> bool:
+    return type(value) is int and abs(value) < 2**1023
+
+
+def record_house(r: dict[str, Any], where: str = "dataset record") -> StoredHouse:
+    """Rebuild a :class:`StoredHouse` from :func:`house_record` output.
+
+    Raises:
+        ConfigError: Naming ``where`` and the field, for a record that is not such output.
+    """
+    _check_record(r, where)
     meta = {
         "task_id": r["task_id"],
         "style": r["style"],
@@ -340,12 +392,13 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
         if not path.exists():
             raise ConfigError(f"dataset file {path} listed in the manifest is missing")
         if path.suffix == ".jsonl":
-            rows: Iterable[dict[str, Any]] = (_row(line, f"{path}:{n}") for n, line in iter_lines(path) if line)
+            rows: Iterable[tuple[str, Any]] = ((f"{path}:{n}", _row(line, f"{path}:{n}"))
+                                               for n, line in iter_lines(path) if line)
         else:
             check_regular_file(path, limit_name="input_file_bytes")
-            rows = _table_rows(pq.read_table(path))
-        for r in rows:
-            yield record_house(r)
+            rows = ((f"{path} row {k}", r) for k, r in enumerate(_table_rows(pq.read_table(path))))
+        for where, r in rows:
+            yield record_house(r, where)
 
 
 def _row(line: str, where: str) -> Any:
