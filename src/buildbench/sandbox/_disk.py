@@ -15,6 +15,8 @@ import stat
 import time
 from dataclasses import dataclass
 
+from buildbench.sandbox._tree import walk
+
 #: What each entry costs at least: one filesystem block.
 MIN_ENTRY_BYTES = 4096
 #: Shortest pause between two measurements during a call; longer when measuring is slow.
@@ -29,46 +31,30 @@ def _charge(info: os.stat_result) -> int:
     return max(info.st_blocks * 512, MIN_ENTRY_BYTES)
 
 
-def _open_folder(folder: str) -> os._ScandirIterator[str]:  # the type of os.scandir()
-    """``os.scandir(folder)``; a folder its owner made unreadable is opened up once (it is
-    the harness's work folder: nothing in it may hide from the quota)."""
-    try:
-        return os.scandir(folder)
-    except PermissionError:
-        try:
-            os.chmod(folder, 0o700, follow_symlinks=False)
-            return os.scandir(folder)
-        except OSError as exc:
-            raise FolderUnmeasurable(f"{folder}: cannot be listed ({exc.strerror})") from None
-
-
 def folder_bytes(root: str, stop_above: int | None = None) -> int:
     """Bytes ``root`` and everything below it hold on disk, never following links.
 
     With ``stop_above``, the walk stops as soon as the count passes it (and returns the count
     so far): a folder of a million files costs no more to judge than one just over the cap.
+    A folder its owner made unreadable is opened up (it is the harness's work folder: nothing
+    in it may hide from the quota); any depth and path length is measured (see `_tree.walk`).
+
+    Raises:
+        FolderUnmeasurable: Something in it cannot be listed, or deep folders moved during the walk.
     """
     seen: set[tuple[int, int]] = set()
-    info = os.lstat(root)
-    total = _charge(info)
-    device = info.st_dev
-    folders = [root]
-    while folders:
-        with _open_folder(folders.pop()) as entries:
-            for entry in entries:
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except FileNotFoundError:
-                    continue
-                key = (info.st_dev, info.st_ino)
-                if key in seen:
-                    continue
-                seen.add(key)
-                total += _charge(info)
-                if stop_above is not None and total > stop_above:
-                    return total
-                if stat.S_ISDIR(info.st_mode) and info.st_dev == device:
-                    folders.append(entry.path)
+    try:
+        total = _charge(os.lstat(root))
+        for _, _, info in walk(root, open_up=True):
+            key = (info.st_dev, info.st_ino)
+            if key in seen:
+                continue
+            seen.add(key)
+            total += _charge(info)
+            if stop_above is not None and total > stop_above:
+                return total
+    except OSError as exc:
+        raise FolderUnmeasurable(f"{root}: cannot be walked ({exc.strerror or exc})") from None
     return total
 
 

@@ -19,6 +19,7 @@ Two backends:
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import secrets
 import shutil
@@ -30,9 +31,11 @@ from typing import Literal
 
 import buildbench
 from buildbench.sandbox._memory import tmpfs_bytes as _tmpfs_size
+from buildbench.sandbox._tree import walk
 from buildbench.sandbox._types import Limits
 
 Backend = Literal["bwrap", "process"]
+_log = logging.getLogger(__name__)
 
 # Sandbox uids are drawn from a range no distribution assigns, one per process, so
 # that RLIMIT_NPROC (which counts per uid) counts one sandbox's processes only.
@@ -231,12 +234,16 @@ def hand_over(folder: str, uid: int, gid: int) -> None:
     """Give ``folder`` and everything in it to ``uid:gid`` without following symlinks.
 
     Used to lend the work folder to the sandbox uid and to take it back afterwards;
-    symlinks the sandbox made are changed themselves, never their targets.
+    symlinks the sandbox made are changed themselves, never their targets. The walk reaches
+    any depth (see `_tree.walk`); what it cannot reach (a deep folder moved under it) keeps
+    its owner, which only the agent's own next call can notice, so it is logged, not raised.
     """
     os.lchown(folder, uid, gid)
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
+    try:
+        for dir_fd, name, _ in walk(folder):
             try:
-                os.lchown(os.path.join(root, name), uid, gid)
+                os.chown(name, uid, gid, dir_fd=dir_fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
+    except OSError as exc:
+        _log.warning("sandbox: part of the work folder %s was not handed to uid %d: %s", folder, uid, exc)

@@ -20,6 +20,7 @@ from typing import Any
 
 from buildbench.sandbox._launch import Backend, SandboxUnavailable
 from buildbench.sandbox._process import SandboxProcess
+from buildbench.sandbox._tree import remove_tree
 from buildbench.sandbox._types import Envelope, Isolation, Limits
 from buildbench.sandbox.lifetime import lock_workdir
 
@@ -225,7 +226,7 @@ class Worker:
         if workdir is None:
             folder = Path(tempfile.mkdtemp(prefix="buildbench-sandbox-")).resolve()
             # Removed on close(), or when a worker is dropped without it.
-            self._remove_workdir = weakref.finalize(self, shutil.rmtree, str(folder), ignore_errors=True)
+            self._remove_workdir = weakref.finalize(self, remove_tree, str(folder))
         else:
             folder = Path(workdir).resolve()
             if not folder.is_dir():

@@ -4,7 +4,8 @@ Agent code owns its work folder: it can replace the file the harness expects wit
 ``/etc/shadow``, a FIFO that blocks every reader, ``/dev/zero``, a hard link to a file of
 someone else's, or a file of many gigabytes. The harness (often root) reads such files only
 through :func:`read_agent_file`, which opens the name relative to a folder descriptor without
-following links, accepts regular files with one link only, and reads at most a cap.
+following links, accepts regular files with one link only, and reads at most a cap; it removes
+them through :func:`remove_tree`, which reaches any depth and never follows a link.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["AgentFileError", "read_agent_file"]
+from buildbench.sandbox._tree import remove_tree
+
+__all__ = ["AgentFileError", "read_agent_file", "remove_tree"]
 
 _CHUNK = 1 << 20
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import shutil
 import signal
 import tempfile
 import threading
@@ -24,6 +23,7 @@ import time
 from pathlib import Path
 
 from buildbench.sandbox._prctl import die_with_parent
+from buildbench.sandbox._tree import remove_tree
 
 __all__ = ["STALE_PREFIXES", "clean_stale_workdirs", "die_with_run", "lock_workdir"]
 
@@ -61,19 +61,6 @@ def _unused(folder: Path) -> bool:
         os.close(fd)  # closing releases the lock
 
 
-def _open_up(folder: Path) -> None:
-    """Make every folder under ``folder`` listable and writable by its owner (code in the
-    sandbox may have locked some with mode 000), so it can be removed."""
-    for root, dirs, _ in os.walk(folder):
-        for name in dirs:
-            path = os.path.join(root, name)
-            try:
-                if not os.path.islink(path):
-                    os.chmod(path, 0o700)
-            except OSError:
-                continue
-
-
 def clean_stale_workdirs(temp_dir: str | os.PathLike[str] | None = None, *, min_age_s: float = 60.0,
                          prefixes: tuple[str, ...] = STALE_PREFIXES) -> list[Path]:
     """Remove work folders left by runs that were killed; return those removed.
@@ -99,11 +86,7 @@ def clean_stale_workdirs(temp_dir: str | os.PathLike[str] | None = None, *, min_
             continue
         if not _unused(folder):
             continue
-        shutil.rmtree(folder, ignore_errors=True)
-        if folder.exists():
-            _open_up(folder)
-            shutil.rmtree(folder, ignore_errors=True)
-        if folder.exists():
+        if not remove_tree(folder):
             _log.warning("could not remove the leftover work folder %s", folder)
         else:
             removed.append(folder)

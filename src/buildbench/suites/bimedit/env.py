@@ -59,7 +59,7 @@ from buildbench.harness.errors import ConfigError
 from buildbench.harness.prompts import PromptFiles
 from buildbench.llm import Tool, ToolCall
 from buildbench.sandbox import Envelope, Limits, Worker
-from buildbench.sandbox.files import AgentFileError, read_agent_file
+from buildbench.sandbox.files import AgentFileError, read_agent_file, remove_tree
 
 from . import structured
 from .options import BimEditOptions
@@ -124,12 +124,7 @@ MAX_MODEL_BYTES = 512 * 1024 * 1024
 def _restore(path: Path, data: bytes) -> None:
     """Put ``data`` back at ``path`` whatever the agent left there, without following links;
     the new file belongs to the work folder's owner, so the sandbox can commit again."""
-    try:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)  # never follows links inside
-        else:
-            path.unlink(missing_ok=True)
-    except OSError:
+    if not remove_tree(path):  # any depth, never following links inside
         return  # the next read refuses it again; nothing of the host is touched
     owner = os.stat(path.parent, follow_symlinks=False)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
@@ -371,7 +366,7 @@ class BimEditEnv(Env):
     def close(self) -> None:
         if self._ep is not None:
             self._ep.worker.close()
-            shutil.rmtree(self._ep.workdir, ignore_errors=True)
+            remove_tree(self._ep.workdir)
             self._ep = None
 
 
