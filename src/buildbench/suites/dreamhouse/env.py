@@ -314,7 +314,13 @@ class DreamHouseEnv(Env):
         if not self._synced:
             ex.reset()
             if len(self._scene):
-                rebuilt = ex.run(structure_to_bpy(self._scene, self.collection))
+                script = structure_to_bpy(self._scene, self.collection)
+                rebuilt = ex.run(script)
+                if not rebuilt.ok:
+                    # The agent's earlier scripts ran in this process and may have broken it
+                    # (patched bpy, builtins): a fresh process undoes whatever they did.
+                    ex.restart()
+                    rebuilt = ex.run(script)
                 if not rebuilt.ok:
                     raise RuntimeError(f"could not rebuild the scene in the executor: {rebuilt.error}")
             self._synced = True

@@ -67,6 +67,36 @@ class ExecResult:
         return Structure.from_json_dict(self.submission())
 
 
+#: What a run's reply holds (see `_child_hooks`), and the types each field may have.
+_REPLY_FIELDS: dict[str, tuple[type, ...]] = {
+    "status": (str,), "members": (list,), "error": (str, type(None)), "traceback": (str, type(None)),
+    "cpu_s": (int, float, type(None)),
+}
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
+
+
+def _reply_problem(reply: Any) -> str | None:
+    """What is wrong with the shape of a run's reply, or None. The members themselves are
+    checked when the env reads them as a structure (each problem named per member)."""
+    if not isinstance(reply, dict):
+        return f"{_json_kind(reply)}, not an object"
+    for key, value in reply.items():
+        allowed = _REPLY_FIELDS.get(key)
+        if allowed is None:
+            return f"an unknown field {key!r}"
+        if not isinstance(value, allowed) or isinstance(value, bool):
+            return f"field {key!r} is {_json_kind(value)}"
+    if reply.get("status") not in ("ok", "error"):
+        return f"status {reply.get('status')!r} is neither 'ok' nor 'error'"
+    if "members" not in reply:
+        return "no field 'members'"
+    return None
+
+
 class Executor:
     """Runs scripts against one persistent scene in a sandboxed worker.
 
@@ -105,20 +135,33 @@ class Executor:
             raise TypeError(f"{type(self).__name__}.run(): code must be a str, got {type(code).__name__}")
         envelope = self._worker.call(f"result = __run__({code!r})")
         lost = envelope.worker_restarted
-        if envelope.ok and isinstance(envelope.result, dict):
-            reply = envelope.result
+        if not envelope.ok:
+            return self._failed(envelope, lost)
+        problem = _reply_problem(envelope.result)
+        if problem is not None:
+            # The script rewrote its process's reporting (it runs there): that process is the
+            # agent's now, so it is discarded, and the run fails naming what came back.
+            self._worker.reset()
             return ExecResult(
-                status="ok" if reply.get("status") == "ok" else "error",
-                members=list(reply.get("members") or []),
+                status="crash",
                 stdout=envelope.stdout,
-                error=reply.get("error"),
-                traceback=reply.get("traceback"),
+                error=f"{self.kind} executor: the script's process sent a malformed reply: {problem}",
                 duration_s=envelope.duration_s,
                 stderr=envelope.stderr,
-                scene_lost=lost,
-                cpu_s=reply.get("cpu_s"),
+                scene_lost=True,
             )
-        return self._failed(envelope, lost)
+        reply = envelope.result
+        return ExecResult(
+            status=reply["status"],
+            members=list(reply["members"]),
+            stdout=envelope.stdout,
+            error=reply.get("error"),
+            traceback=reply.get("traceback"),
+            duration_s=envelope.duration_s,
+            stderr=envelope.stderr,
+            scene_lost=lost,
+            cpu_s=reply.get("cpu_s"),
+        )
 
     def _failed(self, envelope: Envelope, lost: bool) -> ExecResult:
         """A run the sandbox stopped (or whose setup failed): no members, the scene is gone."""
@@ -138,6 +181,10 @@ class Executor:
             stderr=envelope.stderr,
             scene_lost=True if status != "error" else lost,
         )
+
+    def restart(self) -> None:
+        """Discard the process (and everything earlier scripts did to it); the next run starts a fresh one."""
+        self._worker.reset()
 
     def reset(self) -> None:
         """Discard the scene; the next run starts from Blender's factory scene.
