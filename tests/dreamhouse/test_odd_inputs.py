@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from buildbench.harness import Task
 from buildbench.suites.dreamhouse import actions
 from buildbench.suites.dreamhouse.dhpack import DHPACK_FORMAT, PACK_VIEWS, check_constraints
 from buildbench.suites.dreamhouse.generate import write_dataset
+from buildbench.suites.dreamhouse.model import Structure
 from buildbench.suites.dreamhouse.plan import check_plan
 from buildbench.suites.dreamhouse.tasks import validate_task
 
@@ -144,6 +146,17 @@ def test_json_action_with_a_null_matrix_is_placed_by_its_location() -> None:
             ' "matrix_world": null, "bbox_world_corners": []}]}\n```'
     (member,) = actions.parse_member_list(actions.read_text(reply).document).members
     assert member.location_m.tolist() == [1.0, 0.0, 0.019]
+
+
+def test_json_action_euler_angles_are_radians_as_in_blender() -> None:
+    """A full turn is no turn; 90 means 90 radians (Blender's rotation_euler unit), not a quarter turn."""
+    def extents(rotation: list[float]) -> list[float]:
+        (m,) = actions.parse_members([{"name": "Rafter_1", "size": [0.038, 0.184, 4.0], "location": [0, 0, 3],
+                                       "rotation_euler": rotation}])
+        return Structure.from_members([m]).half_extents_world_m[0].round(9).tolist()
+    assert extents([0.0, 2 * math.pi, -2 * math.pi]) == extents([0.0, 0.0, 0.0])
+    assert extents([0.0, math.pi / 2, 0.0]) == [2.0, 0.092, 0.019]
+    assert extents([0.0, 90.0, 0.0]) == extents([0.0, 90.0 - 28 * math.pi, 0.0]) != extents([0.0, math.pi / 2, 0.0])
 
 
 @pytest.mark.parametrize(("entry", "says"), [
