@@ -45,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import ReplyGenerator, yaw_quaternion  # noqa: E402
+from odd_replies import OddReplyGenerator  # noqa: E402
 from original import Original  # noqa: E402
 
 ROOMS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "scenerevis" / "respace_scenes" \
@@ -159,7 +160,7 @@ def objaverse_asset(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int, models_dir: Path,
-                  steps: int) -> dict[str, Any]:
+                  steps: int, odd: bool = False) -> dict[str, Any]:
     objects = record["scene"]["objects"]
     if index % 4 == 0:
         objects = [objaverse_asset(o) if k % 2 else o for k, o in enumerate(objects)]
@@ -167,7 +168,7 @@ def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int,
             "bounds_top": record["scene"]["bounds_top"], "bounds_bottom": record["scene"]["bounds_bottom"],
             "objects": objects}
     grouped = orig.to_grouped(copy.deepcopy(flat))
-    gen = ReplyGenerator(seed, index)
+    gen = OddReplyGenerator(seed, index) if odd else ReplyGenerator(seed, index)
     out: dict[str, Any] = {"kind": "edit", "room": record["pth_orig_file"], "seed": [seed, index],
                            "scene": orig.to_flat(copy.deepcopy(grouped)), "steps": []}
     for step in range(steps):
@@ -246,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--odd", action="store_true",
+                        help="odd_replies.OddReplyGenerator's replies (editing turns only, no turn-0 records)")
     args = parser.parse_args(argv)
     _seed_sampling()
     orig = Original(args.orig)
@@ -254,8 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     picked = sorted(int(i) for i in rng.choice(len(records), size=args.rooms, replace=False))
     with tempfile.TemporaryDirectory() as models_dir, args.out.open("w", encoding="utf-8") as fh:
         for index in picked:
-            lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps),
-                     *init_records(orig, records[index], index, args.seed)]
+            lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps, args.odd)]
+            if not args.odd:
+                lines += init_records(orig, records[index], index, args.seed)
             for line in lines:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
     return 0

@@ -235,11 +235,13 @@ def check_rotation(value: Any, where: str) -> list[float]:
 
 
 def check_text(value: Any, where: str) -> str:
+    """``value`` as given, once it is a string with something besides white space. Kept unstripped:
+    a group name is matched exactly (the release files ``" main_group"`` in a group of its own)."""
     if not isinstance(value, str) or not value.strip():
         raise ReplyError(f"{where} must be a non-empty string, got {_short(value)}")
     if len(value) > MAX_TEXT_CHARS:
         raise ReplyError(f"{where} is {len(value)} characters long; at most {MAX_TEXT_CHARS} are allowed")
-    return value.strip()
+    return value
 
 
 def check_room(data: Any, *, where: str = "scene") -> dict[str, Any]:
