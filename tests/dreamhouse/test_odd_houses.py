@@ -282,3 +282,25 @@ def test_one_member_over_the_limit_is_one_error_line(house: Doc, tmp_path: Path,
     assert main(["dreamhouse", "validate", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {path}: {n} members, over the limit of {n - 1} (BUILDBENCH_LIMIT_HOUSE_MEMBERS)"]
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    (lambda d: d.update(version="1"), "field 'version' is '1'; this reader reads version 1"),
+    (lambda d: d.update(meta=[]), 'field "meta" must be a JSON object, got a list of 0 items'),
+    (lambda d: d["members"][2].update(size_m="0.038 0.089 2.4"),
+     "member 2 ('Stud_main_front_f1_001'): field 'size_m' is invalid: expected 3 numbers [x, y, z], got the string"),
+    (lambda d: d["members"][2].update(phase=3), "field 'phase' must be a string, got the number 3"),
+    (lambda d: d["members"][2].update(section=["main"]), "field 'section' must be a string, got a list of 1 item"),
+    (lambda d: d["members"][2].update(supported_by=[4]), "field 'supported_by' must be a list of names"),
+    (lambda d: d["members"][2]["matrix_world"][3].__setitem__(3, False), "true/false is not a number ([3][3])"),
+])
+def test_our_format_wrong_types_are_one_error_line(edit: Callable[[Doc], None], says: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    doc = generate_structure("RN_01_0001", 0).structure.subset(range(3)).to_json_dict()
+    doc["members"][2]["name"] = "Stud_main_front_f1_001"
+    edit(doc)
+    path = tmp_path / "ours.json"
+    path.write_text(json.dumps(doc))
+    assert main(["dreamhouse", "validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {path}: ") and says in err[0], err
