@@ -69,3 +69,17 @@ def test_a_process_broken_for_later_scripts_does_not_break_the_rebuild(target: D
     assert target.last.status == "ok" and "after" in target.last.stdout, target.last
     assert len(target.env.checkpoint()) == before
     assert target.healthy()
+
+
+@pytest.mark.parametrize("code", [
+    "raise ValueError('x' * 5_000_000)",
+    "import sys\nsys.exit('y' * 5_000_000)",
+    "class E(Exception):\n    def __str__(self):\n        return 'w' * 3_000_000\nraise E()",
+    "import os\nos.write(2, b'q' * 150_000)\nos.abort()",  # a crash's last line of stderr joins the error
+], ids=["message", "exit", "str", "stderr"])
+def test_a_huge_error_text_is_clipped_before_the_observation(target: DreamHouseTarget, code: str) -> None:
+    step = target.env.step(Action(data={"code": code}))
+    assert target.last.status in ("error", "crash"), target.last
+    assert len(target.last.error) <= 6_000 and "characters cut" in target.last.error
+    assert len(step.observation.text) < 10_000 and len(str(step.info)) < 10_000
+    assert target.healthy()

@@ -67,6 +67,19 @@ class ExecResult:
         return Structure.from_json_dict(self.submission())
 
 
+#: Longest error text and traceback a run reports (both ends kept): the script chooses its
+#: exception's message, and the error goes into the agent's next observation and the episode log.
+MAX_ERROR_CHARS = 5_000
+MAX_TRACEBACK_CHARS = 20_000
+
+
+def _clip(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n... [{len(text) - 2 * half} characters cut] ...\n{text[-half:]}"
+
+
 #: What a run's reply holds (see `_child_hooks`), and the types each field may have.
 _REPLY_FIELDS: dict[str, tuple[type, ...]] = {
     "status": (str,), "members": (list,), "error": (str, type(None)), "traceback": (str, type(None)),
@@ -155,8 +168,8 @@ class Executor:
             status=reply["status"],
             members=list(reply["members"]),
             stdout=envelope.stdout,
-            error=reply.get("error"),
-            traceback=reply.get("traceback"),
+            error=_clip(reply.get("error"), MAX_ERROR_CHARS),
+            traceback=_clip(reply.get("traceback"), MAX_TRACEBACK_CHARS),
             duration_s=envelope.duration_s,
             stderr=envelope.stderr,
             scene_lost=lost,
@@ -175,7 +188,7 @@ class Executor:
         return ExecResult(
             status=status,
             stdout=envelope.stdout,
-            error=f"{self.kind} executor: {error}",
+            error=_clip(f"{self.kind} executor: {error}", MAX_ERROR_CHARS),
             traceback=envelope.traceback,
             duration_s=envelope.duration_s,
             stderr=envelope.stderr,
