@@ -209,3 +209,21 @@ def test_a_bad_dataset_record_is_one_error_line_naming_line_and_field(
         captured = capsys.readouterr()
         err = captured.err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith(f"error: {folder / shard.name}:2: ") and says in err[0], err
+
+
+def test_a_task_file_with_a_malformed_inline_target_is_one_error_line(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.suites.dreamhouse.tasks import load_tasks
+
+    record = load_tasks("demo")[0].to_dict()
+    record["target"] = {"structure": {"members": [{"name": "Sill_1", "dimensions": [2.4, "Infinity", 0.038],
+                                                   "location": [1.2, 0.07, 0.019]}]}}
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    run_dir = tmp_path / "run"
+    assert main(["run", "dreamhouse", "--tasks", str(path), "--agent", "oracle", "--run-dir", str(run_dir),
+                 "--workers", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {path}:1: task {record['id']!r}: target.structure: member 0 ('Sill_1'): field "
+                   "'dimensions' is invalid: 'Infinity' is not a finite number ([1])"]
+    assert not run_dir.exists()

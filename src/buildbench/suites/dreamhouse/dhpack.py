@@ -44,7 +44,7 @@ from buildbench.jsonio import parse_json
 from .generate import ROOF_TYPES, STYLE_NAMES
 from .generate.ids import TaskId
 from .generate.params import LOT_MARGIN_M
-from .model import Structure
+from .model import Structure, StructureFormatError
 from .views_basis import CONDITIONS, VIEW_NAMES
 
 DHPACK_FORMAT = "dreamhouse-dhpack-v1"
@@ -159,7 +159,10 @@ def check_target(target: dict[str, Any]) -> None:
         ValueError: Naming the first bad field.
     """
     if "structure" in target:
-        Structure.from_json_dict(target["structure"])
+        try:
+            Structure.from_json_dict(target["structure"])
+        except StructureFormatError as exc:
+            raise StructureFormatError(f"target.structure: {exc}") from None
     elif "generator" in target:
         ref = target["generator"]
         if not isinstance(ref, dict) or not isinstance(ref.get("task_id"), str):
