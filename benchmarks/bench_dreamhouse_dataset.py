@@ -28,7 +28,8 @@ import numpy as np
 from _common import Figure
 
 from buildbench.render import Bounds, Boxes, RenderUnavailableError
-from buildbench.render.scene import VERTEX_DTYPE, Scene, box_world_geometry
+from buildbench.render import scene as _scene
+from buildbench.render.scene import VERTEX_DTYPE, Scene, TriangleGeometry
 from buildbench.suites.dreamhouse import views
 from buildbench.suites.dreamhouse.check import validate_profiles
 from buildbench.suites.dreamhouse.generate import (
@@ -54,9 +55,24 @@ def _cond_by_svd(linear: np.ndarray, limit: float = 1e12) -> np.ndarray:
     return np.linalg.cond(linear) < limit if len(linear) else np.zeros(0, dtype=bool)
 
 
+def _old_box_world_geometry(boxes: Boxes) -> TriangleGeometry:
+    linear = boxes.matrices[:, :3, :3]
+    local = _scene._CUBE_POSITIONS[None, :, :] * boxes.sizes_m[:, None, :]
+    positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+    normal_matrix = np.linalg.inv(linear).transpose(0, 2, 1)
+    face_normals = _scene._CUBE_NORMALS[None, :, :] @ normal_matrix.transpose(0, 2, 1)
+    face_normals /= np.linalg.norm(face_normals, axis=2, keepdims=True)
+    normals = face_normals[:, _scene._CUBE_FACE_OF_VERTEX, :]
+    indices = _scene._CUBE_INDICES[None, :] + len(_scene._CUBE_POSITIONS) * np.arange(len(boxes))[:, None]
+    mirrored = np.linalg.det(linear) < 0
+    if mirrored.any():
+        indices[mirrored] = indices[mirrored].reshape(-1, 12, 3)[:, :, [0, 2, 1]].reshape(-1, 36)
+    return TriangleGeometry(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1))
+
+
 def _old_build_scene(batches: list[Boxes]) -> Scene:
     # three vertices of its own per triangle (an index per vertex), as before issue 24
-    geometries = [box_world_geometry(b) for b in batches]
+    geometries = [_old_box_world_geometry(b) for b in batches]
     parts = [(g.triangles_m(), g.normals[g.indices], np.repeat(b.colors, 36, axis=0))
              for g, b in zip(geometries, batches, strict=True)]
     count = sum(len(p) for p, _, _ in parts)

@@ -180,6 +180,50 @@ def test_culled_boxes_match_the_same_boxes_drawn_two_sided(renderers) -> None:
     assert np.count_nonzero(np.any(a != b, axis=-1)) <= 10
 
 
+def test_batched_box_geometry_is_each_box_alone() -> None:
+    """Boxes sharing a 3x3 part get their normals and winding from one computation per distinct
+    part: every box's values are the bytes it gets in a batch of its own (mirrored ones too)."""
+    rng = np.random.default_rng(3)
+    rotations = np.array([np.linalg.qr(rng.normal(size=(3, 3))).Q for _ in range(4)])
+    rotations[1] = np.diag([1.0, -1.0, 1.0]) @ rotations[1]
+    picks = rng.integers(0, 4, 40)
+    boxes = Boxes.from_centres(rng.normal(size=(40, 3)) * 5, rng.uniform(0.01, 2.0, (40, 3)),
+                               rng.integers(0, 256, (40, 4)), rotations[picks])
+    batch = box_world_geometry(boxes)
+    for i in range(len(boxes)):
+        alone = box_world_geometry(Boxes(boxes.matrices[i : i + 1], boxes.sizes_m[i : i + 1], boxes.colors[i : i + 1]))
+        rows = slice(24 * i, 24 * (i + 1))
+        assert batch.positions_m[rows].tobytes() == alone.positions_m.tobytes()
+        assert batch.normals[rows].tobytes() == alone.normals.tobytes()
+        assert np.array_equal(batch.indices[36 * i : 36 * (i + 1)] - 24 * i, alone.indices)
+    empty = box_world_geometry(Boxes(np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 4), np.uint8)))
+    assert [a.shape for a in empty] == [(0, 3), (0, 3), (0,)]
+
+
+def test_scene_of_parts_is_the_scene_of_the_concatenated_arrays() -> None:
+    """assemble_scene writes each part into the interleaved array in place: the same bytes as
+    rounding the concatenated float64 arrays once, bounds over every vertex."""
+    rng = np.random.default_rng(5)
+    a = Boxes.from_centres(rng.normal(size=(7, 3)) * 3, rng.uniform(0.1, 1.0, (7, 3)), (0.9, 0.1, 0.1))
+    b = Boxes.from_centres(rng.normal(size=(5, 3)) * 9 + 40, rng.uniform(0.1, 1.0, (5, 3)), (0.1, 0.9, 0.1, 0.5))
+    tri = TriangleMesh(np.array([[0, 0, 0], [1, 0, 0], [0, 1, -7.0]]), np.array([[0, 1, 2]]), (0.2, 0.2, 0.9))
+    scene = build_scene([a, b], meshes=[tri])
+    geometries = [box_world_geometry(a), box_world_geometry(b)]
+    positions = np.concatenate([g.positions_m for g in geometries] + [tri.vertices_m])
+    lo, hi = positions.min(axis=0), positions.max(axis=0)
+    assert np.array_equal(scene.bounds.min_m, lo) and np.array_equal(scene.bounds.max_m, hi)
+    assert np.array_equal(scene.origin_m, 0.5 * (lo + hi))
+    assert scene.vertices["position"].tobytes() == (positions - 0.5 * (lo + hi)).astype(np.float32).tobytes()
+    normals = np.concatenate([g.normals for g in geometries] + [np.repeat([[0.0, 0.0, 0.0]], 3, axis=0)])
+    normals[-3:] = np.cross([1.0, 0, 0], [0, 1.0, -7.0]) / np.linalg.norm(np.cross([1.0, 0, 0], [0, 1.0, -7.0]))
+    assert scene.vertices["normal"].tobytes() == normals.astype(np.float32).tobytes()
+    assert np.array_equal(scene.vertices["color"][:24], np.repeat(a.colors[:1], 24, axis=0))
+    assert np.array_equal(scene.indices[:36 * 7], geometries[0].indices)
+    assert np.array_equal(scene.indices[36 * 7 : 36 * 12], geometries[1].indices + 24 * 7)
+    assert np.array_equal(scene.indices[36 * 12 :], [24 * 12, 24 * 12 + 1, 24 * 12 + 2])
+    assert scene.closed_vertex_count == 36 * 12 and scene.indices.dtype == np.uint32
+
+
 def test_open_mesh_is_visible_from_both_sides(renderers) -> None:
     tri = TriangleMesh(np.array([[-1, 0, -1], [1, 0, -1], [0, 0, 1.0]]), np.array([[0, 1, 2]]), (0.2, 0.9, 0.2))
     scene = build_scene(meshes=[tri])

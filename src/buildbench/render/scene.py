@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -75,6 +76,8 @@ def _unit_cube() -> _CubeTemplate:
 
 _CUBE_POSITIONS, _CUBE_FACE_OF_VERTEX, _CUBE_INDICES = _unit_cube()
 _CUBE_NORMALS = np.array([[s if i == a else 0.0 for i in range(3)] for a in range(3) for s in (1.0, -1.0)])
+#: Axis (0, 1, 2) of each entry of the flattened ``_CUBE_POSITIONS``.
+_CUBE_AXIS_OF_COORD = np.tile(np.arange(3), len(_CUBE_POSITIONS))
 
 
 #: Largest condition number (2-norm) of a box's 3x3 transform that is not taken for singular.
@@ -260,18 +263,27 @@ def as_rgba8(colors: np.ndarray | Sequence[float], n: int, where: str) -> np.nda
 
 def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
     """The boxes' 12·n triangles in world space, box by box (24 vertices per box)."""
+    n = len(boxes)
     linear = boxes.matrices[:, :3, :3]
-    local = _CUBE_POSITIONS[None, :, :] * boxes.sizes_m[:, None, :]
+    # The cube's coordinates times each box's sizes, as a flat product per box (a broadcast
+    # over an inner axis of 3 is several times slower; the products are the same).
+    local = (_CUBE_POSITIONS.reshape(1, -1) * boxes.sizes_m[:, _CUBE_AXIS_OF_COORD]).reshape(n, len(_CUBE_POSITIONS), 3)
     positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+    # Normals and winding depend on the 3x3 part alone, and a house has a handful of distinct
+    # ones among hundreds of boxes: each distinct part (same bytes) is inverted once, by the
+    # same per-matrix routines, so every box gets the values it would get on its own.
+    keys = np.ascontiguousarray(linear).reshape(n, 9).view(np.dtype((np.void, 72))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    distinct = linear[first]
     # Normals transform by the inverse transpose so scaled or sheared boxes shade correctly.
-    normal_matrix = np.linalg.inv(linear).transpose(0, 2, 1)
+    normal_matrix = np.linalg.inv(distinct).transpose(0, 2, 1)
     face_normals = _CUBE_NORMALS[None, :, :] @ normal_matrix.transpose(0, 2, 1)
     face_normals /= np.linalg.norm(face_normals, axis=2, keepdims=True)
-    normals = face_normals[:, _CUBE_FACE_OF_VERTEX, :]
-    indices = _CUBE_INDICES[None, :] + len(_CUBE_POSITIONS) * np.arange(len(boxes))[:, None]
+    normals = face_normals.reshape(-1, 3)[(len(_CUBE_NORMALS) * inverse.reshape(-1))[:, None] + _CUBE_FACE_OF_VERTEX]
+    indices = _CUBE_INDICES[None, :] + len(_CUBE_POSITIONS) * np.arange(n)[:, None]
     # A mirroring transform turns outward counter-clockwise triangles clockwise; swap two
     # corners of each of its triangles to keep them front-facing for culling.
-    mirrored = np.linalg.det(linear) < 0
+    mirrored = (np.linalg.det(distinct) < 0)[inverse.reshape(-1)]
     if mirrored.any():
         indices[mirrored] = indices[mirrored].reshape(-1, 12, 3)[:, :, [0, 2, 1]].reshape(-1, 36)
     return TriangleGeometry(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1))
@@ -303,6 +315,16 @@ class ScenePart:
     colors: np.ndarray
     closed: bool
 
+    @cached_property
+    def extent_m(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Minimum and maximum world corner of the geometry's vertices; None when it has none."""
+        if len(self.geometry.positions_m) == 0:
+            return None
+        # Reducing a contiguous (3, m) copy: numpy's min/max over axis 0 of an (m, 3) array runs
+        # an inner loop of 3 and is ~100x slower; the values are the same.
+        by_axis = np.ascontiguousarray(self.geometry.positions_m.T)
+        return by_axis.min(axis=1), by_axis.max(axis=1)
+
 
 def box_part(boxes: Boxes) -> ScenePart:
     """The scene part of a batch of boxes (closed solids)."""
@@ -329,7 +351,9 @@ def assemble_scene(parts: Sequence[ScenePart]) -> Scene:
     """One :class:`Scene` of several parts: the closed ones first, each group in the given order.
 
     A part may go into several scenes (e.g. a frame drawn alone and clad in its skin), so its
-    geometry is computed once; the scene is the same as :func:`build_scene` of the batches.
+    geometry and bounds are computed once; the scene is the same as :func:`build_scene` of
+    the batches. Each part is written straight into the interleaved array (no concatenated
+    copies).
     """
     ordered = [p for p in parts if p.closed] + [p for p in parts if not p.closed]
     closed_count = sum(len(p.geometry.indices) for p in ordered if p.closed)
@@ -337,15 +361,19 @@ def assemble_scene(parts: Sequence[ScenePart]) -> Scene:
     vertices = np.empty(vertex_count, dtype=VERTEX_DTYPE)
     if vertex_count == 0:
         return Scene(vertices=vertices, indices=np.zeros(0, np.uint32), origin_m=np.zeros(3), bounds=None)
-    offsets = np.cumsum([0] + [len(p.geometry.positions_m) for p in ordered[:-1]])
-    indices = np.concatenate([p.geometry.indices + k for p, k in zip(ordered, offsets, strict=True)]).astype(np.uint32)
-    all_positions = np.concatenate([p.geometry.positions_m for p in ordered])
-    # Reducing a contiguous (3, n) copy: numpy's min/max over axis 0 of an (n, 3) array runs an
-    # inner loop of 3 and is ~100x slower; the values are the same.
-    by_axis = np.ascontiguousarray(all_positions.T)
-    bounds = Bounds(by_axis.min(axis=1), by_axis.max(axis=1))
+    extents = [p.extent_m for p in ordered if p.extent_m is not None]
+    bounds = Bounds(np.min([lo for lo, _ in extents], axis=0), np.max([hi for _, hi in extents], axis=0))
     origin = bounds.centre_m
-    vertices["position"] = all_positions - origin
-    vertices["normal"] = np.concatenate([p.geometry.normals for p in ordered])
-    vertices["color"] = np.concatenate([p.colors for p in ordered])
+    indices = np.empty(sum(len(p.geometry.indices) for p in ordered), dtype=np.uint32)
+    floats = vertices.view(np.float32).reshape(vertex_count, -1)  # position, normal (and the colour's 4 bytes)
+    colors = vertices["color"]
+    v = i = 0
+    for p in ordered:
+        m, k = len(p.geometry.positions_m), len(p.geometry.indices)
+        # Subtracted in float64 and rounded to float32 once, as assigning the difference would.
+        np.subtract(p.geometry.positions_m, origin, out=floats[v : v + m, 0:3], casting="same_kind")
+        floats[v : v + m, 3:6] = p.geometry.normals
+        colors[v : v + m] = p.colors
+        np.add(p.geometry.indices, v, out=indices[i : i + k], casting="unsafe")
+        v, i = v + m, i + k
     return Scene(vertices=vertices, indices=indices, origin_m=origin, bounds=bounds, closed_vertex_count=closed_count)
