@@ -304,3 +304,18 @@ def test_our_format_wrong_types_are_one_error_line(edit: Callable[[Doc], None], 
     assert main(["dreamhouse", "validate", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {path}: ") and says in err[0], err
+
+
+def test_the_bulk_reader_and_the_member_by_member_reader_give_the_same_house(
+        house: Doc, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A member list of plain numbers is read as arrays at once; anything else member by member."""
+    from buildbench.suites.dreamhouse.model import parse
+
+    doc = _whole(house)  # integers and floats mixed, as a whole-number writer leaves them
+    fast = parse.parse_document(doc)
+    monkeypatch.setattr(parse, "_released_in_bulk", lambda members: None)
+    slow = parse.parse_document(doc)
+    assert fast.names == slow.names
+    assert fast.sizes_m.tobytes() == slow.sizes_m.tobytes() and fast.matrices.tobytes() == slow.matrices.tobytes()
+    assert parse._number_array([[1, 2.0, True]], (1, 3)) is None  # a boolean is never a number
+    assert parse._number_array([[1, 2.0, 10**400]], (1, 3)) is None

@@ -66,6 +66,10 @@ def parse_document(data: Any) -> Structure:
     meta = data.get("meta", {})
     if not isinstance(meta, Mapping):
         raise StructureFormatError(f'field "meta" must be a JSON object, got {_describe(meta)}')
+    if not ours:
+        fast = _released_in_bulk(members)
+        if fast is not None:
+            return Structure(fast[0], fast[1], fast[2], meta=dict(meta))
     rows = [(_parse_ours if ours else _parse_released)(i, entry) for i, entry in enumerate(members)]
     n = len(rows)
     return Structure(
@@ -77,6 +81,43 @@ def parse_document(data: Any) -> Structure:
         supported_by=tuple(r[5] for r in rows),
         meta=dict(meta),
     )
+
+
+def _released_in_bulk(members: list[Any]) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
+    """Names, sizes and matrices of a released member list in which every entry has a string
+    name, 3 ``dimensions`` and a 4x4 ``matrix_world`` of JSON numbers (what the export writes),
+    read as arrays at once; None when some entry needs :func:`_parse_released`, which reads it
+    (strings, a location) or names what is wrong with it. Both give the same numbers."""
+    try:
+        names = tuple(m["name"] for m in members)
+        sizes = _number_array([m["dimensions"] for m in members], (len(members), 3))
+        matrices = _number_array([m["matrix_world"] for m in members], (len(members), 4, 4))
+    except (KeyError, TypeError):  # an entry that is no object, or lacks a field
+        return None
+    if sizes is None or matrices is None or not all(type(name) is str for name in names):
+        return None
+    return names, sizes, matrices
+
+
+#: Whether each element of an object array is a JSON number (``bool`` is neither type).
+_IS_NUMBER = np.frompyfunc(lambda v: type(v) in (float, int), 1, 1)
+
+
+def _number_array(values: list[Any], shape: tuple[int, ...]) -> np.ndarray | None:
+    """``values`` as float64 of ``shape`` when every entry is a JSON number of that nesting
+    (``int`` or ``float``: never ``bool``, never out of float range), else None."""
+    try:
+        arr = np.array(values, dtype=object)
+    except ValueError:  # nesting numpy cannot even lay out
+        return None
+    if arr.shape != shape:
+        return None
+    if not _IS_NUMBER(arr).all():
+        return None
+    try:
+        return arr.astype(np.float64)
+    except OverflowError:
+        return None
 
 
 #: One parsed member: name, 3 sizes, 16 matrix entries (row-major), phase, section, supports.
