@@ -236,7 +236,7 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["scenes", "convert", str(flat), "--from", "scenerevis-flat", "--to", "layoutgpt",
                  "--out", str(target)]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        f"error: {flat}: objects[0] 'bed-0' size: 1e+308 exceeds 10000 m"]
+        f"error: {flat}: line 1: [0].objects[0].size[0]: 1e+308 exceeds 10000 m"]  # the file's first room's key
     assert not target.exists() and not target.with_name(target.name + ".tmp").exists()
     # a missing folder for OUT names OUT, not a temporary file
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "thor",

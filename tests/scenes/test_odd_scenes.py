@@ -147,7 +147,7 @@ def test_bow_tie_floor_is_an_error_naming_the_room(fmt: str) -> None:
         else:
             cross(doc["bounds_bottom"])
             cross(doc["bounds_top"])
-            message = r"^bounds_bottom: floor polygon is self-intersecting"
+            message = r"^\[0\]\.bounds_bottom: floor polygon is self-intersecting"
     with pytest.raises(SceneFormatError, match=message):
         get_format(fmt).read(doc, ReadOptions())
 

@@ -34,12 +34,13 @@ def _bed(**change: Any) -> list[dict[str, Any]]:
 
 
 BAD = {
-    "zero height": (_room(bounds_top=FLOOR), "room 'r1': ceiling y 0.0 is not above floor y 0.0"),
-    "far object": (_room(objects=_bed(pos=[20000, 0, 2])), "objects[0] 'bed-0' center: 20000 exceeds 10000 m"),
-    "huge size": (_room(objects=_bed(size=[1e300, 0.5, 2.0])), "objects[0] 'bed-0' size: 1e+300 exceeds 10000 m"),
+    # each names the file's own key (SceneReVis's), on the file's one line
+    "zero height": (_room(bounds_top=FLOOR), "line 1: bounds_top: ceiling y 0.0 is not above floor y 0.0"),
+    "far object": (_room(objects=_bed(pos=[20000, 0, 2])), "line 1: objects[0].pos[0]: 20000 exceeds 10000 m"),
+    "huge size": (_room(objects=_bed(size=[1e300, 0.5, 2.0])), "line 1: objects[0].size[0]: 1e+300 exceeds 10000 m"),
     "far floor": (_room(bounds_bottom=[[0, 0, 0], [4e4, 0, 0], [4e4, 0, 4], [0, 0, 4]],
                         bounds_top=[[0, 3, 0], [4e4, 3, 0], [4e4, 3, 4], [0, 3, 4]]),
-                  "room 'r1' floor point 1: 40000 exceeds 10000 m"),
+                  "line 1: bounds_bottom[1]: 40000 exceeds 10000 m"),
 }
 
 

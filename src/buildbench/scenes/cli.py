@@ -106,7 +106,7 @@ class _FormatsEpilog(click.Command):
 
 def _read_options(asset_sizes: Path | None, metres_per_px: float) -> object:
     from buildbench.scenes.formats import ReadOptions
-    from buildbench.scenes.model import SceneFormatError
+    from buildbench.scenes.model import MAX_COORD_M, SceneFormatError, within_bounds
 
     sizes: dict[str, tuple[float, float, float]] = {}
     if asset_sizes is not None:
@@ -119,6 +119,9 @@ def _read_options(asset_sizes: Path | None, metres_per_px: float) -> object:
             if not (isinstance(value, list) and len(value) == 3
                     and all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in value)):
                 raise SceneFormatError(f"{asset_sizes}: {key!r}: expected [sx, sy, sz], three positive numbers")
+            if not all(within_bounds(v) for v in value):  # the bound every scene's sizes meet
+                raise SceneFormatError(f"{asset_sizes}: {key!r}: a size of {max(value):g} m exceeds "
+                                       f"{MAX_COORD_M:g} m")
             sizes[str(key)] = (float(value[0]), float(value[1]), float(value[2]))
     return ReadOptions(asset_sizes=sizes, metres_per_px=metres_per_px)
 

@@ -17,7 +17,7 @@ from shapely.geometry import Polygon
 
 from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
-from buildbench.scenes.model import Scene, SceneFormatError, check_scene
+from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
 from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
 from buildbench.scenes.thor import read_thor, write_thor
 
@@ -56,17 +56,22 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
         raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
     path = Path(path_or_dict)
     try:
-        data = parse_json(read_text(path, max_bytes=MAX_SCENE_BYTES))
+        text = read_text(path, max_bytes=MAX_SCENE_BYTES)
+        data = parse_json(text)
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
         raise SceneFormatError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    at = ""
     if isinstance(data, dict) and "scene" in data and is_revis(data["scene"]):
-        data = data["scene"]  # a ReSpace dataset record: the room sits under "scene"
+        data, at = data["scene"], "scene."  # a ReSpace dataset record: the room sits under "scene"
     try:
-        return _read(data)
+        return _read(data, at)
     except SceneFormatError as exc:
-        raise SceneFormatError(f"{path}: {exc.args[0]}") from None
+        from buildbench.scenes.formats.where import line_of
+
+        line = line_of(text, exc.args[0])
+        raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{exc.args[0]}") from None
 
 
 def save_scene(scene: Scene, path: str | Path, format: str | None = None) -> None:  # noqa: A002
@@ -146,8 +151,13 @@ def scene_problems(scene: Scene) -> list[str]:
     return problems
 
 
-def _read(data: Any) -> Scene:
+def _read(data: Any, at: str = "") -> Scene:
+    """The scene of ``data``, found at key path ``at`` of its file (errors name the file's keys)."""
     fmt = detect_format(data)
-    scene = read_thor(data) if fmt == "thor" else read_revis(data)
+    try:
+        scene = read_thor(data) if fmt == "thor" else read_revis(data)
+    except SceneFormatError as exc:
+        raise SceneFormatError(f"{at}{exc.args[0]}") from None
+    relocate(scene, at)
     check_scene(scene)  # the rules every scene reader applies (formats.read_items too)
     return scene

@@ -14,7 +14,9 @@ and SceneReVis's, so no format needs an axis swap:
 
 Every element keeps ``raw``: the record it was read from, so writers can round-trip keys
 this model does not interpret. Writers start from ``raw`` and overwrite what the model
-owns; an element made in code has an empty ``raw``.
+owns; an element made in code has an empty ``raw``. A reader also notes in ``origin`` where
+its file gave each checked field (:data:`Origin`), so :func:`check_scene` names the file's
+own key (``objects[1].pos[0]``, ``[0].object_list[2].left``), not this model's (``center``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,28 @@ class SceneFormatError(ValueError):
     """A scene file or record could not be read; the message names the element and field."""
 
 
+Origin = dict[str, str | tuple[str, ...]]
+"""Where a reader found an element's fields: model field -> the file's key path, one for the
+whole value or one per point/component (``{"center": ("objects[1].pos[0]", ...)}``)."""
+
+
+def relocate(scene: Scene, prefix: str) -> None:
+    """Prefix every element's origin: the scene is record ``prefix`` of a larger document."""
+    elements: list[Room | Wall | SceneObject] = [*scene.rooms, *scene.walls, *scene.objects]
+    for element in elements:
+        element.origin = {name: (prefix + where if isinstance(where, str) else tuple(prefix + w for w in where))
+                          for name, where in element.origin.items()}
+
+
+def _wheres(origin: Origin, name: str, n: int, fallback: str) -> list[str]:
+    """The file's key of each of the ``n`` parts of field ``name`` (``fallback``, the model's
+    own words, for an element made in code)."""
+    given = origin.get(name)
+    if isinstance(given, tuple) and len(given) == n:
+        return list(given)
+    return [given if isinstance(given, str) else fallback] * n
+
+
 def check_scene(scene: Scene) -> None:
     """Raise SceneFormatError, naming the element and field, unless ``scene`` is a room every
     command can measure: coordinates, sizes and quaternion parts finite and within
@@ -52,23 +76,30 @@ def check_scene(scene: Scene) -> None:
     SceneReVis metrics' reader applies the same rules, so what converts also scores."""
     for room in scene.rooms:
         where = f"room {room.id!r}"
+        points = _wheres(room.origin, "vertices", len(room.vertices), "")
         for k, point in enumerate(room.vertices):
-            _check_coords(point, f"{where} floor point {k}")
-        _check_coords((room.floor_y,), f"{where} floor_y")
+            _check_coords(point, [points[k] or f"{where} floor point {k}"] * 2)
+        _check_coords((room.floor_y,), _wheres(room.origin, "floor_y", 1, f"{where} floor_y"))
         if room.ceiling_y is not None:
-            _check_coords((room.ceiling_y,), f"{where} ceiling_y")
-            check_height(room.floor_y, room.ceiling_y, where)
+            [ceiling] = _wheres(room.origin, "ceiling_y", 1, f"{where} ceiling_y")
+            _check_coords((room.ceiling_y,), [ceiling])
+            check_height(room.floor_y, room.ceiling_y, ceiling if room.origin.get("ceiling_y") else where)
     for wall in scene.walls:
-        _check_coords((*wall.start, *wall.end, wall.bottom_y, wall.height_m), f"wall {wall.id!r}")
+        _check_coords((*wall.start, *wall.end, wall.bottom_y, wall.height_m),
+                      _wheres(wall.origin, "wall", 6, f"wall {wall.id!r}"))
     for k, obj in enumerate(scene.objects):
         where = f"objects[{k}] {obj.id!r}"
-        _check_coords(obj.center, f"{where} center")
-        _check_coords(obj.size, f"{where} size")
+        # the size first: a reader's centre may be derived from it (a bottom centre plus half the height)
+        sizes = _wheres(obj.origin, "size", 3, f"{where} size")
+        _check_coords(obj.size, sizes)
         if min(obj.size) < 0:
-            raise SceneFormatError(f"{where} size: extents must be >= 0 m, got {list(obj.size)}")
-        _check_coords(obj.rotation_xyzw, f"{where} rotation")
+            raise SceneFormatError(f"{sizes[[v < 0 for v in obj.size].index(True)]}: extents must be >= 0 m, "
+                                   f"got {list(obj.size)}")
+        _check_coords(obj.center, _wheres(obj.origin, "center", 3, f"{where} center"))
+        rotation = _wheres(obj.origin, "rotation", 4, f"{where} rotation")
+        _check_coords(obj.rotation_xyzw, rotation)
         if math.hypot(*obj.rotation_xyzw) < 1e-9:
-            raise SceneFormatError(f"{where} rotation: zero quaternion {list(obj.rotation_xyzw)}")
+            raise SceneFormatError(f"{rotation[0]}: zero quaternion {list(obj.rotation_xyzw)}")
 
 
 def check_height(floor_y: float, ceiling_y: float, where: str) -> None:
@@ -82,8 +113,9 @@ def within_bounds(value: float) -> bool:
     return abs(value) <= MAX_COORD_M
 
 
-def _check_coords(values: Sequence[float], where: str) -> None:
-    for v in values:
+def _check_coords(values: Sequence[float], wheres: Sequence[str]) -> None:
+    """Each value finite and within the bound; ``wheres[k]`` names value ``k`` in errors."""
+    for v, where in zip(values, wheres, strict=True):
         if not math.isfinite(v):
             raise SceneFormatError(f"{where}: {v} is not a finite number")
         if not within_bounds(v):
@@ -120,6 +152,7 @@ class Room:
     floor_y: float = 0.0
     ceiling_y: float | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    origin: Origin = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def area_m2(self) -> float:
@@ -159,6 +192,7 @@ class Wall:
     bottom_y: float = 0.0
     empty: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
+    origin: Origin = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def width_m(self) -> float:
@@ -236,6 +270,7 @@ class SceneObject:
     parent_id: str | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    origin: Origin = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def rotation(self) -> FloatArray:

@@ -21,7 +21,7 @@ import numpy as np
 
 from buildbench.geometry import rotation_from_quat_xyzw
 from buildbench.scenes.catalogue import Catalogue, default_catalogue
-from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject, check_floor
+from buildbench.scenes.model import Origin, Room, Scene, SceneFormatError, SceneObject, check_floor
 from buildbench.scenes.thor_parse import num
 
 FLAT, GROUPED = "scenerevis-flat", "scenerevis-grouped"
@@ -113,8 +113,11 @@ def _room_from(data: dict[str, Any], envelope: dict[str, Any], prefix: str) -> R
     room_id = data.get("room_id") if isinstance(data.get("room_id"), str) and data.get("room_id") else "room"
     check_floor([(p[0], p[2]) for p in bottom], f"{prefix}bounds_bottom")
     raw: dict[str, Any] = {k: envelope[k] for k in ("bounds_bottom", "bounds_top") if k in envelope}
+    origin: Origin = {"vertices": tuple(f"{prefix}bounds_bottom[{j}]" for j in range(len(bottom))),
+                      "floor_y": f"{prefix}bounds_bottom", "ceiling_y": f"{prefix}bounds_top"}
     return Room(str(room_id), [(p[0], p[2]) for p in bottom], str(data.get("room_type", "") or ""),
-                floor_y=min(p[1] for p in bottom), ceiling_y=max(p[1] for p in top) if top else None, raw=raw)
+                floor_y=min(p[1] for p in bottom), ceiling_y=max(p[1] for p in top) if top else None, raw=raw,
+                origin=origin)
 
 
 def _object_fields(rec: Any, where: str) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
@@ -191,9 +194,12 @@ def _objects_from(records: list[tuple[dict[str, Any], str, str | None]], room: R
         attributes: dict[str, Any] = {"description": desc, "size_source": "record"}
         if group is not None:
             attributes["group"] = group
+        sized = "sampled_asset_size" if "size" not in rec else "size"  # as _object_fields read it
+        origin: Origin = {"center": tuple(f"{where}.pos[{c}]" for c in range(3)),
+                          "size": tuple(f"{where}.{sized}[{c}]" for c in range(3)), "rotation": f"{where}.rot"}
         out.append(SceneObject(object_id, category, asset_id, _center(pos, size, quat),
                                (size[0], size[1], size[2]), (quat[0], quat[1], quat[2], quat[3]),
-                               room.id, None, attributes, raw=rec))
+                               room.id, None, attributes, raw=rec, origin=origin))
     return out
 
 

@@ -77,8 +77,12 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
     walls = [tp.wall_from(r, f"walls[{i}]", interior) for i, r in enumerate(wall_records)]
     walls = to.apply_open_walls(house, rooms, walls)
     for room in rooms:
-        tops = [w.bottom_y + w.height_m for w in walls if w.room_id == room.id]
-        room.ceiling_y = max(tops) if tops else None
+        own = [w for w in walls if w.room_id == room.id]
+        if own:
+            highest = max(own, key=lambda w: w.bottom_y + w.height_m)
+            room.ceiling_y = highest.bottom_y + highest.height_m
+            if "wall" in highest.origin:  # the room's height is the file's wall's
+                room.origin["ceiling_y"] = highest.origin["wall"]
     doors = [tp.opening_from(r, f"doors[{i}]", "door") for i, r in enumerate(tp.record_list(house, "doors"))]
     windows = [tp.opening_from(r, f"windows[{i}]", "window")
                for i, r in enumerate(tp.record_list(house, "windows"))]

@@ -20,6 +20,7 @@ from buildbench.scenes.catalogue import Catalogue
 from buildbench.scenes.model import (
     EXTERIOR,
     Opening,
+    Origin,
     Point2,
     Room,
     SceneFormatError,
@@ -93,16 +94,20 @@ def room_from(record: dict[str, Any], where: str) -> Room:
                 raise SceneFormatError(f"{where}.vertices[{j}]: expected an [x, z] pair, got {v!r}")
             vertices.append((num(v[0], f"{where}.vertices[{j}]"), num(v[1], f"{where}.vertices[{j}]")))
         floor_y = 0.0
+        points_key = "vertices"
     elif isinstance(record.get("floorPolygon"), list):
         points = [xyz(p, f"{where}.floorPolygon[{j}]") for j, p in enumerate(record["floorPolygon"])]
         vertices = [(p[0], p[2]) for p in points]
         floor_y = min((p[1] for p in points), default=0.0)
+        points_key = "floorPolygon"
     else:
         raise SceneFormatError(f"{where}: needs 'floorPolygon' or 'vertices'")
     check_floor(vertices, f"{where} ({room_id!r})")
     room_type = record.get("roomType") if isinstance(record.get("roomType"), str) else ""
+    origin: Origin = {"vertices": tuple(f"{where}.{points_key}[{j}]" for j in range(len(vertices))),
+                      "floor_y": f"{where}.{points_key}"}
     return Room(room_id, vertices, str(room_type), material_name(record, "floorMaterial"),
-                material_name(record, "wallMaterial"), floor_y=floor_y, raw=record)
+                material_name(record, "wallMaterial"), floor_y=floor_y, raw=record, origin=origin)
 
 
 # --- walls --------------------------------------------------------------------------------
@@ -150,7 +155,8 @@ def wall_from(record: dict[str, Any], where: str, interior_rooms: dict[frozenset
     if not room_id or (exterior and room_id == EXTERIOR):  # a null interior roomId was placed by geometry
         room_id = interior_rooms.get(segment_key(start, end), EXTERIOR if exterior else "")
     return Wall(wall_id, str(room_id), start, end, height, material_name(record, "material"),
-                exterior=exterior, bottom_y=bottom, empty=is_empty_wall(record, where), raw=record)
+                exterior=exterior, bottom_y=bottom, empty=is_empty_wall(record, where), raw=record,
+                origin={"wall": f"{where}.polygon"})
 
 
 def is_empty_wall(record: dict[str, Any], where: str) -> bool:
@@ -342,6 +348,7 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
     warnings: list[str] = []
     asset = catalogue.get(asset_id) if asset_id else None
     size = None
+    size_at = f"{where}.assetId"
     if asset is not None:
         size, attributes["size_source"] = asset.size_m, "catalogue"
         if asset.source != "thor-size":
@@ -350,6 +357,8 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
     if size is None:
         size = record_size(record, where)
         attributes["size_source"] = "record"
+        size_at = f"{where}." + ("size" if isinstance(record.get("size"), list) else next(
+            (key for key in ("boundingBox", "bbox", "size") if isinstance(record.get(key), dict)), "size"))
     pool = catalogue.by_category(category)
     if size is None:
         yaw = math.degrees(2.0 * math.atan2(quat[1], quat[3]))
@@ -357,6 +366,7 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
         on_floor = parent is None and (info is None or info.placement == "floor")
         size = vertices_size(record, center, yaw, where, None if on_floor else (pool[0].size_m[1] if pool else 0.5))
         attributes["size_source"] = "vertices"
+        size_at = f"{where}.vertices"
     if size is None:
         size = pool[0].size_m if pool else DEFAULT_SIZE_M
         attributes["size_source"] = "category-default" if pool else "default"
@@ -364,5 +374,8 @@ def object_from(record: dict[str, Any], where: str, catalogue: Catalogue, *, par
     room_id = ident(record, "roomId", where, required=False) or None
     if room_id is None:
         room_id = parent.room_id if parent is not None else room_at(center[0], center[2])
+    origin: Origin = {"center": tuple(f"{where}.position.{axis}" for axis in "xyz"), "size": size_at,
+                      "rotation": f"{where}.rotation"}
     return SceneObject(object_id, category, asset_id, center, (float(size[0]), float(size[1]), float(size[2])),
-                       quat, str(room_id), parent.id if parent else None, attributes, raw=record), warnings
+                       quat, str(room_id), parent.id if parent else None, attributes, raw=record,
+                       origin=origin), warnings

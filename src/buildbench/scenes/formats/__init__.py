@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.jsonio import parse_json
-from buildbench.scenes.model import Scene, SceneFormatError, check_scene
+from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
 
 
 @dataclass
@@ -91,6 +91,18 @@ def _loads(text: str, path: Path, line: int) -> Any:
         raise SceneFormatError(f"{path}: line {line or exc.lineno}: invalid JSON: {exc.msg}") from None
 
 
+def read_record(i: int, read: Callable[[Any], Scene], record: Any, at: str = "") -> Scene:
+    """``read(record)`` for record ``i`` of a document (``at``: the key of its scene), its errors
+    and its elements' origins prefixed with the record's path, so they name the document's keys."""
+    prefix = f"[{i}].{at}"
+    try:
+        scene = read(record)
+    except SceneFormatError as exc:
+        raise SceneFormatError(f"{prefix}{exc.args[0]}") from None
+    relocate(scene, prefix)
+    return scene
+
+
 def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list[Item]:
     """Every scene in file ``path`` read as ``fmt`` (a ``.jsonl`` file: one document a line);
     errors name the file, and the line of a JSONL file."""
@@ -120,8 +132,10 @@ def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list
         except SceneFormatError as exc:
             from .where import line_of
 
-            line = line_of("\n".join(read_text_lines(path)), exc.args[0])
-            raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{exc.args[0]}") from None
+            # readers name a lone document's keys from "[0]"; the file has no list to index
+            detail = exc.args[0] if isinstance(data, list) else exc.args[0].removeprefix("[0]").lstrip(".")
+            line = line_of("\n".join(read_text_lines(path)), detail)
+            raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{detail}") from None
     if not items:
         raise SceneFormatError(f"{path}: no {fmt} scene in the file")
     return items

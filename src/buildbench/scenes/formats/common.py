@@ -8,6 +8,7 @@ from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue
 from buildbench.scenes.model import (
+    Origin,
     Point2,
     Room,
     Scene,
@@ -31,10 +32,13 @@ def field_of(rec: Any, key: str, where: str) -> Any:
 
 
 def rect_room(room_id: str, x0: float, z0: float, x1: float, z1: float, room_type: str,
-              height: float | None) -> Room:
+              height: float | None, origin: Origin | None = None) -> Room:
+    """``origin``: where the file gives the room (its size, its height), for errors."""
     vertices = [(x0, z0), (x1, z0), (x1, z1), (x0, z1)]
-    check_floor(vertices, f"room {room_id!r} ({x1 - x0:g} x {z1 - z0:g} m)")
-    return Room(id=room_id, vertices=vertices, room_type=room_type, ceiling_y=height)
+    where = origin.get("vertices") if origin else None
+    check_floor(vertices, f"{where if isinstance(where, str) else f'room {room_id!r}'} "
+                f"({x1 - x0:g} x {z1 - z0:g} m)")
+    return Room(id=room_id, vertices=vertices, room_type=room_type, ceiling_y=height, origin=dict(origin or {}))
 
 
 def floor_box(scene: Scene, fmt: str) -> tuple[Point2, Point2]:
@@ -55,12 +59,13 @@ def category_of(name: str) -> str:
 
 
 def box_object(oid: str, name: str, center: tuple[float, float, float], size: tuple[float, float, float],
-               yaw_deg: float, room_id: str, where: str, raw: dict[str, Any]) -> SceneObject:
+               yaw_deg: float, room_id: str, where: str, raw: dict[str, Any], origin: Origin) -> SceneObject:
+    """``origin``: the file's keys of the centre, size and turn (:data:`~buildbench.scenes.model.Origin`)."""
     if min(size) < 0:  # a side of 0 is a flat thing, as the SceneReVis reader takes it
         raise SceneFormatError(f"{where}: size {size} has a side < 0")
     return SceneObject(id=oid, category=category_of(name), asset_id=name, center=center, size=size,
                        rotation_xyzw=yaw_quat_xyzw(yaw_deg), room_id=room_id,
-                       attributes={"description": name.replace("_", " ")}, raw=raw)
+                       attributes={"description": name.replace("_", " ")}, raw=raw, origin=origin)
 
 
 def signed_yaw(obj: SceneObject) -> float:

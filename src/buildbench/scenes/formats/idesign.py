@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.model import Origin, Scene, SceneFormatError
 
 from . import Format, Item, ReadOptions, as_records
 from .common import box_object, field_of, floor_box, num, rect_room, signed_yaw
@@ -46,7 +46,9 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         if not (isinstance(origin, list) and len(origin) == 2):
             raise SceneFormatError(f"[{n}].origin_xz: expected [x, z], got {origin!r}")
         ox, oz = (num(v, f"[{n}].origin_xz") for v in origin)
-        room = rect_room("room", ox, oz - dy, ox + dx, oz, str(doc.get("room", "")), dh)
+        dims_at = f"[{n}].room_dimensions" if "room_dimensions" in doc else "room size (I-Design's script room)"
+        room = rect_room("room", ox, oz - dy, ox + dx, oz, str(doc.get("room", "")), dh,
+                         {"vertices": dims_at, "ceiling_y": dims_at})
         objects = []
         for j, rec in enumerate(as_records(doc["scene_graph"], "I-Design object")):
             where = f"[{j}]" if len(items) == 0 and "room_dimensions" not in doc else f"[{n}].scene_graph[{j}]"
@@ -61,7 +63,12 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                         f"{where}.rotation.z_angle")
             name = oid.rsplit("_", 1)[0] if oid.rsplit("_", 1)[-1].isdigit() else oid
             cx, cy, cz = to_ours(p)
-            obj = box_object(oid, name, (cx + ox, cy, cz + oz), (s[0], s[1], s[2]), angle + 180.0, room.id, where, rec)
+            # ours = (x, z, -y) of theirs
+            keys: Origin = {"center": tuple(f"{where}.position.{axis}" for axis in "xzy"),
+                              "size": tuple(f"{where}.size_in_meters.{key}" for key in ("length", "height", "width")),
+                              "rotation": f"{where}.rotation.z_angle"}
+            obj = box_object(oid, name, (cx + ox, cy, cz + oz), (s[0], s[1], s[2]), angle + 180.0, room.id, where, rec,
+                             keys)
             for key in ("style", "material"):
                 if rec.get(key):
                     obj.attributes[key] = rec[key]

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.model import Origin, Scene, SceneFormatError
 
 from . import Format, Item, ReadOptions, as_records
 from .common import box_object, field_of, floor_box, num, rect_room, signed_yaw
@@ -39,7 +39,7 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
         kind = _TYPE.search(prompt)
         room_type = kind.group(1).strip() if kind else ""
         length, width = float(size.group(1)) * s, float(size.group(2)) * s
-        room = rect_room("room", 0.0, 0.0, length, width, room_type, None)
+        room = rect_room("room", 0.0, 0.0, length, width, room_type, None, {"vertices": f"[{i}].prompt"})
         objects = []
         entries = field_of(rec, "object_list", f"[{i}]")
         if not isinstance(entries, list):
@@ -50,9 +50,12 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                 raise SceneFormatError(f"{where}: expected [name, {{length, width, ...}}]")
             name, box = str(entry[0]), entry[1]
             v = {k: num(field_of(box, k, where), f"{where}.{k}") for k in _KEYS}
+            origin: Origin = {"center": (f"{where}.left", f"{where}.depth", f"{where}.top"),
+                              "size": (f"{where}.length", f"{where}.height", f"{where}.width"),
+                              "rotation": f"{where}.orientation"}
             objects.append(box_object(f"{name}-{j}", name, (v["left"] * s, v["depth"] * s, v["top"] * s),
                                       (v["length"] * s, v["height"] * s, v["width"] * s), v["orientation"],
-                                      room.id, where, {"layoutgpt": entry}))
+                                      room.id, where, {"layoutgpt": entry}, origin))
         scene = Scene(rooms=[room], objects=objects, source_format="layoutgpt")
         # the condition as LEGO-Eval's template sentences: the room exists and fits its max length x width
         room_word = room_type or "room"

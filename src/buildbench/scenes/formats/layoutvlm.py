@@ -15,7 +15,7 @@ from typing import Any
 
 from shapely.geometry import Point, Polygon
 
-from buildbench.scenes.model import Room, Scene, SceneFormatError, check_floor
+from buildbench.scenes.model import Origin, Room, Scene, SceneFormatError, check_floor
 
 from . import Format, Item, ReadOptions, as_records
 from .common import box_object, field_of, num
@@ -33,15 +33,18 @@ def _asset(task: dict[str, Any], uid: str, n: int) -> dict[str, Any]:
     return asset
 
 
-def _size(asset: dict[str, Any], uid: str, options: ReadOptions, where: str) -> tuple[float, float, float]:
+def _size(asset: dict[str, Any], uid: str, options: ReadOptions, where: str,
+          n: int) -> tuple[tuple[float, float, float], str | tuple[str, ...]]:
+    """The asset's box and where it was given (the task's bounding box, or --asset-sizes)."""
     base = uid.rsplit("-", 1)[0]
     box = (asset.get("assetMetadata") or {}).get("boundingBox")
     if isinstance(box, dict):
-        return tuple(num(field_of(box, k, f"{where}.boundingBox"), f"{where}.boundingBox.{k}")  # type: ignore[return-value]
-                     for k in ("x", "y", "z"))
+        at = f"[{n}].task.assets[{uid!r}].assetMetadata.boundingBox"
+        size = tuple(num(field_of(box, k, f"{where}.boundingBox"), f"{where}.boundingBox.{k}") for k in ("x", "y", "z"))
+        return size, tuple(f"{at}.{k}" for k in ("x", "y", "z"))  # type: ignore[return-value]
     for key in (uid, base):
         if key in options.asset_sizes:
-            return options.asset_sizes[key]
+            return options.asset_sizes[key], f"--asset-sizes {key!r}"
     raise SceneFormatError(f"{where}: size of asset {uid!r} unknown (no assetMetadata.boundingBox in the task; "
                            "give --asset-sizes FILE, uid -> [sx, sy, sz])")
 
@@ -63,7 +66,9 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                  for v in verts]
         check_floor(floor, f"[{n}].task.boundary.floor_vertices")
         height = num(boundary.get("wall_height", 2.8), f"[{n}].task.boundary.wall_height")
-        room = Room(id="room", vertices=floor, ceiling_y=height)
+        room = Room(id="room", vertices=floor, ceiling_y=height, origin={
+            "vertices": tuple(f"[{n}].task.boundary.floor_vertices[{j}]" for j in range(len(floor))),
+            "ceiling_y": f"[{n}].task.boundary.wall_height"})
         poly = Polygon(floor)
         objects = []
         for uid, placed in layout.items():
@@ -74,11 +79,14 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                 raise SceneFormatError(f"{where}: expected position [x, y, z] and rotation [rx, ry, rz]")
             p = [num(v, f"{where}.position") for v in pos] + [0.0] * (3 - len(pos))
             asset = _asset(task, uid, n)
-            size = _size(asset, uid, options, where)
+            size, size_at = _size(asset, uid, options, where, n)
             bx, by, bz = to_ours(p)
             name = str(asset.get("category", uid.rsplit("-", 1)[0]))
+            # ours = (x, z, -y) of theirs; a 2-number position stands on the floor
+            at: Origin = {"center": tuple(f"{where}.position[{k}]" for k in (0, 2, 1)), "size": size_at,
+                          "rotation": f"{where}.rotation"}
             obj = box_object(uid, name, (bx, by + size[1] / 2.0, bz), size, num(rot[-1], f"{where}.rotation"),
-                             room.id if poly.buffer(1e-6).contains(Point(bx, bz)) else "", where, dict(placed))
+                             room.id if poly.buffer(1e-6).contains(Point(bx, bz)) else "", where, dict(placed), at)
             obj.asset_id = uid.rsplit("-", 1)[0]
             objects.append(obj)
         scene = Scene(rooms=[room], objects=objects, source_format="layoutvlm")

@@ -11,7 +11,7 @@ from typing import Any
 from buildbench.scenes.model import SceneFormatError
 from buildbench.scenes.revis import read_revis
 
-from . import Format, Item, ReadOptions, as_records, one_or_list
+from . import Format, Item, ReadOptions, as_records, one_or_list, read_record
 from .revis import room_records
 
 
@@ -20,10 +20,7 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
     for i, rec in enumerate(as_records(data, "ReSpace record")):
         if not isinstance(rec.get("scene"), dict):
             raise SceneFormatError(f"[{i}].scene: expected the room object (a ReSpace record has 'scene')")
-        try:
-            scene = read_revis(rec["scene"])
-        except SceneFormatError as exc:
-            raise SceneFormatError(f"[{i}].scene.{exc.args[0]}") from None
+        scene = read_record(i, read_revis, rec["scene"], "scene.")
         room = str(rec.get("room_type") or scene.rooms[0].room_type)
         # the room's own id before the index: every line of a JSONL file is index 0
         name = str(rec.get("pth_orig_file") or rec.get("id") or rec["scene"].get("room_id") or i)

@@ -8,13 +8,13 @@ from typing import Any
 
 from buildbench.scenes.revis import FLAT, GROUPED, read_revis, write_revis
 
-from . import Format, Item, ReadOptions, as_records, one_or_list
+from . import Format, Item, ReadOptions, as_records, one_or_list, read_record
 
 
 def read(data: Any, options: ReadOptions) -> list[Item]:
     items = []
     for i, rec in enumerate(as_records(data, "SceneReVis room")):
-        scene = read_revis(rec)
+        scene = read_record(i, read_revis, rec)
         items.append(Item(scene, name=str(rec.get("room_id", i)), room=scene.rooms[0].room_type))
     return items
 

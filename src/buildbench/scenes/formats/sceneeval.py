@@ -14,6 +14,7 @@ the built-in catalogue (THOR asset ids); an object of unknown size is an error n
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -23,9 +24,9 @@ from scipy.spatial.transform import Rotation
 from shapely.geometry import Point, Polygon
 
 from buildbench.scenes.catalogue import default_catalogue
-from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject, check_floor
+from buildbench.scenes.model import Origin, Room, Scene, SceneFormatError, SceneObject, check_floor
 
-from . import Format, Item, ReadOptions, as_records, one_or_list
+from . import Format, Item, ReadOptions, as_records, one_or_list, read_record
 from .zup import ZUP_TO_YUP, floor_to_ours, floor_to_theirs, to_ours, to_theirs
 
 _EXT = "buildbench"
@@ -42,7 +43,7 @@ def _rooms(arch: dict[str, Any]) -> list[Room]:
     elements = arch.get("elements", [])
     if not isinstance(elements, list):
         raise SceneFormatError("scene.arch.elements: expected a list")
-    heights: dict[str, float] = {}
+    heights: dict[str, tuple[float, str]] = {}  # room -> its highest wall and where the file gives it
     rooms: list[Room] = []
     regions = arch.get("regions", [])
     if not isinstance(regions, list):
@@ -54,7 +55,9 @@ def _rooms(arch: dict[str, Any]) -> list[Room]:
             raise SceneFormatError(f"{where}: expected an object")
         room_id = str(el.get("roomId", ""))
         if el.get("type") == "Wall" and "height" in el:
-            heights[room_id] = max(heights.get(room_id, 0.0), _num(el["height"], f"{where}.height"))
+            height = _num(el["height"], f"{where}.height")
+            if height > heights.get(room_id, (0.0, ""))[0]:
+                heights[room_id] = (height, f"{where}.height")
         if el.get("type") != "Floor":
             continue
         pts = el.get("points")
@@ -68,9 +71,12 @@ def _rooms(arch: dict[str, Any]) -> list[Room]:
         check_floor(verts, f"{where}.points")
         kind = types.get(room_id, "")
         rooms.append(Room(id=room_id or f"room-{len(rooms)}", vertices=verts,
-                          room_type="" if kind == "Other" else kind, raw={"element": el}))
+                          room_type="" if kind == "Other" else kind, raw={"element": el},
+                          origin={"vertices": tuple(f"{where}.points[{j}]" for j in range(len(verts)))}))
     for room in rooms:
-        room.ceiling_y = heights.get(room.id, DEFAULT_WALL_M)
+        room.ceiling_y, at = heights.get(room.id, (DEFAULT_WALL_M, ""))
+        if at:
+            room.origin["ceiling_y"] = at
     return rooms
 
 
@@ -121,9 +127,25 @@ def _object(rec: dict[str, Any], i: int, rooms: list[Room], options: ReadOptions
     oid = str(ext.get("id") or rec.get("id") or i)
     category = str(ext.get("category") or "object")
     attrs = {"description": str(ext["description"])} if ext.get("description") else {}
+    # the centre and turn are the transform's; the size is ours, or the asset's scaled by it
+    at = f"{where}.transform.data"
+    origin: Origin = {"center": at, "rotation": at, "size": f"{where}.{_EXT}.size" if ext.get("size") else at}
     return SceneObject(id=oid, category=category, asset_id=model_id, center=tuple(float(c) for c in center),  # type: ignore[arg-type]
                        size=size, rotation_xyzw=(float(x), float(y), float(z), float(w)), room_id=room,
-                       attributes=attrs, raw=rec)
+                       attributes=attrs, raw=rec, origin=origin)
+
+
+def _scene(doc: dict[str, Any], options: ReadOptions) -> Scene:
+    """The rooms and objects of one scene state (errors and origins name the document's keys)."""
+    scene_rec = doc["scene"]
+    rooms = _rooms(scene_rec.get("arch") or {})
+    if not rooms:
+        raise SceneFormatError("scene.arch: no Floor element (a room needs its floor)")
+    objs = scene_rec.get("object", [])
+    if not isinstance(objs, list):
+        raise SceneFormatError("scene.object: expected a list")
+    objects = [_object(o if isinstance(o, dict) else {}, i, rooms, options) for i, o in enumerate(objs)]
+    return Scene(rooms=rooms, objects=objects, source_format="sceneeval", raw={"sceneeval": doc})
 
 
 def read(data: Any, options: ReadOptions) -> list[Item]:
@@ -143,17 +165,10 @@ def read(data: Any, options: ReadOptions) -> list[Item]:
                                                                         arch.get("scaleToMeters", 1))):
             if isinstance(value, bool) or value != 1:
                 raise SceneFormatError(f"[{n}].{key}: only scene states in metres are read (1), got {value!r}")
-        rooms = _rooms(arch)
-        if not rooms:
-            raise SceneFormatError(f"[{n}].scene.arch: no Floor element (a room needs its floor)")
-        objs = scene_rec.get("object", [])
-        if not isinstance(objs, list):
-            raise SceneFormatError(f"[{n}].scene.object: expected a list")
-        objects = [_object(o if isinstance(o, dict) else {}, i, rooms, options) for i, o in enumerate(objs)]
-        scene = Scene(rooms=rooms, objects=objects, source_format="sceneeval", raw={"sceneeval": doc})
+        scene = read_record(n, functools.partial(_scene, options=options), doc)
         ext = _ext(scene_rec)
         items.append(Item(scene, name=str(scene_rec.get("id", n)), instruction=str(ext.get("prompt", "")),
-                          room=str(ext.get("room", rooms[0].room_type))))
+                          room=str(ext.get("room", scene.rooms[0].room_type))))
     return items
 
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from buildbench.scenes.thor import read_thor, write_thor
 
-from . import Format, Item, ReadOptions, as_records, one_or_list
+from . import Format, Item, ReadOptions, as_records, one_or_list, read_record
 
 
 def read(data: Any, options: ReadOptions) -> list[Item]:
     items = []
     for i, house in enumerate(as_records(data, "house")):
-        scene = read_thor(house)
+        scene = read_record(i, read_thor, house)
         room = scene.rooms[0].room_type if len(scene.rooms) == 1 else ""
         items.append(Item(scene, name=str(house.get("id", i)), instruction=scene.query, room=room))
     return items
