@@ -106,6 +106,8 @@ PLAN: dict[str, Any] = {
 
 @pytest.mark.parametrize("text", [
     "```JSON\n{}\n```", "```json\r\n{}\r\n```", "Here is the plan.\n\n```\n{}\n```\nDone.", "{}",
+    # the released scaffold's last resort: from the first "{" to the last "}"
+    "Here is the plan:\n{}\nLet me know if it needs changes.",
 ])
 def test_plan_replies_as_models_fence_them_are_read(text: str) -> None:
     check = check_plan(text.replace("{}", json.dumps(PLAN, indent=1)), LOT)
@@ -120,6 +122,12 @@ def _edited(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
         node = node[key]
     node[path[-1]] = value
     return doc
+
+
+def test_a_reply_without_a_parsable_plan_names_the_first_error() -> None:
+    check = check_plan("```json\n{\"analysis\": {},}\n```\nand no other block", LOT)
+    assert check.problems == ("the plan is not valid JSON: Expecting property name enclosed in double quotes at "
+                              "line 1 column 17",)
 
 
 @pytest.mark.parametrize(("path", "value", "says"), [

@@ -23,8 +23,11 @@ from .model import PAPER_CATEGORIES, PHASES
 #: Slack on section extents against the lot, metres (bounds are written to centimetres).
 BOUNDS_TOL_M = 0.01
 STEP_TYPES: tuple[str, ...] = ("critical", "safe")
-#: A fenced block, tagged json in any case or untagged, its lines ending LF or CRLF.
-_FENCE = re.compile(r"```(?:json)?[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
+#: The released scaffold's places for the plan, tried in turn: a ```json block (any case here),
+#: a ``` block with nothing after the backticks (as there, this may be the first block's closing
+#: fence), then the text from its first "{" to its last "}". Lines may end LF or CRLF.
+_JSON_FENCE = re.compile(r"```json[ \t]*\r?\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_BARE_FENCE = re.compile(r"```[ \t]*\r?\n(.*?)```", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -71,19 +74,31 @@ class PlanCheck:
 
 
 def read_plan(text_or_data: Any) -> Any:
-    """The plan document from model text (a fenced JSON block, or the whole text) or data.
+    """The plan document from model text, or data as given.
+
+    The text's first JSON found as the released scaffold looks for it (``examples/
+    pipeline_scaffold.py``): in a ```json block, else an untagged ``` block, else between
+    the first ``{`` and the last ``}`` (a plan with prose around it); a candidate that does
+    not parse passes to the next.
 
     Raises:
-        ValueError: When the text holds no JSON object; the message says why.
+        ValueError: When no candidate parses; the message gives the first one's error.
     """
     if not isinstance(text_or_data, str):
         return text_or_data
-    match = _FENCE.search(text_or_data)
-    body = match.group(1) if match else text_or_data.strip()
-    try:
-        return parse_json(body)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"the plan is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    text = text_or_data
+    candidates = [m.group(1) for m in (_JSON_FENCE.search(text), _BARE_FENCE.search(text)) if m]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start:end + 1])
+    errors: list[json.JSONDecodeError] = []
+    for body in candidates or [text.strip()]:
+        try:
+            return parse_json(body)
+        except json.JSONDecodeError as exc:
+            errors.append(exc)
+    first = errors[0]
+    raise ValueError(f"the plan is not valid JSON: {first.msg} at line {first.lineno} column {first.colno}")
 
 
 def _number(value: Any) -> float | None:
