@@ -13,9 +13,11 @@ Figures:
    edit. Baseline: the same scorer with issue 24's optimisations switched off (the task's own
    models parsed in full rather than lazily, each file read twice, no tessellation shared
    between a task's models, the input-prediction statement diff computed twice), i.e. the
-   code before them, timed in the same run, alternating with ours.
-   CPU seconds (this process): the machine is shared. Skipped with a printed reason without
-   the shared data.
+   code before them, timed in the same run, alternating with ours. Issue 24 sets no number
+   here, so the goal is the least it asks: no slower than the code before, with every score
+   identical (a difference fails the benchmark: a ratio between different results means
+   nothing). CPU seconds (this process): the machine is shared. Skipped with a printed reason
+   without the shared data.
 """
 
 from __future__ import annotations
@@ -183,7 +185,11 @@ def _real_figure(out: Path, repeat: int = 3) -> Figure | None:
     tasks = _real_tasks(out)
     ours_scores = _score_cold(tasks)  # warm-up: imports, kernel start-up
     with _before_issue_24():
-        same = _score_cold(tasks) == ours_scores
+        before_scores = _score_cold(tasks)
+    differ = [i for i, (a, b) in enumerate(zip(ours_scores, before_scores, strict=True)) if a != b]
+    if differ:
+        raise RuntimeError(f"bimedit real-model scores differ from the code before issue 24 on task(s) {differ}: "
+                           f"{[ours_scores[i] for i in differ]} vs {[before_scores[i] for i in differ]}")
     ours, before = [], []
     for _ in range(repeat):  # alternating, so both see the same load
         t0 = time.process_time()
@@ -196,13 +202,14 @@ def _real_figure(out: Path, repeat: int = 3) -> Figure | None:
     MODEL_CACHE.clear()
     ours_s, before_s = float(np.median(ours)) / len(tasks), float(np.median(before)) / len(tasks)
     print(f"bimedit real-model cold scoring: {before_s / ours_s:.2f}x the code before issue 24 "
-          f"({ours_s:.3f} vs {before_s:.3f} CPU s per task; the issue sets no number, only the ratio)")
+          f"({ours_s:.3f} vs {before_s:.3f} CPU s per task, scores identical; the issue sets no number: "
+          f"the goal is no slower than before)")
     return Figure(
         name=f"bimedit score one task on the real models (Duplex, FZK-Haus), cold, CPU s ({len(tasks)} tasks)",
         seconds=ours_s,
         baseline="same scorer with the issue-24 optimisations off (the code before them)",
-        baseline_seconds=before_s,
-        extra={"speedup_vs_before": round(before_s / ours_s, 3), "identical_scores": same,
+        baseline_seconds=before_s, target_seconds=before_s,
+        extra={"speedup_vs_before": round(before_s / ours_s, 3), "identical_scores": True,
                "tasks": len(tasks), "repeat": repeat})
 
 

@@ -7,9 +7,10 @@ the next one, and a crash or hang is that benchmark's failure alone. Results go 
 writes ``bench-results/results-legoeval-render.json`` instead, so it never replaces the full
 run's file. Usage: ``python benchmarks/run.py [NAME_SUBSTRING ...]``.
 
-The exit status is 1 only when a benchmark itself failed (raised, crashed or passed its
-time limit); a figure that misses its target and a baseline skipped with its reason are
-reported, not failures.
+The exit status is 1 only when a benchmark itself failed (raised, crashed, passed its
+time limit, or returned a figure with neither a baseline nor the reason it has none); a
+figure that misses its target and a baseline skipped with its reason are reported, not
+failures.
 """
 
 from __future__ import annotations
@@ -62,9 +63,12 @@ def _run_one(path: Path, limit_s: float) -> tuple[list[Figure], str | None, floa
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         out = Path(tmp) / "figures.json"
         t0 = time.perf_counter()
-        # its own session, so a benchmark past its limit is ended with every process it started
+        # Its own temporary folder (TMPDIR), removed afterwards: what it leaves there goes with it,
+        # and what other programs on a shared machine leave in /tmp (e.g. a stale sandbox folder
+        # the runner's start-up clean-up would walk) cannot break it. Its own session, so a
+        # benchmark past its limit is ended with every process it started.
         proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), CHILD_FLAG, str(path), str(out)],
-                                start_new_session=True)
+                                start_new_session=True, env={**os.environ, "TMPDIR": tmp})
         try:
             returncode = proc.wait(timeout=limit_s)
         except subprocess.TimeoutExpired:
@@ -82,6 +86,12 @@ def _run_one(path: Path, limit_s: float) -> tuple[list[Figure], str | None, floa
             figures = [Figure.from_dict(d) for d in json.loads(out.read_text())]
         except (OSError, ValueError, TypeError) as exc:
             return [], f"{path.stem}: wrote no readable figures ({type(exc).__name__}: {exc})", wall
+    # A figure alone says nothing about speed on a shared machine: its baseline, timed in the
+    # same run, is what makes it a figure; where none can run, the reason is part of the result.
+    bare = [f.name for f in figures if f.baseline_seconds is None and not f.baseline_skipped]
+    if bare:
+        return figures, (f"{path.stem}: {len(bare)} figure(s) with no baseline and no reason "
+                         f"(baseline_skipped): {'; '.join(bare)}"), wall
     return figures, None, wall
 
 

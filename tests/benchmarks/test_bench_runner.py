@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,8 @@ def test_main_writes_results_and_exits_1_only_on_a_failure(tmp_path: Path, monke
     monkeypatch.setenv(SLOWDOWN_ENV, "1")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(run, "HERE", tmp_path)
-    _bench(tmp_path, "good", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0, target_seconds=0.5)]\n")
+    _bench(tmp_path, "good", ("from _common import Figure\ndef run():\n"
+                              "    return [Figure('good', 1.0, baseline_seconds=2.0, target_seconds=0.5)]\n"))
     assert run.main(["run.py", "good"]) == 0  # a missed target is reported, not a failure
     # A chosen subset writes a file of its own: the full run's results.json is never replaced by it.
     assert not (tmp_path / "bench-results" / "results.json").exists()
@@ -89,7 +91,7 @@ def test_a_benchmark_may_send_its_own_functions_to_a_worker_process(tmp_path: Pa
         "def _square(x):\n    return x * x\n"
         "def run():\n"
         "    with mp.get_context('forkserver').Pool(1) as pool:\n"
-        "        return [Figure('square', float(pool.apply(_square, (3,))))]\n"))
+        "        return [Figure('square', float(pool.apply(_square, (3,))), baseline_seconds=1.0)]\n"))
     figures, failure, _ = run._run_one(path, 120)
     assert failure is None and [f.seconds for f in figures] == [9.0]
 
@@ -100,9 +102,34 @@ def test_words_that_name_no_benchmark_are_a_usage_error(tmp_path: Path, monkeypa
     monkeypatch.setenv(SLOWDOWN_ENV, "1")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(run, "HERE", tmp_path)
-    _bench(tmp_path, "good_one", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0)]\n")
+    _bench(tmp_path, "good_one", "from _common import Figure\ndef run():\n    return [Figure('good', 1.0, baseline_seconds=1.0)]\n")
     assert run.main(["run.py", "nosuch"]) == 2
     assert capsys.readouterr().err.startswith("error: no benchmark's name contains 'nosuch'; the benchmarks: good_one")
     assert not (tmp_path / "bench-results").exists()
     assert run.main(["run.py", "good-one"]) == 0  # a hyphen stands for the file name's underscore
     assert (tmp_path / "bench-results" / "results-good_one.json").exists()
+
+
+def test_a_figure_without_baseline_or_reason_fails_its_benchmark(tmp_path: Path) -> None:
+    # A time alone is no figure on a shared machine; a baseline that cannot run says why.
+    path = _bench(tmp_path, "bare", (
+        "from _common import Figure\ndef run():\n"
+        "    return [Figure('timed', 1.0, baseline_seconds=2.0), Figure('alone', 1.0),\n"
+        "            Figure('explained', 1.0, baseline_skipped='no original runs here')]\n"))
+    figures, failure, _ = run._run_one(path, 120)
+    assert [f.name for f in figures] == ["timed", "alone", "explained"]  # kept, and reported
+    assert failure == "bench_bare: 1 figure(s) with no baseline and no reason (baseline_skipped): alone"
+
+
+def test_each_benchmark_has_its_own_temporary_folder(tmp_path: Path) -> None:
+    # A benchmark neither sees what others leave in the shared /tmp nor leaves anything there.
+    path = _bench(tmp_path, "tmp", (
+        "import tempfile\nfrom pathlib import Path\nfrom _common import Figure\n"
+        "def run():\n"
+        "    left = Path(tempfile.mkdtemp(prefix='left-'))\n"
+        "    return [Figure(str(left), 1.0, baseline_seconds=1.0)]\n"))
+    [figure], failure, _ = run._run_one(path, 120)
+    left = Path(figure.name)
+    assert failure is None and left.parent.name.startswith("bench-")
+    assert left.parent.parent == Path(tempfile.gettempdir())
+    assert not left.parent.exists()
