@@ -87,5 +87,5 @@ def test_a_model_only_the_current_directory_holds_is_refused(demo: list[BimTask]
     assert main(["run", "bimedit", "--tasks", str(tasks), "--run-dir", str(tmp_path / "run"), "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {tasks}:1: task ") and err.count("\n") == 1, err
-    assert f"inputs.ifc_path: no such model file {tasks.parent.absolute() / 'models' / 'm0.ifc'}" in err
+    assert f"inputs.ifc_path: no such model file {tasks.parent.resolve() / 'models' / 'm0.ifc'}" in err
     assert not (tmp_path / "run").exists()

@@ -40,7 +40,7 @@ def test_the_check_sees_resolved_paths(tmp_path: Path) -> None:
     seen: list[str] = []
     (tmp_path / "t.jsonl").write_text(json.dumps(_record("a", "m.ifc")) + "\n")
     load_task_files(tmp_path / "t.jsonl", "example", lambda task: seen.append(task.inputs["model"]), paths=PATHS)
-    assert seen == [str(tmp_path.absolute() / "m.ifc")]
+    assert seen == [str(tmp_path.resolve() / "m.ifc")]
 
 
 @pytest.mark.parametrize("value", [["m.ifc"], 3, "", "  ", None])

@@ -154,7 +154,7 @@ def load_task_files(source: str | Path, suite: str, validate: TaskValidator | No
     tasks: list[Task] = []
     seen: dict[str, str] = {}
     for path in task_file_paths(source):
-        folder = path.parent.absolute()
+        folder = path.parent.resolve()  # the folder itself, symlinks and .. followed
         for where, record in _records(path):
             task = resolve_paths(task_from_record(record, suite, where), folder, paths)
             if task.id in seen:

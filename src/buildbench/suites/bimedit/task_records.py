@@ -296,7 +296,7 @@ def read_tasks(path: str | Path) -> list[BimTask]:
         text = read_text(p)
     except OSError as exc:
         raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from None
-    base = p.parent.absolute()  # relative paths are the file's own, whatever the current directory
+    base = p.parent.resolve()  # relative paths are the file's own, whatever the current directory
     try:
         whole = parse_json(text)
     except json.JSONDecodeError:
