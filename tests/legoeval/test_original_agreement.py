@@ -37,6 +37,12 @@ DATA = Path(__file__).resolve().parent / "data" / "differential-original-tools.j
 #: the plain calls on houses the rules above were written without (``data/oracle_houses_fresh``).
 ODD_DATA = DATA.with_name("differential-original-odd-args.jsonl")
 FRESH_DATA = DATA.with_name("differential-original-fresh-houses.jsonl")
+#: Plain and odd-argument calls on odd variants of ``oracle_houses/three_rooms.json``
+#: (``data/oracle_houses_odd``, ``tools/legoeval_oracle/odd_houses.py``): yaws of 360/450/-270/
+#: 720/89.9999999, room ids in other scripts, ids with ``|``, spaces and quotes, objects 5 km
+#: away, outside every room or below the floor, a house with no objects, doors or windows, and a
+#: room polygon with a repeated and a collinear vertex.
+ODD_HOUSES_DATA = DATA.with_name("differential-original-odd-houses.jsonl")
 #: Numbers equal within this.
 TOLERANCE = 1e-6
 #: Footprint ``coordinates`` (cm, rounded to 0.01 cm on both sides) equal within one unit of
@@ -244,7 +250,7 @@ def verdicts() -> list[tuple[Call, str, list[str]]]:
 
 @pytest.fixture(scope="module")
 def odd_verdicts() -> list[tuple[Call, str, list[str]]]:
-    return [(call, *verdict(call)) for path in (ODD_DATA, FRESH_DATA) for call in load_calls(path)]
+    return [(call, *verdict(call)) for path in (ODD_DATA, FRESH_DATA, ODD_HOUSES_DATA) for call in load_calls(path)]
 
 
 def _misses(verdicts: list[tuple[Call, str, list[str]]]) -> list[dict[str, Any]]:
@@ -293,3 +299,11 @@ def test_default_mode_reports_true_opening_centres_where_the_original_reports_wa
         assert all("_position']" in d for d in diffs), diffs
         moved += bool(diffs)
     assert calls and moved, "the default mode should move some door or window off its wall's midpoint"
+
+
+def test_odd_houses_recording_covers_each_variant() -> None:
+    houses = {Path(c.house).stem for c in load_calls(ODD_HOUSES_DATA)}
+    assert {"rotations", "unicode_ids", "pipe_ids", "far_objects", "empty", "degenerate_room"} <= houses
+    rotations = [c for c in load_calls(ODD_HOUSES_DATA) if c.tool == "get_object_info" and c.result
+                 and Path(c.house).stem == "rotations"]
+    assert any("450" in json.dumps(c.result) for c in rotations)
