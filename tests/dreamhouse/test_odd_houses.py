@@ -75,6 +75,20 @@ def _repeated_key(doc: Doc) -> bytes:
     return text.replace('"dimensions": ', '"dimensions": [9, 9, 9], "dimensions": ').encode()
 
 
+def _other_local_axes(m: dict[str, Any]) -> None:
+    """The same box with its local axes taken in another order (a stud modelled lying along x
+    and turned upright): sizes (y, z, x) and the matrix turned to match, so the world box
+    is unchanged. Exporters differ in which local axis is the long one."""
+    m["dimensions"] = [m["dimensions"][1], m["dimensions"][2], m["dimensions"][0]]
+    rows = m["matrix_world"]
+    m["matrix_world"] = [[row[1], row[2], row[0], row[3]] for row in rows[:3]] + [rows[3]]
+
+
+def _mirrored(m: dict[str, Any]) -> None:
+    for row in m["matrix_world"][:3]:
+        row[0] = -row[0]
+
+
 #: variant -> writer; each must give the plain file's verdicts (both profiles)
 SAME_VERDICT: dict[str, Callable[[Doc], bytes]] = {
     "whole numbers as integers": lambda d: json.dumps(_whole(d)).encode(),
@@ -87,6 +101,9 @@ SAME_VERDICT: dict[str, Callable[[Doc], bytes]] = {
     "gzip-compressed": lambda d: gzip.compress(json.dumps(d).encode()),
     "rotation and scale keys": _each(_rotation_keys),
     "turned a full 360 degrees": _each(_full_turn),
+    "long side on another local axis": _each(_other_local_axes),
+    # Blender keeps dimensions positive under a negative scale; the box is the same
+    "mirrored by a negative x scale": _each(_mirrored),
     "repeated key, last wins": _repeated_key,
     # the released rebuild places a box by matrix_world alone: a mesh whose origin is not its
     # centre exports corners and a location that disagree with it, and both are ignored
