@@ -225,6 +225,8 @@ MALFORMED: dict[str, tuple[Callable[[Doc], bytes], str]] = {
     "location of 2 numbers": (_first(lambda m: m.update(matrix_world=None, location=[1, 2])),
                               "field 'location' is invalid: expected 3 numbers [x, y, z], got a list of 2 items"),
     "name a number": (_set("name", 17), "member 0: field 'name' must be a string, got the number 17"),
+    "100,000-character name": (_first(lambda m: m.update(name="Sill_" + "x" * 100_000, dimensions=[1, 1])),
+                               "member 0 ('Sill_" + "x" * 72 + "'...): field 'dimensions' is invalid"),
     "member null": (lambda d: json.dumps({"members": [None, *d["members"]]}).encode(),
                     "member 0: expected a JSON object, got null"),
     "bare list of numbers": (lambda d: b"[1, 2, 3]", "member 0: expected a JSON object, got the number 1"),

@@ -157,7 +157,9 @@ def _parse_released(i: int, entry: Any) -> _Row:
 
 def _where(i: int, entry: Any) -> str:
     name = entry.get("name") if isinstance(entry, Mapping) else None
-    return f"member {i}" + (f" ({name!r})" if isinstance(name, str) else "")
+    if not isinstance(name, str):
+        return f"member {i}"
+    return f"member {i} ({name!r})" if len(name) <= 80 else f"member {i} ({name[:77]!r}...)"
 
 
 def _entry_name(i: int, entry: Any) -> str:
