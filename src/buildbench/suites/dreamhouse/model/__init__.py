@@ -8,9 +8,10 @@ Part 3) plus the released harness's extra keywords as aliases (spec §2.3).
 A :class:`Structure` keeps members as numpy arrays (sizes ``(n, 3)``, matrices
 ``(n, 4, 4)``, derived world AABBs) so the validator works on whole arrays. It reads and
 writes the released submission JSON (``{"members": [{name, location, dimensions,
-bbox_world_corners, matrix_world}]}``) and our own JSON. Reading accepts any numbers
-(NaN, zero sizes…) so the validator can report them; only a malformed file raises
-:class:`StructureFormatError`, naming the member index, name and field.
+bbox_world_corners, matrix_world}]}``) and our own JSON. Reading accepts any finite
+numbers (zero or negative sizes, shears, members far away) so the validator can report them;
+only a malformed file (a non-finite number included) raises :class:`StructureFormatError`,
+naming the member index, name and field.
 """
 
 from .io import StructureFormatError, load_structure, parse_document
