@@ -145,3 +145,19 @@ def test_a_scene_made_in_code_is_named_by_the_models_fields() -> None:
     scene = Scene(objects=[SceneObject("bed-0", "bed", "", (20000.0, 0.0, 0.0), (1.0, 1.0, 1.0))])
     with pytest.raises(SceneFormatError, match=r"^objects\[0\] 'bed-0' center: 20000 exceeds 10000 m$"):
         check_scene(scene)
+
+
+def test_export_names_the_files_key_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scenes export`` reads a pretty-printed file as one document from line 1: the error's line is
+    the bad value's in the file (it said line 1), and a list's house is named by its index."""
+    src = tmp_path / "room.json"
+    text = json.dumps(_set(copy.deepcopy(ROOM), ("objects", 1, "pos", 2), 30000), indent=2)
+    src.write_text(text)
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if "30000" in row)
+    assert main(["scenes", "export", str(src), "--out", str(tmp_path / "a"), "--geometry", "box"]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {src} line {line}: objects[1].pos[2]: 30000 exceeds 10000 m"
+    houses = tmp_path / "houses.json"
+    houses.write_text(json.dumps([_written("thor"), _set(_written("thor"), ("objects", 0, "position", "x"), 20000)]))
+    assert main(["scenes", "export", str(houses), "--out", str(tmp_path / "b"), "--geometry", "box"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {houses} line 1: [1].objects[0].position.x: 20000 exceeds 10000 m"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from buildbench.jsonio import parse_json
 from buildbench.scenes.assets import AssetLibrary, GeometryLevel, object_mesh
+from buildbench.scenes.formats.where import line_of
 from buildbench.scenes.io import load_scene, scene_lines
 from buildbench.scenes.model import Scene, SceneFormatError
 
@@ -60,11 +61,15 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
         items = data if isinstance(data, list) and data and all(isinstance(i, dict) for i in data) else [data]
         for k, item in enumerate(items):
             at = f"{where} item {k}" if len(items) > 1 else where
+            inner = isinstance(item, dict) and isinstance(item.get("scene"), dict)
+            record = item["scene"] if inner else item
             try:
-                record = item["scene"] if isinstance(item, dict) and isinstance(item.get("scene"), dict) else item
                 yield at, _scene_id(item, record), load_scene(record)
             except SceneFormatError as exc:
-                yield at, "", SceneFormatError(f"{at}: {exc}")
+                # the error names the record's keys; the file's are its item's and its scene's
+                detail = f"{f'[{k}].' if len(items) > 1 else ''}{'scene.' if inner else ''}{exc}"
+                found = line_of(line, detail)
+                yield at, "", SceneFormatError(f"{path} line {number + (found or 1) - 1}: {detail}")
 
 
 def _scene_id(item: Any, record: Any) -> str:
