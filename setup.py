@@ -18,10 +18,12 @@ def _extensions() -> list[Extension]:
     include = Path(mujoco.__file__).parent / "include"
     if not (include / "mujoco" / "mujoco.h").is_file():
         return []
+    physics = "src/buildbench/suites/buildarena/physics"
     return [Extension(
         "buildbench.suites.buildarena.physics._tick",
-        ["src/buildbench/suites/buildarena/physics/_tick.c"],
-        include_dirs=[str(include)],
+        [f"{physics}/_tick.c", f"{physics}/_welds.c"],
+        depends=[f"{physics}/_welds.h"],
+        include_dirs=[str(include), physics],
         # Bit-identical arithmetic with the numpy loop: no fused multiply-adds, no reassociation.
         extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
         optional=True,

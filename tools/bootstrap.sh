@@ -17,8 +17,8 @@ ensure_apt_packages bootstrap "${APT_PACKAGES[@]}"
 bash tools/setup_blender.sh
 
 stamp=.venv/.buildbench-stamp
-# setup.py and the C source: a changed tick loop (BuildArena physics/_tick.c) is rebuilt by the reinstall.
-want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c | sha256sum | cut -c1-16)"
+# setup.py and the C sources: a changed tick loop (BuildArena physics/_tick.c, _welds.c/.h) is rebuilt by the reinstall.
+want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then
   exit 0
 fi

@@ -29,7 +29,7 @@ for v in "$@"; do
     echo "python_venvs: no Python $v found (python$v on PATH or pyenv); skipped" >&2
     continue
   fi
-  want="$("$python" -c 'import sys; print(sys.version)' | cat - pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c | sha256sum | cut -c1-16)"
+  want="$("$python" -c 'import sys; print(sys.version)' | cat - pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h | sha256sum | cut -c1-16)"
   stamp="$venv/.buildbench-stamp"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/buildbench" ]; then
     continue

@@ -17,7 +17,6 @@ from typing import Any
 import mujoco
 import numpy as np
 import pytest
-from scipy import sparse
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
@@ -26,7 +25,7 @@ from buildbench.suites.buildarena.physics import simulation as simulation_module
 from buildbench.suites.buildarena.physics.build import Compiled
 from buildbench.suites.buildarena.physics.groups import spanning_trees, weld_analysis
 from buildbench.suites.buildarena.physics.mjcf import BALLAST, document
-from buildbench.suites.buildarena.physics.stress import _DENSE_UP_TO, stack
+from buildbench.suites.buildarena.physics.stress import stack
 
 TASKS = ("support-1", "support-2", "support-3")
 
@@ -177,27 +176,17 @@ def test_compiled_ids_are_the_named_ones(task: str) -> None:
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_stacked_beyond_equals_scipy_block_diag(rebuilds: dict[str, list[Captured]], task: str) -> None:
+def test_stacked_networks_analyse_each_group_bit_for_bit(rebuilds: dict[str, list[Captured]], task: str) -> None:
+    """The groups stacked after a break give each group's weld wrenches exactly as its own network does."""
     layout = rebuilds[task][0][0].layout
     networks = [net for net in layout.networks.values() if net is not None]
     assert len(networks) > 1
+    rng = np.random.default_rng(5)
     for count in range(1, len(networks) + 1):
         parts = networks[:count]
-        ours = stack(parts).beyond
-        theirs = sparse.block_diag([sparse.csr_array(net.beyond) for net in parts], format="csr")
-        if theirs.shape[0] * theirs.shape[1] <= _DENSE_UP_TO:
-            assert isinstance(ours, np.ndarray)
-            expected = theirs.toarray()
-            assert (ours.dtype, ours.shape, ours.tobytes()) == (expected.dtype, expected.shape, expected.tobytes())
-        else:
-            assert isinstance(ours, sparse.csr_array)
-            assert (ours != theirs).nnz == 0
-
-
-def test_stacking_past_the_dense_limit_stays_sparse(rebuilds: dict[str, list[Captured]]) -> None:
-    networks = [net for net in rebuilds["support-3"][0][0].layout.networks.values() if net is not None]
-    parts = networks * (1 + _DENSE_UP_TO // sum(n.beyond.shape[0] * n.beyond.shape[1] for n in networks))
-    ours = stack(parts).beyond
-    theirs = sparse.block_diag([sparse.csr_array(net.beyond) for net in parts], format="csr")
-    assert isinstance(ours, sparse.csr_array)
-    assert ours.shape == theirs.shape and (ours != theirs).nnz == 0
+        owns = [rng.normal(size=(net.nodes, 6)) * 10.0 ** rng.uniform(-3, 3, size=(net.nodes, 1)) for net in parts]
+        stacked = stack(parts).weld_wrenches(np.concatenate(owns))
+        alone = [net.weld_wrenches(own) for net, own in zip(parts, owns, strict=True)]
+        expected = np.concatenate([rows[: net.tree_rows] for rows, net in zip(alone, parts, strict=True)]
+                                  + [rows[net.tree_rows :] for rows, net in zip(alone, parts, strict=True)])
+        assert stacked.tobytes() == expected.tobytes()

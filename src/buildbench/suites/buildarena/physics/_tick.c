@@ -3,8 +3,8 @@
  * A Kernel runs ticks exactly as ``Simulation._advance`` does, for as long as nothing needs Python,
  * and stops where Python must decide (see ``run``): before a tick with a due key event, its last tick
  * or the cargo below the stop height; after a step whose divergence test is not clearly passed or
- * whose energy test is due; after the divergence test when the weld bound fails (Python runs the
- * exact weld analysis). Every sum and product keeps the operation order of the numpy code it
+ * whose energy test is due; after the weld analysis (``_welds.c``) when a weld is over its limit
+ * (Python breaks it). Every sum and product keeps the operation order of the numpy code it
  * replaces, and the build forbids contraction into fused multiply-adds, so that the trajectory is
  * bit for bit the Python loop's. MuJoCo's functions come as addresses from the library the
  * ``mujoco`` package loaded; the headers only give the structs' layout.
@@ -18,9 +18,11 @@
 
 #include <mujoco/mujoco.h>
 
+#include "_welds.h"
+
 /* The arrays, numbers and registers ``native`` hands over, as this source takes them: ``native.LAYOUT`` must
  * match, so that a build from other sources runs the Python loop rather than misread them. */
-#define LAYOUT 3
+#define LAYOUT 4
 
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
@@ -29,33 +31,38 @@ typedef void (*mulm_fn)(const mjModel*, const mjData*, mjtNum*, const mjtNum*);
 
 enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
 
-#define N_BUFS 26
+#define N_BUFS 45
 static const char* BUF_NAMES[N_BUFS] = {
     "drag_dofs", "drag", "log_bodies", "positions", "burning", "masses", "cannons", "heat_pairs",
     "cannon_on", "hot", "hot_set", "inertia0", "invweight0", "dof_invweight0", "drag_rows", "drag0",
     "nodes", "roots", "span_stops", "cannon_acts", "weights", "reference", "reference_thrust",
-    "pending_world", "pending_turns", "pending_thrust"};
+    "pending_world", "pending_turns", "pending_thrust", "state", "limits", "subtree_nodes", "subtree_starts",
+    "signs", "levers", "arms", "cannon_nodes", "cannon_axes", "parts", "inverses", "w_rows", "w_starts",
+    "w_columns", "w_values", "g_rows", "g_starts", "g_columns", "g_values"};
 enum {
     B_DRAG_DOFS, B_DRAG, B_LOG_BODIES, B_POSITIONS, B_BURNING, B_MASSES, B_CANNONS, B_HEAT_PAIRS,
     B_CANNON_ON, B_HOT, B_HOT_SET, B_INERTIA0, B_INVWEIGHT0, B_DOF_INVWEIGHT0, B_DRAG_ROWS, B_DRAG0,
     B_NODES, B_ROOTS, B_SPAN_STOPS, B_CANNON_ACTS, B_WEIGHTS, B_REFERENCE, B_REFERENCE_THRUST,
-    B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST};
+    B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST, B_STATE, B_LIMITS, B_SUBTREE_NODES, B_SUBTREE_STARTS,
+    B_SIGNS, B_LEVERS, B_ARMS, B_CANNON_NODES, B_CANNON_AXES, B_PARTS, B_INVERSES, B_W_ROWS, B_W_STARTS,
+    B_W_COLUMNS, B_W_VALUES, B_G_ROWS, B_G_STARTS, B_G_COLUMNS, B_G_VALUES};
 /* Element sizes: int64 index arrays, bool flags, float64 numbers. */
 static const char BUF_KIND[N_BUFS] = {
     'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
-    'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd'};
+    'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'q', 'q',
+    'd', 'd', 'd', 'q', 'd', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q', 'q', 'd'};
 
-#define N_NUMS 27
+#define N_NUMS 29
 static const char* NUM_NAMES[N_NUMS] = {
     "steps", "tick_s", "log_every", "n_ticks", "thrust", "steam", "cargo_body", "cap", "gravity",
     "mass0", "mass_start", "mass_max", "ramp_s", "delay_s", "floor", "dof_start", "stop_z",
     "max_speed", "quiet", "check_ticks", "welds", "gain", "room", "max_penetration", "energy_jump",
-    "energy_growth", "margin"};
+    "energy_growth", "margin", "refer_below", "backoff_max"};
 enum {
     N_STEPS, N_TICK_S, N_LOG_EVERY, N_N_TICKS, N_THRUST, N_STEAM, N_CARGO_BODY, N_CAP, N_GRAVITY,
     N_MASS0, N_MASS_START, N_MASS_MAX, N_RAMP_S, N_DELAY_S, N_FLOOR, N_DOF_START, N_STOP_Z,
     N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM, N_MAX_PENETRATION, N_ENERGY_JUMP,
-    N_ENERGY_GROWTH, N_MARGIN};
+    N_ENERGY_GROWTH, N_MARGIN, N_REFER_BELOW, N_BACKOFF_MAX};
 
 /* The run's changing scalars, in and out of ``run`` in this order. */
 typedef struct {
@@ -65,9 +72,7 @@ typedef struct {
     double applied, body_mass, mass;
     long logged, watch_ticks;
     double energy;
-    double decay, level, lag;
-    long skipped, npend, wait;
-    double worst, reference_worst; /* read only */
+    WeldRegs welds;
 } Regs;
 
 typedef struct {
@@ -85,6 +90,7 @@ typedef struct {
     Py_buffer bufs[N_BUFS];
     int held[N_BUFS];
     double num[N_NUMS];
+    Welds welds; /* its arrays are ``bufs``' */
 } Kernel;
 
 
@@ -96,10 +102,62 @@ typedef struct {
 static void Kernel_dealloc(Kernel* self) {
     free(self->scratch);
     free(self->ups);
+    welds_free(&self->welds);
     for (int i = 0; i < N_BUFS; i++) {
         if (self->held[i]) PyBuffer_Release(&self->bufs[i]);
     }
     Py_TYPE(self)->tp_free((PyObject*)self);
+}
+
+/* The weld analysis's view of the kernel's arrays (``native.kernel``) and its scratch. */
+static int welds_init(Kernel* self) {
+    Welds* w = &self->welds;
+    Net* net = &w->net;
+    welds_free(w);
+    net->nodes = LEN(self, B_NODES);
+    net->groups = LEN(self, B_ROOTS);
+    net->cannons = LEN(self, B_CANNON_ACTS);
+    net->tree = LEN(self, B_SIGNS);
+    net->rows = LEN(self, B_STATE) / 2;
+    net->parts = LEN(self, B_PARTS) / PART_FIELDS;
+    net->entries = LEN(self, B_SUBTREE_NODES);
+    net->span_stops = Q(self, B_SPAN_STOPS);
+    net->subtree_nodes = Q(self, B_SUBTREE_NODES);
+    net->subtree_starts = Q(self, B_SUBTREE_STARTS);
+    net->cannon_nodes = Q(self, B_CANNON_NODES);
+    net->parts_table = Q(self, B_PARTS);
+    net->w_rows = Q(self, B_W_ROWS);
+    net->w_starts = Q(self, B_W_STARTS);
+    net->w_columns = Q(self, B_W_COLUMNS);
+    net->g_rows = Q(self, B_G_ROWS);
+    net->g_starts = Q(self, B_G_STARTS);
+    net->g_columns = Q(self, B_G_COLUMNS);
+    net->signs = D(self, B_SIGNS);
+    net->levers = D(self, B_LEVERS);
+    net->arms = D(self, B_ARMS);
+    net->cannon_axes = D(self, B_CANNON_AXES);
+    net->inverses = D(self, B_INVERSES);
+    net->w_values = D(self, B_W_VALUES);
+    net->g_values = D(self, B_G_VALUES);
+    w->state = D(self, B_STATE);
+    w->limits = D(self, B_LIMITS);
+    w->reference = D(self, B_REFERENCE);
+    w->reference_thrust = D(self, B_REFERENCE_THRUST);
+    w->weights = D(self, B_WEIGHTS);
+    w->pend_world = D(self, B_PEND_WORLD);
+    w->pend_turns = D(self, B_PEND_TURNS);
+    w->pend_thrust = D(self, B_PEND_THRUST);
+    w->room = (long)self->num[N_ROOM];
+    w->backoff_max = (long)self->num[N_BACKOFF_MAX];
+    w->gain = self->num[N_GAIN];
+    w->margin = self->num[N_MARGIN];
+    w->refer_below = self->num[N_REFER_BELOW];
+    if (welds_alloc(w) < 0) {
+        welds_free(w);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
@@ -157,30 +215,7 @@ static int Kernel_init(Kernel* self, PyObject* args, PyObject* kwds) {
         self->num[i] = PyFloat_AsDouble(obj);
         if (self->num[i] == -1.0 && PyErr_Occurred()) return -1;
     }
-    return 0;
-}
-
-/* numpy's pairwise summation of a contiguous float64 array (``up.sum()``), rounding for rounding. */
-static double pairwise(const double* a, long n) {
-    if (n < 8) {
-        double res = 0.0;
-        for (long i = 0; i < n; i++) res += a[i];
-        return res;
-    }
-    if (n <= 128) {
-        double r[8];
-        long i;
-        for (int j = 0; j < 8; j++) r[j] = a[j];
-        for (i = 8; i < n - (n % 8); i += 8) {
-            for (int j = 0; j < 8; j++) r[j] += a[i + j];
-        }
-        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++) res += a[i];
-        return res;
-    }
-    long n2 = n / 2;
-    n2 -= n2 % 8;
-    return pairwise(a, n2) + pairwise(a + n2, n - n2);
+    return self->num[N_WELDS] != 0.0 ? welds_init(self) : 0;
 }
 
 /* Python's max(a, b) and min(a, b) of floats: the first unless the second is strictly beyond it. */
@@ -288,52 +323,20 @@ static void drag(Kernel* k) {
     }
 }
 
-/* ``_WeldResponse``'s bound for the tick just stepped: commits it (the inputs wait, copied into the next
- * pending row) and returns 1, or returns 0 where Python must run the exact analysis (the bound fails or it
- * waits: Python reads the inputs from that row; no room: Python takes them itself). */
-static int weld_bound(Kernel* k, Regs* r) {
-    if (r->npend >= (long)k->num[N_ROOM]) return 0;
+/* The weld analysis of the tick just stepped (``_WeldResponse.snapped``, ``_welds.c``): its inputs from the
+ * inverse dynamics, then 1 where every weld holds, 0 where one is over its limit (Python breaks it). */
+static int weld_tick(Kernel* k, Regs* r) {
     mjData* d = k->d;
+    Welds* w = &k->welds;
     k->rne(k->m, d);
-    long nodes = LEN(k, B_NODES), groups = LEN(k, B_ROOTS), nc = LEN(k, B_CANNON_ACTS);
-    double* world = D(k, B_PEND_WORLD) + r->npend * nodes * 6;
-    double* turns = D(k, B_PEND_TURNS) + r->npend * groups * 9;
-    double* thrust = D(k, B_PEND_THRUST) + r->npend * nc;
-    for (long n = 0; n < nodes; n++) memcpy(world + 6 * n, d->cfrc_int + 6 * Q(k, B_NODES)[n], 6 * sizeof(double));
-    for (long g = 0; g < groups; g++) memcpy(turns + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
-    for (long c = 0; c < nc; c++) thrust[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
-    if (r->wait) return 0;
-    /* ``_change``: each node's torque and force in its group's frame, less the reference's. */
-    const double *ref = D(k, B_REFERENCE), *weights = D(k, B_WEIGHTS);
-    double share = 0.0;
-    long n = 0;
-    for (long g = 0; g < groups; g++) {
-        const double* turn = turns + 9 * g;
-        for (; n < Q(k, B_SPAN_STOPS)[g]; n++) {
-            for (int half = 0; half < 2; half++) {
-                const double* v = world + 6 * n + 3 * half;
-                long row = 2 * n + half;
-                double sq = 0.0;
-                for (int j = 0; j < 3; j++) {
-                    double x = v[0] * turn[j] + v[1] * turn[3 + j] + v[2] * turn[6 + j] - ref[3 * row + j];
-                    sq += x * x;
-                }
-                share += sqrt(sq) * weights[row];
-            }
-        }
-    }
-    for (long c = 0; c < nc; c++) share += fabs(thrust[c] - D(k, B_REFERENCE_THRUST)[c]) * weights[2 * nodes + c];
-    double gain = k->num[N_GAIN];
-    double decay = r->decay * (1.0 - gain);
-    double level = r->level + gain * (r->reference_worst - r->level);
-    double lag = r->lag + gain * (share - r->lag);
-    if (!(decay * r->worst + level + lag <= k->num[N_MARGIN])) return 0;
-    r->decay = decay;
-    r->level = level;
-    r->lag = lag;
-    r->skipped += 1;
-    r->npend += 1;
-    return 1;
+    long nodes = w->net.nodes, groups = w->net.groups, nc = w->net.cannons;
+    double* in = w->cur;
+    for (long n = 0; n < nodes; n++) memcpy(in + 6 * n, d->cfrc_int + 6 * Q(k, B_NODES)[n], 6 * sizeof(double));
+    in += 6 * nodes;
+    for (long g = 0; g < groups; g++) memcpy(in + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
+    in += 9 * groups;
+    for (long c = 0; c < nc; c++) in[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
+    return welds_tick(w, &r->welds);
 }
 
 /* The smallest value, NaN if any is NaN (numpy's ``min``/``max``); ``sign`` -1 for the largest. */
@@ -441,22 +444,24 @@ static int ticks(Kernel* k, Regs* r, long limit) {
         if (LEN(k, B_DRAG_DOFS)) drag(k);
         for (long s = 0; s < steps; s++) k->step(k->m, k->d);
         if (!quiet(k, r, t + tick_s, k->scratch)) return STOP_STEPPED;
-        if (welds && !weld_bound(k, r)) return STOP_CHECKED;
+        if (welds && !weld_tick(k, r)) return STOP_CHECKED;
     }
     return STOP_BEFORE;
 }
 
 /* run(regs, limit) -> (stop, regs): up to ``limit`` ticks from ``regs`` (see ``Regs``). ``stop`` says where
  * the last tick was left: STOP_BEFORE (not begun; Python runs it whole), STOP_STEPPED (stepped; Python runs
- * the divergence test and the weld analysis), STOP_CHECKED (the divergence test passed; Python runs the weld
- * analysis), STOP_DONE (the cargo fell below the stop height at a log). A MuJoCo error raises
+ * the divergence test and the weld analysis), STOP_CHECKED (the weld analysis ran: a weld is over its limit,
+ * Python breaks it), STOP_DONE (the cargo fell below the stop height at a log). A MuJoCo error raises
  * RuntimeError(message, regs) (``native`` raises it as ``mujoco.FatalError``). */
 static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     Regs* r = &k->regs;
     long limit;
-    if (!PyArg_ParseTuple(args, "(ldppdddllddddllldd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
-                          &r->applied, &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &r->decay,
-                          &r->level, &r->lag, &r->skipped, &r->npend, &r->wait, &r->worst, &r->reference_worst, &limit))
+    WeldRegs* wr = &r->welds;
+    if (!PyArg_ParseTuple(args, "(ldppdddllddddllllldd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
+                          &r->applied, &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &wr->decay,
+                          &wr->level, &wr->lag, &wr->skipped, &wr->npend, &wr->wait, &wr->refers, &wr->backoff,
+                          &wr->worst, &wr->reference_worst, &limit))
         return NULL;
     volatile int stop = STOP_BEFORE, failed = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -469,9 +474,10 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     }
     *k->user_error = previous;
     Py_END_ALLOW_THREADS
-    PyObject* regs = Py_BuildValue("(ldiidddllddddllldd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
-                                   r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, r->decay, r->level,
-                                   r->lag, r->skipped, r->npend, r->wait, r->worst, r->reference_worst);
+    PyObject* regs = Py_BuildValue("(ldiidddllddddllllldd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
+                                   r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, wr->decay, wr->level,
+                                   wr->lag, wr->skipped, wr->npend, wr->wait, wr->refers, wr->backoff, wr->worst,
+                                   wr->reference_worst);
     if (regs == NULL) return NULL;
     if (failed) {
         /* The registers as the error left them: the tick it happened in, as the Python loop would have it. */
@@ -483,8 +489,35 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     return Py_BuildValue("(iN)", stop, regs);
 }
 
+/* loads(inputs, out): the exact weld analysis of one tick's inputs (world wrenches, root rotations, thrusts, one
+ * float64 array as a pending row holds them) into ``out`` (rows × 2 magnitudes), as the tick loop computes them. */
+static PyObject* Kernel_loads(Kernel* k, PyObject* args) {
+    Py_buffer in, out;
+    if (k->num[N_WELDS] == 0.0) {
+        PyErr_SetString(PyExc_ValueError, "Kernel.loads: no welds");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "y*w*", &in, &out)) return NULL;
+    const Net* net = &k->welds.net;
+    Py_ssize_t want_in = (Py_ssize_t)(6 * net->nodes + 9 * net->groups + net->cannons) * (Py_ssize_t)sizeof(double);
+    Py_ssize_t want_out = (Py_ssize_t)(2 * net->rows) * (Py_ssize_t)sizeof(double);
+    PyObject* result = NULL;
+    if (in.len != want_in || out.len != want_out) {
+        PyErr_SetString(PyExc_ValueError, "Kernel.loads: inputs or out of the wrong size");
+    } else {
+        const double* v = in.buf;
+        net_loads(net, v, v + 6 * net->nodes, v + 6 * net->nodes + 9 * net->groups, out.buf, k->welds.scratch);
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    PyBuffer_Release(&in);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef Kernel_methods[] = {
     {"run", (PyCFunction)Kernel_run, METH_VARARGS, "Run ticks until Python must decide (see the C source)."},
+    {"loads", (PyCFunction)Kernel_loads, METH_VARARGS, "The weld analysis of one tick's inputs (see the C source)."},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject KernelType = {

@@ -2,8 +2,8 @@
 
 The C loop (``_tick.Kernel``) takes consecutive ticks exactly as ``Simulation._advance`` does and leaves
 a tick to Python wherever Python decides: a key event or the run's last tick (the whole tick), a
-divergence test that is not clearly passed or an energy test due (after the step), the exact weld
-analysis when the weld bound fails (after the divergence test). Each operation keeps numpy's order and
+divergence test that is not clearly passed or an energy test due (after the step), a weld over its limit
+(after the weld analysis, ``_welds.c``: Python breaks it). Each operation keeps numpy's order and
 rounding, so results are bit for bit the Python loop's.
 
 It runs where the extension was built (``setup.py``; optional) against the headers of the MuJoCo that
@@ -28,6 +28,7 @@ import numpy as np
 from . import welds
 from .build import Compiled
 from .divergence import ENERGY_GROWTH
+from .groups import WeldAnalysis
 from .sim import _QUIET_MARGIN
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ NATIVE = "native"
 STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 """Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
 
-LAYOUT = 3
+LAYOUT = 4
 """The arrays, numbers and registers :func:`kernel` and :func:`run` hand over (``_tick.c``'s ``LAYOUT``)."""
 
 Kernel = Any
@@ -86,6 +87,46 @@ def _index(values: Any) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(values, dtype=np.int64).reshape(-1))
 
 
+_WELD_INDICES = ("nodes", "roots", "span_stops", "cannon_acts", "subtree_nodes", "subtree_starts", "cannon_nodes",
+                 "parts", "w_rows", "w_starts", "w_columns", "g_rows", "g_starts", "g_columns")
+_WELD_NUMBERS = ("weights", "reference", "reference_thrust", "pending_world", "pending_turns", "pending_thrust",
+                 "state", "limits", "signs", "levers", "arms", "cannon_axes", "inverses", "w_values", "g_values")
+
+
+def _network(analysis: WeldAnalysis) -> dict[str, np.ndarray]:
+    """The weld network's arrays as ``_welds.h``'s ``Net`` takes them: the loop parts' matrices one after
+    another, and per part a row of ``parts`` saying where its own begin (``PART_*``)."""
+    net, loops = analysis.network, analysis.network.loops
+
+    def offsets(sizes: list[int]) -> list[int]:
+        return np.cumsum([0, *sizes])[:-1].tolist()
+
+    w_rows, w_entries = offsets([p.weighted.rows.size for p in loops]), offsets([p.weighted.values.size for p in loops])
+    g_rows, g_entries = offsets([p.give_up.rows.size for p in loops]), offsets([p.give_up.values.size for p in loops])
+    inverses = offsets([p.inverse.size for p in loops])
+    parts = [[p.tree.start, p.rows.start, p.inverse.shape[0], w_rows[k], p.weighted.rows.size, w_entries[k],
+              p.weighted.values.size, g_rows[k], p.give_up.rows.size, g_entries[k], p.give_up.values.size, inverses[k]]
+             for k, p in enumerate(loops)]
+
+    def joined(pieces: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.zeros(0), *pieces])
+
+    numbers = {
+        "signs": net.signs, "levers": net.levers, "arms": net.arms, "cannon_axes": analysis.cannon_axes,
+        "inverses": joined([p.inverse.reshape(-1) for p in loops]),
+        "w_values": joined([p.weighted.values for p in loops]), "g_values": joined([p.give_up.values for p in loops]),
+    }
+    indices = {
+        "subtree_nodes": net.subtree_nodes, "subtree_starts": net.subtree_starts,
+        "cannon_nodes": analysis.cannon_nodes, "parts": parts,
+        "w_rows": joined([p.weighted.rows for p in loops]), "w_starts": joined([p.weighted.starts for p in loops]),
+        "w_columns": joined([p.weighted.columns for p in loops]), "g_rows": joined([p.give_up.rows for p in loops]),
+        "g_starts": joined([p.give_up.starts for p in loops]), "g_columns": joined([p.give_up.columns for p in loops]),
+    }
+    return ({name: np.ascontiguousarray(np.asarray(v, dtype=float).reshape(-1)) for name, v in numbers.items()}
+            | {name: _index(v) for name, v in indices.items()})
+
+
 def kernel(sim: Simulation) -> Kernel:
     """The C loop of ``sim`` as it is now (its model, data, arrays and weld analysis: build it anew after a break)."""
     loaded = _loaded()
@@ -119,10 +160,10 @@ def kernel(sim: Simulation) -> Kernel:
         numbers |= {"cargo_body": ramp.body, "cap": ramp.cap, "gravity": ramp.gravity, "mass0": ramp.mass0,
                     "mass_start": cargo.mass_start, "mass_max": cargo.mass_max, "ramp_s": cargo.ramp_s,
                     "delay_s": cargo.delay_s, "floor": cargo.floor, "dof_start": ramp.dofs.start}
+    numbers |= {"refer_below": welds._REFER_BELOW, "backoff_max": welds._BACKOFF_MAX}
     if analysis is None:
-        arrays |= {name: _index([]) for name in ("nodes", "roots", "span_stops", "cannon_acts")}
-        arrays |= {name: np.zeros(0) for name in ("weights", "reference", "reference_thrust", "pending_world",
-                                                  "pending_turns", "pending_thrust")}
+        arrays |= {name: _index([]) for name in _WELD_INDICES}
+        arrays |= {name: np.zeros(0) for name in _WELD_NUMBERS}
         numbers |= {"welds": 0, "gain": 0.0, "room": 0, "margin": 0.0}
     else:
         arrays |= {"nodes": _index(analysis.bodies), "roots": _index(response.roots),
@@ -130,7 +171,8 @@ def kernel(sim: Simulation) -> Kernel:
                    "cannon_acts": _index(analysis.cannon_acts), "weights": response.weights,
                    "reference": response.reference, "reference_thrust": response.reference_thrust,
                    "pending_world": response.pending_world, "pending_turns": response.pending_turns,
-                   "pending_thrust": response.pending_thrust}
+                   "pending_thrust": response.pending_thrust, "state": response.state, "limits": response.limits}
+        arrays |= _network(analysis)
         numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN}
     return tick.Kernel(addresses, sim.model._address, sim.data._address, arrays,
                        {name: float(value) for name, value in numbers.items()})
@@ -143,7 +185,8 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
     regs = (sim._tick, events[sim._next_event] if sim._next_event < len(events) else float("inf"), sim._firing,
             sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
             sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag,
-            response.skipped, response.pending, response.wait, response.worst, response.reference_worst)
+            response.skipped, response.pending, response.wait, response.refers, response.backoff, response.worst,
+            response.reference_worst)
     try:
         stop, regs = kernel.run(regs, limit)
     except RuntimeError as exc:  # a MuJoCo error: raised as MuJoCo's own bindings raise it, the tick where it was
@@ -157,7 +200,8 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
 def _write_back(sim: Simulation, regs: tuple[Any, ...]) -> None:
     ramp, response, watch = sim._ramp, sim._response, sim._watch
     (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy, response.decay,
-     response.level, response.lag, response.skipped, response.pending, _, _, _) = regs
+     response.level, response.lag, response.skipped, response.pending, response.wait, response.refers,
+     response.backoff, response.worst, response.reference_worst) = regs
     sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
     if ramp is not None:
         ramp.applied, ramp.body_mass = applied, body_mass

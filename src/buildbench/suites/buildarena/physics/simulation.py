@@ -28,7 +28,7 @@ stopped at 0 s with the same reasons (``memory`` when out of memory, else ``mujo
 
 Speed: where the C tick loop is built, consecutive ticks run in it (``native``: the same
 operations in the same order, bit for bit) and come back here only for what Python decides
-(key events, the energy test's verdict, the exact weld analysis, breaks); ``tick_loop`` and
+(key events, the energy test's verdict, breaks); ``tick_loop`` and
 ``RunOutput.tick_loop`` say which loop ran. This module's ``_advance`` is the reference.
 """
 
@@ -390,8 +390,8 @@ class Simulation:
         self._diverged, self._reason, self._detail = self._tick * self._tick_s, reason, message
         self._done = True
 
-    def _checked(self, t: float, copied: bool = False) -> None:
-        self._break_welds(t, copied)
+    def _checked(self, t: float, analysed: bool = False) -> None:
+        self._break_welds(t, analysed)
         self._tick += 1
 
     def _run_native(self, limit: int) -> None:
@@ -407,8 +407,8 @@ class Simulation:
         elif stop == native.STOP_STEPPED:
             self._stepped(t)
         elif stop == native.STOP_CHECKED:
-            # The C loop copied the weld inputs into the next pending row wherever there was room.
-            self._checked(t, copied=self._response.pending < self._response.room)
+            # The C loop ran the tick's weld analysis: a weld is over its limit.
+            self._checked(t, analysed=True)
         elif self._tick < end:  # a tick the C loop does not take (a key event, the last tick): all of it here
             self._advance()
 
@@ -420,8 +420,8 @@ class Simulation:
             self._masses[row] = self._mass
         self._logged += 1
 
-    def _break_welds(self, t: float, copied: bool = False) -> None:
-        snapped = self._response.snapped(self.compiled, self.data, copied)
+    def _break_welds(self, t: float, analysed: bool = False) -> None:
+        snapped = self._response.snapped(self.compiled, self.data, analysed)
         if not snapped:
             return
         self._kernel = None  # the welds, and maybe the model, change

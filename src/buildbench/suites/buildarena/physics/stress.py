@@ -20,10 +20,15 @@ statics, over a spanning tree of the group's welds:
 Every weld is a 6-DOF spring at its anchor (translational stiffness ``k_t``,
 rotational ``k_r``); only their ratios matter. Per group the small system of
 the redundants is solved once per topology, and the groups of a machine are
-stacked into one network (``stack``), so a tick costs a few matrix products
-for the whole machine: sparse where large (a node lies beyond only the welds
-on its path to the root, a loop crosses only the welds between its ends), so
-the cost grows with the paths' lengths, not with blocks times welds.
+stacked into one network (``stack``), so a tick costs a few sparse products
+for the whole machine (a node lies beyond only the welds on its path to the
+root, a loop crosses only the welds between its ends): the cost grows with
+the paths' lengths, not with blocks times welds.
+
+Every sum of a tick is taken in one fixed order (``RowSums``: numpy's
+``add.reduceat`` and ``sum``, never BLAS, whose rounding depends on the
+machine's kernel), so the C tick loop (``_tick.c``) computes the same loads
+bit for bit, on any machine.
 ``WeldNetwork.bounds`` bounds every weld's load by two sums over the nodes,
 which lets the simulation skip the analysis while no weld is near its limit.
 
@@ -35,10 +40,8 @@ first gets the opposite).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeAlias
 
 import numpy as np
-from scipy import sparse
 
 
 def _skew(r: np.ndarray) -> np.ndarray:
@@ -68,19 +71,48 @@ def _to_origin(origin: np.ndarray, points: np.ndarray) -> np.ndarray:
     return out
 
 
-Matrix: TypeAlias = np.ndarray | sparse.csr_array
-"""A mostly empty matrix: sparse when large, dense when small (one BLAS call beats sparse's overhead)."""
-
-_DENSE_UP_TO = 1 << 15
-"""Entries up to which a ``Matrix`` stays dense."""
+_NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
-def _matrix(dense: np.ndarray | sparse.sparray) -> Matrix:
-    """``dense`` as a ``Matrix``."""
-    size = dense.shape[0] * dense.shape[1]
-    if size <= _DENSE_UP_TO:
-        return dense if isinstance(dense, np.ndarray) else dense.toarray()
-    return sparse.csr_array(dense)
+def cross(arms: np.ndarray, forces: np.ndarray) -> np.ndarray:
+    """Row-wise ``arms × forces``, shape (m, 3): ``a[next]·f[last] − a[last]·f[next]`` per component, in that
+    order (the order of the C tick loop's)."""
+    return arms[:, _NEXT] * forces[:, _LAST] - arms[:, _LAST] * forces[:, _NEXT]
+
+
+@dataclass(frozen=True)
+class RowSums:
+    """A sparse matrix that multiplies vectors in one fixed order.
+
+    Output row ``rows[i]`` is the sum over its entries ``k`` (from ``starts[i]`` to the next
+    start) of ``values[k]·x[columns[k]]``: the products first, then summed as numpy's
+    ``add.reduceat`` sums a segment (its first product plus the others' pairwise sum), which
+    the C tick loop repeats; rows without entries are zero. Entries are in row-major order.
+    """
+
+    size: int
+    rows: np.ndarray
+    starts: np.ndarray
+    columns: np.ndarray
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, dense: np.ndarray) -> RowSums:
+        """The nonzero entries of ``dense``."""
+        rows, columns = np.nonzero(dense)
+        starts = np.flatnonzero(np.diff(rows, prepend=-1))  # rows come sorted: where each begins
+        return cls(dense.shape[0], rows[starts].astype(np.int64), starts.astype(np.int64), columns.astype(np.int64),
+                   np.ascontiguousarray(dense[rows, columns], dtype=float))
+
+    def sums(self, x: np.ndarray) -> np.ndarray:
+        """The rows with entries of ``self · x`` (``x`` one-dimensional), shape (len(rows),)."""
+        if not self.rows.size:
+            return np.zeros(0)
+        return np.add.reduceat(self.values * x[self.columns], self.starts)
+
+    def shifted(self, by: int) -> RowSums:
+        """The same entries with every row index moved by ``by`` (for the C loop's stacked arrays)."""
+        return RowSums(self.size, self.rows + by, self.starts, self.columns, self.values)
 
 
 @dataclass(frozen=True)
@@ -90,17 +122,17 @@ class Loops:
     Attributes:
         tree: The group's tree rows (output rows of its tree welds).
         rows: Output rows of its loop welds.
-        weighted: Tree wrenches (flat) → the right side of the least-energy system, ``Mᵀ·D⁻¹``, (6r, 6m_t);
-            when small, already times ``inverse`` (straight to the loop wrenches).
-        inverse: The inverse of that system's matrix, (6r, 6r); None when ``weighted`` holds it.
-        give_up: Loop-weld wrenches → what the tree welds give up, ``M``, sparse (6m_t, 6r).
+        weighted: Tree wrenches (flat, 6m_t) → the right side of the least-energy system, ``Mᵀ·D⁻¹``.
+        inverse: The inverse of that system's matrix, (6r, 6r), C-ordered; each row times the
+            right side is summed as numpy's ``sum`` (pairwise).
+        give_up: Loop-weld wrenches → what the tree welds give up, ``M`` (6m_t rows).
     """
 
     tree: slice
     rows: slice
-    weighted: Matrix
-    inverse: np.ndarray | None
-    give_up: Matrix
+    weighted: RowSums
+    inverse: np.ndarray
+    give_up: RowSums
 
 
 @dataclass(frozen=True)
@@ -111,12 +143,12 @@ class WeldNetwork:
 
     Attributes:
         welds: Weld index per output row.
-        beyond: ``beyond[row, k]`` is 1 where node ``k`` lies beyond tree
-            row ``row`` (in its child's subtree), sparse (m_t, n): a node
-            lies beyond only the welds on its path to the root.
-        transfer: Per tree row: sign × subtree wrench → weld wrench, (m_t, 6, 6).
-        centres_to_origin: Per node: ``(force, torque about its centre)`` →
-            ``(torque about origin, force)``, (n, 6, 6).
+        subtree_nodes: Per tree row in order, the nodes beyond it (in its child's subtree), in
+            increasing order: a node lies beyond only the welds on its path to the root.
+        subtree_starts: Where each tree row's nodes begin in ``subtree_nodes`` (each has one at least).
+        signs: Per tree row, +1 where its child is the weld's second block, else -1.
+        levers: Per tree row, its group's origin less the weld's anchor (m), (m_t, 3).
+        arms: Per node, its centre less its group's origin (m), (n, 3).
         loops: The redundants, one entry per group with loops.
         bounds: Per output row, ``[[a_F, b_F], [a_T, b_T]]``, (rows, 2, 2): the
             weld's force is at most ``a_F·F + b_F·T`` and its torque at most
@@ -125,19 +157,36 @@ class WeldNetwork:
     """
 
     welds: np.ndarray
-    beyond: Matrix
-    transfer: np.ndarray
-    centres_to_origin: np.ndarray
+    subtree_nodes: np.ndarray
+    subtree_starts: np.ndarray
+    signs: np.ndarray
+    levers: np.ndarray
+    arms: np.ndarray
     loops: tuple[Loops, ...]
     bounds: np.ndarray
+
+    @property
+    def nodes(self) -> int:
+        return int(self.arms.shape[0])
+
+    @property
+    def tree_rows(self) -> int:
+        return int(self.signs.size)
+
+    def reach(self) -> np.ndarray:
+        """Per node, a bound on the torque about the origin of a unit force on it: the Frobenius norm of its
+        arm's cross-product matrix, shape (n,)."""
+        return np.linalg.norm(_skew(self.arms), axis=(1, 2))
 
     def own(self, blocks: np.ndarray, nodes: np.ndarray | None = None, loads: np.ndarray | None = None) -> np.ndarray:
         """Per node, the wrench its welds deliver to it, shape (n_nodes, 6) (arguments as :meth:`wrenches`)."""
         own = blocks.reshape(-1, 6)
         if nodes is not None and loads is not None and len(nodes):
-            # A block pushed by its own thrust needs that much less from its welds (``nodes`` holds each once).
+            # A block pushed by its own thrust needs that much less from its welds (``nodes`` holds each once):
+            # the load's force, and its torque about the origin (its arm × force, then its own torque).
             own = own.copy()
-            own[nodes] -= (self.centres_to_origin[nodes] @ loads[:, :, None])[:, :, 0]
+            own[nodes, :3] -= cross(self.arms[nodes], loads[:, :3]) + loads[:, 3:]
+            own[nodes, 3:] -= loads[:, :3]
         return own
 
     def wrenches(
@@ -162,49 +211,29 @@ class WeldNetwork:
         """
         return self.weld_wrenches(self.own(blocks, nodes, loads))
 
-    def buffers(self) -> Buffers:
-        """Buffers for :meth:`weld_wrenches`, for a caller that analyses every tick."""
-        out = np.empty((self.welds.size, 6))
-        tree = out[: self.transfer.shape[0]]
-        parts = []
+    def weld_wrenches(self, own: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`wrenches` from the nodes' wrenches as :meth:`own` gives them, into ``out`` (rows, 6) if given.
+
+        The order of every operation is the C tick loop's (``_tick.c``, ``weld_loads``).
+        """
+        out = np.empty((self.welds.size, 6)) if out is None else out
+        tree = out[: self.tree_rows]
+        if self.tree_rows:
+            # A subtree's wrench (torque about the origin, force), moved to its weld's anchor.
+            subtrees = np.add.reduceat(own[self.subtree_nodes], self.subtree_starts, axis=0)
+            forces = subtrees[:, 3:]
+            np.multiply(forces, self.signs[:, None], out=tree[:, :3])
+            torques = subtrees[:, :3] + cross(self.levers, forces)
+            np.multiply(torques, self.signs[:, None], out=tree[:, 3:])
         for part in self.loops:
-            give = np.empty(part.give_up.shape[0]) if isinstance(part.give_up, np.ndarray) else None
-            parts.append((tree[part.tree].reshape(-1), tree[part.tree], out[part.rows].reshape(-1), give))
-        return Buffers(out, tree, np.empty((self.transfer.shape[0], 6)), tuple(parts))
-
-    def weld_wrenches(self, own: np.ndarray, buffers: Buffers | None = None) -> np.ndarray:
-        """:meth:`wrenches` from the nodes' wrenches as :meth:`own` gives them: a new array, or ``buffers``'
-        ``out`` (:meth:`buffers`; the same products, the same BLAS calls on the same operands, written in place)."""
-        work = self.buffers() if buffers is None else buffers
-        beyond = self.beyond
-        subtrees = np.matmul(beyond, own, out=work.subtrees) if isinstance(beyond, np.ndarray) else beyond @ own
-        # A subtree's wrench, (torque about the origin, force), moved to its weld's anchor: O(rows).
-        np.einsum("eij,ej->ei", self.transfer, subtrees, out=work.tree)
-        for part, (flat, tree, into, give) in zip(self.loops, work.parts, strict=True):
+            flat = tree[part.tree].reshape(-1)
+            right = np.zeros(part.weighted.size)
+            right[part.weighted.rows] = part.weighted.sums(flat)
             # The loop rows follow the tree rows: their wrenches go straight into ``out``.
-            if part.inverse is None and isinstance(part.weighted, np.ndarray):
-                loops = np.matmul(part.weighted, flat, out=into)
-            else:
-                loops = part.weighted @ flat
-                if part.inverse is not None:
-                    loops = np.matmul(part.inverse, loops, out=into)
-            gave = np.matmul(part.give_up, loops, out=give) if give is not None else part.give_up @ loops
-            tree -= gave.reshape(-1, 6)
-            if loops is not into:
-                into[...] = loops
-        return work.out
-
-
-@dataclass(frozen=True)
-class Buffers:
-    """Where :meth:`WeldNetwork.weld_wrenches` writes: ``out`` (rows, 6), its tree rows ``tree``, the subtrees'
-    wrenches, and per loop part its tree rows flat and as rows, its rows of ``out`` flat, and what its tree
-    rows give up (None where ``give_up`` is sparse)."""
-
-    out: np.ndarray
-    tree: np.ndarray
-    subtrees: np.ndarray
-    parts: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], ...]
+            loops = out[part.rows].reshape(-1)
+            np.sum(part.inverse * right, axis=1, out=loops)
+            flat[part.give_up.rows] -= part.give_up.sums(loops)
+        return out
 
 
 def weld_network(
@@ -250,7 +279,7 @@ def weld_network(
         ancestors[node, row] = 1.0
     sign = np.where(ends[edge, 1] == child, 1.0, -1.0)
     lever = origin[None, :] - anchors[edge]
-    transfer = sign[:, None, None] * _to_anchor(origin, anchors[edge])
+    transfer = sign[:, None, None] * _to_anchor(origin, anchors[edge])  # (force, torque about the anchor)
     # A tree row carries at most the norms of every node's force, and the torques plus the lever of the force.
     reach = np.linalg.norm(lever, axis=1)
     bounds = np.zeros((m, 2, 2))
@@ -276,19 +305,19 @@ def weld_network(
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
-        # Small: one dense product; large: the sparse right side, then the small dense inverse.
-        solve: Matrix = _matrix(weighted)
-        kept: np.ndarray | None = inverse
-        if isinstance(solve, np.ndarray):
-            solve, kept = inverse @ weighted, None
-        loops = (Loops(slice(0, child.size), slice(child.size, m), solve, kept, _matrix(give_up)),)
+        loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.of(weighted), np.ascontiguousarray(inverse),
+                       RowSums.of(give_up)),)
         bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
                                             np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
+    # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
+    rows, nodes = np.nonzero(ancestors.T)
     return WeldNetwork(
         welds=np.concatenate([edge, loop]).astype(int),
-        beyond=_matrix(np.ascontiguousarray(ancestors.T)),
-        transfer=transfer,
-        centres_to_origin=_to_origin(origin, centres),
+        subtree_nodes=nodes.astype(np.int64),
+        subtree_starts=np.searchsorted(rows, np.arange(child.size)).astype(np.int64),
+        signs=sign,
+        levers=np.ascontiguousarray(lever),
+        arms=centres - origin[None, :],
         loops=loops,
         bounds=bounds,
     )
@@ -309,24 +338,6 @@ def _loop_bounds(tree: np.ndarray, solve: np.ndarray, give_up: np.ndarray, cross
     return np.linalg.norm(loops.reshape(-1, 2, 3, 2), axis=2)
 
 
-def _block_diagonal(blocks: list[Matrix]) -> Matrix:
-    """``blocks`` along the diagonal as one ``Matrix``.
-
-    A small result is filled in directly: scipy's ``block_diag`` costs more than the rest of a
-    stack (a fifth of a rebuild after a break). The blocks' entries are 0 or 1 (``beyond``), so
-    this is the matrix ``block_diag`` gives, entry for entry.
-    """
-    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
-    if rows * cols > _DENSE_UP_TO:
-        return _matrix(sparse.block_diag([sparse.csr_array(b) for b in blocks], format="csr"))
-    out = np.zeros((rows, cols), dtype=np.result_type(*(b.dtype for b in blocks)))
-    r = c = 0
-    for b in blocks:
-        out[r : r + b.shape[0], c : c + b.shape[1]] = b if isinstance(b, np.ndarray) else b.toarray()
-        r, c = r + b.shape[0], c + b.shape[1]
-    return out
-
-
 def stack(networks: list[WeldNetwork]) -> WeldNetwork:
     """Several groups' networks as one: every tree row in order, then every loop weld.
 
@@ -335,24 +346,30 @@ def stack(networks: list[WeldNetwork]) -> WeldNetwork:
     group keeps its own frame: the caller gives every node's wrench in its
     own group's frame.
     """
-    rows = np.cumsum([0] + [net.transfer.shape[0] for net in networks])
+    if len(networks) == 1:
+        return networks[0]
+    rows = np.cumsum([0] + [net.tree_rows for net in networks])
     welds = np.cumsum([0] + [net.welds.size for net in networks])
-    loop_rows = rows[-1] + np.cumsum([0] + [net.welds.size - net.transfer.shape[0] for net in networks])
+    nodes = np.cumsum([0] + [net.nodes for net in networks])
+    entries = np.cumsum([0] + [net.subtree_nodes.size for net in networks])
+    loop_rows = rows[-1] + np.cumsum([0] + [net.welds.size - net.tree_rows for net in networks])
     loops = [
         Loops(slice(rows[k], rows[k + 1]), slice(loop_rows[k], loop_rows[k + 1]), part.weighted, part.inverse,
               part.give_up)
         for k, net in enumerate(networks)
         for part in net.loops
     ]
-    tree_rows = [net.transfer.shape[0] for net in networks]
+    tree_rows = [net.tree_rows for net in networks]
     return WeldNetwork(
         welds=np.concatenate(
             [net.welds[:t] + welds[k] for k, (net, t) in enumerate(zip(networks, tree_rows, strict=True))]
             + [net.welds[t:] + welds[k] for k, (net, t) in enumerate(zip(networks, tree_rows, strict=True))]
         ).astype(int),
-        beyond=_block_diagonal([net.beyond for net in networks]),
-        transfer=np.concatenate([net.transfer for net in networks]).reshape(-1, 6, 6),
-        centres_to_origin=np.concatenate([net.centres_to_origin for net in networks]).reshape(-1, 6, 6),
+        subtree_nodes=np.concatenate([net.subtree_nodes + nodes[k] for k, net in enumerate(networks)]),
+        subtree_starts=np.concatenate([net.subtree_starts + entries[k] for k, net in enumerate(networks)]),
+        signs=np.concatenate([net.signs for net in networks]),
+        levers=np.concatenate([net.levers for net in networks]).reshape(-1, 3),
+        arms=np.concatenate([net.arms for net in networks]).reshape(-1, 3),
         loops=tuple(loops),
         bounds=np.concatenate(
             [net.bounds[:t] for net, t in zip(networks, tree_rows, strict=True)]

@@ -8,7 +8,9 @@ threshold breaks (``_WeldResponse.snapped``).
 Speed: a tick copies what the analysis reads from MuJoCo (``_Inputs``) and tests a bound
 on those copies (a few array operations); the analysis itself runs on the copies later, in
 order, only when the bound fails or the welds change (see ``_WeldResponse``), and gives bit
-for bit what running it tick by tick gives.
+for bit what running it tick by tick gives. The C tick loop runs the same analysis and schedule
+(``_welds.c``); every sum is taken in one fixed order (``stress``), so its loads are these, bit
+for bit, on any machine.
 """
 
 from __future__ import annotations
@@ -80,28 +82,35 @@ class _Work:
 
     def __init__(self, analysis: WeldAnalysis) -> None:
         self.blocks = np.empty((2 * analysis.bodies.size, 3))
-        self.network = analysis.network.buffers()
-        squares = self.network.out.reshape(-1, 2, 3)
+        self.out = np.empty((analysis.network.welds.size, 6))
+        squares = self.out.reshape(-1, 2, 3)
         self.x, self.y, self.z = squares[:, :, 0], squares[:, :, 1], squares[:, :, 2]
         self.total = np.empty((analysis.network.welds.size, 2))
+
+
+def turned(world: np.ndarray, turns: np.ndarray, analysis: WeldAnalysis, out: np.ndarray) -> np.ndarray:
+    """The nodes' wrenches in their groups' frames, as 3-vector rows (2 per node) into ``out``: row vectors
+    times the root's rotation, ``(v₀·R₀ + v₁·R₁) + v₂·R₂`` (R's rows; the C tick loop's order)."""
+    vectors = world.reshape(-1, 3)
+    for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
+        rows = slice(2 * nodes.start, 2 * nodes.stop)
+        v, into, rotation = vectors[rows], out[rows], turn.reshape(3, 3)
+        np.multiply(v[:, 0:1], rotation[0], out=into)
+        into += v[:, 1:2] * rotation[1]
+        into += v[:, 2:3] * rotation[2]
+    return out
 
 
 def _own(analysis: WeldAnalysis, inputs: _Inputs, work: _Work | None = None) -> np.ndarray:
     """Per node of ``analysis``, the wrench its welds deliver to it (``WeldNetwork.own``): a new array, or
     ``work``'s until its next analysis.
 
-    The groups' frame analysis (``stress``) takes them in each group's frame: row vectors
-    times the root's rotation. A cannon without thrust adds nothing (a zero load would change
-    at most the sign of a zero, which no magnitude sees).
+    The groups' frame analysis (``stress``) takes them in each group's frame (:func:`turned`). A
+    cannon without thrust adds nothing (a zero load would change at most the sign of a zero,
+    which no magnitude sees).
     """
     world, turns, thrust, ropes = inputs
-    if len(analysis.spans) == 1:  # one group, the common case: one product, no copy per group
-        blocks = np.matmul(world.reshape(-1, 3), turns[0].reshape(3, 3),
-                           out=None if work is None else work.blocks).reshape(-1, 6)
-    else:
-        blocks = world.copy()
-        for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
-            blocks[nodes] = (blocks[nodes].reshape(-1, 3) @ turn.reshape(3, 3)).reshape(-1, 6)
+    blocks = turned(world, turns, analysis, np.empty((2 * analysis.bodies.size, 3)) if work is None else work.blocks)
     pushed, loads = _NO_NODES, None
     if thrust.size and thrust.any():  # (true for NaN)
         pushed = analysis.cannon_nodes
@@ -109,8 +118,8 @@ def _own(analysis: WeldAnalysis, inputs: _Inputs, work: _Work | None = None) -> 
         loads[:, :3] = thrust[:, None] * analysis.cannon_axes
     if ropes:
         extra = {int(k): row for k, row in zip(pushed, loads if loads is not None else [], strict=True)}
-        for node, turned in ropes:
-            extra[node] = extra.get(node, 0.0) + turned
+        for node, rope in ropes:
+            extra[node] = extra.get(node, 0.0) + rope
         pushed, loads = np.array(list(extra), dtype=int), np.array(list(extra.values())).reshape(-1, 6)
     return analysis.network.own(blocks, pushed, loads)
 
@@ -119,7 +128,7 @@ def _magnitudes(analysis: WeldAnalysis, own: np.ndarray, work: _Work | None = No
     """Force (N) and torque (N·m) magnitudes per row of ``analysis`` from the nodes' wrenches (:func:`_own`),
     shape (n_welds, 2): a new array, or ``work``'s until its next analysis."""
     work = _Work(analysis) if work is None else work
-    squares = analysis.network.weld_wrenches(own, work.network)
+    squares = analysis.network.weld_wrenches(own, work.out)
     np.multiply(squares, squares, out=squares)
     # The sums as ``np.einsum("wki,wki->wk")`` adds the products (the first and the third, then the second;
     # the loads of the recorded runs), in plain ufuncs, which cost less than einsum's parsing.
@@ -144,9 +153,10 @@ rounding of the analysis and of the lag (relative errors of a few 1e-16 per oper
 _BACKOFF_MAX = 64
 """Ticks at most between a failed bound and the next try (the bound costs a little every tick it is tried)."""
 
-_PENDING_FLOATS = 4_000_000
-"""At most about this many numbers (32 MB) of put-off ticks' inputs wait for the exact analysis; then it
-catches up."""
+_PENDING_FLOATS = 1 << 18
+"""At most about this many numbers (2 MB) of put-off ticks' inputs wait for the exact analysis; then it
+catches up (as it would later: a catch-up costs what the ticks cost, while fresh pages for a larger buffer
+after every break cost more than that)."""
 
 _INPUTS_OVERHEAD = 64
 """What the arrays and the tuple of one tick's inputs take beside their numbers, in numbers (8 bytes)."""
@@ -278,9 +288,8 @@ class _WeldResponse:
             self.pending_thrust = np.empty((self.room, analysis.cannon_nodes.size))
             self.reference = np.zeros((2 * analysis.bodies.size, 3))
             self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
-            # A node's lever to its group's origin bounds the torque of a force on it (the Frobenius norm of
-            # the cross-product block of ``centres_to_origin`` is at least its operator norm).
-            self.reach = np.linalg.norm(analysis.network.centres_to_origin[:, :3, :3], axis=(1, 2))
+            # A node's lever to its group's origin bounds the torque of a force on it.
+            self.reach = analysis.network.reach()
             nodes, cannons = analysis.bodies.size, analysis.cannon_nodes.size
             self.changes = np.zeros((2 * nodes + cannons, 3))
             self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes),
@@ -315,13 +324,7 @@ class _WeldResponse:
         """The nodes' wrenches of ``inputs`` in their groups' frames, as 3-vector rows (the first of ``changes``)."""
         analysis = self.analysis
         assert analysis is not None
-        world, turns, rows = inputs[0], inputs[1], self.changes[: 2 * analysis.bodies.size]
-        if len(analysis.spans) == 1:
-            np.matmul(world.reshape(-1, 3), turns[0].reshape(3, 3), out=rows)
-        else:
-            for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
-                np.matmul(world[nodes].reshape(-1, 3), turn.reshape(3, 3), out=rows[2 * nodes.start: 2 * nodes.stop])
-        return rows
+        return turned(inputs[0], inputs[1], analysis, self.changes[: 2 * analysis.bodies.size])
 
     def _rope_share(self, ropes: tuple[tuple[int, np.ndarray], ...]) -> float:
         share = 0.0
@@ -380,21 +383,25 @@ class _WeldResponse:
         if compiled.analysis is not self.analysis:
             self._follow(compiled)
 
-    def copied(self) -> _Inputs:
-        """The inputs in the next pending row, where the C tick loop copied a tick's (``native``)."""
-        k = self.pending
-        return self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], ()
-
-    def snapped(self, compiled: Compiled, data: mujoco.MjData, copied: bool = False) -> list[tuple[int, float, float]]:
+    def snapped(self, compiled: Compiled, data: mujoco.MjData, analysed: bool = False) -> list[tuple[int, float, float]]:
         """``(weld index, force N, torque N·m)`` of every intact weld over its threshold (NaN counts as over).
 
-        ``copied``: the tick's inputs are in the next pending row already (``copied``), not read from ``data``.
+        ``analysed``: the C tick loop (``native``, ``_welds.c``) ran this tick's analysis already.
         """
         self.prepare(compiled)
         analysis = self.analysis
         if analysis is None:
             return []
-        inputs = self.copied() if copied else _inputs(compiled, analysis, self.roots, data)
+        if not analysed:
+            self._analyse(_inputs(compiled, analysis, self.roots, data))
+        held = self.state <= self.limits
+        if held.all():
+            return []
+        over = np.flatnonzero(~held.all(axis=1))
+        return [(int(analysis.welds[k]), float(self.state[k, 0]), float(self.state[k, 1])) for k in over]
+
+    def _analyse(self, inputs: _Inputs) -> None:
+        """The tick's weld loads into the lagged state, now or put off while the bound holds."""
         gain, restart, magnitudes = self.gain, False, None
         if self.wait:  # the bound failed lately: no bound, the exact analysis as it comes
             self.wait -= 1
@@ -413,7 +420,7 @@ class _WeldResponse:
                 self._put_off(inputs)
                 self.decay, self.level, self.lag = decay, level, lag
                 self.skipped += 1
-                return []
+                return
             self._catch_up()
             # Back off: a bound that failed after few skipped ticks is not tried for twice as long as before.
             self.backoff = 1 if self.skipped >= _BACKOFF_MAX else min(2 * self.backoff, _BACKOFF_MAX)
@@ -425,8 +432,3 @@ class _WeldResponse:
             self._restart(inputs, magnitudes)
         else:
             self._follow_load(magnitudes)
-        held = self.state <= self.limits
-        if held.all():
-            return []
-        over = np.flatnonzero(~held.all(axis=1))
-        return [(int(analysis.welds[k]), float(self.state[k, 0]), float(self.state[k, 1])) for k in over]
