@@ -235,3 +235,66 @@ def test_a_task_file_with_a_malformed_inline_target_is_one_error_line(tmp_path: 
     assert err == [f"error: {path}:1: task {record['id']!r}: target.structure: member 0 ('Sill_1'): field "
                    "'dimensions' is invalid: 'Infinity' is not a finite number ([1])"]
     assert not run_dir.exists()
+
+
+def _house_folder(root: Path, task_id: str, files: dict[str, Any], views: tuple[str, ...] = (
+        "front", "back", "left", "right", "front_right")) -> Path:
+    folder = root / task_id
+    folder.mkdir(parents=True)
+    for view in views:
+        (folder / f"{view}.png").write_bytes(_PNG + view.encode())
+    for name, doc in files.items():
+        (folder / name).write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return folder
+
+
+def test_a_released_houses_folder_tree_unpacks_like_a_pack(tmp_path: Path) -> None:
+    """The released server's DREAMHOUSE_TASKS_DIR layout (and its pack builder's input)."""
+    root = tmp_path / "houses"
+    _house_folder(root, "CR_02_0107", {"structure.json": {
+        "main_body": {"width": 12.19, "depth": 9.75, "stories": 2}, "roof": {"type": "hip"}, "config": "two_story_hip",
+        "config_id": 4, "params": {"complexity": "moderate", "seed": 7}, "style_display_name": "Craftsman"}})
+    skinned = _house_folder(root, "BN_01_0003", {"constraints.json": {"footprint_x": 8.0, "footprint_y": 12.0,
+                                                                      "stories": 1, "style": "Barn"}}, views=())
+    for view in ("front", "back", "left", "right", "front_right"):  # the older <id>_skin_<view>.png names
+        (skinned / f"BN_01_0003_skin_{view}.png").write_bytes(_PNG + view.encode())
+    out = tmp_path / "out"
+    assert main(["dreamhouse", "unpack", str(root), "--out", str(out)]) == 0
+    tasks = {t["id"]: t for t in map(json.loads, (out / "tasks.jsonl").read_text().splitlines())}
+    craftsman, barn = tasks["CR_02_0107"]["inputs"], tasks["BN_01_0003"]["inputs"]
+    assert (craftsman["style"], craftsman["stories"], craftsman["roof_type"], craftsman["complexity"]) == (
+        "Craftsman", 2, "hip", "moderate")
+    assert craftsman["lot_size"] == {"width": 14.19, "depth": 11.75, "area": 166.73}
+    assert (barn["style"], barn["roof_type"], barn["footprint"]) == ("Barn", "gable", {"x": 8.0, "y": 12.0})
+    front_right = Path(barn["views"]["frame"]["front_right"]).read_bytes()
+    assert front_right == _PNG + b"front_right"  # the released "top" view is the front-right render
+    for record in tasks.values():
+        validate_task(Task.from_dict(record))
+
+
+@pytest.mark.parametrize(("files", "views", "says"), [
+    ({}, ("front", "back", "left", "right"), "CR_02_0107: no 'top' view (CR_02_0107_skin_front_right.png or "
+                                             "front_right.png)"),
+    ({"structure.json": '{"main_body": {"width": 12.19,}}'}, None, "structure.json: not valid JSON"),
+    ({"structure.json": {"main_body": [12.19, 9.75]}}, None, "structure.json: field 'main_body' must be an object"),
+    ({"structure.json": {"main_body": {"width": "12.19"}}}, None, "CR_02_0107: constraints.footprint_x must be a "
+                                                                  "number of metres, got '12.19'"),
+    ({"constraints.json": [1]}, None, "constraints.json: must be a JSON object, got list"),
+])
+def test_a_bad_task_folder_is_one_error_line_and_nothing_unpacked(
+        tmp_path: Path, files: dict[str, Any], views: tuple[str, ...] | None, says: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "houses"
+    _house_folder(root, "AF_01_0018", {})
+    _house_folder(root, "CR_02_0107", files, *([views] if views else []))
+    out = tmp_path / "out"
+    assert main(["dreamhouse", "unpack", str(root), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {root / 'CR_02_0107'}") and says in err[0], err
+    assert not out.exists()
+
+
+def test_a_folder_without_task_folders_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["dreamhouse", "unpack", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == (f"error: {tmp_path}: holds no task folder (expected <task_id>/front.png"
+                                               " ... as the released houses/ tree)")

@@ -184,11 +184,12 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
 
 
 @cli.command()
-@click.argument("pack_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("pack_file", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for tasks.jsonl and the views.")
 def unpack(pack_file: Path, out: Path) -> None:
-    """Turn a .dhpack into OUT/tasks.jsonl (for `buildbench run dreamhouse --tasks`) and OUT/views/."""
+    """Turn a .dhpack, or a released houses/ folder tree (one folder of views and structure.json
+    per task), into OUT/tasks.jsonl (for `buildbench run dreamhouse --tasks`) and OUT/views/."""
     from .dhpack import load_dhpack
 
     tasks = _run(lambda: load_dhpack(pack_file, (out / "views").resolve()))

@@ -218,9 +218,14 @@ def _read(conn: sqlite3.Connection, pack: Path) -> tuple[dict[str, str], list[Pa
     return meta, tasks
 
 
+def is_task_id(value: Any) -> bool:
+    """Whether ``value`` is a task id a pack may hold (it names files and folders)."""
+    return isinstance(value, str) and _TASK_ID.fullmatch(value) is not None
+
+
 def _pack_task(pack: Path, task_id: Any, style: Any, description: Any, constraints_json: Any,
                images: dict[str, bytes], target_json: str | None) -> PackTask:
-    if not isinstance(task_id, str) or not _TASK_ID.fullmatch(task_id):
+    if not is_task_id(task_id):
         raise DhpackError(f"{pack}: task id {task_id!r} is not 1-64 letters, digits, '_', '-' or '.'")
     where = f"{pack}: task {task_id}"
     for name, value in (("style", style), ("description", description)):
@@ -337,21 +342,26 @@ def task_from_pack(entry: PackTask, view_paths: Mapping[str, str], condition: st
 
 
 def load_dhpack(path: str | os.PathLike[str], images_dir: str | os.PathLike[str] | None = None) -> list[Task]:
-    """The tasks of a pack as harness tasks, their views saved as PNG files.
+    """The tasks of a pack, or of a released task-folder tree, as harness tasks, their views
+    saved as PNG files.
 
     Args:
-        path: The pack.
+        path: The pack, or a folder of task folders (:mod:`.task_folders`).
         images_dir: Where to save the views (``<dir>/<task_id>/<view>.png``); by default a
-            cache folder keyed by the pack's content hash.
+            cache folder keyed by the content's hash.
 
     Raises:
         DhpackError: As :func:`read_dhpack`, or when the views cannot be saved.
     """
-    meta, entries = read_dhpack(path)
+    from .task_folders import read_task_folders
+
+    source = Path(path)
+    meta, entries = read_task_folders(source) if source.is_dir() else read_dhpack(source)
     if images_dir is None:
         from buildbench.harness.cache import cache_dir
 
-        images_dir = cache_dir("dreamhouse", "dhpack", _file_digest(Path(path)))
+        images_dir = cache_dir("dreamhouse", "dhpack", _entries_digest(entries) if source.is_dir()
+                               else _file_digest(source))
     condition = meta.get("condition") if meta.get("condition") in CONDITIONS else None
     root = Path(images_dir)
     tasks = []
@@ -368,6 +378,15 @@ def load_dhpack(path: str | os.PathLike[str], images_dir: str | os.PathLike[str]
             raise DhpackError(f"cannot save the views of task {entry.task_id} under {root}: {exc}") from None
         tasks.append(task_from_pack(entry, paths, condition))
     return tasks
+
+
+def _entries_digest(entries: Sequence[PackTask]) -> str:
+    digest = hashlib.sha256()
+    for e in entries:
+        digest.update(json.dumps([e.task_id, e.style, e.description, e.constraints], sort_keys=True).encode())
+        for view in VIEW_NAMES:
+            digest.update(hashlib.sha256(e.images[view]).digest())
+    return digest.hexdigest()[:16]
 
 
 def _file_digest(path: Path) -> str:
