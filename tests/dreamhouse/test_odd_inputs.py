@@ -135,6 +135,8 @@ def test_a_reply_without_a_parsable_plan_names_the_first_error() -> None:
     (("construction_order", 0, "members"), "Sill", 'step 1: members must be a list of {"type", "count"} objects'),
     (("analysis", "lot_size", "width"), 10**400, "analysis.lot_size.width must be a number (given: 14.19)"),
     (("sections", 0, "bounds", "x_max"), -10**400, "section 'main': bounds need numbers for x_max"),
+    (("construction_order", 0, "section"), {"name": "main"}, "step 1: section {'name': 'main'} is not declared in "
+                                                             "'sections'"),
     (("expected_member_counts", "Sill"), "4", "expected_member_counts of Sill must be non-negative integers"),
     (("expected_member_counts", "Sill"), 4.0, "expected_member_counts of Sill must be non-negative integers"),
 ])

@@ -174,7 +174,7 @@ def _check_steps(order: Any, sections: set[str], problems: list[str]) -> list[Pl
             continue
         where = f"step {n}"
         sec, phase, kind = raw.get("section"), raw.get("phase"), raw.get("step_type", "critical")
-        if sec not in sections:
+        if not isinstance(sec, str) or sec not in sections:
             problems.append(f"{where}: section {sec!r} is not declared in 'sections'")
         if phase not in PHASES:
             problems.append(f"{where}: phase {phase!r} is not one of {', '.join(PHASES)}")
