@@ -300,3 +300,11 @@ def test_a_folder_without_task_folders_is_one_error_line(tmp_path: Path, capsys:
     assert main(["dreamhouse", "unpack", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.strip() == (f"error: {tmp_path}: holds no task folder (expected <task_id>/front.png"
                                                " ... as the released houses/ tree)")
+
+
+@pytest.mark.parametrize("name", [{"name": "Stud_1"}, ["Stud_1"], None, 3])
+def test_a_tool_change_naming_no_member_is_an_action_error(name: Any) -> None:
+    scene = Structure.from_members(actions.parse_members([{"name": "Stud_1", "size": [0.038, 0.089, 2.4],
+                                                           "location": [0, 0, 1.2]}]))
+    with pytest.raises(actions.ActionError, match=r"^changes\[0\]: no member named .* in the scene$"):
+        actions.modify_members(scene, [{"name": name, "size": [0.038, 0.089, 2.5]}])

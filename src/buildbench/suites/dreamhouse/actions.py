@@ -259,7 +259,7 @@ def modify_members(scene: Structure, changes: Any) -> Structure:
         if unknown:
             raise ActionError(f"{where}: unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(_CHANGE_KEYS))}")
         name = change.get("name")
-        if name not in index:
+        if not isinstance(name, str) or name not in index:
             raise ActionError(f"{where}: no member named {name!r} in the scene")
         i = index[name]
         if "size" in change:
