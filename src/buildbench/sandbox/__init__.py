@@ -7,7 +7,9 @@ whose ``status`` is one of ``ok | error | timeout | memory | limit | killed | cr
 Isolation, chosen with ``isolation="auto" | "bwrap" | "process"``:
 
 - bwrap (bubblewrap), used when it works: no network; only the system folders, the
-  interpreter and named paths visible, read-only, plus one writable work folder; private
+  interpreter and named paths visible, read-only, plus one writable work folder; of buildbench
+  only ``buildbench.sandbox``, the setup hook's module and the ``modules`` a caller names (no
+  task generator or verifier the code could ask for its ground truth); private
   ``/tmp``, ``/dev/shm`` and PID namespace; an environment built from an allow-list (no API
   keys or tokens); as root, a fresh unprivileged uid (so RLIMIT_NPROC bounds processes and
   threads, and root-only files stay unreadable). Every process of the sandbox is killed

@@ -4,8 +4,9 @@ Two backends:
 
 - ``bwrap``: bubblewrap namespaces. No network, private PID/IPC/UTS namespaces, and a
   filesystem built from an empty root: the system folders (``/usr``, ``/etc``, the ``/lib``
-  and ``/bin`` links), the interpreter with its libraries and the caller's ``readable`` paths,
-  all read-only, one writable work folder, private ``/tmp`` and ``/dev/shm``. Nothing else of
+  and ``/bin`` links), the interpreter with its libraries, the caller's ``readable`` paths and
+  of buildbench only the modules the child imports (`package_view`), all read-only, one
+  writable work folder, private ``/tmp`` and ``/dev/shm``. Nothing else of
   the host exists inside: no home folders, checkouts, run folders or mounted data. When the parent is root, bwrap runs privileged and the child drops
   to a fresh unprivileged uid with ``setpriv`` (no capabilities, no-new-privs), so
   RLIMIT_NPROC really limits its processes (the kernel exempts root from it) and
@@ -75,6 +76,41 @@ def python_path_entries() -> list[str]:
     ``buildbench`` (a source tree under an editable install). Nothing else of the caller's
     ``sys.path`` (the current folder, a checkout, a test folder) is passed on or shown."""
     return [str(Path(buildbench.__file__).resolve().parent.parent)]
+
+
+#: The modules of buildbench every sandbox sees: what its supervisor and runner import.
+SANDBOX_MODULES = ("buildbench.sandbox",)
+
+
+def package_view(modules: tuple[str, ...] | list[str]) -> list[str]:
+    """Host paths that make exactly ``modules`` of buildbench (and `SANDBOX_MODULES`) importable.
+
+    A package is shown with everything in its folder, a module as its one file, and every
+    package above either by its ``__init__.py`` alone; ``"buildbench"`` shows all of it, for a
+    sandbox that runs no agent code. Under bwrap nothing else of buildbench exists: agent code
+    cannot run the task generators, the verifiers or anything else that holds or makes ground truth.
+
+    Raises:
+        ValueError: A name outside buildbench, or one that names no module or package.
+    """
+    root = Path(buildbench.__file__).resolve().parent
+    shown = {str(root / "__init__.py")}
+    for name in {*SANDBOX_MODULES, *modules}:
+        if name == "buildbench":  # all of it: for a sandbox that runs no agent code
+            return [str(root)]
+        top, _, rest = name.partition(".")
+        if top != "buildbench" or not rest:
+            raise ValueError(f"modules: {name!r} is not a module of buildbench (buildbench.<package>...)")
+        parts = rest.split(".")
+        target = root.joinpath(*parts)
+        if target.is_dir() and (target / "__init__.py").is_file():
+            shown.add(str(target))
+        elif target.with_suffix(".py").is_file():
+            shown.add(str(target.with_suffix(".py")))
+        else:
+            raise ValueError(f"modules: {name!r} is not a module or package of buildbench (no {target}[.py])")
+        shown.update(str(root.joinpath(*parts[:depth], "__init__.py")) for depth in range(1, len(parts)))
+    return sorted(shown)
 
 
 def interpreter() -> str:
@@ -171,16 +207,37 @@ def _mount_arguments(readable: list[str], workdir: str, tmpfs_bytes: int) -> lis
     return args + ["--bind", workdir, workdir]
 
 
+def _package_arguments(package: list[str], bound: list[str]) -> list[str]:
+    """Mounts that leave only ``package`` (`package_view`) of buildbench where a bound folder
+    (an installation holding a built wheel, a source tree named readable) would show all of
+    it: an empty read-only tmpfs over the package, the shown paths bound into it."""
+    root = str(Path(buildbench.__file__).resolve().parent)
+    if not _is_under(root, bound):
+        return []
+    args = ["--perms", "0755", "--tmpfs", root]
+    folders = {str(parent) for path in package for parent in Path(path).parents if _is_under(str(parent), [root])}
+    for folder in sorted(folders - {root}, key=lambda f: (f.count("/"), f)):
+        args += ["--perms", "0755", "--dir", folder]
+    for path in package:
+        args += ["--ro-bind", path, path]
+    return [*args, "--remount-ro", root]
+
+
 def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int | None,
-                     readable: list[str]) -> list[str]:
-    """bwrap options: namespaces, mounts, environment (everything before the command)."""
+                     readable: list[str], package: list[str]) -> list[str]:
+    """bwrap options: namespaces, mounts, environment (everything before the command).
+
+    ``readable`` is every host path shown read-only besides the interpreter's installation,
+    ``package`` the paths of buildbench shown (see `package_view`): nothing else of it.
+    """
     # Both tmpfs full fit the memory budget, which counts what they hold (`_memory`).
     tmpfs_bytes = _tmpfs_size(limits.memory_mb)
     args = ["bwrap", "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     args += ["--die-with-parent", "--new-session", *_system_mounts(), "--dev", "/dev", "--proc", "/proc"]
     args += _tmpfs("1777", tmpfs_bytes, "/dev/shm")
-    paths = [sys.prefix, sys.base_prefix, *env["PYTHONPATH"].split(os.pathsep), *readable]
-    args += _mount_arguments(sorted({str(Path(p).resolve()) for p in paths}), workdir, tmpfs_bytes)
+    bound = sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, *readable]})
+    overlay = _package_arguments(package, bound)
+    args += _mount_arguments(bound if overlay else sorted({*bound, *package}), workdir, tmpfs_bytes) + overlay
     args += ["--chdir", workdir, "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
@@ -194,7 +251,8 @@ def _bwrap_arguments(workdir: str, limits: Limits, env: dict[str, str], uid: int
 
 
 def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int, reply_fd: int,
-                readable: tuple[str, ...] = (), python_path: tuple[str, ...] = ()) -> LaunchPlan:
+                readable: tuple[str, ...] = (), python_path: tuple[str, ...] = (),
+                modules: tuple[str, ...] = ()) -> LaunchPlan:
     """Build the command that starts a child for ``backend`` in ``workdir``.
 
     Args:
@@ -207,17 +265,21 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
             second interpreter it starts); bwrap only.
         python_path: Folders added to the child's PYTHONPATH (and made readable), for setup
             hooks that live outside installed packages.
+        modules: Modules of buildbench the child may import besides `SANDBOX_MODULES` (see
+            `package_view`); under bwrap the rest of buildbench does not exist.
 
     Raises:
         SandboxUnavailable: The bwrap backend cannot be set up (no setpriv as root).
+        ValueError: ``modules`` names something that is not a module of buildbench.
     """
     env = child_environment(workdir, [*python_path_entries(), *python_path])
     command = _child_command(request_fd, reply_fd)
     if backend == "process":
         return LaunchPlan(argv=_child_command(request_fd, reply_fd, os.getpid()), env=env, cwd=workdir,
                           sandbox_uid=None)
+    shown, package = [*python_path, *readable], package_view(modules)
     if os.geteuid() != 0:
-        argv = [*_bwrap_arguments(workdir, limits, env, None, list(readable)), "--", *command]
+        argv = [*_bwrap_arguments(workdir, limits, env, None, shown, package), "--", *command]
         return LaunchPlan(argv=argv, env=env, cwd=workdir, sandbox_uid=None)
     setpriv = shutil.which("setpriv")
     if setpriv is None:
@@ -225,7 +287,7 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
             "running as root, the bwrap backend needs setpriv (util-linux) to drop privileges"
         )
     uid = new_sandbox_uid()
-    argv = [*_bwrap_arguments(workdir, limits, env, uid, list(readable)), "--"]
+    argv = [*_bwrap_arguments(workdir, limits, env, uid, shown, package), "--"]
     argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
     return LaunchPlan(argv=argv + command, env=env, cwd=workdir, sandbox_uid=uid)
 

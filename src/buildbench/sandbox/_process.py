@@ -157,7 +157,7 @@ class SandboxProcess:
     """
 
     def __init__(self, backend: Backend, workdir: str, limits: Limits, readable: tuple[str, ...] = (),
-                 python_path: tuple[str, ...] = ()) -> None:
+                 python_path: tuple[str, ...] = (), modules: tuple[str, ...] = ()) -> None:
         self.backend = backend
         self.limits = limits
         self._workdir = workdir
@@ -170,7 +170,7 @@ class SandboxProcess:
         self._memory: MemoryBudget | None = None
         try:
             plan = self._plan = plan_launch(backend, workdir, limits, request_read, reply_write, readable,
-                                            python_path)
+                                            python_path, modules)
             self._memory = MemoryBudget(limits.memory_mb * 1024 * 1024, plan.sandbox_uid)
             if plan.sandbox_uid is not None:
                 hand_over(workdir, plan.sandbox_uid, plan.sandbox_uid)

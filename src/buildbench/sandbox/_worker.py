@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Any
 
-from buildbench.sandbox._launch import Backend, SandboxUnavailable
+from buildbench.sandbox._launch import Backend, SandboxUnavailable, package_view
 from buildbench.sandbox._process import SandboxProcess
 from buildbench.sandbox._tree import remove_tree
 from buildbench.sandbox._types import Envelope, Isolation, Limits
@@ -137,6 +137,17 @@ def _limits_message(limits: Limits, backend: Backend) -> dict[str, Any]:
     }
 
 
+def _hook_module(setup: str | None) -> tuple[str, ...]:
+    """The setup hook's module when it is one of buildbench (shown in the sandbox); a name that
+    is no module is left out, so the setup fails inside, naming it, as any bad hook does."""
+    module = (setup or "").partition(":")[0]
+    try:
+        package_view([module])
+    except ValueError:
+        return ()
+    return (module,)
+
+
 def _write_files(workdir: Path, files: Mapping[str, bytes | str]) -> None:
     """Write ``files`` (relative path -> content) into ``workdir``, refusing paths that leave it."""
     for name, content in files.items():
@@ -192,6 +203,7 @@ class Worker:
         isolation: Isolation = "auto",
         readable: tuple[str | os.PathLike[str], ...] = (),
         python_path: tuple[str | os.PathLike[str], ...] = (),
+        modules: tuple[str, ...] = (),
     ) -> None:
         """Prepare the worker; the process starts on the first call.
 
@@ -210,9 +222,13 @@ class Worker:
                 its libraries: under bwrap nothing else of the host is visible.
             python_path: Folders put on the child's PYTHONPATH (read-only), for a setup hook
                 outside installed packages; the caller's own ``sys.path`` is never passed on.
+            modules: Modules and packages of buildbench the code may import (under bwrap) besides
+                ``buildbench.sandbox`` and the setup hook's own module: the rest of buildbench
+                (task generators, verifiers, everything that holds or makes ground truth) does
+                not exist inside the sandbox.
 
         Raises:
-            ValueError: A bad ``setup``, ``inputs``, ``files`` path or ``isolation``.
+            ValueError: A bad ``setup``, ``inputs``, ``files`` path, ``isolation`` or ``modules``.
             SandboxUnavailable: bwrap does not work here and ``isolation`` is ``"bwrap"``, or
                 ``"auto"`` without the opt-in.
         """
@@ -222,6 +238,8 @@ class Worker:
         self.backend: Backend = resolve_isolation(isolation)
         self.readable = tuple(str(Path(p).resolve()) for p in readable)
         self.python_path = tuple(str(Path(p).resolve()) for p in python_path)
+        package_view(modules)  # a bad name fails here, not at the first call
+        self.modules = (*modules, *_hook_module(setup))
         self._remove_workdir: weakref.finalize | None = None
         if workdir is None:
             folder = Path(tempfile.mkdtemp(prefix="buildbench-sandbox-")).resolve()
@@ -276,7 +294,7 @@ class Worker:
     def _start(self) -> Envelope | None:
         """Start a process and run the setup hook; an envelope only if that failed."""
         self._process = SandboxProcess(self.backend, str(self.workdir), self.limits, self.readable,
-                                       self.python_path)
+                                       self.python_path, self.modules)
         message = {
             "op": "setup",
             "own_pid_namespace": self.backend == "bwrap",
@@ -331,6 +349,7 @@ def run_code(
     isolation: Isolation = "auto",
     readable: tuple[str | os.PathLike[str], ...] = (),
     python_path: tuple[str | os.PathLike[str], ...] = (),
+    modules: tuple[str, ...] = (),
 ) -> Envelope:
     """Run ``code`` once in a fresh sandboxed process and return its envelope.
 
@@ -343,6 +362,6 @@ def run_code(
     """
     with Worker(
         setup=setup, inputs=inputs, limits=limits, workdir=workdir, files=files, isolation=isolation,
-        readable=readable, python_path=python_path,
+        readable=readable, python_path=python_path, modules=modules,
     ) as worker:
         return worker.call(code)

@@ -74,6 +74,9 @@ PROMPTS = Path(__file__).with_name("prompts")
 PROMPT_FILES = PromptFiles(PROMPTS, fields=True)
 CODE_TOOL = "execute_ifc_code"
 SETUP_HOOK = "buildbench.suites.bimedit.namespace:setup"
+#: What the sandbox shows of buildbench for the structured tools, whose snippets the harness writes
+#: (no agent code runs): their operations import the generators and the verifier, so all of it.
+STRUCTURED_MODULES = ("buildbench",)
 MODEL_NAME = "model.ifc"
 _CALL_FAILURES = {"timeout": "timeout", "memory": "crash", "limit": "crash", "killed": "crash", "crash": "crash"}
 
@@ -183,8 +186,10 @@ class BimEditEnv(Env):
         shutil.copyfile(view.input_ifc, model)
         limits = Limits(wall_s=self.options.call_timeout_s, cpu_s=max(1, math.ceil(self.options.call_timeout_s)),
                         memory_mb=self.options.memory_mb, disk_mb=self.options.disk_mb)
+        # Agent code (the code format) sees only the hook's module of buildbench (see `Worker`).
+        shown = STRUCTURED_MODULES if self.options.action_format == "structured" else ()
         worker = Worker(setup=SETUP_HOOK, inputs={"model": str(model)}, limits=limits, workdir=workdir,
-                        isolation=self.options.isolation)
+                        isolation=self.options.isolation, modules=shown)
         self.task = task
         initial = model.read_bytes()
         self._ep = _Episode(workdir, model, worker, _digest(initial), committed_bytes=initial)

@@ -110,6 +110,15 @@ def _reply_problem(reply: Any) -> str | None:
     return None
 
 
+#: What of buildbench the sandbox shows an executor's process (see `Worker`'s ``modules``): the
+#: executors and the modules they import, never the task generators or the verifier.
+SANDBOX_MODULES = (
+    "buildbench.suites.dreamhouse.executors", "buildbench.suites.dreamhouse.model", "buildbench.geometry",
+    "buildbench.harness.errors", "buildbench.errors", "buildbench.inputs", "buildbench.jsonio", "buildbench.lazy",
+    "buildbench.limits",
+)
+
+
 class Executor:
     """Runs scripts against one persistent scene in a sandboxed worker.
 
@@ -132,7 +141,8 @@ class Executor:
         """Prepare the worker (it starts on the first run); ``readable``: host paths the
         sandbox must see besides our own interpreter (another one that it starts)."""
         self.limits = limits
-        self._worker = Worker(setup=setup, inputs=inputs, limits=limits, isolation=isolation, readable=readable)
+        self._worker = Worker(setup=setup, inputs=inputs, limits=limits, isolation=isolation, readable=readable,
+                              modules=SANDBOX_MODULES)
 
     def __enter__(self) -> Executor:
         return self
