@@ -24,12 +24,16 @@ from buildbench.suites.scenerevis.check.meshes import layout_meshes, mesh_voxel_
 from buildbench.suites.scenerevis.check.physics import EVALUATION, REWARD, check_physics
 
 RECORDING = Path(__file__).with_name("data") / "mesh-oracle-procedural.jsonl"
+#: Synthetic rooms at the checks' edges (``tools/scenerevis_mesh_oracle/odd_rooms.py``: quarter
+#: turns, flush and duplicated objects, 5 mm objects, a wall crossed by 0.5-2 %, an L-shaped room,
+#: rolled and pitched objects, the ceiling pierced), each recorded whole.
+ODD_RECORDING = RECORDING.with_name("mesh-oracle-odd-rooms.jsonl")
 SHARED = Path(__file__).resolve().parents[3] / "shared/data/scenerevis"
 #: Voxel volumes agree when within this share of the release's, or this many m³ (float32
 #: vertices in the GLB can move a voxel centre across a rounding boundary).
 VOXEL_REL, VOXEL_ABS_M3 = 0.02, 0.002
 
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/scenerevis (the real rooms)")
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data/scenerevis (the real rooms)")
 
 
 def _scene(source: str, line: int) -> dict:
@@ -49,6 +53,7 @@ def _close(ours: float, theirs: float) -> bool:
     return abs(ours - theirs) <= max(VOXEL_ABS_M3, VOXEL_REL * abs(theirs))
 
 
+@needs_shared
 @pytest.mark.slow
 def test_procedural_physics_agrees_with_the_released_evaluation() -> None:
     records = [json.loads(line) for line in RECORDING.read_text(encoding="utf-8").splitlines()]
@@ -78,3 +83,37 @@ def test_procedural_physics_agrees_with_the_released_evaluation() -> None:
         "run tools/scenerevis_mesh_oracle again")
     assert agree >= 0.99 * current, f"{agree}/{current} rooms agree; differ: {differ[:10]}"
     assert voxels >= 10 and voxel_agree >= 0.99 * voxels, f"voxel figures agree on {voxel_agree}/{voxels} rooms"
+
+
+def _inside(layout: object, a: int, b: int) -> bool:
+    """Whether one object's box lies within the other's axis-aligned bounds."""
+    corners = layout.corners()  # type: ignore[attr-defined]
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    return bool((lo[a] >= lo[b] - 1e-9).all() and (hi[a] <= hi[b] + 1e-9).all()) or bool(
+        (lo[b] >= lo[a] - 1e-9).all() and (hi[b] <= hi[a] + 1e-9).all())
+
+
+def test_procedural_physics_agrees_on_odd_rooms() -> None:
+    """Synthetic rooms at the checks' edges: the 1 cm colliding set, the out-of-bounds set and the
+    voxel figures agree on every room. Contact of any depth may differ only for an object lying
+    wholly inside another's box (a 5 mm lamp inside a bookshelf's 25 mm base, the two bottoms
+    coplanar): FCL's answer on that tie turns on the last bits of the placed vertices, which the
+    release bakes into float32 world coordinates and we keep as float64 local meshes placed by a
+    transform (README of tools/scenerevis_mesh_oracle)."""
+    records = [json.loads(line) for line in ODD_RECORDING.read_text(encoding="utf-8").splitlines()]
+    kinds = {rec["room_id"].rsplit("-", 1)[0] for rec in records}
+    assert {"quarter", "flush", "twins", "tiny", "threshold", "l_shape", "tilted", "ceiling"} <= kinds
+    for rec in records:
+        layout = parse_layout(rec["scene"])
+        meshes = layout_meshes(layout, rec["level"])
+        assert _digest(meshes) == rec["mesh_digest"], f"{rec['room_id']}: shapes changed; run the tool again"
+        evaluation = check_physics(layout, EVALUATION, geometry=rec["level"])
+        assert list(evaluation.colliding) == rec["colliding"], rec["room_id"]
+        assert list(evaluation.out_of_bounds) == rec["out_of_bounds"], rec["room_id"]
+        ours = {i for c in check_physics(layout, REWARD, geometry=rec["level"]).contacts for i in (c.a, c.b)}
+        theirs = set(rec["colliding_any"])
+        for i in ours ^ theirs:
+            assert any(_inside(layout, i, j) for j in range(len(layout)) if j != i), (rec["room_id"], i)
+        figures = mesh_voxel_figures(layout, meshes, 0.05)
+        assert _close(figures.total_oob_m3, rec["voxel"]["total_oob_volume"]), rec["room_id"]
+        assert _close(figures.total_collision_m3, rec["voxel"]["total_collision_volume"]), rec["room_id"]

@@ -119,13 +119,18 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=0, help="at most this many rooms (0: all)")
     parser.add_argument("--voxel-rooms", type=int, default=40, help="run voxel_eval on the first N rooms")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--odd", type=int, default=0, metavar="N",
+                        help="N synthetic rooms of each kind of odd_rooms.py instead, each recorded whole")
     args = parser.parse_args()
     sys.path.insert(0, str(args.orig / "eval"))
     import myeval  # the released modules, unmodified
     import voxel_eval
 
     _seed_sampling()
-    todo = rooms()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from odd_rooms import odd_rooms
+
+    todo = [("odd_rooms", k + 1, room) for k, (_, room) in enumerate(odd_rooms(0, args.odd))] if args.odd else rooms()
     if args.rooms:
         todo = todo[: args.rooms]
     with tempfile.TemporaryDirectory() as tmp, args.out.open("w", encoding="utf-8") as out:
@@ -133,7 +138,7 @@ def main() -> None:
             models = Path(tmp) / f"m{count}"
             exported, digest = export_models(scene, args.level, models, f"r{count}")
             record = {"source": source, "line": line, "room_id": scene.get("room_id"), "level": args.level,
-                      "mesh_digest": digest,
+                      "mesh_digest": digest, **({"scene": scene} if args.odd else {}),
                       **run_room(myeval, voxel_eval, exported, models, count < args.voxel_rooms)}
             out.write(json.dumps(record, sort_keys=True) + "\n")
             out.flush()
