@@ -308,3 +308,19 @@ def test_a_tool_change_naming_no_member_is_an_action_error(name: Any) -> None:
                                                            "location": [0, 0, 1.2]}]))
     with pytest.raises(actions.ActionError, match=r"^changes\[0\]: no member named .* in the scene$"):
         actions.modify_members(scene, [{"name": name, "size": [0.038, 0.089, 2.5]}])
+
+
+@pytest.mark.parametrize(("manifest", "says"), [
+    ([], 'manifest.json: must be an object whose "files" is a list'),
+    ({"files": {"path": "x"}}, 'manifest.json: must be an object whose "files" is a list'),
+    ({"files": [7]}, 'manifest.json: files[0] must be an object whose "path" names a file in the folder, got 7'),
+    ({"files": [{"sha256": "0"}]}, "files[0] must be an object whose \"path\" names a file in the folder"),
+    ({"files": [{"path": "../elsewhere/structures-00000.jsonl"}]}, "files[0] must be an object whose \"path\""),
+])
+def test_a_malformed_dataset_manifest_is_one_error_line(shard: Path, manifest: Any, says: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / shard.name).write_bytes(shard.read_bytes())
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["dreamhouse", "validate", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {tmp_path / 'manifest.json'}: ") and says in err[0], err

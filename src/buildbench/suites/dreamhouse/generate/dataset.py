@@ -380,15 +380,15 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
     """Read back the structures of a folder written by :func:`write_dataset`, in order.
 
     Raises:
-        ConfigError: When the folder has no readable manifest or a listed file is missing.
+        ConfigError: When the folder has no readable manifest, the manifest does not list its
+            files as ``{"path": <file name in the folder>}``, or a listed file is missing.
     """
     root = Path(folder)
     try:
         manifest = parse_json(read_text(root / MANIFEST))
     except (OSError, json.JSONDecodeError) as exc:
         raise ConfigError(f"{root} has no readable {MANIFEST}: {exc}") from exc
-    for entry in manifest.get("files", []):
-        path = root / entry["path"]
+    for path in _listed_files(root, manifest):
         if not path.exists():
             raise ConfigError(f"dataset file {path} listed in the manifest is missing")
         if path.suffix == ".jsonl":
@@ -399,6 +399,21 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
             rows = ((f"{path} row {k}", r) for k, r in enumerate(_table_rows(pq.read_table(path))))
         for where, r in rows:
             yield record_house(r, where)
+
+
+def _listed_files(root: Path, manifest: Any) -> list[Path]:
+    """The shard files a manifest lists, each a plain file name inside ``root``."""
+    files = manifest.get("files", []) if isinstance(manifest, dict) else None
+    if not isinstance(files, list):
+        raise ConfigError(f"{root / MANIFEST}: must be an object whose \"files\" is a list")
+    paths = []
+    for k, entry in enumerate(files):
+        name = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            raise ConfigError(f"{root / MANIFEST}: files[{k}] must be an object whose \"path\" names a file in "
+                              f"the folder, got {str(entry)[:80]}")
+        paths.append(root / name)
+    return paths
 
 
 def _row(line: str, where: str) -> Any:
