@@ -25,7 +25,7 @@ def _extensions() -> list[Extension]:
         depends=[f"{physics}/_welds.h"],
         include_dirs=[str(include), physics],
         # Bit-identical arithmetic with the numpy loop: no fused multiply-adds, no reassociation.
-        extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"],
+        extra_compile_args=["-O3", "-ffp-contract=off", "-fno-fast-math"],
         optional=True,
     )]
 

@@ -28,6 +28,52 @@ double pairwise(const double* a, long n) {
     return pairwise(a, n2) + pairwise(a + n2, n - n2);
 }
 
+/* ``pairwise`` of every ``stride``-th value (numpy's for a strided operand: the same grouping). */
+static double pairwise_strided(const double* a, long n, long stride) {
+    if (n < 8) {
+        double res = 0.0;
+        for (long i = 0; i < n; i++) res += a[i * stride];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        long i;
+        for (int j = 0; j < 8; j++) r[j] = a[j * stride];
+        for (i = 8; i < n - (n % 8); i += 8) {
+            for (int j = 0; j < 8; j++) r[j] += a[(i + j) * stride];
+        }
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i * stride];
+        return res;
+    }
+    long n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_strided(a, n2, stride) + pairwise_strided(a + n2 * stride, n - n2, stride);
+}
+
+/* ``pairwise`` of the products ``a[i]·b[i]``, each rounded before it is added (no fused multiply-add). */
+static double pairwise_dot(const double* a, const double* b, long n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (long i = 0; i < n; i++) res += a[i] * b[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        long i;
+        for (int j = 0; j < 8; j++) r[j] = a[j] * b[j];
+        for (i = 8; i < n - (n % 8); i += 8) {
+            for (int j = 0; j < 8; j++) r[j] += a[i + j] * b[i + j];
+        }
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i] * b[i];
+        return res;
+    }
+    long n2 = n / 2;
+    n2 -= n2 % 8;
+    return pairwise_dot(a, b, n2) + pairwise_dot(a + n2, b + n2, n - n2);
+}
+
 /* One segment of numpy's ``add.reduceat``: its first value, plus the others' pairwise sum where there are any. */
 static double segment(const double* a, long n) { return n > 1 ? a[0] + pairwise(a + 1, n - 1) : a[0]; }
 
@@ -35,7 +81,7 @@ static long max_long(long a, long b) { return a > b ? a : b; }
 
 /* Numbers of scratch ``net_loads`` needs: the nodes' and rows' wrenches, a right side, the products of a sum. */
 size_t net_scratch(const Net* net) {
-    long longest = net->entries, size = 0;
+    long longest = 6 * net->entries, size = 0;
     for (long p = 0; p < net->parts; p++) {
         const long long* part = net->parts_table + p * PART_FIELDS;
         size = max_long(size, (long)part[PART_SIZE]);
@@ -98,14 +144,14 @@ void net_loads(const Net* net, const double* world, const double* turns, const d
             }
         }
     }
-    double* tmp = right; /* the subtrees' sums come before any right side */
+    double* rows = right; /* the subtrees' nodes, gathered: before any right side */
     for (long e = 0; e < net->tree; e++) {
         long s = (long)net->subtree_starts[e], end = e + 1 < net->tree ? (long)net->subtree_starts[e + 1] : net->entries;
         double sub[6], lever[3];
-        for (int col = 0; col < 6; col++) {
-            for (long q = s; q < end; q++) tmp[q - s] = own[6 * net->subtree_nodes[q] + col];
-            sub[col] = segment(tmp, end - s);
-        }
+        for (long q = s; q < end; q++) memcpy(rows + 6 * (q - s), own + 6 * net->subtree_nodes[q], 6 * sizeof(double));
+        /* ``add.reduceat`` down each column: the first node's value plus the others' pairwise sum. */
+        for (int col = 0; col < 6; col++)
+            sub[col] = end - s > 1 ? rows[col] + pairwise_strided(rows + 6 + col, end - s - 1, 6) : rows[col];
         /* A subtree's wrench (torque about the origin, force) moved to its weld's anchor, signed. */
         double sign = net->signs[e];
         cross(net->levers + 3 * e, sub + 3, lever);
@@ -125,10 +171,7 @@ void net_loads(const Net* net, const double* world, const double* turns, const d
                  net->w_values + part[PART_W_ENTRY], (long)part[PART_W_COUNT], (long)part[PART_W_ENTRIES], flat, right,
                  0, products);
         const double* inverse = net->inverses + part[PART_INVERSE];
-        for (long i = 0; i < size; i++) {
-            for (long j = 0; j < size; j++) products[j] = inverse[i * size + j] * right[j];
-            loops[i] = 0.0 + pairwise(products, size);
-        }
+        for (long i = 0; i < size; i++) loops[i] = 0.0 + pairwise_dot(inverse + i * size, right, size);
         row_sums(net->g_rows + part[PART_G_ROW], net->g_starts + part[PART_G_ROW], net->g_columns + part[PART_G_ENTRY],
                  net->g_values + part[PART_G_ENTRY], (long)part[PART_G_COUNT], (long)part[PART_G_ENTRIES], loops, flat,
                  1, products);
