@@ -214,6 +214,7 @@ MALFORMED: dict[str, tuple[Callable[[Doc], bytes], str]] = {
     "1e999 as a string": (_set("dimensions", [2.4, 0.14, "1e999"]), "'1e999' is not a finite number ([2])"),
     "digit separators": (_set("dimensions", ["2_438", 0.14, 0.038]), "'2_438' is not a number ([0])"),
     "decimal comma": (_set("dimensions", ["2,4384", 0.14, 0.038]), "'2,4384' is not a number ([0])"),
+    "Arabic-Indic digits": (_set("dimensions", ["\u0662", 0.14, 0.038]), "'\u0662' is not a number ([0])"),
     "sizes nested one level deeper": (_set("dimensions", [[2.4, 0.14, 0.038]]),
                                       "field 'dimensions' is invalid: expected 3 numbers [x, y, z], got a list of "
                                       "1 item"),

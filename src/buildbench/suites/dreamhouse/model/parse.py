@@ -21,8 +21,9 @@ from buildbench.limits import limit
 from .structure import FORMAT_ID, FORMAT_VERSION, Structure, StructureFormatError
 
 #: A number as JSON writes it, with an optional leading ``+`` and bare ``.5`` / ``5.`` forms.
-#: Python's ``float()`` would also take ``"7_32"`` (732), ``"nan"`` and ``"infinity"``.
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+#: ASCII digits only: Python's ``float()`` would also take ``"7_32"`` (732), ``"nan"``,
+#: ``"infinity"`` and other scripts' digits.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE = {"nan", "inf", "infinity"}
 
 _VEC3 = (3,)
