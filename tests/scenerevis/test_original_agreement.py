@@ -457,9 +457,10 @@ def test_format_reward_matches_the_released_checker() -> None:
     assert after_checked >= 10 and non_finite > 0
 
 
-def test_turn_zero_reward_and_room_parsing_match_the_original() -> None:
+@pytest.mark.parametrize("path", [DATA, ODD], ids=["shared", "odd"])
+def test_turn_zero_reward_and_room_parsing_match_the_original(path: Path) -> None:
     mismatches: list[tuple[Any, ...]] = []
-    for rec in records():
+    for rec in records(path):
         if rec["kind"] != "init":
             continue
         ours, why = init_reward(rec["reply"], rec["instruction"])
@@ -546,3 +547,5 @@ def test_odd_recording_covers_its_details() -> None:
             ("text", "two_blocks"), ("text", "fenced"), ("text", "empty_reply")} <= faults
     descs = {o["desc"] for r in records(ODD) if r["kind"] == "edit" for s in r["steps"] for o in s["scene"]}
     assert {"双人床", "🛏️ bed"} <= descs
+    rooms = {r["variant"] for r in records(ODD) if r["kind"] == "init"}
+    assert {"clockwise", "triangle", "no_area", "turned_45", "upside_down", "two_vectors", "number_id"} <= rooms

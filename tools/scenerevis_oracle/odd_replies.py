@@ -18,6 +18,11 @@ details the first set never uses:
 * ``text``: two ``<tool_calls>`` blocks, an empty reply, tags in upper case, a code fence
   inside the tags, only whitespace between them.
 
+``odd_rooms`` gives turn-0 rooms the first set lacks: the corners clockwise, a triangle, a
+repeated or collinear corner, no area, a square turned 45 degrees, the ceiling below the floor,
+2-vectors for corners, corners 1 km out, no corners, a room type in another script, a number
+as the room id.
+
 Determinism: all draws come from ``numpy.random.default_rng([seed, room_index, step, 7])``.
 """
 
@@ -178,3 +183,32 @@ class OddReplyGenerator(ReplyGenerator):
         if detail == "fenced":
             return f"<think>Fenced.</think>\n<tool_calls>\n```json\n{body}\n```\n</tool_calls>"
         return "<think>Nothing.</think>\n<tool_calls>\n   \n</tool_calls>"
+
+
+def odd_rooms(base: dict[str, Any]) -> dict[str, Any]:
+    """Turn-0 rooms made from ``base`` (a valid flat room), one oddity each."""
+    bottom, top = base["bounds_bottom"], base["bounds_top"]
+    height = top[0][1]
+    xs, zs = [p[0] for p in bottom], [p[2] for p in bottom]
+    cx, cz, r = (min(xs) + max(xs)) / 2, (min(zs) + max(zs)) / 2, (max(xs) - min(xs)) / 2
+
+    def room(corners: list[list[float]], h: float = height) -> dict[str, Any]:
+        return {**base, "bounds_bottom": [[x, 0.0, z] for x, z in corners],
+                "bounds_top": [[x, h, z] for x, z in corners]}
+
+    flat = [[p[0], p[2]] for p in bottom]
+    diamond = [[cx + r, cz], [cx, cz + r], [cx - r, cz], [cx, cz - r]]
+    return {
+        "clockwise": room(flat[::-1]),
+        "triangle": room(flat[:3]),
+        "repeated_corner": room([flat[0], *flat]),
+        "collinear_corner": room([flat[0], [(flat[0][0] + flat[1][0]) / 2, (flat[0][1] + flat[1][1]) / 2], *flat[1:]]),
+        "no_area": room([[cx, z] for z in (cz - 1, cz, cz + 1, cz + 2)]),
+        "turned_45": room(diamond),
+        "upside_down": room(flat, -height),
+        "two_vectors": {**base, "bounds_bottom": flat, "bounds_top": flat},
+        "far_out": room([[x + 1000.0, z] for x, z in flat]),
+        "no_corners": {**base, "bounds_bottom": [], "bounds_top": []},
+        "other_script": {**base, "room_type": "卧室"},
+        "number_id": {**base, "room_id": 7},
+    }

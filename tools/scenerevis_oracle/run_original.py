@@ -45,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import ReplyGenerator, yaw_quaternion  # noqa: E402
-from odd_replies import OddReplyGenerator  # noqa: E402
+from odd_replies import OddReplyGenerator, odd_rooms  # noqa: E402
 from original import Original  # noqa: E402
 
 ROOMS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "scenerevis" / "respace_scenes" \
@@ -203,8 +203,10 @@ def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int,
     return out
 
 
-def init_records(orig: Original, record: dict[str, Any], index: int, seed: int) -> list[dict[str, Any]]:
-    """Turn-0 replies on this room's bounds: the released r_init of each."""
+def init_records(orig: Original, record: dict[str, Any], index: int, seed: int,
+                 odd: bool = False) -> list[dict[str, Any]]:
+    """Turn-0 replies on this room's bounds: the released r_init of each (``odd``: the rooms of
+    ``odd_replies.odd_rooms`` instead)."""
     rng = np.random.default_rng([seed, index, 1000])
     bottom, top = record["scene"]["bounds_bottom"], record["scene"]["bounds_top"]
     room_id = str(rng.choice(["Bedroom-1234", "LivingRoom-7", "room_001", "bed_room_2"]))
@@ -221,11 +223,13 @@ def init_records(orig: Original, record: dict[str, Any], index: int, seed: int) 
         "grouped": {"room_type": room_type, "room_id": room_id,
                     "room_envelope": {"bounds_top": top, "bounds_bottom": bottom}, "groups": []},
     }
+    if odd:
+        variants = odd_rooms(base)
     out = []
     for name, scene in variants.items():
         body = json.dumps(scene, indent=2)
         replies = {name: f"<create_scene>\n```json\n{body}\n```\n</create_scene>"}
-        if name == "valid":
+        if name == "valid" and not odd:
             replies["think"] = f"<think>ok</think>\n{replies[name]}"
             replies["bad_json"] = f"<create_scene>\n```json\n{body[:-3]}\n```\n</create_scene>"
             replies["no_fence"] = f"<create_scene>\n{body}\n</create_scene>"
@@ -248,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--odd", action="store_true",
-                        help="odd_replies.OddReplyGenerator's replies (editing turns only, no turn-0 records)")
+                        help="odd_replies.OddReplyGenerator's replies and odd_rooms' turn-0 rooms")
     args = parser.parse_args(argv)
     _seed_sampling()
     orig = Original(args.orig)
@@ -258,8 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as models_dir, args.out.open("w", encoding="utf-8") as fh:
         for index in picked:
             lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps, args.odd)]
-            if not args.odd:
-                lines += init_records(orig, records[index], index, args.seed)
+            lines += init_records(orig, records[index], index, args.seed, args.odd)
             for line in lines:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
     return 0

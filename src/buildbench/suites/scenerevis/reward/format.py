@@ -90,6 +90,12 @@ def init_reward(reply: str, instruction: str) -> tuple[float, str]:
     bottom, top = envelope.get("bounds_bottom"), envelope.get("bounds_top")
     if not isinstance(bottom, list) or not isinstance(top, list) or not bottom or not top:
         return -1.0, "bounds missing"
+    if instruction_room_type(instruction) is not None:
+        # The release reads both with str.lower(): anything else present there raised, and an
+        # unexpected error at turn 0 scores -1.
+        wrong = [key for key in ("room_type", "room_id") if key in scene and not isinstance(scene[key], str)]
+        if wrong:
+            return -1.0, f"{wrong[0]} must be text, got {type(scene[wrong[0]]).__name__}"
     type_score = room_type_score(scene, instruction)
     if type_score < 0:
         return -1.0, "room_type and room_id both contradict the instruction"
