@@ -16,11 +16,12 @@ changing the runner's functions, which it can too.
 
 What the supervisor vouches for: the reply belongs to this request (it echoes the request's
 nonce, which the runner never sees), how the runner ended (its exit status, read with
-``waitpid``), where the request's output ends (the end marker, which the runner never sees
-either), and the reply's shape and sizes. What it cannot vouch for is the runner's report of
-a call that finished (``ok``/``error``/``memory``, the result, the error text): that comes
-from the process the user's code controlled, so it is user data, bounded and checked but not
-trusted.
+``waitpid``), the call's CPU budget (the runner and what its setup started, read from
+``/proc``: the runner could lift its own soft RLIMIT_CPU or ignore SIGXCPU), where the
+request's output ends (the end marker, which the runner never sees either), and the reply's
+shape and sizes. What it cannot vouch for is the runner's report of a call that finished
+(``ok``/``error``/``memory``, the result, the error text): that comes from the process the
+user's code controlled, so it is user data, bounded and checked but not trusted.
 """
 
 from __future__ import annotations
@@ -52,6 +53,11 @@ _SWEEP_S = 5.0
 _MAX_ERROR_CHARS = 5_000
 _MAX_TRACEBACK_CHARS = 50_000
 _REPORT_FIELDS = {"status": str, "result_json": str, "error": str, "traceback": str}
+# How often the supervisor looks at the runner's CPU time during a call, and what it allows
+# beyond the call's budget (the runner's own RLIMIT_CPU rounds up to whole seconds).
+_CPU_POLL_S = 0.1
+_CPU_SLACK_S = 1.0
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -136,6 +142,7 @@ class _Runner:
         self.pid = pid
         self.pidfd = os.pidfd_open(pid)
         self.result_bytes = 10_000_000
+        self.cpu_s = 30.0
         self.kept = {pid}
 
     def settle(self, *, own_namespace: bool, after_setup: bool) -> None:
@@ -168,7 +175,13 @@ class _Runner:
             write_frame(self.request_fd, {**message, "token": token})
         except BrokenPipeError:
             return self._exited()
-        ready = select.select([self.report_fd, self.pidfd], [], [])[0]
+        budget = self._cpu_seconds() + self.cpu_s + _CPU_SLACK_S
+        while not (ready := select.select([self.report_fd, self.pidfd], [], [], _CPU_POLL_S)[0]):
+            if self._cpu_seconds() > budget:
+                # RLIMIT_CPU's hard limit is unlimited, so the code can lift the soft one it is
+                # given (or ignore SIGXCPU): the supervisor ends it as the kernel would have.
+                self.kill()
+                return {"status": "exited", "returncode": -signal.SIGXCPU}
         if self.pidfd in ready:
             return self._exited()
         try:
@@ -181,6 +194,18 @@ class _Runner:
             return checked_report(report, self.result_bytes)
         except (ProtocolError, FrameTimeout) as exc:
             return self._broken(f"the runner broke the report protocol: {exc}")
+
+    def _cpu_seconds(self) -> float:
+        """CPU seconds the runner and the processes its setup started (Blender) have used so far."""
+        total = 0
+        for pid in self.kept:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            except (OSError, IndexError, ValueError):
+                continue
+        return total / _CLOCK_TICKS
 
     def _broken(self, why: str) -> Reply:
         self.kill()
@@ -224,6 +249,7 @@ def serve(request_fd: int, reply_fd: int) -> None:
             own_namespace = bool(request.pop("own_pid_namespace", False))
             runner = _Runner((request_fd, reply_fd))
             runner.result_bytes = int(request["limits"]["result_bytes"])
+            runner.cpu_s = float(request["limits"]["cpu_s"])
         if runner is None:
             reply: Reply = {"status": "crash", "error": "an exec request came before setup"}
         else:

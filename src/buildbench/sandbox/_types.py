@@ -35,7 +35,9 @@ class Limits:
 
     Attributes:
         wall_s: Wall-clock seconds allowed for each call (and for the setup hook).
-        cpu_s: CPU seconds allowed for each call, per process.
+        cpu_s: CPU seconds allowed for each call, per process (RLIMIT_CPU), and for the process
+            running the code together with those its setup started (the supervisor watches them:
+            code that lifts its own limit or ignores SIGXCPU still ends with ``timeout``).
         memory_mb: The sandbox's memory budget in MiB: all its processes together and what its
             private ``/tmp`` and ``/dev/shm`` hold (a cgroup, or a supervisor that kills the tree at
             the limit: status ``limit``, see `buildbench.sandbox._memory`); each tmpfs holds at
