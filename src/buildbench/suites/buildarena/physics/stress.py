@@ -40,6 +40,7 @@ first gets the opposite).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import sparse
@@ -78,7 +79,13 @@ _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 def cross(arms: np.ndarray, forces: np.ndarray) -> np.ndarray:
     """Row-wise ``arms × forces``, shape (m, 3): ``a[next]·f[last] − a[last]·f[next]`` per component, in that
     order (the order of the C tick loop's)."""
-    return arms[:, _NEXT] * forces[:, _LAST] - arms[:, _LAST] * forces[:, _NEXT]
+    return _cross_twice(np.concatenate([arms, arms], axis=1), forces)
+
+
+def _cross_twice(twice: np.ndarray, forces: np.ndarray) -> np.ndarray:
+    """:func:`cross` of ``arms`` given as ``[arms, arms]`` (m, 6), whose column windows are the rotated rows."""
+    doubled = np.concatenate([forces, forces], axis=1)
+    return twice[:, 1:4] * doubled[:, 2:5] - twice[:, 2:5] * doubled[:, 1:4]
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,11 @@ class RowSums:
         if not self.rows.size:
             return np.zeros(0)
         return np.add.reduceat(self.values * x[self.columns], self.starts)
+
+    @cached_property
+    def full(self) -> bool:
+        """Whether every row has entries (then :meth:`sums` gives the whole product)."""
+        return self.rows.size == self.size
 
     def shifted(self, by: int) -> RowSums:
         """The same entries with every row index moved by ``by`` (for the C loop's stacked arrays)."""
@@ -174,6 +186,10 @@ class WeldNetwork:
     def tree_rows(self) -> int:
         return int(self.signs.size)
 
+    @cached_property
+    def _levers_twice(self) -> np.ndarray:
+        return np.concatenate([self.levers, self.levers], axis=1)
+
     def reach(self) -> np.ndarray:
         """Per node, a bound on the torque about the origin of a unit force on it: the Frobenius norm of its
         arm's cross-product matrix, shape (n,)."""
@@ -224,16 +240,23 @@ class WeldNetwork:
             subtrees = np.add.reduceat(own[self.subtree_nodes], self.subtree_starts, axis=0)
             forces = subtrees[:, 3:]
             np.multiply(forces, self.signs[:, None], out=tree[:, :3])
-            torques = subtrees[:, :3] + cross(self.levers, forces)
+            torques = subtrees[:, :3] + _cross_twice(self._levers_twice, forces)
             np.multiply(torques, self.signs[:, None], out=tree[:, 3:])
         for part in self.loops:
             flat = tree[part.tree].reshape(-1)
-            right = np.zeros(part.weighted.size)
-            right[part.weighted.rows] = part.weighted.sums(flat)
+            weighted, give_up = part.weighted, part.give_up
+            if weighted.full:
+                right = weighted.sums(flat)
+            else:
+                right = np.zeros(weighted.size)
+                right[weighted.rows] = weighted.sums(flat)
             # The loop rows follow the tree rows: their wrenches go straight into ``out``.
             loops = out[part.rows].reshape(-1)
             np.sum(part.inverse * right, axis=1, out=loops)
-            flat[part.give_up.rows] -= part.give_up.sums(loops)
+            if give_up.full:
+                flat -= give_up.sums(loops)
+            else:
+                flat[give_up.rows] -= give_up.sums(loops)
         return out
 
 
