@@ -26,6 +26,7 @@ from buildbench.render import (
     to_png_bytes,
 )
 from buildbench.render import context as render_context
+from buildbench.render.camera import cross3
 from buildbench.render.scene import box_world_geometry
 
 SIZE = 128
@@ -198,6 +199,21 @@ def test_batched_box_geometry_is_each_box_alone() -> None:
         assert np.array_equal(batch.indices[36 * i : 36 * (i + 1)] - 24 * i, alone.indices)
     empty = box_world_geometry(Boxes(np.zeros((0, 4, 4)), np.zeros((0, 3)), np.zeros((0, 4), np.uint8)))
     assert [a.shape for a in empty] == [(0, 3), (0, 3), (0,)]
+
+
+def test_cross3_is_numpys_cross_bit_for_bit() -> None:
+    """Cameras and the conditioning bound use cross3 for speed; its values are np.cross's."""
+    rng = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        for shape in [(3,), (50, 3), (4, 6, 3)]:
+            for scale in (1e-300, 1e-8, 1.0, 1e8, 1e300):
+                a, b = rng.normal(size=shape) * scale, rng.normal(size=shape) * scale
+                assert cross3(a, b).tobytes() == np.cross(a, b).tobytes(), (shape, scale)
+        columns = rng.normal(size=(20, 4, 4))  # strided columns, as the conditioning bound takes them
+        a, b = columns[:, :3, 0], columns[:, :3, 2]
+        assert cross3(a, b).tobytes() == np.cross(a, b).tobytes()
+        signed_zeros = np.array([0.0, -0.0, 1.0]), np.array([-0.0, 0.0, 2.0])
+        assert cross3(*signed_zeros).tobytes() == np.cross(*signed_zeros).tobytes()
 
 
 def test_scene_of_parts_is_the_scene_of_the_concatenated_arrays() -> None:

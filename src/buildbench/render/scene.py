@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from buildbench.render.camera import Bounds
+from buildbench.render.camera import Bounds, cross3
 from buildbench.render.errors import RenderInputError
 
 #: Interleaved vertex layout: position relative to ``Scene.origin_m`` (metres, float32), unit
@@ -94,7 +94,7 @@ def well_conditioned(linear: np.ndarray, limit: float = MAX_CONDITION) -> np.nda
     a = np.asarray(linear, dtype=np.float64)
     c0, c1, c2 = a[:, :, 0], a[:, :, 1], a[:, :, 2]
     with np.errstate(all="ignore"):  # overflow, underflow or det 0: inf or nan, left to the SVD
-        adjugate = np.stack([np.cross(c1, c2), np.cross(c2, c0), np.cross(c0, c1)], axis=1)
+        adjugate = np.stack([cross3(c1, c2), cross3(c2, c0), cross3(c0, c1)], axis=1)
         det = np.einsum("ni,ni->n", c0, adjugate[:, 0])
         bound = np.sqrt(np.einsum("nij,nij->n", a, a) * np.einsum("nij,nij->n", adjugate, adjugate)) / np.abs(det)
     ok = bound < limit / 10
@@ -295,7 +295,7 @@ def mesh_world_geometry(mesh: TriangleMesh) -> TriangleGeometry:
     Degenerate faces get a zero normal (they cover no pixels anyway).
     """
     tri = mesh.vertices_m[mesh.faces]
-    normals = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    normals = cross3(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
     length = np.linalg.norm(normals, axis=1, keepdims=True)
     normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
     return TriangleGeometry(tri.reshape(-1, 3), np.repeat(normals, 3, axis=0), np.arange(3 * len(tri)))
