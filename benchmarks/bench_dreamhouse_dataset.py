@@ -6,8 +6,8 @@ render the Frame and Facade views and write them as PNG (what ``buildbench dream
 generate --render`` does for each house), on a sample spread over the paper-size dataset.
 ``identical_pixels``: every sampled house renders exactly as the frozen copy renders it. Baseline: the same work with the
 rendering as it was before issue 24 (a frozen copy below: a scene built per condition with
-three vertices of its own per triangle, scene bounds by numpy's axis-0 min/max, transforms
-checked by SVD, PNGs deflated by zlib), timed
+three vertices of its own per triangle, every box's normals from its own matrix inverse, scene
+bounds by numpy's axis-0 min/max, transforms checked by SVD, PNGs deflated by zlib), timed
 in the same run, alternating with ours. CPU seconds of this process, GL driver threads
 included: the machine is shared. Without a headless OpenGL context the figure is skipped
 with a printed reason.
