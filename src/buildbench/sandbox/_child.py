@@ -32,7 +32,7 @@ import signal
 import sys
 import time
 
-from buildbench.sandbox._prctl import die_with_parent, set_dumpable
+from buildbench.sandbox._prctl import become_subreaper, die_with_parent, set_dumpable
 from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
 from buildbench.sandbox._session import serve as serve_runner
 
@@ -89,20 +89,64 @@ def checked_report(report: dict[str, Any], result_bytes: int) -> Reply:
     return reply
 
 
-def _namespace_pids() -> set[int]:
-    """Live processes of this PID namespace other than its init and this supervisor."""
-    pids = set()
+def _processes() -> dict[int, tuple[int, bool]]:
+    """Every process this one can see: its parent's pid and whether it is still alive (not a zombie)."""
+    found = {}
     for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) in (1, os.getpid()):
+        if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
+                fields = f.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if state not in (b"Z", b"X"):
-            pids.add(int(name))
-    return pids
+        if len(fields) > 1:
+            found[int(name)] = (int(fields[1]), fields[0] not in (b"Z", b"X"))
+    return found
+
+
+def descendants(root: int) -> set[int]:
+    """Live processes below ``root`` (children, theirs, ...), ``root`` itself excluded. A dead
+    parent not yet reaped still links its children to the tree (they are orphaned a moment later)."""
+    processes = _processes()
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, (parent, _) in processes.items() if parent in frontier} - found
+        found |= frontier
+    return {pid for pid in found if processes[pid][1]}
+
+
+def _namespace_pids() -> set[int]:
+    """Live processes of this PID namespace other than its init and this supervisor."""
+    return {pid for pid, (_, alive) in _processes().items() if alive} - {1, os.getpid()}
+
+
+def _sandbox_pids(own_namespace: bool) -> set[int]:
+    """The processes of this sandbox besides the supervisor: its PID namespace where it has
+    one, else its descendants (a subreaper, it keeps daemons that left their session)."""
+    return _namespace_pids() if own_namespace else descendants(os.getpid())
+
+
+def _reap_orphans(runner: int) -> None:
+    """Collect the exit status of orphans re-parented here (a subreaper), never the runner's."""
+    for pid in _children(os.getpid()) - {runner}:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+
+
+def _children(root: int) -> set[int]:
+    """Direct children of ``root``, zombies included (empty where /proc does not list them)."""
+    found: set[int] = set()
+    try:
+        for tid in os.listdir(f"/proc/{root}/task"):
+            with open(f"/proc/{root}/task/{tid}/children") as f:
+                found.update(int(pid) for pid in f.read().split())
+    except OSError:
+        pass
+    return found
 
 
 def _signal_all(pids: set[int], signum: int) -> None:
@@ -147,19 +191,21 @@ class _Runner:
 
     def settle(self, *, own_namespace: bool, after_setup: bool) -> None:
         """End the call's stray processes (keeping those the setup started) and stop the rest."""
-        if own_namespace:
-            if after_setup:
-                self.kept = _namespace_pids() | {self.pid}
-            else:
-                # A stray may fork while being killed, and a killed one lives on for a moment:
-                # repeat until none is left (RLIMIT_NPROC bounds how many there can be).
-                deadline = time.monotonic() + _SWEEP_S
-                while time.monotonic() < deadline:
-                    strays = _namespace_pids() - self.kept
-                    if not strays:
-                        break
-                    _signal_all(strays, signal.SIGKILL)
-                    time.sleep(0.001)
+        if after_setup:
+            self.kept = _sandbox_pids(own_namespace) | {self.pid}
+        else:
+            # A stray may fork while being killed, and a killed one lives on for a moment:
+            # repeat until none is left (RLIMIT_NPROC bounds how many there can be). One scan
+            # can miss a child forked after /proc was listed by a parent that died before its
+            # state was read, so "none" counts only when a second scan finds none either.
+            deadline = time.monotonic() + _SWEEP_S
+            quiet = 0
+            while quiet < 2 and time.monotonic() < deadline:
+                strays = _sandbox_pids(own_namespace) - self.kept
+                quiet = 0 if strays else quiet + 1
+                _signal_all(strays, signal.SIGKILL)
+                time.sleep(0.001)
+            _reap_orphans(self.pid)
         _signal_all(self.kept, signal.SIGSTOP)
 
     def resume(self) -> None:
@@ -268,8 +314,11 @@ def main(argv: list[str]) -> int:
     if len(argv) not in (3, 4):
         print("usage: python -m buildbench.sandbox._child REQUEST_FD REPLY_FD [PARENT_PID]", file=sys.stderr)
         return 2
-    # Under bwrap the PID namespace ends with the harness; a plain process needs the kernel's help.
+    # Under bwrap the PID namespace ends with the harness; a plain process needs the kernel's help,
+    # and keeps the processes the code starts in its tree (a daemon leaving its session too).
     die_with_parent(int(argv[3]) if len(argv) == 4 else None)
+    if len(argv) == 4:
+        become_subreaper()
     set_dumpable(False)
     serve(int(argv[1]), int(argv[2]))
     return 0

@@ -1,4 +1,4 @@
-"""The two ``prctl(2)`` settings the sandbox needs, through ctypes (the standard library has no prctl).
+"""The ``prctl(2)`` settings the sandbox needs, through ctypes (the standard library has no prctl).
 
 Imported by the sandboxed child on every start, so it imports nothing heavy.
 """
@@ -11,6 +11,7 @@ import signal
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
+_PR_SET_CHILD_SUBREAPER = 36
 
 _libc = None
 
@@ -44,3 +45,9 @@ def set_dumpable(dumpable: bool) -> None:
     uid cannot reopen or steal its descriptors.
     """
     _prctl(_PR_SET_DUMPABLE, 1 if dumpable else 0)
+
+
+def become_subreaper() -> None:
+    """Have orphaned descendants (a daemon that double-forked and called ``setsid``) re-parented
+    to this process instead of init, so that they stay in its tree, to be found and killed."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)

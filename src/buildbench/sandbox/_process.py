@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -15,6 +16,7 @@ import weakref
 from concurrent.futures import Future
 from typing import Any
 
+from buildbench.sandbox._child import descendants
 from buildbench.sandbox._disk import DiskQuota, FolderUnmeasurable
 from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
 from buildbench.sandbox._memory import MemoryBudget
@@ -115,7 +117,16 @@ _spawner = _Spawner()
 
 
 def _kill_group(popen: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child's whole process group (under bwrap that also ends its PID namespace)."""
+    """SIGKILL every process below the child, then its whole process group (under bwrap that
+    also ends its PID namespace). The tree goes first: a daemon that left the group is still in
+    it (the plain-process supervisor is a subreaper), and would be orphaned to init if the
+    supervisor died before it."""
+    deadline = time.monotonic() + _EXIT_GRACE_S
+    while time.monotonic() < deadline and (tree := descendants(popen.pid)):
+        for pid in tree:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.001)
     try:
         os.killpg(popen.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
