@@ -279,7 +279,8 @@ def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
     normal_matrix = np.linalg.inv(distinct).transpose(0, 2, 1)
     face_normals = _CUBE_NORMALS[None, :, :] @ normal_matrix.transpose(0, 2, 1)
     face_normals /= np.linalg.norm(face_normals, axis=2, keepdims=True)
-    normals = face_normals.reshape(-1, 3)[(len(_CUBE_NORMALS) * inverse.reshape(-1))[:, None] + _CUBE_FACE_OF_VERTEX]
+    # Per distinct part its 24 vertex normals, then one contiguous row of them per box.
+    normals = np.take(np.ascontiguousarray(face_normals[:, _CUBE_FACE_OF_VERTEX, :]), inverse.reshape(-1), axis=0)
     indices = _CUBE_INDICES[None, :] + len(_CUBE_POSITIONS) * np.arange(n)[:, None]
     # A mirroring transform turns outward counter-clockwise triangles clockwise; swap two
     # corners of each of its triangles to keep them front-facing for culling.
