@@ -16,8 +16,18 @@ import pytest
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
+from buildbench.suites.buildarena.library import Workbench
 from buildbench.suites.buildarena.model import Machine
-from buildbench.suites.buildarena.physics import DEFAULT_CONFIG, PhysicsConfig, RunOutput, build, native
+from buildbench.suites.buildarena.physics import (
+    DEFAULT_CONFIG,
+    PhysicsConfig,
+    RunOutput,
+    Scene,
+    StaticBox,
+    build,
+    native,
+)
+from buildbench.suites.buildarena.physics.simulation import Simulation
 from buildbench.suites.buildarena.tasks import TASKS
 
 _LOADED = native._loaded()
@@ -69,6 +79,35 @@ def test_a_run_that_diverges_is_retried_as_in_python(monkeypatch: pytest.MonkeyP
     assert ours.diverged_reason == "speed" and len(ours.retries) == strict.divergence_retries
     assert ours.diverged_at_s is not None and ours.diverged_at_s > 2.0
     _assert_same(ours, _run(machine, "lift-2", "python", monkeypatch, strict))
+
+
+def winch_catch() -> tuple[Machine, Scene, PhysicsConfig]:
+    """A block whose weld snaps at once, caught by a winch rope on a block welded to the start: the rope's pull
+    enters that group's weld analysis (test_physics has the same machine)."""
+    bench = Workbench()
+    for op, params in [("start", {}),
+                       ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Small Wooden Block"}),
+                       ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Small Wooden Block"}),
+                       ("connect_blocks", {"block_a": 3, "face_a": "E", "block_b": 2, "face_b": "C",
+                                           "connector": "Winch"})]:
+        assert bench.call(op, params).ok
+    config = dataclasses.replace(DEFAULT_CONFIG, weld_break_torque_nm=0.5)
+    pillar = StaticBox((-1.0, 0.0, -0.5), (3.0, 3.0, 1.0))
+    scene = Scene(2.0, np.eye(3), np.array([0.0, 0.0, 0.5 - config.collision_gap_m / 2]), ground=False,
+                  terrain=(pillar,))
+    return bench.machine, scene, config
+
+
+@needs_kernel
+def test_a_machine_with_a_winch_runs_in_c_as_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    machine, scene, config = winch_catch()
+    runs = {}
+    for loop in ("native", "python"):
+        monkeypatch.setenv("BUILDBENCH_NATIVE", "1" if loop == "native" else "0")
+        runs[loop] = Simulation(machine, scene, config=config).run()
+    assert runs["native"].tick_loop == "native"
+    assert "3->1.A" in [b.label for b in runs["native"].broken]
+    _assert_same(runs["native"], runs["python"])
 
 
 @needs_kernel

@@ -66,7 +66,7 @@ def test_the_change_since_a_reference_bounds_every_weld_load(seed: int) -> None:
     analysis = WeldAnalysis(net, np.arange(nodes), tuple((100 + g, slice(int(starts[g]), int(starts[g + 1])))
                                                          for g in range(len(nets))),
                             np.arange(net.welds.size), cannons, np.arange(cannons.size), axes)
-    compiled = SimpleNamespace(analysis=analysis, weld_break_force=rng.uniform(50, 500, net.welds.size),
+    compiled = SimpleNamespace(analysis=analysis, ropes=[], weld_break_force=rng.uniform(50, 500, net.welds.size),
                                weld_break_torque=rng.uniform(5, 50, net.welds.size))
     response = welds._WeldResponse(0.5, np.zeros((net.welds.size, 2)))
     response._follow(compiled)  # type: ignore[arg-type]

@@ -16,6 +16,7 @@ import pytest
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
+from buildbench.suites.buildarena.library import Workbench
 from buildbench.suites.buildarena.physics import native, welds
 from buildbench.suites.buildarena.physics.simulation import Simulation
 from buildbench.suites.buildarena.physics.stress import RowSums, WeldNetwork, stack, weld_network
@@ -125,8 +126,25 @@ def _broken(task: str, seconds: float) -> Callable[[], Simulation]:
     return make
 
 
-# Loops (support), thrust (lift-3's cannons), several groups after welds broke (support-3 past 2.6 s).
+def _heated_engine_with_a_winch() -> Simulation:
+    """Lift Lv.1's engine with two blocks joined by a winch: rope loads on the nodes beside the cannon's."""
+    bench = Workbench()
+    for op, params in [("start", {}),
+                       ("attach_block_to", {"base_block": 1, "face": "A", "new_block": "Water Cannon"}),
+                       ("attach_block_to", {"base_block": 1, "face": "C", "new_block": "Torch"}),
+                       ("twist_block", {"block_id": 3, "angle": 270}),
+                       ("attach_block_to", {"base_block": 1, "face": "B", "new_block": "Small Wooden Block"}),
+                       ("attach_block_to", {"base_block": 1, "face": "D", "new_block": "Small Wooden Block"}),
+                       ("connect_blocks", {"block_a": 4, "face_a": "A", "block_b": 5, "face_b": "A",
+                                           "connector": "Winch"})]:
+        assert bench.call(op, params).ok
+    return simulation(bench.machine, "lift-1")
+
+
+# Loops (support), thrust (lift-3's cannons), several groups after welds broke (support-3 past 2.6 s), rope loads
+# with thrust (a winch beside a cannon).
 CASES: dict[str, Callable[[], Simulation]] = {
+    "winch": _heated_engine_with_a_winch,
     "support-1": lambda: simulation(designs.build(designs.REFERENCE["support-1"]()), "support-1"),
     "support-3": lambda: simulation(designs.build(designs.REFERENCE["support-3"]()), "support-3"),
     "lift-3": lambda: simulation(designs.build(designs.REFERENCE["lift-3"]()), "lift-3"),
@@ -152,9 +170,16 @@ def test_the_c_analysis_is_numpys_bit_for_bit(case: str) -> None:
         thrust = _wild(rng, (cannons,)) if trial % 2 else np.zeros(cannons)
         if trial == 7:
             world[nodes - 1, 4] = np.nan  # not the root: a weld lies beyond every other node
-        expected = welds._magnitudes(analysis, welds._own(analysis, (world, turns, thrust, ())))
+        # Rope ends on any node, a cannon's among them, one node twice (merged as numpy merges them).
+        ends = rng.choice(nodes, size=min(trial % 3, len(sim.compiled.ropes) * 2))
+        if ends.size and cannons and trial % 4 == 1:
+            ends[0] = analysis.cannon_nodes[0]
+        rope_loads = _wild(rng, (ends.size, 6))
+        ropes = tuple((int(node), load) for node, load in zip(ends, rope_loads, strict=True))
+        expected = welds._magnitudes(analysis, welds._own(analysis, (world, turns, thrust, ropes)))
         got = np.empty_like(expected)
-        kernel.loads(np.concatenate([world.reshape(-1), turns.reshape(-1), thrust]), got)
+        kernel.loads(np.concatenate([world.reshape(-1), turns.reshape(-1), thrust]), ends.astype(np.int64),
+                     rope_loads.reshape(-1), got)
         if trial == 7:  # NaN spreads through the same rows (its sign bit is not a result)
             assert np.array_equal(np.isnan(got), np.isnan(expected)) and np.isnan(got).any()
             assert np.array_equal(got, expected, equal_nan=True)

@@ -22,7 +22,7 @@
 
 /* The arrays, numbers and registers ``native`` hands over, as this source takes them: ``native.LAYOUT`` must
  * match, so that a build from other sources runs the Python loop rather than misread them. */
-#define LAYOUT 4
+#define LAYOUT 5
 
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
@@ -31,38 +31,41 @@ typedef void (*mulm_fn)(const mjModel*, const mjData*, mjtNum*, const mjtNum*);
 
 enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
 
-#define N_BUFS 45
+#define N_BUFS 52
 static const char* BUF_NAMES[N_BUFS] = {
     "drag_dofs", "drag", "log_bodies", "positions", "burning", "masses", "cannons", "heat_pairs",
     "cannon_on", "hot", "hot_set", "inertia0", "invweight0", "dof_invweight0", "drag_rows", "drag0",
     "nodes", "roots", "span_stops", "cannon_acts", "weights", "reference", "reference_thrust",
     "pending_world", "pending_turns", "pending_thrust", "state", "limits", "subtree_nodes", "subtree_starts",
     "signs", "levers", "arms", "cannon_nodes", "cannon_axes", "parts", "inverses", "w_rows", "w_starts",
-    "w_columns", "w_values", "g_rows", "g_starts", "g_columns", "g_values"};
+    "w_columns", "w_values", "g_rows", "g_starts", "g_columns", "g_values", "rope_tendons", "rope_sites",
+    "rope_bodies", "rope_nodes", "reach", "pending_rope_nodes", "pending_rope_loads"};
 enum {
     B_DRAG_DOFS, B_DRAG, B_LOG_BODIES, B_POSITIONS, B_BURNING, B_MASSES, B_CANNONS, B_HEAT_PAIRS,
     B_CANNON_ON, B_HOT, B_HOT_SET, B_INERTIA0, B_INVWEIGHT0, B_DOF_INVWEIGHT0, B_DRAG_ROWS, B_DRAG0,
     B_NODES, B_ROOTS, B_SPAN_STOPS, B_CANNON_ACTS, B_WEIGHTS, B_REFERENCE, B_REFERENCE_THRUST,
     B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST, B_STATE, B_LIMITS, B_SUBTREE_NODES, B_SUBTREE_STARTS,
     B_SIGNS, B_LEVERS, B_ARMS, B_CANNON_NODES, B_CANNON_AXES, B_PARTS, B_INVERSES, B_W_ROWS, B_W_STARTS,
-    B_W_COLUMNS, B_W_VALUES, B_G_ROWS, B_G_STARTS, B_G_COLUMNS, B_G_VALUES};
+    B_W_COLUMNS, B_W_VALUES, B_G_ROWS, B_G_STARTS, B_G_COLUMNS, B_G_VALUES, B_ROPE_TENDONS, B_ROPE_SITES,
+    B_ROPE_BODIES, B_ROPE_NODES, B_REACH, B_PEND_ROPE_NODES, B_PEND_ROPE_LOADS};
 /* Element sizes: int64 index arrays, bool flags, float64 numbers. */
 static const char BUF_KIND[N_BUFS] = {
     'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
     'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'q', 'q',
-    'd', 'd', 'd', 'q', 'd', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q', 'q', 'd'};
+    'd', 'd', 'd', 'q', 'd', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q',
+    'q', 'q', 'd', 'q', 'd'};
 
-#define N_NUMS 29
+#define N_NUMS 31
 static const char* NUM_NAMES[N_NUMS] = {
     "steps", "tick_s", "log_every", "n_ticks", "thrust", "steam", "cargo_body", "cap", "gravity",
     "mass0", "mass_start", "mass_max", "ramp_s", "delay_s", "floor", "dof_start", "stop_z",
     "max_speed", "quiet", "check_ticks", "welds", "gain", "room", "max_penetration", "energy_jump",
-    "energy_growth", "margin", "refer_below", "backoff_max"};
+    "energy_growth", "margin", "refer_below", "backoff_max", "per_force", "per_torque"};
 enum {
     N_STEPS, N_TICK_S, N_LOG_EVERY, N_N_TICKS, N_THRUST, N_STEAM, N_CARGO_BODY, N_CAP, N_GRAVITY,
     N_MASS0, N_MASS_START, N_MASS_MAX, N_RAMP_S, N_DELAY_S, N_FLOOR, N_DOF_START, N_STOP_Z,
     N_MAX_SPEED, N_QUIET, N_CHECK_TICKS, N_WELDS, N_GAIN, N_ROOM, N_MAX_PENETRATION, N_ENERGY_JUMP,
-    N_ENERGY_GROWTH, N_MARGIN, N_REFER_BELOW, N_BACKOFF_MAX};
+    N_ENERGY_GROWTH, N_MARGIN, N_REFER_BELOW, N_BACKOFF_MAX, N_PER_FORCE, N_PER_TORQUE};
 
 /* The run's changing scalars, in and out of ``run`` in this order. */
 typedef struct {
@@ -91,6 +94,9 @@ typedef struct {
     int held[N_BUFS];
     double num[N_NUMS];
     Welds welds; /* its arrays are ``bufs``' */
+    long long* slot_bodies; /* the rope ends' bodies of a tick (``welds._rope_loads``' keys), their nodes, loads */
+    long long* slot_nodes;
+    double* slot_loads;
 } Kernel;
 
 
@@ -103,6 +109,9 @@ static void Kernel_dealloc(Kernel* self) {
     free(self->scratch);
     free(self->ups);
     welds_free(&self->welds);
+    free(self->slot_bodies);
+    free(self->slot_nodes);
+    free(self->slot_loads);
     for (int i = 0; i < N_BUFS; i++) {
         if (self->held[i]) PyBuffer_Release(&self->bufs[i]);
     }
@@ -121,6 +130,7 @@ static int welds_init(Kernel* self) {
     net->rows = LEN(self, B_STATE) / 2;
     net->parts = LEN(self, B_PARTS) / PART_FIELDS;
     net->entries = LEN(self, B_SUBTREE_NODES);
+    net->rope_ends = LEN(self, B_ROPE_BODIES);
     net->span_stops = Q(self, B_SPAN_STOPS);
     net->subtree_nodes = Q(self, B_SUBTREE_NODES);
     net->subtree_starts = Q(self, B_SUBTREE_STARTS);
@@ -147,12 +157,23 @@ static int welds_init(Kernel* self) {
     w->pend_world = D(self, B_PEND_WORLD);
     w->pend_turns = D(self, B_PEND_TURNS);
     w->pend_thrust = D(self, B_PEND_THRUST);
+    w->pend_rope_nodes = Q(self, B_PEND_ROPE_NODES);
+    w->pend_rope_loads = D(self, B_PEND_ROPE_LOADS);
+    w->reach = D(self, B_REACH);
+    w->per_force = self->num[N_PER_FORCE];
+    w->per_torque = self->num[N_PER_TORQUE];
     w->room = (long)self->num[N_ROOM];
     w->backoff_max = (long)self->num[N_BACKOFF_MAX];
     w->gain = self->num[N_GAIN];
     w->margin = self->num[N_MARGIN];
     w->refer_below = self->num[N_REFER_BELOW];
-    if (welds_alloc(w) < 0) {
+    free(self->slot_bodies);
+    free(self->slot_nodes);
+    free(self->slot_loads);
+    self->slot_bodies = malloc((size_t)(net->rope_ends + 1) * sizeof(long long));
+    self->slot_nodes = malloc((size_t)(net->rope_ends + 1) * sizeof(long long));
+    self->slot_loads = malloc((size_t)(6 * net->rope_ends + 1) * sizeof(double));
+    if (welds_alloc(w) < 0 || !self->slot_bodies || !self->slot_nodes || !self->slot_loads) {
         welds_free(w);
         PyErr_NoMemory();
         return -1;
@@ -323,6 +344,79 @@ static void drag(Kernel* k) {
     }
 }
 
+/* ``welds._rope_loads`` and the rope rows of ``welds._inputs``: each rope end's pull on its body (force, torque
+ * about the body's centre), summed per body, then in its group's frame for the bodies that are nodes. Without
+ * memory for the tendon rows it ends the run as MuJoCo's own out-of-memory error does. */
+static void rope_inputs(Kernel* k) {
+    const mjModel* m = k->m;
+    mjData* d = k->d;
+    Welds* w = &k->welds;
+    (void)m;
+    if (k->ups_size < d->nefc) {
+        double* ups = realloc(k->ups, (2 * d->nefc + 8) * sizeof(double));
+        if (ups == NULL) (*k->user_error)("tick loop: out of memory for the rope loads");
+        k->ups = ups;
+        k->ups_size = 2 * d->nefc + 8;
+    }
+    const long long *tendons = Q(k, B_ROPE_TENDONS), *sites = Q(k, B_ROPE_SITES), *bodies = Q(k, B_ROPE_BODIES);
+    const long long* end_nodes = Q(k, B_ROPE_NODES);
+    long ropes = LEN(k, B_ROPE_TENDONS), slots = 0;
+    for (long rope = 0; rope < ropes; rope++) {
+        long count = 0;
+        for (int i = 0; i < d->nefc; i++) {
+            if (d->efc_type[i] == mjCNSTR_LIMIT_TENDON && d->efc_id[i] == tendons[rope]) k->ups[count++] = d->efc_force[i];
+        }
+        double tension = 0.0 + pairwise(k->ups, count);
+        if (tension == 0.0) continue;
+        const double *e0 = d->site_xpos + 3 * sites[2 * rope], *e1 = d->site_xpos + 3 * sites[2 * rope + 1];
+        double span[3], squares[3], pull[3];
+        for (int i = 0; i < 3; i++) {
+            span[i] = e1[i] - e0[i];
+            squares[i] = span[i] * span[i];
+        }
+        double length = py_max(sqrt(0.0 + pairwise(squares, 3)), 1e-9);
+        for (int i = 0; i < 3; i++) pull[i] = tension * span[i] / length;
+        for (int end = 0; end < 2; end++) {
+            long long body = bodies[2 * rope + end];
+            const double* point = end ? e1 : e0;
+            double wrench[6], arm[3];
+            for (int i = 0; i < 3; i++) {
+                wrench[i] = end ? -pull[i] : pull[i];
+                arm[i] = point[i] - d->xipos[3 * body + i];
+            }
+            /* ``np.cross(arm, force)`` */
+            wrench[3] = arm[1] * wrench[2] - arm[2] * wrench[1];
+            wrench[4] = arm[2] * wrench[0] - arm[0] * wrench[2];
+            wrench[5] = arm[0] * wrench[1] - arm[1] * wrench[0];
+            long s = 0;
+            while (s < slots && k->slot_bodies[s] != body) s++;
+            double* load = k->slot_loads + 6 * s;
+            if (s == slots) { /* ``loads.get(body, 0.0) + wrench`` */
+                k->slot_bodies[slots] = body;
+                k->slot_nodes[slots++] = end_nodes[2 * rope + end];
+                for (int i = 0; i < 6; i++) load[i] = 0.0 + wrench[i];
+            } else {
+                for (int i = 0; i < 6; i++) load[i] = load[i] + wrench[i];
+            }
+        }
+    }
+    const double* turns = w->cur + 6 * w->net.nodes;
+    w->cur_ropes = 0;
+    for (long s = 0; s < slots; s++) {
+        long long node = k->slot_nodes[s];
+        if (node < 0) continue;
+        long g = 0;
+        while (node >= w->net.span_stops[g]) g++;
+        const double* turn = turns + 9 * g;
+        double* out = w->cur_rope_loads + 6 * w->cur_ropes;
+        for (int half = 0; half < 2; half++) {
+            const double* v = k->slot_loads + 6 * s + 3 * half;
+            for (int j = 0; j < 3; j++) out[3 * half + j] = v[0] * turn[j] + v[1] * turn[3 + j] + v[2] * turn[6 + j];
+        }
+        w->cur_rope_nodes[w->cur_ropes++] = node;
+    }
+}
+
 /* The weld analysis of the tick just stepped (``_WeldResponse.snapped``, ``_welds.c``): its inputs from the
  * inverse dynamics, then 1 where every weld holds, 0 where one is over its limit (Python breaks it). */
 static int weld_tick(Kernel* k, Regs* r) {
@@ -336,6 +430,8 @@ static int weld_tick(Kernel* k, Regs* r) {
     for (long g = 0; g < groups; g++) memcpy(in + 9 * g, d->xmat + 9 * Q(k, B_ROOTS)[g], 9 * sizeof(double));
     in += 9 * groups;
     for (long c = 0; c < nc; c++) in[c] = d->actuator_force[Q(k, B_CANNON_ACTS)[c]];
+    w->cur_ropes = 0;
+    if (LEN(k, B_ROPE_TENDONS)) rope_inputs(k);
     return welds_tick(w, &r->welds);
 }
 
@@ -458,10 +554,10 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     Regs* r = &k->regs;
     long limit;
     WeldRegs* wr = &r->welds;
-    if (!PyArg_ParseTuple(args, "(ldppdddllddddllllldd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
+    if (!PyArg_ParseTuple(args, "(ldppdddllddddlllllddd)l", &r->tick, &r->next_event, &r->firing, &r->dirty,
                           &r->applied, &r->body_mass, &r->mass, &r->logged, &r->watch_ticks, &r->energy, &wr->decay,
                           &wr->level, &wr->lag, &wr->skipped, &wr->npend, &wr->wait, &wr->refers, &wr->backoff,
-                          &wr->worst, &wr->reference_worst, &limit))
+                          &wr->worst, &wr->reference_worst, &wr->reference_ropes, &limit))
         return NULL;
     volatile int stop = STOP_BEFORE, failed = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -474,10 +570,10 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     }
     *k->user_error = previous;
     Py_END_ALLOW_THREADS
-    PyObject* regs = Py_BuildValue("(ldiidddllddddllllldd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
+    PyObject* regs = Py_BuildValue("(ldiidddllddddlllllddd)", r->tick, r->next_event, r->firing, r->dirty, r->applied,
                                    r->body_mass, r->mass, r->logged, r->watch_ticks, r->energy, wr->decay, wr->level,
                                    wr->lag, wr->skipped, wr->npend, wr->wait, wr->refers, wr->backoff, wr->worst,
-                                   wr->reference_worst);
+                                   wr->reference_worst, wr->reference_ropes);
     if (regs == NULL) return NULL;
     if (failed) {
         /* The registers as the error left them: the tick it happened in, as the Python loop would have it. */
@@ -489,28 +585,34 @@ static PyObject* Kernel_run(Kernel* k, PyObject* args) {
     return Py_BuildValue("(iN)", stop, regs);
 }
 
-/* loads(inputs, out): the exact weld analysis of one tick's inputs (world wrenches, root rotations, thrusts, one
- * float64 array as a pending row holds them) into ``out`` (rows × 2 magnitudes), as the tick loop computes them. */
+/* loads(inputs, rope_nodes, rope_loads, out): the exact weld analysis of one tick's inputs (world wrenches, root
+ * rotations, thrusts: one float64 array as a pending row holds them; the rope-end nodes, int64, and their loads)
+ * into ``out`` (rows × 2 magnitudes), as the tick loop computes them. */
 static PyObject* Kernel_loads(Kernel* k, PyObject* args) {
-    Py_buffer in, out;
+    Py_buffer in, nodes, loads, out;
     if (k->num[N_WELDS] == 0.0) {
         PyErr_SetString(PyExc_ValueError, "Kernel.loads: no welds");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "y*w*", &in, &out)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &in, &nodes, &loads, &out)) return NULL;
     const Net* net = &k->welds.net;
     Py_ssize_t want_in = (Py_ssize_t)(6 * net->nodes + 9 * net->groups + net->cannons) * (Py_ssize_t)sizeof(double);
     Py_ssize_t want_out = (Py_ssize_t)(2 * net->rows) * (Py_ssize_t)sizeof(double);
+    Py_ssize_t ropes = nodes.len / (Py_ssize_t)sizeof(long long);
     PyObject* result = NULL;
-    if (in.len != want_in || out.len != want_out) {
-        PyErr_SetString(PyExc_ValueError, "Kernel.loads: inputs or out of the wrong size");
+    if (in.len != want_in || out.len != want_out || ropes > net->rope_ends ||
+        loads.len != ropes * 6 * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "Kernel.loads: inputs, rope loads or out of the wrong size");
     } else {
         const double* v = in.buf;
-        net_loads(net, v, v + 6 * net->nodes, v + 6 * net->nodes + 9 * net->groups, out.buf, k->welds.scratch);
+        net_loads(net, v, v + 6 * net->nodes, v + 6 * net->nodes + 9 * net->groups, (long)ropes, nodes.buf, loads.buf,
+                  out.buf, k->welds.scratch);
         result = Py_None;
         Py_INCREF(result);
     }
     PyBuffer_Release(&in);
+    PyBuffer_Release(&nodes);
+    PyBuffer_Release(&loads);
     PyBuffer_Release(&out);
     return result;
 }

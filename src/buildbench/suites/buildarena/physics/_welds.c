@@ -87,7 +87,8 @@ size_t net_scratch(const Net* net) {
         size = max_long(size, (long)part[PART_SIZE]);
         longest = max_long(longest, max_long((long)part[PART_W_ENTRIES], (long)part[PART_G_ENTRIES]));
     }
-    return (size_t)(6 * net->nodes + 6 * net->rows + size + max_long(longest, size) + 1);
+    /* ... and the loads pushing nodes beside their welds: (node, six numbers) per cannon and rope end. */
+    return (size_t)(6 * net->nodes + 6 * net->rows + size + max_long(longest, size) + 7 * (net->cannons + net->rope_ends) + 1);
 }
 
 /* ``welds.turned``: 3-vector rows times their group's rotation, ``(v0·R0 + v1·R1) + v2·R2``. */
@@ -123,25 +124,46 @@ static void row_sums(const long long* rows, const long long* starts, const long 
 }
 
 /* ``welds._magnitudes(_own(...))``: force (N) and torque (N·m) magnitudes per row into ``mag`` (rows × 2). */
-void net_loads(const Net* net, const double* world, const double* turns, const double* thrust, double* mag,
-               double* scratch) {
+void net_loads(const Net* net, const double* world, const double* turns, const double* thrust, long ropes,
+               const long long* rope_nodes, const double* rope_loads, double* mag, double* scratch) {
     double* own = scratch;
     double* out = own + 6 * net->nodes;
     double* right = out + 6 * net->rows;
+    double* pushed_loads = scratch + net_scratch(net) - 1 - 7 * (net->cannons + net->rope_ends);
+    double* pushed_nodes = pushed_loads + 6 * (net->cannons + net->rope_ends);
     turned(net, world, turns, own);
-    int pushed = 0;
-    for (long c = 0; c < net->cannons; c++) pushed |= thrust[c] != 0.0; /* numpy's ``any``: NaN counts */
-    if (pushed) {
-        /* ``WeldNetwork.own``: the thrust's force, and its torque about the origin (arm × force, plus none). */
-        for (long c = 0; c < net->cannons; c++) {
-            long node = (long)net->cannon_nodes[c];
-            double force[3], torque[3];
-            for (int i = 0; i < 3; i++) force[i] = thrust[c] * net->cannon_axes[3 * c + i];
-            cross(net->arms + 3 * node, force, torque);
+    /* ``welds._own``: the cannons' loads (force, no torque) where any thrusts, then each rope end's added. */
+    long count = 0;
+    int thrusting = 0;
+    for (long c = 0; c < net->cannons; c++) thrusting |= thrust[c] != 0.0; /* numpy's ``any``: NaN counts */
+    if (thrusting) {
+        for (long c = 0; c < net->cannons; c++, count++) {
+            pushed_nodes[count] = (double)net->cannon_nodes[c];
             for (int i = 0; i < 3; i++) {
-                own[6 * node + i] = own[6 * node + i] - (torque[i] + 0.0);
-                own[6 * node + 3 + i] = own[6 * node + 3 + i] - force[i];
+                pushed_loads[6 * count + i] = thrust[c] * net->cannon_axes[3 * c + i];
+                pushed_loads[6 * count + 3 + i] = 0.0;
             }
+        }
+    }
+    for (long j = 0; j < ropes; j++) {
+        long k = 0;
+        while (k < count && pushed_nodes[k] != (double)rope_nodes[j]) k++;
+        if (k == count) { /* a new node: ``extra.get(node, 0.0) + rope`` */
+            pushed_nodes[count++] = (double)rope_nodes[j];
+            for (int i = 0; i < 6; i++) pushed_loads[6 * k + i] = 0.0 + rope_loads[6 * j + i];
+        } else {
+            for (int i = 0; i < 6; i++) pushed_loads[6 * k + i] = pushed_loads[6 * k + i] + rope_loads[6 * j + i];
+        }
+    }
+    /* ``WeldNetwork.own``: each load's force, and its torque about the origin (arm × force, then its own). */
+    for (long k = 0; k < count; k++) {
+        long node = (long)pushed_nodes[k];
+        const double* load = pushed_loads + 6 * k;
+        double torque[3];
+        cross(net->arms + 3 * node, load, torque);
+        for (int i = 0; i < 3; i++) {
+            own[6 * node + i] = own[6 * node + i] - (torque[i] + load[3 + i]);
+            own[6 * node + 3 + i] = own[6 * node + 3 + i] - load[i];
         }
     }
     double* rows = right; /* the subtrees' nodes, gathered: before any right side */
@@ -187,18 +209,24 @@ int welds_alloc(Welds* w) {
     const Net* net = &w->net;
     size_t inputs = (size_t)(6 * net->nodes + 9 * net->groups + net->cannons + 1);
     w->cur = malloc(inputs * sizeof(double));
+    w->cur_rope_nodes = malloc((size_t)(net->rope_ends + 1) * sizeof(long long));
+    w->cur_rope_loads = malloc((size_t)(6 * net->rope_ends + 1) * sizeof(double));
+    w->cur_ropes = 0;
     w->mag = malloc((size_t)(2 * net->rows + 1) * sizeof(double));
     w->mag2 = malloc((size_t)(2 * net->rows + 1) * sizeof(double));
     w->scratch = malloc(net_scratch(net) * sizeof(double));
-    return w->cur && w->mag && w->mag2 && w->scratch ? 0 : -1;
+    return w->cur && w->cur_rope_nodes && w->cur_rope_loads && w->mag && w->mag2 && w->scratch ? 0 : -1;
 }
 
 void welds_free(Welds* w) {
     free(w->cur);
+    free(w->cur_rope_nodes);
+    free(w->cur_rope_loads);
     free(w->mag);
     free(w->mag2);
     free(w->scratch);
-    w->cur = w->mag = w->mag2 = w->scratch = NULL;
+    w->cur = w->cur_rope_loads = w->mag = w->mag2 = w->scratch = NULL;
+    w->cur_rope_nodes = NULL;
 }
 
 /* numpy's ``max(a / b, initial=0.0)`` (NaN wins). */
@@ -216,12 +244,25 @@ static double ratio_max(const double* a, const double* b, long n) {
 #define THRUST(w, inputs) ((inputs) + 6 * (w)->net.nodes + 9 * (w)->net.groups)
 
 static void loads(Welds* w, const double* inputs, double* mag) {
-    net_loads(&w->net, WORLD(w, inputs), TURNS(w, inputs), THRUST(w, inputs), mag, w->scratch);
+    net_loads(&w->net, WORLD(w, inputs), TURNS(w, inputs), THRUST(w, inputs), w->cur_ropes, w->cur_rope_nodes,
+              w->cur_rope_loads, mag, w->scratch);
+}
+
+/* ``_WeldResponse._rope_share``: what the rope loads can add to a weld's load, as a share of its limit. */
+static double rope_share(const Welds* w, long ropes, const long long* nodes, const double* loads) {
+    double share = 0.0;
+    for (long j = 0; j < ropes; j++) {
+        const double* f = loads + 6 * j;
+        double pull = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+        double twist = sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5]);
+        share += w->per_force * pull + w->per_torque * (w->reach[nodes[j]] * pull + twist);
+    }
+    return share;
 }
 
 /* ``_WeldResponse._change``: the largest share of its limit by which a weld's load can differ from the
  * reference's (each node's torque and force in its group's frame less the reference's, weighted norms). */
-static double change(Welds* w, const double* inputs) {
+static double change(Welds* w, const WeldRegs* r, const double* inputs) {
     const Net* net = &w->net;
     double* rows = w->scratch;
     turned(net, WORLD(w, inputs), TURNS(w, inputs), rows);
@@ -237,7 +278,7 @@ static double change(Welds* w, const double* inputs) {
     const double* thrust = THRUST(w, inputs);
     for (long c = 0; c < net->cannons; c++)
         share += fabs(thrust[c] - w->reference_thrust[c]) * w->weights[2 * net->nodes + c];
-    return share;
+    return share + r->reference_ropes + rope_share(w, w->cur_ropes, w->cur_rope_nodes, w->cur_rope_loads);
 }
 
 /* ``_WeldResponse._refer``: the tick of ``inputs`` (loads ``mag``) becomes the reference. */
@@ -245,6 +286,7 @@ static void refer(Welds* w, WeldRegs* r, const double* inputs, const double* mag
     r->reference_worst = ratio_max(mag, w->limits, 2 * w->net.rows);
     turned(&w->net, WORLD(w, inputs), TURNS(w, inputs), w->reference);
     memcpy(w->reference_thrust, THRUST(w, inputs), w->net.cannons * sizeof(double));
+    r->reference_ropes = rope_share(w, w->cur_ropes, w->cur_rope_nodes, w->cur_rope_loads);
 }
 
 /* ``_WeldResponse._follow_load``: ``state += gain·(loads − state)``; ``mag`` is used up. */
@@ -260,8 +302,12 @@ static void follow(Welds* w, double* mag) {
 static void catch_up(Welds* w, WeldRegs* r) {
     const Net* net = &w->net;
     for (long q = 0; q < r->npend; q++) {
+        const long long* nodes = w->pend_rope_nodes + q * net->rope_ends;
+        long ropes = 0;
+        while (ropes < net->rope_ends && nodes[ropes] >= 0) ropes++;
         net_loads(net, w->pend_world + q * 6 * net->nodes, w->pend_turns + q * 9 * net->groups,
-                  w->pend_thrust + q * net->cannons, w->mag2, w->scratch);
+                  w->pend_thrust + q * net->cannons, ropes, nodes, w->pend_rope_loads + q * 6 * net->rope_ends,
+                  w->mag2, w->scratch);
         follow(w, w->mag2);
     }
     r->npend = 0;
@@ -278,7 +324,7 @@ int welds_tick(Welds* w, WeldRegs* r) {
     } else {
         double gain = w->gain, decay = r->decay * (1.0 - gain);
         double level = r->level + gain * (r->reference_worst - r->level);
-        double lag = r->lag + gain * (change(w, inputs) - r->lag);
+        double lag = r->lag + gain * (change(w, r, inputs) - r->lag);
         double history = decay * r->worst + level;
         if (!(history + lag <= w->margin) && history <= w->refer_below && 2 * r->refers <= r->skipped) {
             /* Measured from this very tick, only the loads' history can still fail the bound. */
@@ -287,13 +333,17 @@ int welds_tick(Welds* w, WeldRegs* r) {
             refer(w, r, inputs, w->mag);
             r->refers += 1;
             level = r->level + gain * (r->reference_worst - r->level);
-            lag = r->lag + gain * (change(w, inputs) - r->lag);
+            lag = r->lag + gain * (change(w, r, inputs) - r->lag);
         }
         if (decay * r->worst + level + lag <= w->margin && r->npend < w->room) {
             const Net* net = &w->net;
             memcpy(w->pend_world + r->npend * 6 * net->nodes, WORLD(w, inputs), 6 * net->nodes * sizeof(double));
             memcpy(w->pend_turns + r->npend * 9 * net->groups, TURNS(w, inputs), 9 * net->groups * sizeof(double));
             memcpy(w->pend_thrust + r->npend * net->cannons, THRUST(w, inputs), net->cannons * sizeof(double));
+            long long* nodes = w->pend_rope_nodes + r->npend * net->rope_ends;
+            for (long j = 0; j < net->rope_ends; j++) nodes[j] = j < w->cur_ropes ? w->cur_rope_nodes[j] : -1;
+            memcpy(w->pend_rope_loads + r->npend * 6 * net->rope_ends, w->cur_rope_loads,
+                   6 * w->cur_ropes * sizeof(double));
             r->npend += 1;
             r->decay = decay;
             r->level = level;

@@ -1,7 +1,7 @@
 /* The exact weld analysis of a tick and its schedule, for the C tick loop (``_tick.c``).
  *
  * ``net_loads`` is ``welds._magnitudes(_own(...))`` (``stress.WeldNetwork.weld_wrenches``) and ``welds_tick``
- * is ``welds._WeldResponse.snapped`` for a machine without ropes. The loads and the lagged state are bit for bit
+ * is ``welds._WeldResponse.snapped``; ``_tick.c`` gathers a tick's inputs (``welds._inputs``, rope loads too). The loads and the lagged state are bit for bit
  * numpy's: every sum is taken as numpy takes it (``add.reduceat``: the first value plus the pairwise sum of the
  * others; ``sum``: zero plus the pairwise sum), every product in numpy's order, no fused multiply-adds (the
  * build's ``-ffp-contract=off``). The bound that puts the analysis off may round differently from numpy's: it
@@ -31,7 +31,7 @@ enum {
 
 /* A stacked ``stress.WeldNetwork`` with its ``groups.WeldAnalysis`` (nodes per group, cannons). */
 typedef struct {
-    long nodes, groups, cannons, tree, rows, parts, entries;
+    long nodes, groups, cannons, tree, rows, parts, entries, rope_ends;
     const long long *span_stops, *subtree_nodes, *subtree_starts, *cannon_nodes, *parts_table;
     const long long *w_rows, *w_starts, *w_columns, *g_rows, *g_starts, *g_columns;
     const double *signs, *levers, *arms, *cannon_axes, *inverses, *w_values, *g_values;
@@ -39,7 +39,7 @@ typedef struct {
 
 /* ``_WeldResponse``'s numbers that change from tick to tick. */
 typedef struct {
-    double decay, level, lag, worst, reference_worst;
+    double decay, level, lag, worst, reference_worst, reference_ropes;
     long skipped, npend, wait, refers, backoff;
 } WeldRegs;
 
@@ -47,17 +47,21 @@ typedef struct {
 typedef struct {
     Net net;
     double *state, *limits, *reference, *reference_thrust, *weights;
-    double *pend_world, *pend_turns, *pend_thrust;
+    double *pend_world, *pend_turns, *pend_thrust, *pend_rope_loads, *reach;
+    long long* pend_rope_nodes;
     long room, backoff_max;
-    double gain, margin, refer_below;
-    /* The tick's inputs (world wrenches, root rotations, thrusts), its loads, another tick's, and the sums'. */
-    double *cur, *mag, *mag2, *scratch;
+    double gain, margin, refer_below, per_force, per_torque;
+    /* The tick's inputs (world wrenches, root rotations, thrusts; its rope-end nodes' loads, ``cur_ropes`` of
+     * them), its loads, another tick's, and the sums'. */
+    double *cur, *cur_rope_loads, *mag, *mag2, *scratch;
+    long long* cur_rope_nodes;
+    long cur_ropes;
 } Welds;
 
 double pairwise(const double* a, long n);
 size_t net_scratch(const Net* net);
-void net_loads(const Net* net, const double* world, const double* turns, const double* thrust, double* mag,
-               double* scratch);
+void net_loads(const Net* net, const double* world, const double* turns, const double* thrust, long ropes,
+               const long long* rope_nodes, const double* rope_loads, double* mag, double* scratch);
 int welds_alloc(Welds* w);
 void welds_free(Welds* w);
 int welds_tick(Welds* w, WeldRegs* r);

@@ -8,9 +8,8 @@ rounding, so results are bit for bit the Python loop's.
 
 It runs where the extension was built (``setup.py``; optional) against the headers of the MuJoCo that
 is loaded, and calls that very library's functions (their addresses, from the library file in the
-``mujoco`` package). ``BUILDBENCH_NATIVE=0``, a missing or mismatched build, or a machine with ropes
-(whose loads the C loop does not compute) run the Python loop; ``RunOutput.tick_loop`` says which ran
-and why.
+``mujoco`` package). ``BUILDBENCH_NATIVE=0`` or a missing or mismatched build run the Python loop;
+``RunOutput.tick_loop`` says which ran and why.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ NATIVE = "native"
 STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 """Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
 
-LAYOUT = 4
+LAYOUT = 5
 """The arrays, numbers and registers :func:`kernel` and :func:`run` hand over (``_tick.c``'s ``LAYOUT``)."""
 
 Kernel = Any
@@ -76,11 +75,7 @@ def tick_loop(compiled: Compiled) -> str:
     if os.environ.get("BUILDBENCH_NATIVE", "1") == "0":
         return "python: BUILDBENCH_NATIVE=0"
     loaded = _loaded()
-    if isinstance(loaded, str):
-        return loaded
-    if compiled.ropes:
-        return "python: a machine with ropes (the C tick loop does not compute rope loads)"
-    return NATIVE
+    return loaded if isinstance(loaded, str) else NATIVE
 
 
 def _index(values: Any) -> np.ndarray:
@@ -88,9 +83,11 @@ def _index(values: Any) -> np.ndarray:
 
 
 _WELD_INDICES = ("nodes", "roots", "span_stops", "cannon_acts", "subtree_nodes", "subtree_starts", "cannon_nodes",
-                 "parts", "w_rows", "w_starts", "w_columns", "g_rows", "g_starts", "g_columns")
+                 "parts", "w_rows", "w_starts", "w_columns", "g_rows", "g_starts", "g_columns", "rope_tendons",
+                 "rope_sites", "rope_bodies", "rope_nodes", "pending_rope_nodes")
 _WELD_NUMBERS = ("weights", "reference", "reference_thrust", "pending_world", "pending_turns", "pending_thrust",
-                 "state", "limits", "signs", "levers", "arms", "cannon_axes", "inverses", "w_values", "g_values")
+                 "state", "limits", "signs", "levers", "arms", "cannon_axes", "inverses", "w_values", "g_values",
+                 "reach", "pending_rope_loads")
 
 
 def _network(analysis: WeldAnalysis) -> dict[str, np.ndarray]:
@@ -125,6 +122,15 @@ def _network(analysis: WeldAnalysis) -> dict[str, np.ndarray]:
     }
     return ({name: np.ascontiguousarray(np.asarray(v, dtype=float).reshape(-1)) for name, v in numbers.items()}
             | {name: _index(v) for name, v in indices.items()})
+
+
+def _ropes(compiled: Compiled, analysis: WeldAnalysis) -> dict[str, np.ndarray]:
+    """The ropes as ``_tick.c``'s ``rope_inputs`` takes them: per rope its tendon, per end its site, body and
+    node (-1 where the body is in no group with welds)."""
+    ends = [(site, body) for rope in compiled.ropes for site, body in zip(rope.sites, rope.bodies, strict=True)]
+    return {"rope_tendons": _index([rope.tendon for rope in compiled.ropes]),
+            "rope_sites": _index([site for site, _ in ends]), "rope_bodies": _index([body for _, body in ends]),
+            "rope_nodes": _index([analysis.node(body) for _, body in ends])}
 
 
 def kernel(sim: Simulation) -> Kernel:
@@ -162,6 +168,7 @@ def kernel(sim: Simulation) -> Kernel:
                     "delay_s": cargo.delay_s, "floor": cargo.floor, "dof_start": ramp.dofs.start}
     numbers |= {"refer_below": welds._REFER_BELOW, "backoff_max": welds._BACKOFF_MAX}
     if analysis is None:
+        numbers |= {"per_force": 0.0, "per_torque": 0.0}
         arrays |= {name: _index([]) for name in _WELD_INDICES}
         arrays |= {name: np.zeros(0) for name in _WELD_NUMBERS}
         numbers |= {"welds": 0, "gain": 0.0, "room": 0, "margin": 0.0}
@@ -171,9 +178,12 @@ def kernel(sim: Simulation) -> Kernel:
                    "cannon_acts": _index(analysis.cannon_acts), "weights": response.weights,
                    "reference": response.reference, "reference_thrust": response.reference_thrust,
                    "pending_world": response.pending_world, "pending_turns": response.pending_turns,
-                   "pending_thrust": response.pending_thrust, "state": response.state, "limits": response.limits}
-        arrays |= _network(analysis)
-        numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN}
+                   "pending_thrust": response.pending_thrust, "state": response.state, "limits": response.limits,
+                   "reach": response.reach, "pending_rope_nodes": response.pending_rope_nodes,
+                   "pending_rope_loads": response.pending_rope_loads}
+        arrays |= _network(analysis) | _ropes(sim.compiled, analysis)
+        numbers |= {"welds": 1, "gain": response.gain, "room": response.room, "margin": welds._BOUND_MARGIN,
+                    "per_force": response.per_force, "per_torque": response.per_torque}
     return tick.Kernel(addresses, sim.model._address, sim.data._address, arrays,
                        {name: float(value) for name, value in numbers.items()})
 
@@ -186,7 +196,7 @@ def run(sim: Simulation, kernel: Kernel, limit: int) -> int:
             sim._cannon_dirty, nan if ramp is None else ramp.applied, nan if ramp is None else ramp.body_mass,
             sim._mass, sim._logged, watch.ticks, watch.energy, response.decay, response.level, response.lag,
             response.skipped, response.pending, response.wait, response.refers, response.backoff, response.worst,
-            response.reference_worst)
+            response.reference_worst, response.reference_ropes)
     try:
         stop, regs = kernel.run(regs, limit)
     except RuntimeError as exc:  # a MuJoCo error: raised as MuJoCo's own bindings raise it, the tick where it was
@@ -201,7 +211,7 @@ def _write_back(sim: Simulation, regs: tuple[Any, ...]) -> None:
     ramp, response, watch = sim._ramp, sim._response, sim._watch
     (sim._tick, _, firing, dirty, applied, body_mass, sim._mass, sim._logged, watch.ticks, watch.energy, response.decay,
      response.level, response.lag, response.skipped, response.pending, response.wait, response.refers,
-     response.backoff, response.worst, response.reference_worst) = regs
+     response.backoff, response.worst, response.reference_worst, response.reference_ropes) = regs
     sim._firing, sim._cannon_dirty = bool(firing), bool(dirty)
     if ramp is not None:
         ramp.applied, ramp.body_mass = applied, body_mass

@@ -31,10 +31,14 @@ _Inputs: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, tuple[tuple[int, 
 rope loads ``(node, (force, torque about its centre) in its group's frame)``."""
 
 _NO_NODES = np.zeros(0, dtype=int)
+_ONE_SPAN = ((-1, slice(0, 1)),)
 
 
 def _rope_loads(compiled: Compiled, data: mujoco.MjData) -> dict[int, np.ndarray]:
-    """Rope tension on the rope ends' bodies: body id → (force, torque about its centre), world frame."""
+    """Rope tension on the rope ends' bodies: body id → (force, torque about its centre), world frame.
+
+    Every sum in numpy's order (never a BLAS dot): the C tick loop repeats it (``_welds.c``).
+    """
     loads: dict[int, np.ndarray] = {}
     rows = np.flatnonzero(data.efc_type[: data.nefc] == mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON)
     for rope in compiled.ropes:
@@ -43,7 +47,7 @@ def _rope_loads(compiled: Compiled, data: mujoco.MjData) -> dict[int, np.ndarray
             continue
         ends = data.site_xpos[list(rope.sites)]
         span = ends[1] - ends[0]
-        pull = tension * span / max(float(np.linalg.norm(span)), 1e-9)
+        pull = tension * span / max(float(np.sqrt((span * span).sum())), 1e-9)
         for body, point, force in ((rope.bodies[0], ends[0], pull), (rope.bodies[1], ends[1], -pull)):
             wrench = np.concatenate([force, np.cross(point - data.xipos[body], force)])
             loads[body] = loads.get(body, 0.0) + wrench
@@ -71,7 +75,8 @@ def _inputs(compiled: Compiled, analysis: WeldAnalysis, roots: np.ndarray, data:
         for body, wrench in _rope_loads(compiled, data).items():
             node = analysis.node(body)
             if node >= 0:
-                rows.append((node, (wrench.reshape(2, 3) @ data.xmat[analysis.frame(node)].reshape(3, 3)).reshape(6)))
+                rotation = data.xmat[analysis.frame(node)].reshape(3, 3)
+                rows.append((node, turned(wrench, rotation[None], _ONE_SPAN, np.empty((2, 3))).reshape(6)))
         ropes = tuple(rows)
     return data.cfrc_int[analysis.bodies], data.xmat[roots], data.actuator_force[analysis.cannon_acts], ropes
 
@@ -88,11 +93,14 @@ class _Work:
         self.total = np.empty((analysis.network.welds.size, 2))
 
 
-def turned(world: np.ndarray, turns: np.ndarray, analysis: WeldAnalysis, out: np.ndarray) -> np.ndarray:
-    """The nodes' wrenches in their groups' frames, as 3-vector rows (2 per node) into ``out``: row vectors
-    times the root's rotation, ``(v₀·R₀ + v₁·R₁) + v₂·R₂`` (R's rows; the C tick loop's order)."""
+def turned(world: np.ndarray, turns: np.ndarray, spans: WeldAnalysis | tuple[tuple[int, slice], ...],
+           out: np.ndarray) -> np.ndarray:
+    """The nodes' wrenches in their groups' frames (``spans``: an analysis's, or its ``spans``), as 3-vector rows
+    (2 per node) into ``out``: row vectors times the root's rotation, ``(v₀·R₀ + v₁·R₁) + v₂·R₂`` (R's rows;
+    the C tick loop's order)."""
     vectors = world.reshape(-1, 3)
-    for (_, nodes), turn in zip(analysis.spans, turns, strict=True):
+    groups = spans.spans if isinstance(spans, WeldAnalysis) else spans
+    for (_, nodes), turn in zip(groups, turns, strict=True):
         rows = slice(2 * nodes.start, 2 * nodes.stop)
         v, into, rotation = vectors[rows], out[rows], turn.reshape(3, 3)
         np.multiply(v[:, 0:1], rotation[0], out=into)
@@ -231,7 +239,9 @@ class _WeldResponse:
     pending_world: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 6)))
     pending_turns: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 9)))
     pending_thrust: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    pending_ropes: dict[int, tuple[tuple[int, np.ndarray], ...]] = field(default_factory=dict)
+    # Per row, each rope-end node's load (node -1: none), ``2·ropes`` slots: as the C loop writes them.
+    pending_rope_nodes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.int64))
+    pending_rope_loads: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, 6)))
     roots: np.ndarray = field(default_factory=lambda: _NO_NODES)
     work: _Work | None = None
     reach: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -280,12 +290,15 @@ class _WeldResponse:
             self.per_force, self.per_torque = float(np.max(per[:, :, 0])), float(np.max(per[:, :, 1]))
             self.roots = _roots(analysis)
             self.work = _Work(analysis)
-            size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + _INPUTS_OVERHEAD
+            ends = 2 * len(compiled.ropes)
+            size = analysis.bodies.size * 6 + self.roots.size * 9 + analysis.cannon_nodes.size + 7 * ends + _INPUTS_OVERHEAD
             self.room = _PENDING_FLOATS // size
             # Uninitialised: only the rows written are ever touched.
             self.pending_world = np.empty((self.room, analysis.bodies.size, 6))
             self.pending_turns = np.empty((self.room, self.roots.size, 9))
             self.pending_thrust = np.empty((self.room, analysis.cannon_nodes.size))
+            self.pending_rope_nodes = np.empty((self.room, ends), dtype=np.int64)
+            self.pending_rope_loads = np.empty((self.room, ends, 6))
             self.reference = np.zeros((2 * analysis.bodies.size, 3))
             self.reference_thrust = np.zeros(analysis.cannon_nodes.size)
             # A node's lever to its group's origin bounds the torque of a force on it.
@@ -354,10 +367,11 @@ class _WeldResponse:
         """Run the exact analysis on the ticks put off, in order."""
         assert self.analysis is not None
         for k in range(self.pending):
-            inputs = (self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], self.pending_ropes.get(k, ()))
+            ropes = tuple((int(node), self.pending_rope_loads[k, j])
+                          for j, node in enumerate(self.pending_rope_nodes[k].tolist()) if node >= 0)
+            inputs = (self.pending_world[k], self.pending_turns[k], self.pending_thrust[k], ropes)
             self._follow_load(self._exact(inputs))
         self.pending = 0
-        self.pending_ropes.clear()
 
     def _exact(self, inputs: _Inputs) -> np.ndarray:
         """The tick's weld loads (``_magnitudes``), in ``work`` until the next exact analysis."""
@@ -374,8 +388,9 @@ class _WeldResponse:
     def _put_off(self, inputs: _Inputs) -> None:
         k = self.pending
         self.pending_world[k], self.pending_turns[k], self.pending_thrust[k] = inputs[:3]
-        if inputs[3]:
-            self.pending_ropes[k] = inputs[3]
+        self.pending_rope_nodes[k] = -1
+        for j, (node, load) in enumerate(inputs[3]):
+            self.pending_rope_nodes[k, j], self.pending_rope_loads[k, j] = node, load
         self.pending = k + 1
 
     def prepare(self, compiled: Compiled) -> None:
