@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -56,7 +57,8 @@ def test_sync_act_objects_are_adapted_and_get_the_model(tmp_path: Path) -> None:
 
 def test_bad_agents(tmp_path: Path) -> None:
     assert is_user_agent("x.py:make") and not is_user_agent("reference")
-    with pytest.raises(ConfigError, match=r"agent factory 'nope.py:make': no file nope.py"):
+    nope = Path.cwd().resolve() / "nope.py"  # a run keeps its files absolute (run_paths)
+    with pytest.raises(ConfigError, match=re.escape(f"agent factory '{nope}:make': no file {nope}")):
         _run(tmp_path, "nope.py:make")
     (tmp_path / "bad.py").write_text("def make(task, model, options):\n    return 3\n")
     rep = _run(tmp_path, f"{tmp_path}/bad.py:make")

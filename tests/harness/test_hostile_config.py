@@ -32,9 +32,10 @@ def _one_error(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
 
 
 def test_option_text_reaches_a_string_option_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
-    # JSON-decoding -o values turned the folder 1.50 into 1.5 and "true" into "True".
-    assert _config(capsys, "example", "-o", "prompts=1.50") == {"prompts": "1.50"}
-    assert _config(capsys, "example", "-o", "prompts=true") == {"prompts": "true"}
+    # JSON-decoding -o values turned the folder 1.50 into 1.5 and "true" into "True" (the run
+    # keeps the folder absolute, read against the cwd: run_paths).
+    assert _config(capsys, "example", "-o", "prompts=1.50") == {"prompts": str(Path.cwd().resolve() / "1.50")}
+    assert _config(capsys, "example", "-o", "prompts=true") == {"prompts": str(Path.cwd().resolve() / "true")}
     # "none" is how listings show an unset option; it unsets, never names a folder "none".
     assert _config(capsys, "example", "-o", "prompts=none") == {"prompts": None}
     assert _config(capsys, "example", "-o", "max_steps=1e1", "-o", "max_tokens=none") == {

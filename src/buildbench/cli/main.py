@@ -186,13 +186,15 @@ def run(suite: str | None, config_file: Path | None, print_config: bool, agent: 
     if options:
         given["options"] = _parse_options(options)
     values = read_run_file(config_file) if config_file is not None else {}
-    config = build_run_config(values, overrides=given, where=str(config_file or ""))
+    # A run file's relative paths are read against its own folder, the flags' against the cwd.
+    config = build_run_config(values, overrides=given, where=str(config_file or ""),
+                              base=config_file.resolve().parent if config_file is not None else None)
     if print_config:
         click.echo(config.to_yaml(), nl=False)
         return
     _check_model_files(config.model, config.record, config.replay)
-    # A user agent is named by its file path; keep the default run folder one level deep.
-    agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", config.agent)
+    # A user agent is named by its (absolute) file path: the default run folder takes the file name alone.
+    agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"[^:]*[/\\]", "", config.agent))
     run_dir = run_dir or Path("runs") / f"{config.suite}-{agent_label}-{config.protocol}-s{config.seed}"
     result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
     rep = run_report(run_dir)

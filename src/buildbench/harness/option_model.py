@@ -34,6 +34,8 @@ def _field(spec: OptionSpec) -> Any:
         extra["x-unset"] = spec.unset
     if spec.choices:
         extra["x-choices"] = list(spec.choices)
+    if spec.path:
+        extra["x-path"] = spec.path
     default = None if spec.default is None and spec.kind == "int-or-full" else spec.default
     return Field(default, description=spec.help or None, ge=spec.minimum, le=spec.maximum,
                  json_schema_extra=extra)
@@ -44,7 +46,8 @@ def _common(name: str) -> Any:
 
 
 def option(kind: OptionKind, help: str = "", *, default: OptionValue = None, choices: tuple[str, ...] = (),
-           minimum: float | None = None, maximum: float | None = None, unset: str = "", unit: str = "") -> Any:
+           minimum: float | None = None, maximum: float | None = None, unset: str = "", unit: str = "",
+           path: str = "") -> Any:
     """Declare one field of a suite's options class (the field's name is the option's name)::
 
         class DreamHouseOptions(ModelOptions):
@@ -55,7 +58,7 @@ def option(kind: OptionKind, help: str = "", *, default: OptionValue = None, cho
     gives a ``str`` option its choices); the class turns its fields back into specs (``specs``) for
     ``-o`` parsing and listings, so each option is written once, here.
     """
-    return _field(OptionSpec("", kind, help, choices, minimum, maximum, default, unset, unit))
+    return _field(OptionSpec("", kind, help, choices, minimum, maximum, default, unset, unit, path))
 
 
 def shared_option(spec: OptionSpec) -> Any:
@@ -75,7 +78,8 @@ def _spec_of(name: str, info: FieldInfo) -> OptionSpec:
     maximum = getattr(bounds.get("Le"), "le", None)
     choices = extra.get("x-choices") or (get_args(info.annotation) if get_origin(info.annotation) is Literal else ())
     return OptionSpec(name, kind, info.description or "", tuple(map(str, choices)),  # type: ignore[arg-type]
-                      minimum, maximum, info.default, str(extra.get("x-unset", "")), str(extra.get("x-unit", "")))
+                      minimum, maximum, info.default, str(extra.get("x-unset", "")), str(extra.get("x-unit", "")),
+                      str(extra.get("x-path", "")))
 
 
 def _annotation(spec: OptionSpec) -> Any:

@@ -41,6 +41,11 @@ class OptionSpec:
             or the consumer's own value (e.g. a protocol's budget).
         unset: What an unset (``None``) default means, shown after it, e.g. ``no limit``.
         unit: The unit of a number (``s``, ``tokens``, ``MiB``), for schemas and docs.
+        path: How a ``str`` value names a file or folder, so that a run file's relative value is
+            read against the run file's folder (`buildbench.harness.run_paths`): ``input`` (must
+            exist), ``output`` (written, may not exist yet), ``model`` (a model spec, whose
+            ``python:FILE.py:fn`` file must exist) or a suffix such as ``.toml`` (a file when the
+            value has a ``/`` or that suffix, else a name); empty for values that are not paths.
     """
 
     name: str
@@ -52,6 +57,7 @@ class OptionSpec:
     default: OptionValue = None
     unset: str = ""
     unit: str = ""
+    path: str = ""
 
     def __post_init__(self) -> None:
         # A default the option itself would refuse is a declaration error, caught at import.

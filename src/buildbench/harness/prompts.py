@@ -37,7 +37,8 @@ from .options import OptionSpec
 PROMPT_DIR: ContextVar[Path | None] = ContextVar("buildbench_prompt_dir", default=None)
 
 #: The option every suite with prompt files declares.
-PROMPTS_OPTION = OptionSpec("prompts", "str", "folder of prompt files replacing the suite's own (same file names)")
+PROMPTS_OPTION = OptionSpec("prompts", "str", "folder of prompt files replacing the suite's own (same file names)",
+                            path="input")
 
 # Prompt files are small; a bigger file is a wrong path, not a prompt.
 MAX_PROMPT_BYTES = 1024 * 1024

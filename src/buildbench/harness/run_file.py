@@ -5,7 +5,9 @@ concurrency, backend…) as YAML or JSON. :func:`build_run_config` turns those f
 were given (a file, command-line flags laid over it, Python keyword arguments), into a checked
 `RunConfig`: the suite's default agent and protocol filled in and the options parsed by the
 suite's typed model. :func:`dump_run_config` writes the fully resolved file
-(``--print-config``); every new run stores it as ``run.yaml`` beside its store.
+(``--print-config``); every new run stores it as ``run.yaml`` beside its store. A run file's
+relative paths are read against its own folder, and the resolved run holds every path absolute
+(`buildbench.harness.run_paths`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 
 from .errors import ConfigError, UnknownNameError
+from .run_paths import absolute_fields, option_paths
 from .runner import RunConfig
 
 #: What ``buildbench run`` writes into every new run folder (`RunConfig.to_yaml`).
@@ -93,29 +96,32 @@ def read_run_file(path: str | Path) -> dict[str, Any]:
 
 
 def build_run_config(values: Mapping[str, Any], *, overrides: Mapping[str, Any] | None = None, where: str = "",
-                     has_model: bool = False) -> RunConfig:
+                     has_model: bool = False, base: Path | None = None) -> RunConfig:
     """The checked `RunConfig` of run fields ``values`` (a run file's, or Python keyword arguments)
     with ``overrides`` (command-line flags) laid over them, option by option for ``options``.
 
     The agent defaults to the suite's default agent (its model agent ``llm`` when a model is given
     and the default takes none), the protocol to the suite's default; the options are parsed once
     by the suite's typed model. ``where`` (the file ``values`` came from) prefixes the errors of
-    its fields.
+    its fields. The files the fields name (`buildbench.harness.run_paths`) are made absolute:
+    those of ``values`` read against ``base`` (the run file's folder; None: the current
+    directory), those of ``overrides`` against the current directory.
 
     Raises:
-        ConfigError: One line naming the field (``options.KEY`` for an option) and what it accepts.
+        ConfigError: One line naming the field (``options.KEY`` for an option) and what it accepts,
+            or a file of ``values`` that does not exist, with the full path looked for.
     """
     from .suite import get_suite
 
-    overrides = overrides or {}
+    flags: dict[str, Any] = dict(overrides or {})
     prefix = f"{where}: " if where else ""
-    for key in (*values, *overrides):
+    for key in (*values, *flags):
         if key not in FIELDS:
             raise ConfigError(f"{prefix if key in values else ''}unknown field {key!r}; fields: {', '.join(FIELDS)}")
-    merged = {**values, **{k: v for k, v in overrides.items() if k != "options"}}
+    merged = {**values, **{k: v for k, v in flags.items() if k != "options"}}
 
     def named(key: str) -> str:  # the prefix of a field's errors: only a file's fields name the file
-        return f"{prefix}{key}: " if key in values and key not in overrides else ""
+        return f"{prefix}{key}: " if key in values and key not in flags else ""
 
     if not merged.get("suite"):
         raise ConfigError(f"{prefix}suite: missing (give SUITE or a run file with 'suite:')")
@@ -123,8 +129,10 @@ def build_run_config(values: Mapping[str, Any], *, overrides: Mapping[str, Any] 
         suite = get_suite(str(merged["suite"]))
     except UnknownNameError as exc:
         raise ConfigError(f"{named('suite')}{exc}") from None
-    given_options = dict(overrides.get("options") or {})
-    file_options = {k: v for k, v in (values.get("options") or {}).items() if k not in given_options}
+    file_values, flags = _absolute(suite, values, flags, base, prefix)
+    merged = {**file_values, **{k: v for k, v in flags.items() if k != "options"}}
+    given_options = dict(flags.get("options") or {})
+    file_options = {k: v for k, v in (file_values.get("options") or {}).items() if k not in given_options}
     try:
         options = _parsed_options(suite, file_options)
     except _OptionError as exc:
@@ -154,6 +162,21 @@ class _OptionError(Exception):
     def __init__(self, key: str, error: ConfigError) -> None:
         super().__init__(str(error))
         self.key, self.error = key, error
+
+
+def _absolute(suite: Any, values: Mapping[str, Any], overrides: Mapping[str, Any], base: Path | None,
+              prefix: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``values`` and ``overrides`` with their paths made absolute; ConfigError for a file of
+    ``values`` that does not exist (and is not overridden)."""
+    cwd = Path.cwd()
+    paths = option_paths(suite.option_specs())
+    from_file, needed = absolute_fields(values, base or cwd, paths)
+    given, _ = absolute_fields(overrides, cwd, paths)
+    overridden = {*given, *(f"options.{name}" for name in given.get("options") or {})}
+    for key, path in needed:
+        if key not in overridden and not path.exists():
+            raise ConfigError(f"{prefix}{key}: {path} does not exist")
+    return from_file, given
 
 
 def _parsed_options(suite: Any, raw: Mapping[str, Any]) -> dict[str, Any]:

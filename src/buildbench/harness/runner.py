@@ -42,6 +42,7 @@ from .outcome import OutcomeRecord
 from .progress import Progress
 from .prompts import prompt_folder
 from .run_options import with_run_options
+from .run_paths import absolute_fields, option_paths
 from .store import Store
 from .suite import RunChoice, Suite, get_suite, mean_metrics
 from .task import Task, episode_seed, file_stem
@@ -391,6 +392,7 @@ class Runner:
         self.resume = resume
         self.progress = progress
         self._model = model
+        self._paths: dict[str, str] = {}  # option name -> how it names a file (run_paths)
 
     def run(self) -> RunResult:
         return asyncio.run(self.run_async())
@@ -399,6 +401,9 @@ class Runner:
         # Work folders of an earlier run that was killed before it could remove them.
         clean_stale_workdirs()
         suite = get_suite(self.config.suite)
+        # Python callers' relative paths are the cwd's; the run stores them absolute (run_paths).
+        self._paths = option_paths(suite.option_specs())
+        self.config = RunConfig(**absolute_fields(self.config.to_dict(), Path.cwd(), self._paths)[0])
         agent_spec = resolve_agent(suite, self.config.agent,
                                    has_model=bool(self.config.model or self._model or self.config.replay))
         suite.protocol(self.config.protocol)
@@ -484,6 +489,8 @@ class Runner:
                 raise ConfigError(f"{self.run_dir} already holds a run; pass --resume to continue it "
                                   "or choose another --run-dir")
             if old is not None:
+                # a run stored before paths were absolute named them against the cwd
+                old = absolute_fields(old, Path.cwd(), self._paths)[0]
                 given = self.config.identity()
                 changed = [f"{k} {_short_repr(old.get(k))}, not {_short_repr(given[k])}"
                            for k in _IDENTITY if old.get(k) != given[k]]

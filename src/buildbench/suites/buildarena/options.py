@@ -45,11 +45,11 @@ class BuildArenaOptions(ModelOptions):
     top_p: float | None = option("float-or-none", "nucleus sampling of the llm team (as in the paper), or none",
                                  minimum=0.01, maximum=1.0, default=0.7)
     levels: str | None = option("str", "the released levels.yaml (all nine tasks, checked before the run): "
-                                "its task texts replace ours", unset="our task texts")
+                                "its task texts replace ours", unset="our task texts", path="input")
     profile: LibraryProfile = option("str", "library profile: default (our fixes) or released (the original's "
                                      "answers)", default="default", choices=get_args(LibraryProfile))
     physics: str = option("str", "physics profile: a shipped name (besiege-1) or a profile .toml file (checked "
                           "before the run; its name and hash are stored with every episode)",
-                          default=DEFAULT_PROFILE)
+                          default=DEFAULT_PROFILE, path=".toml")
     prompts: str | None = shared_option(PROMPTS_OPTION)
     degrade: float = shared_option(DEGRADE_OPTION)

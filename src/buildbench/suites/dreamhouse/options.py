@@ -57,7 +57,7 @@ class DreamHouseOptions(ModelOptions):
                                    maximum=1000, unset=_TABLE6)
     tau_retry: float | None = option("float", "Table 6 retry threshold", minimum=0.0, maximum=1.0, unset=_TABLE6)
     require_visual: bool = option("bool", "the visual-retry gate below tau_retry (as the paper)", default=True)
-    prompts: str | None = option("str", PROMPTS_OPTION.help)
+    prompts: str | None = option("str", PROMPTS_OPTION.help, path=PROMPTS_OPTION.path)
     degrade: float = option("float", DEGRADE_OPTION.help, default=DEGRADE_OPTION.default,
                             minimum=DEGRADE_OPTION.minimum, maximum=DEGRADE_OPTION.maximum)
     degrade_mode: DegradeMode = option("str", "what the degraded agent corrupts: members (drop/move/rotate) or "

@@ -20,4 +20,4 @@ class ExampleOptions(ModelOptions):
     delay_s: float = option("float", "seconds slow-reference waits per action", default=0.0, minimum=0.0,
                             maximum=3600.0, unit="s")
     #: A folder of prompt files replacing the suite's own (``buildbench.harness.prompts``).
-    prompts: str | None = option("str", PROMPTS_OPTION.help)
+    prompts: str | None = option("str", PROMPTS_OPTION.help, path=PROMPTS_OPTION.path)
