@@ -14,8 +14,14 @@ import pytest
 
 from buildbench.cli.main import main
 from buildbench.harness import RunConfig, Runner
+from buildbench.suites.buildarena.physics import mjcf
 from buildbench.suites.buildarena.physics.profile import load_profile
-from buildbench.suites.buildarena.sensitivity import SensitivityError, parse_vary
+from buildbench.suites.buildarena.sensitivity import (
+    SensitivityError,
+    format_report,
+    parse_vary,
+    sensitivity_report,
+)
 
 SIM_S = 4.0
 
@@ -99,3 +105,23 @@ def test_vary_settings_are_one_change_each() -> None:
 def test_not_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["buildarena", "sensitivity", str(tmp_path), "--vary", "drag=2x"]) == 2
     assert "is not a buildbench run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("arena", "scored"), [
+    (100 << 10, True),  # the bridge's contacts fill the arena: a limit, the machine's failure
+    (-5, False),  # MJCF MuJoCo rejects: another MuJoCo error, unscored
+])
+def test_runs_mujoco_stopped_are_counted_apart_from_divergences(
+        runs: list[Path], monkeypatch: pytest.MonkeyPatch, arena: int, scored: bool) -> None:
+    # every model gets this arena, whatever its blocks; workers=1 re-simulates in this process
+    monkeypatch.setattr(mjcf, "ARENA_BASE_BYTES", arena)
+    monkeypatch.setattr(mjcf, "ARENA_BYTES_PER_BODY", 0)
+    report = sensitivity_report(runs[:1], ["drag=2x"], workers=1)
+    for label in ("baseline", "drag=2x"):
+        s = report["tasks"]["support-1"]["settings"][label]
+        assert (s["sim_limits"], s["diverged"], s["unscored"], s["success_rate"]) == (1, 0, 0 if scored else 1, 0.0)
+    text = format_report(report)
+    row = next(line for line in text.splitlines() if line.startswith("support-1") and "baseline" in line)
+    assert row.split()[5:9] == ["0", "0", "0", "1"]  # →fail →pass div lim
+    assert "lim: runs MuJoCo's limits or errors stopped" in " ".join(text.split())  # wrapped prose
+    assert max(len(line) for line in text.splitlines()) <= 100

@@ -8,7 +8,11 @@ number sets the value instead of scaling it), and reports per task:
 
 * **flips**: episodes whose verdict differs from the baseline's (to fail, to pass), among
   those scored under both; a run that diverged under every step is counted (``diverged``) and
-  is unscored unless the blame rule of ``check.simulate`` holds the machine responsible;
+  is unscored unless the blame rule of ``check.simulate`` holds the machine responsible; a run
+  MuJoCo's limits or errors stopped (its arena full, out of memory, a model it could not build,
+  another MuJoCo error: ``divergence.NO_RETRY``) is counted apart (``sim_limits``), as the run
+  report's ``sim limit`` columns have it: a limit is the machine's failure, an error unscored
+  unless the blame rule holds;
 * **success rate** and **mean indicator** under each setting;
 * **Kendall τ of the configurations** (each run directory's agent and model): how the ranking
   of configurations by success rate, and by mean indicator, under a setting agrees with the
@@ -41,6 +45,7 @@ import numpy as np
 
 from .outcome import BuildArenaOutcome
 from .physics import PhysicsConfig
+from .physics.divergence import NO_RETRY
 from .physics.profile import DEFAULT_PROFILE, PhysicsProfile, ProfileError, load_profile
 
 
@@ -213,7 +218,7 @@ def _resimulate(job: _Job) -> dict[str, Any]:
     from .outcome import rebuild_outcome
 
     typed = job.episode.outcome
-    out: dict[str, Any] = {"passed": False, "indicator": 0.0, "diverged": False, "scored": True}
+    out: dict[str, Any] = {"passed": False, "indicator": 0.0, "diverged": False, "sim_limit": False, "scored": True}
     if typed is None:
         return out
     machine = rebuild_outcome(typed)
@@ -224,12 +229,14 @@ def _resimulate(job: _Job) -> dict[str, Any]:
                           config=job.config)
     except ValueError:  # no solid block: fails the task, as score_episode has it
         return out
-    # A run that diverged under every step is the machine's failure only where the blame rule says
-    # so (``check.simulate``); otherwise it is unscored, neither a pass nor a fail.
-    diverged = result.metrics.get("status") == "diverged"
+    # A run that diverged under every step, or that MuJoCo stopped, is the machine's failure only
+    # where ``check.simulate`` says so (a limit, or the blame rule); otherwise it is unscored.
+    ended = result.metrics.get("status") == "diverged"
+    stopped = ended and result.metrics.get("diverged_reason") in NO_RETRY
     indicator = float(result.indicator)
     out.update(passed=bool(result.passed), indicator=indicator if math.isfinite(indicator) else 0.0,
-               diverged=diverged, scored=not diverged or bool(result.metrics.get("machine_caused")))
+               diverged=ended and not stopped, sim_limit=stopped,
+               scored=not ended or bool(result.metrics.get("machine_caused")))
     return out
 
 
@@ -271,6 +278,7 @@ def _summarise(task_eps: list[int], configurations: list[str], refs: list[Episod
             "mean_indicator": float(np.mean([r["indicator"] for r in rows])),
             "flips": to_fail + to_pass, "to_fail": to_fail, "to_pass": to_pass,
             "diverged": sum(1 for r in rows if r["diverged"]),
+            "sim_limits": sum(1 for r in rows if r["sim_limit"]),
             "unscored": sum(1 for r in rows if not r["scored"]),
             "by_configuration": {c: {"success_rate": s, "mean_indicator": m}
                                  for c, s, m in zip(present, rates, means, strict=True)},
@@ -362,18 +370,20 @@ def format_report(report: dict[str, Any]) -> str:
     tw = max([4, *(len(task) for task, _ in rows)])
     sw = max([7, *(len(label) for _, block in rows for label in block["settings"])])
     header = f"{'task':<{tw}} {'setting':<{sw}} {'SR':>5} {'indicator':>9} {'flips':>5} {'→fail':>5} {'→pass':>5} " \
-             f"{'div':>3} {'τ cfg SR':>9} {'τ cfg ind':>9} {'τ mach':>7}"
+             f"{'div':>3} {'lim':>3} {'τ cfg SR':>9} {'τ cfg ind':>9} {'τ mach':>7}"
     table = [header, "-" * len(header)]
     for task, block in rows:
         for label, s in block["settings"].items():
             indicator = "—" if s["mean_indicator"] is None else f"{s['mean_indicator']:.1f}"
             table.append(f"{task:<{tw}} {label:<{sw}} {s['success_rate']:>5.0%} {indicator:>9} "
-                         f"{s['flips']:>5} {s['to_fail']:>5} {s['to_pass']:>5} {s['diverged']:>3} "
+                         f"{s['flips']:>5} {s['to_fail']:>5} {s['to_pass']:>5} {s['diverged']:>3} {s['sim_limits']:>3} "
                          f"{_fmt_tau(s['tau_configurations_success']):>9} "
                          f"{_fmt_tau(s['tau_configurations_indicator']):>9} {_fmt_tau(s['tau_machines']):>7}")
     notes = _conclusions(report)
     notes.append("SR: success rate; flips: verdicts that differ from the baseline's (both scored); div: runs that "
-                 "diverged under every step (unscored unless the machine caused it); "
+                 "diverged under every step (unscored unless the machine caused it); lim: runs MuJoCo's limits or "
+                 "errors stopped (its arena full, out of memory, a model it could not build: the machine's "
+                 "failure; another MuJoCo error: unscored unless the machine caused it); "
                  "τ: Kendall τ-b against the baseline (cfg: ranking of configurations; mach: of the machines "
                  "by indicator; — where undefined).")
     prose = [textwrap.fill(line, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
