@@ -58,6 +58,15 @@ class Figure:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
+def check_run(result: Any, episodes: int) -> None:
+    """Raise unless a harness run (its ``RunResult``) played ``episodes`` episodes, every one
+    to its end: the time of a run whose episodes crashed (e.g. a worker that could not import
+    the package) measures no work, so it is the benchmark's failure, never a figure."""
+    status = result.summary.get("status", {})
+    if result.ran != episodes or status != {"ok": episodes}:
+        raise RuntimeError(f"expected {episodes} episodes, each ok; ran {result.ran}, status {status}")
+
+
 def median_time(fn: Callable[[], Any], repeat: int = 5, warmup: int = 1) -> float:
     """Median wall seconds of ``fn()`` over ``repeat`` runs after ``warmup`` untimed runs."""
     for _ in range(warmup):

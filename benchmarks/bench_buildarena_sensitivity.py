@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import Figure
+from _common import Figure, check_run
 
 from buildbench.harness import RunConfig, Runner
 from buildbench.suites.buildarena.sensitivity import sensitivity_report
@@ -26,8 +26,8 @@ TARGET_S = 60.0
 def run() -> list[Figure]:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "reference"
-        Runner(RunConfig(suite="buildarena", agent="reference", protocol="workflow", split="default",
-                         workers=WORKERS), run_dir).run()
+        check_run(Runner(RunConfig(suite="buildarena", agent="reference", protocol="workflow", split="default",
+                                   workers=WORKERS), run_dir).run(), 9)
         start = time.perf_counter()
         report = sensitivity_report([run_dir], VARY, workers=WORKERS)
         wall = time.perf_counter() - start

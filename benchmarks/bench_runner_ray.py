@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import Figure
+from _common import Figure, check_run
 
 from buildbench.harness import RunConfig, Runner
 
@@ -32,8 +32,7 @@ def _timed_run(**kw: Any) -> float:
         t0 = time.perf_counter()
         result = Runner(config, Path(tmp) / "run").run()
         elapsed = time.perf_counter() - t0
-    if result.ran != EPISODES:
-        raise RuntimeError(f"expected {EPISODES} episodes, ran {result.ran}")
+    check_run(result, EPISODES)
     return elapsed
 
 

@@ -16,7 +16,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import run  # noqa: E402
-from _common import SLOWDOWN_ENV, Figure, scaled_limit, slowdown  # noqa: E402
+from _common import SLOWDOWN_ENV, Figure, check_run, scaled_limit, slowdown  # noqa: E402
 
 
 def _bench(tmp_path: Path, name: str, body: str) -> Path:
@@ -133,3 +133,17 @@ def test_each_benchmark_has_its_own_temporary_folder(tmp_path: Path) -> None:
     assert failure is None and left.parent.name.startswith("bench-")
     assert left.parent.parent == Path(tempfile.gettempdir())
     assert not left.parent.exists()
+
+
+def test_a_timed_harness_run_counts_only_when_every_episode_ended_ok() -> None:
+    # Episodes that crashed (a worker that could not import the package) take time but do no work.
+    class Result:
+        ran = 3
+        summary = {"status": {"ok": 2, "error": 1}}
+
+    with pytest.raises(RuntimeError, match=r"expected 3 episodes, each ok; ran 3, status \{'ok': 2, 'error': 1\}"):
+        check_run(Result(), 3)
+    Result.summary = {"status": {"ok": 3}}
+    check_run(Result(), 3)
+    with pytest.raises(RuntimeError):
+        check_run(Result(), 4)
