@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import sparse
 
 
 def _skew(r: np.ndarray) -> np.ndarray:
@@ -325,17 +324,14 @@ def weld_network(
         give_up = give_up_blocks.reshape(6 * child.size, 6 * loop.size)
         flex = 1.0 / np.repeat(stiffness, 3, axis=1)  # (m, 6) compliance per wrench component
         weighted = give_up.T * flex[edge].reshape(-1)  # Mᵀ·D⁻¹
-        # M is sparse (a loop crosses few tree welds): its products as sparse ones, in scipy's fixed order.
-        sparse_weighted = sparse.csr_array(weighted)
-        energy = (sparse_weighted @ sparse.csr_array(give_up)).toarray() + np.diag(flex[loop].reshape(-1))
+        energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
         loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.of(weighted), np.ascontiguousarray(inverse),
                        RowSums.of(give_up)),)
-        solve = (abs(sparse_weighted).T @ np.abs(inverse).T).T  # |inverse|·|Mᵀ D⁻¹|
-        bounds[child.size :] = _loop_bounds(bounds[: child.size], solve, np.abs(give_up),
-                                            np.flatnonzero(crossing.any(axis=0)))
+        bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
+                                            np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
     # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
     rows, nodes = np.nonzero(ancestors.T)
     return WeldNetwork(
