@@ -206,9 +206,10 @@ def _set(key: str, value: Any) -> Callable[[Doc], bytes]:
 _ROW = [1.0, 0.0, 0.0, 0.0]
 #: variant -> (writer, what the one error line says after the file name)
 MALFORMED: dict[str, tuple[Callable[[Doc], bytes], str]] = {
+    # Refused by the JSON reader (jsonio), where it is read, with its line and column.
     "integer too large for a float": (lambda d: json.dumps(d).replace("4.8768", "9" * 400, 1).encode(),
-                                      "member 0 ('Sill_main_front_001'): field 'dimensions' is invalid: an integer "
-                                      "of 400 digits is out of the range of a finite number ([0])"),
+                                      "is not valid JSON: an integer of 400 digits is out of the range of a "
+                                      "finite number: line 1 column 96"),
     "NaN as a string": (_set("dimensions", ["NaN", "0.14", "0.038"]), "'NaN' is not a finite number ([0])"),
     "Infinity as a string": (_set("dimensions", [2.4, "-Infinity", 0.038]), "'-Infinity' is not a finite number"),
     "1e999 as a string": (_set("dimensions", [2.4, 0.14, "1e999"]), "'1e999' is not a finite number ([2])"),

@@ -1,0 +1,143 @@
+"""`buildbench.jsonio`: integers past float range refused where the file is read, refusals placed
+at the token that caused them, and the nesting check over bracket positions only."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from buildbench.jsonio import JSONInputError, _too_deep, parse_json
+
+FLOAT_MAX_INT = int(sys.float_info.max)  # 309 digits, the largest integer a float holds
+
+
+def _refusal(text: str) -> JSONInputError:
+    with pytest.raises(JSONInputError) as info:
+        parse_json(text)
+    return info.value
+
+
+@pytest.mark.parametrize("literal", [str(FLOAT_MAX_INT + 10**292), "-" + str(FLOAT_MAX_INT + 10**292),
+                                     "1" + "0" * 400, "9" * 4300])
+def test_integer_past_float_range_is_refused_at_its_line_and_column(literal: str) -> None:
+    # The same digits inside a string and as the tail of a longer number come first: the
+    # position is the token's, not the first place the digits appear.
+    text = '{\n  "note": "' + literal + '",\n  "x": 1.' + literal.lstrip("-") + ',\n  "n": [1, ' + literal + "]\n}"
+    err = _refusal(text)
+    digits = len(literal.lstrip("-"))
+    assert err.msg == f"an integer of {digits} digits is out of the range of a finite number"
+    assert (err.lineno, err.colno) == (4, 12)
+    assert "line 4 column 12" in str(err)
+
+
+def test_integers_a_float_holds_are_kept_exactly() -> None:
+    assert parse_json(f"[{FLOAT_MAX_INT}, -{FLOAT_MAX_INT}, {2**64}]") == [FLOAT_MAX_INT, -FLOAT_MAX_INT, 2**64]
+    assert all(isinstance(float(v), float) for v in parse_json(f"[{FLOAT_MAX_INT}, 0, -1]"))
+
+
+def test_integer_over_the_digit_limit_keeps_its_message_and_gets_a_position() -> None:
+    err = _refusal('["' + "9" * 5000 + '",\n ' + "9" * 5000 + "]")
+    assert err.msg == "an integer of 5000 digits is over the 4300-digit limit"
+    assert (err.lineno, err.colno) == (2, 2)
+
+
+@pytest.mark.parametrize("text, msg, line, col", [
+    ('{"a": "NaN",\n "b": NaN}', "NaN is not a finite number", 2, 7),
+    ('{"a": "-Infinity", "b": [Infinity, -Infinity]}', "Infinity is not a finite number", 1, 26),
+    ('{"1e999": "1e999", "b": 1e999}', "1e999 is out of the range of a finite number", 1, 25),
+])
+def test_non_finite_refusal_points_at_the_token(text: str, msg: str, line: int, col: int) -> None:
+    err = _refusal(text)
+    assert (err.msg, err.lineno, err.colno) == (msg, line, col)
+
+
+def test_consumer_reads_a_huge_integer_as_one_input_error(tmp_path: Path) -> None:
+    # BuildArena's machine reader did arithmetic on it: "error: OverflowError: int too large
+    # to convert to float", an internal error, before parse_json refused it.
+    block = {"id": "0", "type": "small_wooden_block", "position_virtual": [0, 0, 0],
+             "rotation_virtual": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}
+    text = json.dumps({"format": "buildbench.buildarena.machine/1", "blocks": [block]})
+    machine = tmp_path / "machine.json"
+    machine.write_text(text.replace("[0, 0, 0]", "[0, 0, 1" + "0" * 400 + "]"))
+    out = subprocess.run([sys.executable, "-m", "buildbench", "buildarena", "simulate", str(machine),
+                          "--task", "transport-1"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: "), out.stderr
+    assert "an integer of 401 digits is out of the range of a finite number" in out.stderr
+    assert "line 1, column" in out.stderr
+
+
+def _depth_reference(raw: bytes, max_depth: int) -> int | None:
+    """The rule, one byte at a time: depth over brackets outside strings, escapes skipped."""
+    depth, in_string, escaped = 0, False, False
+    for at, byte in enumerate(raw):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"[{":
+            depth += 1
+            if depth > max_depth:
+                return at
+        elif byte in b"]}":
+            depth -= 1
+    return None
+
+
+def _random_value(rng: random.Random, depth: int) -> object:
+    roll = rng.random()
+    if depth > 10 or roll < 0.3:
+        return rng.choice([1, -2.5, None, True, "a[{", '"]}', "\\", "\\\\\"[", "x\\\"{{", "é[", ""])
+    if roll < 0.65:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {rng.choice(["k", "[", '\\"{']) + str(i): _random_value(rng, depth + 1) for i in range(rng.randint(0, 3))}
+
+
+def test_depth_check_agrees_with_the_byte_by_byte_rule() -> None:
+    rng = random.Random(5)
+    cases = [b'["\\\\"', b'["\\\\\\"[[["]', b'{"a": "[[[[", "b": [[[1]]]}', b'"\\\\\\\\" [[[', b"[" * 9 + b"]" * 9]
+    cases += [json.dumps(_random_value(rng, 0), ensure_ascii=rng.random() < 0.5).encode() for _ in range(3000)]
+    for raw in cases:
+        for max_depth in range(6):
+            assert _too_deep(raw, max_depth) == _depth_reference(raw, max_depth), (raw, max_depth)
+
+
+def test_depth_check_on_a_large_house(tmp_path: Path) -> None:
+    # A 20,000-member house (about 8 MB, written here, not committed) whose strings are full
+    # of brackets, quotes and backslashes: within the limit, and refused at the exact byte once
+    # one member nests too deep.
+    rng = random.Random(3)
+    members = [{"name": f'Stud_{i} "[{{" \\', "size_m": [rng.random() for _ in range(3)],
+                "matrix_world": [[rng.random() for _ in range(4)] for _ in range(4)],
+                "supports": [f"Plate_{j}]" for j in range(6)]} for i in range(20_000)]
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps({"members": members}))
+    raw = path.read_bytes()
+    assert len(raw) > 5_000_000
+    # {"members": [{"matrix_world": [[ is 5 deep; "supports": [ 4.
+    assert _too_deep(raw, 5) is None and _too_deep(raw, 200) is None
+    assert _too_deep(raw, 4) == raw.index(b'"matrix_world": [[') + len(b'"matrix_world": [[') - 1
+    assert len(parse_json(raw)["members"]) == 20_000
+    deep = raw.replace(b'"supports": [', b'"supports": [[[[[[', 1).replace(b"]}", b"]]]]]]}", 1)
+    assert _too_deep(deep, 9) is None
+    assert _too_deep(deep, 8) == deep.index(b"[[[[[[") + 5
+    with pytest.raises(JSONInputError, match="nested deeper than 8 levels") as info:
+        parse_json(deep, max_depth=8)
+    assert info.value.pos == len(deep[: deep.index(b"[[[[[[") + 5].decode())
+
+
+@pytest.mark.parametrize("text", ['"' + "[" * 100_000, '["\\"' + "[" * 100_000, '["\\\\", ' + "[" * 100_000])
+def test_unterminated_strings_and_escapes_never_reach_the_recursive_parser(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as info:
+        parse_json(text)
+    assert "nested deeper" in info.value.msg or "Unterminated string" in info.value.msg
