@@ -406,6 +406,14 @@ class BuildArenaEnv(Env):
 
         Raises:
             ValueError: No such machine, no product yet, or a machine without solid blocks.
+            simulation.ModelRefused: MuJoCo could not build the machine's model (out of memory
+                compiling it, its arena too big to allocate, another MuJoCo error). Not a
+                ValueError: its ``output`` is the run stopped at 0 s, with the reason
+                (``diverged_reason``: ``memory``, ``mujoco``) and what MuJoCo said, which
+                ``check.simulate`` (the env's ``simulate`` tool, ``evaluate``, the score) judges as
+                a failure of the machine, or an unscored fault for an error that is not a limit.
+                A model MuJoCo builds but stops at its first step comes back as a simulation
+                that is already done.
         """
         machine = self.machine(machine_id) if machine_id is not None else self.product()
         if machine is None:
