@@ -27,8 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from generate import CONNECTORS, View
-from odd_calls import ODD_WEIGHTS, OddCallGenerator
+from generate import ASSEMBLY_WEIGHTS, CONNECTORS, AssemblyView, View
+from odd_calls import ODD_WEIGHTS, OddAssemblyGenerator, OddCallGenerator
 
 QUARTERS = [90, 180, 270, 360, -90, -180, -270, -360, 0]
 NOTES: list[Any] = ["左轮", "колесо", "🚗 wheel", "", " ", "a" * 600, "line1\nline2", "{placeholder}", "{0}", "%s",
@@ -173,3 +173,43 @@ class EdgeCallGenerator(OddCallGenerator):
             params["block_id"] = self._pick([[1], {"id": 1}, 1e300, float("nan"), "1,2"])
         return params
 
+
+
+EDGE_ASSEMBLY_WEIGHTS: dict[str, float] = {**ASSEMBLY_WEIGHTS, "add_machine": 30, "remove_machine": 3}
+
+
+class EdgeAssemblyGenerator(OddAssemblyGenerator):
+    """``OddAssemblyGenerator`` sessions at the assembly's edges: a machine saved under a name in
+    another script, long assemblies of many sub-structures (past ``Z``, where the original's
+    letters go on as ``[``, ``\\``, ``]``, ``^``, ``_``), spread far enough apart to fit, quarter turns
+    on three axes for ``add_machine`` and ``rotate_machine``, and removals by those letters."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.rng = np.random.default_rng([seed, 43])
+        self.machine_names = ["m0", "機械 1"][: int(self.rng.integers(1, 3))] + ["m2"]
+        self.machine_lengths = [int(self.rng.integers(6, 20)) for _ in self.machine_names]
+        self.length = int(self.rng.integers(60, 131))
+
+    def assembly_call(self, view: AssemblyView) -> tuple[str, dict[str, Any]]:
+        names = list(EDGE_ASSEMBLY_WEIGHTS)
+        weights = np.array([EDGE_ASSEMBLY_WEIGHTS[n] for n in names])
+        op = names[int(self.rng.choice(len(names), p=weights / weights.sum()))]
+        if op in ("reset", "get_machine_summary", "review_powered_blocks", "review_control_config"):
+            return op, {}
+        return op, getattr(self, "_" + op)(view)
+
+    def _letter(self, view: AssemblyView) -> Any:
+        if view.substructures and self._p(0.8):
+            return self._pick(view.substructures)
+        return self._pick(["[", "_", "`", "AA", "A_", "Z", "a", " A", "", "Ａ"])
+
+    def _shift(self) -> Any:
+        if self._p(0.7):  # far apart: most additions fit
+            return [int(self.rng.integers(-40, 41)) * 12, int(self.rng.integers(-3, 4)) * 12, 0]
+        return super()._shift()
+
+    def _angles(self) -> Any:
+        if self._p(0.6):
+            return [self._pick(QUARTERS + [450]) if self._p(0.7) else 0 for _ in range(3)]
+        return super()._angles()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from edge_calls import EdgeCallGenerator  # noqa: E402
+from edge_calls import EdgeAssemblyGenerator, EdgeCallGenerator  # noqa: E402
 from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
 from odd_calls import OddCallGenerator  # noqa: E402
 
@@ -50,9 +50,9 @@ def _call(target: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int) -> dict[str, Any]:
+def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int, edge: bool = False) -> dict[str, Any]:
     """Machines built and saved with ``to_file``, then an assembly of them (run in a fresh folder)."""
-    gen = AssemblyGenerator(seed)
+    gen = EdgeAssemblyGenerator(seed) if edge else AssemblyGenerator(seed)
     sessions, saved = [], []
     for name, length in zip(gen.machine_names, gen.machine_lengths, strict=True):
         machine = machine_cls(name=name)
@@ -138,7 +138,7 @@ def main() -> None:
                 (folder / "datacache" / "default" / "machine").mkdir(parents=True)
                 (folder / "blocks").symlink_to(Path(args.orig).resolve() / "blocks")  # read on every Machine()
                 os.chdir(folder)
-                fh.write(json.dumps(run_assembly(Machine, Assembly, seed)) + "\n")
+                fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge)) + "\n")
             else:
                 fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd, edge=args.edge)) + "\n")
             fh.flush()
