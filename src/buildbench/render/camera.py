@@ -36,6 +36,9 @@ _CLIP_MARGIN = 0.01
 # Lower bound for near/far; keeps 24-bit depth precision usable when the camera is inside
 # the scene bounds.
 _MIN_NEAR_OVER_FAR = 1e-4
+#: Farthest coordinate a view holds: GL draws in float32 (up to 3.4e38) with cameras a few
+#: diagonals away, so a scene beyond this would be framed with infinite or NaN numbers.
+MAX_COORDINATE_M = 1e30
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,13 @@ class Bounds:
             raise RenderInputError(f"bounds must be finite, got {lo.tolist()} .. {hi.tolist()}")
         if np.any(lo > hi):
             raise RenderInputError(f"bounds minimum {lo.tolist()} exceeds maximum {hi.tolist()}")
+        reach = np.maximum(np.abs(lo), np.abs(hi))
+        if np.any(reach > MAX_COORDINATE_M):
+            axis = int(np.argmax(reach))
+            end = hi[axis] if abs(hi[axis]) >= abs(lo[axis]) else lo[axis]
+            raise RenderInputError(
+                f"the scene reaches {'xyz'[axis]} = {end:.3g} m, beyond the ±{MAX_COORDINATE_M:g} m a view can "
+                f"hold (bounds {lo.tolist()} .. {hi.tolist()} m)")
         object.__setattr__(self, "min_m", lo)
         object.__setattr__(self, "max_m", hi)
 
