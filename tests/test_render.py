@@ -27,7 +27,7 @@ from buildbench.render import (
 )
 from buildbench.render import context as render_context
 from buildbench.render.camera import cross3
-from buildbench.render.scene import box_world_geometry
+from buildbench.render.scene import MAX_CONDITION, box_world_geometry, well_conditioned
 
 SIZE = 128
 GREY = (0.8, 0.6, 0.4, 1.0)
@@ -214,6 +214,24 @@ def test_cross3_is_numpys_cross_bit_for_bit() -> None:
         assert cross3(a, b).tobytes() == np.cross(a, b).tobytes()
         signed_zeros = np.array([0.0, -0.0, 1.0]), np.array([-0.0, 0.0, 2.0])
         assert cross3(*signed_zeros).tobytes() == np.cross(*signed_zeros).tobytes()
+
+
+def test_well_conditioned_is_the_svd_verdict() -> None:
+    """The cheap bound only spares SVDs: verdicts are np.linalg.cond's, near the limit too."""
+    rng = np.random.default_rng(2)
+    sets = [rng.normal(size=(400, 3, 3)), np.tile(np.eye(3), (3, 1, 1)), np.zeros((2, 3, 3))]
+    for eps in (1e-6, 1e-11, 1e-12, 1e-13, 1e-16, 0.0):  # a column nearly in the others' plane
+        m = rng.normal(size=(200, 3, 3))
+        m[:, :, 2] = 0.7 * m[:, :, 0] + 0.3 * m[:, :, 1] + eps * rng.normal(size=(200, 3))
+        sets.append(m)
+    sets += [rng.normal(size=(100, 3, 3)) * scale for scale in (1e-150, 1e-3, 1e3, 1e150)]
+    sets.append(np.array([np.diag([1.0, k, 1.0]) for k in (1e-11, 2e-12, 1e-12, 9e-13)]))
+    for m in sets:
+        with np.errstate(all="ignore"):
+            expected = np.linalg.cond(m) < MAX_CONDITION
+        assert np.array_equal(well_conditioned(m), expected)
+    columns = rng.normal(size=(30, 4, 4))[:, :3, :3]  # a strided view, as Boxes passes it
+    assert np.array_equal(well_conditioned(columns), np.linalg.cond(columns) < MAX_CONDITION)
 
 
 def test_scene_of_parts_is_the_scene_of_the_concatenated_arrays() -> None:
