@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from buildbench.render import (
+    Bounds,
     Boxes,
     Camera,
     Lighting,
@@ -214,6 +215,24 @@ def test_cross3_is_numpys_cross_bit_for_bit() -> None:
         assert cross3(a, b).tobytes() == np.cross(a, b).tobytes()
         signed_zeros = np.array([0.0, -0.0, 1.0]), np.array([-0.0, 0.0, 2.0])
         assert cross3(*signed_zeros).tobytes() == np.cross(*signed_zeros).tobytes()
+
+
+def test_camera_matrices_are_numpys_bit_for_bit() -> None:
+    """The camera's own cross and length helpers give the bytes of np.cross and np.linalg.norm."""
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        scale = 10.0 ** rng.uniform(-3, 4)
+        eye, target, up = rng.normal(size=(3, 3)) * scale
+        cam = Camera(eye_m=eye, target_m=target, up=up, near_m=0.1, far_m=1e6)
+        f = (target - eye) / np.linalg.norm(target - eye)
+        right = np.cross(f, up)
+        right /= np.linalg.norm(right)
+        expected = np.eye(4)
+        expected[0, :3], expected[1, :3], expected[2, :3] = right, np.cross(right, f), -f
+        expected[:3, 3] = -expected[:3, :3] @ eye
+        assert cam.view_matrix().tobytes() == expected.tobytes()
+        lo, hi = np.minimum(eye, target), np.maximum(eye, target)
+        assert Bounds(lo, hi).diagonal_m == float(np.linalg.norm(hi - lo))
 
 
 def test_well_conditioned_is_the_svd_verdict() -> None:

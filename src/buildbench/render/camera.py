@@ -80,7 +80,7 @@ class Bounds:
     @property
     def diagonal_m(self) -> float:
         """Length of the box diagonal."""
-        return float(np.linalg.norm(self.max_m - self.min_m))
+        return _length(self.max_m - self.min_m)
 
     def corners_m(self) -> np.ndarray:
         """The 8 corners, shape (8, 3)."""
@@ -154,9 +154,9 @@ class Camera:
                 raise RenderInputError(f"Camera.{name} must be 3 finite numbers, got {getattr(self, name)!r}")
             object.__setattr__(self, name, value)
         forward = self.target_m - self.eye_m
-        if np.linalg.norm(forward) == 0.0:
+        if _length(forward) == 0.0:
             raise RenderInputError("Camera.eye_m and Camera.target_m coincide; the view direction is undefined")
-        if np.linalg.norm(cross3(forward, self.up)) <= 1e-12 * np.linalg.norm(forward) * np.linalg.norm(self.up):
+        if _length(cross3(forward, self.up)) <= 1e-12 * _length(forward) * _length(self.up):
             raise RenderInputError(f"Camera.up {self.up.tolist()} is zero or parallel to the view direction")
         if not (0.0 < self.near_m < self.far_m and math.isfinite(self.far_m)):
             raise RenderInputError(
@@ -221,7 +221,7 @@ class Camera:
         """World-to-camera 4x4 matrix (OpenGL: camera looks down −Z, +Y up), float64."""
         f = self.forward
         right = cross3(f, self.up)
-        right /= np.linalg.norm(right)
+        right /= _length(right)
         true_up = cross3(right, f)
         m = np.eye(4)
         m[0, :3], m[1, :3], m[2, :3] = right, true_up, -f
@@ -278,6 +278,12 @@ def _orbit_pose(azimuth_deg: float, elevation_deg: float, distance_m: float,
     return target + distance_m * direction, up
 
 
+def _length(v: np.ndarray) -> float:
+    """``np.linalg.norm`` of a float64 vector, as it computes it (the square root of ``v.dot(v)``),
+    without its argument handling (most of its cost for a 3-vector)."""
+    return math.sqrt(v.dot(v))
+
+
 def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.cross`` of 3-vectors along the last axis, by its formula (a1·b2 − a2·b1, …: the same
     products and differences, so the same values) without its axis handling, which costs
@@ -291,7 +297,7 @@ def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.linalg.norm(v)
+    return v / _length(v)
 
 
 def clip_planes_for_bounds(eye_m: np.ndarray, forward: np.ndarray, bounds: Bounds) -> ClipPlanes:
