@@ -9,13 +9,15 @@ Isolation, chosen with ``isolation="auto" | "bwrap" | "process"``:
 - bwrap (bubblewrap), used when it works: no network; only the system folders, the
   interpreter and named paths visible, read-only, plus one writable work folder; of buildbench
   only ``buildbench.sandbox``, the setup hook's module and the ``modules`` a caller names (no
-  task generator or verifier the code could ask for its ground truth); private
+  task generator or verifier the code could ask for its ground truth); no user namespace of
+  its own (a seccomp filter, `_seccomp`); private
   ``/tmp``, ``/dev/shm`` and PID namespace; an environment built from an allow-list (no API
   keys or tokens); as root, a fresh unprivileged uid (so RLIMIT_NPROC bounds processes and
   threads, and root-only files stay unreadable). Every process of the sandbox is killed
   when it ends.
 - process: a plain subprocess in its own session with the same environment and rlimits,
-  but no filesystem, network or pid isolation. Only on request: ``isolation="process"``,
+  but no filesystem, network or pid isolation (its supervisor is a subreaper: what a call
+  leaves running, daemons included, is still killed). Only on request: ``isolation="process"``,
   or ``auto`` where bwrap does not work *and* ``BUILDBENCH_ALLOW_UNSANDBOXED=1``; otherwise
   ``auto`` refuses with `SandboxUnavailable` (one line: what is missing, how to install it,
   how to opt in). `sandbox_available` says which backend ``auto`` finds.

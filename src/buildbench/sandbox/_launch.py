@@ -32,6 +32,7 @@ from typing import Literal
 
 import buildbench
 from buildbench.sandbox._memory import tmpfs_bytes as _tmpfs_size
+from buildbench.sandbox._seccomp import program as seccomp_program
 from buildbench.sandbox._tree import walk
 from buildbench.sandbox._types import Limits
 
@@ -58,12 +59,15 @@ class LaunchPlan:
         cwd: The working directory to start in (the work folder).
         sandbox_uid: The uid the work folder must belong to while the child runs,
             or None when the child runs as the parent's own user.
+        pass_fds: Descriptors the command reads at start (bwrap's seccomp filter); the caller
+            passes them to the child and closes them once it started.
     """
 
     argv: list[str]
     env: dict[str, str]
     cwd: str
     sandbox_uid: int | None
+    pass_fds: tuple[int, ...] = ()
 
 
 def new_sandbox_uid() -> int:
@@ -278,18 +282,38 @@ def plan_launch(backend: Backend, workdir: str, limits: Limits, request_fd: int,
         return LaunchPlan(argv=_child_command(request_fd, reply_fd, os.getpid()), env=env, cwd=workdir,
                           sandbox_uid=None)
     shown, package = [*python_path, *readable], package_view(modules)
-    if os.geteuid() != 0:
-        argv = [*_bwrap_arguments(workdir, limits, env, None, shown, package), "--", *command]
-        return LaunchPlan(argv=argv, env=env, cwd=workdir, sandbox_uid=None)
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        raise SandboxUnavailable(
-            "running as root, the bwrap backend needs setpriv (util-linux) to drop privileges"
-        )
-    uid = new_sandbox_uid()
-    argv = [*_bwrap_arguments(workdir, limits, env, uid, shown, package), "--"]
-    argv += [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
-    return LaunchPlan(argv=argv + command, env=env, cwd=workdir, sandbox_uid=uid)
+    uid: int | None = None
+    setpriv: list[str] = []
+    if os.geteuid() == 0:
+        found = shutil.which("setpriv")
+        if found is None:
+            raise SandboxUnavailable(
+                "running as root, the bwrap backend needs setpriv (util-linux) to drop privileges"
+            )
+        uid = new_sandbox_uid()
+        setpriv = [found, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all"]
+    argv = _bwrap_arguments(workdir, limits, env, uid, shown, package)
+    filter_fds = _seccomp_fd()
+    if filter_fds:
+        argv += ["--seccomp", str(filter_fds[0])]
+    return LaunchPlan(argv=[*argv, "--", *setpriv, *command], env=env, cwd=workdir, sandbox_uid=uid,
+                      pass_fds=filter_fds)
+
+
+def _seccomp_fd() -> tuple[int, ...]:
+    """A pipe holding the seccomp filter (see `_seccomp`), read end only; empty where there is none."""
+    filter_program = seccomp_program()
+    if filter_program is None:
+        return ()
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, filter_program)  # a few hundred bytes: a pipe holds 64 KiB
+    except OSError:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return (read_end,)
 
 
 def hand_over(folder: str, uid: int, gid: int) -> None:

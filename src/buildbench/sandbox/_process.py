@@ -190,13 +190,14 @@ class SandboxProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=out_write,
                 stderr=err_write,
-                pass_fds=(request_read, reply_write),
+                pass_fds=(request_read, reply_write, *plan.pass_fds),
                 env=plan.env,
                 cwd=plan.cwd,
                 start_new_session=True,
             )
         except BaseException:
-            for fd in (*child_ends, self._request_fd, self._reply_fd, out_read, err_read):
+            for fd in (*child_ends, self._request_fd, self._reply_fd, out_read, err_read,
+                       *(plan.pass_fds if plan is not None else ())):
                 os.close(fd)
             if plan is not None and plan.sandbox_uid is not None:
                 hand_over(workdir, os.geteuid(), os.getegid())
@@ -204,7 +205,7 @@ class SandboxProcess:
                 self._memory.close()
             raise
         self._memory.set_root(self._popen.pid)
-        for fd in child_ends:
+        for fd in (*child_ends, *plan.pass_fds):
             os.close(fd)
         self._stdout = StreamCollector(out_read, limits.output_bytes)
         self._stderr = StreamCollector(err_read, limits.output_bytes)
