@@ -141,3 +141,23 @@ def test_unterminated_strings_and_escapes_never_reach_the_recursive_parser(text:
     with pytest.raises(json.JSONDecodeError) as info:
         parse_json(text)
     assert "nested deeper" in info.value.msg or "Unterminated string" in info.value.msg
+
+
+@pytest.mark.parametrize("literal", ["1" + "0" * 210 + "e99", "-2" + "0" * 210 + ".5e98", "1E+309", "-1e309",
+                                     "0.1e310", "1e0309", "1" + "0" * 309])
+def test_every_shape_of_overflowing_number_is_refused(literal: str) -> None:
+    err = _refusal("[1.5, " + literal + "]")
+    assert "out of the range of a finite number" in err.msg and err.colno == 7
+
+
+def test_numbers_read_as_json_reads_them_with_or_without_a_long_digit_run() -> None:
+    # A document with a run of 200 digits anywhere (here in a string) has every number
+    # checked; one without is read by json alone: the values are the same either way.
+    rng = random.Random(11)
+    numbers = [rng.choice([rng.random() * 10 ** rng.randint(-300, 300), rng.randint(-(2**70), 2**70), 1e-400, 0,
+                           -0.0, 5e-324, sys.float_info.max, FLOAT_MAX_INT]) for _ in range(300)]
+    plain = json.dumps({"n": numbers, "s": "1" * 199})
+    checked = json.dumps({"n": numbers, "s": "1" * 200})
+    for text in (plain, checked):
+        got = parse_json(text)["n"]
+        assert got == json.loads(text)["n"] and [type(v) for v in got] == [type(v) for v in numbers]

@@ -31,6 +31,9 @@ _MAX_INT_DIGITS = 4300
 _FLOAT_DIGITS = len(str(int(sys.float_info.max)))
 #: A JSON string literal, to blank strings out when locating a refused token.
 _TEXT_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: Digits as ``d``, exponent marks as ``e``, ``+`` kept, everything else a space (`_may_overflow`).
+_NUMBER_SHAPE = bytes(ord("d") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE" else c if c == ord("+")
+                      else ord(" ") for c in range(256))
 #: Byte classes for `_too_deep`: everything else is 0.
 _OPEN, _CLOSE, _QUOTE, _SLASH = 1, 2, 3, 4
 _KIND = bytes(_OPEN if c in b"[{" else _CLOSE if c in b"]}" else _QUOTE if c == ord('"')
@@ -93,7 +96,17 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
                                  text, _token_at(text, literal))
         return value
 
+    if not _may_overflow(raw):  # json's own float() and int() then give what the checks would pass
+        return json.loads(text, parse_constant=refuse)
     return json.loads(text, parse_constant=refuse, parse_float=finite, parse_int=integer)
+
+
+def _may_overflow(raw: bytes) -> bool:
+    """Whether ``raw`` may hold a number past float range: a run of 200 digits (an integer, or
+    the 210 needed before an exponent under 100) or a positive exponent of 3 digits. Checking
+    every number in Python doubled the parse of a large house, so only such a document pays."""
+    shape = raw.translate(_NUMBER_SHAPE)
+    return b"d" * 200 in shape or b"eddd" in shape or b"e+ddd" in shape
 
 
 def _fits_float(value: int) -> bool:
