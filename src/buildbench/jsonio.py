@@ -32,7 +32,7 @@ _FLOAT_DIGITS = len(str(int(sys.float_info.max)))
 #: A JSON string literal, to blank strings out when locating a refused token.
 _TEXT_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 #: Digits as ``d``, exponent marks as ``e``, ``+`` kept, everything else a space (`_may_overflow`).
-_NUMBER_SHAPE = bytes(ord("d") if chr(c).isdigit() and c < 128 else ord("e") if c in b"eE" else c if c == ord("+")
+_NUMBER_SHAPE = bytes(ord("d") if c in b"0123456789" else ord("e") if c in b"eE" else c if c == ord("+")
                       else ord(" ") for c in range(256))
 #: Byte classes for `_too_deep`: everything else is 0.
 _OPEN, _CLOSE, _QUOTE, _SLASH = 1, 2, 3, 4
