@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from buildbench.scenes.mesh_physics import SolidMesh
-from buildbench.suites.scenerevis.check.layout import parse_layout, scene_of
+from buildbench.suites.scenerevis.check.layout import RoomLayout, parse_layout, scene_of
 from buildbench.suites.scenerevis.check.meshes import layout_meshes, mesh_voxel_figures
 from buildbench.suites.scenerevis.check.physics import EVALUATION, REWARD, check_physics
 
@@ -85,9 +85,9 @@ def test_procedural_physics_agrees_with_the_released_evaluation() -> None:
     assert voxels >= 10 and voxel_agree >= 0.99 * voxels, f"voxel figures agree on {voxel_agree}/{voxels} rooms"
 
 
-def _inside(layout: object, a: int, b: int) -> bool:
+def _inside(layout: RoomLayout, a: int, b: int) -> bool:
     """Whether one object's box lies within the other's axis-aligned bounds."""
-    corners = layout.corners()  # type: ignore[attr-defined]
+    corners = layout.corners()
     lo, hi = corners.min(axis=1), corners.max(axis=1)
     return bool((lo[a] >= lo[b] - 1e-9).all() and (hi[a] <= hi[b] + 1e-9).all()) or bool(
         (lo[b] >= lo[a] - 1e-9).all() and (hi[b] <= hi[a] + 1e-9).all())
