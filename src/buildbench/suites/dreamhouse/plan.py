@@ -106,7 +106,7 @@ def _number(value: Any) -> float | None:
         return None
     try:
         number = float(value)
-    except OverflowError:  # an integer too large for a float (JSON allows 4,300 digits)
+    except OverflowError:  # an integer too large for a float: plan data given as objects (parse_json refuses it in text)
         return None
     return number if math.isfinite(number) else None
 
