@@ -239,7 +239,7 @@ MALFORMED: dict[str, tuple[Callable[[Doc], bytes], str]] = {
                                                             "version": 2, "members": []}).encode(),
                                       "field 'version' is 2; this reader reads version 1"),
     "UTF-16 with byte-order mark": (lambda d: json.dumps(d).encode("utf-16"),
-                                    "is UTF-16 little-endian text; JSON files must be UTF-8"),
+                                    "UTF-16 little-endian byte-order mark: it is not UTF-8 text"),
     "trailing comma": (lambda d: json.dumps(d)[:-2].encode() + b",]}", "is not valid JSON: Expecting value"),
     "JSON5 comment": (lambda d: b"// exported by hand\n" + json.dumps(d).encode(),
                       "is not valid JSON: Expecting value: line 1 column 1"),

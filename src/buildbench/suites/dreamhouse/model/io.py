@@ -38,7 +38,8 @@ def load_structure(path: str | Path) -> Structure:
     except OSError as exc:
         raise StructureFormatError(f"cannot read structure file {p}: {exc.strerror or exc}") from exc
     if raw[:2] in _UTF16_BOMS:
-        raise StructureFormatError(f"{p} is {_UTF16_BOMS[raw[:2]]} text; JSON files must be UTF-8 (save it as UTF-8)")
+        raise StructureFormatError(f"{p} starts with a {_UTF16_BOMS[raw[:2]]} byte-order mark: it is not UTF-8 text "
+                                   "(JSON files must be UTF-8: save it as UTF-8)")
     try:
         data = parse_json(raw)
     except json.JSONDecodeError as exc:
