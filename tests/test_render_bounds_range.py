@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 from buildbench.render import Bounds, RenderInputError
 from buildbench.render.camera import MAX_COORDINATE_M
+from buildbench.render.scene import Boxes, box_world_geometry
 
 
 def test_bounds_beyond_the_view_range_are_refused_naming_the_axis_and_end() -> None:
@@ -37,3 +39,13 @@ def test_render_of_an_absurd_house_is_one_error_line(tmp_path: Path, member: dic
     assert out.returncode == 2, out.stderr
     assert out.stderr.startswith("error: the scene reaches " + where) and out.stderr.count("\n") == 1, out.stderr
     assert not (tmp_path / "views").exists()
+
+
+def test_a_box_whose_corners_overflow_is_refused_without_a_warning() -> None:
+    matrices = np.tile(np.eye(4), (2, 1, 1))
+    matrices[1, 0, 3] = 1.5e308
+    boxes = Boxes(matrices, np.array([[1.0, 1.0, 1.0], [1.7e308, 1.0, 1.0]]), np.ones((2, 4)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RenderInputError, match="box 1: its corners lie beyond"):
+            box_world_geometry(boxes)

@@ -277,7 +277,11 @@ def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
     # The cube's coordinates times each box's sizes, as a flat product per box (a broadcast
     # over an inner axis of 3 is several times slower; the products are the same).
     local = (_CUBE_POSITIONS.reshape(1, -1) * boxes.sizes_m[:, _CUBE_AXIS_OF_COORD]).reshape(n, len(_CUBE_POSITIONS), 3)
-    positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+    with np.errstate(over="ignore", invalid="ignore"):  # finite sizes and poses whose corners are not: refused below
+        positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+    if not np.isfinite(positions).all():
+        bad = int(np.flatnonzero(~np.isfinite(positions).reshape(n, -1).all(axis=1))[0])
+        raise RenderInputError(f"box {bad}: its corners lie beyond the range of finite numbers (size and pose too large)")
     # Normals and winding depend on the 3x3 part alone, and a house has a handful of distinct
     # ones among hundreds of boxes: each distinct part (same bytes) is inverted once, by the
     # same per-matrix routines, so every box gets the values it would get on its own.
