@@ -314,7 +314,9 @@ class DreamHouseEnv(Env):
         if not self._synced:
             ex.reset()
             if len(self._scene):
-                script = structure_to_bpy(self._scene, self.collection)
+                # A full rebuild: the factory scene's own objects must not rename members
+                # (its 'Cube' would turn the agent's 'Cube' into 'Cube.001' in the feedback).
+                script = structure_to_bpy(self._scene, self.collection, clear=True)
                 rebuilt = ex.run(script)
                 if not rebuilt.ok:
                     # The agent's earlier scripts ran in this process and may have broken it

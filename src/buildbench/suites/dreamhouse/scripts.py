@@ -33,8 +33,16 @@ for old in list(coll.objects):
     bpy.data.objects.remove(old, do_unlink=True)
 '''
 
-_BODY = ''']
+_FREE_NAMES = '''
+# Each member keeps its name: an object outside the collection that holds one (a fresh
+# scene's Cube, Light or Camera) would turn the member into 'Cube.001'.
+for name, *_ in MEMBERS:
+    held = bpy.data.objects.get(name)
+    if held is not None:
+        bpy.data.objects.remove(held, do_unlink=True)
+'''
 
+_BODY = '''
 for name, size, location, rotation in MEMBERS:
     bpy.ops.mesh.primitive_cube_add(size=1, location=location, rotation=rotation)
     obj = bpy.context.active_object
@@ -75,7 +83,8 @@ def structure_to_bpy(structure: Structure, collection: str, *, clear: bool = Fal
 
     The collection is created when absent and reused when present, so the script can run
     on a scene that persists from earlier attempts; with ``clear`` it first deletes the
-    objects already in the collection (a full rebuild).
+    objects already in the collection and any other object holding a member's name (a full
+    rebuild: the collection then holds exactly these members, in this order, under these names).
     """
     lines = [_HEADER.format(collection=collection, clear=_CLEAR if clear else "")]
     for i, name in enumerate(structure.names):
@@ -84,6 +93,9 @@ def structure_to_bpy(structure: Structure, collection: str, *, clear: bool = Fal
             f"    ({name!r}, {_triple(structure.sizes_m[i])}, {_triple(structure.centers_m[i])}, "
             f"{_triple(rot)}),\n"
         )
+    lines.append("]\n")
+    if clear:
+        lines.append(_FREE_NAMES)
     lines.append(_BODY)
     return "".join(lines)
 
