@@ -53,7 +53,8 @@ def test_agent_file_runs_the_suite(suite: str, tmp_path: Path) -> None:
               "--run-dir", str(run_dir), "--workers", "0", "-q", tmp_path=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
     rep = _report(run_dir, tmp_path)
-    assert rep["agent"] == f"examples/{suite}/agent.py:make" and rep["status"] == {"ok": 1}
+    # the run keeps the file absolute (read against the cwd), so a resume from elsewhere finds it
+    assert rep["agent"] == f"{REPO}/examples/{suite}/agent.py:make" and rep["status"] == {"ok": 1}
 
 
 @pytest.mark.parametrize("suite", SUITES)
@@ -87,5 +88,5 @@ def test_bad_model_and_agent_targets_are_exit_2(tmp_path: Path) -> None:
     out = _bb("run", "example", "--agent", "examples/example/agent.py:missing", "--split", "demo",
               "--run-dir", str(tmp_path / "b"), "-q", tmp_path=tmp_path)
     assert out.returncode == 2
-    assert out.stderr.strip() == ("error: agent factory 'examples/example/agent.py:missing': "
-                                  "examples/example/agent.py has no attribute 'missing'")
+    assert out.stderr.strip() == (f"error: agent factory '{REPO}/examples/example/agent.py:missing': "
+                                  f"{REPO}/examples/example/agent.py has no attribute 'missing'")

@@ -43,9 +43,9 @@ class OptionSpec:
         unit: The unit of a number (``s``, ``tokens``, ``MiB``), for schemas and docs.
         path: How a ``str`` value names a file or folder, so that a run file's relative value is
             read against the run file's folder (`buildbench.harness.run_paths`): ``input`` (must
-            exist), ``output`` (written, may not exist yet), ``model`` (a model spec, whose
-            ``python:FILE.py:fn`` file must exist) or a suffix such as ``.toml`` (a file when the
-            value has a ``/`` or that suffix, else a name); empty for values that are not paths.
+            exist), ``output`` (written, may not exist yet) or a suffix such as ``.toml`` (a file
+            when the value has a ``/`` or that suffix, else a name); empty for values that are
+            not paths (a model spec neither: it is the key of recorded calls).
     """
 
     name: str

@@ -7,7 +7,10 @@ resolved run holds absolute paths, so the ``run.yaml`` a run folder keeps, and `
 elsewhere, name the same files.
 
 Which values are paths is declared once per field: :data:`FIELD_PATHS` for the run's own fields,
-``OptionSpec.path`` for options (see :class:`~buildbench.harness.options.OptionSpec`).
+``OptionSpec.path`` for options (see :class:`~buildbench.harness.options.OptionSpec`). A model spec
+(``--model python:FILE.py:fn``, a judge option) is no path field: it is the key of every recorded
+call (`buildbench.llm.cache`), so it stays as written and a recording replays from any folder or
+machine; its file is read against the current directory.
 """
 
 from __future__ import annotations
@@ -17,10 +20,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-#: How each run field names files: ``input`` (must exist), ``output`` (written), ``callable``
-#: (``FILE.py:name`` or ``PREFIX:FILE.py:name``; a ``package.module:name`` names no file) or
-#: ``model`` (a model spec; ``python:FILE.py:fn`` names a file).
-FIELD_PATHS = {"tasks": "input", "replay": "input", "record": "output", "agent": "callable", "model": "model"}
+#: How each run field names files: ``input`` (must exist), ``output`` (written) or ``callable``
+#: (``FILE.py:name`` or ``PREFIX:FILE.py:name``; a ``package.module:name`` names no file).
+FIELD_PATHS = {"tasks": "input", "replay": "input", "record": "output", "agent": "callable"}
 
 
 def _names_file(source: str, suffix: str) -> bool:
@@ -49,8 +51,6 @@ def resolve_value(value: Any, rule: str, base: Path) -> tuple[Any, Path | None]:
             return value, None
         path = _absolute(value, base)
         return str(path), path
-    if rule == "model" and value.strip().partition(":")[0].lower() != "python":
-        return value, None  # a provider's model spec; its URL is no file
     head, sep, attr = value.rpartition(":")
     prefix, colon, source = head.rpartition(":")
     if not sep or not source or not _names_file(source, ".py"):

@@ -48,14 +48,14 @@ class SceneReVisOptions(ModelOptions):
         "(address=jid) keeps the release's boxes", default="box")
     optimize: bool = option("bool", "run the rule-based physics repair after every edit", default=False)
     judge: str = option("str", "reward judge: 'rule' or a model spec (e.g. vllm:qwen@http://host/v1)",
-                        default=RULE, path="model")
+                        default=RULE)
     eval_judge: str = option("str", "evaluation judge of Ra/Spa/Ac: 'rule' (not comparable with the paper), "
-                             "'none', or a model spec (e.g. openai:gpt-5)", default=RULE, path="model")
+                             "'none', or a model spec (e.g. openai:gpt-5)", default=RULE)
     eval_judge_record: str | None = option("str", "JSONL file the model eval judge answers from or records to",
                                            unset="no file", path="output")
     vlm_feedback: str = option("str", "layout critique model appended to the feedback each turn, as the "
                                "released --enable-vlm-feedback: 'none' or a model spec (e.g. openai:gpt-5)",
-                               default=NONE, path="model")
+                               default=NONE)
     vlm_feedback_record: str | None = option(
         "str", "JSONL file the layout critique model answers from or records to", unset="no file",
         path="output")
