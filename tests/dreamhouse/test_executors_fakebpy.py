@@ -95,6 +95,22 @@ def test_unique_names_follow_blender() -> None:
     assert len(add("M" * 300).encode()) == 255
 
 
+def test_names_at_the_length_limit_and_with_a_nul_follow_blender() -> None:
+    """Measured on bpy 5.0.1 (corpus c33 keeps checking): where 'name.001' does not fit, the
+    name loses its last character and is tried again; a name ends at a NUL."""
+    reg = NameRegistry()
+    assert [len(_add(reg, "C" * 255)) for _ in range(4)] == [255, 254, 253, 252]
+    assert [_add(reg, "B" * 252) for _ in range(4)] == ["B" * 252, "B" * 251, "B" * 251 + ".001", "B" * 251 + ".002"]
+    assert [len(_add(reg, "E" * 254)) for _ in range(3)] == [254, 253, 252]
+    assert _add(reg, "Post\x00_hidden") == "Post" and _add(reg, "Post\x00x") == "Post.001"
+
+
+def _add(reg: NameRegistry, name: str) -> str:
+    got = reg.unique(name)
+    reg.add(object(), got)
+    return got
+
+
 def test_data_lists_sort_case_insensitively(bpy: ModuleType) -> None:
     for name in ("b", "B", "_x", "Stud_10", "Stud_9", "a"):
         bpy.data.objects.new(name, None)

@@ -5,7 +5,10 @@ Measured on ``bpy`` 5.0.1 (the conformance corpus keeps checking them):
 - A free name is kept as given (``Stud.7``, ``Q.999``, ``Q.0`` stay as they are).
 - A taken name ``base`` or ``base.NNN`` becomes ``base.NNN`` with the lowest number
   >= 1 (three digits at least) that is free; ``Q.abc`` counts as a base of its own.
-- Names are cut to 255 bytes of UTF-8; a suffix shortens the base to fit.
+- Names are cut to 255 bytes of UTF-8, and at a NUL (they are C strings). Where
+  ``base.NNN`` would not fit, the base loses its last character and the result is tried
+  as a name again (taken: the same rules on it): ``'C' * 255`` four times gives 255, 254,
+  253 and 252 C's; ``'B' * 252`` four times gives B252, B251, B251.001, B251.002.
 - ``bpy.data`` lists are sorted case-insensitively (ASCII only, bytes compared as
   signed C chars); equal keys keep their insertion order.
 """
@@ -26,6 +29,7 @@ _KEY_TABLE = bytes((b + 32 if 65 <= b <= 90 else b) ^ 0x80 for b in range(256))
 
 def clip_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
     """``name`` cut to at most ``limit`` bytes of UTF-8 without splitting a character."""
+    name = name.split("\x00", 1)[0]
     raw = name.encode("utf-8")
     if len(raw) <= limit:
         return name
@@ -60,19 +64,19 @@ class NameRegistry:
 
     def unique(self, wanted: str) -> str:
         """The name Blender gives an ID asking for ``wanted``."""
-        wanted = clip_name(wanted)
-        if wanted not in self.by_name:
-            return wanted
-        m = _NUMBERED.match(wanted)
-        base = m.group(1) if m else wanted
-        n = self._hint.get(base, 1)
-        while True:
-            suffix = f".{n:03d}"
-            candidate = clip_name(base, MAX_NAME_BYTES - len(suffix.encode())) + suffix
-            if candidate not in self.by_name:
-                self._hint[base] = n
+        name = clip_name(wanted)
+        while name in self.by_name:
+            m = _NUMBERED.match(name)
+            base = m.group(1) if m else name
+            n = self._hint.get(base, 1)
+            while f"{base}.{n:03d}" in self.by_name:
+                n += 1
+            self._hint[base] = n
+            candidate = f"{base}.{n:03d}"
+            if len(candidate.encode("utf-8")) <= MAX_NAME_BYTES:
                 return candidate
-            n += 1
+            name = clip_name(base, len(base.encode("utf-8")) - 1)
+        return name
 
     def add(self, item: Any, name: str) -> None:
         """Register ``item`` under ``name`` (already unique)."""
