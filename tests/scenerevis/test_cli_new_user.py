@@ -133,3 +133,18 @@ def test_every_option_has_help() -> None:
     missing = [f"{name} {param.opts[0]}" for name, command in cli.commands.items() for param in command.params
                if isinstance(param, click.Option) and not param.help]
     assert missing == []
+
+
+@pytest.mark.parametrize("command", [["reverse", "--out", "o"], ["goals", "--out", "g.jsonl"]])
+def test_a_file_of_only_bad_lines_writes_nothing(tmp_path: Path, command: list[str]) -> None:
+    bad = _jsonl(tmp_path / "bad.jsonl", ["garbage"])
+    out = _cli(command[0], bad, command[1], tmp_path / command[2])
+    assert _one_error(out).startswith(f"error: {bad}:1: ")
+    assert not (tmp_path / command[2]).exists() and out.stdout == ""
+
+
+def test_reverse_refuses_a_huge_workers_naming_the_flag(tmp_path: Path) -> None:
+    rooms = _jsonl(tmp_path / "rooms.jsonl", [json.dumps(ROOM)])
+    line = _one_error(_cli("reverse", rooms, "--workers", "100000", "--out", tmp_path / "o"))
+    assert "'--workers'" in line and "1024" in line
+    assert not (tmp_path / "o").exists()

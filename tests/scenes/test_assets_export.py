@@ -85,6 +85,8 @@ def test_a_thor_house_exports_every_object_and_its_walls(tmp_path: Path) -> None
     (["--out", "{tmp}/full", "{rooms}"], "exists and is not an empty folder"),
     (["--out", "{tmp}/x", "--format", "stl", "{rooms}"], "'stl' is not one of 'obj', 'glb'"),
     (["--out", "{tmp}/x", "{tmp}/empty.jsonl"], "empty.jsonl: no scenes (the file is empty)"),
+    # every scene refused: no folder with an empty manifest is left behind
+    (["--out", "{tmp}/x", "{tmp}/bad.jsonl"], "bad.jsonl line 1: invalid JSON"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, rooms: Path, args: list[str], message: str,
                                                 capsys: pytest.CaptureFixture[str],
@@ -94,6 +96,7 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path: Path, rooms: Path, arg
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "keep.txt").write_text("mine")
     (tmp_path / "empty.jsonl").write_text("\n")
+    (tmp_path / "bad.jsonl").write_text("garbage\n")
     argv = ["scenes", "export", *(a.format(tmp=tmp_path, rooms=rooms) for a in args)]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()

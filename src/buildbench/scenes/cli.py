@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import click
@@ -59,6 +60,7 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
         if not texts[-1][1].strip():
             # as scenerevis metrics: an empty input is a mistake, not a successful export of nothing
             raise click.UsageError(f"{path}: no scenes (the file is empty)")
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
     manifest: list[dict[str, object]] = []
     failed = 0
@@ -80,6 +82,11 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
             manifest.append({"folder": folder.name, "input": where, "objects": done.objects})
             note = f", {len(done.fallbacks)} procedural fallbacks" if done.fallbacks else ""
             click.echo(f"{folder}: {len(done.objects)} objects{note}")
+    if failed and not manifest:
+        # every scene was refused (each reported): leave no folder that looks like an export
+        if created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        ctx.exit(2)
     (out_dir / "manifest.json").write_text(json.dumps({"geometry": level, "format": fmt, "scenes": manifest},
                                                       indent=1) + "\n", encoding="utf-8")
     click.echo(f"geometry={level} format={fmt}: {len(manifest)} scenes written to {out_dir}"

@@ -110,7 +110,8 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float | None) -
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0),
               help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @click.option("--duration", type=click.FloatRange(min=0.04), callback=_finite,
-              help="Simulate only this many seconds (default: the task's full duration).")
+              help="Simulate only the first this many seconds; a longer time is cut to the task's "
+                   "duration (default: the task's full duration).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @PROFILE_OPTION
 @click.option("--physics", "physics", default=None, metavar="NAME|FILE",

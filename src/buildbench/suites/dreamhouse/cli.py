@@ -21,6 +21,8 @@ from buildbench.parallel import Backend, backend_options
 #: Largest --n that ``generate`` takes: the paper's dataset is 26,543 structures; a bound
 #: keeps a mistyped number from running for days.
 MAX_STRUCTURES = 1_000_000
+#: Largest --workers: a mistyped number would start that many processes.
+MAX_WORKERS = 1024
 
 
 class _UserError(click.ClickException):
@@ -82,7 +84,8 @@ def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool)
               help=f"Structures to generate (the paper's dataset has 26543; at most {MAX_STRUCTURES}).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Dataset seed.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Processes.")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=2, show_default=True,
+              help=f"Processes (at most {MAX_WORKERS}).")
 @click.option(
     "--format", "fmt", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True,
     help="Shard file format of the structures.",

@@ -113,7 +113,7 @@ def tools_cmd(as_json: bool) -> None:
               help="Folder for the PNG images (their paths replace them in the output).")
 @click.option("--json", "as_json", is_flag=True, help="Print the output dict as JSON.")
 @click.option("--wall-midpoint", is_flag=True, help="Door/window positions as the original reports them.")
-@click.option("--px", type=click.IntRange(32, 2048), default=512, show_default=True, help="Image size.")
+@click.option("--px", type=click.IntRange(32, 2048), default=512, show_default=True, help="Side of each image, pixels.")
 @click.option("--constraint", default="", help="The constraint text (read by the multimodal tools).")
 @click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
               help="How images draw objects: boxes, procedural furniture or asset meshes.")
@@ -175,7 +175,8 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
               help="Constraints: a .json list (sentences, or {id, text|program}) or a text file, one per line.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @click.option("--geometry", type=click.Choice(["box", "procedural", "mesh"]), default="box", show_default=True,
-              help="What distances, 'under' and 'overlaps' measure: the objects' boxes or their meshes.")
+              help="What distances, 'under' and 'overlaps' measure: the objects' boxes, our procedural "
+                   "part-based furniture or the asset meshes (3D-FUTURE/Objaverse where available).")
 def evaluate_cmd(scene_path: str, constraints_path: str, as_json: bool, geometry: Geometry) -> None:
     """Check a house against constraints with the deterministic evaluator (exit 1 if one fails)."""
     from buildbench.scenes.relations import measured_with

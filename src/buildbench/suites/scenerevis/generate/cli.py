@@ -24,6 +24,7 @@ from .flat import Scene
 #: chains a room), low enough that a mistyped number fails at once instead of running for days.
 MAX_ROOMS = 100_000
 MAX_CANDIDATES = 1000
+MAX_WORKERS = 1024
 
 
 class _UserError(click.ClickException):
@@ -61,6 +62,9 @@ def _scenes(path: Path) -> _Batch:
         raise _UserError(str(exc)) from None
     if not scenes and not n_bad:
         raise _UserError(f"{path}: no scenes (the file is empty)")
+    if not scenes:
+        # every item was bad and is reported: no output at all beats an empty one
+        raise click.exceptions.Exit(2)
     return _Batch(scenes, n_bad)
 
 
@@ -70,7 +74,8 @@ def _scenes(path: Path) -> _Batch:
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seeds every chain draw (same seed, same chains).")
 @click.option("--no-images", is_flag=True, help="Skip the per-turn renders (and the <image> tags).")
-@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True, help="Processes.")
+@click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=2, show_default=True,
+              help=f"Processes (at most {MAX_WORKERS}).")
 @click.option("--candidates", type=click.IntRange(min=1, max=MAX_CANDIDATES), default=10, show_default=True,
               help=f"Algorithm 1 chains drawn per room (at most {MAX_CANDIDATES}).")
 @click.option("--keep", type=click.IntRange(min=1), default=3, show_default=True, help="Best chains kept per room.")
