@@ -23,10 +23,11 @@ from buildbench.suites.buildarena.calibrate import (
     fit,
     parse_free,
     residuals,
+    simulate_pair,
 )
 from buildbench.suites.buildarena.check import simulation
 from buildbench.suites.buildarena.export import history_json
-from buildbench.suites.buildarena.physics import PhysicsConfig, Trajectory
+from buildbench.suites.buildarena.physics import PhysicsConfig, Trajectory, mjcf
 from buildbench.suites.buildarena.physics.profile import load_profile
 from buildbench.suites.buildarena.trajectories import Recording, read_recording
 
@@ -141,3 +142,15 @@ def test_tracker_keys_drive_the_replay(tmp_path: Path) -> None:
     result = fit([Pair(recording, machine, "transport-1")], base, parse_free(["wheel_torque"], base), max_evals=3)
     assert result.factors == [1.0]
     assert result.best[0].quantities["position"] < 1e-6 and result.best[0].quantities["integrity"] == 0.0
+
+
+def test_a_model_mujoco_cannot_build_is_a_calibration_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _history, log = _recorded_rocket(tmp_path, {})
+    machine = designs.build(designs.REFERENCE["lift-2"]())
+    recording = read_recording(log, {b.id: b.type for b in machine.blocks.values()})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(mjcf, "ARENA_BASE_BYTES", 6_000)  # too small to compile the rocket's model
+    monkeypatch.setattr(mjcf, "ARENA_BYTES_PER_BODY", 0)
+    with pytest.raises(CalibrationError, match=r"rocket.csv: cannot simulate the machine on lift-2: MuJoCo could "
+                                               r"not build its model \(memory: MuJoCo: .*out of memory"):
+        simulate_pair(Pair(recording, machine, "lift-2"), PhysicsConfig.from_profile(load_profile()))

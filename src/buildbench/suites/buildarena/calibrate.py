@@ -197,9 +197,11 @@ def simulate_pair(pair: Pair, config: PhysicsConfig) -> tuple[Trajectory, np.nda
     """Simulate the pair's machine over its recording's span; the log and the intact-weld share.
 
     Raises:
-        CalibrationError: The machine cannot be simulated in the task (no solid block, unknown blocks).
+        CalibrationError: The machine cannot be simulated in the task (no solid block, unknown blocks,
+            a model MuJoCo cannot build: its arena does not depend on the constants fitted).
     """
     from .check import simulation
+    from .physics.simulation import ModelRefused
 
     rec = pair.recording
     control = controls_from_keys(rec) or None
@@ -208,6 +210,9 @@ def simulate_pair(pair: Pair, config: PhysicsConfig) -> tuple[Trajectory, np.nda
         sim = simulation(pair.machine, pair.task_id, control=control, config=config, duration_s=duration)
     except ValueError as exc:
         raise CalibrationError(f"{rec.path}: cannot simulate the machine on {pair.task_id}: {exc}") from None
+    except ModelRefused as refused:
+        raise CalibrationError(f"{rec.path}: cannot simulate the machine on {pair.task_id}: MuJoCo could not build "
+                               f"its model ({refused.output.diverged_reason}: {refused})") from None
     welds = max(1, int(sim.compiled.intact.size))
     out = sim.run()
     traj = out.trajectory
