@@ -131,6 +131,20 @@ def _matrix(entry: Mapping[str, Any], where: str) -> np.ndarray:
     return np.array(numbers, dtype=np.float64).reshape(4, 4)
 
 
+BLENDER_NAME_BYTES = 255
+"""Blender keeps at most this many bytes (UTF-8) of an object's name: a longer one is cut, and two long names
+that share their first 255 bytes would become one name and a renamed copy at the scene's next rebuild."""
+
+
+def _check_blender_name(name: str, where: str) -> None:
+    """Refuse a member name Blender cannot hold as given (cut at a NUL or past 255 bytes)."""
+    if "\x00" in name:
+        raise ActionError(f"{where} contains a NUL character (Blender cuts a name there)")
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if size > BLENDER_NAME_BYTES:
+        raise ActionError(f"{where} is {size} bytes of UTF-8; Blender keeps at most {BLENDER_NAME_BYTES}")
+
+
 def parse_member(entry: Any, where: str) -> Member:
     """One member entry of a JSON list or tool call.
 
@@ -142,6 +156,7 @@ def parse_member(entry: Any, where: str) -> Member:
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ActionError(f"{where}: 'name' must be a non-empty string, got {name!r}")
+    _check_blender_name(name, f"{where}: 'name'")
     where = f"{where} ({name})"
     size_key = "size" if "size" in entry else "dimensions"
     if size_key not in entry:
@@ -274,6 +289,7 @@ def modify_members(scene: Structure, changes: Any) -> Structure:
             new = change["new_name"]
             if not isinstance(new, str) or not new.strip():
                 raise ActionError(f"{where}: 'new_name' must be a non-empty string")
+            _check_blender_name(new, f"{where}: 'new_name'")
             if new in index and index[new] != i:
                 raise ActionError(f"{where}: cannot rename {name!r} to {new!r}: that name is taken")
             del index[name]
