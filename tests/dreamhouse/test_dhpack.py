@@ -19,11 +19,11 @@ from buildbench.suites.dreamhouse.dhpack import (
     SERVER_DEFAULTS,
     DhpackError,
     check_constraints,
-    load_dhpack,
     pack_task_of,
     read_dhpack,
     write_dhpack,
 )
+from buildbench.suites.dreamhouse.task_folders import load_dhpack
 from buildbench.suites.dreamhouse.tasks import has_ground_truth, load_tasks, validate_task
 from buildbench.suites.dreamhouse.views import VIEW_NAMES, png_bytes
 

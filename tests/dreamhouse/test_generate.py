@@ -35,7 +35,7 @@ from buildbench.suites.dreamhouse.generate import (
     write_dataset,
 )
 from buildbench.suites.dreamhouse.generate.ids import complexity_for_index, roof_for_index
-from buildbench.suites.dreamhouse.model import SUBSYSTEM, Structure, classify
+from buildbench.suites.dreamhouse.model import SUBSYSTEM, Structure, classify, parse_document
 
 PROFILES = ("paper", "released")
 
@@ -178,7 +178,7 @@ def test_names_annotations_and_support_edges(colonial: GeneratedHouse) -> None:
 
 def test_house_survives_the_released_submission_format(colonial: GeneratedHouse) -> None:
     """Rounded to 6 decimals as the released exporter writes it, the frame still passes."""
-    back = Structure.from_json_dict(json.loads(json.dumps(colonial.structure.to_submission())))
+    back = parse_document(json.loads(json.dumps(colonial.structure.to_submission())))
     assert back.names == colonial.structure.names
     assert not _failures(back)
 

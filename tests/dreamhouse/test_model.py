@@ -20,6 +20,7 @@ from buildbench.suites.dreamhouse.model import (
     StructureFormatError,
     classify,
     load_structure,
+    parse_document,
 )
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "dreamhouse"
@@ -182,13 +183,13 @@ def test_released_entry_without_matrix_falls_back_to_location() -> None:
     doc = {
         "members": [{"name": "Sill_01", "location": [3.66, 0.0, 0.019], "dimensions": [7.32, 0.14, 0.038]}]
     }
-    s = Structure.from_json_dict(doc)
+    s = parse_document(doc)
     np.testing.assert_allclose(s.aabb_min_m[0], [0.0, -0.07, 0.0], atol=1e-12)
 
 
 def test_nan_and_zero_sizes_are_read_for_the_validator_to_report() -> None:
     doc = {"members": [{"name": "Stud_1", "location": [0, 0, 0], "dimensions": [float("nan"), 0, -1]}]}
-    s = Structure.from_json_dict(doc)
+    s = parse_document(doc)
     assert math.isnan(s.sizes_m[0, 0]) and s.sizes_m[0, 2] == -1
 
 
@@ -248,7 +249,7 @@ def test_nan_and_zero_sizes_are_read_for_the_validator_to_report() -> None:
 )
 def test_malformed_documents_name_the_member_and_field(doc: object, message: str) -> None:
     with pytest.raises(StructureFormatError, match=message):
-        Structure.from_json_dict(doc)
+        parse_document(doc)
 
 
 def test_unreadable_files_give_clear_errors(tmp_path: Path) -> None:

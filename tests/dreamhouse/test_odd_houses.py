@@ -25,7 +25,7 @@ import pytest
 from buildbench.cli.main import main
 from buildbench.suites.dreamhouse.check import validate
 from buildbench.suites.dreamhouse.generate import generate_structure
-from buildbench.suites.dreamhouse.model import Structure, StructureFormatError, load_structure
+from buildbench.suites.dreamhouse.model import StructureFormatError, load_structure, parse_document
 
 Doc = dict[str, Any]
 _FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?")  # numbers only: names hold no '.'
@@ -144,7 +144,7 @@ def test_unicode_names_keep_their_prefix_categories(house: Doc, tmp_path: Path) 
         m["name"] += "_Süd_北_🏠"
     path = tmp_path / "unicode.json"
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    plain = Structure.from_json_dict(house)
+    plain = parse_document(house)
     read = load_structure(path)
     assert read.names[0].endswith("_Süd_北_🏠") and read.categories == plain.categories
     assert validate(read, "released").passed and validate(plain, "released").passed

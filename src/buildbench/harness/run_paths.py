@@ -31,8 +31,10 @@ def _names_file(source: str, suffix: str) -> bool:
 
 
 def _absolute(value: str, base: Path) -> Path:
+    # Absolute but not resolved: a link keeps the name the user gave it (the file it names is judged by
+    # that name, e.g. its suffix, and an error line names what the user typed).
     path = Path(value).expanduser()
-    return (path if path.is_absolute() else base / path).resolve()
+    return Path(os.path.abspath(path if path.is_absolute() else base / path))
 
 
 def resolve_value(value: Any, rule: str, base: Path) -> tuple[Any, Path | None]:

@@ -193,7 +193,7 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
 def unpack(pack_file: Path, out: Path) -> None:
     """Turn a .dhpack, or a released houses/ folder tree (one folder of views and structure.json
     per task), into OUT/tasks.jsonl (for `buildbench run dreamhouse --tasks`) and OUT/views/."""
-    from .dhpack import load_dhpack
+    from .task_folders import load_dhpack
 
     tasks = _run(lambda: load_dhpack(pack_file, (out / "views").resolve()))
     lines = "".join(json.dumps(t.to_dict(), sort_keys=True) + "\n" for t in tasks)

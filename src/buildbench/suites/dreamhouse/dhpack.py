@@ -44,7 +44,7 @@ from buildbench.jsonio import parse_json
 from .generate import ROOF_TYPES, STYLE_NAMES
 from .generate.ids import TaskId
 from .generate.params import LOT_MARGIN_M
-from .model import Structure, StructureFormatError
+from .model import StructureFormatError, parse_document
 from .views_basis import CONDITIONS, VIEW_NAMES
 
 DHPACK_FORMAT = "dreamhouse-dhpack-v1"
@@ -160,7 +160,7 @@ def check_target(target: dict[str, Any]) -> None:
     """
     if "structure" in target:
         try:
-            Structure.from_json_dict(target["structure"])
+            parse_document(target["structure"])
         except StructureFormatError as exc:
             raise StructureFormatError(f"target.structure: {exc}") from None
     elif "generator" in target:
@@ -339,45 +339,6 @@ def task_from_pack(entry: PackTask, view_paths: Mapping[str, str], condition: st
     metadata = {"style": code, "roof_type": c["roof_type"], "complexity": c["complexity"],
                 "stories": c["stories"], "source": "dhpack"}
     return Task(id=entry.task_id, suite="dreamhouse", inputs=inputs, target=dict(entry.target), metadata=metadata)
-
-
-def load_dhpack(path: str | os.PathLike[str], images_dir: str | os.PathLike[str] | None = None) -> list[Task]:
-    """The tasks of a pack, or of a released task-folder tree, as harness tasks, their views
-    saved as PNG files.
-
-    Args:
-        path: The pack, or a folder of task folders (:mod:`.task_folders`).
-        images_dir: Where to save the views (``<dir>/<task_id>/<view>.png``); by default a
-            cache folder keyed by the content's hash.
-
-    Raises:
-        DhpackError: As :func:`read_dhpack`, or when the views cannot be saved.
-    """
-    from .task_folders import read_task_folders
-
-    source = Path(path)
-    meta, entries = read_task_folders(source) if source.is_dir() else read_dhpack(source)
-    if images_dir is None:
-        from buildbench.harness.cache import cache_dir
-
-        images_dir = cache_dir("dreamhouse", "dhpack", _entries_digest(entries) if source.is_dir()
-                               else _file_digest(source))
-    condition = meta.get("condition") if meta.get("condition") in CONDITIONS else None
-    root = Path(images_dir)
-    tasks = []
-    for entry in entries:
-        folder = root / entry.task_id
-        paths = {view: str(folder / f"{view}.png") for view in VIEW_NAMES}
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            for view, content in entry.images.items():
-                target = Path(paths[view])
-                if not target.is_file() or target.read_bytes() != content:
-                    target.write_bytes(content)
-        except OSError as exc:
-            raise DhpackError(f"cannot save the views of task {entry.task_id} under {root}: {exc}") from None
-        tasks.append(task_from_pack(entry, paths, condition))
-    return tasks
 
 
 def _entries_digest(entries: Sequence[PackTask]) -> str:

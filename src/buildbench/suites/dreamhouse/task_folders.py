@@ -16,15 +16,27 @@ naming it: a task is never dropped or changed silently.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from buildbench.harness import Task
 from buildbench.inputs import read_bytes
 from buildbench.jsonio import parse_json
 
-from .dhpack import PACK_VIEWS, DhpackError, PackTask, check_constraints, is_task_id
+from .dhpack import (
+    PACK_VIEWS,
+    DhpackError,
+    PackTask,
+    _entries_digest,
+    _file_digest,
+    check_constraints,
+    is_task_id,
+    read_dhpack,
+    task_from_pack,
+)
 from .generate import STYLE_NAMES
-from .views_basis import VIEW_NAMES
+from .views_basis import CONDITIONS, VIEW_NAMES
 
 #: File names a view may have in a task folder, in the released server's order of preference.
 _VIEW_FILES = {view: (f"{{task}}_skin_{stem}.png", f"{stem}.png")
@@ -106,3 +118,40 @@ def _description(style: str, c: dict[str, Any]) -> str:
     """The task line, worded as our generated tasks word it, from the checked constraints."""
     return (f"Generate a {c['stories']}-story {style} timber frame ({c['complexity']}, {c['wings']} wing(s)). "
             f"Footprint: {c['footprint_x']:.2f}m x {c['footprint_y']:.2f}m. Roof type: {c['roof_type']}.")
+
+
+def load_dhpack(path: str | os.PathLike[str], images_dir: str | os.PathLike[str] | None = None) -> list[Task]:
+    """The tasks of a pack, or of a released task-folder tree, as harness tasks, their views
+    saved as PNG files.
+
+    Args:
+        path: The pack, or a folder of task folders (:func:`read_task_folders`).
+        images_dir: Where to save the views (``<dir>/<task_id>/<view>.png``); by default a
+            cache folder keyed by the content's hash.
+
+    Raises:
+        DhpackError: As :func:`read_dhpack`, or when the views cannot be saved.
+    """
+    source = Path(path)
+    meta, entries = read_task_folders(source) if source.is_dir() else read_dhpack(source)
+    if images_dir is None:
+        from buildbench.harness.cache import cache_dir
+
+        images_dir = cache_dir("dreamhouse", "dhpack", _entries_digest(entries) if source.is_dir()
+                               else _file_digest(source))
+    condition = meta.get("condition") if meta.get("condition") in CONDITIONS else None
+    root = Path(images_dir)
+    tasks = []
+    for entry in entries:
+        folder = root / entry.task_id
+        paths = {view: str(folder / f"{view}.png") for view in VIEW_NAMES}
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for view, content in entry.images.items():
+                target = Path(paths[view])
+                if not target.is_file() or target.read_bytes() != content:
+                    target.write_bytes(content)
+        except OSError as exc:
+            raise DhpackError(f"cannot save the views of task {entry.task_id} under {root}: {exc}") from None
+        tasks.append(task_from_pack(entry, paths, condition))
+    return tasks

@@ -31,7 +31,7 @@ from .generate import (
     default_split,
     generate_structure,
 )
-from .model import Structure
+from .model import Structure, parse_document
 
 SUITE = "dreamhouse"
 #: Splits: the paper's stratified 1,200 (13 styles × 4 roofs), one task per style, two per style.
@@ -154,7 +154,7 @@ def target_structure(task: Task) -> Structure:
     """The ground-truth frame of ``task``: inline ``target["structure"]`` if present, else regenerated."""
     inline = task.target.get("structure")
     if inline is not None:
-        return Structure.from_json_dict(inline)
+        return parse_document(inline)
     return ground_truth(task).structure
 
 

@@ -7,7 +7,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from buildbench.sandbox import Envelope, Isolation, Limits, Worker
-from buildbench.suites.dreamhouse.model import Structure
+from buildbench.suites.dreamhouse.model import Structure, parse_document
 
 ExecStatus = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
 """How a run ended: ``ok``; ``error`` (the script raised, including a syntax error or an
@@ -64,7 +64,7 @@ class ExecResult:
         ``transform_apply(location=True)``) is therefore placed where the released
         harness would place it.
         """
-        return Structure.from_json_dict(self.submission())
+        return parse_document(self.submission())
 
 
 #: Longest error text and traceback a run reports (both ends kept): the script chooses its

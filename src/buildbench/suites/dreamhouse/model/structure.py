@@ -350,17 +350,6 @@ class Structure:
             members.append(entry)
         return {"format": FORMAT_ID, "version": FORMAT_VERSION, "meta": self.meta, "members": members}
 
-    @classmethod
-    def from_json_dict(cls, data: Any) -> Structure:
-        """Read our JSON form or the released submission form (detected by the ``format`` key).
-
-        Raises:
-            StructureFormatError: When the document or a member entry is malformed.
-        """
-        from .parse import parse_document
-
-        return parse_document(data)
-
     def save(self, path: str | Path, *, released: bool = False) -> None:
         """Write our JSON form, or the released submission form when ``released``."""
         doc = self.to_submission() if released else self.to_json_dict()
