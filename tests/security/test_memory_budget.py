@@ -20,9 +20,11 @@ from .conftest import ISOLATION, needs_bwrap
 
 BUDGET_MB = 256
 LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=BUDGET_MB, max_processes=64, disk_mb=64)
-#: What a tree may add between two supervisor checks (about 0.1 s apart): measured 22-33 MiB over
-#: the budget here for 96 MiB children forked in a loop and for a full /dev/shm.
-SUPERVISOR_TOLERANCE_MB = 128
+#: What a tree may add between two supervisor checks (about 0.1 s apart, longer when the machine is busy:
+#: the interval is ten times what measuring the work folder took): measured 15-89 MiB over the budget on a
+#: quiet machine for 96 MiB children forked in a loop and for a full /dev/shm, 152 MiB once in a full
+#: parallel test run.
+SUPERVISOR_TOLERANCE_MB = 192
 #: A cgroup's allowance for kernel memory and page cache beyond the budget (`_memory.cache_allowance_bytes`).
 CGROUP_TOLERANCE_MB = _memory.cache_allowance_bytes(BUDGET_MB << 20) >> 20
 
