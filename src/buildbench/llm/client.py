@@ -81,7 +81,7 @@ def resolve_api_key(
     needs_key = base_url is None if require_key is None else require_key
     if needs_key:
         raise LLMConfigError(
-            f"{label}: no API key; set the environment variable {api_key_env} or pass api_key="
+            f"{label}: no API key; set the environment variable {api_key_env} (from Python, api_key= works too)"
         )
     return PLACEHOLDER_KEY
 
