@@ -12,6 +12,7 @@ reports them as the one-line input errors they are. It imports only :mod:`buildb
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -22,7 +23,7 @@ import numpy as np
 from buildbench.inputs import read_bytes
 from buildbench.limits import limit
 
-__all__ = ["JSONInputError", "parse_json", "read_json_file"]
+__all__ = ["JSONInputError", "finite_number", "parse_json", "read_json_file"]
 
 #: Longest integer literal read: Python's default conversion limit (a 5·10⁶-digit "number"
 #: would otherwise cost seconds of CPU, or a bare ValueError).
@@ -99,6 +100,18 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
     if not _may_overflow(raw):  # json's own float() and int() then give what the checks would pass
         return json.loads(text, parse_constant=refuse)
     return json.loads(text, parse_constant=refuse, parse_float=finite, parse_int=integer)
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite JSON number (not true/false, not an integer too large
+    for a float), else None: for checking values that did not all come through :func:`parse_json`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _may_overflow(raw: bytes) -> bool:

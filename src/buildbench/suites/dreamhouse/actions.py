@@ -17,7 +17,6 @@ what and where; the env turns it into feedback and leaves the scene as it was.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 from buildbench.harness.errors import BuildbenchError
-from buildbench.jsonio import parse_json
+from buildbench.jsonio import finite_number, parse_json
 
 from .model import Member, Structure
 
@@ -92,7 +91,7 @@ def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = Fal
     value = entry[key]
     if not isinstance(value, list | tuple) or len(value) != 3:
         raise ActionError(f"{where}: {key!r} must be 3 numbers [x, y, z], got {_shown(value)}")
-    out = [_finite(v) for v in value]
+    out = [finite_number(v) for v in value]
     if any(v is None for v in out):
         raise ActionError(f"{where}: {key!r} must hold finite numbers, got {_shown(value)}")
     numbers = np.array(out, dtype=np.float64)
@@ -101,18 +100,6 @@ def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = Fal
     if (np.abs(numbers) > limit).any():
         raise ActionError(f"{where}: {key!r} entries are limited to {limit:g} m, got {_shown(value)}")
     return numbers
-
-
-def _finite(value: Any) -> float | None:
-    """``value`` as a float when it is a finite JSON number (an integer too large for a float
-    is not), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _shown(value: Any) -> str:
@@ -125,7 +112,7 @@ def _matrix(entry: Mapping[str, Any], where: str) -> np.ndarray:
     rows = entry["matrix_world"]
     if not isinstance(rows, list) or len(rows) != 4 or not all(isinstance(r, list) and len(r) == 4 for r in rows):
         raise ActionError(f"{where}: 'matrix_world' must be a 4x4 list of numbers (4 rows of 4), got {_shown(rows)}")
-    numbers = [_finite(v) for row in rows for v in row]
+    numbers = [finite_number(v) for row in rows for v in row]
     if any(v is None for v in numbers):
         raise ActionError(f"{where}: 'matrix_world' must hold finite numbers, got {_shown(rows)}")
     return np.array(numbers, dtype=np.float64).reshape(4, 4)

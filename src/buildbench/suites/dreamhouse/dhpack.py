@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import sqlite3
@@ -39,7 +38,7 @@ from typing import Any
 from buildbench.harness import Task
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.inputs import check_regular_file
-from buildbench.jsonio import parse_json
+from buildbench.jsonio import finite_number, parse_json
 
 from .generate import ROOF_TYPES, STYLE_NAMES
 from .generate.ids import TaskId
@@ -112,7 +111,7 @@ def check_constraints(raw: Any, where: str) -> dict[str, Any]:
     for key in ("footprint_x", "footprint_y", "lot_width", "lot_depth"):
         if key not in given and key.startswith("lot_"):
             out[key] = round(out["footprint_x" if key == "lot_width" else "footprint_y"] + LOT_MARGIN_M, 2)
-        value = _finite(out[key])
+        value = finite_number(out[key])
         if value is None:
             raise DhpackError(f"{where}: constraints.{key} must be a number of metres, got {_shown(out[key])}")
         if not 0 < value <= MAX_DIMENSION_M:
@@ -130,18 +129,6 @@ def check_constraints(raw: Any, where: str) -> dict[str, Any]:
         if out[key] not in allowed:
             raise DhpackError(f"{where}: constraints.{key} = {_shown(out[key])} is not one of {', '.join(allowed)}")
     return out
-
-
-def _finite(value: Any) -> float | None:
-    """``value`` as a float when it is a finite JSON number (not true/false, not an integer
-    too large for a float), else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _shown(value: Any) -> str:
