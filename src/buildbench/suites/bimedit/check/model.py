@@ -249,18 +249,44 @@ def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
 
 
 def _statements(path: Path, data: bytes | None = None) -> frozenset[str]:
-    """The entity statements of a STEP file, one string each.
+    """The entity statements of a STEP file, one string each (comments left out).
 
-    Statements end with ``;`` at the end of a line, also when a writer wraps them over
-    several lines, so splitting there keeps each statement whole.
+    Split at every ``;`` outside a string, so statements sharing a line, wrapped over several
+    lines or next to a comment each come out whole, starting with their ``#id=``: a statement
+    the diff could not name by its id would change nothing it compares.
     """
     text = (read_bytes(path) if data is None else data).decode("latin-1").replace("\r\n", "\n")
     start, end = text.find("DATA;"), text.rfind("ENDSEC;")
     if start >= 0 and end < start:
         # IfcOpenShell reads such a file up to where it stops, silently leaving the rest out
         raise ModelError(f"{path}: the DATA section never ends (no ENDSEC;): the file is cut short")
-    # Some writers put a space after "#id="; dropping it keeps their statements comparable.
-    return frozenset(p.strip().replace("= ", "=", 1) for p in text[start + 5:end].split(";\n"))
+    body = text[start + 5:end]
+    if "/*" in body:
+        body = _COMMENT_OR_STRING.sub(_drop_comment, body)
+    out: list[str] = []
+    pending = ""
+    for part in body.split(";"):
+        # A string holds an even number of quotes ('' stands for one), so a part with an odd
+        # count was cut at a ';' inside a string: it continues in the next part.
+        part = pending + part
+        if part.count("'") % 2:
+            pending = part + ";"
+            continue
+        pending = ""
+        # Some writers put a space after "#id="; dropping it keeps their statements comparable.
+        statement = part.strip().replace("= ", "=", 1)
+        if statement:
+            out.append(statement)
+    return frozenset(out)
+
+
+#: A STEP comment or string; strings are matched so a ``/*`` inside one is not taken for a comment.
+_COMMENT_OR_STRING = re.compile(r"'(?:[^']|'')*'|/\*.*?\*/", re.DOTALL)
+
+
+def _drop_comment(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return found if found.startswith("'") else " "
 
 
 def statement_id(statement: str) -> int | None:
@@ -275,7 +301,7 @@ def normalise_statement(statement: str) -> str:
     Files rewritten by another writer differ in float formatting only
     (``0.00999999999999997`` vs ``0.009999999999999972``); this makes them equal.
     """
-    return _REAL.sub(_round_real, statement.replace(" ", ""))
+    return _REAL.sub(_round_real, "".join(statement.split()))
 
 
 def _node_entities(f: ifcopenshell.file) -> Iterator[ifcopenshell.entity_instance]:
