@@ -15,6 +15,7 @@ different suites cannot be compared.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -208,8 +209,6 @@ def _short(label: str) -> str:
     return re.sub(r"[^\s:/]*/(?:[^\s:/]*/)*([^\s:/]+\.py)", r"\1", label)
 
 
-
-
 def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bool = False,
                  seed: int = 0) -> dict[str, Any]:
     """``b - a`` per metric on the tasks both runs scored, with a 95 % interval and a p-value.
@@ -219,33 +218,49 @@ def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bo
     the task sets differ when they do.
 
     Raises:
-        ConfigError: A folder that is not a run, or runs of different suites.
+        ConfigError: A folder that is not a run, the same run twice, runs of different suites,
+            a run without a scored episode, or runs with no task scored in both: a paired
+            comparison of those has nothing to say, and a table of n/a would read as one.
     """
     (cfg_a, eps_a), (cfg_b, eps_b) = _load(Path(run_a)), _load(Path(run_b))
+    both = f"{run_a} (A) and {run_b} (B)"
+    if Path(run_a).resolve() == Path(run_b).resolve():
+        raise ConfigError(f"compare: {both} are the same run folder: give two runs to compare")
     if cfg_a.get("suite") != cfg_b.get("suite"):
-        raise ConfigError(f"compare: runs of different suites ({cfg_a.get('suite')}, {cfg_b.get('suite')})")
+        raise ConfigError(f"compare: {both} are runs of different suites ({cfg_a.get('suite')}, "
+                          f"{cfg_b.get('suite')}): only runs of one suite can be compared")
 
-    def per_task(episodes: list[Episode]) -> dict[str, dict[str, list[float]]]:
+    def per_task(run_dir: str | Path, episodes: list[Episode]) -> dict[str, dict[str, list[float]]]:
         if errors_as_failures:
             episodes = counted_as_failures(cfg_a.get("suite"), episodes)
+        scored = [ep for ep in episodes if is_scored(ep)]
+        if not scored:
+            statuses = Counter(ep.status for ep in episodes)
+            held = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items())) or "no episodes"
+            hint = "" if errors_as_failures or not episodes else \
+                " (--errors-as-failures counts its episodes without a result as failed)"
+            raise ConfigError(f"compare: {run_dir} has no scored episode ({held}): nothing to compare{hint}")
         out: dict[str, dict[str, list[float]]] = {}
-        for ep in episodes:
-            if not is_scored(ep):
-                continue
+        for ep in scored:
             for key, value in ep.metrics.items():
                 if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
                     out.setdefault(key, {}).setdefault(ep.task_id, []).append(float(value))
         return out
 
     ta, tb = {ep.task_id for ep in eps_a}, {ep.task_id for ep in eps_b}
-    ident_a, ident_b = run_identity(cfg_a, [e.task_id for e in eps_a]), run_identity(cfg_b, [e.task_id for e in eps_b])
-    fields = differing_fields([ident_a, ident_b])
-    ma, mb = per_task(eps_a), per_task(eps_b)
+    ma, mb = per_task(run_a, eps_a), per_task(run_b, eps_b)
+    if not ta & tb:
+        raise ConfigError(f"compare: {both} share no task id (A has {_tasks_text(ta)}; B has {_tasks_text(tb)}): "
+                          "a paired comparison needs tasks both runs played")
     metrics = {key: paired_difference(ma[key], mb[key], seed=seed).to_dict()
                for key in sorted(set(ma) & set(mb))}
+    metrics = {key: m for key, m in metrics.items() if m["tasks"]}
+    if not metrics:
+        raise ConfigError(f"compare: {both} have no metric scored on a task of both ({len(ta & tb)} shared "
+                          "tasks, none with a scored episode carrying the same metric in both runs)")
+    ident_a, ident_b = run_identity(cfg_a, [e.task_id for e in eps_a]), run_identity(cfg_b, [e.task_id for e in eps_b])
+    fields = differing_fields([ident_a, ident_b])
     notes = []
-    if Path(run_a).resolve() == Path(run_b).resolve():
-        notes.append("A and B are the same run folder: every difference is 0 by construction")
     if ta != tb:
         notes.append(f"the task sets differ: {len(ta - tb)} tasks only in A, {len(tb - ta)} only in B; "
                      f"compared on the {len(ta & tb)} shared tasks")
@@ -253,6 +268,13 @@ def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bo
             "b": {"run_dir": str(run_b), "label": identity_label(ident_b, fields)}, "differs_in": fields,
             "shared_tasks": len(ta & tb), "only_a": sorted(ta - tb), "only_b": sorted(tb - ta), "notes": notes,
             "errors_as_failures": errors_as_failures, "metrics": metrics}
+
+
+def _tasks_text(tasks: set[str]) -> str:
+    """``2 tasks (tower_0000_0000, tower_0000_0001)``, at most three ids named."""
+    shown = sorted(tasks)[:3]
+    more = ", …" if len(tasks) > len(shown) else ""
+    return f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({', '.join(shown)}{more})"
 
 
 def print_pair(result: dict[str, Any]) -> None:
@@ -267,7 +289,4 @@ def print_pair(result: dict[str, Any]) -> None:
     rows = [{"metric": key, "tasks": m["tasks"], "A": m["mean_a"], "B": m["mean_b"], "B - A": m["diff"],
              "95 % interval": f"[{m['low']:.3f}, {m['high']:.3f}]", "p": f"{m['p_value']:.3g}", "test": m["test"]}
             for key, m in result["metrics"].items()]
-    if not rows:
-        console.print("no metric is shared by both runs on a shared task")
-        return
     print_table(console, f"{result['suite']}: B - A on shared tasks (paired)", rows)
