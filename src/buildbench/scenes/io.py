@@ -17,6 +17,7 @@ from shapely.geometry import Polygon
 
 from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
+from buildbench.scenes import scene_warnings
 from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
 from buildbench.scenes.revis import FLAT, GROUPED, is_revis, read_revis, write_revis
 from buildbench.scenes.thor import read_thor, write_thor
@@ -65,13 +66,19 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
     at = ""
     if isinstance(data, dict) and "scene" in data and is_revis(data["scene"]):
         data, at = data["scene"], "scene."  # a ReSpace dataset record: the room sits under "scene"
-    try:
-        return _read(data, at)
-    except SceneFormatError as exc:
+
+    def in_file(detail: str) -> str:
         from buildbench.scenes.formats.where import line_of
 
-        line = line_of(text, exc.args[0])
-        raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{exc.args[0]}") from None
+        line = line_of(text, detail) if detail else None
+        place = f"{path}: line {line}" if line else str(path)
+        return f"{place}: {detail}" if detail else place
+
+    try:
+        with scene_warnings.named(in_file):
+            return _read(data, at)
+    except SceneFormatError as exc:
+        raise SceneFormatError(in_file(exc.args[0])) from None
 
 
 def save_scene(scene: Scene, path: str | Path, format: str | None = None) -> None:  # noqa: A002
@@ -120,7 +127,11 @@ def revis_records(data: Any) -> list[Any]:
     (its objects in SceneReVis form, ids kept), or the document itself (for the caller to
     refuse). SceneFormatError when a THOR house cannot be read."""
     if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
-        return [record for item in data for record in revis_records(item)]
+        records = []
+        for i, item in enumerate(data):
+            with scene_warnings.under(f"[{i}]."):
+                records += revis_records(item)
+        return records
     if isinstance(data, dict) and isinstance(data.get("rooms"), list):
         scene = read_thor(data)
         return [write_revis(scene, room_id=room.id) for room in scene.rooms]
@@ -154,10 +165,12 @@ def scene_problems(scene: Scene) -> list[str]:
 def _read(data: Any, at: str = "") -> Scene:
     """The scene of ``data``, found at key path ``at`` of its file (errors name the file's keys)."""
     fmt = detect_format(data)
-    try:
-        scene = read_thor(data) if fmt == "thor" else read_revis(data)
-    except SceneFormatError as exc:
-        raise SceneFormatError(f"{at}{exc.args[0]}") from None
-    relocate(scene, at)
-    check_scene(scene)  # the rules every scene reader applies (formats.read_items too)
+    # a scene check_scene refuses gets its error line alone, without the reader's warnings
+    with scene_warnings.under(at):
+        try:
+            scene = read_thor(data) if fmt == "thor" else read_revis(data)
+        except SceneFormatError as exc:
+            raise SceneFormatError(f"{at}{exc.args[0]}") from None
+        relocate(scene, at)
+        check_scene(scene)  # the rules every scene reader applies (formats.read_items too)
     return scene

@@ -50,6 +50,7 @@ from buildbench.scenes.model import (
     Wall,
     wall_direction,
 )
+from buildbench.scenes.scene_warnings import warn
 
 log = logging.getLogger(__name__)
 
@@ -88,12 +89,12 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
                for i, r in enumerate(tp.record_list(house, "windows"))]
     wall_ids = {w.id for w in walls}
     # warnings wait until the house is known to be good: a bad one gets its error line alone
-    warnings: list[str] = []
+    warnings: list[tuple[str, str]] = []  # (element path, text)
     for kind, openings in (("doors", doors), ("windows", windows)):
         for i, opening in enumerate(openings):
             if _drop_missing_outside(opening, wall_ids):
-                warnings.append(f"{kind}[{i}].wall1: exterior wall {opening.raw.get('wall1')!r} is not in the "
-                                "house (a partial house?); the opening is read without an outside wall")
+                warnings.append((f"{kind}[{i}].wall1", f"exterior wall {opening.raw.get('wall1')!r} is not in the "
+                                 "house (a partial house?); the opening is read without an outside wall"))
     room_at = _room_locator(rooms)
     objects: list[SceneObject] = []
     guessed: list[str] = []
@@ -102,15 +103,15 @@ def read_thor(house: dict[str, Any], *, catalogue: Catalogue | None = None) -> S
     if guessed:
         # One line per house: Objaverse assets (Holodeck's small objects) are routinely unknown.
         shown = "; ".join(guessed[:3]) + (f"; … {len(guessed) - 3} more" if len(guessed) > 3 else "")
-        warnings.append(f"{len(guessed)} object(s) of unknown asset size, category defaults used "
-                        f"(attributes['size_source']): {shown}")
+        warnings.append(("", f"{len(guessed)} object(s) of unknown asset size, category defaults used "
+                             f"(attributes['size_source']): {shown}"))
     _link_flat_children(objects)
     raw = {k: (_placeholder(k, v) if k in _MODELLED else v) for k, v in house.items()}
     query = house.get("query") if isinstance(house.get("query"), str) else ""
     scene = Scene(rooms, walls, doors, windows, objects, str(query), _convention(rooms, wall_records), raw)
     check_references(scene)
-    for line in warnings:
-        log.warning(line)
+    for where, text in warnings:
+        warn(where, text, log.name)
     return scene
 
 

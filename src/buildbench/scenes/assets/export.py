@@ -20,8 +20,8 @@ from typing import Any, Literal
 import numpy as np
 
 from buildbench.jsonio import parse_json
+from buildbench.scenes import scene_warnings
 from buildbench.scenes.assets import AssetLibrary, GeometryLevel, object_mesh
-from buildbench.scenes.formats.where import line_of
 from buildbench.scenes.io import load_scene, scene_lines
 from buildbench.scenes.model import Scene, SceneFormatError
 
@@ -63,13 +63,16 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
             at = f"{where} item {k}" if len(items) > 1 else where
             inner = isinstance(item, dict) and isinstance(item.get("scene"), dict)
             record = item["scene"] if inner else item
+            # errors and warnings name the record's keys; the file's are its item's and its scene's
+            prefix = f"{f'[{k}].' if len(items) > 1 else ''}{'scene.' if inner else ''}"
+            in_file = scene_warnings.in_document(str(path), number, line, prefix)
             try:
-                yield at, _scene_id(item, record), load_scene(record)
+                with scene_warnings.named(in_file):
+                    scene = load_scene(record)
             except SceneFormatError as exc:
-                # the error names the record's keys; the file's are its item's and its scene's
-                detail = f"{f'[{k}].' if len(items) > 1 else ''}{'scene.' if inner else ''}{exc}"
-                found = line_of(line, detail)
-                yield at, "", SceneFormatError(f"{path} line {number + (found or 1) - 1}: {detail}")
+                yield at, "", SceneFormatError(in_file(str(exc)))
+                continue
+            yield at, _scene_id(item, record), scene
 
 
 def _scene_id(item: Any, record: Any) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.jsonio import parse_json
+from buildbench.scenes import scene_warnings
 from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
 
 
@@ -96,7 +97,8 @@ def read_record(i: int, read: Callable[[Any], Scene], record: Any, at: str = "")
     and its elements' origins prefixed with the record's path, so they name the document's keys."""
     prefix = f"[{i}].{at}"
     try:
-        scene = read(record)
+        with scene_warnings.under(prefix):
+            scene = read(record)
     except SceneFormatError as exc:
         raise SceneFormatError(f"{prefix}{exc.args[0]}") from None
     relocate(scene, prefix)
@@ -121,24 +123,38 @@ def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list
         lines = [n for n, line in enumerate(read_text_lines(path), 1) if line.strip()]
         items = []
         for n, doc in zip(lines, data, strict=True):
+
+            def on_line(detail: str, n: int = n) -> str:
+                return _joined(f"{path}: line {n}", detail.removeprefix("[0]").lstrip(".: "))
+
             try:
-                items += reader([doc], opts)
+                with scene_warnings.named(on_line):
+                    items += reader([doc], opts)
             except SceneFormatError as exc:
-                detail = exc.args[0].removeprefix("[0]").lstrip(".: ")
-                raise SceneFormatError(f"{path}: line {n}: {detail}") from None
+                raise SceneFormatError(on_line(exc.args[0])) from None
     else:
-        try:
-            items = reader(data, opts)
-        except SceneFormatError as exc:
+
+        def in_file(detail: str) -> str:
             from .where import line_of
 
             # readers name a lone document's keys from "[0]"; the file has no list to index
-            detail = exc.args[0] if isinstance(data, list) else exc.args[0].removeprefix("[0]").lstrip(".")
-            line = line_of("\n".join(read_text_lines(path)), detail)
-            raise SceneFormatError(f"{path}: {f'line {line}: ' if line else ''}{detail}") from None
+            detail = detail if isinstance(data, list) else detail.removeprefix("[0]").lstrip(".")
+            line = line_of("\n".join(read_text_lines(path)), detail) if detail else None
+            return _joined(f"{path}: line {line}" if line else str(path), detail)
+
+        try:
+            with scene_warnings.named(in_file):
+                items = reader(data, opts)
+        except SceneFormatError as exc:
+            raise SceneFormatError(in_file(exc.args[0])) from None
     if not items:
         raise SceneFormatError(f"{path}: no {fmt} scene in the file")
     return items
+
+
+def _joined(place: str, detail: str) -> str:
+    """``place: detail``, or ``place`` alone for a detail naming the whole document."""
+    return f"{place}: {detail}" if detail else place
 
 
 def read_text_lines(path: Path) -> list[str]:

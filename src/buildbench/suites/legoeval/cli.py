@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 
 def _load_scene(path: str) -> Any:
+    from buildbench.scenes import scene_warnings
     from buildbench.scenes.io import load_scene
     from buildbench.scenes.model import SceneFormatError
 
@@ -31,13 +32,15 @@ def _load_scene(path: str) -> Any:
     if not p.exists() or p.is_dir():
         raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
-        data = parse_json(read_text(p))
+        text = read_text(p)
+        data = parse_json(text)
     except OSError as exc:
         raise ConfigError(f"--scene {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--scene {path}: not JSON ({exc})") from None
     try:
-        return load_scene(data)
+        with scene_warnings.named(scene_warnings.in_document(f"--scene {path}", 1, text)):
+            return load_scene(data)
     except (SceneFormatError, KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"--scene {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 

@@ -30,6 +30,7 @@ import click
 
 from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
+from buildbench.scenes import scene_warnings
 from buildbench.scenes.io import revis_records, scene_lines
 from buildbench.scenes.model import SceneFormatError
 
@@ -93,7 +94,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
         ctx.exit(2)
     rows: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
-    records = list(_records(text))
+    records = list(_records(text, scenes_path))
     if not records:
         click.echo(f"error: {scenes_path}: no scenes (the file is empty)", err=True)
         ctx.exit(2)
@@ -113,12 +114,13 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
         ctx.exit(2)
 
 
-def _records(text: str) -> Iterator[tuple[int, Any]]:
-    """``(line, scene record)`` of each scene in the file, or ``(line, error)`` for a
+def _records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line, scene record)`` of each scene in file ``path``, or ``(line, error)`` for a
     document that could not be parsed or converted."""
     for number, line in scene_lines(text):
         try:
-            records = revis_records(parse_json(line))
+            with scene_warnings.named(scene_warnings.in_document(str(path), number, line)):
+                records = revis_records(parse_json(line))
         except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
             yield number, exc
             continue

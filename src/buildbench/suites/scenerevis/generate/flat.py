@@ -234,6 +234,7 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
     """What :func:`read_scenes` reads, item by item, with a malformed line or scene given as
     its SceneRecordError in its place, so batch commands can report it and carry on. A file
     that cannot be read raises SceneRecordError at once."""
+    from buildbench.scenes import scene_warnings
     from buildbench.scenes.io import revis_records, scene_lines
     from buildbench.scenes.model import SceneFormatError
 
@@ -243,7 +244,8 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
         raise SceneRecordError(f"{path}: cannot read ({exc.strerror})") from None
     for n, line in scene_lines(text):
         try:
-            records = revis_records(parse_json(line))
+            with scene_warnings.named(scene_warnings.in_document(str(path), n, line)):
+                records = revis_records(parse_json(line))
         except json.JSONDecodeError as exc:
             yield SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue
