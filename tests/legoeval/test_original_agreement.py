@@ -43,6 +43,12 @@ FRESH_DATA = DATA.with_name("differential-original-fresh-houses.jsonl")
 #: away, outside every room or below the floor, a house with no objects, doors or windows, and a
 #: room polygon with a repeated and a collinear vertex.
 ODD_HOUSES_DATA = DATA.with_name("differential-original-odd-houses.jsonl")
+#: Round 2 (``data/oracle_houses_odd2``, ``tools/legoeval_oracle/odd2_houses.py``): yaws a hair off
+#: quarter turns, clockwise and closed floor polygons, a triangle room, objects on one another's
+#: exact position or 1e-9 m off and on the room's corner and wall line, ids differing only by
+#: case, spacing or Unicode normal form, one room with one of each, a house 1 km away and 3 m up,
+#: 80 objects in a room, a 1 mm room.
+ODD2_HOUSES_DATA = DATA.with_name("differential-original-odd2-houses.jsonl")
 #: Numbers equal within this.
 TOLERANCE = 1e-6
 #: Footprint ``coordinates`` (cm, rounded to 0.01 cm on both sides) equal within one unit of
@@ -250,7 +256,8 @@ def verdicts() -> list[tuple[Call, str, list[str]]]:
 
 @pytest.fixture(scope="module")
 def odd_verdicts() -> list[tuple[Call, str, list[str]]]:
-    return [(call, *verdict(call)) for path in (ODD_DATA, FRESH_DATA, ODD_HOUSES_DATA) for call in load_calls(path)]
+    return [(call, *verdict(call)) for path in (ODD_DATA, FRESH_DATA, ODD_HOUSES_DATA, ODD2_HOUSES_DATA)
+            for call in load_calls(path)]
 
 
 def _misses(verdicts: list[tuple[Call, str, list[str]]]) -> list[dict[str, Any]]:
@@ -307,3 +314,14 @@ def test_odd_houses_recording_covers_each_variant() -> None:
     rotations = [c for c in load_calls(ODD_HOUSES_DATA) if c.tool == "get_object_info" and c.result
                  and Path(c.house).stem == "rotations"]
     assert any("450" in json.dumps(c.result) for c in rotations)
+
+
+def test_odd2_houses_recording_covers_each_variant() -> None:
+    calls = load_calls(ODD2_HOUSES_DATA)
+    houses = {Path(c.house).stem for c in calls}
+    assert {"near_quarter_yaws", "clockwise_rooms", "closed_polygons", "triangle_room", "touching_objects",
+            "lookalike_ids", "one_of_each", "shifted_storey", "many_objects", "tiny_room"} <= houses
+    ids = {a for c in calls if c.tool == "get_object_info" and isinstance(c.args, list) for a in c.args
+           if isinstance(a, str)}
+    assert {"cafe\u0301", "caf\u00e9", "sofa-0 (living room) ", "corner (living room)"} <= ids
+    assert sum(c.exception is None for c in calls) > 3000

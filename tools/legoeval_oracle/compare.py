@@ -2,7 +2,7 @@
 
 Run with the project's environment::
 
-    .venv/bin/python tools/legoeval_oracle/compare.py [--default] [--misses FILE]
+    .venv/bin/python tools/legoeval_oracle/compare.py [--default] [--misses FILE] [RECORDING ...]
 
 Replays ``tests/legoeval/data/differential-original-tools.jsonl`` with the comparison rules
 and listed differences of ``tests/legoeval/test_original_agreement.py`` (loaded from its
@@ -40,9 +40,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--default", action="store_true", help="our default mode instead of the compatible one")
     ap.add_argument("--misses", type=Path, help="write the disagreeing calls here (JSON)")
+    ap.add_argument("recordings", nargs="*", type=Path, help="other recordings than the committed plain one")
     args = ap.parse_args()
     r = rules()
-    calls = r.load_calls()
+    calls = [c for path in args.recordings for c in r.load_calls(path)] if args.recordings else r.load_calls()
     compatible = not args.default
     misses: list[dict[str, Any]] = []
     listed: Counter[str] = Counter()
