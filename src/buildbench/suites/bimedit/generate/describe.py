@@ -114,6 +114,7 @@ class DescriptionIndex:
         self.shapes = shapes
         self._by_class: dict[str, list[_Facts]] = {}
         self._segments: dict[str, PlanSegment] = {}
+        self._boxes: dict[str, np.ndarray | None] = {}
 
     @cached_property
     def unnamable_ids(self) -> frozenset[str]:
@@ -149,6 +150,15 @@ class DescriptionIndex:
         if found is None:
             raise KeyError(f"GlobalId {guid!r} cannot single out one entity of the model")
         return found
+
+    def aabb(self, guid: str) -> np.ndarray | None:
+        """An element's axis-aligned box ``[min, max]`` (metres), None without a mesh; memoised, as
+        adjacency phrases compare one element's box with every wall's (5,000 walls: minutes)."""
+        if guid not in self._boxes:
+            mesh = self.shapes.mesh(guid)
+            self._boxes[guid] = None if mesh is None else np.stack([mesh.vertices.min(axis=0),
+                                                                    mesh.vertices.max(axis=0)])
+        return self._boxes[guid]
 
     def segment(self, guid: str) -> PlanSegment:
         """The plan axis of an element's mesh: the long axis of its footprint through its centre (metres)."""
@@ -309,14 +319,17 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
         found = [e for e in found if facts["of_room"] in e.bounds
                  or (e.host_rooms is not None and facts["of_room"] in e.host_rooms)]
     if "touches" in facts:
-        found = [e for e in found if all(_touching(index, e.guid, g) for g in facts["touches"])]
+        for other in facts["touches"]:
+            found = [e for e, hit in zip(found, _touching(index, [e.guid for e in found], other), strict=True) if hit]
     if "nearest_to" in facts and found:
-        d = np.array([np.linalg.norm(e.centre - np.asarray(facts["nearest_to"], dtype=float)) for e in found])
-        found = [e for e, di in zip(found, d, strict=True) if di < d.min() + MARGIN_M]
+        d = np.linalg.norm(np.stack([e.centre for e in found]) - np.asarray(facts["nearest_to"], dtype=float), axis=1)
+        near = d.min() + MARGIN_M  # once: in the comprehension it cost a pass over d per element
+        found = [e for e, di in zip(found, d, strict=True) if di < near]
     if "extreme" in facts and found:
         axis, sign = _AXES[facts["extreme"]]
         v = np.array([sign * e.centre[axis] for e in found])
-        found = [e for e, vi in zip(found, v, strict=True) if vi > v.max() - MARGIN_M]
+        far = v.max() - MARGIN_M
+        found = [e for e, vi in zip(found, v, strict=True) if vi > far]
     if "viewpoint" in facts and found:
         view = facts["viewpoint"]
         obs = observer(index, view)
@@ -326,19 +339,17 @@ def resolve(index: DescriptionIndex, facts: dict[str, Any]) -> list[str]:
     return [e.guid for e in found]
 
 
-def _aabb(index: DescriptionIndex, guid: str) -> np.ndarray | None:
-    mesh = index.shapes.mesh(guid)
-    return None if mesh is None else np.stack([mesh.vertices.min(axis=0), mesh.vertices.max(axis=0)])
-
-
-def _touching(index: DescriptionIndex, a: str, b: str, tol_m: float = 0.01) -> bool:
-    """Whether the axis-aligned boxes of ``a`` and ``b`` meet or overlap (within ``tol_m``)."""
-    if a == b:
-        return False
-    ba, bb = _aabb(index, a), _aabb(index, b)
-    if ba is None or bb is None:
-        return False
-    return bool(np.all(ba[0] <= bb[1] + tol_m) and np.all(bb[0] <= ba[1] + tol_m))
+def _touching(index: DescriptionIndex, guids: list[str], other: str, tol_m: float = 0.01) -> list[bool]:
+    """Per element of ``guids``: whether its axis-aligned box and ``other``'s meet or overlap (within
+    ``tol_m``); an element never touches itself, one without a mesh nothing. One array test over all
+    of them: adjacency phrases ask this of every wall of a model, thousands in large ones."""
+    b = index.aabb(other)
+    boxes = [index.aabb(g) for g in guids]
+    if b is None or not guids:
+        return [False] * len(guids)
+    arr = np.stack([np.full((2, 3), np.nan) if x is None else x for x in boxes])  # NaN compares False
+    hit = (arr[:, 0] <= b[1] + tol_m).all(axis=1) & (b[0] <= arr[:, 1] + tol_m).all(axis=1)
+    return [bool(h) and g != other for g, h in zip(guids, hit, strict=True)]
 
 
 def _names(guids: Iterable[str]) -> str:
@@ -386,7 +397,7 @@ def describe(index: DescriptionIndex, guid: str) -> list[Description]:
         options.append(Description("topological", f"the {noun} between room ({rooms[0]}) and {where}",
                                    {"class": cls, "between_rooms": rooms}))
     if cls == "IfcColumn":
-        walls_near = [w.guid for w in index.facts("IfcWall") if _touching(index, guid, w.guid)]
+        walls_near = _touching_walls(index, guid)
         for i, a in enumerate(walls_near):
             for b in walls_near[i + 1:]:
                 options.append(Description("topological", f"the {noun} adjoining the walls {_names([a, b])}",
@@ -426,10 +437,16 @@ def _mentions(facts: dict[str, Any]) -> set[str]:
     return out
 
 
+def _touching_walls(index: DescriptionIndex, guid: str) -> list[str]:
+    """The walls whose boxes meet element ``guid``'s, in GlobalId order."""
+    walls = [w.guid for w in index.facts("IfcWall")]
+    return [w for w, hit in zip(walls, _touching(index, walls, guid), strict=True) if hit]
+
+
 def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6) -> list[Description]:
     """"The X adjoining the wall(s) …": for elements of models without the relations above (many
     exports write no space boundaries or path connections), the walls whose boxes meet its box."""
-    near = [w.guid for w in index.facts("IfcWall") if _touching(index, guid, w.guid)][:most]
+    near = _touching_walls(index, guid)[:most]
     out = [Description("topological", f"the {noun} adjoining the wall {_names([a])}", {"class": cls, "touches": [a]})
            for a in near]
     for i, a in enumerate(near):
