@@ -9,7 +9,7 @@ overlaps it is not the minimum translation distance that :func:`.physics.penetra
 measures, and a box wholly inside another (no triangles cross) has no contact at all.
 :data:`.physics.REWARD_RELEASED` uses these contacts, so that under ``-o address=jid`` the
 physics hint's depths and the reward's summed penetration are the released ones
-(``tests/scenerevis/test_original_agreement.py`` compares them with recorded answers).
+(``tests/scenerevis/test_original_agreement_scoring.py`` compares them with recorded answers).
 
 R_support by the released rules is a reward term (:mod:`..reward.released`).
 """

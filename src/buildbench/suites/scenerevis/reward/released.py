@@ -2,7 +2,7 @@
 
 :mod:`..check.support` departs from these rules on purpose (see there); the released mode's reward
 (``-o address=jid``) uses these, so its R_support is the released one
-(``tests/scenerevis/test_original_agreement.py`` compares it with recorded answers).
+(``tests/scenerevis/test_original_agreement_scoring.py`` compares it with recorded answers).
 """
 
 from __future__ import annotations
