@@ -61,7 +61,7 @@ from buildbench.render.camera import clip_planes_for_bounds
 from buildbench.render.scene import assemble_scene, box_part
 
 from .fidelity_visual import snap_to_target, visual_fidelity
-from .model import Structure
+from .model import CATEGORIES, UNKNOWN_CODE, Structure
 from .views_basis import CONDITIONS, IMAGE_SIZE_PX, VIEW_NAMES, Condition, drawable
 
 #: ``gl``: the fast rasterizer (default); ``cycles``: Blender Cycles as in the paper (:mod:`.views_cycles`).
@@ -103,6 +103,11 @@ SKIN_COLORS: Mapping[str, tuple[int, int, int]] = {"Sheathing": (200, 204, 198),
 #: Colour of skin panels with any other name.
 SKIN_DEFAULT_COLOR: tuple[int, int, int] = (180, 180, 176)
 
+# RGBA rows by category code (the last for unknown names) and by skin prefix (the last for others).
+_FRAME_TABLE = np.array([(*CATEGORY_COLORS.get(c, UNKNOWN_COLOR), 255) for c in (*CATEGORIES, "")], dtype=np.uint8)
+_SKIN_ROW = {prefix: i for i, prefix in enumerate(SKIN_COLORS)}
+_SKIN_TABLE = np.array([(*rgb, 255) for rgb in (*SKIN_COLORS.values(), SKIN_DEFAULT_COLOR)], dtype=np.uint8)
+
 
 def check_renderer(renderer: str) -> str:
     """``renderer`` if it is one of :data:`RENDERERS`.
@@ -128,18 +133,16 @@ def check_condition(condition: str) -> Condition:
 
 def frame_colors(structure: Structure) -> np.ndarray:
     """RGBA uint8 colour per frame member, shape ``(n, 4)``, from its category."""
-    table = np.array([*CATEGORY_COLORS.values(), UNKNOWN_COLOR], dtype=np.uint8)
-    index = {c: i for i, c in enumerate(CATEGORY_COLORS)}
-    codes = np.array(
-        [index.get(c, len(index)) if c else len(index) for c in structure.categories], dtype=np.int64
-    )
-    return _with_alpha(table[codes] if len(codes) else np.zeros((0, 3), np.uint8))
+    # By the structure's cached category codes (validation computes them too): a Python pass
+    # over ~900 category names cost more than the rest of a house's scene build.
+    codes = structure.category_codes
+    return _FRAME_TABLE[np.where(codes == UNKNOWN_CODE, len(CATEGORIES), codes)]
 
 
 def skin_colors(skin: Structure) -> np.ndarray:
     """RGBA uint8 colour per skin panel, shape ``(n, 4)``, from its name prefix."""
-    rgb = [SKIN_COLORS.get(name.partition("_")[0], SKIN_DEFAULT_COLOR) for name in skin.names]
-    return _with_alpha(np.array(rgb, dtype=np.uint8).reshape(len(rgb), 3))
+    rows = [_SKIN_ROW.get(name.partition("_")[0], len(_SKIN_ROW)) for name in skin.names]
+    return _SKIN_TABLE[np.array(rows, dtype=np.intp)]
 
 
 def as_submitted(structure: Structure) -> Structure:
@@ -455,10 +458,6 @@ def _load_named(task: Task, paths: Mapping[str, str], condition: str) -> list[np
                 f"task {task.id}: cannot read {condition} view {view} at {path}: {exc}"
             ) from exc
     return images
-
-
-def _with_alpha(rgb: np.ndarray) -> np.ndarray:
-    return np.concatenate([rgb, np.full((len(rgb), 1), 255, np.uint8)], axis=1)
 
 
 def _boxes(structure: Structure, colors: np.ndarray) -> Boxes:
