@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, get_args
 
 import numpy as np
+
+from buildbench.llm.types import valid_text
 
 from .outcome import OutcomeRecord
 from .record import Record
 from .task import Task
 
 if TYPE_CHECKING:
-    from buildbench.llm import ApiError, Tool, ToolCall
+    from buildbench.llm import ApiError, Message, Tool, ToolCall
 
 #: Why an agent produced no action: the model client's kinds (``buildbench.llm.ApiError``)
 #: and ``agent`` for an agent that has nothing left to do (a scripted agent out of actions).
-AgentErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent"]
+AgentErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "context_length", "agent"]
 _AGENT_ERROR_KINDS: tuple[str, ...] = get_args(AgentErrorKind)
 
 
@@ -33,8 +35,8 @@ class AgentError:
     """Why the agent could not act, typed from the model client to the store.
 
     Attributes:
-        kind: One of ``AgentErrorKind``; ``budget`` is the agent's own doing (its episode is
-            scored), every other kind leaves the episode unscored.
+        kind: One of ``AgentErrorKind``; ``budget`` and ``context_length`` are the agent's own
+            doing (its episode is scored), every other kind leaves the episode unscored.
         message: One line for a person.
     """
 
@@ -52,8 +54,16 @@ class AgentError:
         return {"kind": self.kind, "message": self.message}
 
     @classmethod
-    def from_api(cls, error: ApiError) -> AgentError:
-        """The agent error for a failed model call."""
+    def from_api(cls, error: ApiError, messages: Sequence[Message] = ()) -> AgentError:
+        """The agent error for a failed model call whose request carried ``messages``.
+
+        A request over the model's context window is the agent's doing once the conversation
+        holds its own replies (they and the feedback on them grew it: ``context_length``, scored
+        like a spent budget). Before that it is the task's prompt against the model the run
+        chose, nothing the agent did: an unscored ``api_error``.
+        """
+        if error.kind == "context_length" and not any(m.role == "assistant" for m in messages):
+            return cls("api_error", f"{error.message} (the task's first prompt, before any reply of the agent)")
         return cls(error.kind, error.message)
 
 
@@ -93,6 +103,12 @@ class Action:
     data: Any = None
     error: AgentError | None = None
     usage: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Whichever bridge the text came by (our client, Inspect, verifiers, MCP, Gymnasium), a
+        # lone surrogate in it would fail the first UTF-8 write: the env's file, the store.
+        if isinstance(self.text, str):
+            self.text = valid_text(self.text)
 
 
 class ResetResult(NamedTuple):

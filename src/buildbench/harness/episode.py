@@ -17,8 +17,8 @@ EpisodeStatus = Literal["ok", "error", "api_error", "budget", "failed"]
 #: What an episode's ``error`` is: an agent error's kind (``AgentErrorKind``), ``exception``
 #: (the env or protocol raised), ``scorer`` (the scorer raised), ``agent_output`` (what the agent
 #: produced was refused: `AgentFailure`) or ``crash`` (the process running the episode died).
-ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "agent", "exception", "scorer",
-                    "agent_output", "crash"]
+ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "context_length", "agent", "exception",
+                    "scorer", "agent_output", "crash"]
 
 #: Statuses whose episodes carry a score. ``budget`` (the agent spent its token or request budget)
 #: and ``failed`` (its output was over a limit, malformed, missing or refused: `AgentFailure`,
@@ -104,10 +104,11 @@ def is_scored(episode: Episode) -> bool:
 def status_of(error: AgentError) -> EpisodeStatus:
     """The status of an episode its agent ended with ``error``.
 
-    A spent budget is the agent's own doing (scored); an agent with nothing left to do is broken
-    (``error``); a model call that failed is an API error.
+    A spent budget is the agent's own doing (scored), and so is a conversation its replies grew
+    past the model's context window (``context_length``: the model's budget of tokens); an agent
+    with nothing left to do is broken (``error``); a model call that failed is an API error.
     """
-    if error.kind == "budget":
+    if error.kind in ("budget", "context_length"):
         return "budget"
     return "error" if error.kind == "agent" else "api_error"
 

@@ -287,8 +287,9 @@ async def execute_episode(
 
 def _agent_failed(episode: Episode, suite: Suite, task: Task, failure: AgentFailure) -> None:
     """Make ``episode`` the scored failure ``failure`` says the agent caused (`AgentFailure`)."""
+    stopped = f" (the agent had stopped: {episode.error})" if episode.error else ""  # e.g. its budget spent
     episode.status, episode.error_kind = "failed", "agent_output"
-    episode.error = f"agent output refused: {failure.reason}"
+    episode.error = f"agent output refused: {failure.reason}{stopped}"
     episode.metrics = dict(suite.failure_metrics(task)) if suite.failure_metrics is not None else {}
 
 

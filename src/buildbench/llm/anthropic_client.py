@@ -20,7 +20,18 @@ from .client import (
 )
 from .retry import RetryPolicy
 from .transport import capped_http_client
-from .types import ChatRequest, ChatResponse, ImagePart, Message, Part, TextPart, Tool, ToolCall, Usage
+from .types import (
+    ChatRequest,
+    ChatResponse,
+    ImagePart,
+    Message,
+    Part,
+    TextPart,
+    Tool,
+    ToolCall,
+    Usage,
+    token_count,
+)
 
 _FINISH = {
     "end_turn": "stop",
@@ -98,14 +109,14 @@ def parse_anthropic_message(message: Any) -> ChatResponse:
                 calls.append(ToolCall.parse(str(block.id), str(block.name), block.input))
         u = message.usage
         input_tokens = sum(
-            int(getattr(u, name, 0) or 0)
+            token_count(getattr(u, name, 0), f"usage.{name}")
             for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
         )
         reason = message.stop_reason
         return ChatResponse(
             text="".join(texts),
             tool_calls=tuple(calls),
-            usage=Usage(input_tokens, int(u.output_tokens or 0), 1),
+            usage=Usage(input_tokens, token_count(u.output_tokens, "usage.output_tokens"), 1),
             finish_reason=_FINISH.get(reason, reason),
             model=str(message.model or ""),
         )

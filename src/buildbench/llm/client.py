@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import time
 from abc import ABC, abstractmethod
 from typing import Any
@@ -22,6 +23,13 @@ log = logging.getLogger(__name__)
 
 # Statuses worth another try: request timeout, conflict, rate limit, and every server error.
 _RETRY_STATUSES = frozenset({408, 409, 429})
+# How servers refuse a request longer than the model's context window (OpenAI and OpenRouter
+# "maximum context length", code context_length_exceeded; vLLM "maximum model length"; SGLang
+# "the model's context length"; Anthropic "prompt is too long" and 413 request_too_large),
+# with the statuses they use for it.
+_CONTEXT_STATUSES = frozenset({400, 413, 422})
+_CONTEXT_WORDS = re.compile(r"context[ _-]?(length|window)|maximum model length|max_model_len|prompt is too long"
+                            r"|request_too_large|too many (input )?tokens", re.IGNORECASE)
 
 
 class LLMConfigError(ValueError):
@@ -96,14 +104,14 @@ class AttemptFailed(Exception):
         retryable: bool,
         status_code: int | None = None,
         retry_after_s: float | None = None,
-        timeout: bool = False,
+        kind: ErrorKind = "api_error",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.status_code = status_code
         self.retry_after_s = retry_after_s
-        self.timeout = timeout
+        self.kind = kind
 
 
 def classify_sdk_error(exc: BaseException, sdk: Any) -> AttemptFailed | None:
@@ -116,20 +124,27 @@ def classify_sdk_error(exc: BaseException, sdk: Any) -> AttemptFailed | None:
     if too_large is not None:  # the same endpoint would answer the same way again: not retried
         return AttemptFailed(str(too_large), retryable=False)
     if isinstance(exc, sdk.APITimeoutError | asyncio.TimeoutError | TimeoutError):
-        return AttemptFailed("request timed out", retryable=True, timeout=True)
+        return AttemptFailed("request timed out", retryable=True, kind="timeout")
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
+        said = _body_snippet(exc.response) or exc.message
+        if status in _CONTEXT_STATUSES and _CONTEXT_WORDS.search(said):
+            return AttemptFailed(f"HTTP {status}: the request is over the model's context window: {said}",
+                                 retryable=False, status_code=status, kind="context_length")
         return AttemptFailed(
-            f"HTTP {status}: {_body_snippet(exc.response) or exc.message}",
+            f"HTTP {status}: {said}",
             retryable=status in _RETRY_STATUSES or status >= 500,
             status_code=status,
             retry_after_s=parse_retry_after(exc.response.headers),
         )
     if isinstance(exc, sdk.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        return AttemptFailed(f"connection failed: {cause or exc}", retryable=True)
+        cause = exc.__cause__ or exc.__context__ or exc
+        # a reset connection's exception often has no text: its type is then all there is to say
+        return AttemptFailed(f"connection failed: {str(cause) or type(cause).__name__}", retryable=True)
     if isinstance(exc, sdk.APIResponseValidationError | json.JSONDecodeError | UnicodeDecodeError):
         return AttemptFailed(f"malformed response: {exc}", retryable=True)
+    if isinstance(exc, RecursionError):  # the SDK's json.loads of a body nested 100,000 deep
+        return AttemptFailed("malformed response: nested too deeply to read", retryable=True)
     return None
 
 
@@ -172,7 +187,7 @@ class RemoteChatModel(ChatModel):
             async with asyncio.timeout(self.timeout_s):
                 return await self._attempt(request)
         except TimeoutError as exc:
-            raise AttemptFailed("request timed out", retryable=True, timeout=True) from exc
+            raise AttemptFailed("request timed out", retryable=True, kind="timeout") from exc
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
         t0 = time.perf_counter()
@@ -183,10 +198,9 @@ class RemoteChatModel(ChatModel):
                 response = await self._attempt_with_deadline(request)
             except AttemptFailed as fail:
                 if not fail.retryable or attempt >= self.retry.max_attempts:
-                    kind: ErrorKind = "timeout" if fail.timeout else "api_error"
                     tries = f"after {attempt} attempt{'s' if attempt > 1 else ''}"
                     err = ApiError(
-                        kind,
+                        fail.kind,
                         f"{self.provider}:{self.model}: {fail.message} ({tries})",
                         fail.status_code,
                         attempt,

@@ -20,7 +20,7 @@ from .client import (
 )
 from .retry import RetryPolicy
 from .transport import capped_http_client
-from .types import ChatRequest, ChatResponse, ImagePart, Message, TextPart, Tool, ToolCall, Usage
+from .types import ChatRequest, ChatResponse, ImagePart, Message, TextPart, Tool, ToolCall, Usage, token_count
 
 
 def _openai_parts(message: Message) -> str | list[dict[str, Any]]:
@@ -93,6 +93,19 @@ def to_openai_tool_choice(choice: str) -> str | dict[str, Any]:
     return {"type": "function", "function": {"name": choice}}
 
 
+def _reply_text(msg: Any) -> str:
+    """The assistant message's text: its content (a string, or text parts as some servers send),
+    else its refusal (a model's "I can't help with that" comes there with no content; it is
+    what the model said, and the episode's record must show it)."""
+    content = msg.content
+    if isinstance(content, list):
+        content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if content is not None and not isinstance(content, str):
+        raise TypeError(f"message.content: expected text, got {type(content).__name__}")
+    refusal = getattr(msg, "refusal", None)
+    return content or (refusal if isinstance(refusal, str) else "")
+
+
 def parse_openai_completion(completion: Any) -> ChatResponse:
     """Our response from an SDK ``ChatCompletion``; raises AttemptFailed when it is malformed."""
     try:
@@ -107,14 +120,14 @@ def parse_openai_completion(completion: Any) -> ChatResponse:
         )
         usage = completion.usage
         return ChatResponse(
-            text=msg.content or "",
+            text=_reply_text(msg),
             tool_calls=calls,
             usage=Usage(
-                int(getattr(usage, "prompt_tokens", 0) or 0),
-                int(getattr(usage, "completion_tokens", 0) or 0),
+                token_count(getattr(usage, "prompt_tokens", 0), "usage.prompt_tokens"),
+                token_count(getattr(usage, "completion_tokens", 0), "usage.completion_tokens"),
                 1,
             ),
-            finish_reason=choice.finish_reason,
+            finish_reason=None if choice.finish_reason is None else str(choice.finish_reason),
             model=str(completion.model or ""),
         )
     except (AttributeError, TypeError, ValueError, IndexError) as exc:

@@ -30,7 +30,7 @@ from buildbench.jsonio import parse_json
 log = logging.getLogger(__name__)
 
 Api = Literal["openai", "anthropic"]
-FaultKind = Literal["rate_limit", "server_error", "hang", "truncated", "disconnect"]
+FaultKind = Literal["rate_limit", "server_error", "hang", "truncated", "disconnect", "raw"]
 # A fixed creation time keeps served bodies byte-identical from run to run.
 _CREATED = 1_700_000_000
 
@@ -42,16 +42,19 @@ class Fault:
     Attributes:
         kind: ``rate_limit`` (429 with Retry-After), ``server_error`` (status 5xx),
             ``hang`` (no answer for ``seconds``), ``truncated`` (a 200 whose JSON body is cut
-            short), ``disconnect`` (the connection closes mid-body).
-        status: HTTP status for ``server_error``.
+            short), ``disconnect`` (the connection closes mid-body), ``raw`` (``body`` as it
+            is, with ``status``: what no well-formed reply can be).
+        status: HTTP status for ``server_error`` and ``raw``.
         retry_after_s: Retry-After header value for ``rate_limit`` (None: no header).
         seconds: How long ``hang`` stalls before answering (stopping the server ends it).
+        body: The bytes ``raw`` serves.
     """
 
     kind: FaultKind
     status: int = 500
     retry_after_s: float | None = None
     seconds: float = 30.0
+    body: bytes = b""
 
     @classmethod
     def rate_limit(cls, retry_after_s: float | None = 0.0) -> Fault:
@@ -72,6 +75,10 @@ class Fault:
     @classmethod
     def disconnect(cls) -> Fault:
         return cls("disconnect")
+
+    @classmethod
+    def raw(cls, body: bytes | str, status: int = 200) -> Fault:
+        return cls("raw", status, body=body.encode() if isinstance(body, str) else body)
 
 
 @dataclass(frozen=True)
@@ -422,6 +429,9 @@ class ScriptedServer:
                     return
                 if fault is not None and fault.kind == "server_error":
                     self._send_json(fault.status, _error_body(api, fault.status, "server error (injected)"))
+                    return
+                if fault is not None and fault.kind == "raw":
+                    self._send(fault.status, fault.body)
                     return
                 if fault is not None and fault.kind == "hang":
                     owner._stopping.wait(fault.seconds)

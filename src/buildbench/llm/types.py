@@ -8,6 +8,7 @@ replay files. Content parts (text, PNG images) live in :mod:`.parts`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -17,10 +18,37 @@ from buildbench.jsonio import parse_json
 from .parts import ImagePart, Part, TextPart, part_from_dict, require_field
 
 Role = Literal["system", "user", "assistant", "tool"]
-ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss"]
+ErrorKind = Literal["api_error", "timeout", "budget", "replay_miss", "context_length"]
 
 _ROLES: tuple[str, ...] = get_args(Role)
 _ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """``text`` with each lone surrogate (U+D800-U+DFFF) replaced by U+FFFD. A reply's JSON may
+    hold one (``"\\ud800"``), which no UTF-8 writer can write: the next request's body, the
+    store, a replay file or a log would each fail on it."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def token_count(value: Any, where: str) -> int:
+    """A token count a server reported (None: 0).
+
+    Raises:
+        ValueError: ``value`` is not a whole number >= 0 (a negative count would lower the
+            budget's running total; a bool, string, NaN or fraction is no count).
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 \
+            or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(f"{where}: expected a token count, got {value!r:.40}")
+    return int(value)
 
 
 def canonical_json(value: Any) -> str:
@@ -45,6 +73,17 @@ class ToolCall:
     arguments: dict[str, Any] = field(default_factory=dict)
     raw_arguments: str = "{}"
     parse_error: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", valid_text(self.name))
+        object.__setattr__(self, "raw_arguments", valid_text(self.raw_arguments))
+        if self.arguments:  # "\\udc00" in valid JSON reads as a lone surrogate
+            try:
+                text = json.dumps(self.arguments, ensure_ascii=False)
+            except (TypeError, ValueError, RecursionError):
+                return  # not JSON (a Python caller's object): nothing a reply could have put there
+            if valid_text(text) is not text:
+                object.__setattr__(self, "arguments", json.loads(valid_text(text)))
 
     @classmethod
     def parse(cls, id: str, name: str, raw: str | dict[str, Any] | Any) -> ToolCall:
@@ -322,7 +361,9 @@ class ApiError:
     Attributes:
         kind: ``api_error`` (HTTP error, connection failure or malformed reply, after
             retries), ``timeout`` (the last attempt timed out), ``budget`` (refused before
-            contacting the server), ``replay_miss`` (not in the replay file).
+            contacting the server), ``replay_miss`` (not in the replay file),
+            ``context_length`` (the server refused the request as longer than the model's
+            context window; not retried: the same conversation would be refused again).
         message: One line for a person.
         status_code: The last HTTP status, when there was one.
         attempts: HTTP attempts made (0 when the server was never contacted).
@@ -386,6 +427,8 @@ class ChatResponse:
     attempts: int = 0
 
     def __post_init__(self) -> None:
+        # What a model said goes into the next request, the store and replay files as UTF-8.
+        object.__setattr__(self, "text", valid_text(self.text))
         object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
 
     @property

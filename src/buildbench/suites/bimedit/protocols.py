@@ -18,7 +18,7 @@ from .options import BimEditOptions
 
 #: Error kinds of ``buildbench.llm.ApiError`` worth the retry, and their failure classes.
 _RETRYABLE = {"api_error": "api", "timeout": "timeout"}
-_NOT_RETRIED = {"budget": "budget", "replay_miss": "other"}
+_NOT_RETRIED = {"budget": "budget", "replay_miss": "other", "context_length": "api"}
 
 
 def failure_class(error: AgentError) -> str:

@@ -1,0 +1,172 @@
+"""A hostile model behind a loopback OpenAI-compatible endpoint, seen by the client and the harness:
+what the model itself said (lone surrogates, a refusal, parts) becomes text every writer can write;
+what the endpoint broke (a body nested 100,000 deep, bad token counts, a reset) is an API error
+with its reason, never an exception; a request over the context window is the agent's scored doing
+once its own replies are in the conversation, and an unscored API error before that."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+
+import pytest
+
+from buildbench.harness import AgentError, RunConfig, Store, execute_episode, get_suite, is_scored
+from buildbench.llm import (
+    ApiError,
+    ChatRequest,
+    ChatResponse,
+    Fault,
+    Message,
+    OpenAIChat,
+    RetryPolicy,
+    ScriptedChat,
+    ScriptedServer,
+    ServerReply,
+    ServerToolCall,
+    Tool,
+    ToolCall,
+)
+
+REQUEST = ChatRequest((Message.user("hi"),), tools=(Tool("place", "place a block"),))
+RETRY = RetryPolicy(max_attempts=2, base_delay_s=0.01)
+
+
+def _body(message: str, usage: str = '{"prompt_tokens": 3, "completion_tokens": 4}') -> str:
+    return ('{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [{"index": 0, '
+            f'"message": {message}, "finish_reason": "stop"}}], "usage": {usage}}}')
+
+
+def _ask(*faults: Fault, reply: ServerReply | str = "fine") -> tuple[ChatResponse, int]:
+    with ScriptedServer(lambda request: reply) as server:
+        server.inject(*faults)
+        model = OpenAIChat("m", base_url=server.base_url, timeout_s=5, retry=RETRY)
+        response = model.generate_sync(REQUEST)
+        return response, len(server.requests)
+
+
+def _writable(response: ChatResponse) -> None:
+    """Every writer downstream (the next request, the store, a replay file) can write it."""
+    json.dumps(response.to_dict(), ensure_ascii=False).encode("utf-8")
+    response.to_message().to_dict()
+
+
+def test_lone_surrogates_in_text_and_tool_calls_become_replacement_characters() -> None:
+    # json.dumps escapes them ("\ud800"): valid JSON that reads back as lone surrogates
+    reply = ServerReply(text="bad \ud800 and \udfff end",
+                        tool_calls=(ServerToolCall("place\udc00", {"code": "x = '\ud800'", "\udc01": ["\ud83d"]}),))
+    response, _ = _ask(reply=reply)
+    assert response.ok and response.text == "bad \ufffd and \ufffd end"
+    (call,) = response.tool_calls
+    assert call.name == "place\ufffd" and call.arguments == {"code": "x = '\ufffd'", "\ufffd": ["\ufffd"]}
+    _writable(response)
+
+
+def test_a_surrogate_in_an_action_from_any_bridge_is_replaced() -> None:
+    from buildbench.harness import Action
+
+    assert Action(text="a\ud800b").text == "a\ufffdb"
+    call = ToolCall.parse("c", "n", '{"k": "\\udfff"}')  # how Inspect, verifiers and MCP build theirs
+    assert call.arguments == {"k": "\ufffd"} and call.parse_error is None
+
+
+def test_a_refusal_is_the_reply_text_and_parts_are_joined() -> None:
+    refusal = _body('{"role": "assistant", "content": null, "refusal": "I cannot help with that."}')
+    response, _ = _ask(Fault.raw(refusal))
+    assert response.ok and response.text == "I cannot help with that."
+    parts = _body('{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "x"}, '
+                  '{"type": "text", "text": "b"}]}')
+    response, _ = _ask(Fault.raw(parts))
+    assert response.ok and response.text == "ab"
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    (_body('{"role": "assistant", "content": "hi", "junk": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+     "nested too deeply"),
+    (_body('{"role": "assistant", "content": "hi"}', '{"prompt_tokens": -5, "completion_tokens": 1}'),
+     "usage.prompt_tokens: expected a token count, got -5"),
+    (_body('{"role": "assistant", "content": "hi"}', '{"prompt_tokens": 1, "completion_tokens": NaN}'),
+     "usage.completion_tokens: expected a token count, got nan"),
+    (_body('{"role": "assistant", "content": "hi"}', '{"prompt_tokens": true, "completion_tokens": 1}'),
+     "usage.prompt_tokens: expected a token count, got True"),
+    (_body('{"role": "assistant", "content": 5}'), "message.content: expected text, got int"),
+])
+def test_a_broken_body_is_an_api_error_naming_it_not_an_exception(body: str, why: str) -> None:
+    response, requests = _ask(Fault.raw(body), Fault.raw(body))
+    assert response.error is not None and response.error.kind == "api_error", response
+    assert "malformed response" in response.error.message and why in response.error.message
+    assert requests == RETRY.max_attempts  # the endpoint's fault: retried like any malformed reply
+
+
+@pytest.mark.parametrize("message", [
+    "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens",  # OpenAI, vLLM
+    "The decoder prompt (length 9000) is longer than the maximum model length of 8192.",  # vLLM
+    "prompt is too long: 210000 tokens > 200000 maximum",  # Anthropic
+])
+def test_a_context_window_refusal_is_its_own_kind_and_not_retried(message: str) -> None:
+    body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
+    response, requests = _ask(Fault.raw(body, 400), Fault.raw(body, 400))
+    assert response.error is not None and response.error.kind == "context_length", response
+    assert "over the model's context window" in response.error.message and requests == 1
+
+
+def test_another_400_stays_an_api_error() -> None:
+    body = json.dumps({"error": {"message": "temperature: must be <= 2", "type": "invalid_request_error"}})
+    response, requests = _ask(Fault.raw(body, 400))
+    assert response.error is not None and response.error.kind == "api_error" and requests == 1
+
+
+def test_a_reset_connection_is_named() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def reset_each() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            conn.recv(1 << 16)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            conn.close()  # linger 0: a TCP reset
+
+    threading.Thread(target=reset_each, daemon=True).start()
+    try:
+        model = OpenAIChat("m", base_url=f"http://127.0.0.1:{listener.getsockname()[1]}/v1", timeout_s=5,
+                           retry=RETRY)
+        response = model.generate_sync(REQUEST)
+    finally:
+        stop.set()
+    assert response.error is not None and response.error.kind == "api_error"
+    # the reset's exception has no text of its own; its type is named rather than nothing
+    assert response.error.message.split("connection failed: ")[1].split(" (after")[0].strip(), response.error
+
+
+CONTEXT = ApiError("context_length", "m: HTTP 400: the request is over the model's context window", 400, 1)
+
+
+def test_the_context_window_is_the_agent_s_doing_only_after_its_own_reply() -> None:
+    first = AgentError.from_api(CONTEXT, [Message.system("s"), Message.user("task")])
+    assert first.kind == "api_error" and "first prompt" in first.message
+    later = AgentError.from_api(CONTEXT, [Message.user("task"), Message.assistant("x" * 100), Message.user("more")])
+    assert later.kind == "context_length"
+
+
+@pytest.mark.parametrize(("replies", "status", "kind"), [
+    ([ChatResponse(error=CONTEXT)], "api_error", "api_error"),  # the task's prompt: unscored
+    (["no tower here", ChatResponse(error=CONTEXT)], "budget", "context_length"),  # its replies grew it: scored
+])
+def test_a_context_window_overflow_in_an_episode(tmp_path, replies, status, kind) -> None:
+    config = RunConfig(suite="example", agent="llm", protocol="refine", split="demo", limit=1, workers=0)
+    task = get_suite("example").load_tasks("demo", 0)[0]
+    episode = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat(replies)))
+    assert (episode.status, episode.error_kind) == (status, kind), episode.error
+    assert "context window" in (episode.error or "")
+    assert is_scored(episode) is (status == "budget")
+    with Store(tmp_path / "run") as store:
+        store.add_episode(episode)
+        (kept,) = store.episodes()
+    assert (kept.status, kept.error_kind) == (status, kind)
