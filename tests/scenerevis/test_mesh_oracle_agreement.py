@@ -28,6 +28,11 @@ RECORDING = Path(__file__).with_name("data") / "mesh-oracle-procedural.jsonl"
 #: turns, flush and duplicated objects, 5 mm objects, a wall crossed by 0.5-2 %, an L-shaped room,
 #: rolled and pitched objects, the ceiling pierced), each recorded whole.
 ODD_RECORDING = RECORDING.with_name("mesh-oracle-odd-rooms.jsonl")
+#: Round 2 (``odd_rooms.odd2_rooms``): objects flush to within 1e-9 m, pairs overlapping by the 1 cm
+#: collision threshold exactly and 1e-6 m either side, ``-0.0`` and negative-quaternion rotations,
+#: one object alone, twelve objects packed with gaps of 0 and 1e-9 m, a clockwise room with a
+#: repeated and a collinear corner.
+ODD2_RECORDING = RECORDING.with_name("mesh-oracle-odd2-rooms.jsonl")
 SHARED = Path(__file__).resolve().parents[3] / "shared/data/scenerevis"
 #: Voxel volumes agree when within this share of the release's, or this many m³ (float32
 #: vertices in the GLB can move a voxel centre across a rounding boundary).
@@ -93,16 +98,19 @@ def _inside(layout: RoomLayout, a: int, b: int) -> bool:
         (lo[b] >= lo[a] - 1e-9).all() and (hi[b] <= hi[a] + 1e-9).all())
 
 
-def test_procedural_physics_agrees_on_odd_rooms() -> None:
+@pytest.mark.parametrize(("recording", "kinds"), [
+    (ODD_RECORDING, {"quarter", "flush", "twins", "tiny", "threshold", "l_shape", "tilted", "ceiling"}),
+    (ODD2_RECORDING, {"hair", "depth", "signed_zero", "single", "crowd", "odd_polygon"}),
+])
+def test_procedural_physics_agrees_on_odd_rooms(recording: Path, kinds: set[str]) -> None:
     """Synthetic rooms at the checks' edges: the 1 cm colliding set, the out-of-bounds set and the
     voxel figures agree on every room. Contact of any depth may differ only for an object lying
     wholly inside another's box (a 5 mm lamp inside a bookshelf's 25 mm base, the two bottoms
     coplanar): FCL's answer on that tie turns on the last bits of the placed vertices, which the
     release bakes into float32 world coordinates and we keep as float64 local meshes placed by a
     transform (README of tools/scenerevis_mesh_oracle)."""
-    records = [json.loads(line) for line in ODD_RECORDING.read_text(encoding="utf-8").splitlines()]
-    kinds = {rec["room_id"].rsplit("-", 1)[0] for rec in records}
-    assert {"quarter", "flush", "twins", "tiny", "threshold", "l_shape", "tilted", "ceiling"} <= kinds
+    records = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    assert kinds <= {rec["room_id"].rsplit("-", 1)[0] for rec in records}
     for rec in records:
         layout = parse_layout(rec["scene"])
         meshes = layout_meshes(layout, rec["level"])
@@ -115,5 +123,26 @@ def test_procedural_physics_agrees_on_odd_rooms() -> None:
         for i in ours ^ theirs:
             assert any(_inside(layout, i, j) for j in range(len(layout)) if j != i), (rec["room_id"], i)
         figures = mesh_voxel_figures(layout, meshes, 0.05)
+        if _repeats_a_corner(rec["scene"]):
+            # The release's voxel room mesh indexes the floor triangulation's vertices (the
+            # 'triangle' engine drops a repeated corner) into the corner list that still holds it,
+            # so its floor and ceiling join the wrong corners and in-room voxels count as outside
+            # (0.61 m³ where the same room without the repeat gives 0.074). We read the polygon it
+            # draws: the same figures as without the repeated corner (suite README, "Where we depart").
+            clean = parse_layout(_without_repeated_corners(rec["scene"]))
+            assert figures == mesh_voxel_figures(clean, layout_meshes(clean, rec["level"]), 0.05), rec["room_id"]
+            assert not _close(figures.total_oob_m3, rec["voxel"]["total_oob_volume"]), rec["room_id"]
+            continue
         assert _close(figures.total_oob_m3, rec["voxel"]["total_oob_volume"]), rec["room_id"]
         assert _close(figures.total_collision_m3, rec["voxel"]["total_collision_volume"]), rec["room_id"]
+
+
+def _repeats_a_corner(scene: dict) -> bool:
+    corners = [tuple(p) for p in scene["bounds_bottom"]]
+    return any(a == b for a, b in zip(corners, corners[1:] + corners[:1], strict=True))
+
+
+def _without_repeated_corners(scene: dict) -> dict:
+    keep = [i for i, p in enumerate(scene["bounds_bottom"]) if p != scene["bounds_bottom"][i - 1]]
+    return {**scene, "bounds_bottom": [scene["bounds_bottom"][i] for i in keep],
+            "bounds_top": [scene["bounds_top"][i] for i in keep]}

@@ -13,6 +13,16 @@ stresses one thing the real bedrooms rarely do:
 * ``l_shape``: an L-shaped room with objects in the inner corner and across the notch;
 * ``tilted``: objects turned about x or z (a 90 degree roll, a 45 degree pitch);
 * ``ceiling``: objects touching and piercing the ceiling, one under the floor.
+
+``odd2_rooms`` (round 2, ``run_mesh_oracle.py --odd2``) goes further:
+
+* ``hair``: objects flush with each other and the walls to within 1e-9 m either way;
+* ``depth``: pairs overlapping by the collision threshold (1 cm) exactly and 1e-6 m either side;
+* ``signed_zero``: rotations written with ``-0.0`` components, the half turn as ``[0, 1, 0, 0]`` and
+  ``[0, -1, 0, 0]``, the identity as ``[0, 0, 0, -1]``;
+* ``single``: one object, centred, touching nothing;
+* ``crowd``: twelve objects packed in a grid with gaps of 0 and 1e-9 m;
+* ``odd_polygon``: the room's corners clockwise, with a repeated corner and a collinear one.
 """
 
 from __future__ import annotations
@@ -130,10 +140,78 @@ KINDS = {"quarter": quarter, "flush": flush, "twins": twins, "tiny": tiny, "thre
          "l_shape": l_shape, "tilted": tilted, "ceiling": ceiling}
 
 
-def odd_rooms(seed: int, per_kind: int) -> list[tuple[str, Scene]]:
-    """``per_kind`` rooms of each kind, named ``kind-k``."""
+HAIR = 1e-9
+
+
+def hair(rng: np.random.Generator) -> Scene:
+    room, hx, hz = _box_room(rng)
+    x = -hx + float(rng.choice([0.0, HAIR, -HAIR]))
+    for gap in (HAIR, -HAIR, 0.0, HAIR):
+        room["objects"].append({**_obj(rng, [0.0, 0.0, -hz + 0.3 + HAIR], [0.6, 0.9, 0.6], _yaw(0)), "pos": [
+            x + 0.3, 0.0, -hz + 0.3 + float(rng.choice([0.0, HAIR, -HAIR]))]})
+        x += 0.6 + gap
+    room["objects"].append({**_obj(rng, [0.0, 0.0, 0.0], [0.8, 0.8, 0.8], _yaw(0)), "pos": [hx - 0.4 + HAIR, 0.0, 0.0]})
+    return room
+
+
+def depth(rng: np.random.Generator) -> Scene:
+    room, _, hz = _box_room(rng)
+    for k, overlap in enumerate((0.01, 0.01 - 1e-6, 0.01 + 1e-6)):
+        z = -hz + 0.8 + k * 1.1
+        room["objects"].append({**_obj(rng, [0.0, 0.0, 0.0], [0.6, 0.8, 0.6], _yaw(0)), "pos": [-0.3, 0.0, z]})
+        room["objects"].append({**_obj(rng, [0.0, 0.0, 0.0], [0.6, 0.8, 0.6], _yaw(0)),
+                                "pos": [0.3 - overlap, 0.0, z]})
+    return room
+
+
+def signed_zero(rng: np.random.Generator) -> Scene:
+    room, hx, hz = _box_room(rng)
+    rotations = [[-0.0, -0.0, -0.0, 1.0], [0.0, 1.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, -1.0],
+                 [-0.0, math.sin(math.pi / 4), -0.0, math.cos(math.pi / 4)], [0.0, -0.0, 0.0, -1.0]]
+    for k, rot in enumerate(rotations):
+        x, z = -hx + 0.7 + (k % 3) * (2 * hx - 1.4) / 2, -hz + 0.7 + (k // 3) * (2 * hz - 1.4)
+        room["objects"].append(_obj(rng, [x, 0.0, z], [1.0, 0.8, 0.5], rot))
+    return room
+
+
+def single(rng: np.random.Generator) -> Scene:
+    room, _, _ = _box_room(rng)
+    room["objects"].append(_obj(rng, [0.0, 0.0, 0.0], [1.0, 0.8, 0.6], _yaw(float(rng.choice([0, 90])))))
+    return room
+
+
+def crowd(rng: np.random.Generator) -> Scene:
+    room, hx, hz = _box_room(rng)
+    for k in range(12):
+        gap = float(rng.choice([0.0, HAIR]))
+        x, z = -hx + 0.3 + (k % 4) * (0.6 + gap), -hz + 0.3 + (k // 4) * (0.6 + gap)
+        room["objects"].append(_obj(rng, [x, 0.0, z], [0.6, 0.7, 0.6], _yaw(float(rng.choice([0, 90, 180])))))
+    return room
+
+
+def odd_polygon(rng: np.random.Generator) -> Scene:
+    room, hx, hz = _box_room(rng)
+    corners = [(-hx, -hz), (hx, -hz), (hx, 0.0), (hx, hz), (hx, hz), (-hx, hz)]  # clockwise seen from above
+    room = _room(corners)
+    room["objects"] += [_obj(rng, [hx - 0.3, 0.0, 0.0], [0.6, 0.8, 0.6], _yaw(0)),
+                        _obj(rng, [-hx + 0.25, 0.0, hz - 0.25], [0.5, 0.5, 0.5], _yaw(45)),
+                        _obj(rng, [0.0, 0.0, -hz + 0.3 - 0.06], [0.8, 0.8, 0.6], _yaw(0))]
+    return room
+
+
+KINDS2 = {"hair": hair, "depth": depth, "signed_zero": signed_zero, "single": single, "crowd": crowd,
+          "odd_polygon": odd_polygon}
+
+
+def odd2_rooms(seed: int, per_kind: int) -> list[tuple[str, Scene]]:
+    """Round 2: ``per_kind`` rooms of each kind of ``KINDS2``, named ``kind-k``."""
+    return odd_rooms(seed, per_kind, KINDS2)
+
+
+def odd_rooms(seed: int, per_kind: int, kinds: dict[str, Any] | None = None) -> list[tuple[str, Scene]]:
+    """``per_kind`` rooms of each kind (``KINDS`` unless ``kinds``), named ``kind-k``."""
     out = []
-    for name, make in KINDS.items():
+    for name, make in (KINDS if kinds is None else kinds).items():
         for k in range(per_kind):
             room = make(np.random.default_rng([seed, k, len(name)]))
             room["room_id"] = f"{name}-{k}"

@@ -121,6 +121,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--odd", type=int, default=0, metavar="N",
                         help="N synthetic rooms of each kind of odd_rooms.py instead, each recorded whole")
+    parser.add_argument("--odd2", type=int, default=0, metavar="N",
+                        help="the same with odd_rooms.odd2_rooms (round 2)")
     args = parser.parse_args()
     sys.path.insert(0, str(args.orig / "eval"))
     import myeval  # the released modules, unmodified
@@ -128,9 +130,10 @@ def main() -> None:
 
     _seed_sampling()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from odd_rooms import odd_rooms
+    from odd_rooms import odd2_rooms, odd_rooms
 
-    todo = [("odd_rooms", k + 1, room) for k, (_, room) in enumerate(odd_rooms(0, args.odd))] if args.odd else rooms()
+    synthetic = odd_rooms(0, args.odd) if args.odd else odd2_rooms(0, args.odd2) if args.odd2 else []
+    todo = [("odd_rooms", k + 1, room) for k, (_, room) in enumerate(synthetic)] if synthetic else rooms()
     if args.rooms:
         todo = todo[: args.rooms]
     with tempfile.TemporaryDirectory() as tmp, args.out.open("w", encoding="utf-8") as out:
@@ -138,7 +141,7 @@ def main() -> None:
             models = Path(tmp) / f"m{count}"
             exported, digest = export_models(scene, args.level, models, f"r{count}")
             record = {"source": source, "line": line, "room_id": scene.get("room_id"), "level": args.level,
-                      "mesh_digest": digest, **({"scene": scene} if args.odd else {}),
+                      "mesh_digest": digest, **({"scene": scene} if synthetic else {}),
                       **run_room(myeval, voxel_eval, exported, models, count < args.voxel_rooms)}
             out.write(json.dumps(record, sort_keys=True) + "\n")
             out.flush()
