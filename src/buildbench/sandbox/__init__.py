@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from buildbench.sandbox._launch import SandboxUnavailable
+    from buildbench.sandbox._protocol import field_problem
     from buildbench.sandbox._types import Envelope, Isolation, Limits, SetupResult, Status
     from buildbench.sandbox._worker import IsolationInfo, Worker, run_code, sandbox_available
 
@@ -69,6 +70,7 @@ _LAZY = {
     "SandboxUnavailable": "_launch",
     "IsolationInfo": "_worker",
     "Worker": "_worker",
+    "field_problem": "_protocol",
     "run_code": "_worker",
     "sandbox_available": "_worker",
 }
@@ -82,6 +84,7 @@ __all__ = [
     "SetupResult",
     "Status",
     "Worker",
+    "field_problem",
     "run_code",
     "sandbox_available",
 ]

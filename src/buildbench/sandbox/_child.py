@@ -33,7 +33,7 @@ import sys
 import time
 
 from buildbench.sandbox._prctl import become_subreaper, die_with_parent, set_dumpable
-from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
+from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, field_problem, read_frame, write_frame
 from buildbench.sandbox._session import serve as serve_runner
 
 # Not `typing.TYPE_CHECKING`: importing typing would cost every sandboxed child's start-up.
@@ -52,7 +52,8 @@ _REPORT_GRACE_S = 10.0
 _SWEEP_S = 5.0
 _MAX_ERROR_CHARS = 5_000
 _MAX_TRACEBACK_CHARS = 50_000
-_REPORT_FIELDS = {"status": str, "result_json": str, "error": str, "traceback": str}
+_REPORT_FIELDS: dict[str, tuple[type, ...]] = {"status": (str,), "result_json": (str, type(None)),
+                                               "error": (str, type(None)), "traceback": (str, type(None))}
 # How often the supervisor looks at the runner's CPU time during a call, and what it allows
 # beyond the call's budget (the runner's own RLIMIT_CPU rounds up to whole seconds).
 _CPU_POLL_S = 0.1
@@ -70,12 +71,9 @@ def checked_report(report: dict[str, Any], result_bytes: int) -> Reply:
     Raises:
         ProtocolError: An unknown field or status, a field of the wrong type, or an oversized result.
     """
-    for key, value in report.items():
-        expected = _REPORT_FIELDS.get(key)
-        if expected is None:
-            raise ProtocolError(f"the runner's report has an unknown field {key!r}")
-        if not (isinstance(value, expected) or (value is None and key != "status")):
-            raise ProtocolError(f"the runner's report field {key!r} is a {type(value).__name__}")
+    problem = field_problem(report, _REPORT_FIELDS)
+    if problem is not None:
+        raise ProtocolError(f"the runner's report is malformed: {problem}")
     if report.get("status") not in ("ok", "error", "memory"):
         raise ProtocolError(f"the runner reported an unknown status {report.get('status')!r}")
     if len(report.get("result_json") or "") > result_bytes:

@@ -20,7 +20,7 @@ from buildbench.sandbox._child import descendants
 from buildbench.sandbox._disk import DiskQuota, FolderUnmeasurable
 from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
 from buildbench.sandbox._memory import MemoryBudget
-from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, read_frame, write_frame
+from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, field_problem, read_frame, write_frame
 from buildbench.sandbox._streams import StreamCollector
 from buildbench.sandbox._types import Envelope, Limits, Status
 
@@ -43,9 +43,9 @@ _CRASH_SIGNALS = {
 }
 
 
-#: What a reply from the supervisor may hold, and the type of each field.
-_REPLY_FIELDS: dict[str, type] = {"nonce": str, "status": str, "result_json": str, "error": str, "traceback": str,
-                                  "returncode": int}
+#: What a reply from the supervisor may hold, and the types of each field.
+_REPLY_FIELDS: dict[str, tuple[type, ...]] = {"nonce": (str,), "status": (str,), "result_json": (str,),
+                                              "error": (str,), "traceback": (str,), "returncode": (int,)}
 _REPLY_STATUSES = ("ok", "error", "memory", "crash", "exited")
 
 
@@ -55,12 +55,9 @@ class _OverQuota(Exception):
 
 def _reply_problem(reply: dict[str, Any], nonce: str) -> str | None:
     """What is wrong with a reply frame (fields, types, status, nonce), or None."""
-    for key, value in reply.items():
-        expected = _REPLY_FIELDS.get(key)
-        if expected is None:
-            return f"unknown field {key!r}"
-        if not isinstance(value, expected) or isinstance(value, bool):
-            return f"field {key!r} is a {type(value).__name__}"
+    problem = field_problem(reply, _REPLY_FIELDS)
+    if problem is not None:
+        return problem
     if reply.get("nonce") != nonce:
         return "it does not answer this request (wrong nonce)"
     if reply.get("status") not in _REPLY_STATUSES:

@@ -101,3 +101,25 @@ def read_frame(fd: int, *, max_bytes: int, deadline: float | None = None) -> dic
     if not isinstance(message, dict):
         raise ProtocolError(f"frame is a JSON {type(message).__name__}, expected an object")
     return message
+
+
+def field_problem(frame: Any, fields: dict[str, tuple[type, ...]]) -> str | None:
+    """What is wrong with the fields of ``frame``, a JSON value the other side sent, or None:
+    ``an array, not an object``, ``an unknown field 'x'`` (one ``fields`` does not list) or
+    ``field 'x' is a string`` (a value of none of its types; a boolean passes only where
+    ``bool`` is listed, never as an ``int``). Whatever else a frame must hold is the caller's
+    to check."""
+    if not isinstance(frame, dict):
+        return f"{_json_kind(frame)}, not an object"
+    for key, value in frame.items():
+        allowed = fields.get(key)
+        if allowed is None:
+            return f"an unknown field {key!r}"
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            return f"field {key!r} is {_json_kind(value)}"
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal
 
-from buildbench.sandbox import Envelope, Isolation, Limits, Worker
+from buildbench.sandbox import Envelope, Isolation, Limits, Worker, field_problem
 from buildbench.suites.dreamhouse.model import Structure, parse_document
 
 ExecStatus = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
@@ -87,22 +87,12 @@ _REPLY_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
-def _json_kind(value: Any) -> str:
-    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-    return kinds.get(type(value), "a number")
-
-
 def _reply_problem(reply: Any) -> str | None:
     """What is wrong with the shape of a run's reply, or None. The members themselves are
     checked when the env reads them as a structure (each problem named per member)."""
-    if not isinstance(reply, dict):
-        return f"{_json_kind(reply)}, not an object"
-    for key, value in reply.items():
-        allowed = _REPLY_FIELDS.get(key)
-        if allowed is None:
-            return f"an unknown field {key!r}"
-        if not isinstance(value, allowed) or isinstance(value, bool):
-            return f"field {key!r} is {_json_kind(value)}"
+    problem = field_problem(reply, _REPLY_FIELDS)
+    if problem is not None:
+        return problem
     if reply.get("status") not in ("ok", "error"):
         return f"status {reply.get('status')!r} is neither 'ok' nor 'error'"
     if "members" not in reply:
