@@ -71,7 +71,7 @@ class Document:
 
 
 def _v(values: Iterable[float]) -> str:
-    return " ".join(repr(float(x)) for x in values)
+    return " ".join(map(repr, map(float, values)))
 
 
 def quat(rot: np.ndarray) -> np.ndarray:
@@ -222,9 +222,11 @@ def _children(layout: Layout, tree: Tree) -> str:
             centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
             turns = Rotation.from_matrix(r_rot.T @ np.array([layout.poses[b][1] for b in others]))
             quats = turns.as_quat(scalar_first=True)
-            for block, centre, turn in zip(others, centres.tolist(), quats.tolist(), strict=True):
+            # Python floats from ``tolist``: each ``!r`` is ``_v``'s text, written without its per-number calls.
+            for block, (x, y, z), (w, i, j, k) in zip(others, centres.tolist(), quats.tolist(), strict=True):
                 parts.append(
-                    f'<body name="b{escape(block)}" pos="{_v(centre)}" quat="{_v(turn)}">{blocks[block]}</body>'
+                    f'<body name="b{escape(block)}" pos="{x!r} {y!r} {z!r}" quat="{w!r} {i!r} {j!r} {k!r}">'
+                    f"{blocks[block]}</body>"
                 )
         layout.children[key] = "".join(parts)
     return layout.children[key]

@@ -45,30 +45,32 @@ from functools import cached_property
 import numpy as np
 
 
-def _skew(r: np.ndarray) -> np.ndarray:
-    """Cross-product matrices of the rows of ``r``, shape (m, 3, 3)."""
-    out = np.zeros((r.shape[0], 3, 3))
+def _skew(r: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Cross-product matrices of the rows of ``r``, shape (m, 3, 3) (into ``out`` if given: its
+    diagonal must be zero)."""
+    out = np.zeros((r.shape[0], 3, 3)) if out is None else out
     out[:, 0, 1], out[:, 0, 2] = -r[:, 2], r[:, 1]
     out[:, 1, 0], out[:, 1, 2] = r[:, 2], -r[:, 0]
     out[:, 2, 0], out[:, 2, 1] = -r[:, 1], r[:, 0]
     return out
 
 
+_SWAP = np.block([[np.zeros((3, 3)), np.eye(3)], [np.eye(3), np.zeros((3, 3))]])
+"""``(a, b)`` → ``(b, a)`` for two 3-vectors: the part of :func:`_to_anchor` and :func:`_to_origin` that
+moves no point (copied per weld: one copy costs less than building it)."""
+
+
 def _to_anchor(origin: np.ndarray, anchors: np.ndarray) -> np.ndarray:
     """``(torque about origin, force)`` → ``(force, torque about anchor)``, shape (m, 6, 6)."""
-    out = np.zeros((anchors.shape[0], 6, 6))
-    out[:, :3, 3:] = np.eye(3)
-    out[:, 3:, :3] = np.eye(3)
-    out[:, 3:, 3:] = _skew(origin[None, :] - anchors)
+    out = np.repeat(_SWAP[None], anchors.shape[0], axis=0)
+    _skew(origin[None, :] - anchors, out[:, 3:, 3:])
     return out
 
 
 def _to_origin(origin: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``(force, torque about point)`` → ``(torque about origin, force)``, shape (m, 6, 6)."""
-    out = np.zeros((points.shape[0], 6, 6))
-    out[:, :3, :3] = _skew(points - origin[None, :])
-    out[:, :3, 3:] = np.eye(3)
-    out[:, 3:, :3] = np.eye(3)
+    out = np.repeat(_SWAP[None], points.shape[0], axis=0)
+    _skew(points - origin[None, :], out[:, :3, :3])
     return out
 
 
@@ -107,9 +109,23 @@ class RowSums:
     def of(cls, dense: np.ndarray) -> RowSums:
         """The nonzero entries of ``dense``."""
         rows, columns = np.nonzero(dense)
+        return cls._entries(dense.shape[0], rows, columns, dense[rows, columns])
+
+    @classmethod
+    def among(cls, dense: np.ndarray, cells: np.ndarray) -> RowSums:
+        """:meth:`of` where only the ``cells`` (flat indices into ``dense``, in increasing order) may be
+        nonzero: the same entries, without scanning the zeros (a loop weld's matrices are mostly zero blocks)."""
+        rows, columns = np.divmod(cells, dense.shape[1])
+        values = dense[rows, columns]
+        held = values != 0
+        return cls._entries(dense.shape[0], rows[held], columns[held], values[held])
+
+    @classmethod
+    def _entries(cls, size: int, rows: np.ndarray, columns: np.ndarray, values: np.ndarray) -> RowSums:
+        """The entries ``values`` at ``rows``, ``columns`` (row-major order) of a matrix of ``size`` rows."""
         starts = np.flatnonzero(np.diff(rows, prepend=-1))  # rows come sorted: where each begins
-        return cls(dense.shape[0], rows[starts].astype(np.int64), starts.astype(np.int64), columns.astype(np.int64),
-                   np.ascontiguousarray(dense[rows, columns], dtype=float))
+        return cls(size, rows[starts].astype(np.int64), starts.astype(np.int64), columns.astype(np.int64),
+                   np.ascontiguousarray(values, dtype=float))
 
     def sums(self, x: np.ndarray) -> np.ndarray:
         """The rows with entries of ``self · x`` (``x`` one-dimensional), shape (len(rows),)."""
@@ -289,9 +305,10 @@ def weld_network(
     n, m = centres.shape[0], ends.shape[0]
     child = np.flatnonzero(parents >= 0)
     edge = tree_welds[child]
-    if np.any(edge < 0) or not np.all(
-        np.sort(ends[edge], axis=1) == np.sort(np.column_stack([parents[child], child]), axis=1)
-    ):
+    if np.any(edge < 0):
+        raise ValueError("every block but the root needs the weld that joins it to its parent")
+    joined, up = ends[edge], parents[child]
+    if not np.all(((joined[:, 0] == up) & (joined[:, 1] == child)) | ((joined[:, 0] == child) & (joined[:, 1] == up))):
         raise ValueError("every block but the root needs the weld that joins it to its parent")
     if np.any(parents[child] >= child) or parents[0] >= 0:
         raise ValueError("node 0 must be the root and every parent must come before its children")
@@ -308,7 +325,9 @@ def weld_network(
     bounds = np.zeros((m, 2, 2))
     bounds[: child.size, 0, 0] = 1.0
     bounds[: child.size, 1] = np.column_stack([reach, np.ones(child.size)])
-    loop = np.setdiff1d(np.arange(m), edge)
+    in_tree = np.zeros(m, dtype=bool)
+    in_tree[edge] = True
+    loop = np.flatnonzero(~in_tree)
     loops: tuple[Loops, ...] = ()
     if loop.size:
         # A unit wrench in a loop weld is delivered to its second block and taken from its first:
@@ -328,8 +347,11 @@ def weld_network(
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
-        loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.of(weighted), np.ascontiguousarray(inverse),
-                       RowSums.of(give_up)),)
+        by_row = np.lexsort((loop_of, row_of))
+        cells = _block_cells(row_of[by_row], loop_of[by_row], give_up.shape[1])
+        loops = (Loops(slice(0, child.size), slice(child.size, m),
+                       RowSums.among(weighted, _block_cells(loop_of, row_of, weighted.shape[1])),
+                       np.ascontiguousarray(inverse), RowSums.among(give_up, cells)),)
         bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
                                             np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
     # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
@@ -344,6 +366,26 @@ def weld_network(
         loops=loops,
         bounds=bounds,
     )
+
+
+def _block_cells(major: np.ndarray, minor: np.ndarray, columns: int) -> np.ndarray:
+    """The flat indices, in increasing order, of the cells of the 6×6 blocks at block row ``major[k]`` and
+    block column ``minor[k]`` of a matrix with ``columns`` columns (blocks sorted by row, then column).
+
+    Cell ``(a, b)`` of block ``k``, the ``j``-th of the ``s`` blocks of its block row, whose blocks
+    begin at block ``f``, is cell number ``36f + 6s·a + 6j + b`` in that order: placed there, no sort.
+    """
+    first = np.flatnonzero(np.diff(major, prepend=-1))
+    sizes = np.diff(np.append(first, major.size))
+    row = np.repeat(np.arange(first.size), sizes)
+    six = np.arange(6)
+    place = (36 * first[row] + 6 * (np.arange(major.size) - first[row]))[:, None, None] + (
+        (6 * sizes[row])[:, None, None] * six[:, None] + six
+    )
+    cells = (6 * major[:, None, None] + six[:, None]) * columns + (6 * minor[:, None, None] + six)
+    out = np.empty(cells.size, dtype=np.int64)
+    out[place.reshape(-1)] = cells.reshape(-1)
+    return out
 
 
 def _loop_bounds(tree: np.ndarray, solve: np.ndarray, give_up: np.ndarray, crossed: np.ndarray) -> np.ndarray:
