@@ -89,3 +89,25 @@ def test_statements_are_read_whole(tmp_path: Path) -> None:
     assert all(re.match(r"#\d+=", s) for s in statements)
     assert any("'Wall 1; it''s /* not a comment'" in s for s in statements)
     assert MOVED.replace("2.", "0.")[:-1] in statements
+
+
+@pytest.mark.parametrize(("before", "after"), [
+    ("#42=IFCDIRECTION((0.,0.,1.))", "#42=IFCDIRECTION((-0.,0.,1.))"),  # Wall 1's extrusion direction
+    ("#42=IFCDIRECTION((0.,0.,1.))", "#42=IFCDIRECTION((6.123233995736766E-17,0.,1.))"),  # cos 90°
+    ("#42=IFCDIRECTION((0.,0.,1.))", "#42=IFCDIRECTION((0.,-1.E-12,1.))"),
+])
+def test_zero_written_another_way_changes_nothing(before: str, after: str, tmp_path: Path) -> None:
+    """Other writers (and agents' numpy) write -0. or a rotation's float noise where IfcOpenShell
+    wrote 0.; seven significant digits kept them apart, and the wall was "modified"."""
+    text = FIXTURE.read_text("latin-1")
+    assert before in text
+    other = tmp_path / "other.ifc"
+    other.write_text(text.replace(before, after), "latin-1")
+    assert node_changes(load_model(FIXTURE), load_model(other)).empty
+
+
+def test_small_but_real_value_still_counts(tmp_path: Path) -> None:
+    text = FIXTURE.read_text("latin-1")
+    other = tmp_path / "other.ifc"
+    other.write_text(text.replace("#42=IFCDIRECTION((0.,0.,1.))", "#42=IFCDIRECTION((1.E-06,0.,1.))"), "latin-1")
+    assert node_changes(load_model(FIXTURE), load_model(other)).modified == {WALL_1}

@@ -381,8 +381,14 @@ def _edges(f: ifcopenshell.file, model: IfcModel) -> Iterator[Edge]:
                 yield (cls, head, guid(el, rel), q)  # type: ignore[arg-type]
 
 
+#: Reals smaller than this are zero: significant digits alone would keep -0. and the float noise
+#: of a rotation (cos 90° = 6.1e-17) apart from 0., and make the element they shape "modified".
+_ZERO = 1e-9
+
+
 def _round_real(match: re.Match[str]) -> str:
-    return f"{float(match.group(0)):.7g}"
+    value = float(match.group(0))
+    return "0" if abs(value) < _ZERO else f"{value:.7g}"
 
 
 class _Hasher:
@@ -496,7 +502,8 @@ def _signature(ent: ifcopenshell.entity_instance, world: np.ndarray, scale: floa
         if name in _SKIPPED_ATTRIBUTES or isinstance(value, ifcopenshell.entity_instance):
             continue
         if isinstance(value, float):
-            value = f"{value * scale if name in LENGTH_ATTRIBUTES else value:.6g}"
+            value = value * scale if name in LENGTH_ATTRIBUTES else value
+            value = f"{0.0 if abs(value) < _ZERO else value:.6g}"
         parts.append(f"{name}={value!r}")
     rot = np.round(world[:3, :3], 6) + 0.0  # + 0.0 folds -0.0 into 0.0
     parts.append(",".join(f"{v:.6f}" for v in rot.ravel()))
