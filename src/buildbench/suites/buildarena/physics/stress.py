@@ -347,11 +347,10 @@ def weld_network(
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
-        by_row = np.lexsort((loop_of, row_of))
-        cells = _block_cells(row_of[by_row], loop_of[by_row], give_up.shape[1])
-        loops = (Loops(slice(0, child.size), slice(child.size, m),
-                       RowSums.among(weighted, _block_cells(loop_of, row_of, weighted.shape[1])),
-                       np.ascontiguousarray(inverse), RowSums.among(give_up, cells)),)
+        # Only the cells of M's nonzero blocks (of Mᵀ's in Mᵀ·D⁻¹) may be nonzero.
+        blocks = crossing != 0
+        loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.among(weighted, _block_cells(blocks)),
+                       np.ascontiguousarray(inverse), RowSums.among(give_up, _block_cells(blocks.T))),)
         bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
                                             np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
     # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
@@ -368,24 +367,10 @@ def weld_network(
     )
 
 
-def _block_cells(major: np.ndarray, minor: np.ndarray, columns: int) -> np.ndarray:
-    """The flat indices, in increasing order, of the cells of the 6×6 blocks at block row ``major[k]`` and
-    block column ``minor[k]`` of a matrix with ``columns`` columns (blocks sorted by row, then column).
-
-    Cell ``(a, b)`` of block ``k``, the ``j``-th of the ``s`` blocks of its block row, whose blocks
-    begin at block ``f``, is cell number ``36f + 6s·a + 6j + b`` in that order: placed there, no sort.
-    """
-    first = np.flatnonzero(np.diff(major, prepend=-1))
-    sizes = np.diff(np.append(first, major.size))
-    row = np.repeat(np.arange(first.size), sizes)
-    six = np.arange(6)
-    place = (36 * first[row] + 6 * (np.arange(major.size) - first[row]))[:, None, None] + (
-        (6 * sizes[row])[:, None, None] * six[:, None] + six
-    )
-    cells = (6 * major[:, None, None] + six[:, None]) * columns + (6 * minor[:, None, None] + six)
-    out = np.empty(cells.size, dtype=np.int64)
-    out[place.reshape(-1)] = cells.reshape(-1)
-    return out
+def _block_cells(blocks: np.ndarray) -> np.ndarray:
+    """The flat indices, in increasing order, of the cells of a matrix of 6×6 blocks that lie in the blocks
+    set in ``blocks`` (a boolean matrix, one entry per block)."""
+    return np.flatnonzero(np.repeat(np.repeat(blocks, 6, axis=0), 6, axis=1))
 
 
 def _loop_bounds(tree: np.ndarray, solve: np.ndarray, give_up: np.ndarray, crossed: np.ndarray) -> np.ndarray:
