@@ -75,14 +75,19 @@ def scene_metrics(
     and out-of-bounds volumes, ``outside_fraction`` per object, ``floating`` and
     ``unsupported`` indices, the voxel loss when ``voxels``, ``latency_s`` when given, and
     the ``geometry`` level the objects had, and the navigability fields when ``navigation``
-    (footprints of the boxes at every level).
+    (footprints of the boxes at every level). At level ``mesh``, ``mesh_fallbacks`` lists the
+    objects measured on their procedural mesh because their asset was missing or bad
+    (``{"object": index, "source": why}``).
     """
     geometry = check_level(geometry)
     layout = scene if isinstance(scene, RoomLayout) else parse_layout(scene)
-    meshes = layout_meshes(layout, geometry) if geometry != "box" else None
+    fallbacks: dict[int, str] = {}
+    meshes = layout_meshes(layout, geometry, fallbacks=fallbacks) if geometry != "box" else None
     # check_physics's own choice (the released box rules ignore the level), meshes made once.
     out = physics_of(layout, rules, None if rules.mesh_contacts else meshes, geometry).to_dict()
     support = check_support(layout, geometry=geometry, meshes=meshes)
+    if geometry == "mesh":  # objects measured on their procedural stand-in, never silently
+        out["mesh_fallbacks"] = [{"object": k, "source": src} for k, src in sorted(fallbacks.items())]
     out["floating"] = list(support.floating)
     out["unsupported"] = list(support.unsupported)
     out["unsupported_rate"] = support.unsupported_pct

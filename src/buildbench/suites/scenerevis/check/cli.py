@@ -146,6 +146,12 @@ def _print_table(rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
             f"{_ids(r['out_of_bounds']):>18} {loss:>13}"
         )
     click.echo(f"scenes {summary['n_scenes']} ({summary['rules']} rules, {summary['geometry']} geometry)")
+    stand_ins = [(r["line"], f) for r in rows for f in r.get("mesh_fallbacks", ())]
+    if stand_ins:
+        line, first = stand_ins[0]
+        n = sum(r["n_objects"] for r in rows if "mesh_fallbacks" in r)
+        click.echo(f"procedural stand-ins: {len(stand_ins)} of {n} objects had no usable asset mesh "
+                   f"(line {line} object {first['object']}: {first['source']})")
     for key in (
         "OBR",
         "CNR",

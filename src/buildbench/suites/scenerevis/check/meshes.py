@@ -48,9 +48,14 @@ SAMPLE_SEED = 0
 
 
 def layout_meshes(
-    layout: RoomLayout, level: GeometryLevel, *, library: AssetLibrary | None = None
+    layout: RoomLayout, level: GeometryLevel, *, library: AssetLibrary | None = None,
+    fallbacks: dict[int, str] | None = None,
 ) -> list[SolidMesh]:
-    """The mesh of every object of ``layout`` at ``level``, in its local frame."""
+    """The mesh of every object of ``layout`` at ``level``, in its local frame.
+
+    ``fallbacks``, when given, receives object index -> mesh source of every object whose real
+    asset was missing or bad at level ``mesh`` (it got its procedural mesh; the source says why),
+    so a figure measured on stand-ins can say so."""
     level = check_level(level)
     if level == "mesh" and library is None:
         library = AssetLibrary.from_env()  # once per room, not once per object
@@ -68,6 +73,8 @@ def layout_meshes(
             attributes={"description": desc},
         )
         mesh = object_mesh(obj, level, library=library)
+        if fallbacks is not None and "(fallback:" in mesh.source:
+            fallbacks[k] = mesh.source
         out.append(solid_mesh(*_released_scale(mesh.vertices, layout.sizes[k]), mesh.faces))
     return out
 
