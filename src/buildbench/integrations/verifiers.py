@@ -49,6 +49,7 @@ from buildbench.harness.errors import ConfigError
 from buildbench.harness.runner import stored_outcome
 from buildbench.llm import Message, ToolCall
 from buildbench.llm.openai_client import to_openai_messages, to_openai_tools
+from buildbench.llm.types import valid_text
 
 from .rollout import EpisodePlay, SuiteSetup, metric_value, observation_messages
 from .text import plain_json
@@ -88,6 +89,32 @@ def _chat(messages: list[Message]) -> list[dict[str, Any]]:
 def _tools(env: Env) -> list[dict[str, Any]] | None:
     tools = env.tools
     return plain_json(to_openai_tools(tuple(tools))) if tools else None
+
+
+def _writable(reply: dict[str, Any]) -> None:
+    """Replace each lone surrogate in the model's reply by U+FFFD, in place: verifiers sends this
+    very message again with the next request, which one would fail (a UnicodeEncodeError, so an
+    unscored rollout the model could choose by writing ``"\\ud800"``)."""
+    content = reply.get("content")
+    if isinstance(content, str):
+        reply["content"] = valid_text(content)
+    for part in content if isinstance(content, list) else ():
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            part["text"] = valid_text(part["text"])
+    for call in reply.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            for key in ("name", "arguments"):
+                if isinstance(function.get(key), str):
+                    function[key] = valid_text(function[key])
+
+
+def _unscored(state: vf.State) -> bool:
+    """Whether the rollout ended on an error that is no score: any but verifiers' refusal of a reply
+    with no content and no tool call, which the model chose (the ``EmptyModelResponseError`` of an
+    endpoint that sent no response or no choices says so in other words, and is unscored)."""
+    error = state.get("error")
+    return error is not None and not (isinstance(error, vf.EmptyModelResponseError) and "no content" in str(error))
 
 
 def _tool_calls(message: dict[str, Any]) -> list[ToolCall]:
@@ -172,6 +199,7 @@ class SuiteEnv(vf.MultiTurnEnv):
     async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> vf.Messages:
         episode = self._episode(state)
         reply = cast(dict[str, Any], messages[-1])
+        _writable(reply)
         calls = _tool_calls(reply)
         try:
             result: StepResult = await self._in_thread(episode.reply, str(reply.get("content") or ""), calls)
@@ -194,7 +222,7 @@ class SuiteEnv(vf.MultiTurnEnv):
         if episode is None:
             return
         try:
-            if state.get("error") is None:
+            if not _unscored(state):
                 state[_OUTCOME] = plain_json(stored_outcome(await self._in_thread(episode.env.outcome)))
         except Exception as exc:  # noqa: BLE001 - an env that cannot say what it built has no score
             error = EpisodeError(f"{self.setup.suite.name} task {episode.task.id}: no outcome: {_one_line(exc)}")
@@ -219,14 +247,14 @@ class EpisodeRubric(vf.Rubric):
     async def env_reward(self, state: vf.State) -> float:
         """The sum of the env's rewards for the replies of the rollout."""
         rewards = state.get(_REWARDS)
-        if state.get("error") is not None or rewards is None:
+        if _unscored(state) or rewards is None:
             return math.nan
         return math.fsum(rewards)
 
     async def verifier_score(self, state: vf.State) -> float:
         """The metric of the suite's verifier on the episode's outcome."""
         outcome = state.get(_OUTCOME)
-        if state.get("error") is not None or outcome is None:
+        if _unscored(state) or outcome is None:
             return math.nan
         task = self.setup.task(str(state["info"]["task_id"]), where=f"{self.setup.suite.name} rubric")
         try:
