@@ -3,7 +3,11 @@
 Description:
     The agent builds a timber frame as named boxes. Its scene persists across steps within
     an episode (the paper's retries start from the same scene); ``reset_scene`` (a method
-    for protocols, a tool for agents) empties it.
+    for protocols, a tool for agents) empties it. The scene is the whole Blender scene, as
+    the released harness's saved ``.blend``: objects that are not members (helpers outside
+    the collection, the factory scene's objects, or their absence once deleted) stay across
+    steps too, a failed script leaves all of it as it was, and a JSON/tool edit or a restored
+    checkpoint replaces the members only (see :meth:`DreamHouseEnv._executor_for_run`).
 Action space (all accepted in every episode; ``action_format`` picks what the prompt teaches):
     Blender Python text run by the selected executor (``executor=fast|blender``); a JSON
     member list; tool calls (``add_members``, ``remove_members``, ``modify_members``,
@@ -163,7 +167,12 @@ class DreamHouseEnv(Env):
 
     def _init_episode(self) -> None:
         self._scene = Structure.from_members([])
-        self._synced = False  # does the executor's scene equal self._scene?
+        # The scripts that, run in order on a factory scene, make the agent's whole scene (the
+        # scripts it ran that were accepted, and a rebuild of the members for each edit made
+        # outside a script); and how many of them the executor's scene holds (None: unknown,
+        # after a failed script or a lost process).
+        self._history: list[str] = []
+        self._ran: int | None = None
         self.attempts = 0
         self.invalid_actions = 0
         self.script_errors = 0
@@ -252,14 +261,22 @@ class DreamHouseEnv(Env):
         return self._scene
 
     def restore(self, scene: Structure) -> None:
-        """Put a checkpointed scene back (the executor rebuilds it before the next script)."""
+        """Put a checkpointed scene's members back (the executor rebuilds them before the next
+        script; objects that are not members stay as they are now)."""
         if scene is not self._scene:
-            self._scene = scene
-            self._synced = False
+            self._edited(scene)
 
     def reset_scene(self) -> None:
-        """Empty the scene (the explicit reset between regenerations)."""
-        self.restore(Structure.from_members([]))
+        """Empty the scene, objects that are not members included (the explicit reset between
+        regenerations)."""
+        self._scene = Structure.from_members([])
+        self._history, self._ran = [], None
+
+    def _edited(self, scene: Structure) -> None:
+        """``scene``'s members replace the scene's, made outside a script (a JSON or tool edit, a
+        restored checkpoint): the executor rebuilds them in its scene before the next script."""
+        self._scene = scene
+        self._history.append(structure_to_bpy(scene, self.collection, clear=True))
 
     # -- acting -------------------------------------------------------------------------
     def step(self, action: Action) -> StepResult:
@@ -275,9 +292,10 @@ class DreamHouseEnv(Env):
                 scene = actions.add_members(self._scene, listed.members, replace=listed.replace)
         except actions.ActionError as exc:
             return self._invalid(str(exc))
-        self._scene = scene
-        if kind != "python":
-            self._synced = False
+        if kind == "python":
+            self._scene = scene
+        else:
+            self._edited(scene)
         ev = self.evaluate()
         note = ""
         if len(scene) == 0:
@@ -311,40 +329,63 @@ class DreamHouseEnv(Env):
             except BlenderUnavailable as exc:
                 raise ConfigError(str(exc)) from exc
         ex = self._executor
-        if not self._synced:
-            ex.reset()
-            if len(self._scene):
-                # A full rebuild: the factory scene's own objects must not rename members
-                # (its 'Cube' would turn the agent's 'Cube' into 'Cube.001' in the feedback).
-                script = structure_to_bpy(self._scene, self.collection, clear=True)
-                rebuilt = ex.run(script)
-                if not rebuilt.ok:
-                    # The agent's earlier scripts ran in this process and may have broken it
-                    # (patched bpy, builtins): a fresh process undoes whatever they did.
-                    ex.restart()
-                    rebuilt = ex.run(script)
-                if not rebuilt.ok:
-                    raise RuntimeError(f"could not rebuild the scene in the executor: {rebuilt.error}")
-            self._synced = True
+        if self._ran is not None and self._ran < len(self._history):
+            # Members edited outside a script, the executor's scene otherwise intact: they are
+            # rebuilt in place, so objects that are not members stay.
+            results = [ex.run(script) for script in self._history[self._ran:]]
+            ok = all(r.ok for r in results) and _same_members(results[-1], self._scene)
+            self._ran = len(self._history) if ok else None
+        if self._ran is None:
+            self._replay(ex)
         return ex
+
+    def _replay(self, ex: Any) -> None:
+        """Make the executor's scene the agent's again after a failed script or a lost process:
+        the released harness reopens its last saved ``.blend``; here the accepted scripts run
+        again on a factory scene. Where that does not give the same members (a script that
+        reads the clock or draws random numbers), the members alone are rebuilt and the
+        objects that are not members are lost."""
+        for attempt in range(2):
+            ex.reset()
+            results = [ex.run(script) for script in self._history]
+            if all(r.ok for r in results) and _same_members(results[-1] if results else None, self._scene):
+                self._ran = len(self._history)
+                return
+            if attempt == 0:
+                # The agent's earlier scripts ran in this process and may have broken it
+                # (patched bpy, builtins): a fresh process undoes whatever they did.
+                ex.restart()
+        # A full rebuild: the factory scene's own objects must not rename members (its 'Cube'
+        # would turn the agent's 'Cube' into 'Cube.001' in the feedback).
+        script = structure_to_bpy(self._scene, self.collection, clear=True)
+        ex.reset()
+        rebuilt = ex.run(script)
+        if not rebuilt.ok:
+            ex.restart()
+            rebuilt = ex.run(script)
+        if not rebuilt.ok:
+            raise RuntimeError(f"could not rebuild the scene in the executor: {rebuilt.error}")
+        self._history, self._ran = [script], 1
 
     def _run_python(self, code: str) -> Structure:
         result = self._executor_for_run().run(code)
+        self._ran = None  # until the run is accepted: the scene holds what the script did
         if not result.ok:
             # Like the released harness, a failed run is not saved: the scene stays as before.
-            self._synced = False
             self.script_errors += 1
             tb = (result.traceback or "").strip()
             detail = f"{result.error}\n{tb[-TRACEBACK_CHARS:]}" if tb else str(result.error)
             raise actions.ActionError(f"[ERROR] Blender failed:\n{detail}")
         try:
-            return result.structure()
+            scene = result.structure()
         except StructureFormatError as exc:
             # What the script built is the agent's output (e.g. over the member limit): a bad
             # action with its reason, the scene kept as before, never an error of the episode.
-            self._synced = False
             self.script_errors += 1
             raise actions.ActionError(f"[ERROR] the script's structure was refused: {exc}") from None
+        self._history.append(code)
+        self._ran = len(self._history)
+        return scene
 
     def _step_tools(self, action: Action) -> StepResult:
         answers: list[tuple[str, str]] = []
@@ -362,13 +403,13 @@ class DreamHouseEnv(Env):
         args = call.arguments or {}
         try:
             if call.name == "add_members":
-                self._scene = actions.add_members(self._scene, actions.parse_members(args.get("members")))
+                self._edited(actions.add_members(self._scene, actions.parse_members(args.get("members"))))
             elif call.name == "remove_members":
-                self._scene = actions.remove_members(self._scene, args.get("names"))
+                self._edited(actions.remove_members(self._scene, args.get("names")))
             elif call.name == "modify_members":
-                self._scene = actions.modify_members(self._scene, args.get("changes"))
+                self._edited(actions.modify_members(self._scene, args.get("changes")))
             elif call.name == "reset_scene":
-                self._scene = Structure.from_members([])
+                self.reset_scene()
             elif call.name == "validate":
                 return self.evaluate().text
             else:
@@ -376,7 +417,6 @@ class DreamHouseEnv(Env):
         except actions.ActionError as exc:
             self.invalid_actions += 1
             return f"Invalid call: {exc}. Nothing changed."
-        self._synced = False
         return f"OK: the scene has {len(self._scene)} members."
 
     def _invalid(self, message: str) -> StepResult:
@@ -432,6 +472,18 @@ class DreamHouseEnv(Env):
         if self._executor is not None:
             self._executor.close()
             self._executor = None
+
+
+def _same_members(result: Any, scene: Structure) -> bool:
+    """Whether a run's exported members are ``scene``'s (no run: whether ``scene`` is empty)."""
+    if result is None:
+        return len(scene) == 0
+    try:
+        got = result.structure()
+    except StructureFormatError:
+        return False
+    return got.names == scene.names and np.array_equal(got.sizes_m, scene.sizes_m, equal_nan=True) and \
+        np.array_equal(got.matrices, scene.matrices, equal_nan=True)
 
 
 def make_env(task: Task, options: DreamHouseOptions) -> DreamHouseEnv:
