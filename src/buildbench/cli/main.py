@@ -309,7 +309,8 @@ def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, 
 def compare(run_a: Path, run_b: Path, as_json: bool, errors_as_failures: bool, seed: int) -> None:
     """Compare two runs task by task: B - A per metric on the tasks both scored, with a 95 %
     bootstrap interval and a p-value (exact McNemar for pass/fail, sign-flip permutation
-    otherwise). Says when the task sets differ."""
+    otherwise). Says when the task sets differ; refuses (exit 2) runs of two suites, runs with
+    no task scored in both, and the same run twice."""
     from buildbench.harness.compare import compare_pair, print_pair
 
     result = compare_pair(run_a, run_b, errors_as_failures=errors_as_failures, seed=seed)
