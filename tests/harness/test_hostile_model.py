@@ -75,7 +75,7 @@ def test_a_surrogate_in_an_action_from_any_bridge_is_replaced() -> None:
 def test_a_refusal_is_the_reply_text_and_parts_are_joined() -> None:
     refusal = _body('{"role": "assistant", "content": null, "refusal": "I cannot help with that."}')
     response, _ = _ask(Fault.raw(refusal))
-    assert response.ok and response.text == "I cannot help with that."
+    assert response.ok and response.text == "I cannot help with that." and response.finish_reason == "refusal"
     parts = _body('{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"type": "x"}, '
                   '{"type": "text", "text": "b"}]}')
     response, _ = _ask(Fault.raw(parts))
@@ -170,3 +170,16 @@ def test_a_context_window_overflow_in_an_episode(tmp_path, replies, status, kind
         store.add_episode(episode)
         (kept,) = store.episodes()
     assert (kept.status, kept.error_kind) == (status, kind)
+
+
+@pytest.mark.parametrize("reason", ["length", "content_filter", "refusal"])
+def test_a_cut_filtered_or_refused_reply_is_named_in_its_step(reason: str) -> None:
+    config = RunConfig(suite="example", agent="llm", protocol="one-shot", split="demo", limit=1, workers=0)
+    task = get_suite("example").load_tasks("demo", 0)[0]
+    cut = ChatResponse(text='{"blocks": [{"center": [0, 0, 0.', finish_reason=reason)
+    episode = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat([cut])))
+    (step,) = [s for s in episode.steps if s.role == "agent"]
+    assert step.info["finish_reason"] == reason
+    assert episode.status == "ok" and is_scored(episode)  # an invalid design: the agent's scored failure
+    plain = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat(["{}"])))
+    assert "finish_reason" not in plain.steps[0].info  # "stop" is not worth a word

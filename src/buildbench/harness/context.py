@@ -109,6 +109,8 @@ class EpisodeContext:
         text = action.text
         if text is None and action.data is not None:
             text = json.dumps(action.data, default=str)
+        if action.finish_reason not in (None, "stop", "tool_calls"):
+            info = {**(info or {}), "finish_reason": action.finish_reason}
         step = Step(
             index=index,
             role=role,

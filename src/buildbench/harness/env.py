@@ -96,6 +96,9 @@ class Action:
         error: Set when the agent could not produce an action; protocols end the episode
             on it (``EpisodeContext.fail``) and the runner reads its kind.
         usage: Tokens/requests spent producing this action, as a plain dict.
+        finish_reason: Why the model stopped, when it says (``length``: cut at the token limit,
+            ``content_filter``, ``refusal``…); the step log keeps any but ``stop``/``tool_calls``,
+            so a cut or filtered reply is named where it failed.
     """
 
     text: str | None = None
@@ -103,6 +106,7 @@ class Action:
     data: Any = None
     error: AgentError | None = None
     usage: dict[str, int] = field(default_factory=dict)
+    finish_reason: str | None = None
 
     def __post_init__(self) -> None:
         # Whichever bridge the text came by (our client, Inspect, verifiers, MCP, Gymnasium), a

@@ -100,7 +100,8 @@ class LLMAgent(Agent):
         turn = self.turns[-1]
         turn.reply = Message.assistant(response.text, response.tool_calls)
         turn.calls = list(response.tool_calls)
-        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
+        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage,
+                      finish_reason=response.finish_reason)
 
 
 def llm_agent_options(options: ModelOptions | Mapping[str, Any]) -> dict[str, Any]:

@@ -93,17 +93,20 @@ def to_openai_tool_choice(choice: str) -> str | dict[str, Any]:
     return {"type": "function", "function": {"name": choice}}
 
 
-def _reply_text(msg: Any) -> str:
-    """The assistant message's text: its content (a string, or text parts as some servers send),
-    else its refusal (a model's "I can't help with that" comes there with no content; it is
-    what the model said, and the episode's record must show it)."""
+def _reply_text(msg: Any, finish_reason: Any) -> tuple[str, str | None]:
+    """The assistant message's text and finish reason: its content (a string, or text parts as
+    some servers send), else its refusal, with the reason ``refusal`` (a model's "I can't help
+    with that" comes there with no content; it is what the model said, and the episode's record
+    must show it)."""
     content = msg.content
     if isinstance(content, list):
         content = "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     if content is not None and not isinstance(content, str):
         raise TypeError(f"message.content: expected text, got {type(content).__name__}")
     refusal = getattr(msg, "refusal", None)
-    return content or (refusal if isinstance(refusal, str) else "")
+    if not content and isinstance(refusal, str) and refusal:
+        return refusal, "refusal"
+    return content or "", None if finish_reason is None else str(finish_reason)
 
 
 def parse_openai_completion(completion: Any) -> ChatResponse:
@@ -119,15 +122,16 @@ def parse_openai_completion(completion: Any) -> ChatResponse:
             for c in (msg.tool_calls or [])
         )
         usage = completion.usage
+        text, finish_reason = _reply_text(msg, choice.finish_reason)
         return ChatResponse(
-            text=_reply_text(msg),
+            text=text,
             tool_calls=calls,
             usage=Usage(
                 token_count(getattr(usage, "prompt_tokens", 0), "usage.prompt_tokens"),
                 token_count(getattr(usage, "completion_tokens", 0), "usage.completion_tokens"),
                 1,
             ),
-            finish_reason=None if choice.finish_reason is None else str(choice.finish_reason),
+            finish_reason=finish_reason,
             model=str(completion.model or ""),
         )
     except (AttributeError, TypeError, ValueError, IndexError) as exc:

@@ -183,7 +183,8 @@ class Team(Agent):
             return Action(error=AgentError.from_api(response.error, request.messages), usage=usage)
         thread.messages.append(Message.assistant(response.text, response.tool_calls))
         thread.pending = tuple(response.tool_calls)
-        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage)
+        return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage,
+                      finish_reason=response.finish_reason)
 
 
 def llm(task: Task, model: ChatModel | None, options: BuildArenaOptions) -> Agent:
