@@ -71,6 +71,11 @@ from buildbench.suites.scenerevis.options import SceneReVisOptions
 
 DATA = Path(__file__).resolve().parent / "data" / "differential-original.jsonl"
 ODD = DATA.with_name("differential-original-odd.jsonl")
+#: Round 2 (``tools/scenerevis_oracle/odd2_replies.py``): objects moved to touch another exactly or
+#: 1e-9 m off, ``-0.0`` rotations and positions, moves in place, twin adds, sizes and coordinates at
+#: our limits and a hair past them, look-alike jids, removals twice, calls after ``terminate``,
+#: unclosed and nested tags; turn-0 rooms with ``-0.0``, one or two corners, one point, 1 km across.
+ODD2 = DATA.with_name("differential-original-odd2.jsonl")
 TOLERANCE_M = 1e-6
 OOB_SHARE_TOLERANCE = 0.08
 

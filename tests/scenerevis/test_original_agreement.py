@@ -17,6 +17,7 @@ from typing import Any
 from scenerevis_original_replay import (  # registered by conftest.py
     DATA,
     ODD,
+    ODD2,
     calls_of,
     edit_steps,
     env_step,
@@ -206,3 +207,37 @@ def test_odd_recording_covers_its_details() -> None:
     assert {"双人床", "🛏️ bed"} <= descs
     rooms = {r["variant"] for r in records(ODD) if r["kind"] == "init"}
     assert {"clockwise", "triangle", "no_area", "turned_45", "upside_down", "two_vectors", "number_id"} <= rooms
+
+
+def test_odd2_replies_agree_or_differ_as_documented() -> None:
+    """Round 2: touching and hair-overlapping moves, ``-0.0`` poses, moves in place, twin adds,
+    sizes and coordinates at our limits (accepted) and a hair past them (refused: checked
+    values), look-alike jids, a removal repeated, calls after ``terminate``, unclosed and nested
+    tags. Every turn agrees or falls under a listed difference; the format reward and R_support
+    agree on every turn."""
+    counts = verdicts(ODD2)
+    wrong = {k: v for k, v in counts.items() if k.startswith("disagree")}
+    assert not wrong, f"disagreements {wrong} (all verdicts {dict(counts)})"
+    assert counts["agree"] >= 0.6 * sum(counts.values()) and sum(counts.values()) >= 200
+    for rec, before, k in edit_steps(ODD2):
+        step = rec["steps"][k]
+        jids = {str(o["jid"]) for o in flat_objects(before) if o.get("jid")}
+        uids = {str(o["uid"]) for o in flat_objects(before) if o.get("uid")}
+        ours, _ = format_reward(step["reply"], jids, uids)
+        assert math.isclose(ours, step["format_reward"]["before"], abs_tol=1e-9), (rec["room"], k, step["fault"])
+        if step["physics"] is not None and step["fault"][0] != "stored":
+            scene = {**rec["scene"], "objects": step["scene"]}
+            assert math.isclose(released_support_reward(scene), step["physics"]["support"], abs_tol=1e-9), (
+                rec["room"], k)
+
+
+def test_odd2_recording_covers_its_details() -> None:
+    edits = [(rec, s) for rec in records(ODD2) if rec["kind"] == "edit" for s in rec["steps"]]
+    faults = {tuple(s["fault"]) for _, s in edits}
+    assert {("valid", "touching"), ("valid", "signed_zero"), ("valid", "at_limits"), ("valid", "after_terminate"),
+            ("no_op", "zero_width_jid"), ("no_op", "removed_twice"), ("stored", "past_limit"),
+            ("text", "unclosed"), ("text", "nested_tags")} <= faults
+    at_limits = [s for _, s in edits if s["fault"] == ["valid", "at_limits"]]
+    assert any(o["size"] == [20.0, 0.005, 20.0] for s in at_limits for o in s["scene"])  # the release stored it
+    rooms = {r["variant"] for r in records(ODD2) if r["kind"] == "init"}
+    assert {"signed_zero", "one_corner", "one_point", "huge", "zero_height"} <= rooms

@@ -16,6 +16,7 @@ import pytest
 from scenerevis_original_replay import (  # registered by conftest.py
     DATA,
     ODD,
+    ODD2,
     OOB_SHARE_TOLERANCE,
     calls_of,
     edit_steps,
@@ -38,6 +39,9 @@ from buildbench.suites.scenerevis.reward import (
     released_support_reward,
 )
 
+#: Overlaps below this are lost in the release's float32 box meshes at room coordinates.
+FLOAT32_HAIR_M = 1e-6
+
 
 def physics_steps(path: Path = DATA) -> list[tuple[dict[str, Any], int, dict[str, Any], dict[str, Any]]]:
     """(record, step index, flat scene after the step, the original's physics) of every scene
@@ -59,7 +63,7 @@ def _contained(scene: dict[str, Any], a: int, b: int) -> bool:
         (lo[b] >= lo[a] - 1e-9).all() and (hi[b] <= hi[a] + 1e-9).all())
 
 
-@pytest.mark.parametrize(("path", "least"), [(DATA, 200), (ODD, 150)], ids=["shared", "odd"])
+@pytest.mark.parametrize(("path", "least"), [(DATA, 200), (ODD, 150), (ODD2, 150)], ids=["shared", "odd", "odd2"])
 def test_released_mode_physics_matches_the_released_metrics(path: Path, least: int) -> None:
     checked = 0
     for rec, k, scene, theirs in physics_steps(path):
@@ -81,15 +85,18 @@ def test_released_mode_physics_matches_the_released_metrics(path: Path, least: i
     assert checked >= least
 
 
-@pytest.mark.parametrize("path", [DATA, ODD], ids=["shared", "odd"])
+@pytest.mark.parametrize("path", [DATA, ODD, ODD2], ids=["shared", "odd", "odd2"])
 def test_exact_box_physics_finds_the_released_collisions(path: Path) -> None:
     """The default mode's exact box test: the same colliding pairs, plus boxes wholly inside
-    others, which FCL's triangle test cannot see."""
+    others, which FCL's triangle test cannot see, and pairs overlapping by more than the 1 nm
+    slack but less than 1 µm (the odd2 set moves an object 1e-9 m into another at x = 10 m,
+    where the release's float32 box meshes cannot hold the overlap: check/physics.py)."""
     for rec, k, scene, theirs in physics_steps(path):
-        ours = {(c.a, c.b) for c in check_physics(parse_layout(scene), REWARD).contacts}
+        contacts = {(c.a, c.b): c.depth_m for c in check_physics(parse_layout(scene), REWARD).contacts}
         released = {(a, b) for a, b, _ in theirs["pairs"]}
-        assert released <= ours, (rec["room"], k, released - ours)
-        assert all(_contained(scene, *pair) for pair in ours - released), (rec["room"], k, ours - released)
+        assert released <= set(contacts), (rec["room"], k, released - set(contacts))
+        extra = {pair for pair in set(contacts) - released if not _contained(scene, *pair)}
+        assert all(contacts[pair] < FLOAT32_HAIR_M for pair in extra), (rec["room"], k, extra)
 
 
 def _split_feedback(text: str) -> tuple[list[Any], list[tuple[str, str, str]]]:
@@ -218,7 +225,7 @@ def test_format_reward_matches_the_released_checker() -> None:
     assert after_checked >= 10 and non_finite > 0
 
 
-@pytest.mark.parametrize("path", [DATA, ODD], ids=["shared", "odd"])
+@pytest.mark.parametrize("path", [DATA, ODD, ODD2], ids=["shared", "odd", "odd2"])
 def test_turn_zero_reward_and_room_parsing_match_the_original(path: Path) -> None:
     mismatches: list[tuple[Any, ...]] = []
     for rec in records(path):

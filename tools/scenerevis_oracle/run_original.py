@@ -45,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import ReplyGenerator, yaw_quaternion  # noqa: E402
+from odd2_replies import Odd2ReplyGenerator, odd2_rooms  # noqa: E402
 from odd_replies import OddReplyGenerator, odd_rooms  # noqa: E402
 from original import Original  # noqa: E402
 
@@ -160,7 +161,7 @@ def objaverse_asset(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int, models_dir: Path,
-                  steps: int, odd: bool = False) -> dict[str, Any]:
+                  steps: int, odd: bool = False, odd2: bool = False) -> dict[str, Any]:
     objects = record["scene"]["objects"]
     if index % 4 == 0:
         objects = [objaverse_asset(o) if k % 2 else o for k, o in enumerate(objects)]
@@ -168,7 +169,8 @@ def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int,
             "bounds_top": record["scene"]["bounds_top"], "bounds_bottom": record["scene"]["bounds_bottom"],
             "objects": objects}
     grouped = orig.to_grouped(copy.deepcopy(flat))
-    gen = OddReplyGenerator(seed, index) if odd else ReplyGenerator(seed, index)
+    gen = (Odd2ReplyGenerator(seed, index) if odd2 else OddReplyGenerator(seed, index) if odd
+           else ReplyGenerator(seed, index))
     out: dict[str, Any] = {"kind": "edit", "room": record["pth_orig_file"], "seed": [seed, index],
                            "scene": orig.to_flat(copy.deepcopy(grouped)), "steps": []}
     for step in range(steps):
@@ -204,9 +206,9 @@ def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int,
 
 
 def init_records(orig: Original, record: dict[str, Any], index: int, seed: int,
-                 odd: bool = False) -> list[dict[str, Any]]:
+                 odd: bool = False, odd2: bool = False) -> list[dict[str, Any]]:
     """Turn-0 replies on this room's bounds: the released r_init of each (``odd``: the rooms of
-    ``odd_replies.odd_rooms`` instead)."""
+    ``odd_replies.odd_rooms`` instead; ``odd2``: those of ``odd2_replies.odd2_rooms``)."""
     rng = np.random.default_rng([seed, index, 1000])
     bottom, top = record["scene"]["bounds_bottom"], record["scene"]["bounds_top"]
     room_id = str(rng.choice(["Bedroom-1234", "LivingRoom-7", "room_001", "bed_room_2"]))
@@ -223,13 +225,13 @@ def init_records(orig: Original, record: dict[str, Any], index: int, seed: int,
         "grouped": {"room_type": room_type, "room_id": room_id,
                     "room_envelope": {"bounds_top": top, "bounds_bottom": bottom}, "groups": []},
     }
-    if odd:
-        variants = odd_rooms(base)
+    if odd or odd2:
+        variants = odd2_rooms(base) if odd2 else odd_rooms(base)
     out = []
     for name, scene in variants.items():
         body = json.dumps(scene, indent=2)
         replies = {name: f"<create_scene>\n```json\n{body}\n```\n</create_scene>"}
-        if name == "valid" and not odd:
+        if name == "valid" and not (odd or odd2):
             replies["think"] = f"<think>ok</think>\n{replies[name]}"
             replies["bad_json"] = f"<create_scene>\n```json\n{body[:-3]}\n```\n</create_scene>"
             replies["no_fence"] = f"<create_scene>\n{body}\n</create_scene>"
@@ -253,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--odd", action="store_true",
                         help="odd_replies.OddReplyGenerator's replies and odd_rooms' turn-0 rooms")
+    parser.add_argument("--odd2", action="store_true",
+                        help="odd2_replies.Odd2ReplyGenerator's replies and odd2_rooms' turn-0 rooms")
     args = parser.parse_args(argv)
     _seed_sampling()
     orig = Original(args.orig)
@@ -261,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     picked = sorted(int(i) for i in rng.choice(len(records), size=args.rooms, replace=False))
     with tempfile.TemporaryDirectory() as models_dir, args.out.open("w", encoding="utf-8") as fh:
         for index in picked:
-            lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps, args.odd)]
-            lines += init_records(orig, records[index], index, args.seed, args.odd)
+            lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps, args.odd,
+                                   args.odd2)]
+            lines += init_records(orig, records[index], index, args.seed, args.odd, args.odd2)
             for line in lines:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
     return 0

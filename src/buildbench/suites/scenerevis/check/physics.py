@@ -26,7 +26,9 @@ outside share of its surface (:mod:`.bounds` computes that share exactly).
 
 Depths are compared with a 1 nm slack (:data:`DEPTH_SLACK_M`): scene files round to the
 centimetre, so pairs overlapping by exactly 1 cm are common, and float rounding must not
-decide them (FCL, in float32, happens to report 0.99999 cm for them).
+decide them (FCL, in float32, happens to report 0.99999 cm for them). An overlap past the
+slack but under float32's resolution at room coordinates (1e-9 m into a box at x = 10 m) is a
+contact here and none to the release's FCL on float32 meshes.
 
 FCL on box meshes agrees with these collision sets on all 500 shared real rooms except
 such exact-1 cm pairs; its *depth* for deep overlaps is a triangle-pair depth that can
