@@ -5,7 +5,8 @@
   bare ``mj_step`` on the same compiled model (the scene as built: no controls, drag, weld
   analysis or checks) for the same number of steps, in the same process. Each is timed
   ``REPEAT`` times, interleaved, and the medians compared, so the ratio means something on a
-  loaded machine. The goal (issue 24) is ``x_bare_step`` ≤ 1.5 (``target_seconds``); the
+  loaded machine (``x_bare_step_fastest`` compares the fastest of each, which load inflates
+  least). The goal (issue 24) is ``x_bare_step`` ≤ 1.5 (``target_seconds``); the
   speed against the original (Besiege in real time, plus GUI automation) stays in ``extra``
   (``x_real_time_cpu``: simulated seconds per CPU second).
 * ``buildarena-sim-scaling``: braced decks of 19 to 509 blocks resting on flat ground
@@ -67,8 +68,10 @@ def _paired(machine: Machine, task_id: str, duration_s: float | None = None) -> 
         model = simulation(machine, task_id, duration_s=duration_s).model
         data = mujoco.MjData(model)
         bare.append(_cpu(lambda model=model, data=data, steps=steps: mujoco.mj_step(model, data, steps)))
-    return {"ours": statistics.median(ours), "bare": statistics.median(bare), "steps": steps,
-            "simulated_s": simulated, "tick_loop": loop}
+    # Contention on a loaded machine only ever adds CPU time: the ratio of the fastest runs shows what is left
+    # of the overhead when the load is not counted (the goal stays on the medians).
+    return {"ours": statistics.median(ours), "bare": statistics.median(bare), "ours_min": min(ours),
+            "bare_min": min(bare), "steps": steps, "simulated_s": simulated, "tick_loop": loop}
 
 
 def _task(task_id: str) -> Figure:
@@ -86,6 +89,7 @@ def _task(task_id: str) -> Figure:
         target_seconds=GOAL_X_BARE * bare,
         extra={
             "x_bare_step": ratio,
+            "x_bare_step_fastest": float(timed["ours_min"]) / float(timed["bare_min"]) if timed["bare_min"] else None,
             "goal_x_bare_step": GOAL_X_BARE,
             "goal_met": ratio is not None and ratio <= GOAL_X_BARE,
             "steps": steps,
