@@ -32,7 +32,9 @@ import numpy as np
 
 from buildbench.inputs import check_regular_file, read_bytes
 
+from .errors import ModelError
 from .schemas import readable_text
+from .units import length_units
 
 #: The relation classes of the topology graph (paper App. E.3); subtypes are included.
 RELATION_TYPES = (
@@ -54,10 +56,6 @@ _REAL = re.compile(r"(?<![\w.])-?\d+\.\d*(?:E[-+]?\d+)?")
 
 #: The note on a model that assigns no length unit (IfcOpenShell then reads lengths as metres).
 NO_LENGTH_UNIT = "the model assigns no length unit: lengths are read as metres"
-
-
-class ModelError(ValueError):
-    """An IFC file could not be read; the message says which file and why."""
 
 
 Edge = tuple[str, str, str, str]
@@ -179,7 +177,7 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     """
     f = open_ifc(path, lazy=lazy)
     _refuse_placement_cycles(f, path)
-    assigned = _length_units(f, path)
+    assigned = length_units(f, path)
     try:
         scale = float(ifcopenshell.util.unit.calculate_unit_scale(f))
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
@@ -201,33 +199,6 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
     except ModelError as exc:
         raise ModelError(f"{path}: {exc}") from None
     return model
-
-
-def _length_units(f: ifcopenshell.file, path: str | Path) -> list[ifcopenshell.entity_instance]:
-    """The length units the unit assignments name (none: lengths are read as metres).
-
-    Raises:
-        ModelError: one assignment names two length units. IFC allows one unit of each type
-            per assignment (rule IfcCorrectUnitAssignment); IfcOpenShell would take the first
-            without a word, and every length of the model could be off by a factor of 1000.
-    """
-    found = []
-    for assignment in f.by_type("IfcUnitAssignment"):
-        units = [u for u in assignment.Units or () if getattr(u, "UnitType", None) == "LENGTHUNIT"]
-        if len(units) > 1:
-            raise ModelError(f"{path}: IfcUnitAssignment #{assignment.id()} assigns two length units, "
-                             f"{_unit_name(units[0])} and {_unit_name(units[1])} (IFC allows one)")
-        found += units
-    return found
-
-
-def _unit_name(unit: ifcopenshell.entity_instance) -> str:
-    """``millimetre (#7)``, ``FOOT (#10)``: a unit as a reader finds it in the file."""
-    if unit.is_a("IfcSIUnit"):
-        name = f"{(unit.Prefix or '').lower()}{str(unit.Name).lower()}"
-    else:
-        name = str(getattr(unit, "Name", None) or unit.is_a())
-    return f"{name} (#{unit.id()})"
 
 
 def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
