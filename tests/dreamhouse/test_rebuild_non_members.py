@@ -12,7 +12,9 @@ import pytest
 from buildbench.harness import Action, StepResult
 from buildbench.suites.dreamhouse.env import DreamHouseEnv
 from buildbench.suites.dreamhouse.executors import BlenderUnavailable, find_blender_python
+from buildbench.suites.dreamhouse.model import Member, Structure
 from buildbench.suites.dreamhouse.options import DreamHouseOptions
+from buildbench.suites.dreamhouse.scene_history import SceneHistory
 from buildbench.suites.dreamhouse.tasks import make_task
 
 TASK = "RN_01_0001"
@@ -117,3 +119,18 @@ def test_a_script_that_does_not_replay_the_same_keeps_the_members(env: DreamHous
     checked = _code(env, "import bpy\nassert 'Guide' not in bpy.data.objects\n")
     assert "[ERROR]" not in checked.observation.text, checked.observation.text
     assert env.structure.names == before.names and (env.structure.centers_m == before.centers_m).all()
+
+
+def test_edits_in_a_row_keep_one_members_rebuild() -> None:
+    """A JSON or tools episode edits at every step: the history keeps the last rebuild only."""
+    history = SceneHistory("C1")
+    history.accepted("import bpy")
+    for n in range(1, 6):
+        history.edited(Structure.from_members([Member.box(f"Post_{k}", (1, 1, 1), (k, 0, 0.5), (0, 0, 0))
+                                               for k in range(n)]))
+    assert len(history.scripts) == 2 and history.ran == 1 and "Post_4" in history.scripts[-1]
+    history.accepted("import bpy")
+    history.edited(Structure.from_members([]))
+    assert len(history.scripts) == 4 and history.ran == 3
+    history.reset()
+    assert history.scripts == [] and history.ran is None

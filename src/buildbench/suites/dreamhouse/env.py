@@ -3,11 +3,8 @@
 Description:
     The agent builds a timber frame as named boxes. Its scene persists across steps within
     an episode (the paper's retries start from the same scene); ``reset_scene`` (a method
-    for protocols, a tool for agents) empties it. The scene is the whole Blender scene, as
-    the released harness's saved ``.blend``: objects that are not members (helpers outside
-    the collection, the factory scene's objects, or their absence once deleted) stay across
-    steps too, a failed script leaves all of it as it was, and a JSON/tool edit or a restored
-    checkpoint replaces the members only (see :meth:`DreamHouseEnv._executor_for_run`).
+    for protocols, a tool for agents) empties it. It is the whole Blender scene, objects that
+    are not members included, as the released harness's saved ``.blend`` (:mod:`.scene_history`).
 Action space (all accepted in every episode; ``action_format`` picks what the prompt teaches):
     Blender Python text run by the selected executor (``executor=fast|blender``); a JSON
     member list; tool calls (``add_members``, ``remove_members``, ``modify_members``,
@@ -54,7 +51,7 @@ from .model import SUBSYSTEM, Structure, StructureFormatError
 from .options import DreamHouseOptions
 from .outcome import DreamHouseOutcome, compact_structure, structure_from_compact
 from .prompts import task_prompt
-from .scripts import structure_to_bpy
+from .scene_history import SceneHistory
 from .spaces import DreamHouseAction, DreamHouseState
 from .views import VisualScore, VisualScorer, views_for
 
@@ -167,12 +164,7 @@ class DreamHouseEnv(Env):
 
     def _init_episode(self) -> None:
         self._scene = Structure.from_members([])
-        # The scripts that, run in order on a factory scene, make the agent's whole scene (the
-        # scripts it ran that were accepted, and a rebuild of the members for each edit made
-        # outside a script); and how many of them the executor's scene holds (None: unknown,
-        # after a failed script or a lost process).
-        self._history: list[str] = []
-        self._ran: int | None = None
+        self._history = SceneHistory(self.collection)  # how the executor gets the whole scene back
         self.attempts = 0
         self.invalid_actions = 0
         self.script_errors = 0
@@ -270,13 +262,13 @@ class DreamHouseEnv(Env):
         """Empty the scene, objects that are not members included (the explicit reset between
         regenerations)."""
         self._scene = Structure.from_members([])
-        self._history, self._ran = [], None
+        self._history.reset()
 
     def _edited(self, scene: Structure) -> None:
         """``scene``'s members replace the scene's, made outside a script (a JSON or tool edit, a
         restored checkpoint): the executor rebuilds them in its scene before the next script."""
         self._scene = scene
-        self._history.append(structure_to_bpy(scene, self.collection, clear=True))
+        self._history.edited(scene)
 
     # -- acting -------------------------------------------------------------------------
     def step(self, action: Action) -> StepResult:
@@ -328,48 +320,12 @@ class DreamHouseEnv(Env):
                                                isolation=self.options.isolation)
             except BlenderUnavailable as exc:
                 raise ConfigError(str(exc)) from exc
-        ex = self._executor
-        if self._ran is not None and self._ran < len(self._history):
-            # Members edited outside a script, the executor's scene otherwise intact: they are
-            # rebuilt in place, so objects that are not members stay.
-            results = [ex.run(script) for script in self._history[self._ran:]]
-            ok = all(r.ok for r in results) and _same_members(results[-1], self._scene)
-            self._ran = len(self._history) if ok else None
-        if self._ran is None:
-            self._replay(ex)
-        return ex
-
-    def _replay(self, ex: Any) -> None:
-        """Make the executor's scene the agent's again after a failed script or a lost process:
-        the released harness reopens its last saved ``.blend``; here the accepted scripts run
-        again on a factory scene. Where that does not give the same members (a script that
-        reads the clock or draws random numbers), the members alone are rebuilt and the
-        objects that are not members are lost."""
-        for attempt in range(2):
-            ex.reset()
-            results = [ex.run(script) for script in self._history]
-            if all(r.ok for r in results) and _same_members(results[-1] if results else None, self._scene):
-                self._ran = len(self._history)
-                return
-            if attempt == 0:
-                # The agent's earlier scripts ran in this process and may have broken it
-                # (patched bpy, builtins): a fresh process undoes whatever they did.
-                ex.restart()
-        # A full rebuild: the factory scene's own objects must not rename members (its 'Cube'
-        # would turn the agent's 'Cube' into 'Cube.001' in the feedback).
-        script = structure_to_bpy(self._scene, self.collection, clear=True)
-        ex.reset()
-        rebuilt = ex.run(script)
-        if not rebuilt.ok:
-            ex.restart()
-            rebuilt = ex.run(script)
-        if not rebuilt.ok:
-            raise RuntimeError(f"could not rebuild the scene in the executor: {rebuilt.error}")
-        self._history, self._ran = [script], 1
+        self._history.sync(self._executor, self._scene)
+        return self._executor
 
     def _run_python(self, code: str) -> Structure:
         result = self._executor_for_run().run(code)
-        self._ran = None  # until the run is accepted: the scene holds what the script did
+        self._history.rejected()  # until the run is accepted: the scene holds what the script did
         if not result.ok:
             # Like the released harness, a failed run is not saved: the scene stays as before.
             self.script_errors += 1
@@ -383,8 +339,7 @@ class DreamHouseEnv(Env):
             # action with its reason, the scene kept as before, never an error of the episode.
             self.script_errors += 1
             raise actions.ActionError(f"[ERROR] the script's structure was refused: {exc}") from None
-        self._history.append(code)
-        self._ran = len(self._history)
+        self._history.accepted(code)
         return scene
 
     def _step_tools(self, action: Action) -> StepResult:
@@ -472,18 +427,6 @@ class DreamHouseEnv(Env):
         if self._executor is not None:
             self._executor.close()
             self._executor = None
-
-
-def _same_members(result: Any, scene: Structure) -> bool:
-    """Whether a run's exported members are ``scene``'s (no run: whether ``scene`` is empty)."""
-    if result is None:
-        return len(scene) == 0
-    try:
-        got = result.structure()
-    except StructureFormatError:
-        return False
-    return got.names == scene.names and np.array_equal(got.sizes_m, scene.sizes_m, equal_nan=True) and \
-        np.array_equal(got.matrices, scene.matrices, equal_nan=True)
 
 
 def make_env(task: Task, options: DreamHouseOptions) -> DreamHouseEnv:
