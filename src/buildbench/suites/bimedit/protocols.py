@@ -49,7 +49,7 @@ class ToolLoop(Protocol[BimEditEnv]):
             action = await agent.act(observation, ctx)
             if action.error is not None:
                 kind = failure_class(action.error)
-                if kind in _RETRYABLE.values() and retries_left > 0:
+                if action.error.kind in _RETRYABLE and retries_left > 0:
                     retries_left -= 1
                     ctx.log(action, observation, info={"inference_error": action.error.to_dict(),
                                                        "retry_in_s": self.retry_delay_s})
