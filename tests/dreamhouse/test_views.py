@@ -110,6 +110,23 @@ def test_category_colours_are_flat_and_fixed() -> None:
     assert abs(sr - sb) < 0.05 * sr
 
 
+def test_colour_tables_give_each_category_and_prefix_its_colour() -> None:
+    from buildbench.suites.dreamhouse.model import CATEGORIES
+    from buildbench.suites.dreamhouse.views import SKIN_DEFAULT_COLOR
+
+    names = [f"{c}_1" for c in CATEGORIES] + ["Nothing_1"]
+    s = Structure.from_members([Member.from_aabb(n, (0, 0, 0), (1, 1, 1)) for n in names])
+    expected = [[*CATEGORY_COLORS[c], 255] for c in s.categories[:-1]] + [[128, 128, 128, 255]]
+    assert frame_colors(s).tolist() == expected
+    skin = Structure.from_members([Member.from_aabb(n, (0, 0, 0), (1, 1, 1))
+                                   for n in ("Sheathing_1", "Roofing_2", "Trim_3", "Sheathing")])
+    assert skin_colors(skin).tolist() == [[*SKIN_COLORS["Sheathing"], 255], [*SKIN_COLORS["Roofing"], 255],
+                                          [*SKIN_DEFAULT_COLOR, 255], [*SKIN_COLORS["Sheathing"], 255]]
+    empty = Structure.from_members([])
+    for colours in (frame_colors(empty), skin_colors(empty)):
+        assert colours.shape == (0, 4) and colours.dtype == np.uint8
+
+
 def test_empty_and_undrawable_structures_render_transparent() -> None:
     empty = render_views(Structure.from_members([]))
     assert empty.shape == (5, 512, 512, 4) and not empty.any()
