@@ -92,3 +92,15 @@ def test_a_folder_that_is_no_run_is_named(tmp_path: Path, capsys: pytest.Capture
         assert main(["compare", str(a), str(tmp_path / other)]) == 2
         (line,) = capsys.readouterr().err.strip().splitlines()
         assert line.startswith(f"error: {tmp_path / other}") and what in line
+
+
+def test_report_refuses_a_run_given_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its episodes would count twice in every mean (n=4 for a run of 2)."""
+    a = _run(tmp_path, "a", {"t1": "ok", "t2": "ok"})
+    b = _run(tmp_path, "b", {"t1": "ok", "t2": "ok"}, agent="short")
+    for args in ([a, a], [a, b, tmp_path / "." / "a"]):
+        assert main(["report", *map(str, args)]) == 2
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("error: report: ") and f"is the run folder {a} again: give each run once" in line
+    assert main(["report", str(a), str(b), "--json"]) == 0
+    assert [row["episodes"] for row in json.loads(capsys.readouterr().out)["rows"]] == [2, 2]

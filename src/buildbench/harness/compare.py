@@ -58,6 +58,11 @@ def _grouped(run_dirs: Sequence[str | Path]) -> _Groups:
     """The runs' episodes grouped by identity (key: the identity's repr), with their folders."""
     if not run_dirs:
         raise ConfigError("report: give at least one run folder")
+    seen: dict[Path, Path] = {}
+    for d in map(Path, run_dirs):
+        if d.resolve() in seen:  # its episodes would count twice in every mean
+            raise ConfigError(f"report: {d} is the run folder {seen[d.resolve()]} again: give each run once")
+        seen[d.resolve()] = d
     loaded = [(Path(d), *_load(Path(d))) for d in run_dirs]
     suites = sorted({str(cfg.get("suite")) for _, cfg, _ in loaded})
     if len(suites) > 1:
@@ -93,7 +98,8 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
     """The runs' summaries, grouped by label, with every suite table merged (label column first).
 
     Raises:
-        ConfigError: No run given, a folder that is not a run, or runs of different suites.
+        ConfigError: No run given, a folder that is not a run, one given twice, or runs of
+            different suites.
     """
     suite, identities, groups, sources = _grouped(run_dirs)
     fields = differing_fields(list(identities.values()))
