@@ -182,9 +182,7 @@ class McpRun(Runner):
             if task.id == task_id:
                 return task
         shown = ", ".join(t.id for t in self.tasks[:5]) + (", …" if len(self.tasks) > 5 else "")
-        # a client's id is echoed clipped: a 2 MB argument must not come back as a 2 MB error line
-        named = repr(task_id) if len(task_id) <= 100 else f"{task_id[:100]!r}… ({len(task_id)} characters)"
-        raise ConfigError(f"no task {named} in this server's tasks ({shown})")
+        raise ConfigError(f"no task {_clipped(task_id)} in this server's tasks ({shown})")
 
     def stored(self, task_id: str) -> int:
         return sum(1 for t, _ in self.store.finished() if t == task_id)
@@ -296,7 +294,7 @@ class EpisodeSession:
         tool = offered.get(name)
         if tool is None:
             names = ", ".join(offered) or "none (answer with submit)"
-            raise ConfigError(f"tool {name!r} is not offered in this turn; its tools: {names}")
+            raise ConfigError(f"tool {_clipped(name)} is not offered in this turn; its tools: {names}")
         check_arguments(tool, arguments)
         calls = sum(1 for m in model.pending[0].request.messages for _ in m.tool_calls)
         model.answer("", [ToolCall.parse(f"mcp_{calls}", name, arguments)])
@@ -396,6 +394,12 @@ def _ended(episode: Episode) -> TurnView:
     return TurnView((("text", "\n".join(lines)),), ended=True, result=result)
 
 
+def _clipped(value: str) -> str:
+    """A client's text quoted for an error line, clipped: a 2 MB argument must not come back as a
+    2 MB error line."""
+    return repr(value) if len(value) <= 100 else f"{value[:100]!r}… ({len(value)} characters)"
+
+
 def check_arguments(tool: Tool, arguments: Any) -> None:
     """Refuse ``arguments`` that do not fit ``tool``'s JSON schema (ConfigError naming the argument)."""
     if not isinstance(arguments, dict):
@@ -404,7 +408,8 @@ def check_arguments(tool: Tool, arguments: Any) -> None:
         jsonschema.validate(arguments, tool.parameters)
     except jsonschema.ValidationError as exc:
         where = "/".join(str(p) for p in exc.absolute_path)
-        raise ConfigError(f"tool {tool.name}: argument {where or '(the object)'}: {exc.message}") from None
+        said = exc.message if len(exc.message) <= 300 else f"{exc.message[:300]}… ({len(exc.message)} characters)"
+        raise ConfigError(f"tool {tool.name}: argument {where or '(the object)'}: {said}") from None
     except jsonschema.SchemaError as exc:  # the suite's schema itself: its tool takes the call as it is
         del exc
 
