@@ -91,6 +91,8 @@ def test_a_refusal_is_the_reply_text_and_parts_are_joined() -> None:
      "usage.completion_tokens: expected a token count, got nan"),
     (_body('{"role": "assistant", "content": "hi"}', '{"prompt_tokens": true, "completion_tokens": 1}'),
      "usage.prompt_tokens: expected a token count, got True"),
+    (_body('{"role": "assistant", "content": "hi"}', '{"prompt_tokens": 1e300, "completion_tokens": 1}'),
+     "usage.prompt_tokens: expected a token count, got 1e+300"),
     (_body('{"role": "assistant", "content": 5}'), "message.content: expected text, got int"),
 ])
 def test_a_broken_body_is_an_api_error_naming_it_not_an_exception(body: str, why: str) -> None:

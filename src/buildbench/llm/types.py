@@ -40,12 +40,13 @@ def token_count(value: Any, where: str) -> int:
     """A token count a server reported (None: 0).
 
     Raises:
-        ValueError: ``value`` is not a whole number >= 0 (a negative count would lower the
-            budget's running total; a bool, string, NaN or fraction is no count).
+        ValueError: ``value`` is not a whole number from 0 to 2**53 (a negative count would lower
+            the budget's running total; a bool, string, NaN or fraction is no count, and past
+            2**53 a float no longer counts by ones: 1e300 tokens is no answer to any request).
     """
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 \
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2**53 \
             or (isinstance(value, float) and not value.is_integer()):
         raise ValueError(f"{where}: expected a token count, got {value!r:.40}")
     return int(value)
