@@ -30,6 +30,7 @@ from typing import Any
 from buildbench.display import terminal_safe
 from buildbench.inputs import iter_lines
 from buildbench.jsonio import parse_json, read_json_file
+from buildbench.scenes import scene_warnings
 
 from .errors import ConfigError
 from .task import Task
@@ -162,13 +163,23 @@ def load_task_files(source: str | Path, suite: str, validate: TaskValidator | No
             seen[task.id] = where
             if validate is not None:
                 try:
-                    validate(task)
+                    # a suite's check that reads a scene passes the scene's warnings on under the
+                    # name its errors get: file:line, task, field
+                    with scene_warnings.named(_in_record(where, task.id)):
+                        validate(task)
                 except (TaskShapeError, ValueError, KeyError, TypeError) as exc:
                     raise TaskFileError(f"{where}: task {task.id!r}: {_one_line(exc)}") from None
             tasks.append(task)
     if not tasks:
         raise TaskFileError(f"{source}: holds no task")
     return tasks
+
+
+def _in_record(where: str, task_id: str) -> Callable[[str], str]:
+    def name(field: str) -> str:
+        return f"{where}: task {task_id!r}: {field}" if field else f"{where}: task {task_id!r}"
+
+    return name
 
 
 def _one_line(exc: BaseException, limit: int = 300) -> str:

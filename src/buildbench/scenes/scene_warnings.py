@@ -63,6 +63,17 @@ def named(name: Callable[[str], str]) -> Iterator[None]:
         _pass_on(replace(warning, where=name(warning.where)))
 
 
+@contextmanager
+def dropped() -> Iterator[None]:
+    """Drop the warnings met inside: for a scene read again whose warnings were given, under its
+    file's name, when it came in (a task's scene at every episode reset)."""
+    token = _HELD.set([])
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
 def under(prefix: str) -> AbstractContextManager[None]:
     """:func:`named` for a record at key path ``prefix`` of its document (``[2].``, ``scene.``)."""
     return named(lambda where: prefix + where if where else prefix.rstrip("."))

@@ -50,11 +50,17 @@ def _submit_tool() -> Any:
 
 
 def load_task_scene(task: Task) -> Scene:
-    """The task's scene as a :class:`Scene` (raises SceneFormatError naming what is wrong)."""
+    """The task's scene as a :class:`Scene` (raises SceneFormatError naming what is wrong).
+
+    Its reader's warnings were given once, naming the file, line and task, when the task came in
+    (the task file check :func:`.task_records.check_task_record`, ``--scene``): the env and the
+    agents read the scene again at every episode, where they would only repeat, unnamed."""
+    from buildbench.scenes import scene_warnings
     from buildbench.scenes.io import load_scene
 
     try:
-        return load_scene(dict(task.inputs["scene"]))
+        with scene_warnings.dropped():
+            return load_scene(dict(task.inputs["scene"]))
     except (KeyError, TypeError) as exc:
         raise SceneFormatError(f"task {task.id}: scene unreadable: {exc}") from None
 

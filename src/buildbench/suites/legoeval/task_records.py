@@ -156,6 +156,7 @@ def check_task_record(task: Task) -> None:
     Raises:
         TaskShapeError: naming the dotted field.
     """
+    from buildbench.scenes import scene_warnings
     from buildbench.scenes.io import load_scene
     from buildbench.scenes.model import SceneFormatError
 
@@ -182,7 +183,8 @@ def check_task_record(task: Task) -> None:
     if not isinstance(scene, dict):
         raise TaskShapeError("inputs.scene", f"expected a house JSON object, got {type(scene).__name__}")
     try:
-        load_scene(scene)
+        with scene_warnings.under("inputs.scene."):  # named as the error would be, given once here
+            load_scene(scene)
     except (SceneFormatError, KeyError, TypeError) as exc:
         raise TaskShapeError("inputs.scene", f"not a house the env can read ({exc})") from None
     _check_target(task, len(constraints))
