@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.jsonio import JSONInputError, _too_deep, parse_json
+from buildbench.jsonio import JSONInputError, _too_deep, finite_float, parse_json
 
 FLOAT_MAX_INT = int(sys.float_info.max)  # 309 digits, the largest integer a float holds
 
@@ -161,3 +161,15 @@ def test_numbers_read_as_json_reads_them_with_or_without_a_long_digit_run() -> N
     for text in (plain, checked):
         got = parse_json(text)["n"]
         assert got == json.loads(text)["n"] and [type(v) for v in got] == [type(v) for v in numbers]
+
+
+@pytest.mark.parametrize("text, problem", [("abc", "is not a number"), ("", "is not a number"),
+                                           ("1,5", "is not a number"), ("nan", "is not finite"),
+                                           ("-Infinity", "is not finite"), ("1e999", "is not finite")])
+def test_finite_float_says_why_a_text_is_refused(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=f"^{problem}$"):
+        finite_float(text)
+
+
+def test_finite_float_reads_what_float_reads() -> None:
+    assert [finite_float(t) for t in (" 2.5 ", "-0", "1e-400", "7")] == [2.5, 0.0, 0.0, 7.0]

@@ -114,6 +114,23 @@ def finite_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def finite_float(text: str) -> float:
+    """``text`` (a CSV field, a query parameter, a command-line value) read by ``float`` when it
+    is a finite number.
+
+    Raises:
+        ValueError: ``is not a number`` or ``is not finite``, for the caller to put the value's
+            name and place before.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("is not finite")
+    return value
+
+
 def _may_overflow(raw: bytes) -> bool:
     """Whether ``raw`` may hold a number past float range: a run of 200 digits (an integer, or
     the 210 needed before an exponent under 100) or a positive exponent of 3 digits. Checking

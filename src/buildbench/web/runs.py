@@ -8,7 +8,6 @@ still being written can be watched. Episode lists are answered by SQL with ``LIM
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import stat
 import threading
@@ -26,6 +25,7 @@ from buildbench.harness.store import (
     episode_from_record,
     load_json,
 )
+from buildbench.jsonio import finite_float
 
 #: Episodes per page unless asked; and the most one request may ask for.
 DEFAULT_PAGE = 50
@@ -83,12 +83,9 @@ class PageQuery:
             if raw == "":
                 return default
             try:
-                value = float(raw)
-            except ValueError:
-                raise ViewerInputError(f"query parameter {name}={raw[:40]!r} is not a number") from None
-            if not math.isfinite(value):
-                raise ViewerInputError(f"query parameter {name}={raw[:40]!r} is not finite")
-            return value
+                return finite_float(raw)
+            except ValueError as exc:
+                raise ViewerInputError(f"query parameter {name}={raw[:40]!r} {exc}") from None
 
         offset, limit = number("offset", 0), number("limit", DEFAULT_PAGE)
         assert offset is not None and limit is not None

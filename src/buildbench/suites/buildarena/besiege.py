@@ -17,13 +17,14 @@ checked without the game.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from buildbench.jsonio import finite_float
 
 from .model import STARTING_BLOCK, ControlEntry
 from .physics import Trajectory
@@ -120,23 +121,14 @@ def _parse_line(number: int, line: str) -> tuple[float, str, list[str]]:
         # a quoted excerpt: the line may be a whole JSON document, and the error stays one readable line
         got = line if len(line) <= 60 else line[:57] + "..."
         raise TrajectoryCsvError(f"line {number}: expected 't, ID_k, x, y, z' or 't, ID_k, value', got {got!r}")
-    try:
-        time = float(fields[0])
-    except ValueError:
-        raise TrajectoryCsvError(f"line {number}: time {fields[0]!r} is not a number") from None
-    if not math.isfinite(time):
-        raise TrajectoryCsvError(f"line {number}: time {fields[0]!r} is not finite")
-    return time, fields[1][3:], fields[2:]
+    return _finite(number, fields[0], "time "), fields[1][3:], fields[2:]
 
 
-def _finite(number: int, text: str) -> float:
+def _finite(number: int, text: str, what: str = "") -> float:
     try:
-        value = float(text)
-    except ValueError:
-        raise TrajectoryCsvError(f"line {number}: {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise TrajectoryCsvError(f"line {number}: {text!r} is not finite")
-    return value
+        return finite_float(text)
+    except ValueError as exc:
+        raise TrajectoryCsvError(f"line {number}: {what}{text!r} {exc}") from None
 
 
 def read_trajectory_csv(text: str, types: Mapping[str, str] | None = None) -> Trajectory:

@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from buildbench.jsonio import finite_float
+
 from .outcome import BuildArenaOutcome
 from .physics import PhysicsConfig
 from .physics.divergence import NO_RETRY
@@ -77,12 +79,10 @@ def _change(name: str, text: str) -> float | str:
             raise SensitivityError(f"--vary {name}: {item!r} is not a factor such as 0.5x or 2x (finite, ≥ 0)")
         return f"{factor:g}x"
     try:
-        value = float(item)
-    except ValueError:
-        raise SensitivityError(f"--vary {name}: {item!r} is neither a factor such as 2x nor a number") from None
-    if not math.isfinite(value):
-        raise SensitivityError(f"--vary {name}: {item!r} is not a finite number")
-    return value
+        return finite_float(item)
+    except ValueError as exc:
+        raise SensitivityError(f"--vary {name}: {item!r} {exc} (write factors such as 0.5x,2x or "
+                               "finite numbers)") from None
 
 
 def parse_vary(texts: Sequence[str], profile: PhysicsProfile) -> list[Setting]:

@@ -18,10 +18,11 @@ it becomes ``guid:<GUID>``. Columns are found by name; those below ``REQUIRED`` 
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Sequence
 
 import numpy as np
+
+from buildbench.jsonio import finite_float
 
 from ..model import STARTING_BLOCK
 from ..physics import Trajectory
@@ -47,12 +48,9 @@ class _Row:
 
 def _number(path: str, line: int, column: str, text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
-        raise RecordingError(f"{path} line {line}: {column} {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise RecordingError(f"{path} line {line}: {column} {text!r} is not finite")
-    return value
+        return finite_float(text)
+    except ValueError as exc:
+        raise RecordingError(f"{path} line {line}: {column} {text!r} {exc}") from None
 
 
 def _target_id(name: str, guid: str) -> str:
