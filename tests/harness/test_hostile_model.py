@@ -185,3 +185,20 @@ def test_a_cut_filtered_or_refused_reply_is_named_in_its_step(reason: str) -> No
     assert episode.status == "ok" and is_scored(episode)  # an invalid design: the agent's scored failure
     plain = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat(["{}"])))
     assert "finish_reason" not in plain.steps[0].info  # "stop" is not worth a word
+
+
+def test_tool_calls_without_an_id_or_sharing_one_get_their_own() -> None:
+    calls = [{"id": i, "type": "function", "function": {"name": "place", "arguments": "{}"}}
+             for i in ("", "same", "same", None, "call_4")]
+    response, _ = _ask(Fault.raw(_body(json.dumps({"role": "assistant", "content": None, "tool_calls": calls}))))
+    ids = [c.id for c in response.tool_calls]
+    assert ids[1] == "same" and ids[4] == "call_4" and len(set(ids)) == 5 and all(ids), ids
+
+
+def test_an_episode_whose_model_sends_tool_calls_without_ids_goes_on() -> None:
+    config = RunConfig(suite="example", agent="llm", protocol="refine", split="demo", limit=1, workers=0,
+                       options={"tools": True})
+    task = get_suite("example").load_tasks("demo", 0)[0]
+    nameless = ChatResponse(tool_calls=(ToolCall("", "submit_blocks", {"blocks": []}), ToolCall("", "nope")))
+    episode = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat([nameless, nameless, "{}"])))
+    assert episode.status == "ok" and is_scored(episode), episode.error  # was ValueError: an unscored error

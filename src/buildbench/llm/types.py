@@ -7,6 +7,7 @@ replay files. Content parts (text, PNG images) live in :mod:`.parts`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -400,6 +401,25 @@ class ApiError:
         )
 
 
+def _distinct_ids(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+    """``calls`` with an id of their own each: a call whose id is empty or repeats an earlier
+    one's gets ``call_<its index>`` (or the first free ``call_<index>_<n>``). Each result is matched
+    to its call by id; an empty one cannot be sent back at all, and two calls sharing one would
+    get each other's answers."""
+    seen: set[str] = set()
+    out = []
+    for index, call in enumerate(calls):
+        if not call.id or call.id in seen:
+            new, n = f"call_{index}", 0
+            while new in seen or any(c.id == new for c in calls[index + 1:]):
+                n += 1
+                new = f"call_{index}_{n}"
+            call = dataclasses.replace(call, id=new)
+        seen.add(call.id)
+        out.append(call)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class ChatResponse:
     """A model's answer, or the error that replaced it (never an exception).
@@ -430,7 +450,7 @@ class ChatResponse:
     def __post_init__(self) -> None:
         # What a model said goes into the next request, the store and replay files as UTF-8.
         object.__setattr__(self, "text", valid_text(self.text))
-        object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        object.__setattr__(self, "tool_calls", _distinct_ids(tuple(self.tool_calls)))
 
     @property
     def ok(self) -> bool:
