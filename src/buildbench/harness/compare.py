@@ -26,10 +26,10 @@ from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
 from .run_options import with_run_options
-from .stats import metric_intervals, paired_difference
+from .stats import metric_intervals, metric_number, paired_difference
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
-from .tables import cell_text, print_table
+from .tables import cell_text, interval_span, number_text, print_table
 
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
@@ -52,6 +52,7 @@ class _Groups(NamedTuple):
     identities: dict[str, dict[str, Any]]
     episodes: dict[str, list[Episode]]
     sources: dict[str, list[str]]
+    repeats: dict[str, int]  # episodes whose task and sample another run of the group holds too
 
 
 def _grouped(run_dirs: Sequence[str | Path]) -> _Groups:
@@ -67,14 +68,31 @@ def _grouped(run_dirs: Sequence[str | Path]) -> _Groups:
     suites = sorted({str(cfg.get("suite")) for _, cfg, _ in loaded})
     if len(suites) > 1:
         raise ConfigError(f"report: runs of different suites cannot share tables ({', '.join(suites)})")
-    groups = _Groups(suites[0], {}, {}, {})
+    groups = _Groups(suites[0], {}, {}, {}, {})
+    held: dict[str, dict[tuple[str, int], tuple[str, Episode]]] = {}  # per group: (task, sample) -> run, episode
     for run_dir, cfg, episodes in loaded:
         ident = run_identity(cfg, [ep.task_id for ep in episodes])
         key = repr(sorted(ident.items()))
+        repeats = _refuse_repeats(held.setdefault(key, {}), str(run_dir), episodes)
+        groups.repeats[key] = groups.repeats.get(key, 0) + repeats
         groups.identities.setdefault(key, ident)
         groups.episodes.setdefault(key, []).extend(episodes)
         groups.sources.setdefault(key, []).append(str(run_dir))
     return groups
+
+
+def _refuse_repeats(held: dict[tuple[str, int], tuple[str, Episode]], run_dir: str,
+                    episodes: Sequence[Episode]) -> int:
+    """Add ``episodes`` to those of their group (``held``); return how many repeat a (task, sample)
+    another run of the group holds. Refuses a run whose episodes are all records another run holds
+    unchanged (a copy of a run folder): each would count twice in every mean, its n doubled."""
+    repeated = [(held[(ep.task_id, ep.sample)], ep) for ep in episodes if (ep.task_id, ep.sample) in held]
+    copied = [other for (other, kept), ep in repeated if kept.to_dict() == ep.to_dict()]
+    if episodes and len(copied) == len(episodes):
+        raise ConfigError(f"report: {run_dir} holds the episodes of {copied[0]} unchanged (a copy of one run?): "
+                          "each would count twice in every mean; give one of them")
+    held.update(((ep.task_id, ep.sample), (run_dir, ep)) for ep in episodes)
+    return len(repeated)
 
 
 def write_run_figures(run_dirs: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
@@ -82,7 +100,7 @@ def write_run_figures(run_dirs: Sequence[str | Path], out_dir: str | Path) -> li
     one series per run identity (labelled by what differs)."""
     from .figures import write_figures
 
-    suite_name, identities, episodes, _ = _grouped(run_dirs)
+    suite_name, identities, episodes, _, _ = _grouped(run_dirs)
     fields = differing_fields(list(identities.values()))
     labelled = {identity_label(identities[key], fields): eps for key, eps in episodes.items()}
     try:
@@ -101,7 +119,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         ConfigError: No run given, a folder that is not a run, one given twice, or runs of
             different suites.
     """
-    suite, identities, groups, sources = _grouped(run_dirs)
+    suite, identities, groups, sources, repeats = _grouped(run_dirs)
     fields = differing_fields(list(identities.values()))
     task_sets = {ident["task set"] for ident in identities.values()}
     notes = []
@@ -113,6 +131,10 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
     tables: dict[str, list[dict[str, Any]]] = {}
     for key, episodes in groups.items():
         label = identity_label(identities[key], fields)
+        if repeats.get(key):
+            notes.append(f"{label}: {len(sources[key])} runs of one configuration ({', '.join(sources[key])}) pooled; "
+                         f"{repeats[key]} of their episodes repeat a task and sample of another and count as "
+                         "further samples of their task")
         unscored = sum(1 for ep in episodes if not is_scored(ep))
         if errors_as_failures:
             episodes = counted_as_failures(suite, episodes)
@@ -150,7 +172,7 @@ def interval_text(interval: dict[str, Any] | None, value: Any = None) -> str:
     if not interval or not interval.get("n"):
         return cell_text(value) if value is not None and value != "" else "n/a"
     mean = value if isinstance(value, int | float) else interval["mean"]
-    return f"{mean:.3f} [{interval['low']:.3f}, {interval['high']:.3f}] n={interval['n']}"
+    return f"{number_text(float(mean))} {interval_span(interval)} n={interval['n']}"
 
 
 def print_comparison(report: dict[str, Any], *, show_all: bool = False) -> None:
@@ -249,8 +271,9 @@ def compare_pair(run_a: str | Path, run_b: str | Path, *, errors_as_failures: bo
         out: dict[str, dict[str, list[float]]] = {}
         for ep in scored:
             for key, value in ep.metrics.items():
-                if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
-                    out.setdefault(key, {}).setdefault(ep.task_id, []).append(float(value))
+                number = metric_number(value)
+                if number is not None:
+                    out.setdefault(key, {}).setdefault(ep.task_id, []).append(number)
         return out
 
     ta, tb = {ep.task_id for ep in eps_a}, {ep.task_id for ep in eps_b}
@@ -293,6 +316,6 @@ def print_pair(result: dict[str, Any]) -> None:
     for note in result["notes"]:
         console.print(f"note: {note}", highlight=False)
     rows = [{"metric": key, "tasks": m["tasks"], "A": m["mean_a"], "B": m["mean_b"], "B - A": m["diff"],
-             "95 % interval": f"[{m['low']:.3f}, {m['high']:.3f}]", "p": f"{m['p_value']:.3g}", "test": m["test"]}
+             "95 % interval": interval_span({"n": m["tasks"], **m}), "p": f"{m['p_value']:.3g}", "test": m["test"]}
             for key, m in result["metrics"].items()]
     print_table(console, f"{result['suite']}: B - A on shared tasks (paired)", rows)

@@ -13,7 +13,7 @@ from .run_options import with_run_options
 from .stats import metric_intervals
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
-from .tables import paper_table, print_table
+from .tables import interval_span, number_text, paper_table, print_table
 
 __all__ = ["cost_rows", "paper_table", "print_report", "run_report"]
 
@@ -109,9 +109,8 @@ def _metric_rows(keys: list[str], metrics: dict[str, Any], intervals: dict[str, 
     for key in keys:
         interval = intervals.get(key)
         value = metrics[key]
-        span = f"[{interval['low']:.4f}, {interval['high']:.4f}]" if interval and interval["n"] else "n/a"
-        rows.append({"metric": key, "mean": f"{value:.4f}" if isinstance(value, float) else str(value),
-                     "95 % interval": span, "n": interval["n"] if interval else ""})
+        rows.append({"metric": key, "mean": number_text(value, 4) if isinstance(value, float) else str(value),
+                     "95 % interval": interval_span(interval, 4), "n": interval["n"] if interval else ""})
     return rows
 
 

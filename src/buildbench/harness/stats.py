@@ -32,6 +32,35 @@ RESAMPLES = 2000
 LEVEL = 0.95
 #: Exact sign-flip enumeration up to this many non-zero differences (2^16 patterns).
 EXACT_PERMUTATION_MAX = 16
+#: Metric values above this magnitude are summed scaled down by a power of two (exact), so a
+#: mean of finite values is finite: 1e308 + 1e308 overflows to inf otherwise.
+_OVERFLOW_RISK = 2.0**960
+
+
+def metric_number(value: object) -> float | None:
+    """A stored metric value as the number the means use, or None for one they leave out (NaN,
+    text, a list). A flag stored as JSON ``true``/``false`` counts as 1/0, in the means, their
+    intervals and paired comparisons alike: one reading for every figure a report prints."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float) and value == value:
+        return float(value)
+    return None
+
+
+def _scale(values: Sequence[float]) -> float:
+    # Divided by 2^64, no value is above 2^960: more than 2^63 of them would be needed to overflow.
+    largest = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+    return 2.0**64 if largest > _OVERFLOW_RISK else 1.0
+
+
+def mean_of(values: Sequence[float]) -> float:
+    """The mean every report prints (NaN for no values): summed in order, scaled by a power of two
+    when the values are huge so that finite values never give an infinite mean."""
+    if not values:
+        return math.nan
+    scale = _scale(values)
+    return sum(v / scale for v in values) / len(values) * scale
 
 
 @dataclass(frozen=True)
@@ -97,20 +126,24 @@ def bootstrap_interval(values: Sequence[float], clusters: Sequence[str] | None =
     vals = np.asarray(values, dtype=float)
     keep = ~np.isnan(vals)
     labels = None if clusters is None else [c for c, k in zip(clusters, keep, strict=True) if k]
-    sums, counts = _cluster_sums(vals[keep], labels)
+    kept = vals[keep]
+    mean = mean_of(kept.tolist())
+    scale = _scale(kept.tolist())
+    sums, counts = _cluster_sums(kept / scale, labels)
     k = len(sums)
     if k == 0:
         return Interval(0, 0, math.nan, math.nan, math.nan)
-    mean = float(sums.sum() / counts.sum())
     if k == 1:
         return Interval(int(counts.sum()), 1, mean, mean, mean)
+    if not np.all(np.isfinite(kept)):  # an infinite value: every resample's mean is inf or undefined
+        return Interval(int(counts.sum()), k, mean, math.nan, math.nan)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, k, size=(resamples, k))
     # A ratio estimator: resampled clusters keep their sizes, so unequal sample counts per
     # task weigh as they do in the plain mean.
     stats = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
     alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(stats, [alpha, 1.0 - alpha])
+    low, high = np.quantile(stats, [alpha, 1.0 - alpha]) * scale
     return Interval(int(counts.sum()), k, mean, float(low), float(high))
 
 
@@ -175,7 +208,7 @@ def paired_difference(a: Mapping[str, Sequence[float]], b: Mapping[str, Sequence
         for task, vals in runs.items():
             kept = [float(v) for v in vals if v == v]
             if kept:
-                out[task] = sum(kept) / len(kept)
+                out[task] = mean_of(kept)
         return out
 
     ma, mb = means(a), means(b)
@@ -206,7 +239,8 @@ def metric_intervals(episodes: Sequence[Episode], *, seed: int = 0) -> dict[str,
         if not is_scored(ep):
             continue
         for key, value in ep.metrics.items():
-            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
-                values.setdefault(key, []).append(float(value))
+            number = metric_number(value)
+            if number is not None:
+                values.setdefault(key, []).append(number)
                 tasks.setdefault(key, []).append(ep.task_id)
     return {key: bootstrap_interval(values[key], tasks[key], seed=seed).to_dict() for key in sorted(values)}

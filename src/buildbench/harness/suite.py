@@ -226,22 +226,23 @@ def mean_metrics(episodes: Sequence[Episode]) -> dict[str, Any]:
     """Default summary: episode count, status counts, how many episodes have no result
     (``unscored``: errors and API failures, never averaged in) and the mean of every metric
     over the scored ones."""
+    from .stats import mean_of, metric_number  # numpy: not at the command's start
+
     out: dict[str, Any] = {"episodes": len(episodes)}
     statuses: dict[str, int] = {}
-    sums: dict[str, float] = {}
-    counts: dict[str, int] = {}
+    values: dict[str, list[float]] = {}
     for ep in episodes:
         label = status_label(ep)
         statuses[label] = statuses.get(label, 0) + 1
         if not is_scored(ep):
             continue
         for key, value in ep.metrics.items():
-            if isinstance(value, (int, float)) and value == value:
-                sums[key] = sums.get(key, 0.0) + float(value)
-                counts[key] = counts.get(key, 0) + 1
+            number = metric_number(value)  # the same reading and mean as the intervals beside it
+            if number is not None:
+                values.setdefault(key, []).append(number)
     out["status"] = statuses
     out["unscored"] = sum(1 for ep in episodes if not is_scored(ep))
-    out["metrics"] = {k: sums[k] / counts[k] for k in sorted(sums)}
+    out["metrics"] = {k: mean_of(values[k]) for k in sorted(values)}
     return out
 
 

@@ -7,9 +7,10 @@ the terminal (a long number list) is printed at its own width.
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +19,34 @@ MIN_WIDTH = 60
 
 
 def cell_text(value: Any) -> str:
-    """A cell as text: floats to 3 decimals, a missing value as ``n/a``."""
+    """A cell as text: floats to 3 decimals (`number_text`), a missing value as ``n/a``."""
     if value is None:
         return "n/a"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
+    return number_text(value) if isinstance(value, float) else str(value)
+
+
+def number_text(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` decimals; from 1e9 on in scientific notation, so a huge value reads
+    as 1.000e+308 rather than as a row of 309 digits; NaN (no value) as ``n/a``."""
+    if value != value:
+        return "n/a"
+    if math.isinf(value) or abs(value) >= 1e9:
+        return f"{value:.{digits}e}"
+    return f"{value:.{digits}f}"
+
+
+def interval_span(interval: Mapping[str, Any] | None, digits: int = 3) -> str:
+    """A 95 % interval (`buildbench.harness.stats.Interval.to_dict`) as ``[low, high]``, or why
+    there is none: no scored value, one task only (nothing to resample: the interval would be the
+    mean itself, a false certainty) or a non-finite value among them."""
+    if not interval or not interval.get("n"):
+        return "n/a"
+    if interval.get("tasks") == 1:
+        return "none (1 task)"
+    low, high = interval["low"], interval["high"]
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "none (a value is infinite)"
+    return f"[{number_text(low, digits)}, {number_text(high, digits)}]"
 
 
 @dataclass(frozen=True)
