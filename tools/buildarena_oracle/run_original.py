@@ -24,6 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edge_calls import EdgeAssemblyGenerator, EdgeCallGenerator  # noqa: E402
 from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
+from odd2_calls import Odd2CallGenerator  # noqa: E402
 from odd_calls import OddCallGenerator  # noqa: E402
 
 
@@ -93,9 +94,11 @@ def _final(machine: Any) -> dict[str, Any]:
             "blocks": blocks, "control_sequence": list(machine.control_sequence)}
 
 
-def run_sequence(machine_cls: Any, seed: int, workdir: str, odd: bool = False, edge: bool = False) -> dict[str, Any]:
+def run_sequence(machine_cls: Any, seed: int, workdir: str, odd: bool = False, edge: bool = False,
+                 odd2: bool = False) -> dict[str, Any]:
     machine = machine_cls(name=f"seq{seed}", db_path=os.path.join(workdir, f"seq{seed}", "db"))
-    gen = EdgeCallGenerator(seed) if edge else OddCallGenerator(seed) if odd else CallGenerator(seed)
+    gen = (Odd2CallGenerator(seed) if odd2 else EdgeCallGenerator(seed) if edge else OddCallGenerator(seed) if odd
+           else CallGenerator(seed))
     calls = []
     for index in range(gen.length):
         op, params = gen.next_call(_view(machine), index)
@@ -118,6 +121,7 @@ def main() -> None:
                         help="record assembly sequences (machines saved with to_file, then add_machine ...)")
     parser.add_argument("--odd", action="store_true", help="odd_calls.OddCallGenerator's sequences")
     parser.add_argument("--edge", action="store_true", help="edge_calls.EdgeCallGenerator's sequences")
+    parser.add_argument("--odd2", action="store_true", help="odd2_calls.Odd2CallGenerator's sequences")
     parser.add_argument("--isolate", action="store_true",
                         help="run in a child process; a seed that kills it is reported and skipped")
     args = parser.parse_args()
@@ -140,7 +144,8 @@ def main() -> None:
                 os.chdir(folder)
                 fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge)) + "\n")
             else:
-                fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd, edge=args.edge)) + "\n")
+                fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd, edge=args.edge,
+                                                 odd2=args.odd2)) + "\n")
             fh.flush()
 
 
@@ -152,7 +157,8 @@ def isolate(args: argparse.Namespace, first: int, end: int) -> None:
     while seed < end:
         part = out.with_suffix(".part")
         command = [sys.executable, str(Path(__file__).resolve()), "--orig", args.orig, "--seeds", f"{seed}:{end}",
-                   "--out", str(part)] + ["--odd"] * args.odd + ["--edge"] * args.edge + ["--assembly"] * args.assembly
+                   "--out", str(part)] + ["--odd"] * args.odd + ["--edge"] * args.edge + ["--assembly"] * args.assembly \
+            + ["--odd2"] * args.odd2
         code = subprocess.run(command, check=False).returncode
         lines = part.read_text(encoding="utf-8").splitlines(keepends=True) if part.exists() else []
         done = [line for line in lines if line.endswith("\n")]

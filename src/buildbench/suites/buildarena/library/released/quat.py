@@ -81,7 +81,9 @@ def from_rotation_vector(v: np.ndarray) -> Quat:
     half = np.asarray(v, dtype=float) / 2
     x, y, z = float(half[0]), float(half[1]), float(half[2])
     length = math.sqrt(x * x + y * y + z * z)
-    if length <= UNIT_TOLERANCE:  # numpy-quaternion's exp reads a vector this short (its _eps) as no turn
+    # numpy-quaternion's exp reads a vector this short (its _eps) as no turn; its test is `norm > _eps`,
+    # so a NaN vector (a twist by NaN or ±inf degrees, NaN once wrapped) is no turn either
+    if not length > UNIT_TOLERANCE:
         return IDENTITY
     s = math.sin(length) / length
     return (math.cos(length), s * x, s * y, s * z)
