@@ -202,3 +202,17 @@ def test_an_episode_whose_model_sends_tool_calls_without_ids_goes_on() -> None:
     nameless = ChatResponse(tool_calls=(ToolCall("", "submit_blocks", {"blocks": []}), ToolCall("", "nope")))
     episode = asyncio.run(execute_episode(config, task, 0, None, model=ScriptedChat([nameless, nameless, "{}"])))
     assert episode.status == "ok" and is_scored(episode), episode.error  # was ValueError: an unscored error
+
+
+def test_a_conversation_over_the_request_limit_is_not_sent_and_is_the_agent_s_overflow(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES", "4096")
+    big = ChatRequest((Message.user("task"), Message.assistant("x" * 5000), Message.user("more")))
+    with ScriptedServer(lambda request: "fine") as server:
+        model = OpenAIChat("m", base_url=server.base_url, timeout_s=5, retry=RETRY)
+        assert model.generate_sync(REQUEST).ok  # a small one goes
+        response = model.generate_sync(big)
+        sent = len(server.requests)
+    assert sent == 1 and response.error is not None and response.error.kind == "context_length"
+    assert "BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES" in response.error.message and response.usage.requests == 0
+    assert AgentError.from_api(response.error, big.messages).kind == "context_length"

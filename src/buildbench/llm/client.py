@@ -15,6 +15,8 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
+from buildbench.limits import limit
+
 from .retry import Backoff, RetryPolicy, parse_retry_after
 from .transport import ResponseTooLarge
 from .types import ApiError, ChatRequest, ChatResponse, ErrorKind
@@ -190,6 +192,13 @@ class RemoteChatModel(ChatModel):
             raise AttemptFailed("request timed out", retryable=True, kind="timeout") from exc
 
     async def generate(self, request: ChatRequest) -> ChatResponse:
+        size, cap = request.size_bytes(), limit("model_request_bytes")
+        if size > cap:  # a model that filled its conversation with 32 MB replies: the harness's memory
+            err = ApiError("context_length", f"{self.provider}:{self.model}: the request holds {size} bytes of text "
+                           f"and images, over the {cap}-byte limit (BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES), past "
+                           "any model's context window; not sent")
+            log.warning("%s", err)
+            return ChatResponse.failure(err, self.model)
         t0 = time.perf_counter()
         attempt = 0
         while True:

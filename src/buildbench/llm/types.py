@@ -294,6 +294,15 @@ class ChatRequest:
                 f"ChatRequest.tool_choice: {self.tool_choice!r} is not 'auto', 'none', 'required' or a tool name"
             )
 
+    def size_bytes(self) -> int:
+        """About how many bytes the request carries: its text and tool arguments (a character
+        counted as a byte) and its images as base64."""
+        size = 0
+        for m in self.messages:
+            size += sum(len(p.text) if isinstance(p, TextPart) else len(p.png) * 4 // 3 for p in m.parts)
+            size += sum(len(c.raw_arguments) + len(c.name) for c in m.tool_calls)
+        return size
+
     def to_dict(self) -> dict[str, Any]:
         out = {
             "messages": [m.to_dict() for m in self.messages],
