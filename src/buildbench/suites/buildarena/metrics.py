@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from buildbench.harness import Episode
+from buildbench.harness import Episode, is_scored
 
 from .check import SimResult
 from .score import FAILURE_CATEGORIES
@@ -83,13 +83,14 @@ def level_rows(episodes: Sequence[Episode]) -> dict[str, dict[str, float]]:
     """Per task id: episodes, parts, success rate (%), indicator, tokens (×10³), requests, invalid rate (%;
     NaN when the task's episodes made no call).
 
-    Means are over every scored episode of the task, failed constructions
-    counting 0 parts and 0 indicator (spec 3.6). Episodes that crashed
-    (status ``error``) have no metrics and are left out.
+    Means are over every scored episode of the task (`is_scored`: refused output and a spent
+    budget are failures), failed constructions counting 0 parts and 0 indicator (spec 3.6), as the
+    headline means. Unscored episodes are left out: a crash has no metrics, and the metrics of
+    what an episode the model endpoint cut short left must not enter a success rate either.
     """
     by_task: dict[str, list[Episode]] = {}
     for ep in episodes:
-        if ep.metrics:
+        if is_scored(ep):
             by_task.setdefault(ep.task_id, []).append(ep)
     rows = {}
     for task_id, eps in sorted(by_task.items()):

@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from buildbench.harness import Episode, mean_metrics
+from buildbench.harness import Episode, is_scored, mean_metrics
 from buildbench.harness.episode_outcome import episode_outcome
 
 from .check import STOPPED
@@ -107,7 +107,7 @@ def _ablation_cells(parts: float, sr: float, load: float, invalid: float) -> dic
 
 
 def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
-    chosen = [e for e in episodes if e.task_id == "support-1" and e.status == "ok"]
+    chosen = [e for e in episodes if e.task_id == "support-1" and is_scored(e)]  # failures count
     if not chosen:
         return None
     calls = math.fsum(e.metrics.get("calls", 0.0) for e in chosen)

@@ -1,0 +1,35 @@
+"""The suites' paper tables agree with the headline means on the same episodes: agent failures
+(refused output, spent budget) count as failures everywhere, unscored episodes nowhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from buildbench.harness import mean_metrics
+from buildbench.harness.episode import Episode
+from buildbench.suites.buildarena.report import summarize as buildarena_summary
+
+
+def _buildarena(sample: int, status: str, passed: float, parts: float, indicator: float) -> Episode:
+    metrics = {"passed": passed, "parts": parts, "indicator": indicator, "calls": 5.0, "invalid_calls": 1.0}
+    return Episode(task_id="support-1", sample=sample, suite="buildarena", agent="a", protocol="workflow", seed=0,
+                   status=status, metrics=metrics)  # type: ignore[arg-type]
+
+
+def test_buildarena_tables_count_what_the_headline_counts() -> None:
+    # A pass, a refused output (scored: the suite's failing values), a spent budget (scored), and an
+    # episode the endpoint cut short whose leftover machine happened to pass (unscored: no mean).
+    episodes = [_buildarena(0, "ok", 1.0, 10.0, 100.0), _buildarena(1, "failed", 0.0, 0.0, 0.0),
+                _buildarena(2, "budget", 0.0, 4.0, 20.0), _buildarena(3, "api_error", 1.0, 30.0, 900.0)]
+    headline = mean_metrics(episodes)["metrics"]
+    assert headline["passed"] == pytest.approx(1 / 3) and headline["parts"] == pytest.approx(14 / 3)
+    tables = buildarena_summary(episodes)["tables"]
+    (per_task,) = tables["Per task (ours)"]  # was 50 % over ok+failed+budget+api_error (the api_error's pass)
+    assert per_task["episodes"] == 3 and per_task["SR %"] == pytest.approx(100 * headline["passed"])
+    assert per_task["parts"] == pytest.approx(headline["parts"]) and per_task["indicator"] == pytest.approx(40.0)
+    table2 = next(rows for title, rows in tables.items() if title.startswith("Table 2"))
+    assert table2[0]["SR % L1/L2/L3"] == "33.3 / — / —"
+    for title in ("Table 4", "Table 5"):  # were 100 %: only status ok counted, the failures left out
+        rows = next(rows for name, rows in tables.items() if name.startswith(title))
+        ours = next(r for r in rows if r["source"].startswith("ours"))
+        assert (ours["SR %"], ours["parts"], ours["max load"]) == ("33.3", "4.7", "40.0")
