@@ -379,21 +379,53 @@ class _Hasher:
         return self._by_id(ent.id(), ent)
 
     def _by_id(self, eid: int, ent: ifcopenshell.entity_instance | None = None) -> str:
-        found = self.memo.get(eid)
+        # Depth first with a stack of its own, references left to right (the order fixes which
+        # entity of a reference cycle sees the other's placeholder): a chain of thousands of
+        # boolean operands went past Python's recursion limit.
+        memo = self.memo
+        found = memo.get(eid)
         if found is not None:
             return found
-        self.memo[eid] = f"cycle{eid}"  # a reference cycle hashes to a stable placeholder
+        first = self._open(eid, ent)
+        stack = [first] if first is not None else []
+        while stack:
+            frame = stack[-1]
+            refs = frame.refs
+            while frame.next < len(refs) and refs[frame.next] in memo:
+                frame.next += 1
+            if frame.next < len(refs):
+                child = self._open(refs[frame.next])
+                if child is not None:
+                    stack.append(child)
+                continue
+            stack.pop()
+            body = _REF.sub(lambda m: memo[int(m.group(1))], frame.body)
+            memo[frame.eid] = hashlib.blake2b(body.encode(), digest_size=10).hexdigest()
+        return memo[eid]
+
+    def _open(self, eid: int, ent: ifcopenshell.entity_instance | None = None) -> _Frame | None:
+        """Start hashing ``eid``: its placeholder in the memo (a reference cycle hashes to it) and
+        its body to finish; None when the file has no such entity (it hashes as missing)."""
+        self.memo[eid] = f"cycle{eid}"
         if ent is None:
             try:
                 ent = self.file.by_id(eid)
             except RuntimeError:
-                return f"missing{eid}"
+                self.memo[eid] = f"missing{eid}"
+                return None
         line = str(ent)
         body = _REAL.sub(_round_real, line[line.index("=") + 1:])
-        body = _REF.sub(lambda m: self._by_id(int(m.group(1))), body)
-        digest = hashlib.blake2b(body.encode(), digest_size=10).hexdigest()
-        self.memo[eid] = digest
-        return digest
+        return _Frame(eid, body, [int(r) for r in _REF.findall(body)])
+
+
+@dataclass
+class _Frame:
+    """An entity being hashed: its id, its body (reals rounded) and the references still to visit."""
+
+    eid: int
+    body: str
+    refs: list[int]
+    next: int = 0
 
 
 class _Placements:
@@ -410,22 +442,28 @@ class _Placements:
     def matrix(self, placement: ifcopenshell.entity_instance | None) -> np.ndarray:
         """Raises :class:`ModelError` for a placement whose attributes are not what the schema
         says (IfcOpenShell reads such files without complaint)."""
-        if placement is None:
-            return np.eye(4)
-        if not isinstance(placement, ifcopenshell.entity_instance):
-            raise ModelError(f"a placement is {placement!r}, not a placement entity")
-        if not placement.is_a("IfcLocalPlacement"):
-            return np.eye(4)
-        found = self.memo.get(placement.id())
-        if found is not None:
-            return found
-        parent = self.matrix(placement.PlacementRelTo)
-        try:
-            m = parent @ self._axis(placement.RelativePlacement)
-        except (AttributeError, IndexError, TypeError, ValueError) as exc:
-            raise ModelError(f"IfcLocalPlacement #{placement.id()}: its RelativePlacement cannot be read "
-                             f"({exc})") from None
-        self.memo[placement.id()] = m
+        # Up the chain to a known matrix or its root, then down: a loop, as a chain thousands of
+        # placements long (a malformed or hostile file) went past Python's recursion limit.
+        chain: list[ifcopenshell.entity_instance] = []
+        m = np.eye(4)
+        while placement is not None:
+            if not isinstance(placement, ifcopenshell.entity_instance):
+                raise ModelError(f"a placement is {placement!r}, not a placement entity")
+            if not placement.is_a("IfcLocalPlacement"):
+                break
+            found = self.memo.get(placement.id())
+            if found is not None:
+                m = found
+                break
+            chain.append(placement)
+            placement = placement.PlacementRelTo
+        for link in reversed(chain):
+            try:
+                m = m @ self._axis(link.RelativePlacement)
+            except (AttributeError, IndexError, TypeError, ValueError) as exc:
+                raise ModelError(f"IfcLocalPlacement #{link.id()}: its RelativePlacement cannot be read "
+                                 f"({exc})") from None
+            self.memo[link.id()] = m
         return m
 
     def _axis(self, a: ifcopenshell.entity_instance | None) -> np.ndarray:
