@@ -216,3 +216,23 @@ def test_a_conversation_over_the_request_limit_is_not_sent_and_is_the_agent_s_ov
     assert sent == 1 and response.error is not None and response.error.kind == "context_length"
     assert "BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES" in response.error.message and response.usage.requests == 0
     assert AgentError.from_api(response.error, big.messages).kind == "context_length"
+
+
+@pytest.mark.parametrize(("spec", "why"), [
+    ("vllm:m@ftp://host/v1", "must start with http:// or https://"),
+    ("vllm:m@http://[::1", "is not a URL: Invalid IPv6 URL"),
+    ("vllm:m@http://host:99999/v1", "is not a URL: Port out of range"),
+    ("vllm:m@http://:8000/v1", "name a host"),
+])
+def test_a_base_url_that_is_no_http_url_is_one_error_line(spec: str, why: str, tmp_path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.cli.main import main
+    from buildbench.llm import LLMConfigError, make_model
+
+    run_dir = tmp_path / "run"
+    code = main(["run", "example", "--model", spec, "--split", "demo", "--limit", "1", "--run-dir", str(run_dir), "-q"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert code == 2 and line.startswith(f"error: model spec {spec!r}") and why in line and not run_dir.exists()
+
+    with pytest.raises(LLMConfigError, match=why):
+        make_model(spec)

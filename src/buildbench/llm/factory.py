@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import os
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -79,9 +80,25 @@ def parse_spec(spec: str) -> ModelSpec:
     if not sep or not provider or not rest:
         raise LLMConfigError(f"model spec {spec!r}: expected 'provider:model', e.g. 'openai:gpt-4o'")
     model, at, url = rest.rpartition("@")
-    if at and url.startswith(("http://", "https://")) and model:
-        return ModelSpec(provider.lower(), model, url)
+    if at and "://" in url and model:  # a URL of another scheme is a mistake, not part of a model name
+        return ModelSpec(provider.lower(), model, _checked_url(url, f"model spec {spec!r}"))
     return ModelSpec(provider.lower(), rest, None)
+
+
+def _checked_url(url: str, where: str) -> str:
+    """``url`` when it is an http(s) URL with a host (and a valid port, if any).
+
+    Raises:
+        LLMConfigError: It is not (one line naming ``where``; it failed every episode's first call).
+    """
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError as exc:
+        raise LLMConfigError(f"{where}: base URL {url!r} is not a URL: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LLMConfigError(f"{where}: base URL {url!r} must start with http:// or https:// and name a host")
+    return url
 
 
 def make_model(spec: str, **overrides: Any) -> ChatModel:
@@ -108,8 +125,11 @@ def make_model(spec: str, **overrides: Any) -> ChatModel:
     if preset is None:
         known = ", ".join(sorted([*PRESETS, "python", "scripted"]))
         raise LLMConfigError(f"model spec {spec!r}: unknown provider {parsed.provider!r}; known: {known}")
-    env_url = os.environ.get(f"{parsed.provider.upper()}_BASE_URL") or None
+    env_name = f"{parsed.provider.upper()}_BASE_URL"
+    env_url = os.environ.get(env_name) or None
     base_url = overrides.pop("base_url", None) or parsed.base_url or env_url or preset.base_url
+    if base_url is not None:
+        _checked_url(base_url, f"model {spec!r}" + (f" (from {env_name})" if base_url == env_url else ""))
     kwargs: dict[str, Any] = {
         "base_url": base_url,
         "api_key_env": preset.key_env,
