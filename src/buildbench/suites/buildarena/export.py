@@ -28,8 +28,8 @@ from buildbench.jsonio import parse_json
 from .besiege import CargoRamp, TrackedBlock, lua_script
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
-from .library.released.convert import rebuild_released
-from .library.replay import rebuild
+from .library.released.convert import ReleasedStageBench, rebuild_released
+from .library.workbench import Workbench
 from .model import STARTING_BLOCK, Block, HistoryEntry, Machine, Rules
 
 
@@ -43,39 +43,82 @@ def history_json(machine: Machine) -> str:
 
 
 def _history_entries(text: str, rules: Rules) -> list[HistoryEntry]:
+    """The state-changing calls of a history file: the valid-action list, or a full-action one
+    (queries, ``failed`` marks and the calls they mark dropped, see ``trajectories.records``);
+    2.0's object holding the list under ``operation_history``/``operations`` is read too."""
+    from .trajectories.records import valid_entries
+
     try:
         raw = parse_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"history is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from exc
-    if not isinstance(raw, list) or not all(isinstance(e, dict) and "op" in e for e in raw):
+    if isinstance(raw, dict) and ("operation_history" in raw or "operations" in raw):
+        raw = raw.get("operation_history", raw.get("operations"))
+    if not isinstance(raw, list):
         raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects")
+    for k, entry in enumerate(raw):
+        if not isinstance(entry, dict) or not isinstance(entry.get("op"), str) or not entry["op"].strip():
+            what = f"is {_kind(entry)}" if not isinstance(entry, dict) else f"has 'op' {entry.get('op')!r}"
+            raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects with a "
+                             f"non-empty string 'op': call {k} {what}")
+        if entry.get("params") is not None and not isinstance(entry["params"], dict):
+            raise ValueError(f"history call {k} ({entry['op']}): 'params' must be an object of named "
+                             f"parameters, got {_kind(entry['params'])}")
     # Every block costs at least one call; a few calls per block (moves, rotations, wiring) is
     # generous, and bounds the replay of a hostile file.
     max_calls = 4 * rules.max_blocks
     if len(raw) > max_calls:
         raise ValueError(f"history has {len(raw)} calls, over the limit of {max_calls}")
-    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result", ""))) for e in raw]
+    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result") or ""))
+            for e in valid_entries(raw)]
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _replay_all(bench: Any, entries: list[HistoryEntry], released: bool) -> None:
+    """Replay ``entries`` on ``bench``; a call the library refuses is an error naming it: a
+    machine file's history holds only calls that succeeded, so skipping one would build
+    another machine than the file's (every later call on that block would fail too)."""
+    for k, entry in enumerate(entries):
+        outcome = bench.call(entry.op, dict(entry.params))
+        if outcome.ok:
+            continue
+        reason = outcome.text.strip().splitlines()[0] if outcome.text.strip() else "refused"
+        hint = ""
+        if entry.op == "add_machine":
+            hint = " (an assembly's history replays only with its saved machines, which a file does not hold)"
+        elif not released and rebuild_released(entries[: k + 1]).session.log[-1].ok:
+            hint = " (the original library accepted it: --profile released replays the file as it did)"
+        raise ValueError(f"history call {k} ({entry.op}) fails on replay: {reason}{hint}")
 
 
 def load_history(text: str, rules: Rules | None = None) -> Machine:
     """Rebuild a machine from history JSON text.
 
     Raises:
-        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
+        ValueError: When the text is not a list of ``{"op", "params"}`` objects, or a
+            state-changing call in it fails on replay (named with its index).
     """
     rules = rules or Rules()
-    return rebuild(_history_entries(text, rules), rules)
+    entries = _history_entries(text, rules)
+    bench = Workbench(machine=Machine(is_assembly=bool(entries) and entries[0].op == "add_machine"), rules=rules)
+    _replay_all(bench, entries, released=False)
+    return bench.machine
 
 
 def load_released_history(text: str) -> Machine:
     """Rebuild a machine from history JSON text with the released library profile (the original's answers).
 
     Raises:
-        ValueError: When the text is not a list of ``{"op", "params"}`` objects.
+        ValueError: As :func:`load_history`.
     """
-    return rebuild_released(_history_entries(text, Rules())).machine
+    bench = ReleasedStageBench()
+    _replay_all(bench, _history_entries(text, Rules()), released=True)
+    return bench.machine
 
 
 def _euler_degrees(rot: np.ndarray) -> tuple[float, float, float]:

@@ -47,7 +47,7 @@ def load_machine(path: Path, profile: str = "default") -> Machine:
 
     raw = read_machine_json(path)
     try:
-        if isinstance(raw, list):
+        if isinstance(raw, list) or isinstance(raw, dict) and ("operation_history" in raw or "operations" in raw):
             text = json.dumps(raw)
             return load_released_history(text) if profile == "released" else load_history(text)
         if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:

@@ -348,23 +348,24 @@ class Machine:
 
         Raises:
             ValueError: When ``raw`` is not a machine document, holds more than ``max_blocks``
-                blocks (the cap the construction library enforces), or a non-finite pose.
+                blocks (the cap the construction library enforces), or a field a machine
+                cannot be built from (``machine_document.check_document`` names it).
         """
         if not isinstance(raw, dict) or raw.get("format") != "buildbench.buildarena.machine/1":
             raise ValueError(
                 "not a buildarena machine document (missing format 'buildbench.buildarena.machine/1')"
             )
+        from .machine_document import check_document
+
         if max_blocks is None:
             max_blocks = limit("machine_blocks")
         entries = raw.get("blocks", [])
-        if not isinstance(entries, list):
-            raise ValueError('"blocks" must be a list')
-        if len(entries) > max_blocks:
+        if isinstance(entries, list) and len(entries) > max_blocks:
             raise ValueError(f"{len(entries)} blocks, over the limit of {max_blocks} blocks per machine")
+        check_document(raw, load_catalogue())
         blocks = [Block.from_json(b) for b in entries]
         for b in blocks:
-            if not (np.isfinite(b.position).all() and np.isfinite(b.rotation).all()):
-                raise ValueError(f"block {b.id!r}: position or rotation is not finite")
+            b.rotation = _nearest_rotation(b.rotation)
         subs = [
             SubStructure(s["letter"], str(s["machine_id"]), _vec_tuple(s["shift"]), _vec_tuple(s["rotation"]))
             for s in raw.get("substructures", [])
@@ -382,6 +383,15 @@ class Machine:
             ],
             history=[HistoryEntry(h["op"], dict(h["params"]), h["result"]) for h in raw.get("history", [])],
         )
+
+
+def _nearest_rotation(rot: np.ndarray) -> np.ndarray:
+    """``rot`` itself when it is a rotation to float precision, else the nearest rotation (a
+    file that rounded its matrices; ``check_document`` refused any farther off)."""
+    if np.abs(rot.T @ rot - np.eye(3)).max() <= 1e-12:
+        return rot
+    u, _, vt = np.linalg.svd(rot)
+    return u @ vt
 
 
 def _vec_tuple(raw: Any) -> tuple[float, float, float]:
