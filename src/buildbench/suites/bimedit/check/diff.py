@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import ifcopenshell
 import numpy as np
 
-from buildbench.suites.bimedit.check.model import IfcModel, normalise_statement, statement_id
+from buildbench.suites.bimedit.check.model import IfcModel
+from buildbench.suites.bimedit.check.step_text import normalise_statement, statement_id
 
 #: Nodes further apart than this (metres) are never taken for the same element.
 ALIGN_DISTANCE_M = 1.0

@@ -30,10 +30,11 @@ import ifcopenshell
 import ifcopenshell.util.unit
 import numpy as np
 
-from buildbench.inputs import check_regular_file, read_bytes
+from buildbench.inputs import check_regular_file
 
 from .errors import ModelError
 from .schemas import readable_text
+from .step_text import REAL, ZERO, round_real, statements
 from .units import length_units
 
 #: The relation classes of the topology graph (paper App. E.3); subtypes are included.
@@ -51,7 +52,6 @@ LENGTH_ATTRIBUTES = frozenset({"OverallHeight", "OverallWidth", "Elevation", "Re
                                "ElevationWithFlooring"})
 _SKIPPED_ATTRIBUTES = frozenset({"id", "type", "GlobalId", "OwnerHistory", "ObjectPlacement", "Representation"})
 _REF = re.compile(r"#(\d+)")
-_REAL = re.compile(r"(?<![\w.])-?\d+\.\d*(?:E[-+]?\d+)?")
 
 
 #: The note on a model that assigns no length unit (IfcOpenShell then reads lengths as metres).
@@ -182,7 +182,7 @@ def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = Fals
         scale = float(ifcopenshell.util.unit.calculate_unit_scale(f))
     except Exception as exc:  # a broken IfcUnitAssignment raises from deep inside util.unit
         raise ModelError(f"{path}: cannot read the model's length unit ({exc})") from exc
-    model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=_statements(Path(path), data))
+    model = IfcModel(path=Path(path), file=f, unit_scale_m=scale, statements=statements(Path(path), data))
     if not assigned:
         model.notes.append(NO_LENGTH_UNIT)
     for ent in _node_entities(f):
@@ -217,62 +217,6 @@ def _refuse_placement_cycles(f: ifcopenshell.file, path: str | Path) -> None:
             placement = parent if isinstance(parent, ifcopenshell.entity_instance) and parent.is_a(
                 "IfcLocalPlacement") else None
         acyclic.update(chain)
-
-
-def _statements(path: Path, data: bytes | None = None) -> frozenset[str]:
-    """The entity statements of a STEP file, one string each (comments left out).
-
-    Split at every ``;`` outside a string, so statements sharing a line, wrapped over several
-    lines or next to a comment each come out whole, starting with their ``#id=``: a statement
-    the diff could not name by its id would change nothing it compares.
-    """
-    text = (read_bytes(path) if data is None else data).decode("latin-1").replace("\r\n", "\n")
-    start, end = text.find("DATA;"), text.rfind("ENDSEC;")
-    if start >= 0 and end < start:
-        # IfcOpenShell reads such a file up to where it stops, silently leaving the rest out
-        raise ModelError(f"{path}: the DATA section never ends (no ENDSEC;): the file is cut short")
-    body = text[start + 5:end]
-    if "/*" in body:
-        body = _COMMENT_OR_STRING.sub(_drop_comment, body)
-    out: list[str] = []
-    pending = ""
-    for part in body.split(";"):
-        # A string holds an even number of quotes ('' stands for one), so a part with an odd
-        # count was cut at a ';' inside a string: it continues in the next part.
-        part = pending + part
-        if part.count("'") % 2:
-            pending = part + ";"
-            continue
-        pending = ""
-        # Some writers put a space after "#id="; dropping it keeps their statements comparable.
-        statement = part.strip().replace("= ", "=", 1)
-        if statement:
-            out.append(statement)
-    return frozenset(out)
-
-
-#: A STEP comment or string; strings are matched so a ``/*`` inside one is not taken for a comment.
-_COMMENT_OR_STRING = re.compile(r"'(?:[^']|'')*'|/\*.*?\*/", re.DOTALL)
-
-
-def _drop_comment(match: re.Match[str]) -> str:
-    found = match.group(0)
-    return found if found.startswith("'") else " "
-
-
-def statement_id(statement: str) -> int | None:
-    """The entity id of a ``#id=...`` statement (None for anything else)."""
-    head = statement.split("=", 1)[0].strip()
-    return int(head[1:]) if head[1:].isdigit() else None
-
-
-def normalise_statement(statement: str) -> str:
-    """A statement with reals rounded to 7 significant digits and spaces dropped.
-
-    Files rewritten by another writer differ in float formatting only
-    (``0.00999999999999997`` vs ``0.009999999999999972``); this makes them equal.
-    """
-    return _REAL.sub(_round_real, "".join(statement.split()))
 
 
 def _node_entities(f: ifcopenshell.file) -> Iterator[ifcopenshell.entity_instance]:
@@ -352,16 +296,6 @@ def _edges(f: ifcopenshell.file, model: IfcModel) -> Iterator[Edge]:
                 yield (cls, head, guid(el, rel), q)  # type: ignore[arg-type]
 
 
-#: Reals smaller than this are zero: significant digits alone would keep -0. and the float noise
-#: of a rotation (cos 90° = 6.1e-17) apart from 0., and make the element they shape "modified".
-_ZERO = 1e-9
-
-
-def _round_real(match: re.Match[str]) -> str:
-    value = float(match.group(0))
-    return "0" if abs(value) < _ZERO else f"{value:.7g}"
-
-
 class _Hasher:
     """Merkle content hashes of entities, memoised per file."""
 
@@ -414,7 +348,7 @@ class _Hasher:
                 self.memo[eid] = f"missing{eid}"
                 return None
         line = str(ent)
-        body = _REAL.sub(_round_real, line[line.index("=") + 1:])
+        body = REAL.sub(round_real, line[line.index("=") + 1:])
         return _Frame(eid, body, [int(r) for r in _REF.findall(body)])
 
 
@@ -512,7 +446,7 @@ def _signature(ent: ifcopenshell.entity_instance, world: np.ndarray, scale: floa
             continue
         if isinstance(value, float):
             value = value * scale if name in LENGTH_ATTRIBUTES else value
-            value = f"{0.0 if abs(value) < _ZERO else value:.6g}"
+            value = f"{0.0 if abs(value) < ZERO else value:.6g}"
         parts.append(f"{name}={value!r}")
     rot = np.round(world[:3, :3], 6) + 0.0  # + 0.0 folds -0.0 into 0.0
     parts.append(",".join(f"{v:.6f}" for v in rot.ravel()))

@@ -14,7 +14,8 @@ import ifcopenshell
 import numpy as np
 
 from buildbench.suites.bimedit.check.diff import differing_statements
-from buildbench.suites.bimedit.check.model import IfcModel, statement_id
+from buildbench.suites.bimedit.check.model import IfcModel
+from buildbench.suites.bimedit.check.step_text import statement_id
 
 #: Problems reported per model before the list is cut short.
 MAX_PROBLEMS = 20
