@@ -190,3 +190,26 @@ def test_a_copied_run_folder_is_refused_and_reruns_of_one_configuration_are_name
     (row,) = pooled["rows"]
     assert row["episodes"] == 8 and row["intervals"]["passed"]["n"] == 8
     assert any("2 runs of one configuration" in note and "4 of their episodes" in note for note in pooled["notes"])
+
+
+def test_figures_draw_no_bar_for_a_run_without_a_value_and_name_n() -> None:
+    from buildbench.harness.figures import metrics_figure, task_type_figure
+
+    def ep(task: str, status: str, passed: float | None, kind: str = "a") -> Episode:
+        return Episode(task_id=task, sample=0, suite="example", agent="x", protocol="p", seed=0,
+                       status=status, metrics={} if passed is None else {"passed": passed},  # type: ignore[arg-type]
+                       metadata={"kind": kind})
+
+    groups = {"crashed": [ep("t0", "api_error", None), ep("t1", "error", None)],
+              "one task": [ep("t0", "ok", 1.0)],
+              "two tasks": [ep("t0", "ok", 1.0), ep("t1", "failed", 0.0, kind="b")]}
+    fig = metrics_figure(groups, ["passed"])
+    ax = fig.axes[0]
+    heights = [patch.get_height() for patch in ax.patches]
+    assert math.isnan(heights[0]) and heights[1:] == [1.0, 0.5]  # was a bar of 0 for the crashed run
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == ["crashed\nn/a", "one task\nn=1, 1 task", "two tasks\nn=2"]
+    fig = task_type_figure(groups, "passed", "kind")
+    heights = [patch.get_height() for patch in fig.axes[0].patches]  # per run: types a, b
+    assert math.isnan(heights[0]) and math.isnan(heights[1]) and heights[2] == 1.0 and math.isnan(heights[3])
+    assert heights[4:] == [1.0, 0.0]

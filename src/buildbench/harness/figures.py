@@ -24,7 +24,7 @@ from typing import Any
 
 from .cost import cost_summary, solved_flag
 from .episode import Episode, is_scored
-from .stats import metric_intervals
+from .stats import mean_of, metric_intervals, metric_number
 
 FigureList = list[tuple[str, Any]]
 
@@ -52,16 +52,22 @@ def metrics_figure(groups: Mapping[str, Sequence[Episode]], headline: Sequence[s
     fig, axes = plt.subplots(1, max(len(keys), 1), figsize=(3.2 * max(len(keys), 1), 3.4), squeeze=False)
     labels = list(groups)
     for ax, key in zip(axes[0], keys, strict=False):
-        means, lows, highs = [], [], []
+        means, lows, highs, ticks = [], [], [], []
         for label in labels:
-            iv = intervals[label].get(key) or {"mean": math.nan, "low": math.nan, "high": math.nan}
+            iv = intervals[label].get(key) or {"n": 0, "tasks": 0, "mean": math.nan, "low": math.nan,
+                                               "high": math.nan}
+            # A run without a value has no bar (a 0 would read as a result) and says n/a; an interval
+            # that cannot be drawn (one task, an infinite value) has no error bar and says why.
+            spread = iv["tasks"] > 1 and math.isfinite(iv["low"]) and math.isfinite(iv["high"])
             means.append(iv["mean"])
-            lows.append(max(iv["mean"] - iv["low"], 0.0) if iv["mean"] == iv["mean"] else 0.0)
-            highs.append(max(iv["high"] - iv["mean"], 0.0) if iv["mean"] == iv["mean"] else 0.0)
-        ax.bar(range(len(labels)), [m if m == m else 0.0 for m in means], yerr=[lows, highs], capsize=3,
-               color="#4c72b0")
+            lows.append(max(iv["mean"] - iv["low"], 0.0) if spread else 0.0)
+            highs.append(max(iv["high"] - iv["mean"], 0.0) if spread else 0.0)
+            note = "n/a" if not iv["n"] else f"n={iv['n']}" + ("" if spread or iv["tasks"] > 1 else ", 1 task")
+            ticks.append(f"{_short(label)}\n{note}")
+        ax.bar(range(len(labels)), [m if math.isfinite(m) else math.nan for m in means], yerr=[lows, highs],
+               capsize=3, color="#4c72b0")
         ax.set_title(key)
-        ax.set_xticks(range(len(labels)), [_short(lb) for lb in labels], rotation=30, ha="right")
+        ax.set_xticks(range(len(labels)), ticks, rotation=30, ha="right")
     fig.suptitle("headline metrics (mean, 95 % bootstrap interval clustered by task)")
     fig.tight_layout()
     return fig
@@ -77,9 +83,9 @@ def task_type_figure(groups: Mapping[str, Sequence[Episode]], metric: str, type_
     for i, (label, eps) in enumerate(groups.items()):
         means = []
         for t in types:
-            vals = [float(ep.metrics[metric]) for ep in eps if is_scored(ep) and str(ep.metadata.get(type_key)) == t
-                    and isinstance(ep.metrics.get(metric), int | float) and ep.metrics[metric] == ep.metrics[metric]]
-            means.append(sum(vals) / len(vals) if vals else 0.0)
+            vals = [v for ep in eps if is_scored(ep) and str(ep.metadata.get(type_key)) == t
+                    and (v := metric_number(ep.metrics.get(metric))) is not None]
+            means.append(mean_of(vals))  # NaN, no bar, for a type without a value: not a 0
         ax.bar([x + i * width for x in range(len(types))], means, width, label=_short(label))
     ax.set_xticks([x + width * (len(groups) - 1) / 2 for x in range(len(types))], types)
     ax.set_title(f"{metric} per {type_key}")
