@@ -87,7 +87,8 @@ def _loads(body: str, where: str) -> Any:
         raise ActionError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
 
 
-def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = False, limit: float) -> np.ndarray:
+def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = False, limit: float,
+         unit: str = "m") -> np.ndarray:
     value = entry[key]
     if not isinstance(value, list | tuple) or len(value) != 3:
         raise ActionError(f"{where}: {key!r} must be 3 numbers [x, y, z], got {_shown(value)}")
@@ -98,7 +99,7 @@ def _vec(entry: Mapping[str, Any], key: str, where: str, *, positive: bool = Fal
     if positive and (numbers <= 0).any():
         raise ActionError(f"{where}: every {key!r} entry must be > 0 m, got {value}")
     if (np.abs(numbers) > limit).any():
-        raise ActionError(f"{where}: {key!r} entries are limited to {limit:g} m, got {_shown(value)}")
+        raise ActionError(f"{where}: {key!r} entries are limited to {limit:g} {unit}, got {_shown(value)}")
     return numbers
 
 
@@ -155,7 +156,7 @@ def parse_member(entry: Any, where: str) -> Member:
     if "location" not in entry:
         raise ActionError(f"{where}: missing 'location' [x, y, z] (the box centre, metres)")
     location = _vec(entry, "location", where, limit=MAX_COORD_M)
-    rotation = _vec(entry, "rotation_euler", where, limit=1e3) if "rotation_euler" in entry else np.zeros(3)
+    rotation = _vec(entry, "rotation_euler", where, limit=1e3, unit="rad") if "rotation_euler" in entry else np.zeros(3)
     return Member.box(name, size.tolist(), location.tolist(), rotation.tolist())
 
 
@@ -269,7 +270,7 @@ def modify_members(scene: Structure, changes: Any) -> Structure:
         if "location" in change:
             mats[i, :3, 3] = _vec(change, "location", where, limit=MAX_COORD_M)
         if "rotation_euler" in change:
-            angles = _vec(change, "rotation_euler", where, limit=1e3)
+            angles = _vec(change, "rotation_euler", where, limit=1e3, unit="rad")
             moved = Member.box(name, sizes[i].tolist(), mats[i, :3, 3].tolist(), angles.tolist())
             mats[i, :3, :3] = moved.matrix_world[:3, :3]
         if "new_name" in change:
