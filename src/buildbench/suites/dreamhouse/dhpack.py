@@ -197,7 +197,14 @@ def _read(conn: sqlite3.Connection, pack: Path) -> tuple[dict[str, str], list[Pa
         images.setdefault(str(task_id), {})[str(view)] = content
     tasks = []
     rows = conn.execute("SELECT task_id, style, description, constraints_json FROM tasks ORDER BY rowid")
-    for task_id, style, description, constraints_json in rows:
+    seen: dict[str, int] = {}
+    for row, (task_id, style, description, constraints_json) in enumerate(rows, 1):
+        # The released schema makes task_id the primary key; a pack written without it could
+        # hold a task twice, and the second would overwrite the first one's views.
+        if str(task_id) in seen:
+            raise DhpackError(f"{pack}: task {task_id} is in the tasks table twice (rows {seen[str(task_id)]} "
+                              f"and {row}); task ids must be unique")
+        seen[str(task_id)] = row
         tasks.append(_pack_task(pack, task_id, style, description, constraints_json,
                                 images.get(str(task_id), {}), targets.get(str(task_id))))
     if not tasks:

@@ -36,7 +36,7 @@ def check_members(ctx: Context, *, strict_names: bool) -> TestResult:
         msgs.append(f"{_who(ctx, i)} size ({size}) m must be at least {ctx.cfg.min_size_m:g} m on every axis")
         bad.append(i)
     for i in np.flatnonzero(ctx.finite & ctx.positive & ~ctx.rigid).tolist():
-        msgs.append(f"{_who(ctx, i)} transform is not a rotation plus translation (shear or bad last row)")
+        msgs.append(f"{_who(ctx, i)} transform is not a rotation plus translation ({_why_not_rigid(ctx.s.matrices[i])})")
         bad.append(i)
 
     hint = "/".join(PAPER_CATEGORIES[:6]) + "…"
@@ -80,6 +80,18 @@ def check_members(ctx: Context, *, strict_names: bool) -> TestResult:
             "problems": len(msgs),
         },
     )
+
+
+def _why_not_rigid(matrix: np.ndarray) -> str:
+    """What is wrong with a transform that is no rotation plus translation. A matrix written
+    column-major (its transpose) carries the translation in the last row; the released rebuild,
+    Blender's ``Matrix(rows)``, reads rows, and so do we."""
+    row = matrix[3, :3]
+    if row.any() and not matrix[:3, 3].any() and matrix[3, 3] == 1.0:
+        x, y, z = (f"{v:g}" for v in row)
+        return (f"its last row holds a translation ({x}, {y}, {z}): written column-major? matrix_world "
+                "lists 4 rows, the translation in the last column")
+    return "shear or bad last row"
 
 
 def _who(ctx: Context, i: int) -> str:
