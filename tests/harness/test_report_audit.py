@@ -213,3 +213,18 @@ def test_figures_draw_no_bar_for_a_run_without_a_value_and_name_n() -> None:
     heights = [patch.get_height() for patch in fig.axes[0].patches]  # per run: types a, b
     assert math.isnan(heights[0]) and math.isnan(heights[1]) and heights[2] == 1.0 and math.isnan(heights[3])
     assert heights[4:] == [1.0, 0.0]
+
+
+def test_every_headline_metric_is_printed_with_its_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.harness import get_suite, suite_names
+
+    for name in suite_names():
+        suite = get_suite(name)
+        assert set(suite.headline) <= set(suite.units), f"{name}: a headline metric without a unit"
+    assert get_suite("scenerevis").units["valid_placement"] == "%"  # 100.0 is perfect there, 1.0 elsewhere
+    rows: list[Row] = [(f"t{i}", 0, "ok", {"passed": 1.0, "blocks": 3.0}) for i in range(2)]
+    data, text = _report(capsys, _run(tmp_path, "units", rows))
+    assert data["units"]["passed"] == "0/1" and _text_row(text, "passed")[4] == "0/1"
+    assert _text_row(text, "blocks")[4] == "count"
+    assert main(["report", str(tmp_path / "units"), str(_run(tmp_path, "other", rows[:1]))]) == 0
+    assert "passed (0/1)" in capsys.readouterr().out

@@ -38,13 +38,13 @@ def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
         return config, with_run_options(store.episodes(), config)
 
 
-def _summarizer(suite: str) -> tuple[Summarizer, list[str]]:
-    """The suite's summary function and headline metrics."""
+def _summarizer(suite: str) -> tuple[Summarizer, list[str], dict[str, str]]:
+    """The suite's summary function, headline metrics and their units."""
     try:
         found = get_suite(suite)
-        return found.summarize or mean_metrics, list(found.headline)
+        return found.summarize or mean_metrics, list(found.headline), dict(found.units)
     except Exception:  # a comparison must still open if the suite is not importable here
-        return mean_metrics, []
+        return mean_metrics, [], {}
 
 
 class _Groups(NamedTuple):
@@ -126,7 +126,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
     if len(task_sets) > 1:
         notes.append(f"the runs cover different task sets ({'; '.join(sorted(task_sets))}): "
                      "their means are not over the same tasks")
-    summarize, headline = _summarizer(suite)
+    summarize, headline, units = _summarizer(suite)
     rows: list[dict[str, Any]] = []
     tables: dict[str, list[dict[str, Any]]] = {}
     for key, episodes in groups.items():
@@ -154,7 +154,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         for title, table in (summary.get("tables") or {}).items():
             tables.setdefault(title, []).extend({"run": label, **row} for row in table)
     return {"suite": suite, "errors_as_failures": errors_as_failures, "differs_in": fields, "notes": notes,
-            "headline": headline,
+            "headline": headline, "units": units,
             "rows": rows, "tables": tables}
 
 
@@ -196,7 +196,8 @@ def print_comparison(report: dict[str, Any], *, show_all: bool = False) -> None:
         out = [{"metric": name, **{str(row["run"]): cell_text(row[name]) for row in rows}}
                for name in ("episodes", "unscored")]
         for name in names:
-            line: dict[str, Any] = {"metric": name}
+            unit = report.get("units", {}).get(name)
+            line: dict[str, Any] = {"metric": f"{name} ({unit})" if unit else name}
             for row, full in zip(rows, report["rows"], strict=True):
                 interval = full.get("intervals", {}).get(name)
                 line[str(row["run"])] = interval_text(interval, row.get(name, "")) if interval \

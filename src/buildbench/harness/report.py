@@ -40,10 +40,11 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     suite_name = config.get("suite")
     summarize: Summarizer = mean_metrics
     headline: list[str] = []
+    units: dict[str, str] = {}
     if suite_name:
         try:
             suite = get_suite(suite_name)
-            summarize, headline = suite.summarize or mean_metrics, list(suite.headline)
+            summarize, headline, units = suite.summarize or mean_metrics, list(suite.headline), dict(suite.units)
         except Exception:  # a report must still open if the suite is not importable here
             summarize = mean_metrics
     usage: dict[str, int] = {}
@@ -63,6 +64,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         "identity": run_identity(config, [ep.task_id for ep in episodes]),
         **summary,
         "headline": headline,
+        "units": units,
         "intervals": metric_intervals(episodes),
         "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes), model=config.get("model"),
                              prices=prices),
@@ -92,25 +94,31 @@ def print_report(report: dict[str, Any], *, show_all: bool = False) -> None:
     rest = [k for k in metrics if k not in headline]
     intervals = report.get("intervals", {})
     title = "mean over scored episodes, 95 % bootstrap interval clustered by task"
-    print_table(console, f"headline metrics ({title})", _metric_rows(headline, metrics, intervals))
+    units = report.get("units") or {}
+    print_table(console, f"headline metrics ({title})", _metric_rows(headline, metrics, intervals, units))
     for name, rows in report.get("tables", {}).items():
         print_table(console, name, rows)
     cost = report.get("cost")
     if cost:
         print_table(console, "cost (every episode, scored or not)", cost_rows(cost))
     if show_all:
-        print_table(console, f"all other metrics ({title})", _metric_rows(rest, metrics, intervals))
+        print_table(console, f"all other metrics ({title})", _metric_rows(rest, metrics, intervals, units))
     elif rest:
         console.print(f"{len(rest)} more metrics: add --all to list them", highlight=False)
 
 
-def _metric_rows(keys: list[str], metrics: dict[str, Any], intervals: dict[str, Any]) -> list[dict[str, Any]]:
+def _metric_rows(keys: list[str], metrics: dict[str, Any], intervals: dict[str, Any],
+                 units: dict[str, str]) -> list[dict[str, Any]]:
     rows = []
+    with_units = any(k in units for k in keys)  # a unit column only where the suite declares some
     for key in keys:
         interval = intervals.get(key)
         value = metrics[key]
-        rows.append({"metric": key, "mean": number_text(value, 4) if isinstance(value, float) else str(value),
-                     "95 % interval": interval_span(interval, 4), "n": interval["n"] if interval else ""})
+        row = {"metric": key, "mean": number_text(value, 4) if isinstance(value, float) else str(value),
+               "95 % interval": interval_span(interval, 4), "n": interval["n"] if interval else ""}
+        if with_units:
+            row["unit"] = units.get(key, "")
+        rows.append(row)
     return rows
 
 

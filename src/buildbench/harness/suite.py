@@ -126,6 +126,9 @@ class Suite:
             episode is scored with no metrics (its status still counts it as failed).
         headline: The metrics a reader looks at first, in order (reports, figures and the
             viewer lead with them); the first is the suite's "solved" flag when it is 0/1.
+        units: The unit of each headline metric as reports print it beside the mean (``0/1``
+            for a flag, whose mean is a rate; ``%``; ``m³``…): a mean of 100.0 and one of 1.0 are
+            both a perfect score, in different suites.
         task_type: The task-metadata key that names a task's type (per-type figures).
         figures: ``figures(groups) -> [(name, matplotlib Figure)]``: the suite's reproduced
             paper figures from its episodes grouped by run label (`buildbench.harness.figures`).
@@ -152,6 +155,7 @@ class Suite:
     task_paths: Sequence[str] = ()
     failure_metrics: Callable[[Task], dict[str, float]] | None = None
     headline: Sequence[str] = ()
+    units: Mapping[str, str] = field(default_factory=dict)
     task_type: str = ""
     figures: Callable[[Mapping[str, Sequence[Episode]]], list[tuple[str, Any]]] | None = None
 

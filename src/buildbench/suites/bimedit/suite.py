@@ -35,6 +35,7 @@ suite = Suite(
     make_env=make_env,
     score=score,
     headline=("solved", "final", "geometry", "semantics", "topology"),
+    units={"solved": "0/1", "final": "0-1", "geometry": "0-1", "semantics": "0-1", "topology": "0-1"},
     task_type="operation",
     failure_metrics=failure_metrics,
     summarize=summarize,

@@ -132,6 +132,9 @@ suite = Suite(
     make_env=BuildArenaEnv,
     score=score_episode,
     headline=("passed", "indicator", "parts", "invalid_action_rate"),
+    units={"passed": "0/1", "indicator": "per task: displacement, load, TWR or height (a mean over "
+           "categories mixes them: Table 2 has it per task)", "parts": "blocks",
+           "invalid_action_rate": "share of calls, 0-1"},
     task_type="category",
     figures=figures,
     failure_metrics=failure_metrics,

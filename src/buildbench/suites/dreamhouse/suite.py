@@ -44,6 +44,8 @@ suite = Suite(
     protocols={name: _protocol(name) for name in DESCRIPTIONS},
     score=score,
     headline=("structural_pass", "joint_pass", "pass_rate", "visual_fidelity", "topological_fidelity"),
+    units={"structural_pass": "0/1", "joint_pass": "0/1", "pass_rate": "share of tests, 0-1",
+           "visual_fidelity": "0-1", "topological_fidelity": "0-1"},
     task_type="complexity",
     figures=figures,
     failure_metrics=failure_metrics,

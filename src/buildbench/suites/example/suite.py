@@ -20,6 +20,7 @@ suite = Suite(
     make_env=make_env,
     score=score,
     headline=("passed", "height_ratio", "blocks"),
+    units={"passed": "0/1", "height_ratio": "ratio", "blocks": "count"},
     failure_metrics=failure_metrics,
     agents={
         "reference": AgentSpec("reference", agents.reference, "a column of equal blocks reaching the target"),

@@ -109,6 +109,7 @@ suite = Suite(
     outcome_type=LegoEvalOutcome,
     check_run=check_run,
     headline=("holistic_correct", "partial_accuracy"),
+    units={"holistic_correct": "0/1", "partial_accuracy": "share of constraints, 0-1"},
     task_type="bucket",
     failure_metrics=failure_metrics,
     summarize=summarize,

@@ -47,6 +47,8 @@ suite = Suite(
     make_env=make_env,
     score=score,
     headline=("valid_placement", "collision_rate", "oob_rate", "voxel_loss_m3", "Avg"),
+    units={"valid_placement": "%", "collision_rate": "%", "oob_rate": "%", "voxel_loss_m3": "m³",
+           "Avg": "judge score, 1-10"},
     task_type="room_type",
     failure_metrics=failure_metrics,
     summarize=summarize,
