@@ -74,3 +74,16 @@ def test_a_pack_holding_a_task_twice_is_one_error_line(tmp_path: Path, capsys: p
     assert stdout == "" and not (out / "tasks.jsonl").exists()
     assert err == (f"error: {pack}: task AF_01_0018 is in the tasks table twice (rows 1 and 3); "
                    "task ids must be unique\n")
+
+
+def test_our_form_without_its_format_key_is_named_as_such(house: dict[str, Any], tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    ours = generate_structure("RN_01_0001", 0).structure.to_json_dict()
+    del ours["format"]
+    path = tmp_path / "ours.json"
+    path.write_text(json.dumps(ours))
+    assert main(["dreamhouse", "validate", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"error: {path}: member 0 (") and "missing field 'dimensions' (it has our form's 'size_m'" in err
+    assert '"format": "buildbench.dreamhouse.structure"' in err

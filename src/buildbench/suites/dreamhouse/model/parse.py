@@ -144,7 +144,10 @@ def _parse_released(i: int, entry: Any) -> _Row:
     as that script ignores them."""
     name = _entry_name(i, entry)
     if "dimensions" not in entry:
-        raise StructureFormatError(f"{_where(i, entry)}: missing field 'dimensions'")
+        # our own form's members hold size_m; only the document's "format" tells the two apart
+        ours = (f" (it has our form's 'size_m': a document of our form needs \"format\": \"{FORMAT_ID}\")"
+                if "size_m" in entry else "")
+        raise StructureFormatError(f"{_where(i, entry)}: missing field 'dimensions'{ours}")
     size = _numbers(i, entry, "dimensions", _VEC3)
     if entry.get("matrix_world") is not None:
         mat = _numbers(i, entry, "matrix_world", _MAT4)
