@@ -54,6 +54,9 @@ class Format:
     read: Reader
     write: Writer | None
     losses: str
+    #: Stores an object's heading only: an object tilted out of upright is written upright,
+    #: and :func:`write_items` says which.
+    heading_only: bool = False
 
 
 def get_format(name: str) -> Format:
@@ -181,6 +184,8 @@ def write_items(items: Sequence[Item], path: Path, fmt: str, source: Path | None
                 raise SceneFormatError(f"{source or path}: scene {i + 1}{f' {item.name!r}' if item.name else ''}: cannot be "
                                        f"written as {fmt}: {exc.args[0]}") from None
         raise SceneFormatError(f"{source or path}: cannot be written as {fmt}: {exc.args[0]}") from None
+    if spec.heading_only:
+        _warn_tilted(items, fmt, source or path)
     try:
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
@@ -220,3 +225,16 @@ def _table() -> dict[str, Format]:
 
 # last: the format modules import the helpers above
 FORMATS: dict[str, Format] = _table()
+
+
+def _warn_tilted(items: Sequence[Item], fmt: str, source: Path) -> None:
+    """One warning per scene naming the objects a heading-only format writes upright."""
+    for i, item in enumerate(items):
+        # local up (the rotation's middle column) off world up by more than ~0.1 degree
+        tilted = [o for o in item.scene.objects if o.rotation[1, 1] < 1.0 - 1e-6]
+        if tilted:
+            names = ", ".join(repr(o.id) for o in tilted[:3]) + (f" and {len(tilted) - 3} more" if len(tilted) > 3
+                                                               else "")
+            scene_warnings.warn(f"{source}: scene {i + 1}{f' {item.name!r}' if item.name else ''}",
+                                f"{len(tilted)} object(s) tilted out of upright, written upright ({fmt} stores a "
+                                f"heading only): {names}", __name__)

@@ -100,4 +100,5 @@ def write(items: Sequence[Item]) -> Any:
 FORMAT = Format("idesign", "I-Design scene_graph.json (z up; optionally wrapped with room_dimensions and prompt)",
                 read, write, "boxes only (asset ids are Objaverse retrievals, not in the graph); one rectangular "
                 "room from (0, 0) without doors or windows (a bare list gets I-Design's 4 x 4 x 2.5 m script room); "
-                "placement relations are kept only as read")
+                "placement relations are kept only as read",
+                heading_only=True)

@@ -90,4 +90,5 @@ def write(items: Sequence[Item], metres_per_px: float = 0.01) -> Any:
 FORMAT = Format("layoutgpt", "LayoutGPT 3D output (list of query_id/prompt/object_list; pixels, 1 px = 1 cm)",
                 read, write, "boxes only (no asset ids, materials or colours); one rectangular room without "
                 "walls, doors or windows, placed from its min corner at the origin; the pixel scale (3D-FRONT's true room size is not in the file); "
-                "the condition prompt (read as 'The house has a <room>. The <room> has an area of at most L x W square metres.')")
+                "the condition prompt (read as 'The house has a <room>. The <room> has an area of at most L x W square metres.')",
+                heading_only=True)
