@@ -50,7 +50,15 @@ HEATED_THRUST = 1.6 * 8.6
 """Thrust of a heated cannon in mass units (``sim_lift.py`` uses 13.76)."""
 BLAME_WINDOW_S = 1.0
 """The blame rule of a run that diverged under every step tried (``diverged``): the machine caused the
-divergence when one of its welds broke within this many seconds before it."""
+divergence when one of its welds broke within this many seconds before it (or a connector is longer than
+``LINK_SPAN``)."""
+
+LINK_SPAN = 100.0
+"""The blame rule's other half: a Brace or Winch longer than this (units) makes the machine the cause of a
+divergence. A connector keeps its small mass at any length (``Link.mass``), so a long one is a massless rod
+(or rope) levering whole sub-structures against each other across the arena; the solver cannot hold that (a
+1,500-unit brace between two small sub-structures passes ``max_speed_mps`` within 0.1 s, with no weld broken,
+under every step tried), and no task needs one: its widest gap is 20 units."""
 
 OK = "ok"
 DIVERGED = "diverged"
@@ -230,19 +238,22 @@ def tracked_ids(traj: Trajectory, seed: int) -> list[str]:
     return [start, *others]
 
 
-def _window_max(t: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float:
+def _window_max(t: np.ndarray, z: np.ndarray, lo: float, hi: float) -> float | None:
     sel = (t > lo) & (t <= hi)
-    return float(z[sel].max()) if sel.any() else -math.inf
+    return float(z[sel].max()) if sel.any() else None
 
 
 def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_height: float = LIFT_HEIGHT) -> Verdict:
-    """Lift Lv.2/3 rule: max tracked height > ``pass_height`` and (max z in (7,12] s − max z in (2,7] s) > 5."""
+    """Lift Lv.2/3 rule: max tracked height > ``pass_height`` and (max z in (7,12] s − max z in (2,7] s) > 5
+    (``elevation_change`` None where the run has no sample in one of those windows)."""
     ids = tracked_ids(traj, seed)
     z = np.stack([traj.series(i)[:, 2] for i in ids], axis=1).max(axis=1)
     height = float(z.max())
-    climb = _window_max(traj.time, z, 7.0, 12.0) - _window_max(traj.time, z, 2.0, 7.0)
+    early, late = _window_max(traj.time, z, 2.0, 7.0), _window_max(traj.time, z, 7.0, 12.0)
+    # A run that ended before 12 s (a divergence, a shorter duration) has no climb to measure: None, not -inf.
+    climb = None if early is None or late is None else late - early
     twr, _, _ = thrust_to_weight(traj, total_mass)
-    passed = height > pass_height and climb > LIFT_CLIMB
+    passed = height > pass_height and climb is not None and climb > LIFT_CLIMB
     metrics = {
         "max_height": height,
         "elevation_change": climb,
@@ -255,6 +266,9 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_heigh
         reason = f"reached {height:.1f} (> {pass_height:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"
     elif height <= pass_height:
         reason = f"highest tracked block reached only {height:.2f} (needs > {pass_height:g})"
+    elif climb is None:
+        reason = (f"reached {height:.1f} but the run ended at {float(traj.time[-1]):.2f} s, before its climb "
+                  "(max height in (7, 12] s against (2, 7] s) could be measured")
     else:
         reason = f"stopped climbing: elevation change {climb:.2f} between 2–7 s and 7–12 s (needs > {LIFT_CLIMB:g})"
     return Verdict(passed, height, metrics, reason)
@@ -269,6 +283,17 @@ def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0) -> 
     if task.level == 1:
         return check_lift_engine(traj, machine.mass)
     return check_lift_flight(traj, machine.mass, seed, task.pass_height)
+
+
+def _longest_link(machine: Machine) -> tuple[str, float] | None:
+    """The machine's longest Brace or Winch (its label and length) when longer than ``LINK_SPAN``, else None."""
+    links = body_graph(machine).links
+    if not links:
+        return None
+    lengths = [float(np.linalg.norm(k.point_b - k.point_a)) for k in links]
+    longest = int(np.argmax(lengths))
+    link = links[longest]
+    return (f"{link.type} {link.id}", lengths[longest]) if lengths[longest] > LINK_SPAN else None
 
 
 def simulation(
@@ -321,8 +346,8 @@ def simulate(
     A run that diverges is simulated again with a finer step (``Simulation.run``); when every attempt
     diverged the result has the status ``diverged``, and the blame rule decides what it means: the
     machine caused the divergence when one of its welds broke within ``BLAME_WINDOW_S`` before it (the
-    blow-up is in the collision of its broken pieces, which Besiege too flings about); then it is a
-    failure of the machine (not passed, indicator 0). Otherwise it is an infrastructure fault:
+    blow-up is in the collision of its broken pieces, which Besiege too flings about) or when one of its
+    connectors is longer than ``LINK_SPAN``; then it is a failure of the machine (not passed, indicator 0). Otherwise it is an infrastructure fault:
     ``scored`` is false and the scorer raises :class:`SimulationDiverged`.
 
     A run that hit a MuJoCo limit (``divergence.LIMITS``: its arena full, contacts or constraints
@@ -353,8 +378,9 @@ def simulate(
     diverged = run.diverged_at_s is not None
     end = run.diverged_at_s if run.diverged_at_s is not None else math.inf
     limit = run.diverged_reason in LIMITS
-    machine_caused = diverged and (limit or any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s
-                                                for b in run.broken))
+    broke = any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s for b in run.broken)
+    span = _longest_link(machine) if diverged and not (limit or broke) else None
+    machine_caused = diverged and (limit or broke or span is not None)
     if traj.time.size < 2:
         verdict = Verdict(False, 0.0, {}, "the run ended before its first two samples")
     else:
@@ -364,8 +390,11 @@ def simulate(
         tried = f"with steps of {', '.join(steps[:-1])} and {steps[-1]}" if run.retries else f"with a step of {steps[-1]}"
         if limit:
             blame = "the machine needs more than the arena its blocks get: its failure"
-        elif machine_caused:
+        elif broke:
             blame = f"the machine caused it: a weld broke within {BLAME_WINDOW_S:g} s before"
+        elif span is not None:
+            blame = (f"the machine caused it: its {span[0]} spans {span[1]:,.0f} units (a connector longer than "
+                     f"{LINK_SPAN:g} levers its parts beyond what the solver holds)")
         else:
             blame = "an infrastructure fault, not scored"
         what = f" ({run.diverged_detail})" if run.diverged_detail else ""
