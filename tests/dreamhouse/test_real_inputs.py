@@ -87,3 +87,21 @@ def test_our_form_without_its_format_key_is_named_as_such(house: dict[str, Any],
     assert out == "" and len(err.splitlines()) == 1
     assert err.startswith(f"error: {path}: member 0 (") and "missing field 'dimensions' (it has our form's 'size_m'" in err
     assert '"format": "buildbench.dreamhouse.structure"' in err
+
+
+@pytest.mark.parametrize("file,content", [
+    ("structure.json", {"main_body": {"width": 7.32, "depth": 10.97, "stories": 2}, "roof": {"type": "gable"},
+                        "style_display_name": {"en": "A-Frame"}}),
+    ("constraints.json", {"footprint_x": 7.32, "footprint_y": 10.97, "stories": 2, "roof_type": "gable", "style": 7}),
+])
+def test_a_task_folder_whose_style_is_no_text_is_one_error_line(file: str, content: dict[str, Any], tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "houses" / "AF_01_0018"
+    folder.mkdir(parents=True)
+    for stem in ("front", "back", "left", "right", "front_right"):
+        (folder / f"{stem}.png").write_bytes(_PNG)
+    (folder / file).write_text(json.dumps(content))
+    assert main(["dreamhouse", "unpack", str(tmp_path / "houses"), "--out", str(tmp_path / "out")]) == 2
+    out, err = capsys.readouterr()
+    kind = type(content.get("style_display_name", content.get("style"))).__name__
+    assert out == "" and err == f"error: {folder / file}: the style must be text, got {kind}\n"

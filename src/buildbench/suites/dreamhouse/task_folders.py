@@ -88,11 +88,18 @@ def _constraints(folder: Path, task_id: str) -> tuple[str, dict[str, Any]]:
                "roof_type": roof.get("type"), "config": doc.get("config"), "config_id": doc.get("config_id"),
                "complexity": params.get("complexity")}
         style = doc.get("style_display_name") or doc.get("style") or inferred
-        return str(style), {k: v for k, v in raw.items() if v is not None}
+        return _style(style, structure), {k: v for k, v in raw.items() if v is not None}
     if constraints.is_file():
         raw = dict(_object(constraints))
-        return str(raw.pop("style", None) or inferred), raw
+        return _style(raw.pop("style", None) or inferred, constraints), raw
     return inferred, {}
+
+
+def _style(value: Any, path: Path) -> str:
+    """The style name a file gives; a number or an object is no name (it would reach the task text)."""
+    if not isinstance(value, str):
+        raise DhpackError(f"{path}: the style must be text, got {type(value).__name__}")
+    return value
 
 
 def _object(path: Path) -> dict[str, Any]:
