@@ -178,7 +178,7 @@ def test_the_library_refuses_every_overlap_an_agent_tries() -> None:
     sub.call("start")
     assembly = Workbench(machine=Machine(is_assembly=True), saved={"s": sub.machine})
     assert assembly.call("add_machine", {"machine_id": "s"}).ok
-    for shift in ([0, 0, 0], [0, 0.3, 0], [0.5, 0.5, 0.5]):
+    for shift in ([0.0, 0.0, 0.0], [0.0, 0.3, 0.0], [0.5, 0.5, 0.5]):
         assert "overlaps" in assembly.call("add_machine", {"machine_id": "s", "init_shift": shift}).text
     assert assembly.machine.num_blocks == 1
 
