@@ -199,13 +199,18 @@ def rooms(n: int, seed: int, types: tuple[str, ...], out: Path) -> None:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
 def goals(scenes: Path, condition: str, seed: int, out: Path) -> None:
     """Goal-oriented repair tasks from the rooms in SCENES, one task a line."""
-    from .goals import CONDITIONS, goal_tasks
+    from .goals import CONDITIONS, MIN_OBJECTS, goal_tasks, too_few_objects
 
     batch = _scenes(scenes)
     conds = CONDITIONS if condition == "all" else (condition,)
     tasks = [t for c in conds for t in goal_tasks(batch.scenes, c, seed)]
     _write_lines(out, [json.dumps(t) for t in tasks])
     click.echo(f"{len(tasks)} tasks ({', '.join(conds)}) → {out}")
+    small = too_few_objects(batch.scenes)
+    if small:  # said, not dropped in silence
+        shown = ", ".join(str(i + 1) for i in small[:10]) + (" …" if len(small) > 10 else "")
+        click.echo(f"{len(small)} of {len(batch.scenes)} rooms have fewer than {MIN_OBJECTS} objects and give no "
+                   f"task (rooms {shown}, counting the readable rooms from 1)", err=True)
     batch.exit_if_bad()
 
 

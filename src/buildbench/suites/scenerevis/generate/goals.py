@@ -83,6 +83,15 @@ def _disturb(scene: Scene, rng: np.random.Generator) -> list[str]:
     return moved
 
 
+def too_few_objects(rooms: list[Scene]) -> list[int]:
+    """Indices of the rooms :func:`goal_tasks` makes no task from (fewer than MIN_OBJECTS objects)."""
+    return [i for i, raw in enumerate(rooms) if _too_few(prepare_source(raw)[0])]
+
+
+def _too_few(room: dict[str, Any]) -> bool:
+    return len(room["objects"]) < MIN_OBJECTS
+
+
 def goal_tasks(rooms: list[Scene], condition: str, seed: int) -> list[dict[str, Any]]:
     """One task per room with at least MIN_OBJECTS objects, perturbed as ``condition`` says."""
     if condition not in CONDITIONS:
@@ -90,7 +99,7 @@ def goal_tasks(rooms: list[Scene], condition: str, seed: int) -> list[dict[str, 
     tasks = []
     for i, raw in enumerate(rooms):
         room, _ = prepare_source(raw)
-        if len(room["objects"]) < MIN_OBJECTS:
+        if _too_few(room):
             continue
         rng = np.random.default_rng([seed, i, CONDITIONS.index(condition)])
         scene = copy_scene(room)
