@@ -80,6 +80,7 @@ def test_table5_counts_them_in_frame(tmp_path: Path, errors_as_failures: bool) -
     (row,) = _ours(run_report(run, errors_as_failures=errors_as_failures)["tables"][T5])
     assert row["N"] == 4 and f"N {NO_OUTCOME}" not in row
     assert row["struct"] == ("0.250" if errors_as_failures else "0.333")
+    assert row.get("unscored") == (None if errors_as_failures else 1)  # in N, in no rate: said so
     facade = _store(tmp_path / "facade", "facade")
     assert _ours(run_report(facade)["tables"][T5]) == []  # Table 5 is Frame only
 
@@ -94,13 +95,17 @@ def test_a_report_over_two_runs_keeps_each_in_its_condition(tmp_path: Path, erro
     # buildbench report RUN RUN: one group per run (the condition differs), each in its own column.
     merged = compare_runs(runs, errors_as_failures=errors_as_failures)["tables"][T1]
     by_run = {row["run"]: row for row in merged if not str(row["model"]).endswith("*")}
+    # The unscored episode is in N and in no rate, and said so (counted as failed: no column).
+    unscored = {} if errors_as_failures else {"frame": {"unscored F/Fa": "1/0"}, "facade": {"unscored F/Fa": "0/1"}}
     assert by_run == {
         "oracle / condition=frame": {"run": "oracle / condition=frame", "model": "oracle", "protocol": "managed",
                                      "Struct F/Fa": f"{struct}/–", "Visual F/Fa": "0.500/–",
-                                     "Topo F/Fa": "–/–", "Joint F/Fa": f"{struct}/–", "N F/Fa": "4/0"},
+                                     "Topo F/Fa": "–/–", "Joint F/Fa": f"{struct}/–", "N F/Fa": "4/0",
+                                     **unscored.get("frame", {})},
         "oracle / condition=facade": {"run": "oracle / condition=facade", "model": "oracle", "protocol": "managed",
                                       "Struct F/Fa": f"–/{struct}", "Visual F/Fa": "–/0.500",
-                                      "Topo F/Fa": "–/–", "Joint F/Fa": f"–/{struct}", "N F/Fa": "0/4"},
+                                      "Topo F/Fa": "–/–", "Joint F/Fa": f"–/{struct}", "N F/Fa": "0/4",
+                                      **unscored.get("facade", {})},
     }
 
 

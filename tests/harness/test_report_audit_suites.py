@@ -33,3 +33,23 @@ def test_buildarena_tables_count_what_the_headline_counts() -> None:
         rows = next(rows for name, rows in tables.items() if name.startswith(title))
         ours = next(r for r in rows if r["source"].startswith("ours"))
         assert (ours["SR %"], ours["parts"], ours["max load"]) == ("33.3", "4.7", "40.0")
+
+
+def test_dreamhouse_table1_says_how_many_of_n_are_unscored_and_prints_whole_numbers(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.suites.dreamhouse.report import print_tables, table1_rows
+
+    def ep(sample: int, status: str, passed: float | None) -> Episode:
+        return Episode(task_id="h0", sample=sample, suite="dreamhouse", agent="oracle", protocol="planner-atomic",
+                       seed=0, status=status, metrics={} if passed is None else {"structural_pass": passed},
+                       metadata={"run_options": {"condition": "frame"}})  # type: ignore[arg-type]
+
+    episodes = [ep(0, "ok", 1.0), ep(1, "failed", 0.0), ep(2, "api_error", 1.0), ep(3, "error", None)]
+    rows = table1_rows(episodes)
+    ours = rows[0]
+    assert ours["Struct F/Fa"] == "0.500/–" and ours["N F/Fa"] == "4/0"  # a rate over 2 of the 4
+    assert ours["unscored F/Fa"] == "2/0"  # was not said: N 4 beside a rate over 2
+    monkeypatch.setenv("COLUMNS", "80")
+    print_tables({"Table 1": rows})
+    out = capsys.readouterr().out
+    assert "…" not in out and "0.792/0.637" in out and "2/0" in out  # was cut to "0.792/0.6…"

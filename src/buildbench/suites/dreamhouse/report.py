@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from buildbench.harness import Episode, mean_metrics
+from buildbench.harness import Episode, is_scored, mean_metrics
 
 from .report_extra import t_split_rows, table2_rows, table5_rows
 from .report_paper import (
@@ -87,6 +87,9 @@ def table1_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         for title, key in TABLE1_COLUMNS:
             row[title] = _pair(*(group_mean(by_cond.get(c, []), key) for c in CONDITION_ORDER))
         row["N F/Fa"] = "/".join(str(len(by_cond.get(c, []))) for c in CONDITION_ORDER)
+        unscored = [sum(1 for ep in by_cond.get(c, []) if not is_scored(ep)) for c in CONDITION_ORDER]
+        if any(unscored):  # in N but in no rate (--errors-as-failures counts them as failed): said so
+            row["unscored F/Fa"] = "/".join(map(str, unscored))
         if by_cond.get(NO_OUTCOME):  # run not known, so in neither condition: counted, not guessed
             row[f"N {NO_OUTCOME}"] = len(by_cond[NO_OUTCOME])
         rows.append(row)
@@ -202,22 +205,20 @@ def runs_summary(
 
 
 def print_tables(titled: dict[str, list[dict[str, Any]]], width: int = 100) -> None:
-    """Print titled row lists as terminal tables (floats to 3 decimals), cells unwrapped, on a
-    console at least ``width`` columns wide."""
+    """Print titled row lists as terminal tables (floats to 3 decimals) on a console at least
+    ``width`` columns wide; a table wider than that is split by columns, never cut
+    (`buildbench.harness.tables.print_table`): a column only some rows have (their unscored or
+    no-outcome counts) had cut the numbers to "0.6…"."""
     from rich.console import Console
-    from rich.table import Table
+
+    from buildbench.harness.tables import print_table
 
     console = Console(width=max(width, Console().width))
     for title, rows in titled.items():
         if not rows:
             console.print(f"{title}: no rows")
             continue
-        table = Table(title=title)
-        for col in rows[0]:
-            table.add_column(str(col), no_wrap=True)
-        for row in rows:
-            table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row.values()))
-        console.print(table)
+        print_table(console, title, rows)
 
 
 def _groups(episodes: Sequence[Episode], label: Labeller | None) -> dict[str, list[Episode]]:

@@ -92,6 +92,9 @@ def table5_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         eps = groups.get(key, [])
         values = [group_mean(eps, k) for k in ("structural_pass", "visual_fidelity", "visual_pass", "joint_pass")]
         row = _table5_row(*key, values, len(eps))
+        unscored = sum(1 for ep in eps if not is_scored(ep))
+        if unscored:  # in N but in no rate (--errors-as-failures counts them as failed): said so
+            row["unscored"] = unscored
         if unplaced.get(key):
             row[f"N {NO_OUTCOME}"] = unplaced[key]
         rows.append(row)
