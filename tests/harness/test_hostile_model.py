@@ -236,3 +236,24 @@ def test_a_base_url_that_is_no_http_url_is_one_error_line(spec: str, why: str, t
 
     with pytest.raises(LLMConfigError, match=why):
         make_model(spec)
+
+
+@pytest.mark.parametrize("history", [0, 1, 2])
+def test_a_truncated_conversation_never_sends_a_tool_result_without_its_call(history: int) -> None:
+    config = RunConfig(suite="example", agent="llm", protocol="refine", split="demo", limit=1, workers=0,
+                       options={"tools": True, "history": history, "max_steps": 5})
+    task = get_suite("example").load_tasks("demo", 0)[0]
+    model = ScriptedChat([ChatResponse(tool_calls=(ToolCall(f"c{i}", "submit_blocks", {"blocks": []}),))
+                          for i in range(5)])
+    episode = asyncio.run(execute_episode(config, task, 0, None, model=model))
+    assert episode.status == "ok" and len(model.requests) == 5, episode.error
+    for request in model.requests:
+        open_calls: set[str] = set()
+        for message in request.messages:
+            if message.role == "assistant":
+                open_calls = {c.id for c in message.tool_calls}
+            elif message.role == "tool":
+                assert message.tool_call_id in open_calls, [m.role for m in request.messages]
+    last = model.requests[-1].messages
+    if history < 4:
+        assert any("Results of your earlier tool calls" in m.text for m in last)  # what was cut is still said

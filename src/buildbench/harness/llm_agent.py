@@ -77,12 +77,14 @@ class LLMAgent(Agent):
 
     def conversation(self) -> list[Message]:
         """The messages the next request will carry (after truncation)."""
-        turns = self.turns
-        if self.history is not None and len(turns) > self.history + 1:
-            turns = [turns[0], *turns[len(turns) - self.history:]] if self.history else [turns[-1]]
+        kept = list(range(len(self.turns)))
+        if self.history is not None and len(kept) > self.history + 1:
+            kept = [0, *kept[len(kept) - self.history:]] if self.history else [kept[-1]]
         messages = [Message.system(self.system_prompt)]
-        for turn in turns:
-            messages.extend(turn.inputs)
+        for position, index in enumerate(kept):
+            turn = self.turns[index]
+            cut = index > 0 and (position == 0 or kept[position - 1] != index - 1)
+            messages.extend(_unanswerable(turn.inputs) if cut else turn.inputs)
             if turn.reply is not None:
                 messages.append(turn.reply)
         return messages
@@ -102,6 +104,18 @@ class LLMAgent(Agent):
         turn.calls = list(response.tool_calls)
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage,
                       finish_reason=response.finish_reason)
+
+
+def _unanswerable(inputs: list[Message]) -> list[Message]:
+    """A turn's inputs whose tool calls were cut from the window: its tool results as one user
+    message (a tool message must follow the assistant turn that made its call, or providers refuse
+    the whole request: an API error for every later turn of the episode)."""
+    results = [m for m in inputs if m.role == "tool"]
+    if not results:
+        return inputs
+    text = "Results of your earlier tool calls:\n" + "\n".join(f"[{m.tool_call_id}] {m.text}" for m in results)
+    images = [image for m in results for image in m.images]
+    return [Message.user(text, images), *(m for m in inputs if m.role != "tool")]
 
 
 def llm_agent_options(options: ModelOptions | Mapping[str, Any]) -> dict[str, Any]:
