@@ -53,3 +53,24 @@ def test_dreamhouse_table1_says_how_many_of_n_are_unscored_and_prints_whole_numb
     print_tables({"Table 1": rows})
     out = capsys.readouterr().out
     assert "…" not in out and "0.792/0.637" in out and "2/0" in out  # was cut to "0.792/0.6…"
+
+
+def test_legoeval_says_why_a_cell_of_ours_reads_na() -> None:
+    from buildbench.suites.legoeval.report import run_tables
+
+    def ep(task: str, label: float, pred: float) -> Episode:
+        metrics = {"valid_label": label, "valid_pred": pred, "holistic_correct": float(label == pred),
+                   "n_constraints": 2.0, "partial_tt": 2.0 * label, "partial_ff": 2.0 * (1 - label),
+                   "partial_tf": 0.0, "partial_ft": 0.0, "partial_holds": 2.0 * pred, "partial_fails": 0.0}
+        return Episode(task_id=task, sample=0, suite="legoeval", agent="a", protocol="evaluate", seed=0,
+                       metrics=metrics)
+
+    one_class = run_tables({"a": [ep("s0", 1.0, 1.0), ep("s1", 1.0, 1.0)]})
+    (ours,) = [r for r in one_class["Table 1: agreement with labels"] if r["source"] == "ours"]
+    assert ours["hol_f1"] is None and ours["pairs"] == 2  # a perfect evaluator, but no F1 to show…
+    notes = [n["note"] for n in one_class["Notes"]]
+    assert any(n.startswith("n/a in Table 1: ") and "one class" in n for n in notes)  # …and now why
+    both = run_tables({"a": [ep("s0", 1.0, 1.0), ep("s1", 0.0, 0.0)]})
+    (ours,) = [r for r in both["Table 1: agreement with labels"] if r["source"] == "ours"]
+    assert ours["hol_f1"] == 1.0
+    assert not any(n["note"].startswith("n/a in Table 1: ") for n in both.get("Notes", []))

@@ -243,8 +243,27 @@ def run_tables(groups: Mapping[str, Sequence[Episode]]) -> dict[str, list[dict[s
     t1 = paper_table1() + [table1_row(n, eps) for n, eps in groups.items()]
     types = [r for n, eps in groups.items() for r in by_type_rows(n, eps)]
     t3 = paper_table3() + [table3_row(n, eps) for n, eps in groups.items()]
-    return {"Table 1: agreement with labels": t1, "Partial agreement by constraint type": types,
-            "Table 3: success rates (%)": t3, **planner_tables(groups)}
+    tables = {"Table 1: agreement with labels": t1, "Partial agreement by constraint type": types,
+              "Table 3: success rates (%)": t3, **planner_tables(groups)}
+    return {**tables, **na_notes(tables)}
+
+
+_AGREEMENT_NA = ("F1, recall, precision and kappa are undefined where the labels of the judged pairs (or "
+                 "constraints) hold one class or none: a macro average would count the absent class as 0")
+#: Why a cell of ours reads n/a, per table.
+NA_REASONS = {
+    "Table 1: agreement with labels": _AGREEMENT_NA,
+    "Partial agreement by constraint type": _AGREEMENT_NA,
+    "Table 3: success rates (%)": "no scene (or constraint) of that group was judged, so there is no rate",
+}
+
+
+def na_notes(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """A "Notes" table saying why cells of our rows read n/a, when some do (else nothing)."""
+    notes = [{"note": f"n/a in {title.split(':')[0]}: {reason}"} for title, reason in NA_REASONS.items()
+             if any(row.get("source") != "paper" and any(v is None for v in row.values())
+                    for row in tables.get(title, ()))]
+    return {"Notes": notes} if notes else {}
 
 
 def _cell(value: Any) -> str:
