@@ -4,8 +4,9 @@ speeds bounded, a blow-up named as a divergence and scored as the machine's fail
 and never an unscored episode of the agent's making; the same design twice gives the same verdict and
 trajectory, bit for bit, in the C loop and the Python loop.
 
-What each case found (physics-audit, session 11) is in its expectation; the only design that made the physics
-decide is the long connector (``check.LINK_SPAN``)."""
+What each case found (physics-audit, session 11) is in its expectation; the designs that made the physics decide
+were long connectors: a blow-up with no weld broken left unscored (now the machine's failure, ``check.LINK_SPAN``)
+and one that snapped welds hidden from the energy test (now caught in its tick)."""
 
 from __future__ import annotations
 
@@ -205,6 +206,37 @@ def test_a_connector_spanning_the_arena_is_the_machines_failure(shift: list[floa
                                 machines={k: history_list(_machine(v)) for k, v in (design.saved or {}).items()})
     metrics = score_episode(Task(id="transport-1", suite="buildarena", inputs={}, target={}), outcome)
     assert metrics["simulated"] == 1.0 and metrics["diverged"] == 1.0 and metrics["passed"] == 0.0
+
+
+def test_a_blow_up_that_snaps_welds_is_caught_in_its_tick() -> None:
+    """A 400-unit brace blew up in the tick its welds broke; the rebuild forgot the energy baseline and the
+    next test took the exploded state as its own: the machine flew 86 units up at 150 units/s and the run was
+    judged. Now the breaking welds run the energy test first and a rebuilt model is measured at once: the
+    blow-up is named (a 3,000-unit brace: ``energy``, the welds it snapped blaming the machine) or a finer step
+    takes it calmly (400 units)."""
+    for length, status in ((400.0, OK), (3000.0, DIVERGED)):
+        result = simulate(_machine(_pair([length, 0.0, 0.0], ("A_1", "A", "B_1", "B", "Brace"))), "lift-2",
+                          duration_s=3.0)
+        _explainable(result)
+        assert result.status == status and result.indicator < 1.0, result.reason
+    assert result.metrics["diverged_reason"] == "energy" and "a weld broke" in result.reason
+
+
+def test_the_first_energy_test_measures_from_rest() -> None:
+    """A run starts at rest: a blow-up within the first check interval is a jump from zero, not the baseline."""
+    import dataclasses
+
+    import mujoco
+
+    from buildbench.suites.buildarena.physics.divergence import DivergenceWatch
+
+    model = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom type="box" size="1 1 1" '
+                                           'mass="1"/></body></worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    data.qvel[2] = 100.0  # 5,000 J/kg, far below max_speed_mps
+    mujoco.mj_forward(model, data)
+    watch = DivergenceWatch(dataclasses.replace(DEFAULT_CONFIG, divergence_check_ticks=1))
+    assert watch.check(model, data, data.time) == "energy"
 
 
 def test_a_short_brace_that_diverges_is_still_unscored() -> None:

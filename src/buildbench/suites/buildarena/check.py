@@ -378,7 +378,9 @@ def simulate(
     diverged = run.diverged_at_s is not None
     end = run.diverged_at_s if run.diverged_at_s is not None else math.inf
     limit = run.diverged_reason in LIMITS
-    broke = any(end - BLAME_WINDOW_S <= b.time_s <= end + config.timestep_s for b in run.broken)
+    # Up to the end of the tick it diverged in: a blow-up that snaps welds ends the run in that tick.
+    broke = any(end - BLAME_WINDOW_S <= b.time_s <= end + 1.0 / config.control_hz + config.timestep_s
+                for b in run.broken)
     span = _longest_link(machine) if diverged and not (limit or broke) else None
     machine_caused = diverged and (limit or broke or span is not None)
     if traj.time.size < 2:

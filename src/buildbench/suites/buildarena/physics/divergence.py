@@ -14,7 +14,9 @@ A run has diverged when any of these holds (the first that does names the reason
 * ``energy``: within one check interval (``divergence_check_ticks``) the kinetic energy per unit of
   the scene's mass grew by more than ``energy_jump_j_per_kg`` *and* to more than four times what it
   was: thrust, motors and gravity add energy smoothly (a rocket's kinetic energy grows at most
-  ~1.2x per 0.1 s once it moves), a blow-up adds orders of magnitude within a few steps;
+  ~1.2x per 0.1 s once it moves), a blow-up adds orders of magnitude within a few steps. The first
+  interval measures from rest, and a tick whose welds break runs the test at once (a blow-up snaps welds;
+  the rebuilt model's energy is the next baseline);
 * ``penetration``: a contact is deeper than ``max_penetration_m`` (soft contacts gave way: a body
   sank into or through another) or a Winch rope stretched that much beyond its length.
 
@@ -68,7 +70,9 @@ class DivergenceWatch:
     """The divergence tests of one run (see the module docstring); ``check`` after every tick."""
 
     config: PhysicsConfig
-    energy: float = -1.0
+    energy: float = 0.0
+    """The kinetic energy (per unit of mass) at the last energy test, the baseline of the next; a run starts at
+    rest, so the first test measures from zero. -1: no baseline."""
     ticks: int = 0
     _scratch: np.ndarray = field(default_factory=lambda: np.zeros(0))
     detail: str | None = None
@@ -109,16 +113,16 @@ class DivergenceWatch:
             return "memory"
         return None
 
-    def rebased(self) -> None:
-        """Forget the energy baseline (the model was rebuilt: masses and dofs changed)."""
+    def rebased(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """The energy baseline of a rebuilt model (masses and dofs changed), measured now: forgetting it let a
+        blow-up that broke welds go unseen (a 400-unit brace flung its machine 86 units up at 150 units/s, the
+        run judged) since the next test took the exploded state as its baseline."""
         self.energy = -1.0
+        self.energy_jumped(model, data)
 
-    def _slow_checks(self, model: mujoco.MjModel, data: mujoco.MjData) -> str | None:
-        depth = self.config.max_penetration_m
-        if data.ncon and float(data.contact.dist[: data.ncon].min()) < -depth:
-            return "penetration"
-        if model.ntendon and float((data.ten_length - model.tendon_range[:, 1]).max()) > depth:
-            return "penetration"
+    def energy_jumped(self, model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+        """The energy test (the module docstring) against the baseline, which becomes the energy now. Welds that
+        break run it too, before the rebuild forgets the baseline: a blow-up snaps welds in the tick it happens."""
         if self._scratch.size != model.nv:
             self._scratch = np.zeros(model.nv)
         mujoco.mj_mulM(model, data, self._scratch, data.qvel)
@@ -127,9 +131,13 @@ class DivergenceWatch:
         np.multiply(data.qvel, self._scratch, out=self._scratch)
         energy = 0.5 * float(self._scratch.sum()) / max(float(model.body_mass.sum()), 1e-9)
         previous, self.energy = self.energy, energy
-        if previous < 0:
-            return None
         jump = energy - previous
-        if jump > self.config.energy_jump_j_per_kg and energy > ENERGY_GROWTH * previous:
-            return "energy"
-        return None
+        return previous >= 0 and jump > self.config.energy_jump_j_per_kg and energy > ENERGY_GROWTH * previous
+
+    def _slow_checks(self, model: mujoco.MjModel, data: mujoco.MjData) -> str | None:
+        depth = self.config.max_penetration_m
+        if data.ncon and float(data.contact.dist[: data.ncon].min()) < -depth:
+            return "penetration"
+        if model.ntendon and float((data.ten_length - model.tendon_range[:, 1]).max()) > depth:
+            return "penetration"
+        return "energy" if self.energy_jumped(model, data) else None

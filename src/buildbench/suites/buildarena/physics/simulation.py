@@ -392,7 +392,8 @@ class Simulation:
 
     def _checked(self, t: float, analysed: bool = False) -> None:
         self._break_welds(t, analysed)
-        self._tick += 1
+        if not self._done:
+            self._tick += 1
 
     def _run_native(self, limit: int) -> None:
         """Up to ``limit`` ticks in the C loop, and the tick it left to Python finished here (``native``)."""
@@ -428,6 +429,11 @@ class Simulation:
         for weld, force, torque in snapped:
             self._intact[weld] = False
             self._broken.append(BrokenWeld(self.compiled.weld_names[weld], t + self._tick_s, force, torque))
+        if self._watch.energy_jumped(self.model, self.data):
+            # A blow-up in this tick snapped them: the run diverged here (the rebuild would forget the baseline).
+            self._diverged, self._reason, self._detail = t, "energy", None
+            self._done = True
+            return
         try:
             self.compiled, data = rebuild(self.compiled, self.data, self._intact)
         except ValueError as exc:
@@ -439,7 +445,7 @@ class Simulation:
             self._set_data(data)
             self._log_bodies = _log_bodies(self.compiled)
             self._use_drag(self.compiled)
-            self._watch.rebased()
+            self._watch.rebased(self.model, self.data)
             if self._ramp is not None:
                 self._ramp = _Cargo.of(self.model, self._ramp.cargo, self.compiled.cargo_body, self.config,
                                        self.compiled.drag_dofs, self._drag)
