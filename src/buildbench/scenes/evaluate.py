@@ -263,10 +263,12 @@ def scenerevis_tasks(g: Generated, n: int) -> list[Any]:
     return tasks
 
 
-def _manifest(config: Any, scenes: Sequence[Generated], source: dict[str, Any]) -> dict[str, Any]:
+def _manifest(config: Any, scenes: Sequence[Generated], source: dict[str, Any], n_tasks: int) -> dict[str, Any]:
+    """``n_tasks``: the run's tasks (LEGO-Eval: one per scene; SceneReVis: one per room of a house), from
+    which a report counts the episodes it expects."""
     from buildbench.harness.runner import versions
 
-    return {"config": config.to_dict(), "versions": versions(), "created_unix": time.time(), "tasks": len(scenes),
+    return {"config": config.to_dict(), "versions": versions(), "created_unix": time.time(), "tasks": n_tasks,
             "generators": {**source, "names": sorted({g.generator for g in scenes})}}
 
 
@@ -282,7 +284,7 @@ async def _legoeval(scenes: Sequence[Generated], run_dir: Path, source: dict[str
     chat = build_model(config) if model else None
     tasks = [legoeval_task(g, n) for n, g in enumerate(scenes)]
     with Store(run_dir) as store:
-        store.write_manifest(_manifest(config, scenes, source))
+        store.write_manifest(_manifest(config, scenes, source, len(tasks)))
         for g, task in zip(scenes, tasks, strict=True):
             ep = await execute_episode(config, task, 0, store.artifact_root, chat)
             # the row is the generator's; the evaluator that judged it is the run's agent (manifest)
@@ -327,7 +329,7 @@ async def _scenerevis(scenes: Sequence[Generated], run_dir: Path, source: dict[s
     tasks = [(g, task) for n, g in enumerate(scenes) for task in scenerevis_tasks(g, n)]
     try:
         with Store(run_dir) as store:
-            store.write_manifest(_manifest(config, scenes, source))
+            store.write_manifest(_manifest(config, scenes, source, len(tasks)))
             for g, task in tasks:
                 outcome: dict[str, Any] = {"instruction": g.instruction, "scene": task.inputs["initial_scene"]}
                 if model is not None:
