@@ -151,9 +151,10 @@ CONTEXT = ApiError("context_length", "m: HTTP 400: the request is over the model
 
 
 def test_the_context_window_is_the_agent_s_doing_only_after_its_own_reply() -> None:
-    first = AgentError.from_api(CONTEXT, [Message.system("s"), Message.user("task")])
+    first = AgentError.from_api(CONTEXT, after_reply=ChatRequest((Message.system("s"), Message.user("task"))).has_reply)
     assert first.kind == "api_error" and "first prompt" in first.message
-    later = AgentError.from_api(CONTEXT, [Message.user("task"), Message.assistant("x" * 100), Message.user("more")])
+    later = AgentError.from_api(CONTEXT, after_reply=ChatRequest((Message.user("task"), Message.assistant("x" * 100),
+                                                                 Message.user("more"))).has_reply)
     assert later.kind == "context_length"
 
 
@@ -215,7 +216,7 @@ def test_a_conversation_over_the_request_limit_is_not_sent_and_is_the_agent_s_ov
         sent = len(server.requests)
     assert sent == 1 and response.error is not None and response.error.kind == "context_length"
     assert "BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES" in response.error.message and response.usage.requests == 0
-    assert AgentError.from_api(response.error, big.messages).kind == "context_length"
+    assert AgentError.from_api(response.error, after_reply=big.has_reply).kind == "context_length"
 
 
 @pytest.mark.parametrize(("spec", "why"), [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, get_args
 
@@ -22,7 +22,7 @@ from .record import Record
 from .task import Task
 
 if TYPE_CHECKING:
-    from buildbench.llm import ApiError, Message, Tool, ToolCall
+    from buildbench.llm import ApiError, Tool, ToolCall
 
 #: Why an agent produced no action: the model client's kinds (``buildbench.llm.ApiError``)
 #: and ``agent`` for an agent that has nothing left to do (a scripted agent out of actions).
@@ -54,15 +54,16 @@ class AgentError:
         return {"kind": self.kind, "message": self.message}
 
     @classmethod
-    def from_api(cls, error: ApiError, messages: Sequence[Message] = ()) -> AgentError:
-        """The agent error for a failed model call whose request carried ``messages``.
+    def from_api(cls, error: ApiError, *, after_reply: bool = False) -> AgentError:
+        """The agent error for a failed model call; ``after_reply``: its request carried the
+        agent's own earlier output (its replies in the conversation, or a prompt built from them).
 
-        A request over the model's context window is the agent's doing once the conversation
-        holds its own replies (they and the feedback on them grew it: ``context_length``, scored
-        like a spent budget). Before that it is the task's prompt against the model the run
-        chose, nothing the agent did: an unscored ``api_error``.
+        A request over the model's context window is the agent's doing after a reply (its output
+        and the feedback on it grew the request: ``context_length``, scored like a spent budget).
+        Before any, it is the task's prompt against the model the run chose, nothing the agent
+        did: an unscored ``api_error``.
         """
-        if error.kind == "context_length" and not any(m.role == "assistant" for m in messages):
+        if error.kind == "context_length" and not after_reply:
             return cls("api_error", f"{error.message} (the task's first prompt, before any reply of the agent)")
         return cls(error.kind, error.message)
 

@@ -98,7 +98,7 @@ class LLMAgent(Agent):
         response = await self.model.generate(request)
         usage = response.usage.to_dict()
         if response.error is not None:
-            return Action(error=AgentError.from_api(response.error, request.messages), usage=usage)
+            return Action(error=AgentError.from_api(response.error, after_reply=request.has_reply), usage=usage)
         turn = self.turns[-1]
         turn.reply = Message.assistant(response.text, response.tool_calls)
         turn.calls = list(response.tool_calls)

@@ -294,6 +294,11 @@ class ChatRequest:
                 f"ChatRequest.tool_choice: {self.tool_choice!r} is not 'auto', 'none', 'required' or a tool name"
             )
 
+    @property
+    def has_reply(self) -> bool:
+        """Whether the conversation holds a reply of the model (an assistant turn)."""
+        return any(m.role == "assistant" for m in self.messages)
+
     def size_bytes(self) -> int:
         """About how many bytes the request carries: its text and tool arguments (a character
         counted as a byte) and its images as base64."""

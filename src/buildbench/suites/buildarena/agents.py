@@ -180,7 +180,7 @@ class Team(Agent):
         usage = response.usage.to_dict()
         if response.error is not None:
             thread.pending = ()
-            return Action(error=AgentError.from_api(response.error, request.messages), usage=usage)
+            return Action(error=AgentError.from_api(response.error, after_reply=request.has_reply), usage=usage)
         thread.messages.append(Message.assistant(response.text, response.tool_calls))
         thread.pending = tuple(response.tool_calls)
         return Action(text=response.text or None, tool_calls=list(response.tool_calls), usage=usage,

@@ -77,7 +77,7 @@ class VerdictAgent(Agent):
         except ModelUnavailable as exc:
             # Errors are never scores: no verdicts, and the episode ends as the API error it is.
             error = exc.error if isinstance(exc.error, ApiError) else ApiError("api_error", str(exc))
-            return Action(error=AgentError.from_api(error))
+            return Action(error=AgentError.from_api(error, after_reply=exc.after_reply))
         usage = submission.pop("usage", {}) if isinstance(submission.get("usage"), dict) else {}
         return Action(data=submission, usage=usage)
 

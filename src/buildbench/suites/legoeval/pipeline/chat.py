@@ -23,9 +23,11 @@ class ModelUnavailable(RuntimeError):
     """The model endpoint failed (after its retries): the evaluation has no result at all, so
     the episode ends as an API error instead of judging constraints without the model."""
 
-    def __init__(self, error: object) -> None:
+    def __init__(self, error: object, *, after_reply: bool = False) -> None:
         super().__init__(str(error))
         self.error = error
+        #: An earlier call of the episode was answered (later prompts are built from the answers).
+        self.after_reply = after_reply
 
 
 class Asker:
@@ -46,10 +48,11 @@ class Asker:
     async def text(self, prompt: str, *, images: Sequence[bytes] = (), temperature: float = 0.0) -> str:
         request = ChatRequest((Message.user(prompt, list(images)),), temperature=temperature,
                               max_tokens=self.max_tokens, seed=self.seed)
+        answered = self.usage.requests > 0
         response = await self.model.generate(request)
         self.usage = self.usage + response.usage
         if response.error is not None:
-            raise ModelUnavailable(response.error)
+            raise ModelUnavailable(response.error, after_reply=answered)
         return response.text
 
     async def parsed(self, step: str, prompt: str, parse: Callable[[str], T], *, images: Sequence[bytes] = (),
