@@ -32,9 +32,15 @@ import pytest
 
 from buildbench.suites.buildarena.library import Workbench
 from buildbench.suites.buildarena.library.released import ReleasedWorkbench
-from buildbench.suites.buildarena.library.released.agreement import measure, normalize
+from buildbench.suites.buildarena.library.released.agreement import (
+    measure,
+    measure_sessions,
+    normalize,
+    released_workspace,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "differential-odd2.jsonl.gz"
+ASSEMBLY_DATA = DATA.with_name("differential-assembly-odd2.jsonl.gz")
 #: An answer showing a coordinate that is not finite or beyond FCL_LIMIT (1e150).
 _UNBOUNDED_ANSWER = re.compile(r"\b(?:nan|inf)\b|e\+(?:1[5-9]\d|[2-9]\d\d)\b")
 _VECTORS = ("shift_real", "init_shift", "init_rotation")
@@ -60,8 +66,8 @@ def first_unbounded(sequence: dict[str, Any]) -> int | None:
     return None
 
 
-def _load() -> list[dict[str, Any]]:
-    with gzip.open(DATA, "rt", encoding="utf-8") as fh:
+def _load(path: Path = DATA) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
@@ -121,3 +127,19 @@ def test_a_twist_by_nan_or_infinity_is_no_turn_as_in_the_original(angle: float) 
     answer = bench.call("twist_block", {"block_id": 2, "angle": angle}).text
     assert answer.startswith(f"The block 2 <Powered Wheel> is twisted by {angle} degrees.")
     assert normalize(bench.call("get_block_details", {"block_id": 2}).text) == normalize(before)
+
+
+def test_released_profile_agrees_on_every_odd2_assembly_call() -> None:
+    """``Odd2AssemblyGenerator`` (``run_original.py --assembly --odd2``): machines placed whole units
+    apart nudged by 1e-9 or -0.0 (touching, overlapping or parting by a hair), -0.0 and nanodegree-off
+    turns, empty and one-element vectors, look-alike machine names, a machine added twice running
+    and re-added after its removal."""
+    sequences = _load(ASSEMBLY_DATA)
+    agreement = measure_sessions(sequences, released_workspace)
+    assert sum(agreement.total.values()) > 1_000
+    assert agreement.rate("normalized") == 1.0 and agreement.rate("state") == 1.0, agreement.misses[:1]
+    shifts = [c["params"].get("init_shift") for s in sequences for c in s["sessions"][-1]["calls"]
+              if c["op"] == "add_machine"]
+    assert any(isinstance(v, list) and v and isinstance(v[0], float) and v[0] % 1 and abs(v[0] % 1 - 0.5) > 0.49
+               for v in shifts)  # a whole-unit shift nudged by 1e-9
+    assert [] in shifts

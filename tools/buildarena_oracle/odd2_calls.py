@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from edge_calls import EDGE_WEIGHTS, EdgeCallGenerator
-from generate import BLOCKS, View
+from edge_calls import EDGE_WEIGHTS, EdgeAssemblyGenerator, EdgeCallGenerator
+from generate import BLOCKS, AssemblyView, View
 
 HAIR = 1e-9
 TOUCH = [0.5 - HAIR, 0.5 + HAIR, -0.5 + HAIR, -0.5 - HAIR, HAIR, -HAIR, 0.25 + HAIR, -0.0, 0.5, -0.5]
@@ -166,3 +166,53 @@ def _unbounded(vector: Any) -> bool:
         if isinstance(v, float | int) and not isinstance(v, bool) and not abs(v) <= 1e150:
             return True
     return False
+
+
+ODD2_SHIFT_NUDGES = [0.0, HAIR, -HAIR, -0.0]
+ODD2_ANGLES: list[Any] = [[-0.0, -0.0, -0.0], [90 + HAIR, 0, 0], [0, 0, 360.0], [180, -0.0, 180], [-90, -90, -90],
+                          [270, 0, -270], [], [90], [0, 0]]
+
+
+class Odd2AssemblyGenerator(EdgeAssemblyGenerator):
+    """``EdgeAssemblyGenerator`` sessions with round-2 edges: machines placed to touch or overlap by
+    1e-9 (whole-unit shifts nudged by ``±1e-9`` or ``-0.0``), ``-0.0`` and nanodegree-off turns,
+    empty and one-element vectors, look-alike machine names (``"m0 "``, ``"M0"``, full-width), the
+    same machine added again right after, and a removal followed by an addition of the same machine."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.rng = np.random.default_rng([seed, 59])
+        self.machine_names = ["m0", "m1"][: int(self.rng.integers(1, 3))]
+        self.machine_lengths = [int(self.rng.integers(6, 16)) for _ in self.machine_names]
+        self.length = int(self.rng.integers(30, 90))
+        self.pending: list[tuple[str, dict[str, Any]]] = []
+
+    def assembly_call(self, view: AssemblyView) -> tuple[str, dict[str, Any]]:
+        if self.pending:
+            return self.pending.pop(0)
+        op, params = super().assembly_call(view)
+        if op == "add_machine" and self._p(0.15):
+            self.pending.append((op, dict(params)))  # the same machine again, same place
+        elif op == "remove_machine" and view.saved and self._p(0.5):
+            self.pending.append(("add_machine", {"machine_id": self._pick(view.saved), "init_shift": self._shift()}))
+        return op, params
+
+    def _add_machine(self, view: AssemblyView) -> dict[str, Any]:
+        params = super()._add_machine(view)
+        if view.saved and self._p(0.08):
+            params["machine_id"] = self._pick(["m0 ", "M0", "ｍ0", "m0\u200b", "m1\n"])
+        return params
+
+    def _shift(self) -> Any:
+        r = self.rng.random()
+        if r < 0.5:  # whole units apart, nudged: blocks touch, or overlap or part by a hair
+            return [int(self.rng.integers(-3, 4)) + self._pick(ODD2_SHIFT_NUDGES),
+                    int(self.rng.integers(-1, 2)) + self._pick(ODD2_SHIFT_NUDGES), self._pick([0, -0.0, HAIR])]
+        if r < 0.6:
+            return self._pick([[], [1], [-0.0], [0.5 + HAIR, 0, 0]])
+        return super()._shift()
+
+    def _angles(self) -> Any:
+        if self._p(0.4):
+            return self._pick(ODD2_ANGLES)
+        return super()._angles()

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edge_calls import EdgeAssemblyGenerator, EdgeCallGenerator  # noqa: E402
 from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
-from odd2_calls import Odd2CallGenerator  # noqa: E402
+from odd2_calls import Odd2AssemblyGenerator, Odd2CallGenerator  # noqa: E402
 from odd_calls import OddCallGenerator  # noqa: E402
 
 
@@ -51,9 +51,10 @@ def _call(target: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int, edge: bool = False) -> dict[str, Any]:
+def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int, edge: bool = False,
+                 odd2: bool = False) -> dict[str, Any]:
     """Machines built and saved with ``to_file``, then an assembly of them (run in a fresh folder)."""
-    gen = EdgeAssemblyGenerator(seed) if edge else AssemblyGenerator(seed)
+    gen = Odd2AssemblyGenerator(seed) if odd2 else EdgeAssemblyGenerator(seed) if edge else AssemblyGenerator(seed)
     sessions, saved = [], []
     for name, length in zip(gen.machine_names, gen.machine_lengths, strict=True):
         machine = machine_cls(name=name)
@@ -121,7 +122,8 @@ def main() -> None:
                         help="record assembly sequences (machines saved with to_file, then add_machine ...)")
     parser.add_argument("--odd", action="store_true", help="odd_calls.OddCallGenerator's sequences")
     parser.add_argument("--edge", action="store_true", help="edge_calls.EdgeCallGenerator's sequences")
-    parser.add_argument("--odd2", action="store_true", help="odd2_calls.Odd2CallGenerator's sequences")
+    parser.add_argument("--odd2", action="store_true",
+                        help="odd2_calls.Odd2CallGenerator's sequences (with --assembly, Odd2AssemblyGenerator's)")
     parser.add_argument("--isolate", action="store_true",
                         help="run in a child process; a seed that kills it is reported and skipped")
     args = parser.parse_args()
@@ -142,7 +144,7 @@ def main() -> None:
                 (folder / "datacache" / "default" / "machine").mkdir(parents=True)
                 (folder / "blocks").symlink_to(Path(args.orig).resolve() / "blocks")  # read on every Machine()
                 os.chdir(folder)
-                fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge)) + "\n")
+                fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge, odd2=args.odd2)) + "\n")
             else:
                 fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd, edge=args.edge,
                                                  odd2=args.odd2)) + "\n")
