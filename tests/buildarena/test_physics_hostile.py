@@ -28,9 +28,10 @@ from buildbench.suites.buildarena.score import score_episode
 
 Call = dict[str, Any]
 WOOD, WHEEL, CANNON, TORCH = "Small Wooden Block", "Powered Wheel", "Water Cannon", "Torch"
-MAX_LOGGED_SPEED = 200.0
-"""Fastest a logged block may move between two samples (units/s): a heated rocket tops out near 60, a wheel
-at 10.5, a fall at 31 (drag); anything faster in a judged run is an explosion the divergence tests missed."""
+MAX_LOGGED_SPEED = 120.0
+"""Fastest a logged block may move between two samples (units/s): a heated rocket tops out near 60-85 (the
+sideways rocket here: 84), a wheel at 10.5, a fall at 31 (drag); anything faster in a judged run is an
+explosion the divergence tests missed."""
 
 
 def _op(op: str, **params: Any) -> Call:
@@ -220,6 +221,19 @@ def test_a_blow_up_that_snaps_welds_is_caught_in_its_tick() -> None:
         _explainable(result)
         assert result.status == status and result.indicator < 1.0, result.reason
     assert result.metrics["diverged_reason"] == "energy" and "a weld broke" in result.reason
+
+
+@pytest.mark.xfail(strict=True, reason="the energy test divides by the whole scene's mass (divergence.py and "
+                   "_tick.c alike): a blow-up in a light part of a heavy machine stays under energy_jump_j_per_kg")
+def test_a_blow_up_in_a_light_part_of_a_heavy_machine_is_caught() -> None:
+    """The 400-unit brace pair of 1.6 mass units next to a 100-block beam (30): the pair flies at 150 units/s, one
+    weld snapped, the run judged ``ok``; its energy per unit of the scene's mass stays below the bound."""
+    beam = [_op("start"), *_chain(100, "E")]
+    pair = _pair([400.0, 0.0, 0.0], ("A_1", "A", "B_1", "B", "Brace"))
+    design = designs.Design("diluted", [*pair.calls, _op("add_machine", machine_id="beam", init_shift=[200, 10, 0])],
+                            {**(pair.saved or {}), "beam": beam})
+    result = simulate(_machine(design), "transport-1", duration_s=5.0)
+    _explainable(result)
 
 
 def test_the_first_energy_test_measures_from_rest() -> None:
