@@ -24,14 +24,14 @@ SCORED = ("ok", "budget", "failed")
 Row = tuple[str, int, str, dict[str, Any]]
 
 
-def _run(root: Path, name: str, rows: list[Row], *, samples: int = 1) -> Path:
+def _run(root: Path, name: str, rows: list[Row], *, samples: int = 1, suite: str = "example") -> Path:
     run_dir = root / name
     with Store(run_dir) as store:
         store.write_manifest({"tasks": len({r[0] for r in rows}),
-                              "config": {"suite": "example", "agent": "reference", "protocol": "one-shot",
+                              "config": {"suite": suite, "agent": "reference", "protocol": "one-shot",
                                          "split": "demo", "seed": 0, "samples": samples, "options": {}}})
         for task_id, sample, status, metrics in rows:
-            store.add_episode(Episode(task_id=task_id, sample=sample, suite="example", agent="reference",
+            store.add_episode(Episode(task_id=task_id, sample=sample, suite=suite, agent="reference",
                                       protocol="one-shot", seed=0, status=status,  # type: ignore[arg-type]
                                       error=None if status == "ok" else f"{status} here", metrics=metrics))
     return run_dir
@@ -228,3 +228,15 @@ def test_every_headline_metric_is_printed_with_its_unit(tmp_path: Path, capsys: 
     assert _text_row(text, "blocks")[4] == "count"
     assert main(["report", str(tmp_path / "units"), str(_run(tmp_path, "other", rows[:1]))]) == 0
     assert "passed (0/1)" in capsys.readouterr().out
+
+
+def test_solved_tasks_come_from_a_declared_flag_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # SceneReVis leads with valid placement in %: values of 0 only are no 0/1 flag (they were read as one).
+    rows: list[Row] = [(f"t{i}", 0, "ok", {"valid_placement": 0.0}) for i in range(2)]
+    data, text = _report(capsys, _run(tmp_path, "sr", rows, suite="scenerevis"))
+    assert data["cost"]["solved_metric"] is None and "per solved task" not in text
+    assert "no per-solved figures: the suite has no 0/1 solved flag" in " ".join(text.split())  # a wrapped title
+    flags: list[Row] = [("t0", 0, "ok", {"passed": 0.0}), ("t1", 0, "ok", {"passed": 1.0})]
+    data, text = _report(capsys, _run(tmp_path, "ex", flags))
+    assert data["cost"]["solved_metric"] == "passed" and data["cost"]["solved_tasks"] == 1
+    assert "per solved" in text and "task (1)" in text  # a header wrapped over two lines

@@ -148,7 +148,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         rows.append({"label": label, "runs": sources[key], "identity": identities[key],
                      "episodes": len(episodes), "unscored": unscored, "status": summary.get("status", {}),
                      "metrics": summary.get("metrics", {}), "intervals": metric_intervals(episodes),
-                     "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes),
+                     "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes, units),
                                           model=identities[key].get("model"), prices=prices),
                      "usage": usage})
         for title, table in (summary.get("tables") or {}).items():
@@ -218,7 +218,8 @@ def print_comparison(report: dict[str, Any], *, show_all: bool = False) -> None:
         per, solved = cost["per_episode"], cost["per_solved_task"]
         line = {"run": _short(row["label"]), "tokens in / episode": per["input_tokens"],
                 "tokens out / episode": per["output_tokens"], "requests / episode": per["requests"],
-                "wall s / episode": per["wall_s"], "solved tasks": cost["solved_tasks"],
+                "wall s / episode": per["wall_s"],
+                "solved tasks": cost["solved_tasks"] if cost.get("solved_metric") else "no solved flag",
                 "tokens / solved task": None if solved["input_tokens"] is None
                 else solved["input_tokens"] + solved["output_tokens"]}
         if "money" in per:

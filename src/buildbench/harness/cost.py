@@ -126,11 +126,16 @@ def cost_summary(episodes: Sequence[Episode], *, solved_metric: str | None, mode
     return out
 
 
-def solved_flag(headline: Sequence[str], episodes: Sequence[Episode]) -> str | None:
-    """The first headline metric if it is a 0/1 flag in these episodes, else None."""
+def solved_flag(headline: Sequence[str], episodes: Sequence[Episode],
+                units: Mapping[str, str] | None = None) -> str | None:
+    """The first headline metric if it is a 0/1 flag, else None: as the suite's ``units`` declare
+    it when they name it (a 0-100 share whose values all happen to be 0 is no flag), else when
+    its values in these episodes are all 0 or 1."""
     if not headline:
         return None
     key = headline[0]
+    if units and key in units:
+        return key if units[key] == "0/1" else None
     values = [ep.metrics[key] for ep in episodes if key in ep.metrics]
     ok = bool(values) and all(isinstance(v, int | float) and v in (0, 1) for v in values)
     return key if ok else None

@@ -66,7 +66,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         "headline": headline,
         "units": units,
         "intervals": metric_intervals(episodes),
-        "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes), model=config.get("model"),
+        "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes, units), model=config.get("model"),
                              prices=prices),
         "unscored": unscored,
         "errors_as_failures": errors_as_failures,
@@ -100,7 +100,8 @@ def print_report(report: dict[str, Any], *, show_all: bool = False) -> None:
         print_table(console, name, rows)
     cost = report.get("cost")
     if cost:
-        print_table(console, "cost (every episode, scored or not)", cost_rows(cost))
+        flagless = "" if cost.get("solved_metric") else "; no per-solved figures: the suite has no 0/1 solved flag"
+        print_table(console, f"cost (every episode, scored or not{flagless})", cost_rows(cost))
     if show_all:
         print_table(console, f"all other metrics ({title})", _metric_rows(rest, metrics, intervals, units))
     elif rest:
@@ -130,7 +131,8 @@ def cost_rows(cost: dict[str, Any]) -> list[dict[str, Any]]:
     for key, label in names.items():
         if key not in cost["total"]:
             continue
-        rows.append({"quantity": label, "per episode": cost["per_episode"][key],
-                     f"per solved task ({cost['solved_tasks']})": cost["per_solved_task"][key],
-                     "total": cost["total"][key]})
+        row = {"quantity": label, "per episode": cost["per_episode"][key]}
+        if cost.get("solved_metric"):  # without a 0/1 flag there is no solved task to divide by
+            row[f"per solved task ({cost['solved_tasks']})"] = cost["per_solved_task"][key]
+        rows.append({**row, "total": cost["total"][key]})
     return rows
