@@ -128,6 +128,8 @@ CASES: list[tuple[str, Callable[[], list[Call] | designs.Design], str, float, bo
     # Heated thrust pressing the rocket into the ground for the whole burn: no penetration, no launch.
     ("rocket firing into the ground", lambda: _rocket(180.0), "lift-2", 6.0, False),
     ("rocket firing sideways", lambda: _rocket(90.0), "lift-3", 6.0, False),
+    # Lift Lv.1 judges the heated cannons alone (released rule: the run never fires), whichever way they point.
+    ("engine pointing into the ground", lambda: _rocket(180.0), "lift-1", 2.0, True),
     # 100 winches left with one end on a removed block: not simulated, nothing to pull.
     ("attach, rope and remove 100 times", lambda: _churn(100), "support-1", 3.0, False),
     # A winch and a brace from a block to itself, and a winch between two blocks of one rigid piece.
@@ -152,6 +154,12 @@ CASES: list[tuple[str, Callable[[], list[Call] | designs.Design], str, float, bo
     # A 200-block tower falls over and breaks up; the cargo starts far above the launch filter.
     ("200-block tower", lambda: [_op("start"), *_chain(200, "C")], "support-1", 3.0, False),
     ("200-block beam", lambda: [_op("start"), *_chain(200, "E")], "transport-2", 3.0, False),
+    # An L of two 30-block arms closed by a 42-unit brace and a rope: breaks up over the widest gap.
+    ("braced and roped L", lambda: [
+        _op("start"), *_chain(30, "E"), *_chain(30, "C", base=1, first=32),
+        _op("connect_blocks", block_a=31, face_a="C", block_b=61, face_b="E", connector="Brace"),
+        _op("connect_blocks", block_a=30, face_a="C", block_b=60, face_b="A", connector="Winch")],
+     "support-3", 3.0, False),
 ]
 
 
@@ -269,7 +277,9 @@ def test_a_short_brace_that_diverges_is_still_unscored() -> None:
     (lambda: _tether(20), "lift-2", 8.0),
     (lambda: _wheels(20, lambda b: ("A", "B")), "transport-3", 3.0),
     (lambda: _pair([1500.0, 0, 0], ("A_1", "A", "B_1", "B", "Brace")), "transport-1", 1.0),
-], ids=["broken rocket", "tethered rocket", "wheels", "diverging brace"])
+    (lambda: _pair([3000.0, 0, 0], ("A_1", "A", "B_1", "B", "Brace")), "lift-2", 1.0),
+    (CASES[-1][1], "support-3", 3.0),
+], ids=["broken rocket", "tethered rocket", "wheels", "diverging brace", "brace snapping welds", "braced L"])
 def test_the_same_design_twice_gives_the_same_run_in_either_loop(
         design: Callable[[], list[Call] | designs.Design], task: str, duration: float,
         monkeypatch: pytest.MonkeyPatch) -> None:
