@@ -193,3 +193,34 @@ def test_a_600_block_machine_loads_in_both_forms(tmp_path: Path, capsys: pytest.
     rc_h, out_h, _ = _bsg(hist, capsys, "--name", "m")
     rc_d, out_d, _ = _bsg(doc, capsys, "--name", "m")
     assert rc_h == rc_d == 0 and out_h == out_d and out_h.count("<Block ") == 600
+
+
+def test_a_full_history_names_a_failing_call_by_its_place_in_the_file(
+        history: list[Doc], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    full = [history[0], {"op": "get_machine_summary", "params": {}, "result": "..."},
+            {"op": "attach_block_to", "params": {"base_block": 42, "face": "A", "new_block": "Torch"}, "result": ""}]
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(full))
+    rc, _, err = _bsg(path, capsys)
+    assert rc == 2 and "history call 2 (attach_block_to) fails on replay: Base block 42 not found" in err
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    ({"machine": [{"params": {}}]}, "outcome field 'machine' must be a JSON list of {'op', 'params', 'result'} "
+                                    "objects with a non-empty string 'op': call 0 has 'op' None"),
+    ({"machines": {"m1": "start"}}, "outcome field 'machines' entry 'm1' must be a JSON list"),
+    ({"profile": "weird"}, "outcome field 'profile' is 'weird', not one of default, released"),
+    ({"rules": {"max_shift": "x"}}, "outcome field 'rules' holds a value of the wrong kind"),
+    ({"rules": {"max_shfit": 1}}, "outcome field 'rules' must be an object of allow_disabled_blocks, max_blocks"),
+])
+def test_a_malformed_outcome_is_one_error_line(history: list[Doc], edit: Doc, says: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    outcome = {"format": "buildbench.buildarena.outcome/1", "task_id": "transport-1", "approved": True,
+               "final": "m1", "machine": history, "machines": {"m1": history}}
+    path = tmp_path / "outcome.json"
+    path.write_text(json.dumps(outcome))
+    assert _bsg(path, capsys)[0] == 0
+    path.write_text(json.dumps({**outcome, **edit}))
+    rc, out, err = _bsg(path, capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1 and err.startswith(f"error: {path}: ")
+    assert says in err, err

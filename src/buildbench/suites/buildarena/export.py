@@ -42,10 +42,11 @@ def history_json(machine: Machine) -> str:
     )
 
 
-def _history_entries(text: str, rules: Rules) -> list[HistoryEntry]:
+def _history_entries(text: str, rules: Rules) -> list[tuple[int, HistoryEntry]]:
     """The state-changing calls of a history file: the valid-action list, or a full-action one
     (queries, ``failed`` marks and the calls they mark dropped, see ``trajectories.records``);
-    2.0's object holding the list under ``operation_history``/``operations`` is read too."""
+    2.0's object holding the list under ``operation_history``/``operations`` is read too. Each
+    call comes with its index in the file."""
     from .trajectories.records import valid_entries
 
     try:
@@ -56,34 +57,42 @@ def _history_entries(text: str, rules: Rules) -> list[HistoryEntry]:
         ) from exc
     if isinstance(raw, dict) and ("operation_history" in raw or "operations" in raw):
         raw = raw.get("operation_history", raw.get("operations"))
-    if not isinstance(raw, list):
-        raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects")
-    for k, entry in enumerate(raw):
-        if not isinstance(entry, dict) or not isinstance(entry.get("op"), str) or not entry["op"].strip():
-            what = f"is {_kind(entry)}" if not isinstance(entry, dict) else f"has 'op' {entry.get('op')!r}"
-            raise ValueError("history must be a JSON list of {'op', 'params', 'result'} objects with a "
-                             f"non-empty string 'op': call {k} {what}")
-        if entry.get("params") is not None and not isinstance(entry["params"], dict):
-            raise ValueError(f"history call {k} ({entry['op']}): 'params' must be an object of named "
-                             f"parameters, got {_kind(entry['params'])}")
+    check_history(raw)
     # Every block costs at least one call; a few calls per block (moves, rotations, wiring) is
     # generous, and bounds the replay of a hostile file.
     max_calls = 4 * rules.max_blocks
     if len(raw) > max_calls:
         raise ValueError(f"history has {len(raw)} calls, over the limit of {max_calls}")
-    return [HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result") or ""))
+    at = {id(e): k for k, e in enumerate(raw)}  # a full history's calls are named by their place in it
+    return [(at[id(e)], HistoryEntry(str(e["op"]), dict(e.get("params") or {}), str(e.get("result") or "")))
             for e in valid_entries(raw)]
+
+
+def check_history(raw: Any, what: str = "history") -> None:
+    """Raise ``ValueError`` unless ``raw`` is a list of ``{"op": name, "params": object}``
+    entries (``what`` names the list in the message: an outcome holds several)."""
+    if not isinstance(raw, list):
+        raise ValueError(f"{what} must be a JSON list of {{'op', 'params', 'result'}} objects, got {_kind(raw)}")
+    for k, entry in enumerate(raw):
+        if not isinstance(entry, dict) or not isinstance(entry.get("op"), str) or not entry["op"].strip():
+            got = f"is {_kind(entry)}" if not isinstance(entry, dict) else f"has 'op' {entry.get('op')!r}"
+            raise ValueError(f"{what} must be a JSON list of {{'op', 'params', 'result'}} objects with a "
+                             f"non-empty string 'op': call {k} {got}")
+        if entry.get("params") is not None and not isinstance(entry["params"], dict):
+            raise ValueError(f"{what} call {k} ({entry['op']}): 'params' must be an object of named "
+                             f"parameters, got {_kind(entry['params'])}")
 
 
 def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _replay_all(bench: Any, entries: list[HistoryEntry], released: bool) -> None:
-    """Replay ``entries`` on ``bench``; a call the library refuses is an error naming it: a
+def _replay_all(bench: Any, numbered: list[tuple[int, HistoryEntry]], released: bool) -> None:
+    """Replay the calls on ``bench``; a call the library refuses is an error naming it: a
     machine file's history holds only calls that succeeded, so skipping one would build
     another machine than the file's (every later call on that block would fail too)."""
-    for k, entry in enumerate(entries):
+    entries = [entry for _, entry in numbered]
+    for n, (k, entry) in enumerate(numbered):
         outcome = bench.call(entry.op, dict(entry.params))
         if outcome.ok:
             continue
@@ -91,7 +100,7 @@ def _replay_all(bench: Any, entries: list[HistoryEntry], released: bool) -> None
         hint = ""
         if entry.op == "add_machine":
             hint = " (an assembly's history replays only with its saved machines, which a file does not hold)"
-        elif not released and rebuild_released(entries[: k + 1]).session.log[-1].ok:
+        elif not released and rebuild_released(entries[: n + 1]).session.log[-1].ok:
             hint = " (the original library accepted it: --profile released replays the file as it did)"
         raise ValueError(f"history call {k} ({entry.op}) fails on replay: {reason}{hint}")
 
@@ -105,7 +114,7 @@ def load_history(text: str, rules: Rules | None = None) -> Machine:
     """
     rules = rules or Rules()
     entries = _history_entries(text, rules)
-    bench = Workbench(machine=Machine(is_assembly=bool(entries) and entries[0].op == "add_machine"), rules=rules)
+    bench = Workbench(machine=Machine(is_assembly=bool(entries) and entries[0][1].op == "add_machine"), rules=rules)
     _replay_all(bench, entries, released=False)
     return bench.machine
 

@@ -6,6 +6,7 @@ command groups (``cli``, ``calibration_cli``) and ``calibrate`` share them witho
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ def load_machine(path: Path, profile: str = "default") -> Machine:
             text = json.dumps(raw)
             return load_released_history(text) if profile == "released" else load_history(text)
         if isinstance(raw, dict) and raw.get("format") == OUTCOME_FORMAT:
+            _check_outcome(raw)
             machine = rebuild_outcome(raw)
             if machine is None:
                 raise ValueError("the episode produced no machine")
@@ -61,6 +63,31 @@ def load_machine(path: Path, profile: str = "default") -> Machine:
         raise click.ClickException(f"{path}: {exc}") from None
     raise click.ClickException(
         f"{path}: expected a history list, a machine document or an episode outcome, got {type(raw).__name__}")
+
+
+def _check_outcome(raw: dict[str, Any]) -> None:
+    """The parts of an outcome its machine is rebuilt from, each named when malformed."""
+    from .export import check_history
+    from .library.replay import PROFILES
+    from .model import Rules
+
+    check_history(raw.get("machine", []), "outcome field 'machine'")
+    machines = raw.get("machines", {})
+    if not isinstance(machines, dict):
+        raise ValueError(f"outcome field 'machines' must map machine ids to histories, got {type(machines).__name__}")
+    for mid, history in machines.items():
+        check_history(history, f"outcome field 'machines' entry {mid!r}")
+    if raw.get("profile", "default") not in PROFILES:
+        raise ValueError(f"outcome field 'profile' is {raw.get('profile')!r}, not one of {', '.join(PROFILES)}")
+    rules = raw.get("rules", {})
+    known = {f.name for f in fields(Rules)}
+    if not isinstance(rules, dict) or not set(rules) <= known:
+        raise ValueError(f"outcome field 'rules' must be an object of {', '.join(sorted(known))}")
+    shift, blocks = rules.get("max_shift"), rules.get("max_blocks", 1)
+    if (shift is not None and (type(shift) not in (int, float) or not 0 <= shift < float("inf"))
+            or type(blocks) is not int or blocks < 1
+            or not isinstance(rules.get("allow_disabled_blocks", False), bool)):
+        raise ValueError(f"outcome field 'rules' holds a value of the wrong kind: {rules!r}"[:300])
 
 
 def task_spec(task_id: str) -> TaskSpec:
