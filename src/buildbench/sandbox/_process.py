@@ -237,6 +237,13 @@ class SandboxProcess:
             reply = self._await_reply(deadline, disk_at_start)
         except FrameTimeout:
             self.stop()
+            # The last measurement ran while the code still wrote: measured again now that nothing
+            # does, a folder over the cap is the disk limit's, never a plain timeout (the next call
+            # would take it as its allowed start).
+            over = self._quota.over(disk_at_start)
+            if over is not None:
+                return self._envelope("limit", started, error=f"{over}; the process was killed at the "
+                                      f"wall-clock limit of {self.limits.wall_s:g} s")
             error = f"wall-clock limit of {self.limits.wall_s:g} s exceeded; the process was killed"
             return self._envelope("timeout", started, error=error)
         except _OverQuota as exc:
