@@ -160,7 +160,9 @@ def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Pa
             metres_per_px: float) -> None:
     """Convert the scenes of IN from one format to another: every scene the file holds, into
     one OUT document (a list where the target format stores several so). What a format cannot
-    carry is lost (scenes/README.md lists it per format). Exit status 2 on a bad input, with
+    carry is lost (scenes/README.md lists it per format); what is changed on the way (an object
+    tilted out of upright, written upright in a heading-only format) and what a reader could
+    not place is a `warning:` line naming the file and scene. Exit status 2 on a bad input, with
     one `error:` line naming the file and the element, and no OUT written."""
     from buildbench.scenes.formats import ReadOptions, get_format, read_items, write_items
     from buildbench.scenes.model import SceneFormatError
