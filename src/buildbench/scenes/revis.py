@@ -71,7 +71,7 @@ def write_revis(scene: Scene, grouped: bool = False, *, room_id: str | None = No
     own = scene.source_format in (FLAT, GROUPED)  # records of another format are no help
     bounds = _bounds_record(room if own else replace(room, raw={}))
     objects = [_object_record(o if own else replace(o, raw={}))
-               for o in scene.objects if o.room_id in (room.id, "")]
+               for o in scene.objects if _home_room(scene, o) in (room.id, "")]
     out: dict[str, Any] = {}
     keep = scene.raw if own else {}
     if not keep:
@@ -221,6 +221,18 @@ def _record_id(rec: dict[str, Any]) -> str:
 
 
 # --- writing ------------------------------------------------------------------------------------
+def _home_room(scene: Scene, obj: SceneObject) -> str:
+    """The room whose record holds ``obj``: its own, or for an object of a house that lies in no
+    room, the room nearest its centre (first in order on a tie), where it counts as out of bounds.
+    Every room's record took such an object before, counting it once per room."""
+    if obj.room_id or len(scene.rooms) <= 1:
+        return obj.room_id
+    from shapely.geometry import Point, Polygon
+
+    at = Point(obj.center[0], obj.center[2])
+    return min(scene.rooms, key=lambda r: Polygon(r.vertices).distance(at)).id
+
+
 def _pick_room(scene: Scene, room_id: str | None) -> Room:
     if room_id is not None:
         return scene.room(room_id)
