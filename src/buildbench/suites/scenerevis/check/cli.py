@@ -66,7 +66,8 @@ MAX_WORKERS = 4
     metavar="box|procedural|mesh",
     help="Shape of the objects: box (exact box tests), procedural (our part-based furniture) or mesh "
     "(the real assets under BUILDBENCH_3DFUTURE_DIR / BUILDBENCH_OBJAVERSE_DIR), checked as the "
-    "released evaluation checks meshes.",
+    "released evaluation checks meshes; an object without a usable asset mesh is its procedural stand-in, "
+    "counted under the table (mesh_fallbacks in --json).",
 )
 @click.pass_context
 def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, voxels: bool, geometry: str,

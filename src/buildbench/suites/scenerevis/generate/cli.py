@@ -198,7 +198,8 @@ def rooms(n: int, seed: int, types: tuple[str, ...], out: Path) -> None:
               help="Seeds which objects are moved, turned or taken away.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
 def goals(scenes: Path, condition: str, seed: int, out: Path) -> None:
-    """Goal-oriented repair tasks from the rooms in SCENES, one task a line."""
+    """Goal-oriented repair tasks from the rooms in SCENES, one task a line; rooms with fewer than
+    4 objects give none, and standard error says how many and which."""
     from .goals import CONDITIONS, MIN_OBJECTS, goal_tasks, too_few_objects
 
     batch = _scenes(scenes)
