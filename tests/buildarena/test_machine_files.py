@@ -21,6 +21,7 @@ from buildbench.cli.main import main
 from buildbench.suites.buildarena.export import history_json, load_history
 from buildbench.suites.buildarena.library.workbench import Workbench
 from buildbench.suites.buildarena.machine_files import load_machine
+from buildbench.suites.buildarena.model import Block
 
 Doc = dict[str, Any]
 
@@ -60,11 +61,17 @@ def _bsg(path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[in
     return rc, out, err
 
 
-def _poses(path: Path) -> list[tuple[str, str, list[float]]]:
-    """Id, type and pose (position, then rotation row by row) of every block, to 9 decimals: a
-    rounded rotation is snapped to the nearest rotation, equal to the exact one to ~1e-16."""
+def _poses(path: Path) -> list[tuple[str, str, list[float], list[str | None]]]:
+    """Id, type, pose (position, then rotation row by row, to 9 decimals: a rounded rotation is
+    snapped to the nearest rotation, equal to the exact one to ~1e-16) and the blocks each block
+    is joined to (its base, a connector's two ends)."""
     machine = load_machine(path)
-    return [(b.id, b.type, [round(float(v), 9) + 0.0 for v in [*b.position, *b.rotation.ravel()]])
+
+    def joined(b: Block) -> list[str | None]:
+        refs = [*(b.ends or ()), *([b.attached_to] if b.attached_to else [])]
+        return [getattr(machine.joined_block(b, r), "id", None) for r in refs]
+
+    return [(b.id, b.type, [round(float(v), 9) + 0.0 for v in [*b.position, *b.rotation.ravel()]], joined(b))
             for b in machine.blocks.values()]
 
 
@@ -129,13 +136,18 @@ def test_document_variant_gives_the_machine_of_the_plain_file(document: Doc, var
     doc = copy.deepcopy(document)
     if variant == "rotations rounded to 6 decimals":
         _rounded(doc)
-    elif variant == "integer ids":
+    elif variant == "integer ids":  # in references too: a connector's ends were then joined to nothing
         for b in doc["blocks"]:
             b["id"] = int(b["id"])
+            for ref in [b["attached_to"], *b["links"].values(), *(b["ends"] or [])]:
+                if ref is not None:
+                    ref["block"] = int(ref["block"])
     else:
         doc["exporter"] = {"name": "other", "version": [1, 2]}
         for b in doc["blocks"]:
             b["guid"] = "0f0e"
+            for ref in b["ends"] or []:
+                ref["weld"] = {"strength": 1}
     plain, other = tmp_path / "plain.json", tmp_path / "other.json"
     plain.write_text(json.dumps(document))
     other.write_text(json.dumps(doc))
