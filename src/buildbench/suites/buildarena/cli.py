@@ -120,6 +120,10 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
              physics: str | None) -> None:
     """Simulate MACHINE.json on a task and report pass, indicator and a trajectory summary.
 
+    MACHINE is a history (a list of calls, the original's _full.json, or 2.0's {"operation_history"}),
+    a machine document or an episode outcome; a call that fails on replay, or a document field that
+    is not what a machine holds, is one error line naming it.
+
     Exit status 0 when the task is passed, 1 when it is not (a failing verdict, or a run that diverged
     under every step tried: status "diverged"), 2 for bad input.
     """
