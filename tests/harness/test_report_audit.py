@@ -91,6 +91,7 @@ def _check(data: dict[str, Any], text: str, rows: list[Row]) -> None:
     for key, mean in want["metrics"].items():
         assert data["metrics"][key] == pytest.approx(mean, rel=1e-12)
         got, expected = data["intervals"][key], want["intervals"][key]
+        assert got["mean"] == data["metrics"][key]  # one mean, to the last bit, in both places
         assert (got["n"], got["tasks"]) == (expected["n"], expected["tasks"])
         for end in ("mean", "low", "high"):
             assert got[end] == pytest.approx(expected[end], rel=1e-12), (key, end)

@@ -70,7 +70,26 @@ def test_legoeval_says_why_a_cell_of_ours_reads_na() -> None:
     assert ours["hol_f1"] is None and ours["pairs"] == 2  # a perfect evaluator, but no F1 to show…
     notes = [n["note"] for n in one_class["Notes"]]
     assert any(n.startswith("n/a in Table 1: ") and "one class" in n for n in notes)  # …and now why
-    both = run_tables({"a": [ep("s0", 1.0, 1.0), ep("s1", 0.0, 0.0)]})
+    both = run_tables({"a": [ep(f"s{i}", float(i % 2), float(i % 2)) for i in range(8)]})
     (ours,) = [r for r in both["Table 1: agreement with labels"] if r["source"] == "ours"]
-    assert ours["hol_f1"] == 1.0
+    assert ours["hol_f1"] == 1.0 and ours["hol_f1 95 % interval"] == "[1.000, 1.000]"
     assert not any(n["note"].startswith("n/a in Table 1: ") for n in both.get("Notes", []))
+
+
+def test_legoeval_f1_carries_a_task_clustered_interval() -> None:
+    from buildbench.harness.stats import bootstrap_of_counts
+    from buildbench.suites.legoeval.metrics import agreement_from_counts
+    from buildbench.suites.legoeval.report import table1_row
+
+    pairs = [(1.0, 1.0), (0.0, 0.0), (1.0, 0.0), (0.0, 0.0), (1.0, 1.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0)]
+    episodes = [Episode(task_id=f"s{i}", sample=0, suite="legoeval", agent="a", protocol="evaluate", seed=0,
+                        metrics={"valid_label": label, "valid_pred": pred}) for i, (label, pred) in enumerate(pairs)]
+    row = table1_row("a", episodes)
+    assert row["hol_f1"] == pytest.approx(0.75)
+    # Recomputed: resample the 8 tasks (seed 0, 2000 draws), the macro F1 of each draw's counts.
+    rows = [[float(lab == 1 and pr == 1), float(lab == 1 and pr == 0), float(lab == 0 and pr == 1),
+             float(lab == 0 and pr == 0)] for lab, pr in pairs]
+    low, high = bootstrap_of_counts(rows, [f"s{i}" for i in range(8)],
+                                    lambda c: agreement_from_counts(*map(int, c)).reportable()["f1"]) or (0, 0)
+    assert row["hol_f1 95 % interval"] == f"[{low:.3f}, {high:.3f}]" and low < 0.75 < high
+    assert table1_row("a", episodes[:1])["hol_f1 95 % interval"] == "n/a"  # one task: nothing to resample

@@ -18,7 +18,7 @@ Everything is deterministic by ``seed``: the same data gives the same interval, 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,6 +145,46 @@ def bootstrap_interval(values: Sequence[float], clusters: Sequence[str] | None =
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(stats, [alpha, 1.0 - alpha]) * scale
     return Interval(int(counts.sum()), k, mean, float(low), float(high))
+
+
+def bootstrap_of_counts(counts: Sequence[Sequence[float]], clusters: Sequence[str],
+                        statistic: Callable[[Sequence[float]], float | None], *, seed: int = 0,
+                        resamples: int = RESAMPLES, level: float = LEVEL) -> tuple[float, float] | None:
+    """A percentile interval of a statistic of summed counts (an F1 or a kappa from a confusion
+    matrix), resampling ``clusters`` (tasks) as `bootstrap_interval` does.
+
+    Args:
+        counts: One row of counts per episode (e.g. tt, tf, ft, ff).
+        clusters: The task id of each row.
+        statistic: The statistic of the summed counts; None where undefined.
+
+    Returns:
+        (low, high), or None with fewer than two tasks or where the statistic is undefined in
+        more than 1 resample in 20 (a one-class draw): an interval over the rest would be biased.
+    """
+    sums = _cluster_row_sums(np.asarray(counts, dtype=float), clusters)
+    k = len(sums)
+    if k < 2:
+        return None
+    picks = np.random.default_rng(seed).integers(0, k, size=(resamples, k))
+    totals = sums[picks].sum(axis=1)
+    stats = [statistic(row.tolist()) for row in totals]
+    defined = np.array([v for v in stats if v is not None and v == v], dtype=float)
+    if len(defined) < 0.95 * resamples:
+        return None
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(defined, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
+def _cluster_row_sums(rows: NDArray[np.float64], clusters: Sequence[str]) -> NDArray[np.float64]:
+    """Per-cluster sums of count rows, clusters in first-seen order."""
+    index: dict[str, int] = {}
+    ids = [index.setdefault(c, len(index)) for c in clusters]
+    sums = np.zeros((len(index), rows.shape[1] if rows.ndim == 2 else 0), dtype=float)
+    if ids:
+        np.add.at(sums, np.asarray(ids), rows)
+    return sums
 
 
 def per_task_means(values: Sequence[float], tasks: Sequence[str]) -> dict[str, float]:

@@ -108,7 +108,8 @@ def partial_from_episodes(episodes: Sequence[Episode], prefix: str = "partial") 
 
 
 def table1_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
-    """One evaluator's Table 1 row from its episodes."""
+    """One evaluator's Table 1 row from its episodes, each F1 with its 95 % interval
+    (`f1_interval`)."""
     hol, part = holistic_from_episodes(episodes), partial_from_episodes(episodes)
     h, p = hol.reportable(), part.reportable()
     return {"method": name, "source": "ours",
@@ -116,7 +117,35 @@ def table1_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
             "part_f1": p["f1"], "part_recall": p["recall"], "part_precision": p["precision"],
             "part_kappa": p["kappa"],
             "pairs": hol.n, "constraints": part.n, "unknown_pairs": hol.n_unknown,
-            "unknown_constraints": part.n_unknown}
+            "unknown_constraints": part.n_unknown,
+            "hol_f1 95 % interval": f1_interval(episodes, "holistic"),
+            "part_f1 95 % interval": f1_interval(episodes, "partial")}
+
+
+def f1_interval(episodes: Sequence[Episode], level: str) -> str:
+    """A macro F1's 95 % bootstrap interval (seed 0), resampling tasks with their episodes'
+    confusion counts (`bootstrap_of_counts`); ``n/a`` with fewer than two tasks or where a
+    resample would often hold one label class only."""
+    from buildbench.harness.stats import bootstrap_of_counts
+    from buildbench.harness.tables import number_text
+
+    rows, tasks = [], []
+    for ep in _labelled(episodes):
+        if level == "holistic":
+            pred = ep.metrics.get("valid_pred")
+            if not isinstance(pred, int | float):
+                continue
+            key = ("t" if ep.metrics["valid_label"] else "f") + ("t" if pred else "f")
+            rows.append([float(key == k) for k in ("tt", "tf", "ft", "ff")])
+        else:
+            rows.append([float(ep.metrics.get(f"partial_{k}", 0.0)) for k in ("tt", "tf", "ft", "ff")])
+        tasks.append(ep.task_id)
+
+    def f1(counts: Sequence[float]) -> float | None:
+        return agreement_from_counts(*(int(c) for c in counts)).reportable()["f1"]
+
+    span = bootstrap_of_counts(rows, tasks, f1) if rows else None
+    return "n/a" if span is None else f"[{number_text(span[0])}, {number_text(span[1])}]"
 
 
 def paper_table1() -> list[dict[str, Any]]:
@@ -252,7 +281,8 @@ _AGREEMENT_NA = ("F1, recall, precision and kappa are undefined where the labels
                  "constraints) hold one class or none: a macro average would count the absent class as 0")
 #: Why a cell of ours reads n/a, per table.
 NA_REASONS = {
-    "Table 1: agreement with labels": _AGREEMENT_NA,
+    "Table 1: agreement with labels": _AGREEMENT_NA + "; an F1's interval also with fewer than two tasks, or "
+                                      "where resampled tasks would often hold one class",
     "Partial agreement by constraint type": _AGREEMENT_NA,
     "Table 3: success rates (%)": "no scene (or constraint) of that group was judged, so there is no rate",
 }
@@ -261,7 +291,7 @@ NA_REASONS = {
 def na_notes(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
     """A "Notes" table saying why cells of our rows read n/a, when some do (else nothing)."""
     notes = [{"note": f"n/a in {title.split(':')[0]}: {reason}"} for title, reason in NA_REASONS.items()
-             if any(row.get("source") != "paper" and any(v is None for v in row.values())
+             if any(row.get("source") != "paper" and any(v is None or v == "n/a" for v in row.values())
                     for row in tables.get(title, ()))]
     return {"Notes": notes} if notes else {}
 
