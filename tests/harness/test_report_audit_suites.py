@@ -41,8 +41,9 @@ def test_dreamhouse_table1_says_how_many_of_n_are_unscored_and_prints_whole_numb
 
     def ep(sample: int, status: str, passed: float | None) -> Episode:
         return Episode(task_id="h0", sample=sample, suite="dreamhouse", agent="oracle", protocol="planner-atomic",
-                       seed=0, status=status, metrics={} if passed is None else {"structural_pass": passed},
-                       metadata={"run_options": {"condition": "frame"}})  # type: ignore[arg-type]
+                       seed=0, status=status,  # type: ignore[arg-type]
+                       metrics={} if passed is None else {"structural_pass": passed},
+                       metadata={"run_options": {"condition": "frame"}})
 
     episodes = [ep(0, "ok", 1.0), ep(1, "failed", 0.0), ep(2, "api_error", 1.0), ep(3, "error", None)]
     rows = table1_rows(episodes)
