@@ -44,7 +44,8 @@ def check_document(raw: Mapping[str, Any], catalogue: Catalogue) -> None:
         where = f"block {i} ({str(entry['id'])!r})"
         kind = entry.get("type")
         if not isinstance(kind, str) or kind not in catalogue.specs:
-            raise ValueError(f"{where}: field 'type' is {kind!r}, not a block type "
+            shown = repr(kind[:40]) if isinstance(kind, str) else _kind(kind)
+            raise ValueError(f"{where}: field 'type' is {shown}, not a block type "
                              f"({', '.join(sorted(catalogue.specs))})")
         types[str(entry["id"])] = kind
     for i, entry in enumerate(blocks):
