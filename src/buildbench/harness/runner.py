@@ -37,6 +37,7 @@ from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, ConfigError
 from .isolated import IsolationLimits, call_isolated
+from .main_guard import check_main_guard
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
 from .outcome import OutcomeRecord
 from .progress import Progress
@@ -399,6 +400,8 @@ class Runner:
         return asyncio.run(self.run_async())
 
     async def run_async(self) -> RunResult:
+        if self.config.backend == "process":
+            check_main_guard()  # episodes' processes run the main script again (Ray's do not)
         # Work folders of an earlier run that was killed before it could remove them.
         clean_stale_workdirs()
         suite = get_suite(self.config.suite)
