@@ -136,7 +136,8 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--protocol", "-p", default=None, help="Protocol name (see `buildbench suites`). "
               "Default: the suite's default protocol.")
 @click.option("--model", "-m", default=None, help="Model spec, e.g. openai:gpt-4o, anthropic:claude-sonnet-4-5, "
-              "vllm:MODEL@http://127.0.0.1:8000/v1, or a Python function: python:path/to/file.py:fn.")
+              "vllm:MODEL@http://127.0.0.1:8000/v1, or a Python function: python:path/to/file.py:fn. "
+              "Keys come from the environment (OPENAI_API_KEY, …); a base URL also from <PROVIDER>_BASE_URL.")
 @click.option("--split", default="default", show_default=True, help="Task split (see `buildbench suites`).")
 @click.option("--tasks", "task_source", type=GivenPath(exists=False), default=None,
               help="Run the tasks in this JSONL/JSON file or folder (e.g. from `buildbench tasks SUITE --json`) "
@@ -170,7 +171,11 @@ def run(suite: str | None, config_file: Path | None, print_config: bool, agent: 
         record: str | None, replay: str | None, options: tuple[str, ...], backend: str, address: str | None,
         quiet: bool) -> None:
     """Run AGENT on the tasks of SUITE under PROTOCOL and store every episode (or the run that
-    --config FILE describes; the run folder keeps its resolved run file as run.yaml)."""
+    --config FILE describes; the run folder keeps its resolved run file as run.yaml).
+
+    Exit status 0 when some episode was scored, 1 when none produced a result (an unreachable
+    model endpoint, say: each such episode is stored as unscored), 2 for bad input or options.
+    """
     from buildbench.harness import Runner, print_report, run_report
     from buildbench.harness.run_file import build_run_config, read_run_file
 
