@@ -277,7 +277,10 @@ def _first_error(run_dir: Path) -> str:
 def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, show_all: bool,
            prices: Path | None, figures_dir: Path | None) -> None:
     """Summarise the run stored in RUN_DIR; given several runs, put them side by side in each
-    table, one row per run configuration (runs that differ in any setting are never merged)."""
+    table, one row per run configuration (runs that differ in any setting are never merged).
+    Each headline metric shows its unit, n and a 95 % interval clustered by task. Refuses (exit 2)
+    a run folder given twice, a copy of one beside it (its episodes would count twice) and runs of
+    two suites."""
     from buildbench.harness import print_report, run_report
     from buildbench.harness.cost import load_prices
 
