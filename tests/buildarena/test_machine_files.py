@@ -10,6 +10,7 @@ field, exit status 2: never a traceback, never a machine built with parts silent
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -178,21 +179,22 @@ def test_a_call_only_the_original_accepted_points_to_the_released_profile(
     assert _bsg(path, capsys, "--profile", "released")[0] == 0
 
 
-def test_full_history_and_wrapped_history_give_the_machine_of_the_plain_history(
+def test_full_wrapped_and_gzip_histories_give_the_machine_of_the_plain_history(
         history: list[Doc], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     full = [history[0], {"op": "get_machine_summary", "params": {}, "result": "..."},
             {"op": "failed", "params": {"func_name": "attach_block_to", "message": "Base block 7 not found"}},
             {"op": "attach_block_to", "params": {"base_block": 7, "face": "A", "new_block": "Torch"},
              "result": "Base block 7 not found, please try again."},
             *history[1:], {"op": "review_control_sequence", "params": {}, "result": "..."}]
-    files = {"plain": history, "full": full, "wrapped": {"operation_history": history}}
+    files = {"plain": history, "full": full, "wrapped": {"operation_history": history}, "gzip": history}
     outs = {}
     for name, content in files.items():
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(content))
+        text = json.dumps(content).encode()
+        path.write_bytes(gzip.compress(text) if name == "gzip" else text)
         rc, outs[name], err = _bsg(path, capsys, "--name", "m")
         assert rc == 0, err
-    assert outs["full"] == outs["plain"] == outs["wrapped"]
+    assert outs["full"] == outs["plain"] == outs["wrapped"] == outs["gzip"]
 
 
 def test_a_600_block_machine_loads_in_both_forms(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from buildbench.jsonio import read_json_file
+from buildbench.inputs import read_bytes
+from buildbench.jsonio import parse_json
 
 from .model import Machine
 
@@ -25,8 +26,12 @@ MAX_MACHINE_FILE_BYTES = 16 * 1024 * 1024
 
 
 def read_machine_json(path: Path) -> Any:
+    """A machine file's JSON; a gzip-compressed one (``machine.json.gz``) is read as its content."""
     try:
-        return read_json_file(path, max_bytes=MAX_MACHINE_FILE_BYTES)
+        raw = read_bytes(path, max_bytes=MAX_MACHINE_FILE_BYTES)
+        if raw.startswith(b"\x1f\x8b"):
+            raw = read_bytes(path, max_bytes=MAX_MACHINE_FILE_BYTES, gunzip=True)
+        return parse_json(raw)
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
