@@ -134,3 +134,27 @@ def test_edits_in_a_row_keep_one_members_rebuild() -> None:
     assert len(history.scripts) == 4 and history.ran == 3
     history.reset()
     assert history.scripts == [] and history.ran is None
+
+
+#: BUILD with the members in a collection of the agent's naming: no collection of the task's name,
+#: so the exporter reads the members from the collection holding the most meshes ('Agent').
+BUILD_ELSEWHERE = BUILD.replace("'RN_01_0001'", "'Agent'")
+#: Fails unless the scene's meshes are exactly the members (objects named Post_*), none twice.
+NO_COPIES = ("import bpy\nmeshes = sorted(o.name for o in bpy.data.objects if o.type == 'MESH')\n"
+             "assert meshes == sorted(['Guide', *{names!r}]), meshes\n")
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("edit", [
+    {"members": [{"name": "Post_3", "size": [0.1, 0.1, 2], "location": [4, 0, 1]}], "replace": True},
+    {"members": [{"name": "Post_3", "size": [0.1, 0.1, 2], "location": [4, 0, 1]}]},
+], ids=["replace", "add"])
+def test_a_members_rebuild_leaves_no_copy_in_the_agents_collection(env: DreamHouseEnv, edit: dict[str, object]) -> None:
+    _code(env, BUILD_ELSEWHERE)
+    assert env.structure.names == ("Post_1", "Post_2")
+    env.step(Action(data=edit))
+    members = env.structure.names
+    assert members == (("Post_3",) if edit.get("replace") else ("Post_1", "Post_2", "Post_3"))
+    checked = _code(env, NO_COPIES.format(names=list(members)))
+    assert "[ERROR]" not in checked.observation.text, checked.observation.text
+    assert env.structure.names == members

@@ -7,7 +7,8 @@ file as it was. Our executor keeps the scene in its process instead, so when tha
 longer the agent's (a failed script's leftovers, a lost process) it is made again: the
 accepted scripts run again on a factory scene. An edit made outside a script (a JSON or tool
 edit, a restored checkpoint) is a rebuild of the members, run in place: objects that are not
-members stay as they are. Where running the scripts again gives other members (a script that
+members stay as they are, and members the exporter read from another collection than the task's
+(its fallback when the agent named its own) move to the task's, leaving no copy behind. Where running the scripts again gives other members (a script that
 reads the clock), the members alone are rebuilt and the objects that are not members are lost.
 """
 

@@ -17,7 +17,7 @@ from .model import Structure
 _HEADER = '''import bpy
 
 COLLECTION = {collection!r}
-
+{exported}
 coll = bpy.data.collections.get(COLLECTION)
 if coll is None:
     coll = bpy.data.collections.new(COLLECTION)
@@ -31,6 +31,21 @@ _CLEAR = '''
 # Rebuild from scratch: drop what earlier attempts left in the collection.
 for old in list(coll.objects):
     bpy.data.objects.remove(old, do_unlink=True)
+'''
+
+_CLEAR_EXPORTED = '''
+# No collection of that name: the members were the meshes of the collection holding the most
+# (the exporter's fallback, first on a tie). They are rebuilt in COLLECTION, so none of them may
+# stay behind there as a copy that is no member.
+if bpy.data.collections.get(COLLECTION) is None:
+    exported, most = None, 0
+    for c in bpy.data.collections:
+        n = sum(1 for o in c.objects if o.type == 'MESH')
+        if n > most:
+            exported, most = c, n
+    if exported is not None:
+        for old in [o for o in exported.objects if o.type == 'MESH']:
+            bpy.data.objects.remove(old, do_unlink=True)
 '''
 
 _FREE_NAMES = '''
@@ -84,9 +99,12 @@ def structure_to_bpy(structure: Structure, collection: str, *, clear: bool = Fal
     The collection is created when absent and reused when present, so the script can run
     on a scene that persists from earlier attempts; with ``clear`` it first deletes the
     objects already in the collection and any other object holding a member's name (a full
-    rebuild: the collection then holds exactly these members, in this order, under these names).
+    rebuild: the collection then holds exactly these members, in this order, under these names),
+    and, when the scene has no such collection, the meshes of the one the exporter read the
+    members from instead (the one holding the most), so no earlier member stays as a copy.
     """
-    lines = [_HEADER.format(collection=collection, clear=_CLEAR if clear else "")]
+    lines = [_HEADER.format(collection=collection, clear=_CLEAR if clear else "",
+                            exported=_CLEAR_EXPORTED if clear else "")]
     for i, name in enumerate(structure.names):
         rot = euler_xyz(structure.matrices[i, :3, :3])
         lines.append(
