@@ -22,7 +22,7 @@
 
 /* The arrays, numbers and registers ``native`` hands over, as this source takes them: ``native.LAYOUT`` must
  * match, so that a build from other sources runs the Python loop rather than misread them. */
-#define LAYOUT 5
+#define LAYOUT 6
 
 typedef void (*step_fn)(const mjModel*, mjData*);
 typedef mjtNum (*distance_fn)(const mjModel*, mjData*, int, int, mjtNum, mjtNum*);
@@ -31,7 +31,7 @@ typedef void (*mulm_fn)(const mjModel*, const mjData*, mjtNum*, const mjtNum*);
 
 enum { STOP_BEFORE = 0, STOP_STEPPED = 1, STOP_CHECKED = 2, STOP_DONE = 3 };
 
-#define N_BUFS 52
+#define N_BUFS 53
 static const char* BUF_NAMES[N_BUFS] = {
     "drag_dofs", "drag", "log_bodies", "positions", "burning", "masses", "cannons", "heat_pairs",
     "cannon_on", "hot", "hot_set", "inertia0", "invweight0", "dof_invweight0", "drag_rows", "drag0",
@@ -39,7 +39,7 @@ static const char* BUF_NAMES[N_BUFS] = {
     "pending_world", "pending_turns", "pending_thrust", "state", "limits", "subtree_nodes", "subtree_starts",
     "signs", "levers", "arms", "cannon_nodes", "cannon_axes", "parts", "inverses", "w_rows", "w_starts",
     "w_columns", "w_values", "g_rows", "g_starts", "g_columns", "g_values", "rope_tendons", "rope_sites",
-    "rope_bodies", "rope_nodes", "reach", "pending_rope_nodes", "pending_rope_loads"};
+    "rope_bodies", "rope_nodes", "reach", "pending_rope_nodes", "pending_rope_loads", "bodies"};
 enum {
     B_DRAG_DOFS, B_DRAG, B_LOG_BODIES, B_POSITIONS, B_BURNING, B_MASSES, B_CANNONS, B_HEAT_PAIRS,
     B_CANNON_ON, B_HOT, B_HOT_SET, B_INERTIA0, B_INVWEIGHT0, B_DOF_INVWEIGHT0, B_DRAG_ROWS, B_DRAG0,
@@ -47,13 +47,13 @@ enum {
     B_PEND_WORLD, B_PEND_TURNS, B_PEND_THRUST, B_STATE, B_LIMITS, B_SUBTREE_NODES, B_SUBTREE_STARTS,
     B_SIGNS, B_LEVERS, B_ARMS, B_CANNON_NODES, B_CANNON_AXES, B_PARTS, B_INVERSES, B_W_ROWS, B_W_STARTS,
     B_W_COLUMNS, B_W_VALUES, B_G_ROWS, B_G_STARTS, B_G_COLUMNS, B_G_VALUES, B_ROPE_TENDONS, B_ROPE_SITES,
-    B_ROPE_BODIES, B_ROPE_NODES, B_REACH, B_PEND_ROPE_NODES, B_PEND_ROPE_LOADS};
+    B_ROPE_BODIES, B_ROPE_NODES, B_REACH, B_PEND_ROPE_NODES, B_PEND_ROPE_LOADS, B_BODIES};
 /* Element sizes: int64 index arrays, bool flags, float64 numbers. */
 static const char BUF_KIND[N_BUFS] = {
     'q', 'd', 'q', 'd', '?', 'd', 'q', 'q', 'd', '?', '?', 'd', 'd', 'd', 'q', 'd',
     'q', 'q', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'q', 'q',
     'd', 'd', 'd', 'q', 'd', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q', 'q', 'd', 'q', 'q',
-    'q', 'q', 'd', 'q', 'd'};
+    'q', 'q', 'd', 'q', 'd', 'd'};
 
 #define N_NUMS 31
 static const char* NUM_NAMES[N_NUMS] = {
@@ -446,6 +446,30 @@ static double extreme(const double* a, long n, long stride, double sign) {
     return sign * best;
 }
 
+/* The per-body energy test of ``DivergenceWatch.energy_jumped`` against the baselines ``bodies`` (one per free
+ * joint, in the model's order): 1 where a body jumped, else 0 (and, with ``update``, each body's energy now becomes
+ * its baseline); -1 where the baselines are not this model's (Python runs the test). */
+static int body_test(Kernel* k, int update) {
+    const mjModel* m = k->m;
+    const double* qvel = k->d->qvel;
+    double* base = D(k, B_BODIES);
+    long n = LEN(k, B_BODIES), b = 0;
+    double limit = k->num[N_ENERGY_JUMP], growth = k->num[N_ENERGY_GROWTH];
+    for (int j = 0; j < m->njnt; j++) {
+        if (m->jnt_type[j] != mjJNT_FREE) continue;
+        if (b == n) return -1;
+        const double* v = qvel + m->jnt_dofadr[j];
+        double energy = 0.5 * ((v[0] * v[0] + v[1] * v[1]) + v[2] * v[2]);
+        if (update) {
+            base[b] = energy;
+        } else if (energy - base[b] > limit && energy > growth * base[b]) {
+            return 1;
+        }
+        b++;
+    }
+    return b == n ? 0 : -1;
+}
+
 /* ``DivergenceWatch._slow_checks`` when nothing diverged: the new energy baseline (``scratch``: nv numbers);
  * NaN where a test fails, for Python to name. */
 static double slow_checks(Kernel* k, Regs* r, double* scratch) {
@@ -467,10 +491,13 @@ static double slow_checks(Kernel* k, Regs* r, double* scratch) {
     double mass = 0.0 + pairwise(m->body_mass, m->nbody);
     double energy = 0.5 * (0.0 + pairwise(scratch, m->nv)) / py_max(mass, 1e-9);
     double previous = r->energy;
-    if (previous < 0) return energy;
-    double jump = energy - previous;
-    if (jump > k->num[N_ENERGY_JUMP] && energy > k->num[N_ENERGY_GROWTH] * previous) return NAN;
-    return energy;
+    if (previous >= 0) {
+        double jump = energy - previous;
+        if (jump > k->num[N_ENERGY_JUMP] && energy > k->num[N_ENERGY_GROWTH] * previous) return NAN;
+        if (body_test(k, 0) != 0) return NAN;
+    }
+    /* The baselines move only once every test passed: a failed one leaves them to Python's test of this tick. */
+    return body_test(k, 1) != 0 ? NAN : energy;
 }
 
 /* Whether the tick just stepped passes ``DivergenceWatch.check`` (then its counters move on as there), or

@@ -37,7 +37,7 @@ NATIVE = "native"
 STOP_BEFORE, STOP_STEPPED, STOP_CHECKED, STOP_DONE = 0, 1, 2, 3
 """Where ``Kernel.run`` left the last tick: not begun, stepped, divergence-tested, the run over (``_tick.c``)."""
 
-LAYOUT = 5
+LAYOUT = 6
 """The arrays, numbers and registers :func:`kernel` and :func:`run` hand over (``_tick.c``'s ``LAYOUT``)."""
 
 Kernel = Any
@@ -145,6 +145,7 @@ def kernel(sim: Simulation) -> Kernel:
         "positions": sim._positions, "burning": sim._burning, "masses": sim._masses,
         "cannons": _index(sim._cannon_idx), "heat_pairs": _index(sim.compiled.heat_pairs),
         "cannon_on": sim._cannon_on, "hot": sim._hot, "hot_set": sim._hot_set,
+        "bodies": sim._watch.bind(sim.model),
     }
     numbers: dict[str, float] = {
         "steps": sim._steps, "tick_s": sim._tick_s, "log_every": sim._log_every, "n_ticks": sim.n_ticks,
