@@ -18,6 +18,10 @@ COLLIDER_SCALE = 0.8
 """Colliders are shrunk by this factor about the block's local origin so
 that face-to-face contact is not an overlap (released code, spec 2.2)."""
 
+MAX_COORDINATE = 1e6
+"""Largest absolute coordinate (units) any block may reach; beyond it the
+floating-point geometry is meaningless."""
+
 WHEEL_RPM = 100.0
 """Powered Wheel motor speed (block description, paper App. E.2)."""
 

@@ -26,6 +26,7 @@ import numpy as np
 from buildbench.jsonio import parse_json
 
 from .besiege import CargoRamp, TrackedBlock, lua_script
+from .histories import valid_entries
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
 from .library.released.convert import ReleasedStageBench, rebuild_released
@@ -47,8 +48,6 @@ def _history_entries(text: str, rules: Rules) -> list[tuple[int, HistoryEntry]]:
     (queries, ``failed`` marks and the calls they mark dropped, see ``trajectories.records``);
     2.0's object holding the list under ``operation_history``/``operations`` is read too. Each
     call comes with its index in the file."""
-    from .trajectories.records import valid_entries
-
     try:
         raw = parse_json(text)
     except json.JSONDecodeError as exc:

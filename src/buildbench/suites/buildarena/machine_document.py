@@ -16,8 +16,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from .catalogue import Catalogue
-from .library.bench import MAX_COORDINATE
+from .catalogue import MAX_COORDINATE, Catalogue
 
 #: Largest ``|RᵀR − I|`` of a stored rotation that rounding explains (6 decimals give ~1e-6);
 #: beyond it the matrix is scaled, sheared or no rotation at all.

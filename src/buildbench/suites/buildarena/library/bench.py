@@ -20,10 +20,6 @@ from buildbench.suites.buildarena.model import Block, HistoryEntry, Machine, Rul
 
 from .collision import ColliderIndex
 
-MAX_COORDINATE = 1e6
-"""Largest absolute coordinate (units) any block may reach; beyond it the
-floating-point geometry is meaningless."""
-
 
 @dataclass(frozen=True)
 class Outcome:

@@ -11,7 +11,8 @@ import numpy as np
 
 from buildbench.suites.buildarena.model import STARTING_BLOCK, Block, FaceRef, Machine, load_catalogue
 
-from .bench import MAX_COORDINATE, Bench, Outcome, block_key, finite_number, vector3
+from ..catalogue import MAX_COORDINATE
+from .bench import Bench, Outcome, block_key, finite_number, vector3
 from .captions import block_caption, block_label, connector_caption, machine_summary
 from .frames import axis_angle, start_rotation, to_virtual, wrap_angle
 from .geometry import Z_AXIS, child_rotation, face_center, face_normal, spec_of

@@ -27,11 +27,10 @@ from typing import Any
 
 from buildbench.jsonio import parse_json
 
+from ..histories import QUERY_PREFIXES, is_query, valid_entries
 from ..model import Machine
 from . import RecordingError, read_recording_text
 
-#: Calls that read the machine without changing it (1.0's and 2.0's query and listing tools).
-QUERY_PREFIXES = ("get_", "list_", "review_", "check_", "query_", "describe_")
 _ADDED = re.compile(r"successfully added <ID (\d+): ([^>]+)>")
 _REMOVED = re.compile(r"successfully removed <ID (\d+): ([^>]+)>")
 #: 2.0 names of the blocks the 1.0 catalogue also has (same Besiege ids: 15, 2, 45).
@@ -64,10 +63,6 @@ class MachineRecord:
                 "blocks": dict(Counter(self.blocks.values()))}
 
 
-def _is_query(op: str) -> bool:
-    return op.startswith(QUERY_PREFIXES)
-
-
 def read_record(path: str | os.PathLike[str]) -> MachineRecord:
     """A valid-action or full-action history JSON (see the module docstring).
 
@@ -94,28 +89,9 @@ def read_record(path: str | os.PathLike[str]) -> MachineRecord:
             raise RecordingError(f"{path}: entry {k} ({entry['op']}): result is not text")
         if entry["op"] == "failed":
             failed.append(dict(entry.get("params") or {}))
-    full = bool(failed) or any(_is_query(e["op"]) for e in raw)
+    full = bool(failed) or any(is_query(e["op"]) for e in raw)
     valid = valid_entries(raw) if full else raw
     return MachineRecord(str(path), "full" if full else "valid", list(raw), failed, _final_blocks(valid))
-
-
-def valid_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The state-changing calls of a full history: no queries, no ``failed`` marks, not the call
-    a mark names (the call right after it, whose result is the error)."""
-    out: list[dict[str, Any]] = []
-    pending_failure: str | None = None
-    for entry in entries:
-        op = entry["op"]
-        if op == "failed":
-            pending_failure = str((entry.get("params") or {}).get("func_name", ""))
-            continue
-        if pending_failure is not None and op == pending_failure:
-            pending_failure = None
-            continue
-        pending_failure = None
-        if not _is_query(op):
-            out.append(entry)
-    return out
 
 
 def _final_blocks(entries: list[dict[str, Any]]) -> dict[str, str]:

@@ -27,7 +27,7 @@ COLLIDER_SCALE = 0.8
 
 MAX_REGULAR_COORDINATE = 1e6
 """Beyond this a posed collider's floating-point shape is no longer the block's (same bound as the default
-profile's ``bench.MAX_COORDINATE``)."""
+profile's ``catalogue.MAX_COORDINATE``)."""
 
 _BLOCK_FOLDER = Path(__file__).resolve().parents[2] / "data" / "blocks"
 
