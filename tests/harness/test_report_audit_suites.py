@@ -29,6 +29,7 @@ def test_buildarena_tables_count_what_the_headline_counts() -> None:
     assert per_task["parts"] == pytest.approx(headline["parts"]) and per_task["indicator"] == pytest.approx(40.0)
     table2 = next(rows for title, rows in tables.items() if title.startswith("Table 2"))
     assert table2[0]["SR % L1/L2/L3"] == "33.3 / — / —"
+    assert "no scored episode of that task level" in tables["Notes"][0]["note"]  # the dashes, explained
     for title in ("Table 4", "Table 5"):  # were 100 %: only status ok counted, the failures left out
         rows = next(rows for name, rows in tables.items() if name.startswith(title))
         ours = next(r for r in rows if r["source"].startswith("ours"))

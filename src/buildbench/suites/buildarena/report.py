@@ -310,6 +310,10 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     physics = physics_rows(read)
     if physics:
         tables["Physics profile and diverged simulations"] = physics
+    if any(row["source"] == OURS and "—" in str(row.values()) for title, table_rows in tables.items()
+           if title.startswith(("Table 2", "Table 3")) for row in table_rows):
+        tables["Notes"] = [{"note": "— in our rows of Tables 2 and 3: no scored episode of that task level in "
+                                    "this run, so no value (not a 0)"}]
     out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)
     out["sim_limits"] = sum(r["sim limit (machine)"] + r["sim limit (unscored)"] for r in physics)
     out["levels"] = rows
