@@ -162,3 +162,16 @@ def test_a_bad_model_leaves_no_run_behind(tmp_path: Path, model: str, needle: st
 def test_report_of_an_empty_store_is_refused(tmp_path: Path) -> None:
     (tmp_path / "run.sqlite").write_bytes(b"")
     _one_error(_run("report", str(tmp_path)), f"{tmp_path} holds no run")
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5"])
+def test_a_malformed_limit_override_is_refused_before_the_run(tmp_path: Path, value: str) -> None:
+    # Read only where it bounds something (each model request), it failed every episode as an
+    # unscored error and the run exited 1.
+    run_dir = tmp_path / "run"
+    out = subprocess.run([sys.executable, "-m", "buildbench", "run", "example", "--split", "demo", "--limit", "1",
+                          "--model", "vllm:x@http://127.0.0.1:9/v1", "--run-dir", str(run_dir)],
+                         capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES": value})
+    _one_error(out, f"BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES={value!r}")
+    assert not run_dir.exists()

@@ -439,6 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
     _log_to_stderr()
     try:
+        _check_limit_overrides()
         # Without standalone mode click returns the code of ``ctx.exit(N)`` instead of exiting.
         rc = cli.main(args=argv, prog_name="buildbench", standalone_mode=False)
         return rc if isinstance(rc, int) and not isinstance(rc, bool) else 0
@@ -483,6 +484,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:
         return _unexpected(exc)
+
+
+def _check_limit_overrides() -> None:
+    """Refuse a malformed ``BUILDBENCH_LIMIT_*`` override before any command runs: read where it
+    bounds something (a model request inside an episode), it failed every episode of a run as an
+    unscored error, exit 1."""
+    from buildbench.limits import LIMITS, limit
+
+    for name in LIMITS:
+        try:
+            limit(name)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
 
 
 def _unexpected(exc: Exception) -> int:
