@@ -23,6 +23,8 @@ LIMITS: dict[str, tuple[int, str]] = {
     "house_members": (20_000, "members of a DreamHouse structure"),
     "ifc_entities": (5_000_000, "entities of an IFC model an agent wrote, checked before scoring"),
     "ifc_element_points": (100_000, "points in one element's shape in an IFC model an agent wrote"),
+    "ifc_element_booleans": (60, "boolean operations (clippings, openings) to tessellate one element of an "
+                             "IFC model an agent wrote"),
     "machine_blocks": (5_000, "blocks of a BuildArena machine"),
     "scene_objects": (5_000, "objects of an indoor scene"),
     "scene_rooms": (200, "rooms of an indoor scene"),

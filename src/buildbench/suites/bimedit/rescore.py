@@ -17,6 +17,7 @@ from typing import Any
 
 from buildbench.harness.errors import ConfigError
 from buildbench.parallel import PROCESS, Backend, map_ordered
+from buildbench.suites.bimedit.check.caps import over_caps
 from buildbench.suites.bimedit.check.edit import MODEL_CACHE, EditScore, score_edit
 from buildbench.suites.bimedit.check.model import ModelError
 from buildbench.suites.bimedit.tasks import BimTask
@@ -73,11 +74,15 @@ def rescore(tasks: Sequence[BimTask], preds: str | Path, *, strict: bool = False
 
 
 def prediction_problem(pred: Path) -> str | None:
-    """Why ``pred`` cannot be scored (a folder, no such file, not readable IFC), in one line, or None."""
+    """Why ``pred`` cannot be scored (a folder, no such file, over a cap of `.check.caps`, not readable
+    IFC), in one line, or None."""
     if pred.is_dir():
         return f"{pred} is a folder, not an IFC file"
     if not pred.is_file():
         return f"{pred}: no such file"
+    over = over_caps(pred)  # before parsing: a model past a cap costs minutes to read or tessellate
+    if over is not None:
+        return f"{pred}: over a cap: {over}"
     try:
         MODEL_CACHE.get(pred)  # parsed once: score_edit finds it in the cache
     except ModelError as exc:

@@ -2,14 +2,25 @@
 
 Scoring reads the whole model with IfcOpenShell and tessellates the edited elements: a model made
 big on purpose (a million extra points on one element: 43 MB, minutes and gigabytes of scoring)
-would cost far more than any real edit. Two caps, each a `buildbench.limits` limit that
-``BUILDBENCH_LIMIT_<NAME>`` can change:
+or deep on purpose (one body clipped 3,000 times: the geometry kernel ran over 5 minutes, in C,
+where Python cannot interrupt it) would cost far more than any real edit. Three caps, each a
+`buildbench.limits` limit that ``BUILDBENCH_LIMIT_<NAME>`` can change:
 
 - ``ifc_entities``: entity instances in the file (default 5,000,000, beyond the largest real
   building models of the benchmark by two orders of magnitude);
 - ``ifc_element_points``: coordinate points reachable from one element's shape, i.e. from the
   ``IfcProductDefinitionShape`` it references through representations, items, curves, faces and
-  point lists (default 100,000: a real building element rarely has more than 10^5).
+  point lists (default 100,000: a real building element rarely has more than 10^5);
+- ``ifc_element_booleans``: boolean operations the kernel performs for one element: the
+  ``IfcBooleanResult``/``IfcBooleanClippingResult`` reachable from its shape plus one subtraction
+  per opening voiding it (``IfcRelVoidsElement``) and the booleans of that opening's shape. The
+  deepest chain is never longer than this count, so the cap bounds depth too. Default 60: the
+  real models of ../shared/data/ifc need at most 6 for one element (in Roof-01_BCAD); the
+  kernel's time grows faster than linearly with a chain's length (a wall clipped 60 times took
+  10 s on the loaded development machine, 100 times 30 s, 3,000 times over 5 minutes).
+
+Shared parts are counted once per path that reaches them (an upper bound of what the kernel
+does, since it re-evaluates a shared operand on every use).
 
 `over_caps` reads the STEP text itself (no IfcOpenShell), one pass and a walk of the reference
 graph, so refusing an oversized model takes seconds, not minutes. A model past a cap is the agent's
@@ -19,6 +30,7 @@ output over a limit: the scorer raises `AgentFailure` with the reason (a scored 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from buildbench.inputs import read_bytes
@@ -29,50 +41,109 @@ _REF = re.compile(rb"#(\d+)")
 _SHAPE = b"IFCPRODUCTDEFINITIONSHAPE"
 _POINT = b"IFCCARTESIANPOINT"
 _POINT_LISTS = (b"IFCCARTESIANPOINTLIST2D", b"IFCCARTESIANPOINTLIST3D")
+_BOOLEANS = (b"IFCBOOLEANRESULT", b"IFCBOOLEANCLIPPINGRESULT")
+_VOIDS = b"IFCRELVOIDSELEMENT"
+
+
+@dataclass
+class _Graph:
+    """The reference graph of a model's shapes with what each entity itself costs."""
+
+    kinds: dict[int, bytes] = field(default_factory=dict)
+    refs: dict[int, list[int]] = field(default_factory=dict)
+    points: dict[int, int] = field(default_factory=dict)
+    booleans: dict[int, int] = field(default_factory=dict)
+    #: host element -> its openings, from IfcRelVoidsElement
+    openings: dict[int, list[int]] = field(default_factory=dict)
 
 
 def over_caps(path: str | Path) -> str | None:
     """One line naming the cap ``path`` goes past (and by how much), or None within the caps."""
     data = read_bytes(path)
     starts = list(_ENTITY.finditer(data))
+    name = Path(path).name
     max_entities = limit("ifc_entities")
     if len(starts) > max_entities:
-        return (f"{Path(path).name}: {len(starts):,} IFC entities, over the cap of {max_entities:,} "
+        return (f"{name}: {len(starts):,} IFC entities, over the cap of {max_entities:,} "
                 "(BUILDBENCH_LIMIT_IFC_ENTITIES)")
-    cap = limit("ifc_element_points")
-    if data.count(b"(") <= cap:
-        return None  # every point opens a parenthesis: no element can have more than the file has
-    kinds: dict[int, bytes] = {}
-    refs: dict[int, list[int]] = {}
+    point_cap, boolean_cap = limit("ifc_element_points"), limit("ifc_element_booleans")
+    upper = data.upper()
+    # every point opens a parenthesis, every boolean or void names its kind: below both caps no
+    # element can pass either, and the walk is skipped
+    if (data.count(b"(") <= point_cap
+            and sum(upper.count(kind) for kind in (*_BOOLEANS, _VOIDS)) <= boolean_cap):
+        return None
+    graph = _parse(data, starts)
     points: dict[int, int] = {}
+    booleans: dict[int, int] = {}
+    for owner, shape in _element_shapes(graph):
+        if _below(shape, graph.refs, graph.points, points, point_cap) > point_cap:
+            return (f"{name}: element #{owner} ({graph.kinds[owner].decode()}) has more than "
+                    f"{point_cap:,} points in its shape, over the cap (BUILDBENCH_LIMIT_IFC_ELEMENT_POINTS)")
+        count = _below(shape, graph.refs, graph.booleans, booleans, boolean_cap)
+        for opening in graph.openings.get(owner, ()):
+            count += 1 + sum(_below(s, graph.refs, graph.booleans, booleans, boolean_cap)
+                             for s in graph.refs.get(opening, ()) if graph.kinds.get(s) == _SHAPE)
+            if count > boolean_cap:
+                break
+        if count > boolean_cap:
+            return (f"{name}: element #{owner} ({graph.kinds[owner].decode()}) needs more than "
+                    f"{boolean_cap:,} boolean operations (clippings, differences, openings) to tessellate, "
+                    "over the cap (BUILDBENCH_LIMIT_IFC_ELEMENT_BOOLEANS)")
+    return None
+
+
+def element_costs(path: str | Path) -> dict[int, tuple[int, int]]:
+    """Every element with a shape: ``#id -> (points, boolean operations)`` as the caps count them
+    (uncapped); for sizing the caps from real models."""
+    data = read_bytes(path)
+    graph = _parse(data, list(_ENTITY.finditer(data)))
+    big = 1 << 62
+    points: dict[int, int] = {}
+    booleans: dict[int, int] = {}
+    out: dict[int, tuple[int, int]] = {}
+    for owner, shape in _element_shapes(graph):
+        count = _below(shape, graph.refs, graph.booleans, booleans, big)
+        for opening in graph.openings.get(owner, ()):
+            count += 1 + sum(_below(s, graph.refs, graph.booleans, booleans, big)
+                             for s in graph.refs.get(opening, ()) if graph.kinds.get(s) == _SHAPE)
+        p = _below(shape, graph.refs, graph.points, points, big)
+        old = out.get(owner, (0, 0))
+        out[owner] = (max(old[0], p), max(old[1], count))
+    return out
+
+
+def _parse(data: bytes, starts: list[re.Match[bytes]]) -> _Graph:
+    graph = _Graph()
     for i, match in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(data)
         body = data[match.end():end]
         number, kind = int(match.group(1)), match.group(2).upper()
-        kinds[number] = kind
+        graph.kinds[number] = kind
         if kind == _POINT:
-            points[number] = 1
+            graph.points[number] = 1
         elif kind in _POINT_LISTS:
-            points[number] = max(0, body.count(b"(") - 1)  # one parenthesis per point, one around them
+            graph.points[number] = max(0, body.count(b"(") - 1)  # one parenthesis per point, one around them
         else:
-            refs[number] = [int(r) for r in _REF.findall(body)]
-    reach: dict[int, int] = {}
-    for owner, targets in refs.items():
-        if kinds[owner] == _SHAPE:
-            continue
-        for shape in targets:
-            if kinds.get(shape) == _SHAPE:
-                count = _points_below(shape, refs, points, reach, cap)
-                if count > cap:
-                    return (f"{Path(path).name}: element #{owner} ({kinds[owner].decode()}) has more than "
-                            f"{cap:,} points in its shape, over the cap (BUILDBENCH_LIMIT_IFC_ELEMENT_POINTS)")
-    return None
+            refs = [int(r) for r in _REF.findall(body)]
+            graph.refs[number] = refs
+            if kind in _BOOLEANS:
+                graph.booleans[number] = 1
+            elif kind == _VOIDS and len(refs) >= 2:
+                # the last two references are the host and the opening (the owner history comes first)
+                graph.openings.setdefault(refs[-2], []).append(refs[-1])
+    return graph
 
 
-def _points_below(root: int, refs: dict[int, list[int]], points: dict[int, int], reach: dict[int, int],
-                  cap: int) -> int:
-    """Points reachable from ``root`` (shared parts counted once per path: an upper bound), memoised in
-    ``reach`` and cut off just past ``cap``."""
+def _element_shapes(graph: _Graph) -> list[tuple[int, int]]:
+    """(element, its IfcProductDefinitionShape) for every entity that references a shape."""
+    return [(owner, shape) for owner, targets in graph.refs.items() if graph.kinds[owner] != _SHAPE
+            for shape in targets if graph.kinds.get(shape) == _SHAPE]
+
+
+def _below(root: int, refs: dict[int, list[int]], own: dict[int, int], reach: dict[int, int], cap: int) -> int:
+    """The sum of ``own`` over everything reachable from ``root`` (shared parts counted once per
+    path: an upper bound), memoised in ``reach`` and cut off just past ``cap``."""
     stack: list[tuple[int, int]] = [(root, 0)]
     on_path: set[int] = set()
     while stack:
@@ -85,6 +156,6 @@ def _points_below(root: int, refs: dict[int, list[int]], points: dict[int, int],
             stack.extend((child, 0) for child in refs.get(node, ()) if child not in reach and child not in on_path)
             continue
         on_path.discard(node)
-        total = points.get(node, 0) + sum(reach.get(child, 0) for child in refs.get(node, ()))
+        total = own.get(node, 0) + sum(reach.get(child, 0) for child in refs.get(node, ()))
         reach[node] = min(total, cap + 1)
     return reach[root]
