@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from buildbench.harness import Task
+from buildbench.scenes import scene_warnings
 from buildbench.scenes.io import load_scene
 from buildbench.scenes.model import SceneFormatError
 
@@ -38,7 +39,8 @@ def always_invalid(task: Task) -> Outcome:
 def deterministic(task: Task) -> Outcome:
     """The deterministic evaluator: every constraint checked by the geometric tools."""
     try:
-        scene = load_scene(dict(task.inputs["scene"]))
+        with scene_warnings.dropped():  # given when the task came in (env.load_task_scene), not per episode
+            scene = load_scene(dict(task.inputs["scene"]))
     except (SceneFormatError, KeyError, ValueError, TypeError) as exc:
         why = f"error: scene unreadable: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         unknown = [Verdict(str(c["id"]), None, why).to_dict() for c in task.inputs["constraints"]]
