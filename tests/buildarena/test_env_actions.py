@@ -186,6 +186,21 @@ def test_assembly_outcome_rebuilds_from_its_parts():
     assert machine is not None and sorted(machine.blocks) == ["A_1", "A_2", "A_3", "B_1", "B_2", "B_3"]
 
 
+@pytest.mark.parametrize("profile", ["default", "released"])
+def test_a_stored_call_that_fails_on_replay_is_named_not_dropped(profile: str):
+    # A stored history holds only calls that succeeded: replaying it without one would score
+    # another (smaller) machine than the episode's, so the rebuild refuses by name.
+    env = _env(profile=profile)
+    _engine(env)
+    env.approve("1")
+    env.set_final("1")
+    stored = json.loads(json.dumps(env.outcome().to_dict()))
+    assert rebuild_outcome(stored) is not None
+    stored["machine"][1]["params"]["base_block"] = 99
+    with pytest.raises(ValueError, match=r"history call 1 \(attach_block_to\) fails on replay"):
+        rebuild_outcome(stored)
+
+
 def _vehicle(env: BuildArenaEnv) -> None:
     _call(env, "start")
     for face in ("A", "B"):

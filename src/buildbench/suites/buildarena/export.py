@@ -27,6 +27,7 @@ from buildbench.jsonio import parse_json
 
 from .besiege import CargoRamp, TrackedBlock, lua_script
 from .histories import valid_entries
+from .library.bench import replay_refusal
 from .library.frames import matrix_to_quat
 from .library.geometry import face_normal, spec_of
 from .library.released.convert import ReleasedStageBench, rebuild_released
@@ -95,13 +96,12 @@ def _replay_all(bench: Any, numbered: list[tuple[int, HistoryEntry]], released: 
         outcome = bench.call(entry.op, dict(entry.params))
         if outcome.ok:
             continue
-        reason = outcome.text.strip().splitlines()[0] if outcome.text.strip() else "refused"
         hint = ""
         if entry.op == "add_machine":
             hint = " (an assembly's history replays only with its saved machines, which a file does not hold)"
         elif not released and rebuild_released(entries[: n + 1]).session.log[-1].ok:
             hint = " (the original library accepted it: --profile released replays the file as it did)"
-        raise ValueError(f"history call {k} ({entry.op}) fails on replay: {reason}{hint}")
+        raise ValueError(replay_refusal(k, entry.op, outcome.text) + hint)
 
 
 def load_history(text: str, rules: Rules | None = None) -> Machine:

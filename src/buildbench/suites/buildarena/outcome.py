@@ -92,7 +92,7 @@ def _rebuild_all(histories: dict[str, list[dict[str, Any]]], rules: Rules) -> di
 
     built: dict[str, Machine] = {}
     for mid, hist in sorted(histories.items(), key=lambda kv: is_assembly(kv[1])):
-        built[mid] = rebuild(_entries(hist), rules, saved=built)
+        built[mid] = rebuild(_entries(hist), rules, saved=built, strict=True)
     return built
 
 
@@ -100,7 +100,9 @@ def rebuild_outcome(outcome: dict[str, Any] | BuildArenaOutcome) -> Machine | No
     """The final machine of an ``outcome`` (None when the episode produced none).
 
     Raises:
-        ValueError: When the outcome is not a BuildArena outcome.
+        ValueError: When the outcome is not a BuildArena outcome, or a call of a stored history
+            fails on replay (the histories hold only calls that succeeded: a machine rebuilt
+            without one is not the episode's).
     """
     if not isinstance(outcome, BuildArenaOutcome):
         if not isinstance(outcome, dict) or outcome.get("format") != OUTCOME_FORMAT:
@@ -111,9 +113,9 @@ def rebuild_outcome(outcome: dict[str, Any] | BuildArenaOutcome) -> Machine | No
     rules = Rules(**outcome.rules)
     if outcome.profile == "released":
         saved_histories = {mid: _entries(hist) for mid, hist in outcome.machines.items()}
-        return rebuild_released(_entries(outcome.machine), saved_histories).machine
+        return rebuild_released(_entries(outcome.machine), saved_histories, strict=True).machine
     saved = _rebuild_all(dict(outcome.machines), rules)
-    return rebuild(_entries(outcome.machine), rules, saved=saved)
+    return rebuild(_entries(outcome.machine), rules, saved=saved, strict=True)
 
 
 OUTCOME_FORMAT = "buildbench.buildarena.outcome/1"

@@ -103,3 +103,9 @@ def vector3(value: object) -> list[float] | None:
     if any(n is None for n in numbers):
         return None
     return [float(n) for n in numbers if n is not None]
+
+
+def replay_refusal(index: int, op: str, text: str) -> str:
+    """The error of a recorded call that the library refuses on replay."""
+    reason = text.strip().splitlines()[0] if text.strip() else "refused"
+    return f"history call {index} ({op}) fails on replay: {reason}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from buildbench.suites.buildarena.model import Block, HistoryEntry, Machine, Rules
 
-from .bench import CallRecord, Outcome, block_key
+from .bench import CallRecord, Outcome, block_key, replay_refusal
 from .collision import ColliderIndex
 from .registry import dispatch
 
@@ -75,6 +75,7 @@ def rebuild(
     start_override: dict[str, Any] | None = None,
     *,
     saved: Mapping[str, Machine] | None = None,
+    strict: bool = False,
 ) -> Machine:
     """Replay a machine's recorded history on a fresh machine.
 
@@ -86,12 +87,20 @@ def rebuild(
         rules: Rules to replay under.
         start_override: Parameters replacing those of the ``start`` call.
         saved: Saved machines for assembly histories.
+        strict: Raise when a call fails on replay (a stored history holds only calls that
+            succeeded, so skipping one would build another machine than the one recorded).
+
+    Raises:
+        ValueError: With ``strict``, the first call the library refuses, by index and name.
     """
     assembly = bool(history) and history[0].op == "add_machine"
     bench = Workbench(machine=Machine(is_assembly=assembly), rules=rules, saved=dict(saved or {}))
-    for entry in history:
+    for k, entry in enumerate(history):
         params = dict(entry.params)
         if entry.op == "start" and start_override:
             params.update(start_override)
-        bench.call(entry.op, params)
+        outcome = bench.call(entry.op, params)
+        if strict and not outcome.ok:
+            raise ValueError(replay_refusal(k, entry.op, outcome.text))
     return bench.machine
+

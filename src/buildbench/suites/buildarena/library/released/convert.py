@@ -26,7 +26,7 @@ from buildbench.suites.buildarena.model import (
     SubStructure,
 )
 
-from ..bench import CallRecord, Outcome
+from ..bench import CallRecord, Outcome, replay_refusal
 from . import ReleasedWorkbench
 from .assembly import STORE, ReleasedAssembly
 from .machine import ReleasedMachine, saved_path
@@ -107,13 +107,20 @@ def assemble_released(saved: Mapping[str, Iterable[HistoryEntry]]) -> ReleasedSt
 
 
 def rebuild_released(history: Iterable[HistoryEntry],
-                     saved: Mapping[str, Iterable[HistoryEntry]] | None = None) -> ReleasedStageBench:
-    """A released session that replayed ``history`` (an assembly of ``saved`` when it starts with ``add_machine``)."""
+                     saved: Mapping[str, Iterable[HistoryEntry]] | None = None,
+                     *, strict: bool = False) -> ReleasedStageBench:
+    """A released session that replayed ``history`` (an assembly of ``saved`` when it starts with ``add_machine``).
+
+    Raises:
+        ValueError: With ``strict``, the first call the released library refuses (see ``workbench.rebuild``).
+    """
     entries = list(history)
     assembly = bool(entries) and entries[0].op == "add_machine"
     bench = assemble_released(saved or {}) if assembly else ReleasedStageBench()
-    for entry in entries:
-        bench.call(entry.op, dict(entry.params))
+    for k, entry in enumerate(entries):
+        outcome = bench.call(entry.op, dict(entry.params))
+        if strict and not outcome.ok:
+            raise ValueError(replay_refusal(k, entry.op, outcome.text))
     return bench
 
 
