@@ -107,14 +107,15 @@ def test_samples_that_disagree_are_mixed_and_a_metric_that_is_no_flag_is_shaded(
     cells = {r["task"]: r["cells"] for r in view["grid"]["rows"]}
     assert cells["t1"][0]["verdict"] == "mixed" and (cells["t1"][0]["solved"], cells["t1"][0]["failed"]) == (1, 1)
     assert cells["t1"][1]["verdict"] == "failed" and cells["t2"][1] is None and cells["t3"][0] is None
-    # With a value that is not 0/1 the first headline metric is no pass flag: cells carry its mean.
-    shaded = open_runs([synthetic_run(tmp_path / "c", 0, {"t1": [0.25, 0.75], "t2": [1.0, 1.0]})])
-    view = compare_view(shaded)["suites"]["example"]
+    # The suite's units decide whether the first headline metric is a flag, not its values: the
+    # example suite declares ``passed`` 0/1, so odd values stay counted against the flag's 0.5.
+    odd = open_runs([synthetic_run(tmp_path / "c", 0, {"t1": [0.25, 0.75], "t2": [1.0, 1.0]})])
+    view = compare_view(odd)["suites"]["example"]
     grid = view["grid"]
-    assert grid["metric"] == "passed" and grid["binary"] is False and grid["range"] == [0.25, 1.0]
+    assert grid["metric"] == "passed" and grid["binary"] is True and grid["range"] == [0.25, 1.0]
     first = grid["rows"][0]["cells"][0]
-    assert (first["verdict"], first["mean"], first["solved"], first["failed"]) == ("scored", 0.5, 0, 0)
-    assert view["columns"][0]["cost"]["solved_metric"] is None
+    assert (first["verdict"], first["mean"], first["solved"], first["failed"]) == ("mixed", 0.5, 1, 1)
+    assert view["columns"][0]["cost"]["solved_metric"] == "passed"
 
 
 def test_static_export_carries_the_compare_data(sweep_runs: list[Path], tmp_path: Path) -> None:
@@ -131,3 +132,44 @@ def test_static_export_carries_the_compare_data(sweep_runs: list[Path], tmp_path
             for ep in cell["episodes"]:
                 listed = rows[ep["run"]].read_text()
                 assert f'"task_id":"{row["task"]}","sample":{ep["sample"]}' in listed
+
+
+def test_a_copy_of_a_run_folder_is_left_out_with_a_note(tmp_path: Path,
+                                                         synthetic_run: Callable[..., Path]) -> None:
+    import shutil
+
+    from buildbench.web.compare import compare_view
+    from buildbench.web.runs import open_runs
+
+    first = synthetic_run(tmp_path / "a", 0, {"t1": [1.0, 0.0], "t2": [1.0, 1.0]})
+    copy = shutil.copytree(first, tmp_path / "a-copy")
+    view = compare_view(open_runs([first, copy]))["suites"]["example"]
+    # One column of the first run alone: pooled, every n would double (4 episodes read as 8).
+    assert [[r["id"] for r in c["runs"]] for c in view["columns"]] == [[0]]
+    assert view["columns"][0]["episodes"] == 4 and view["columns"][0]["intervals"]["passed"]["n"] == 4
+    assert len(view["notes"]) == 1 and "run 1 (" in view["notes"][0] and "copy" in view["notes"][0]
+    assert all(e["run"] == 0 for row in view["grid"]["rows"] for cell in row["cells"] for e in cell["episodes"])
+    # The same decision as `buildbench report`, which refuses the pair.
+    assert main(["report", str(first), str(copy)]) == 2
+
+
+def test_a_share_whose_values_are_all_zero_is_no_pass_flag_and_is_shaded(tmp_path: Path) -> None:
+    from buildbench.harness.episode import Episode
+    from buildbench.harness.store import Store
+    from buildbench.web.compare import compare_view
+    from buildbench.web.runs import open_runs
+
+    # SceneReVis' first headline metric is a valid-placement share in % (its units say so): all 0
+    # it is a 0 % share, not a column of failed 0/1 flags.
+    with Store(tmp_path / "s") as store:
+        store.write_manifest({"config": {"suite": "scenerevis", "agent": "synthetic", "protocol": "one-shot",
+                                         "split": "default", "seed": 0, "samples": 1}, "tasks": 2})
+        for task in ("r1", "r2"):
+            store.add_episode(Episode(task_id=task, sample=0, suite="scenerevis", agent="synthetic",
+                                      protocol="one-shot", seed=0, metrics={"valid_placement": 0.0}))
+    view = compare_view(open_runs([tmp_path / "s"]))["suites"]["scenerevis"]
+    grid = view["grid"]
+    assert grid["binary"] is False and grid["metric"] == "valid_placement" and grid["range"] == [0.0, 0.0]
+    first = grid["rows"][0]["cells"][0]
+    assert (first["verdict"], first["mean"], first["solved"], first["failed"]) == ("scored", 0.0, 0, 0)
+    assert view["columns"][0]["cost"]["solved_metric"] is None

@@ -83,16 +83,27 @@ def _grouped(run_dirs: Sequence[str | Path]) -> _Groups:
 
 def _refuse_repeats(held: dict[tuple[str, int], tuple[str, Episode]], run_dir: str,
                     episodes: Sequence[Episode]) -> int:
-    """Add ``episodes`` to those of their group (``held``); return how many repeat a (task, sample)
-    another run of the group holds. Refuses a run whose episodes are all records another run holds
-    unchanged (a copy of a run folder): each would count twice in every mean, its n doubled."""
+    """`pool_run`, refusing a copy of a run folder: each episode would count twice in every mean."""
+    repeats, copy_of = pool_run(held, run_dir, episodes)
+    if copy_of is not None:
+        raise ConfigError(f"report: {run_dir} holds the episodes of {copy_of} unchanged (a copy of one run?): "
+                          "each would count twice in every mean; give one of them")
+    return repeats
+
+
+def pool_run(held: dict[tuple[str, int], tuple[str, Episode]], run_dir: str,
+             episodes: Sequence[Episode]) -> tuple[int, str | None]:
+    """Add a run's ``episodes`` to those of its identity group (``held``: (task, sample) -> run,
+    episode); return how many repeat a (task, sample) another run of the group holds, and the run
+    they all repeat unchanged, if they do (a copy of a run folder, then not added: pooled, each
+    would count twice in every mean, its n doubled). The CLI refuses such a copy, the viewer
+    leaves it out and says so."""
     repeated = [(held[(ep.task_id, ep.sample)], ep) for ep in episodes if (ep.task_id, ep.sample) in held]
     copied = [other for (other, kept), ep in repeated if kept.to_dict() == ep.to_dict()]
     if episodes and len(copied) == len(episodes):
-        raise ConfigError(f"report: {run_dir} holds the episodes of {copied[0]} unchanged (a copy of one run?): "
-                          "each would count twice in every mean; give one of them")
+        return len(repeated), copied[0]
     held.update(((ep.task_id, ep.sample), (run_dir, ep)) for ep in episodes)
-    return len(repeated)
+    return len(repeated), None
 
 
 def write_run_figures(run_dirs: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
@@ -105,10 +116,10 @@ def write_run_figures(run_dirs: Sequence[str | Path], out_dir: str | Path) -> li
     labelled = {identity_label(identities[key], fields): eps for key, eps in episodes.items()}
     try:
         suite = get_suite(suite_name)
-        headline, task_type, extra = list(suite.headline), suite.task_type, suite.figures
+        headline, task_type, extra, units = list(suite.headline), suite.task_type, suite.figures, dict(suite.units)
     except Exception:  # figures must still be drawn if the suite is not importable here
-        headline, task_type, extra = [], "", None
-    return write_figures(labelled, out_dir, headline=headline, task_type=task_type, suite_figures=extra)
+        headline, task_type, extra, units = [], "", None, {}
+    return write_figures(labelled, out_dir, headline=headline, task_type=task_type, suite_figures=extra, units=units)
 
 
 def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = False,

@@ -150,10 +150,11 @@ def cost_quality_figure(groups: Mapping[str, Sequence[Episode]], metric: str | N
 
 
 def standard_figures(groups: Mapping[str, Sequence[Episode]], headline: Sequence[str],
-                     task_type: str = "") -> FigureList:
-    """The figures every suite gets, as (file stem, matplotlib figure)."""
+                     task_type: str = "", units: Mapping[str, str] | None = None) -> FigureList:
+    """The figures every suite gets, as (file stem, matplotlib figure); ``units`` are the suite's
+    (they decide whether the first headline metric is a 0/1 flag, see `cost.solved_flag`)."""
     all_eps = [ep for eps in groups.values() for ep in eps]
-    flag = solved_flag(headline, all_eps)
+    flag = solved_flag(headline, all_eps, units)
     first = headline[0] if headline else next(iter(sorted({k for ep in all_eps for k in ep.metrics})), None)
     out: FigureList = [("metrics", metrics_figure(groups, headline)), ("outcomes", outcomes_figure(groups, flag)),
                        ("cost_quality", cost_quality_figure(groups, first, flag))]
@@ -164,12 +165,12 @@ def standard_figures(groups: Mapping[str, Sequence[Episode]], headline: Sequence
 
 def write_figures(groups: Mapping[str, Sequence[Episode]], out_dir: str | Path, *, headline: Sequence[str],
                   task_type: str = "", suite_figures: Callable[[Mapping[str, Sequence[Episode]]], FigureList]
-                  | None = None) -> list[Path]:
+                  | None = None, units: Mapping[str, str] | None = None) -> list[Path]:
     """Write the standard figures and the suite's own, each as PNG and SVG; return the paths."""
     plt = _pyplot()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    figures = standard_figures(groups, headline, task_type)
+    figures = standard_figures(groups, headline, task_type, units)
     if suite_figures is not None:
         figures += suite_figures(groups)
     written: list[Path] = []

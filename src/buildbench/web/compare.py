@@ -2,7 +2,9 @@
 
 Columns are run identities (`buildbench.harness.identity`), as in ``buildbench report``: runs
 that differ in any setting are never merged, runs with the same identity (one run resumed into
-two folders) share a column, and each column is labelled by what differs between the columns
+two folders) share a column, a copy of a run folder beside it is left out with a note (it would
+count every episode twice; ``buildbench report`` refuses it, `buildbench.harness.compare.pool_run`
+decides for both), and each column is labelled by what differs between the columns
 shown. A column carries every metric's mean with n and its task-clustered 95 % bootstrap
 interval (`buildbench.harness.stats`) and the cost per episode (`buildbench.harness.cost`).
 The per-task grid gives, for each task and column, the verdict of its episodes: solved,
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from buildbench.harness.compare import pool_run
 from buildbench.harness.cost import cost_summary, solved_flag
 from buildbench.harness.episode import Episode, is_scored
 from buildbench.harness.identity import differing_fields, identity_label, run_identity
@@ -37,13 +40,15 @@ def compare_view(runs: Sequence[RunView]) -> dict[str, Any]:
     return {"suites": {suite: _suite_view(suite, members) for suite, members in by_suite.items()}}
 
 
-def _headline(suite: str) -> list[str]:
+def _headline(suite: str) -> tuple[list[str], dict[str, str]]:
+    """The suite's headline metrics and their units (which decide whether the first is a 0/1 flag)."""
     from buildbench.harness.suite import get_suite
 
     try:
-        return list(get_suite(suite).headline)
+        found = get_suite(suite)
+        return list(found.headline), dict(found.units)
     except Exception:  # the page must still open when the suite is not importable here
-        return []
+        return [], {}
 
 
 def _episodes(run: RunView) -> list[Episode]:
@@ -64,16 +69,23 @@ def _number(value: Any) -> float | None:
 def _suite_view(suite: str, runs: list[RunView]) -> dict[str, Any]:
     identities: dict[str, dict[str, Any]] = {}
     members: dict[str, list[tuple[RunView, list[Episode]]]] = {}
+    held: dict[str, dict[tuple[str, int], tuple[str, Episode]]] = {}  # as `buildbench report` pools runs
+    notes: list[str] = []
     for run in runs:
         episodes = _episodes(run)
         ident = run_identity(run.config, [ep.task_id for ep in episodes])
         key = repr(sorted(ident.items()))
+        _, copy_of = pool_run(held.setdefault(key, {}), f"run {run.index} ({run.run_dir})", episodes)
+        if copy_of is not None:  # `buildbench report` refuses it; the page still opens, without it
+            notes.append(f"run {run.index} ({run.run_dir}) holds the episodes of {copy_of} unchanged (a copy of "
+                         "one run?): left out of the columns and the grid, its episodes would count twice")
+            continue
         identities.setdefault(key, ident)
         members.setdefault(key, []).append((run, episodes))
     fields = differing_fields(list(identities.values()))
     everything = [ep for found in members.values() for _, eps in found for ep in eps]
-    headline = _headline(suite)
-    flag = solved_flag(headline, everything)
+    headline, units = _headline(suite)
+    flag = solved_flag(headline, everything, units)
     seen = sorted({k for ep in everything if is_scored(ep) for k, v in ep.metrics.items() if _number(v) is not None})
     charts = [m for m in headline if m in seen] or seen[:FALLBACK_CHARTS]
     grid_metric = flag or (charts[0] if charts else None)
@@ -92,8 +104,9 @@ def _suite_view(suite: str, runs: list[RunView]) -> dict[str, Any]:
             "cost": cost_summary(episodes, solved_metric=flag, model=identities[key].get("model")),
         })
     task_sets = sorted({ident["task set"] for ident in identities.values()})
-    notes = [f"the columns cover different task sets ({'; '.join(task_sets)}): their means are not over the "
-             "same tasks"] if len(task_sets) > 1 else []
+    if len(task_sets) > 1:
+        notes.insert(0, f"the columns cover different task sets ({'; '.join(task_sets)}): their means are not "
+                        "over the same tasks")
     return {"headline": charts, "metrics": seen, "differs_in": fields, "notes": notes, "columns": columns,
             "grid": _grid([[(run.index, eps) for run, eps in found] for found in members.values()],
                           grid_metric, binary=flag is not None)}
