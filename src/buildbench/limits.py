@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["LIMITS", "limit"]
+__all__ = ["LIMITS", "limit", "unknown_overrides"]
 
 #: name -> (default, what it bounds)
 LIMITS: dict[str, tuple[int, str]] = {
@@ -50,3 +50,11 @@ def limit(name: str) -> int:
     if value < 1:
         raise ValueError(f"{var}={raw!r} must be >= 1")
     return value
+
+
+def unknown_overrides(environ: dict[str, str] | None = None) -> list[str]:
+    """``BUILDBENCH_LIMIT_*`` variables that name no limit (a typo would otherwise be ignored, and
+    the limit the user meant to move would stay where it was)."""
+    env = os.environ if environ is None else environ
+    known = {f"BUILDBENCH_LIMIT_{name.upper()}" for name in LIMITS}
+    return sorted(var for var in env if var.startswith("BUILDBENCH_LIMIT_") and var not in known)

@@ -175,3 +175,13 @@ def test_a_malformed_limit_override_is_refused_before_the_run(tmp_path: Path, va
                          env={**os.environ, "BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES": value})
     _one_error(out, f"BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES={value!r}")
     assert not run_dir.exists()
+
+
+def test_a_limit_override_naming_no_limit_is_refused() -> None:
+    # A typo left the limit the user meant to raise where it was, silently.
+    out = subprocess.run([sys.executable, "-m", "buildbench", "run", "example", "--split", "demo", "--limit", "1"],
+                         capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "BUILDBENCH_LIMIT_HOUSE_MEMBRS": "50000"})
+    _one_error(out, "BUILDBENCH_LIMIT_HOUSE_MEMBRS names no limit")
+    assert "BUILDBENCH_LIMIT_HOUSE_MEMBERS" in out.stderr
+

@@ -487,11 +487,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _check_limit_overrides() -> None:
-    """Refuse a malformed ``BUILDBENCH_LIMIT_*`` override before any command runs: read where it
+    """Refuse a malformed or unknown ``BUILDBENCH_LIMIT_*`` override before any command runs: read where it
     bounds something (a model request inside an episode), it failed every episode of a run as an
     unscored error, exit 1."""
-    from buildbench.limits import LIMITS, limit
+    from buildbench.limits import LIMITS, limit, unknown_overrides
 
+    unknown = unknown_overrides()
+    if unknown:
+        raise click.UsageError(f"{', '.join(unknown)} names no limit; the limits are "
+                               f"{', '.join(f'BUILDBENCH_LIMIT_{n.upper()}' for n in LIMITS)}")
     for name in LIMITS:
         try:
             limit(name)
