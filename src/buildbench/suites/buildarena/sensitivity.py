@@ -181,7 +181,7 @@ def read_runs(run_dirs: Sequence[Path]) -> RunEpisodes:
         with store:
             config = dict(store.manifest().get("config") or {})
             if config.get("suite") != "buildarena":
-                raise SensitivityError(f"{run_dir} is a {config.get('suite', 'unknown')} run, not a buildarena run")
+                raise SensitivityError(f"{run_dir} is a run of suite {config.get('suite', 'unknown')!r}, not of buildarena")
             options = dict(config.get("options") or {})
             physics.add(options.pop("physics", None))
             label = _label(config)
