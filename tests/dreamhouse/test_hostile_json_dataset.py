@@ -41,3 +41,9 @@ def test_a_hostile_dataset_folder_names_the_file(content: str, message: str, tmp
     (folder / "part-0.jsonl").write_text(content + "\n")
     assert f"{folder / 'part-0.jsonl'}:1: not JSON ({message}" in _one_error(
         capsys, ["dreamhouse", "render", str(folder), "--out", str(tmp_path / "out")])
+
+
+def test_a_folder_without_a_manifest_is_named_as_no_dataset(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    line = _one_error(capsys, ["dreamhouse", "validate", str(tmp_path)])
+    assert f"{tmp_path} is no dataset folder: it has no manifest.json" in line and "Errno" not in line

@@ -384,6 +384,9 @@ def read_dataset(folder: str | Path) -> Iterator[StoredHouse]:
             files as ``{"path": <file name in the folder>}``, or a listed file is missing.
     """
     root = Path(folder)
+    if not (root / MANIFEST).exists():
+        raise ConfigError(f"{root} is no dataset folder: it has no {MANIFEST} (write one with "
+                          "`buildbench dreamhouse generate`)")
     try:
         manifest = parse_json(read_text(root / MANIFEST))
     except (OSError, json.JSONDecodeError) as exc:
