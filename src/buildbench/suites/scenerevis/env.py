@@ -163,8 +163,9 @@ class SceneReVisEnv(Env):
             raise ConfigError(str(exc)) from None
         self._retrieve(ep.state, [o["id"] for o in ep.state.objects if not o.get("jid")])
         ep.turn = 1
-        obs, _ = self._edit_observation(first=True, problems=self._physics(ep.state))
-        return ResetResult(obs, {"turn": 1})
+        obs, info = self._edit_observation(first=True, problems=self._physics(ep.state))
+        stand_ins = {"mesh_fallbacks": info["mesh_fallbacks"]} if "mesh_fallbacks" in info else {}
+        return ResetResult(obs, {"turn": 1, **stand_ins})
 
     def step(self, action: Action) -> StepResult:
         ep = self._require()
@@ -331,6 +332,10 @@ class SceneReVisEnv(Env):
         if problems is not None:
             info["physics"] = {"collision_rate": problems.collision_rate_pct, "oob_rate": problems.oob_rate_pct,
                                "pairs": len(problems.contacts)}
+            if problems.geometry == "mesh":  # objects checked on a procedural stand-in, never silently
+                ids = [o["id"] for o in ep.state.objects]
+                info["mesh_fallbacks"] = [{"object": ids[k], "source": source}
+                                          for k, source in problems.mesh_fallbacks]
         obs = Observation(text=text, images=images, state=self._state_dict(problems))
         ep.last_view = (head, lines, block, obs)
         return obs, info

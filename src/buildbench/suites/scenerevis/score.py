@@ -71,7 +71,9 @@ EMPTY_SCENE: dict[str, float] = {
 def score(task: Task, outcome: SceneReVisOutcome) -> dict[str, float]:
     """Metrics of the episode's final scene (``outcome.scene``), all floats.
 
-    Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``, the
+    Besides the per-scene physics (:func:`.metrics.scene_metrics`): ``n_floating``,
+    ``mesh_fallbacks`` at ``geometry=mesh`` (objects whose asset was missing or bad, measured and
+    judged on their procedural stand-in), the
     share of the room type's essentials present (``essentials_present``, NaN when the room
     type has none), the evaluation judge's fields (module docstring) and, when the outcome
     reports them, ``latency_s`` (generation time per scene, s) and ``turns``, and the
@@ -99,6 +101,8 @@ def score(task: Task, outcome: SceneReVisOutcome) -> dict[str, float]:
     out = {key: float(row[key]) for key in SCORED_FIELDS}
     out.update({key: float(row[key]) for key in NAVIGATION_FIELDS if key in row})
     out["n_floating"] = float(len(row["floating"]))
+    if "mesh_fallbacks" in row:  # geometry=mesh: objects measured (and judged) on procedural stand-ins
+        out["mesh_fallbacks"] = float(len(row["mesh_fallbacks"]))
     if n_objects == 0:
         out.update(EMPTY_SCENE)
     room_type = str(

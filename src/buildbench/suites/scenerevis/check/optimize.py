@@ -56,6 +56,8 @@ class OptimizeResult:
         removed_descs: Their descriptions, for the model's feedback.
         steps: Check-and-repair rounds run.
         clean: Whether the last check found nothing to repair.
+        mesh_fallbacks: Input index -> mesh source of each object repaired on its procedural
+            stand-in at level ``mesh`` because its asset was missing or bad (the source says why).
     """
 
     scene: dict[str, Any]
@@ -63,6 +65,7 @@ class OptimizeResult:
     removed_descs: list[str] = field(default_factory=list)
     steps: int = 0
     clean: bool = False
+    mesh_fallbacks: dict[int, str] = field(default_factory=dict)
 
     def feedback(self) -> str:
         if not self.removed_descs:
@@ -83,7 +86,9 @@ def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX
     """
     original = parse_layout(scene)
     layout = original
-    meshes = None if check_level(geometry) == "box" else layout_meshes(layout, geometry, library=library)
+    fallbacks: dict[int, str] = {}
+    meshes = None if check_level(geometry) == "box" else \
+        layout_meshes(layout, geometry, library=library, fallbacks=fallbacks)
     alive = list(range(len(layout)))  # input index of each object still present
     steps, clean = 0, False
     for step in range(max_steps):
@@ -122,6 +127,7 @@ def optimize_scene(scene: Mapping[str, Any], seed: int = 0, max_steps: int = MAX
         [original.descs[i] for i in removed],
         steps,
         clean,
+        fallbacks,
     )
 
 

@@ -38,7 +38,7 @@ into a bed), so summed depths (the reward's R_pen) differ there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -118,6 +118,9 @@ class PhysicsReport:
         out_of_bounds: Out-of-bounds objects, ascending.
         oob_volume_m3: ``(n,)`` volume × outside share for out-of-bounds objects, else 0.
         geometry: The geometry level the objects had (``box``, ``procedural``, ``mesh``).
+        mesh_fallbacks: ``(index, source)`` of each object measured on its procedural stand-in
+            at level ``mesh`` because its asset was missing or bad (the source says why); filled
+            where the meshes were made here (`check_physics`), so no stand-in goes unsaid.
     """
 
     rules: PhysicsRules
@@ -128,6 +131,7 @@ class PhysicsReport:
     out_of_bounds: tuple[int, ...]
     oob_volume_m3: FloatArray = field(repr=False)
     geometry: str = "box"
+    mesh_fallbacks: tuple[tuple[int, str], ...] = ()
 
     @property
     def collision_rate_pct(self) -> float:
@@ -199,9 +203,10 @@ def check_physics(
     ``mesh``: :mod:`.meshes`, ``library`` giving the real assets of ``mesh``). The corner
     rule (out of bounds) and the released box contacts are box rules and ignore ``geometry``."""
     geometry = check_level(geometry)
+    fallbacks: dict[int, str] = {}
     meshes = None if geometry == "box" or rules.mesh_contacts else \
-        layout_meshes(layout, geometry, library=library)
-    return physics_of(layout, rules, meshes, geometry)
+        layout_meshes(layout, geometry, library=library, fallbacks=fallbacks)
+    return replace(physics_of(layout, rules, meshes, geometry), mesh_fallbacks=tuple(sorted(fallbacks.items())))
 
 
 def physics_of(layout: RoomLayout, rules: PhysicsRules, meshes: list[SolidMesh] | None,

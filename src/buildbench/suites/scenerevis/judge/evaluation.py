@@ -136,7 +136,12 @@ class RuleEvalJudge(EvalJudge):
         if len(layout) == 0:
             return EvalScores(1, 1, 1, self.label, False, ("empty room",))
         notes: list[str] = []
-        meshes = layout_meshes(layout, self.geometry) if self.geometry != "box" else None
+        fallbacks: dict[int, str] = {}
+        meshes = layout_meshes(layout, self.geometry, fallbacks=fallbacks) if self.geometry != "box" else None
+        if fallbacks:  # judged on procedural stand-ins: said in the notes, never silently
+            first, source = min(fallbacks.items())
+            notes.append(f"mesh fallbacks: {len(fallbacks)} of {len(layout)} objects judged on procedural "
+                         f"stand-ins (object {first}: {source})")
         report = physics_of(layout, EVALUATION, meshes, self.geometry)
         floating = check_support(layout, geometry=self.geometry, meshes=meshes).floating
         ra = _rationality(layout, report, bool(floating), instruction, notes)

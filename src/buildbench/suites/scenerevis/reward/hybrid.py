@@ -300,6 +300,10 @@ class HybridReward:
             notes.append(f"physics: {len(layout)} < {MIN_PHYSICS_OBJECTS} objects")
             return dict.fromkeys(PHYSICS_TERMS, -1.0)
         report = check_physics(layout, self.physics_rules, geometry=self.geometry)
+        if report.mesh_fallbacks:  # rewarded on procedural stand-ins: said, never silently
+            first, source = report.mesh_fallbacks[0]
+            notes.append(f"physics: {len(report.mesh_fallbacks)} of {len(layout)} objects on procedural "
+                         f"stand-ins (object {first}: {source})")
         return {
             "collision_rate": collision_rate_reward(report.collision_rate_pct),
             "oob_rate": oob_rate_reward(report.oob_rate_pct),
