@@ -2,7 +2,8 @@
 
 OBR and CNR are the per-scene out-of-bounds and collision shares (%), averaged over scenes;
 Ra/Spa/Ac are the judge's 1–10 scores and Avg their mean; VBL is the voxel loss × 10³ and
-Phy the mean of OBR and CNR. Every row names its judge in a ``judge`` column: the paper's rows
+Phy the mean of OBR and CNR. A table's mean row is the mean of its room (condition) rows, as
+the paper's is; ours also gives the mean pooled over episodes, labelled. Every row names its judge in a ``judge`` column: the paper's rows
 GPT-5, ours the model that judged them, or ``rule judge: not comparable`` when the rule-based
 judge scored them (its scores are not comparable with the paper's). An episode whose model
 judge failed keeps its physics columns and has no judge scores (``judge failures`` counts
@@ -92,9 +93,36 @@ def _value(ep: Episode, column: str) -> float | None:
     return float(value) * (VBL_SCALE if column == "VBL" else 1.0)
 
 
-def _mean(episodes: Sequence[Episode], column: str) -> float | str:
+def _exact_mean(episodes: Sequence[Episode], column: str) -> float | None:
     values = [v for e in episodes if (v := _value(e, column)) is not None]
-    return round(sum(values) / len(values), 2) if values else "–"
+    return sum(values) / len(values) if values else None
+
+
+def _mean(episodes: Sequence[Episode], column: str) -> float | str:
+    value = _exact_mean(episodes, column)
+    return "–" if value is None else round(value, 2)
+
+
+def _mean_of_rows(groups: Sequence[Sequence[Episode]], column: str) -> float | str:
+    """The paper's mean column: the plain mean of its per-group rows (Table 1's DiffuScene OBR
+    37.1 = (46.2 + 28.0) / 2), so each room weighs the same whatever its episode count; ``–``
+    when a group has no value (a mean over fewer groups is not the paper's)."""
+    means = [m for eps in groups if (m := _exact_mean(eps, column)) is not None]
+    return round(sum(means) / len(means), 2) if means and len(means) == len(groups) else "–"
+
+
+#: The columns whose means share their episodes: physics rates (n/a for a scene without objects)
+#: and the judge's scores (none where the judge failed or did not run).
+N_COLUMNS = {"n OBR/CNR": ("OBR", "CNR"), "n judged": ("Ra", "Spa", "Ac", "Avg")}
+
+
+def _n_over(episodes: Sequence[Episode], columns: Sequence[str]) -> int | str:
+    """How many episodes the means of ``columns`` are over: one count, or one per column when
+    they differ (``OBR 3 / CNR 2``)."""
+    counts = [sum(1 for e in episodes if _value(e, c) is not None) for c in columns]
+    if len(set(counts)) == 1:
+        return counts[0]
+    return " / ".join(f"{c} {n}" for c, n in zip(columns, counts, strict=True))
 
 
 PAPER_JUDGE = "GPT-5 (paper)"
@@ -118,24 +146,40 @@ def _judge_of(outcome: SceneReVisOutcome | None) -> str:
     return str((outcome.eval_judge or {}).get("judge", "model"))
 
 
-def _row(source: str, group: str, n: Any, values: dict[str, Any], judge: str) -> dict[str, Any]:
-    return {"source": source, "group": group, "n": n, **values, "judge": judge}
+def _row(source: str, group: str, n: Any, values: dict[str, Any], judge: str,
+         counts: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"source": source, "group": group, "n": n, **(counts or dict.fromkeys(N_COLUMNS, "–")), **values,
+            "judge": judge}
+
+
+def _counts(episodes: Sequence[Episode]) -> dict[str, Any]:
+    return {name: _n_over(episodes, cols) for name, cols in N_COLUMNS.items()}
+
+
+POOLED = "pooled episodes"
 
 
 def room_table(episodes: Sequence[Episode], label: str, groups: Sequence[str],
                paper: dict[str, dict[str, tuple[float, ...]]], key: str = "room") -> list[dict[str, Any]]:
-    """One row per (source, group) and each source's mean over its groups: ours first, then
-    the paper's methods. Empty when none of our episodes falls in ``groups``."""
+    """One row per (source, group) and each source's mean of its group rows, as the paper's
+    mean column is; ours also pooled over all its episodes, labelled so (it weighs the groups by
+    their episode counts). ``n`` counts a row's episodes, ``n OBR/CNR`` and ``n judged`` those its
+    means are over. Ours first, then the paper's methods; empty when none of our episodes falls
+    in ``groups``."""
     ours = {g: [e for e in episodes if str(e.metadata.get(key)) == g] for g in groups}
     pooled = [e for g in groups for e in ours[g]]
     if not pooled:
         return []
     judge = judge_label(pooled)
-    rows = [_row(label, g, len(ours[g]), {c: _mean(ours[g], c) for c in COLUMNS}, judge) for g in groups]
-    rows.append(_row(label, "mean", len(pooled), {c: _mean(pooled, c) for c in COLUMNS}, judge))
+    mean = f"mean of {key}s"
+    rows = [_row(label, g, len(ours[g]), {c: _mean(ours[g], c) for c in COLUMNS}, judge, _counts(ours[g]))
+            for g in groups]
+    rows.append(_row(label, mean, len(pooled), {c: _mean_of_rows(list(ours.values()), c) for c in COLUMNS}, judge,
+                     _counts(pooled)))
+    rows.append(_row(label, POOLED, len(pooled), {c: _mean(pooled, c) for c in COLUMNS}, judge, _counts(pooled)))
     for method, cols in paper.items():
-        rows += [_row(f"paper: {method}", g, "–", dict(zip(COLUMNS, cols[g], strict=True)), PAPER_JUDGE)
-                 for g in (*groups, "mean")]
+        rows += [_row(f"paper: {method}", mean if g == "mean" else g, "–", dict(zip(COLUMNS, cols[g], strict=True)),
+                      PAPER_JUDGE) for g in (*groups, "mean")]
     return rows
 
 
@@ -181,6 +225,9 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
         "judge latency (s)": mean_of("judge_latency_s", episodes),
         "paper latency (s)": "251 / 208",
     }
+    stand_ins = [e.metrics["mesh_fallbacks"] for e in episodes if "mesh_fallbacks" in e.metrics]
+    if stand_ins:  # geometry=mesh: objects without a usable asset were measured on procedural stand-ins
+        row["procedural stand-ins (objects)"] = int(sum(stand_ins))
     missing = sum(1 for _, o in read if o is None)
     if missing:
         row["no outcome"] = missing
