@@ -143,14 +143,15 @@ CASES: list[tuple[str, Callable[[], list[Call] | designs.Design], str, float, bo
     ("connectors 0.02 long", lambda: _pair([0, 0, 1.02], ("A_1", "C", "B_1", "D", "Winch"),
                                            ("A_2", "C", "B_2", "D", "Brace")), "transport-2", 3.0, False),
     # Sub-structures a million units apart, loose: each simulated where it is, heights finite.
-    ("sub-structures 1e6 apart", lambda: _pair([0, 0, 1e6]), "lift-2", 3.0, False),
+    ("sub-structures 1e6 apart", lambda: _pair([0, 0, 1e6]), "lift-3", 3.0, False),
     # The starting block shifted by 1e6 and turned by a million degrees: placed on the ground like any other.
     ("start 1e6 away, turned 1e6 degrees", lambda: [_op("start", init_rotation=[1e6, -1e6, 123.456],
                                                         init_shift=[-1e6, 1e6, -1e6]), *_chain(1, "E")],
      "transport-2", 3.0, False),
     # A rocket roped to a 20-block beam: the rope tears the beam's starting block off and the rocket lifts it,
-    # a real lift (the beam's welds break under the rope's pull, the rocket climbs past 30).
-    ("rocket on a rope to a beam", lambda: _tether(20), "lift-2", 12.0, True),
+    # a real lift (the beam's welds break under the rope's pull, the rocket climbs past 30). Two sub-structures:
+    # Lv.3 (Lv.2 allows one).
+    ("rocket on a rope to a beam", lambda: _tether(20), "lift-3", 12.0, True),
     # A 200-block tower falls over and breaks up; the cargo starts far above the launch filter.
     ("200-block tower", lambda: [_op("start"), *_chain(200, "C")], "support-1", 3.0, False),
     ("200-block beam", lambda: [_op("start"), *_chain(200, "E")], "transport-2", 3.0, False),
@@ -171,6 +172,36 @@ def test_a_hostile_design_gets_an_explainable_verdict(name: str, design: Callabl
     _explainable(result)
     assert result.status == OK, result.reason
     assert result.passed == passes, result.reason
+
+
+def test_a_piece_placed_high_scores_no_height() -> None:
+    """Lift Lv.2/3's indicator is the highest tracked block: a loose copy placed 1e6 units up scored 1e6 though it
+    only fell. A tracked block that starts at or above the launch filter fails the run with indicator 0."""
+    result = simulate(_machine(_pair([0, 0, 1e6])), "lift-3", duration_s=1.0)
+    assert not result.passed and result.indicator == 0.0
+    assert result.metrics["max_height"] > 1e6 and result.metrics["initial_max_height"] > 1e6
+    assert "launch filter" in result.reason
+    calm = simulate(_machine(designs.REFERENCE["lift-3"]()), "lift-3", duration_s=1.0)
+    assert calm.metrics["initial_max_height"] < 20.0 and calm.indicator == calm.metrics["max_height"] > 0.0
+
+
+@pytest.mark.parametrize(("design", "task", "says"), [
+    (lambda: _tether(2), "lift-2", "has 2 sub-structures (anchor, engine); lift-2 allows one sub-structure"),
+    (lambda: _pair([0, 0, 1e6]), "transport-1", "places its sub-structure 2 times; transport-1 allows one"),
+    (lambda: designs.Design("three", [_op("add_machine", machine_id=m, init_shift=[0, 0, 2.0 * k])
+                                      for k, m in enumerate("abc")], {m: [_op("start")] for m in "abc"}),
+     "lift-3", "has 3 sub-structures (a, b, c); lift-3 allows at most 2"),
+], ids=["two on Lv.2", "one placed twice on Lv.1", "three on Lift Lv.3"])
+def test_more_sub_structures_than_the_task_allows_fail(design: Callable[[], designs.Design], task: str,
+                                                       says: str) -> None:
+    """The task texts limit the sub-structures (1 everywhere, Support Lv.2/3 3, Lift Lv.3 2): a machine beyond the
+    limit fails with indicator 0 and says why; a sub-structure placed several times counts once where the task
+    allows an assembly (Lift Lv.3's two engines), and not at all where it allows one sub-structure."""
+    result = simulate(_machine(design()), task, duration_s=1.0)
+    assert result.status == OK and not result.passed and result.indicator == 0.0
+    assert says in result.reason, result.reason
+    braced = simulate(_machine(designs.REFERENCE["lift-3"]()), "lift-3", duration_s=1.0)
+    assert braced.metrics["substructures"] == 2 and "sub-structure" not in braced.reason
 
 
 def test_the_library_refuses_every_overlap_an_agent_tries() -> None:

@@ -132,7 +132,8 @@ def test_two_substructures_are_assembled(tmp_path):
     assert ep.outcome["final"] == "assembly"
     assert set(ep.outcome["machines"]) == {"1", "2", "assembly"}
     assert ep.metrics["parts"] == 7.0  # two 3-block engines and a brace
-    assert ep.metrics["passed"] == 1.0
+    # Built, assembled and simulated, then judged by the task's rule: Lift Lv.1 allows one sub-structure (check.judge).
+    assert ep.metrics["simulated"] == 1.0 and ep.metrics["passed"] == 0.0 and ep.metrics["indicator"] == 0.0
 
 
 def test_objection_ends_the_branch_without_a_machine(tmp_path):

@@ -29,7 +29,9 @@ TRANSPORT_DISTANCE = TRANSPORT_GOAL
 TRANSPORT_MIN_WHEELS = 4
 """Transport Lv.1 needs at least this many Powered Wheels."""
 LAUNCH_HEIGHT = 20.0
-"""Anti-hack filter: a target starting higher than this fails (Transport) / a cargo starting higher fails (Support)."""
+"""Anti-hack filter: a target starting higher than this fails (Transport) / a cargo starting higher fails (Support) /
+a tracked block starting this high or higher fails with indicator 0 (Lift Lv.2/3: ours; the released analyser computes
+the start height there but does not use it, so a loose piece placed 1e6 units up scored a height of 1e6)."""
 ONE_PIECE_STD = 1.0
 """Transport ``one_piece`` flag: every wheel-to-wheel distance varies by at most this std over the run."""
 SUPPORT_HEIGHT = SUPPORT_FALLEN_Z
@@ -253,16 +255,21 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_heigh
     # A run that ended before 12 s (a divergence, a shorter duration) has no climb to measure: None, not -inf.
     climb = None if early is None or late is None else late - early
     twr, _, _ = thrust_to_weight(traj, total_mass)
-    passed = height > pass_height and climb is not None and climb > LIFT_CLIMB
+    start_height = float(z[:2].max())
+    launched = start_height >= LAUNCH_HEIGHT
+    passed = height > pass_height and climb is not None and climb > LIFT_CLIMB and not launched
     metrics = {
         "max_height": height,
         "elevation_change": climb,
+        "initial_max_height": start_height,
         "tracked": ids,
         "twr": twr,
         "hacked": passed and twr < LIFT_TWR,
         **lift_metrics(traj, ids),
     }
-    if passed:
+    if launched:
+        reason = f"a tracked block started {start_height:.1f} units high (launch filter: < {LAUNCH_HEIGHT:g})"
+    elif passed:
         reason = f"reached {height:.1f} (> {pass_height:g}) still climbing ({climb:.1f} > {LIFT_CLIMB:g})"
     elif height <= pass_height:
         reason = f"highest tracked block reached only {height:.2f} (needs > {pass_height:g})"
@@ -271,18 +278,46 @@ def check_lift_flight(traj: Trajectory, total_mass: float, seed: int, pass_heigh
                   "(max height in (7, 12] s against (2, 7] s) could be measured")
     else:
         reason = f"stopped climbing: elevation change {climb:.2f} between 2–7 s and 7–12 s (needs > {LIFT_CLIMB:g})"
-    return Verdict(passed, height, metrics, reason)
+    return Verdict(passed, 0.0 if launched else height, metrics, reason)
+
+
+def substructures(machine: Machine) -> list[str]:
+    """The sub-structures of ``machine`` as the task texts count them: the saved machines its assembly places, each
+    once however often it is placed (Lift Lv.3's two engines are one sub-structure: "a single rocket engine + a simple
+    chassis"); a placement whose machine is not known counts on its own. A machine that is no assembly is one.
+    An assembly placed inside another counts as the one saved machine it is."""
+    if not machine.is_assembly:
+        return ["(the machine)"]
+    named = {s.machine_id: None for s in machine.substructures.values() if s.machine_id}
+    unnamed = [f"sub-structure {s.letter}" for s in machine.substructures.values() if not s.machine_id]
+    return [*named, *unnamed]
 
 
 def judge(task: TaskSpec, machine: Machine, traj: Trajectory, seed: int = 0) -> Verdict:
-    """Apply ``task``'s pass rule to a trajectory of ``machine``."""
+    """Apply ``task``'s pass rule to a trajectory of ``machine``; a machine of more sub-structures than the task
+    allows (``TaskSpec.max_substructures``, the released prompts' "Use only one sub-structure" / "no more than 3")
+    fails with indicator 0, whatever it did: the released code leaves that limit to the prompt, so a machine that
+    broke it was scored like any other."""
     if task.category == "transport":
-        return check_transport(traj, task.level, _count(machine, "Powered Wheel"), task.pass_distance)
-    if task.category == "support":
-        return check_support(traj)
-    if task.level == 1:
-        return check_lift_engine(traj, machine.mass)
-    return check_lift_flight(traj, machine.mass, seed, task.pass_height)
+        verdict = check_transport(traj, task.level, _count(machine, "Powered Wheel"), task.pass_distance)
+    elif task.category == "support":
+        verdict = check_support(traj)
+    elif task.level == 1:
+        verdict = check_lift_engine(traj, machine.mass)
+    else:
+        verdict = check_lift_flight(traj, machine.mass, seed, task.pass_height)
+    subs = substructures(machine)
+    metrics = {**verdict.metrics, "substructures": len(subs)}
+    placed = len(machine.substructures) if machine.is_assembly else 1
+    if len(subs) > task.max_substructures:
+        allowed = "one sub-structure" if task.max_substructures == 1 else f"at most {task.max_substructures}"
+        broken = f"the machine has {len(subs)} sub-structures ({', '.join(subs)}); {task.id} allows {allowed}"
+    elif task.max_substructures == 1 and placed > 1:
+        # The released workflow assembles only a plan of several sub-structures: one sub-structure is one machine.
+        broken = f"the machine places its sub-structure {placed} times; {task.id} allows one sub-structure, unassembled"
+    else:
+        return Verdict(verdict.passed, verdict.indicator, metrics, verdict.reason)
+    return Verdict(False, 0.0, metrics, f"{broken} (the run: {verdict.reason})")
 
 
 def _longest_link(machine: Machine) -> tuple[str, float] | None:
