@@ -20,6 +20,8 @@ LIMITS: dict[str, tuple[int, str]] = {
     "model_response_bytes": (32 * 1024 * 1024, "bytes of one response from a model endpoint"),
     "model_request_bytes": (64 * 1024 * 1024, "bytes of the text, tool arguments and images of one request to a "
                             "model endpoint (far past any context window; a longer one is the agent's overflow)"),
+    "episode_reply_bytes": (128 * 1024 * 1024, "bytes of model replies (text and tool calls) one episode keeps "
+                            "in its steps and conversation; past it the agent's budget is spent (status budget)"),
     "house_members": (20_000, "members of a DreamHouse structure"),
     "ifc_entities": (5_000_000, "entities of an IFC model an agent wrote, checked before scoring"),
     "ifc_element_points": (100_000, "points in one element's shape in an IFC model an agent wrote"),

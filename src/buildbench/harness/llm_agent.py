@@ -34,7 +34,10 @@ class LLMAgent(Agent):
         history: Keep the whole conversation (None) or only the first turn (the task) and
             the last ``history`` exchanges — the paper protocols' "last k" truncation.
         budget: Per-episode limits ``{"max_requests", "max_input_tokens",
-            "max_output_tokens"}``; a refused call ends the episode with status ``budget``.
+            "max_output_tokens"}``; a refused call ends the episode with status ``budget``. The
+            replies an episode keeps are always bounded (``BUILDBENCH_LIMIT_EPISODE_REPLY_BYTES``,
+            see :class:`~buildbench.llm.Budget`): with ``history`` nothing else stops a model's
+            huge replies from filling the run store.
         name: Label recorded with episodes.
     """
 

@@ -6,6 +6,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TypedDict
 
+from buildbench.limits import limit
+
 from .client import ChatModel
 from .types import ApiError, ChatRequest, ChatResponse, Usage
 
@@ -23,21 +25,27 @@ class BudgetLimits(TypedDict, total=False):
 class Budget:
     """Limits on what one episode may spend, and what it has spent so far.
 
-    A limit of None is no limit, so ``Budget()`` is a plain usage meter. Input tokens are
-    only known once a call returns, so the input limit can be overshot by the call that
-    crosses it; requests and output tokens are held exactly (see :class:`BudgetedChat`).
+    A limit of None is no limit, so ``Budget()`` is a plain usage meter, but for one bound that
+    always holds: the bytes of model replies an episode keeps (``BUILDBENCH_LIMIT_EPISODE_REPLY_BYTES``).
+    Every reply is stored with its step and kept in the agent's conversation, so with a history
+    window (which keeps the request under the context window) a model sending huge replies would
+    otherwise grow the run store and the agent's memory without end. Input tokens and reply bytes
+    are only known once a call returns, so those limits can be overshot by the call that crosses
+    them; requests and output tokens are held exactly (see :class:`BudgetedChat`).
 
     Attributes:
         max_requests: Model calls allowed (retries of one call count once).
         max_input_tokens: Prompt tokens allowed.
         max_output_tokens: Generated tokens allowed.
         used: What calls that have returned spent.
+        reply_bytes: UTF-8 bytes of the text and tool calls the model has replied so far.
     """
 
     max_requests: int | None = None
     max_input_tokens: int | None = None
     max_output_tokens: int | None = None
     used: Usage = field(default_factory=Usage)
+    reply_bytes: int = 0
     _in_flight: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -68,6 +76,12 @@ class Budget:
                 "budget",
                 f"output-token budget spent: {u.output_tokens} of {self.max_output_tokens} tokens used",
             )
+        cap = limit("episode_reply_bytes")
+        if self.reply_bytes >= cap:
+            return ApiError(
+                "budget", f"reply budget spent: the model's replies hold {self.reply_bytes} bytes, "
+                f"BUILDBENCH_LIMIT_EPISODE_REPLY_BYTES is {cap}",
+            )
         return None
 
     def reserve(self) -> ApiError | None:
@@ -77,10 +91,11 @@ class Budget:
             self._in_flight += 1
         return refusal
 
-    def settle(self, usage: Usage) -> None:
+    def settle(self, usage: Usage, reply_bytes: int = 0) -> None:
         """Release a reserved slot and add what the call really spent."""
         self._in_flight -= 1
         self.used = self.used + usage
+        self.reply_bytes += reply_bytes
 
 
 class BudgetedChat(ChatModel):
@@ -109,8 +124,19 @@ class BudgetedChat(ChatModel):
         try:
             response = await self.inner.generate(request)
         finally:
-            self.budget.settle(response.usage if response is not None else Usage())
+            if response is None:
+                self.budget.settle(Usage())
+            else:
+                self.budget.settle(response.usage, _reply_bytes(response))
         return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def _reply_bytes(response: ChatResponse) -> int:
+    """What the store and the conversation keep of a reply: its text and tool calls, UTF-8."""
+    size = len(response.text.encode("utf-8", "replace"))
+    for call in response.tool_calls:
+        size += len(call.name.encode("utf-8", "replace")) + len(call.raw_arguments.encode("utf-8", "replace"))
+    return size
