@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.harness import Action
+from buildbench.harness import Action, Episode
 from buildbench.suites.scenerevis.agents.scripted import turn_reply
 from buildbench.suites.scenerevis.check.layout import parse_layout
 from buildbench.suites.scenerevis.check.optimize import optimize_scene
@@ -18,6 +18,7 @@ from buildbench.suites.scenerevis.env import make_env
 from buildbench.suites.scenerevis.judge.evaluation import RuleEvalJudge
 from buildbench.suites.scenerevis.options import SceneReVisOptions
 from buildbench.suites.scenerevis.outcome import SceneReVisOutcome
+from buildbench.suites.scenerevis.report import episode_table
 from buildbench.suites.scenerevis.reward.hybrid import HybridReward
 from buildbench.suites.scenerevis.score import score
 from buildbench.suites.scenerevis.tasks import load_tasks
@@ -83,9 +84,12 @@ def test_reward_physics_notes_the_stand_ins(empty_asset_folder: Path) -> None:
     assert not any("stand-ins" in n for n in plain)
 
 
-def test_score_counts_the_stand_ins(empty_asset_folder: Path) -> None:
+def test_score_and_report_count_the_stand_ins(empty_asset_folder: Path) -> None:
     task = load_tasks("demo", 0)[0]
     outcome = SceneReVisOutcome(scene=ROOM, geometry="mesh")
     metrics = score(task, outcome)
     assert metrics["mesh_fallbacks"] == 2.0
     assert "mesh_fallbacks" not in score(task, SceneReVisOutcome(scene=ROOM, geometry="procedural"))
+    episode = Episode(task_id=task.id, sample=0, suite="scenerevis", agent="a", protocol="p", seed=0,
+                      status="ok", metrics=metrics)
+    assert episode_table([episode], [episode])[0]["procedural stand-ins (objects)"] == 2
