@@ -116,3 +116,23 @@ def test_real_models_stay_ten_times_below_the_caps() -> None:
         if "malformed" not in path.parts:
             assert over_caps(path) is None, path.name
 
+
+
+def _face_set(text: str, triangles: int) -> str:
+    """``text`` with Wall 1's body a triangulated face set of ``triangles`` faces over 4 points."""
+    top = max(int(m) for m in re.findall(r"^#(\d+)\s*=", text, re.M))
+    faces = ",".join("(1,2,3)" if i % 2 else "(1,3,4)" for i in range(triangles))
+    lines = [f"#{top + 1}=IFCCARTESIANPOINTLIST3D(((0.,0.,0.),(1.,0.,0.),(1.,1.,0.),(0.,1.,.5)),$);",
+             f"#{top + 2}=IFCTRIANGULATEDFACESET(#{top + 1},$,$,({faces}),$);"]
+    text = text.replace(WALL_BODY, f"(#{top + 2}));", 1)
+    head, sep, tail = text.rpartition("ENDSEC;\nEND-ISO")
+    return head + "\n".join(lines) + "\n" + sep + tail
+
+
+def test_indexed_faces_count_like_points(tmp_path: Path) -> None:
+    # 200,000 triangles over 4 points (1.6 MB) ran the kernel over 200 s; the points alone are 4
+    text = FIXTURE.read_text("latin-1")
+    reason = over_caps(_write(tmp_path, _face_set(text, 200_000)))
+    assert reason is not None and "points and indexed faces" in reason, reason
+    assert "BUILDBENCH_LIMIT_IFC_ELEMENT_POINTS" in reason
+    assert over_caps(_write(tmp_path, _face_set(text, 1_000))) is None
