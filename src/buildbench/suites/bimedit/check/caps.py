@@ -86,13 +86,7 @@ def over_caps(path: str | Path) -> str | None:
         if _below(shape, graph.refs, graph.points, points, point_cap) > point_cap:
             return (f"{name}: element #{owner} ({graph.kinds[owner].decode()}) has more than "
                     f"{point_cap:,} points and indexed faces in its shape, over the cap (BUILDBENCH_LIMIT_IFC_ELEMENT_POINTS)")
-        count = _below(shape, graph.refs, graph.booleans, booleans, boolean_cap)
-        for opening in graph.openings.get(owner, ()):
-            count += 1 + sum(_below(s, graph.refs, graph.booleans, booleans, boolean_cap)
-                             for s in graph.refs.get(opening, ()) if graph.kinds.get(s) == _SHAPE)
-            if count > boolean_cap:
-                break
-        if count > boolean_cap:
+        if _booleans_of(owner, shape, graph, booleans, boolean_cap) > boolean_cap:
             return (f"{name}: element #{owner} ({graph.kinds[owner].decode()}) needs more than "
                     f"{boolean_cap:,} boolean operations (clippings, differences, openings) to tessellate, "
                     "over the cap (BUILDBENCH_LIMIT_IFC_ELEMENT_BOOLEANS)")
@@ -109,10 +103,7 @@ def element_costs(path: str | Path) -> dict[int, tuple[int, int]]:
     booleans: dict[int, int] = {}
     out: dict[int, tuple[int, int]] = {}
     for owner, shape in _element_shapes(graph):
-        count = _below(shape, graph.refs, graph.booleans, booleans, big)
-        for opening in graph.openings.get(owner, ()):
-            count += 1 + sum(_below(s, graph.refs, graph.booleans, booleans, big)
-                             for s in graph.refs.get(opening, ()) if graph.kinds.get(s) == _SHAPE)
+        count = _booleans_of(owner, shape, graph, booleans, big)
         p = _below(shape, graph.refs, graph.points, points, big)
         old = out.get(owner, (0, 0))
         out[owner] = (max(old[0], p), max(old[1], count))
@@ -147,6 +138,18 @@ def _element_shapes(graph: _Graph) -> list[tuple[int, int]]:
     """(element, its IfcProductDefinitionShape) for every entity that references a shape."""
     return [(owner, shape) for owner, targets in graph.refs.items() if graph.kinds[owner] != _SHAPE
             for shape in targets if graph.kinds.get(shape) == _SHAPE]
+
+
+def _booleans_of(owner: int, shape: int, graph: _Graph, reach: dict[int, int], cap: int) -> int:
+    """Boolean operations of ``owner``'s ``shape`` plus one per opening voiding it and that
+    opening's own, stopping once past ``cap``."""
+    count = _below(shape, graph.refs, graph.booleans, reach, cap)
+    for opening in graph.openings.get(owner, ()):
+        if count > cap:
+            break
+        count += 1 + sum(_below(s, graph.refs, graph.booleans, reach, cap)
+                         for s in graph.refs.get(opening, ()) if graph.kinds.get(s) == _SHAPE)
+    return count
 
 
 def _below(root: int, refs: dict[int, list[int]], own: dict[int, int], reach: dict[int, int], cap: int) -> int:
