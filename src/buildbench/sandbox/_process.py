@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from buildbench.sandbox._child import descendants
-from buildbench.sandbox._disk import DiskQuota, FolderUnmeasurable
+from buildbench.sandbox._disk import DiskQuota, Usage
 from buildbench.sandbox._launch import Backend, LaunchPlan, hand_over, plan_launch
 from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._protocol import FrameTimeout, ProtocolError, field_problem, read_frame, write_frame
@@ -208,7 +208,7 @@ class SandboxProcess:
         self._stderr = StreamCollector(err_read, limits.output_bytes)
         self._alive = True
         self._finalizer = weakref.finalize(self, _kill_group, self._popen)
-        self._quota = DiskQuota(workdir, limits.disk_mb * 1024 * 1024, plan.sandbox_uid)
+        self._quota = DiskQuota(workdir, limits.disk_mb * 1024 * 1024, limits.disk_entries, plan.sandbox_uid)
 
     @property
     def memory(self) -> MemoryBudget:
@@ -229,7 +229,9 @@ class SandboxProcess:
             stream.begin(f"\x00{marker}\x00".encode("ascii"))
         started = time.monotonic()
         deadline = started + self.limits.wall_s
-        disk_at_start = self._disk_at_start()
+        disk_at_start = self._quota.at_start()
+        if isinstance(disk_at_start, str):
+            return self._envelope("limit", started, error=disk_at_start)
         self.memory.begin_call()
         reply: dict[str, Any] | None = None
         try:
@@ -280,16 +282,7 @@ class SandboxProcess:
         self.stop()
         return self._envelope("limit", started, error=f"{over}; the process was killed")
 
-    def _disk_at_start(self) -> int:
-        """What the work folder holds as a call starts (known from the end of the previous call)."""
-        if self._quota.used_bytes is None:
-            try:
-                self._quota.measure()
-            except FolderUnmeasurable:
-                return 0  # the check after the call says why
-        return self._quota.used_bytes or 0
-
-    def _await_reply(self, deadline: float, disk_at_start: int) -> dict[str, Any] | None:
+    def _await_reply(self, deadline: float, disk_at_start: Usage) -> dict[str, Any] | None:
         """Wait for the reply frame, measuring the work folder while the call runs.
 
         Raises:

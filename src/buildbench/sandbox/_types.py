@@ -15,7 +15,7 @@ Status = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
   ``SystemExit`` with a non-zero code, or a ``result`` that is not JSON-serialisable.
 - ``timeout``: the wall-clock or CPU time limit was reached.
 - ``memory``: ``MemoryError`` (the address-space limit) was hit.
-- ``limit``: the work folder went over the disk quota (``Limits.disk_mb``), or the whole
+- ``limit``: the work folder went over the disk quota (``Limits.disk_mb``, ``disk_entries``), or the whole
   sandbox over its memory budget (``Limits.memory_mb``); the process was stopped (its state
   is lost), what it wrote stays in the folder, and ``error`` starts with the limit's name.
 - ``killed``: the process died from a signal the sandbox did not send for time or
@@ -53,6 +53,10 @@ class Limits:
             0.1 s or so while it runs, makes) the folder hold more ends with status ``limit``.
             A folder already over the quota when a call starts may shrink, not grow. The
             private ``/tmp`` is memory, counted in ``memory_mb``.
+        disk_entries: The most files, folders and links the work folder may hold, checked like
+            ``disk_mb`` (status ``limit``); far above what real work leaves (tens). It bounds
+            the work of measuring: a call does not start (status ``limit``, the code not run)
+            in a folder holding more than four times it, as the agent's own code can make one.
     """
 
     wall_s: float = 30.0
@@ -62,9 +66,11 @@ class Limits:
     output_bytes: int = 1_000_000
     result_bytes: int = 10_000_000
     disk_mb: int = 2048
+    disk_entries: int = 10_000
 
     def __post_init__(self) -> None:
-        for name in ("wall_s", "cpu_s", "memory_mb", "max_processes", "output_bytes", "result_bytes", "disk_mb"):
+        for name in ("wall_s", "cpu_s", "memory_mb", "max_processes", "output_bytes", "result_bytes", "disk_mb",
+                     "disk_entries"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")

@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Any
 
+from buildbench.sandbox._disk import crowded
 from buildbench.sandbox._launch import Backend, SandboxUnavailable, package_view
 from buildbench.sandbox._process import SandboxProcess
 from buildbench.sandbox._tree import remove_tree
@@ -280,6 +281,9 @@ class Worker:
                 raise RuntimeError("Worker.call() after close()")
             restarted = False
             if self._process is None or not self._process.alive:
+                refused = crowded(str(self.workdir), self.limits.disk_entries)
+                if refused is not None:
+                    return Envelope("limit", error=refused, isolation=self.backend)
                 restarted = self._state_lost
                 self._state_lost = False
                 setup_envelope = self._start()
