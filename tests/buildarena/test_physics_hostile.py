@@ -224,6 +224,25 @@ def test_the_library_refuses_every_overlap_an_agent_tries() -> None:
     assert assembly.machine.num_blocks == 1
 
 
+def test_remove_block_takes_its_connectors_along_but_not_in_the_released_rules() -> None:
+    """The released library left a removed block's connectors with one end gone, counted in the parts (a 5-block
+    machine of 105 parts after 100 rounds of attach, rope, remove); ours removes them with the block and says so."""
+    from buildbench.suites.buildarena.model import Rules
+
+    assert _machine(_churn(100)).num_blocks == 5
+    for rules, parts in ((Rules(), 5), (Rules.released(), 6)):
+        bench = Workbench(rules=rules)
+        for call in _churn(1)[:-1]:
+            out = bench.call(call["op"], call["params"])
+            assert out.ok, out.text
+        assert bench.machine.num_blocks == parts - 1
+        if rules.drop_links:
+            assert out.text == "You have successfully removed <ID 5: Small Wooden Block> and the connectors on it: " \
+                               "<ID 6: Winch>."
+        assert bench.call("attach_block_to", {"base_block": 4, "face": "E", "new_block": WOOD}).ok
+        assert bench.machine.num_blocks == parts
+
+
 def test_dangling_winches_change_nothing_in_the_physics() -> None:
     churned = simulate(_machine(_churn(30)), "support-1", duration_s=2.0)
     plain = simulate(_machine([_op("start"), *_chain(4, "E")]), "support-1", duration_s=2.0)

@@ -76,16 +76,19 @@ class Rules:
         allow_disabled_blocks: Whether disabled blocks (the Ballast) may be
             attached; the released code allowed it.
         max_blocks: Most blocks (connectors included) one machine may hold.
+        drop_links: Whether ``remove_block`` also removes the connectors with an end on the block; the
+            released code left them, one end gone.
     """
 
     max_shift: float | None = 0.5
     allow_disabled_blocks: bool = False
     max_blocks: int = field(default_factory=lambda: limit("machine_blocks"))
+    drop_links: bool = True
 
     @classmethod
     def released(cls) -> Rules:
         """Rules that accept every history the released library accepted."""
-        return cls(max_shift=None, allow_disabled_blocks=True)
+        return cls(max_shift=None, allow_disabled_blocks=True, drop_links=False)
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,8 @@ def rebuild_outcome(outcome: dict[str, Any] | BuildArenaOutcome) -> Machine | No
         outcome = BuildArenaOutcome.from_dict(outcome)
     if not outcome.machine:
         return None
-    rules = Rules(**outcome.rules)
+    # Records from before ``Rules.drop_links`` were made with remove_block keeping the connectors: replayed so.
+    rules = Rules(**{"drop_links": False, **outcome.rules})
     if outcome.profile == "released":
         saved_histories = {mid: _entries(hist) for mid, hist in outcome.machines.items()}
         return rebuild_released(_entries(outcome.machine), saved_histories, strict=True).machine

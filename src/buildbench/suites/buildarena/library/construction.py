@@ -245,14 +245,23 @@ def forget_block(bench: Bench, block: Block) -> None:
 
 
 def remove_block(bench: Bench, block_id: object) -> Outcome:
-    """Remove a block; faces it occupied become attachable again. The Starting Block can not be removed."""
+    """Remove a block and the connectors with an end on it; faces they occupied become attachable again. The
+    Starting Block can not be removed.
+
+    The released library left those connectors in the machine with one end gone (``Rules.drop_links`` off, as in
+    its profile): nothing to hold, never simulated, yet each counted in the machine's parts and block limit (a block
+    roped and removed 100 times made a 5-block machine of 105 parts)."""
     block = bench.find(block_id)
     if block is not None and block.type == STARTING_BLOCK:
         return _fail("The Starting Block can not be removed")
     if block is None:
         return _fail(f"Specified block {block_key(block_id)} not found, please try again.")
-    forget_block(bench, block)
-    return Outcome(f"You have successfully removed {block_label(block)}.", ok=True, changed=True)
+    links = [other for other in bench.machine.blocks.values() if bench.rules.drop_links
+             and other.ends is not None and any(ref.block == block.id for ref in other.ends)]
+    for gone in (block, *links):
+        forget_block(bench, gone)
+    also = f" and the connectors on it: {', '.join(block_label(link) for link in links)}" if links else ""
+    return Outcome(f"You have successfully removed {block_label(block)}{also}.", ok=True, changed=True)
 
 
 def reset(bench: Bench) -> Outcome:
