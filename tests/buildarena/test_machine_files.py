@@ -225,7 +225,7 @@ def test_a_full_history_names_a_failing_call_by_its_place_in_the_file(
     ({"machines": {"m1": "start"}}, "outcome field 'machines' entry 'm1' must be a JSON list"),
     ({"profile": "weird"}, "outcome field 'profile' is 'weird', not one of default, released"),
     ({"rules": {"max_shift": "x"}}, "outcome field 'rules' holds a value of the wrong kind"),
-    ({"rules": {"max_shfit": 1}}, "outcome field 'rules' must be an object of allow_disabled_blocks, max_blocks"),
+    ({"rules": {"max_shfit": 1}}, "outcome field 'rules' must be an object of allow_disabled_blocks, drop_links, max_blocks"),
 ])
 def test_a_malformed_outcome_is_one_error_line(history: list[Doc], edit: Doc, says: str, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
