@@ -169,18 +169,20 @@ def sweep_viewer(sweep_runs: list[Path]) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def synthetic_run() -> Callable[[Path, int, dict[str, list[float]]], Path]:
+def synthetic_run() -> Callable[..., Path]:
     """Makes an example-suite run in a folder with the given ``passed`` values per task (one
-    episode per value) and the given seed; its identity differs from another's by seed and tasks."""
-    def make(folder: Path, seed: int, passed: dict[str, list[float]]) -> Path:
+    episode per value) and the given seed; its identity differs from another's by seed and tasks.
+    ``suite``/``metric`` make a run of another suite whose first headline metric takes the values."""
+    def make(folder: Path, seed: int, passed: dict[str, list[float]], *, suite: str = "example",
+             metric: str = "passed") -> Path:
         with Store(folder) as store:
-            store.write_manifest({"config": {"suite": "example", "agent": "synthetic", "protocol": "one-shot",
+            store.write_manifest({"config": {"suite": suite, "agent": "synthetic", "protocol": "one-shot",
                                              "split": "default", "seed": seed, "samples": 2}, "tasks": len(passed)})
             for task, values in passed.items():
                 for sample, value in enumerate(values):
-                    store.add_episode(Episode(task_id=task, sample=sample, suite="example", agent="synthetic",
+                    store.add_episode(Episode(task_id=task, sample=sample, suite=suite, agent="synthetic",
                                               protocol="one-shot", seed=seed,
-                                              metrics={"passed": value, "blocks": 3.0}))
+                                              metrics={metric: value, "blocks": 3.0}))
         return folder
 
     return make

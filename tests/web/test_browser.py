@@ -272,7 +272,9 @@ def test_compare_grid_shades_a_metric_that_is_no_flag_and_marks_mixed_samples(
     from buildbench.web.runs import open_runs
     from buildbench.web.server import start_server
 
-    shaded = synthetic_run(tmp_path / "shaded", 0, {f"t{i}": [i / 4, i / 4] for i in range(5)})
+    # The example suite's `passed` is a declared 0/1 flag: a share is SceneReVis' valid placement.
+    shaded = synthetic_run(tmp_path / "shaded", 0, {f"t{i}": [i / 4, i / 4] for i in range(5)},
+                           suite="scenerevis", metric="valid_placement")
     flags = synthetic_run(tmp_path / "flags", 1, {"t0": [1.0, 0.0], "t1": [1.0, 1.0]})
     server, thread = start_server(ViewerData(open_runs([shaded])))
     try:
