@@ -35,8 +35,26 @@ def read_machine_json(path: Path) -> Any:
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
+        xml = _xml_refusal(path, raw)
+        if xml is not None:
+            raise click.ClickException(xml) from None
         raise click.ClickException(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}") from None
+
+
+def _xml_refusal(path: Path, raw: bytes) -> str | None:
+    """The error for an XML file given as a machine (None when it is no XML), naming a Besiege
+    ``.bsg``: the game's file holds block poses but not which face of which block each block is
+    attached to, so no machine can be rebuilt from it without guessing its connections."""
+    head = raw[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"<"):
+        return None
+    if b"<Machine" not in head:
+        return f"{path} is XML, not a machine file (a history list, a machine document or an episode outcome, as JSON)"
+    blocks = raw.count(b"<Block ")
+    return (f"{path} is a Besiege .bsg machine ({blocks} block{'s' if blocks != 1 else ''}), which buildbench does not "
+            "read: a .bsg records where blocks are, not which face joins which; give the build history it was "
+            "made from (build_history.json), a machine document or an episode outcome")
 
 
 def load_machine(path: Path, profile: str = "default") -> Machine:
