@@ -134,7 +134,7 @@ def _read_options(asset_sizes: Path | None, metres_per_px: float) -> object:
 
 
 _FORMAT_NAMES = ["thor", "holodeck", "procthor", "scenerevis-flat", "scenerevis-grouped", "respace", "sceneeval",
-                 "layoutgpt", "idesign", "layoutvlm"]
+                 "layoutgpt", "idesign", "layoutvlm", "3dfront"]
 ASSET_SIZES_HELP = "JSON object model id -> [sx, sy, sz] metres (SceneEval and LayoutVLM files name assets, not sizes)."
 PX_HELP = "LayoutGPT's pixel size in metres (its files normalise rooms; 3D-FRONT's true size is not in them)."
 

@@ -217,10 +217,10 @@ def as_records(data: Any, what: str) -> list[dict[str, Any]]:
 
 
 def _table() -> dict[str, Format]:
-    from . import idesign, layoutgpt, layoutvlm, respace, revis, sceneeval, thor
+    from . import front, idesign, layoutgpt, layoutvlm, respace, revis, sceneeval, thor
 
     found = [*thor.FORMATS, *revis.FORMATS, respace.FORMAT, sceneeval.FORMAT, layoutgpt.FORMAT,
-             idesign.FORMAT, layoutvlm.FORMAT]
+             idesign.FORMAT, layoutvlm.FORMAT, front.FORMAT]
     return {f.name: f for f in found}
 
 # last: the format modules import the helpers above
