@@ -19,6 +19,8 @@ import pytest
 
 from buildbench.cli.main import main
 from buildbench.scenes.formats import read_items
+from buildbench.scenes.io import load_scene
+from buildbench.scenes.model import SceneFormatError
 
 
 def _quad(uid: str, kind: str, x0: float, z0: float, x1: float, z1: float, y: float) -> dict[str, Any]:
@@ -145,3 +147,19 @@ def test_a_house_without_a_floored_room_has_no_scene(tmp_path: Path, capsys: pyt
     assert main(["scenes", "convert", str(path), "--from", "3dfront", "--to", "thor", "--out",
                  str(tmp_path / "o.json")]) == 2
     assert f"error: {path}: no 3dfront scene in the file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt", ["respace", "scenerevis-flat", "thor"])
+def test_a_house_read_as_a_room_format_says_what_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       fmt: str) -> None:
+    path = _write(tmp_path, _house())
+    assert main(["scenes", "convert", str(path), "--from", fmt, "--to", "idesign", "--out",
+                 str(tmp_path / "o.json")]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("error:") and "(the file is a 3D-FRONT house: --from 3dfront)" in line
+
+
+def test_a_house_where_one_scene_is_loaded_says_how_to_get_one(tmp_path: Path) -> None:
+    with pytest.raises(SceneFormatError, match=r"not one scene: a 3D-FRONT house \(2 rooms\); write a room as one "
+                                               r"with `buildbench scenes convert --from 3dfront`"):
+        load_scene(_write(tmp_path, _house()))

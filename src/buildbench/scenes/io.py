@@ -36,6 +36,12 @@ def detect_format(data: Any) -> str:
         return "thor"
     if is_revis(data):
         return GROUPED if ("groups" in data or "room_envelope" in data) else FLAT
+    from buildbench.scenes.formats.front import is_front
+
+    if is_front(data):
+        rooms = data["scene"]["room"]
+        raise SceneFormatError(f"not one scene: a 3D-FRONT house ({len(rooms) if isinstance(rooms, list) else '?'} "
+                               "rooms); write a room as one with `buildbench scenes convert --from 3dfront`")
     if isinstance(data, dict):
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
         raise SceneFormatError(f"not a scene: no 'rooms' (THOR) or 'bounds_bottom'/'room_envelope' "

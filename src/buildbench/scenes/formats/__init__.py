@@ -116,7 +116,15 @@ def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list
 
     def reader(docs: Any, opts: ReadOptions) -> list[Item]:
         # every format's scenes meet the one notion of a valid room: what converts also scores
-        items = read(docs, opts)
+        try:
+            items = read(docs, opts)
+        except SceneFormatError as exc:
+            from .front import is_front
+
+            # a 3D-FRONT house read as a room format fails on a key it never has: say what it is
+            if fmt != "3dfront" and any(is_front(d) for d in (docs if isinstance(docs, list) else [docs])):
+                raise SceneFormatError(f"{exc.args[0]} (the file is a 3D-FRONT house: --from 3dfront)") from None
+            raise
         for item in items:
             check_scene(item.scene)
         return items
