@@ -32,8 +32,9 @@ def test_tables_put_our_means_beside_the_paper():
     assert not any(k.startswith("Table 2") or k.startswith("Table 3") for k in out["tables"])  # no such episodes
     t4 = out["tables"]["Table 4: ablation (VBL = voxel loss x 10^3, Phy = mean of OBR and CNR)"]
     assert t4[0]["VBL"] == 2.0 and t4[0]["Phy"] == round((5.0 + 25 / 3) / 2, 2)
-    assert t4[-1] == {"source": "paper: + Physical optimisation", "n": "–", "VBL": 25.6, "Phy": 3.3, "Ra": 9.4,
-                      "Spa": 8.0, "Ac": 8.9, "Avg": 8.8, "judge": "GPT-5 (paper)"}
+    assert t4[-1] == {"source": "paper: + Physical optimisation", "n": "–", "n VBL": "–", "n Phy": "–",
+                      "n judged": "–", "VBL": 25.6, "Phy": 3.3, "Ra": 9.4, "Spa": 8.0, "Ac": 8.9, "Avg": 8.8,
+                      "judge": "GPT-5 (paper)"}
     episodes_row = out["tables"][next(k for k in out["tables"] if k.startswith("episodes"))][0]
     assert episodes_row["scored"] == 3 and episodes_row["unscored"] == 1 and episodes_row["invalid replies"] == 1.0
 

@@ -10,10 +10,10 @@ from .episode import add_usage, is_scored
 from .episode_outcome import OutcomeReadError
 from .identity import run_identity
 from .run_options import with_run_options
-from .stats import metric_intervals
+from .stats import metric_intervals, pass_at_k_summary
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
-from .tables import interval_span, number_text, paper_table, print_table
+from .tables import cell_intervals, interval_span, number_text, paper_table, print_table
 
 __all__ = ["cost_rows", "paper_table", "print_report", "run_report"]
 
@@ -27,7 +27,9 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
     API failures) stay out of every mean and are counted under ``unscored``; with
     ``errors_as_failures`` they count as failed episodes (the suite's failing values) instead, as some
     papers report. ``cost`` gives tokens, requests and wall time per episode and per solved
-    task (money too with ``prices``).
+    task (money too with ``prices``). ``pass_at_k`` (suites whose first headline metric is a 0/1
+    flag) gives the unbiased pass@1 and pass@k for the largest k every task has samples for;
+    ``table_intervals`` the 95 % intervals of the paper tables' cells that have one.
     """
     with Store(run_dir, create=False) as store:
         manifest = store.manifest()
@@ -54,6 +56,7 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         summary = summarize(episodes)
     except OutcomeReadError as exc:
         raise exc.in_run(run_dir) from None
+    flag = solved_flag(headline, episodes, units)
     return {
         "run_dir": str(run_dir),
         "suite": suite_name,
@@ -66,8 +69,9 @@ def run_report(run_dir: str | Path, *, errors_as_failures: bool = False,
         "headline": headline,
         "units": units,
         "intervals": metric_intervals(episodes),
-        "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes, units), model=config.get("model"),
-                             prices=prices),
+        "table_intervals": cell_intervals(summary.get("tables") or {}),
+        "pass_at_k": pass_at_k_summary(episodes, flag) if flag else None,
+        "cost": cost_summary(episodes, solved_metric=flag, model=config.get("model"), prices=prices),
         "unscored": unscored,
         "errors_as_failures": errors_as_failures,
         "usage": usage,
@@ -96,6 +100,9 @@ def print_report(report: dict[str, Any], *, show_all: bool = False) -> None:
     title = "mean over scored episodes, 95 % bootstrap interval clustered by task"
     units = report.get("units") or {}
     print_table(console, f"headline metrics ({title})", _metric_rows(headline, metrics, intervals, units))
+    passes = report.get("pass_at_k")
+    if passes and passes["samples_per_task"]["max"] > 1:  # with one sample a task pass@1 is the mean above
+        print_table(console, pass_at_k_title(passes), pass_at_k_rows(passes))
     for name, rows in report.get("tables", {}).items():
         print_table(console, name, rows)
     cost = report.get("cost")
@@ -120,6 +127,26 @@ def _metric_rows(keys: list[str], metrics: dict[str, Any], intervals: dict[str, 
         if with_units:
             row["unit"] = units.get(key, "")
         rows.append(row)
+    return rows
+
+
+def pass_at_k_title(passes: dict[str, Any]) -> str:
+    return (f"pass@k of {passes['metric']}: 1 - C(n-c,k)/C(n,k) per task, mean over tasks, 95 % bootstrap "
+            "interval over tasks")
+
+
+def pass_at_k_rows(passes: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per k, with the samples it is over and the episodes left out of them."""
+    per_task = passes["samples_per_task"]
+    spread = str(per_task["min"]) if per_task["min"] == per_task["max"] else f"{per_task['min']}-{per_task['max']}"
+    rows = []
+    for row in passes["k"]:
+        cells = {"k": row["k"], "pass@k": number_text(row["mean"], 4), "95 % interval": interval_span(row, 4),
+                 "tasks": row["tasks"], "samples": passes["samples"], "per task": spread,
+                 "unscored (left out)": passes["unscored"]}
+        if passes["no_value"]:
+            cells[f"scored without {passes['metric']} (left out)"] = passes["no_value"]
+        rows.append(cells)
     return rows
 
 

@@ -284,3 +284,76 @@ def metric_intervals(episodes: Sequence[Episode], *, seed: int = 0) -> dict[str,
                 values.setdefault(key, []).append(number)
                 tasks.setdefault(key, []).append(ep.task_id)
     return {key: bootstrap_interval(values[key], tasks[key], seed=seed).to_dict() for key in sorted(values)}
+
+
+class Estimate(float):
+    """A table cell that is a mean and carries its 95 % interval: it reads, compares and sums as
+    the number itself (so a paper table's layout and its readers stay as they are), prints as
+    ``value [low, high]`` (`buildbench.harness.tables.cell_text`) and is exported with its
+    ``low``/``high``/``n`` (`buildbench.harness.tables.cell_intervals`).
+
+    ``n`` counts the values the mean is over, ``tasks`` the clusters resampled; ``low``/``high``
+    are NaN where there is no interval (no value, one task only, an infinite value)."""
+
+    low: float
+    high: float
+    n: int
+    tasks: int
+    digits: int
+
+    def __new__(cls, value: float, low: float, high: float, n: int, tasks: int, digits: int = 2) -> Estimate:
+        cell = super().__new__(cls, value)
+        cell.low, cell.high, cell.n, cell.tasks, cell.digits = low, high, n, tasks, digits
+        return cell
+
+    @classmethod
+    def of(cls, interval: Interval, *, scale: float = 1.0, digits: int = 2) -> Estimate:
+        """``interval``'s mean and ends times ``scale`` (a share as %), the mean rounded to
+        ``digits`` as the paper prints it; a single task has no interval (NaN ends)."""
+        low, high = (interval.low, interval.high) if interval.clusters > 1 else (math.nan, math.nan)
+        return cls(round(interval.mean * scale, digits), low * scale, high * scale, interval.n, interval.clusters,
+                   digits)
+
+    def __reduce__(self) -> tuple[type, tuple[float, float, float, int, int, int]]:
+        return (Estimate, (float(self), self.low, self.high, self.n, self.tasks, self.digits))
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"value": float(self), "low": self.low, "high": self.high, "n": self.n, "tasks": self.tasks}
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased pass@k of one task from ``n`` samples of which ``c`` passed:
+    1 - C(n-c, k) / C(n, k), the chance that k samples drawn without replacement hold a pass."""
+    if not 0 < k <= n or not 0 <= c <= n:
+        raise ValueError(f"pass@{k} needs 0 < k <= n and 0 <= c <= n (n={n}, c={c})")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_at_k_summary(episodes: Sequence[Episode], flag: str, *, seed: int = 0) -> dict[str, object]:
+    """pass@1 and pass@k for the largest k every task supports, from the 0/1 ``flag`` metric:
+    each task's unbiased estimate from its scored samples, averaged over tasks, with a 95 %
+    bootstrap interval resampling tasks. Unscored episodes (and scored ones without the flag)
+    are not samples: they stay out of every n and are counted."""
+    passed: dict[str, list[bool]] = {}
+    unscored = no_value = 0
+    for ep in episodes:
+        if not is_scored(ep):
+            unscored += 1
+            continue
+        number = metric_number(ep.metrics.get(flag))
+        if number is None:
+            no_value += 1
+            continue
+        passed.setdefault(ep.task_id, []).append(number >= 0.5)
+    largest = min((len(v) for v in passed.values()), default=0)
+    rows = []
+    for k in sorted({1, largest}) if largest else []:
+        per_task = [pass_at_k(len(v), sum(v), k) for v in passed.values()]
+        interval = bootstrap_interval(per_task, seed=seed)
+        rows.append({"k": k, "mean": interval.mean, "low": interval.low, "high": interval.high,
+                     "n": interval.n, "tasks": interval.clusters})
+    return {"metric": flag, "tasks": len(passed), "samples": sum(len(v) for v in passed.values()),
+            "samples_per_task": {"min": largest, "max": max((len(v) for v in passed.values()), default=0)},
+            "unscored": unscored, "no_value": no_value, "k": rows}

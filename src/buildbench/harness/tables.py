@@ -14,14 +14,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .stats import Estimate
+
 #: Narrowest width tables are laid out for (a terminal narrower than this still gets it).
 MIN_WIDTH = 60
 
 
 def cell_text(value: Any) -> str:
-    """A cell as text: floats to 3 decimals (`number_text`), a missing value as ``n/a``."""
+    """A cell as text: floats to 3 decimals (`number_text`), a missing value as ``n/a``, an
+    `Estimate` to its own digits followed by its 95 % interval (the value alone where it has none)."""
     if value is None:
         return "n/a"
+    if isinstance(value, Estimate):
+        text = number_text(value, value.digits)
+        if value == value and math.isfinite(value.low) and math.isfinite(value.high):
+            text += f" [{number_text(value.low, value.digits)}, {number_text(value.high, value.digits)}]"
+        return text
     return number_text(value) if isinstance(value, float) else str(value)
 
 
@@ -47,6 +55,17 @@ def interval_span(interval: Mapping[str, Any] | None, digits: int = 3) -> str:
     if not (math.isfinite(low) and math.isfinite(high)):
         return "none (a value is infinite)"
     return f"[{number_text(low, digits)}, {number_text(high, digits)}]"
+
+
+def cell_intervals(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """The intervals of the `Estimate` cells of titled tables, for a machine-readable report: per
+    table with any, one mapping per row (in order) from column to value, low, high and n."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for title, rows in tables.items():
+        found = [{col: cell.to_dict() for col, cell in row.items() if isinstance(cell, Estimate)} for row in rows]
+        if any(found):
+            out[title] = found
+    return out
 
 
 @dataclass(frozen=True)

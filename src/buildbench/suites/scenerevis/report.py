@@ -7,7 +7,9 @@ the paper's is; ours also gives the mean pooled over episodes, labelled. Every r
 GPT-5, ours the model that judged them, or ``rule judge: not comparable`` when the rule-based
 judge scored them (its scores are not comparable with the paper's). An episode whose model
 judge failed keeps its physics columns and has no judge scores (``judge failures`` counts
-them). Episodes that could not be scored are kept out of every mean.
+them). Episodes that could not be scored are kept out of every mean. Our per-room and pooled
+means carry a 95 % bootstrap interval resampling tasks (printed ``mean [low, high]``, exported
+under ``table_intervals``); the mean of room rows has none (it is not a mean over episodes).
 Published numbers are data (the ``PAPER_*`` tables), never computed.
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 from buildbench.harness import Episode, mean_metrics
 from buildbench.harness.episode import is_scored
 from buildbench.harness.episode_outcome import episode_outcome
+from buildbench.harness.stats import Estimate, bootstrap_interval
 
 from .outcome import SceneReVisOutcome
 
@@ -98,9 +101,13 @@ def _exact_mean(episodes: Sequence[Episode], column: str) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _mean(episodes: Sequence[Episode], column: str) -> float | str:
-    value = _exact_mean(episodes, column)
-    return "–" if value is None else round(value, 2)
+def _mean(episodes: Sequence[Episode], column: str) -> Estimate | str:
+    """The mean of ``column`` over the episodes that have a value, with its 95 % bootstrap interval
+    resampling tasks (`buildbench.harness.stats.bootstrap_interval`); ``–`` without a value."""
+    pairs = [(v, e.task_id) for e in episodes if (v := _value(e, column)) is not None]
+    if not pairs:
+        return "–"
+    return Estimate.of(bootstrap_interval([v for v, _ in pairs], [t for _, t in pairs]))
 
 
 def _mean_of_rows(groups: Sequence[Sequence[Episode]], column: str) -> float | str:
@@ -183,11 +190,21 @@ def room_table(episodes: Sequence[Episode], label: str, groups: Sequence[str],
     return rows
 
 
+#: Table 4's columns whose means share their episodes: the voxel loss (none without a target
+#: layout), the physics rates and the judge's scores.
+ABLATION_N_COLUMNS = {"n VBL": ("VBL",), "n Phy": ("Phy",), "n judged": ("Ra", "Spa", "Ac", "Avg")}
+
+
 def ablation_table(episodes: Sequence[Episode], label: str) -> list[dict[str, Any]]:
-    rows = [{"source": label, "n": len(episodes), **{c: _mean(episodes, c) for c in ABLATION_COLUMNS},
-             "judge": judge_label(episodes)}]
-    rows += [{"source": f"paper: {name}", "n": "–", **dict(zip(ABLATION_COLUMNS, vals, strict=True)),
-              "judge": PAPER_JUDGE} for name, vals in PAPER_TABLE4.items()]
+    """Ours and the paper's ablation rows; ``n`` counts our episodes, ``n VBL``, ``n Phy`` and
+    ``n judged`` those each column's mean is over (columns differ where a metric is undefined
+    for some rooms)."""
+    counts = {name: _n_over(episodes, cols) for name, cols in ABLATION_N_COLUMNS.items()}
+    rows: list[dict[str, Any]] = [{"source": label, "n": len(episodes), **counts,
+                                   **{c: _mean(episodes, c) for c in ABLATION_COLUMNS}, "judge": judge_label(episodes)}]
+    rows += [{"source": f"paper: {name}", "n": "–", **dict.fromkeys(ABLATION_N_COLUMNS, "–"),
+              **dict(zip(ABLATION_COLUMNS, vals, strict=True)), "judge": PAPER_JUDGE}
+             for name, vals in PAPER_TABLE4.items()]
     return rows
 
 
