@@ -80,10 +80,10 @@ def prediction_problem(pred: Path) -> str | None:
         return f"{pred} is a folder, not an IFC file"
     if not pred.is_file():
         return f"{pred}: no such file"
-    over = over_caps(pred)  # before parsing: a model past a cap costs minutes to read or tessellate
-    if over is not None:
-        return f"{pred}: over a cap: {over}"
     try:
+        over = over_caps(pred)  # before parsing: a model past a cap costs minutes to read or tessellate
+        if over is not None:
+            return f"{pred}: over a cap: {over}"
         MODEL_CACHE.get(pred)  # parsed once: score_edit finds it in the cache
     except ModelError as exc:
         why = " ".join(str(exc).split())  # one line, whatever the parser said

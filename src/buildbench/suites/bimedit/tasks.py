@@ -79,9 +79,11 @@ def real_ifc_dir(ifc_dir: str | Path | None = None) -> Path:
 
 
 def _listing_digest(folder: Path) -> str:
-    """A short digest of the folder's .ifc files (names, sizes, times), naming its cache folder."""
+    """A short digest of the folder's IFC files (names, sizes, times), naming its cache folder."""
+    from .check.schemas import IFC_SUFFIXES
+
     h = hashlib.sha256()
-    for p in sorted(folder.rglob("*.ifc")):
+    for p in sorted(q for q in folder.rglob("*") if q.suffix.lower() in IFC_SUFFIXES):
         st = p.stat()
         h.update(f"{p.relative_to(folder).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()[:10]

@@ -36,8 +36,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from buildbench.inputs import read_bytes
 from buildbench.limits import limit
+
+from .step_text import step_bytes
 
 _ENTITY = re.compile(rb"#(\d+)\s*=\s*([A-Za-z0-9_]+)\s*\(")
 _REF = re.compile(rb"#(\d+)")
@@ -65,7 +66,7 @@ class _Graph:
 
 def over_caps(path: str | Path) -> str | None:
     """One line naming the cap ``path`` goes past (and by how much), or None within the caps."""
-    data = read_bytes(path)
+    data = step_bytes(path)
     starts = list(_ENTITY.finditer(data))
     name = Path(path).name
     max_entities = limit("ifc_entities")
@@ -96,7 +97,7 @@ def over_caps(path: str | Path) -> str | None:
 def element_costs(path: str | Path) -> dict[int, tuple[int, int]]:
     """Every element with a shape: ``#id -> (points, boolean operations)`` as the caps count them
     (uncapped); for sizing the caps from real models."""
-    data = read_bytes(path)
+    data = step_bytes(path)
     graph = _parse(data, list(_ENTITY.finditer(data)))
     big = 1 << 62
     points: dict[int, int] = {}

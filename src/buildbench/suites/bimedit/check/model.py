@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from buildbench.inputs import check_regular_file
 
 from .errors import ModelError
 from .schemas import readable_text
-from .step_text import REAL, ZERO, round_real, statements
+from .step_text import REAL, ZERO, is_zipped, round_real, statements, step_bytes
 from .units import length_units
 
 #: The relation classes of the topology graph (paper App. E.3); subtypes are included.
@@ -153,7 +154,10 @@ def open_ifc(path: str | Path, *, lazy: bool = False) -> ifcopenshell.file:
         raise ModelError(f"{p}: {exc.strerror or exc}") from None
     if size == 0:
         raise ModelError(f"{p}: file is empty")
+    unpacked = step_bytes(p) if is_zipped(p) else None
     try:
+        if unpacked is not None:
+            return _open_unpacked(p, unpacked)
         if lazy and _LAZY_OPEN:
             return cast(Any, ifcopenshell.open)(str(p), lazy=True)
         return ifcopenshell.open(str(p))
@@ -165,6 +169,15 @@ def open_ifc(path: str | Path, *, lazy: bool = False) -> ifcopenshell.file:
             except Exception:
                 pass  # unreadable under the schema it stands for too: report the first error
         raise ModelError(f"{p}: not a readable IFC file ({type(exc).__name__}: {exc})") from exc
+
+
+def _open_unpacked(p: Path, data: bytes) -> ifcopenshell.file:
+    """Open an archive's model from its bounded unpacked bytes (IfcOpenShell's own ``.ifczip``
+    reading unpacks without a size bound)."""
+    with tempfile.TemporaryDirectory(prefix="buildbench-ifczip-") as tmp:
+        inner = Path(tmp) / f"{p.stem}.ifc"
+        inner.write_bytes(data)
+        return ifcopenshell.open(str(inner))
 
 
 def load_model(path: str | Path, data: bytes | None = None, *, lazy: bool = False) -> IfcModel:

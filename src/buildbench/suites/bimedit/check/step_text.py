@@ -6,10 +6,13 @@ The diff compares files statement by statement before it compares any element (s
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from pathlib import Path
 
 from buildbench.inputs import read_bytes
+from buildbench.limits import limit
 
 from .errors import ModelError
 
@@ -24,7 +27,7 @@ def statements(path: Path, data: bytes | None = None) -> frozenset[str]:
     lines or next to a comment each come out whole, starting with their ``#id=``: a statement
     the diff could not name by its id would change nothing it compares.
     """
-    text = (read_bytes(path) if data is None else data).decode("latin-1").replace("\r\n", "\n")
+    text = step_bytes(path, data).decode("latin-1").replace("\r\n", "\n")
     start, end = text.find("DATA;"), text.rfind("ENDSEC;")
     if start >= 0 and end < start:
         # IfcOpenShell reads such a file up to where it stops, silently leaving the rest out
@@ -47,6 +50,50 @@ def statements(path: Path, data: bytes | None = None) -> frozenset[str]:
         if statement:
             out.append(statement)
     return frozenset(out)
+
+
+#: Suffixes IfcOpenShell opens as a zip archive holding the model (as ``ifcopenshell.guess_format``).
+ZIP_SUFFIXES = (".ifczip", ".zip")
+
+
+def is_zipped(path: str | Path) -> bool:
+    """True for a path IfcOpenShell reads as an ``.ifczip`` archive (decided by its suffix)."""
+    return Path(path).suffix.lower() in ZIP_SUFFIXES
+
+
+def step_bytes(path: str | Path, data: bytes | None = None) -> bytes:
+    """The STEP text of an IFC file (``data``: its bytes, already read): the file itself, or the
+    model an ``.ifczip`` archive holds. Every reader of the raw text goes through here, so an
+    archive is diffed and capped on its model, not on its compressed bytes.
+
+    Raises:
+        ModelError: the archive cannot be read, holds no ``.ifc`` model, or its model is larger
+            unpacked than the input-file limit (a small archive must not unpack to gigabytes).
+    """
+    raw = read_bytes(path) if data is None else data
+    if not is_zipped(path):
+        return raw
+    cap = limit("input_file_bytes")
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            # the member IfcOpenShell opens: the first with an IFC suffix
+            member = next((i for i in archive.infolist()
+                           if Path(i.filename).suffix.lower() in (".ifc", ".ifcxml")), None)
+            if member is None:
+                raise ModelError(f"{path}: the archive holds no .ifc file")
+            if Path(member.filename).suffix.lower() != ".ifc":
+                raise ModelError(f"{path}: the archive's model {member.filename} is ifcXML, which is not read")
+            if member.file_size > cap:
+                raise ModelError(f"{path}: the archive's model {member.filename} is {member.file_size:,} bytes "
+                                 f"unpacked, over the limit of {cap:,} (BUILDBENCH_LIMIT_INPUT_FILE_BYTES)")
+            with archive.open(member) as fh:
+                text = fh.read(cap + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError) as exc:
+        raise ModelError(f"{path}: not a readable IFC zip archive ({exc})") from None
+    if len(text) > cap:  # the archive's directory understated the size
+        raise ModelError(f"{path}: the archive's model {member.filename} is over the limit of {cap:,} bytes "
+                         "unpacked (BUILDBENCH_LIMIT_INPUT_FILE_BYTES)")
+    return text
 
 
 #: A STEP comment or string; strings are matched so a ``/*`` inside one is not taken for a comment.

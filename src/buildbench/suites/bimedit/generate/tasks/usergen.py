@@ -28,7 +28,7 @@ import numpy as np
 
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.model import NO_LENGTH_UNIT, ModelError, load_model
-from buildbench.suites.bimedit.check.schemas import copy_readable
+from buildbench.suites.bimedit.check.schemas import IFC_SUFFIXES, copy_readable, readable_name
 from buildbench.suites.bimedit.check.shapes import ShapeCache
 from buildbench.suites.bimedit.generate.describe import DescriptionIndex
 from buildbench.suites.bimedit.generate.tasks import anycreates, anymodel, recipes
@@ -281,7 +281,7 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
     scene = open_scene(src)
     out = Path(out_dir)
     (out / "scenes").mkdir(parents=True, exist_ok=True)
-    path = out / "scenes" / src.name
+    path = out / "scenes" / readable_name(src.name)
     if src.resolve() != path.resolve():
         copy_readable(src, path)
     total = 324 if n is None else n
@@ -333,26 +333,32 @@ def _finish(tasks: list[BimTask], report: GenerationReport, out: Path, started: 
 
 
 def ifc_files(folder: str | Path) -> list[Path]:
-    """The ``.ifc`` files under ``folder`` (recursively), in path order.
+    """The ``.ifc`` and ``.ifczip`` files under ``folder`` (recursively), in path order.
 
     Raises:
-        ConfigError: the folder does not exist or holds no ``.ifc`` file.
+        ConfigError: the folder does not exist or holds no such file.
     """
     root = Path(folder)
     if not root.is_dir():
         raise ConfigError(f"IFC folder {root} does not exist")
-    files = sorted(p for p in root.rglob("*") if p.suffix.lower() == ".ifc" and p.is_file())
+    files = sorted(p for p in root.rglob("*") if p.suffix.lower() in IFC_SUFFIXES and p.is_file())
     if not files:
         raise ConfigError(f"IFC folder {root} holds no .ifc file")
     return files
 
 
 def unique_names(files: Sequence[Path]) -> dict[Path, str]:
-    """Each file's name, or where one name occurs in several folders, its path below their
-    common folder joined by "_" (buildings from different projects are often all "model.ifc")."""
-    counts = Counter(p.name for p in files)
+    """Each file's copy name (:func:`readable_name`), or where one name occurs in several folders
+    (or as ``x.ifc`` and ``x.ifczip``), its path below their common folder joined by "_"
+    (buildings from different projects are often all "model.ifc")."""
+    counts = Counter(readable_name(p.name) for p in files)
     root = Path(os.path.commonpath(files)) if len(files) > 1 else Path()
-    return {p: p.name if counts[p.name] == 1 else "_".join(p.relative_to(root).parts) for p in files}
+
+    def joined(p: Path) -> str:
+        flat = "_".join(p.relative_to(root).parts)
+        return flat if p.suffix.lower() == ".ifc" else f"{Path(flat).stem}_{p.suffix.lower()[1:]}.ifc"
+
+    return {p: readable_name(p.name) if counts[readable_name(p.name)] == 1 else joined(p) for p in files}
 
 
 def _readable(files: Sequence[Path], report: GenerationReport) -> list[tuple[Path, str, Scene]]:
