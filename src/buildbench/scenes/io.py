@@ -15,7 +15,7 @@ from typing import Any
 
 from shapely.geometry import Polygon
 
-from buildbench.inputs import read_text
+from buildbench.inputs import InputFileError, read_bytes
 from buildbench.jsonio import parse_json
 from buildbench.scenes import scene_warnings
 from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
@@ -27,6 +27,29 @@ __all__ = ["load_scene", "save_scene", "read_thor", "write_thor", "read_revis", 
 
 #: Larger files are refused before parsing (a house JSON is a few MB at most).
 MAX_SCENE_BYTES = 200 * 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def scene_text(path: Path) -> str:
+    """A scene file's text (a byte-order mark dropped); a gzip-compressed file (ProcTHOR-10k ships
+    its houses as ``.jsonl.gz``) is read as its content, bounded by the same cap.
+
+    Raises:
+        OSError: Unreadable, over the cap, or not UTF-8 (naming the line).
+    """
+    data = read_bytes(path, max_bytes=MAX_SCENE_BYTES, limit_name="json_file_bytes")
+    if data.startswith(_GZIP_MAGIC):
+        data = read_bytes(path, max_bytes=MAX_SCENE_BYTES, limit_name="json_file_bytes", gunzip=True)
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = 1 + data.count(b"\n", 0, exc.start)
+        raise InputFileError(path, f"not UTF-8 text (line {line}, byte 0x{data[exc.start]:02x})") from None
+
+
+def is_jsonl(path: Path) -> bool:
+    """Whether ``path`` names a JSON-lines file (``.jsonl``, also compressed: ``.jsonl.gz``)."""
+    return path.suffix == ".jsonl" or path.suffixes[-2:] == [".jsonl", ".gz"]
 FORMATS = ("thor", "holodeck", "procthor", FLAT, GROUPED)
 
 
@@ -63,7 +86,7 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
         raise SceneFormatError(f"scene: expected a path or a JSON object, got {type(path_or_dict).__name__}")
     path = Path(path_or_dict)
     try:
-        text = read_text(path, max_bytes=MAX_SCENE_BYTES)
+        text = scene_text(path)
         data = parse_json(text)
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None

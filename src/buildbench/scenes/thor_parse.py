@@ -187,10 +187,11 @@ def open_wall_keys(house: dict[str, Any]) -> list[frozenset[Point2]]:
 
     Holodeck writes ``{"segments": [[[x0, z0], [x1, z1]], ...], "openWallBoxes": [...]}``:
     each segment a removed wall's ``segment`` (``(x, z)`` metres, either direction), each
-    box a 4-point ``(x, z)`` rectangle, two per segment (one either side of it). Absent or
-    null means no open walls; anything else malformed raises, naming the entry and field."""
+    box a 4-point ``(x, z)`` rectangle, two per segment (one either side of it). Absent, null
+    or an empty list (Holodeck's own readers test ``open_walls != []``, as other generators write
+    it) means no open walls; anything else malformed raises, naming the entry and field."""
     value = house.get("open_walls")
-    if value is None:
+    if value is None or value == []:
         return []
     if not isinstance(value, dict):
         raise SceneFormatError(f"open_walls: expected an object with 'segments' and 'openWallBoxes', "

@@ -68,16 +68,15 @@ def get_format(name: str) -> Format:
 def parse_document(path: Path) -> Any:
     """A file's JSON: one document, or a JSONL file as a list of its lines' documents.
     SceneFormatError names the file and line of the first bad one."""
-    from buildbench.inputs import read_text
-    from buildbench.scenes.io import MAX_SCENE_BYTES
+    from buildbench.scenes.io import is_jsonl, scene_text
 
     try:
-        text = read_text(path, max_bytes=MAX_SCENE_BYTES)
+        text = scene_text(path)
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not text.strip():
         raise SceneFormatError(f"{path}: line 1: empty file")
-    if path.suffix == ".jsonl":
+    if is_jsonl(path):
         docs = []
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
@@ -129,8 +128,10 @@ def read_items(path: Path, fmt: str, options: ReadOptions | None = None) -> list
             check_scene(item.scene)
         return items
 
+    from buildbench.scenes.io import is_jsonl
+
     data = parse_document(path)
-    if path.suffix == ".jsonl":
+    if is_jsonl(path):
         lines = [n for n, line in enumerate(read_text_lines(path), 1) if line.strip()]
         items = []
         for n, doc in zip(lines, data, strict=True):
@@ -169,10 +170,9 @@ def _joined(place: str, detail: str) -> str:
 
 
 def read_text_lines(path: Path) -> list[str]:
-    from buildbench.inputs import read_text
-    from buildbench.scenes.io import MAX_SCENE_BYTES
+    from buildbench.scenes.io import scene_text
 
-    return read_text(path, max_bytes=MAX_SCENE_BYTES).splitlines()
+    return scene_text(path).splitlines()
 
 
 def write_items(items: Sequence[Item], path: Path, fmt: str, source: Path | None = None) -> None:

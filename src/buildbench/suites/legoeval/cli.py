@@ -25,14 +25,14 @@ if TYPE_CHECKING:
 
 def _load_scene(path: str) -> Any:
     from buildbench.scenes import scene_warnings
-    from buildbench.scenes.io import load_scene
+    from buildbench.scenes.io import load_scene, scene_text
     from buildbench.scenes.model import SceneFormatError
 
     p = Path(path)
     if not p.exists() or p.is_dir():
         raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
-        text = read_text(p)
+        text = scene_text(p)  # a house.json.gz as its content
         data = parse_json(text)
     except OSError as exc:
         raise ConfigError(f"--scene {path}: {exc.strerror or exc}") from None
