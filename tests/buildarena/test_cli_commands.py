@@ -124,7 +124,8 @@ def test_report_prints_paper_tables(tmp_path, monkeypatch, capsys):
     lift = [r for r in report["tables"][titles[0]] if r["task"] == "Lift"]
     assert lift[0]["source"] == "ours (MuJoCo)" and lift[0]["SR % L1/L2/L3"] == "100.0 / — / —"
     assert lift[0]["parts L1/L2/L3"] == "3.0 / — / —"
-    assert {r["model"] for r in lift[1:]} >= {"Grok-4", "GPT-4o"} and len(lift) == 9
+    assert lift[1]["source"] == "ours: 95 % interval" and lift[1]["SR % L1/L2/L3"] == "[100.0, 100.0] / — / —"
+    assert {r["model"] for r in lift[2:]} >= {"Grok-4", "GPT-4o"} and len(lift) == 10
     grok = next(r for r in lift if r["model"] == "Grok-4")
     assert (grok["parts L1/L2/L3"], grok["indicator L1/L2/L3"]) == ("4.8 / 6.8 / 1.1", "1.8 / 890.6 / 86.5")
     cost = next(r for r in report["tables"][titles[1]] if r["model"] == "Seed-1.6" and r["task"] == "Lift")

@@ -307,12 +307,14 @@ class Estimate(float):
         return cell
 
     @classmethod
-    def of(cls, interval: Interval, *, scale: float = 1.0, digits: int = 2) -> Estimate:
+    def of(cls, interval: Interval, *, scale: float = 1.0, digits: int = 2, rounded: bool = True) -> Estimate:
         """``interval``'s mean and ends times ``scale`` (a share as %), the mean rounded to
-        ``digits`` as the paper prints it; a single task has no interval (NaN ends)."""
+        ``digits`` as the paper prints it (unless not ``rounded``); a single task has no interval
+        (NaN ends)."""
         low, high = (interval.low, interval.high) if interval.clusters > 1 else (math.nan, math.nan)
-        return cls(round(interval.mean * scale, digits), low * scale, high * scale, interval.n, interval.clusters,
-                   digits)
+        mean = interval.mean * scale
+        return cls(round(mean, digits) if rounded else mean, low * scale, high * scale, interval.n,
+                   interval.clusters, digits)
 
     def __reduce__(self) -> tuple[type, tuple[float, float, float, int, int, int]]:
         return (Estimate, (float(self), self.low, self.high, self.n, self.tasks, self.digits))

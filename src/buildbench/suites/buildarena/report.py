@@ -6,6 +6,11 @@ output tokens ×10³, requests per level) come from the paper (spec 5.1,
 in Besiege (Unity PhysX); we simulate with MuJoCo and our own joint
 strengths, so our numbers are not comparable one to one: every row says
 which simulator it comes from.
+
+Our rows carry 95 % intervals: a task level is one task, so its samples (independent draws of
+the same task) are resampled (`buildbench.harness.stats.bootstrap_interval`); Tables 2, 4 and 5
+give them in a row of their own under ours (``[low, high]``, ``—`` with fewer than two samples),
+the per-task table in its cells (exported under the report's ``table_intervals``).
 """
 
 from __future__ import annotations
@@ -16,12 +21,16 @@ from typing import Any
 
 from buildbench.harness import Episode, is_scored, mean_metrics
 from buildbench.harness.episode_outcome import episode_outcome
+from buildbench.harness.stats import Estimate, Interval, bootstrap_interval
+from buildbench.harness.tables import number_text
 
 from .check import STOPPED
 from .metrics import failure_counts, invalid_pct, level_rows, role_costs
 from .outcome import BuildArenaOutcome
 
 OURS = "ours (MuJoCo)"
+#: The row under ours with the 95 % intervals of its cells.
+INTERVALS = "ours: 95 % interval"
 #: The physics-table row of the episodes that stored no outcome (the env never gave one).
 NO_OUTCOME = "(no outcome)"
 PAPER = "paper (Besiege)"
@@ -106,6 +115,30 @@ def _ablation_cells(parts: float, sr: float, load: float, invalid: float) -> dic
             "invalid %": "n/a" if math.isnan(invalid) else f"{invalid:.1f}"}
 
 
+def _span(interval: Interval | None) -> str:
+    """An interval as ``[low, high]`` to the tables' one decimal; ``—`` where there is none (no
+    value, or one sample: nothing to resample)."""
+    if interval is None or interval.clusters < 2 or not (math.isfinite(interval.low) and math.isfinite(interval.high)):
+        return "—"
+    return f"[{number_text(interval.low, 1)}, {number_text(interval.high, 1)}]"
+
+
+#: Table 2's figures of one scored episode, as ``level_rows`` averages them (a failed
+#: construction counts 0 parts and 0 indicator; the success rate in %).
+_FIGURES = {"parts": lambda e: e.metrics.get("parts", 0.0), "success_rate": lambda e: 100.0 * e.metrics.get("passed", 0.0),
+            "indicator": lambda e: e.metrics.get("indicator", 0.0)}
+
+
+def level_intervals(episodes: Sequence[Episode]) -> dict[str, dict[str, Interval]]:
+    """Per task id, the bootstrap interval of each of Table 2's figures over its scored samples."""
+    by_task: dict[str, list[Episode]] = {}
+    for ep in episodes:
+        if is_scored(ep):
+            by_task.setdefault(ep.task_id, []).append(ep)
+    return {task: {name: bootstrap_interval([float(value(e)) for e in eps]) for name, value in _FIGURES.items()}
+            for task, eps in by_task.items()}
+
+
 def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
     chosen = [e for e in episodes if e.task_id == "support-1" and is_scored(e)]  # failures count
     if not chosen:
@@ -117,6 +150,14 @@ def _support1_means(episodes: Sequence[Episode]) -> dict[str, float] | None:
         "load": math.fsum(e.metrics.get("indicator", 0.0) for e in chosen) / len(chosen),
         "invalid": invalid_pct(math.fsum(e.metrics.get("invalid_calls", 0.0) for e in chosen), calls),
     }
+
+
+def _ablation_intervals(episodes: Sequence[Episode], setting: str) -> dict[str, Any]:
+    """The row under one of ours in Tables 4 and 5: the intervals of its Support Lv.1 means (the
+    invalid-action rate is a ratio of sums over calls: none)."""
+    spans = level_intervals([e for e in episodes if e.task_id == "support-1"]).get("support-1", {})
+    return {"source": INTERVALS, "setting": setting, "parts": _span(spans.get("parts")),
+            "SR %": _span(spans.get("success_rate")), "max load": _span(spans.get("indicator")), "invalid %": "—"}
 
 
 def ablation_rows(episodes: Sequence[Episode], label: str) -> dict[str, list[dict[str, Any]]]:
@@ -131,12 +172,14 @@ def ablation_rows(episodes: Sequence[Episode], label: str) -> dict[str, list[dic
         if ours is not None:
             table4.append({"source": OURS, "setting": f"{protocol} ({label})",
                            **_ablation_cells(ours["parts"], ours["sr"], ours["load"], ours["invalid"])})
+            table4.append(_ablation_intervals([e for e in episodes if e.protocol == protocol], f"{protocol} ({label})"))
         table4.append({"source": PAPER, "setting": f"{protocol} (Seed-1.6)", **_ablation_cells(*paper)})
     table5: list[dict[str, Any]] = []
     ours_all = _support1_means(episodes)
     if ours_all is not None:
         table5.append({"source": OURS, "setting": label,
                        **_ablation_cells(ours_all["parts"], ours_all["sr"], ours_all["load"], ours_all["invalid"])})
+        table5.append(_ablation_intervals(episodes, label))
     table5 += [{"source": PAPER, "setting": f"T = {t}, top-p 0.7 (Seed-1.6)", **_ablation_cells(*paper)}
                for t, *paper in _TABLE5]
     return {"Table 4: workflow ablation, Support Lv.1 (paper: Seed-1.6, n = 64)": table4,
@@ -174,13 +217,19 @@ def _our_values(rows: dict[str, dict[str, float]], category: str, fields: tuple[
 
 
 def _table(rows: dict[str, dict[str, float]], label: str, published: list[tuple[str, str, list[float]]],
-           headers: tuple[str, ...], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+           headers: tuple[str, ...], fields: tuple[str, ...],
+           intervals: dict[str, dict[str, Interval]] | None = None) -> list[dict[str, Any]]:
     table: list[dict[str, Any]] = []
     for category in CATEGORIES:
         if not any(k.startswith(category) for k in rows):
             continue
         table.append({"task": category.title(), "source": OURS, "model": label,
                       **_cells(headers, _our_values(rows, category, fields))})
+        if intervals is not None:
+            spans = [_span(intervals.get(f"{category}-{level}", {}).get(field)) for field in fields
+                     for level in (1, 2, 3)]
+            table.append({"task": category.title(), "source": INTERVALS, "model": "over samples",
+                          **{h: " / ".join(spans[3 * k: 3 * k + 3]) for k, h in enumerate(headers)}})
         for cat, model, numbers in published:
             if cat == category:
                 table.append({"task": category.title(), "source": PAPER, "model": model,
@@ -285,16 +334,20 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     """Mean metrics plus the paper-shaped tables (``buildbench report RUN_DIR`` prints ``tables``)."""
     out = mean_metrics(episodes)
     rows = level_rows(episodes)
+    spread = level_intervals(episodes)
     labels = sorted({f"{e.agent}/{e.protocol}" for e in episodes})
     label = ", ".join(labels) or "—"
     tables: dict[str, list[dict[str, Any]]] = {
         "Table 2: parts, success rate (%), indicator (ours: MuJoCo, paper: Besiege; not comparable 1:1)":
-            _table(rows, label, PAPER_TABLE2, TABLE2_HEADERS, ("parts", "success_rate", "indicator")),
+            _table(rows, label, PAPER_TABLE2, TABLE2_HEADERS, ("parts", "success_rate", "indicator"), spread),
         "Table 3: input / output tokens (x10^3), requests per task instance":
             _table(rows, label, PAPER_TABLE3, TABLE3_HEADERS, ("input_ktokens", "output_ktokens", "requests")),
-        "Per task (ours)": [{"task": k, "episodes": int(r["episodes"]), "parts": r["parts"],
-                             "SR %": r["success_rate"], "indicator": r["indicator"], "requests": r["requests"],
-                             "invalid %": _na(r["invalid_action_rate"])} for k, r in rows.items()],
+        "Per task (ours)": [{"task": k, "episodes": int(r["episodes"]),
+                             **{column: Estimate.of(spread[k][field], digits=1, rounded=False)
+                                for column, field in (("parts", "parts"), ("SR %", "success_rate"),
+                                                      ("indicator", "indicator"))},
+                             "requests": r["requests"], "invalid %": _na(r["invalid_action_rate"])}
+                            for k, r in rows.items()],
         "Cost per episode by role (ours)": [{"role": role, **row} for role, row in role_costs(episodes).items()],
         "Failure reasons of library calls (Fig. 6 categories)":
             [{"category": k, "calls": v} for k, v in failure_counts(episodes).items() if v],
@@ -314,6 +367,10 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
            if title.startswith(("Table 2", "Table 3")) for row in table_rows):
         tables["Notes"] = [{"note": "— in our rows of Tables 2 and 3: no scored episode of that task level in "
                                     "this run, so no value (not a 0)"}]
+    if spread:
+        tables.setdefault("Notes", []).append(
+            {"note": f"{INTERVALS} rows (Tables 2, 4, 5): 95 % bootstrap interval of the mean above, resampling "
+                     "the level's scored samples (a level is one task); — with fewer than two samples"})
     out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)
     out["sim_limits"] = sum(r["sim limit (machine)"] + r["sim limit (unscored)"] for r in physics)
     out["levels"] = rows
