@@ -15,6 +15,7 @@ from buildbench.suites.dreamhouse.executors import BlenderUnavailable, find_blen
 from buildbench.suites.dreamhouse.model import Member, Structure
 from buildbench.suites.dreamhouse.options import DreamHouseOptions
 from buildbench.suites.dreamhouse.scene_history import SceneHistory
+from buildbench.suites.dreamhouse.scripts import structure_to_bpy
 from buildbench.suites.dreamhouse.tasks import make_task
 
 TASK = "RN_01_0001"
@@ -107,16 +108,15 @@ def test_reset_scene_empties_the_whole_scene(env: DreamHouseEnv) -> None:
 
 
 @pytest.mark.timeout(240)
-def test_a_script_that_does_not_replay_the_same_keeps_the_members(env: DreamHouseEnv) -> None:
-    """A script that reads the clock builds elsewhere when run again: the members the agent saw
-    are rebuilt as they were, and the objects that are not members are lost (said in the env's
-    docstring)."""
+def test_a_script_that_does_not_replay_the_same_keeps_the_whole_scene(env: DreamHouseEnv) -> None:
+    """A script that reads the clock would build elsewhere if run again: the env opens the scene it
+    saved instead, members and other objects as the agent left them (see ``test_replay.py``)."""
     _code(env, BUILD)
     _code(env, "import bpy, time\ncoll = bpy.data.collections['RN_01_0001']\n"
                + MEMBER.format(location="(time.time() % 1000, 0, 0.5)", name="Post_3"))
     before = env.structure
     _fail(env)
-    checked = _code(env, "import bpy\nassert 'Guide' not in bpy.data.objects\n")
+    checked = _code(env, CHECK)
     assert "[ERROR]" not in checked.observation.text, checked.observation.text
     assert env.structure.names == before.names and (env.structure.centers_m == before.centers_m).all()
 
@@ -124,16 +124,12 @@ def test_a_script_that_does_not_replay_the_same_keeps_the_members(env: DreamHous
 def test_edits_in_a_row_keep_one_members_rebuild() -> None:
     """A JSON or tools episode edits at every step: the history keeps the last rebuild only."""
     history = SceneHistory("C1")
-    history.accepted("import bpy")
     for n in range(1, 6):
-        history.edited(Structure.from_members([Member.box(f"Post_{k}", (1, 1, 1), (k, 0, 0.5), (0, 0, 0))
-                                               for k in range(n)]))
-    assert len(history.scripts) == 2 and history.ran == 1 and "Post_4" in history.scripts[-1]
-    history.accepted("import bpy")
-    history.edited(Structure.from_members([]))
-    assert len(history.scripts) == 4 and history.ran == 3
+        last = Structure.from_members([Member.box(f"Post_{k}", (1, 1, 1), (k, 0, 0.5), (0, 0, 0)) for k in range(n)])
+        history.edited(last)
+    assert history.edit == structure_to_bpy(last, "C1", clear=True)
     history.reset()
-    assert history.scripts == [] and history.ran is None
+    assert history.edit is None and history.saved is None and history.state == "reset"
 
 
 #: BUILD with the members in a collection of the agent's naming: no collection of the task's name,

@@ -221,6 +221,14 @@ class SandboxProcess:
         """False once the child died or was stopped."""
         return self._alive
 
+    def ended(self) -> bool:
+        """True when the child is gone since the last request (stopped, or it died: its reply pipe hung up)."""
+        if not self._alive:
+            return True
+        poller = select.poll()
+        poller.register(self._reply_fd, select.POLLHUP | select.POLLERR)
+        return bool(poller.poll(0))
+
     def request(self, message: dict[str, Any]) -> Envelope:
         """Send one request (``setup`` or ``exec``) and wait, within the wall limit, for its outcome."""
         marker = secrets.token_hex(16)

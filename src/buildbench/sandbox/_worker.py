@@ -295,6 +295,13 @@ class Worker:
                 self._state_lost = True
             return _mark_restart(envelope, restarted)
 
+    def running(self) -> bool:
+        """Whether the process of the earlier calls still runs, holding their state (False before the
+        first call and once it ended): a caller that keeps state there knows before its next call
+        that it starts a fresh one (a process killed from outside between calls)."""
+        with self._lock:
+            return self._process is not None and not self._process.ended()
+
     def _start(self) -> Envelope | None:
         """Start a process and run the setup hook; an envelope only if that failed."""
         self._process = SandboxProcess(self.backend, str(self.workdir), self.limits, self.readable,

@@ -160,11 +160,13 @@ class DreamHouseEnv(Env):
         #: Which tests decide a step's verdict; protocols set it before stepping.
         self.check_scope: CheckScope = "all"
         self._executor: Any = None
+        self._history = SceneHistory(self.collection)  # how the executor gets the whole scene back
         self._init_episode()
 
     def _init_episode(self) -> None:
         self._scene = Structure.from_members([])
-        self._history = SceneHistory(self.collection)  # how the executor gets the whole scene back
+        self._history.collection = self.collection
+        self._history.reset()
         self.attempts = 0
         self.invalid_actions = 0
         self.script_errors = 0
@@ -324,7 +326,8 @@ class DreamHouseEnv(Env):
         return self._executor
 
     def _run_python(self, code: str) -> Structure:
-        result = self._executor_for_run().run(code)
+        ex = self._executor_for_run()
+        result = ex.run(code)
         self._history.rejected()  # until the run is accepted: the scene holds what the script did
         if not result.ok:
             # Like the released harness, a failed run is not saved: the scene stays as before.
@@ -339,7 +342,7 @@ class DreamHouseEnv(Env):
             # action with its reason, the scene kept as before, never an error of the episode.
             self.script_errors += 1
             raise actions.ActionError(f"[ERROR] the script's structure was refused: {exc}") from None
-        self._history.accepted(code)
+        self._history.accepted(ex, scene)
         return scene
 
     def _step_tools(self, action: Action) -> StepResult:
@@ -424,6 +427,7 @@ class DreamHouseEnv(Env):
         )
 
     def close(self) -> None:
+        self._history.close()
         if self._executor is not None:
             self._executor.close()
             self._executor = None

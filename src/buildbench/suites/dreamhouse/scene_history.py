@@ -1,61 +1,85 @@
-"""The agent's whole Blender scene as the scripts that make it, so the executor can get it back.
+"""The agent's whole Blender scene as saved after each accepted script, so the executor can get it back.
 
 The released harness keeps the scene in a ``.blend`` file it saves after each script that
 ran and reopens for the next: every object persists, members or not (a helper outside the
 task's collection, the factory objects the agent deleted), and a failed script leaves the
-file as it was. Our executor keeps the scene in its process instead, so when that scene is no
-longer the agent's (a failed script's leftovers, a lost process) it is made again: the
-accepted scripts run again on a factory scene. An edit made outside a script (a JSON or tool
-edit, a restored checkpoint) is a rebuild of the members, run in place: objects that are not
-members stay as they are, and members the exporter read from another collection than the task's
-(its fallback when the agent named its own) move to the task's, leaving no copy behind. Where running the scripts again gives other members (a script that
-reads the clock), the members alone are rebuilt and the objects that are not members are lost.
+file as it was. Our executor keeps the scene in its process instead, and saves it the same way
+after each accepted script (`Executor.save_scene`, into a folder of the harness the agent's code
+cannot reach). When the process's scene is no longer the agent's (a failed script's leftovers, a
+lost process), a fresh process opens the saved scene: no script of the agent runs twice, so what
+its scripts did besides building (files written or appended in the work folder, random numbers,
+the clock) is not done again, and the rebuilt scene is the one the agent saw.
+
+An edit made outside a script (a JSON or tool edit, a restored checkpoint) is a rebuild of the
+members, run in place on top of the saved scene: objects that are not members stay as they are,
+and members the exporter read from another collection than the task's (its fallback when the
+agent named its own) move to the task's, leaving no copy behind. Where the scene cannot be saved
+or opened again (the agent put something in it that does not save), the members alone are
+rebuilt and the objects that are not members are lost.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
 from .model import Structure, StructureFormatError
 from .scripts import structure_to_bpy
 
+#: Where the executor's scene stands against the agent's: ``synced``; ``edit`` (it holds the saved
+#: scene, the pending edit is still to run in place); ``reset`` (the factory scene must be
+#: reloaded: a new episode or ``reset_scene``); ``lost`` (a refused script ran there or the process
+#: was lost: a fresh process opens the saved scene, as the released harness opens its ``.blend``).
+SyncState = Literal["synced", "edit", "reset", "lost"]
+
 
 class SceneHistory:
-    """The scripts that, run in order on a factory scene, make the agent's scene."""
+    """The last accepted scene as a saved file, plus the members rebuild made since (if any)."""
 
     def __init__(self, collection: str) -> None:
         self.collection = collection
-        self.scripts: list[str] = []
-        #: How many of ``scripts`` the executor's scene holds; None: unknown (after a failed
-        #: script, a lost process or a reset).
-        self.ran: int | None = None
-        self._ends_in_edit = False
+        #: The scene file saved after the last accepted script; None: the factory scene.
+        self.saved: Path | None = None
+        #: A members rebuild to run on top of ``saved``: the last edit made outside a script, or
+        #: the members alone when the accepted scene could not be saved.
+        self.edit: str | None = None
+        self.state: SyncState = "reset"
+        self._folder: Path | None = None
+        self._remove_folder: weakref.finalize | None = None
+
+    def close(self) -> None:
+        """Remove the saved scene (the history is not used again)."""
+        if self._remove_folder is not None:
+            self._remove_folder()
+        self._folder = self._remove_folder = self.saved = None
 
     def reset(self) -> None:
         """The factory scene: nothing made yet."""
-        self.scripts, self.ran, self._ends_in_edit = [], None, False
+        self._forget_saved()
+        self.edit, self.state = None, "reset"
 
-    def accepted(self, code: str) -> None:
-        """``code`` ran in the executor and its scene was accepted."""
-        self.scripts.append(code)
-        self.ran, self._ends_in_edit = len(self.scripts), False
+    def accepted(self, ex: Any, scene: Structure) -> None:
+        """A script ran in the executor ``ex`` and its scene, whose members are ``scene``, was accepted: save it."""
+        self._forget_saved()
+        self.saved = ex.save_scene(self._snapshot_folder())
+        self.edit = None if self.saved is not None else structure_to_bpy(scene, self.collection, clear=True)
+        self.state = "synced"
 
     def rejected(self) -> None:
         """A script ran (or failed) and its scene was not accepted: the executor's scene is not the agent's."""
-        self.ran = None
+        self.state = "lost"
 
     def edited(self, scene: Structure) -> None:
         """``scene``'s members replace the scene's outside a script: rebuilt before the next script."""
-        script = structure_to_bpy(scene, self.collection, clear=True)
-        if self._ends_in_edit:  # a rebuild clears what the one before made: keep one, not one a step
-            self.scripts[-1] = script
-            if self.ran == len(self.scripts):
-                self.ran -= 1
-        else:
-            self.scripts.append(script)
-        self._ends_in_edit = True
+        # A rebuild clears what the one before made: the last one is all that is kept.
+        self.edit = structure_to_bpy(scene, self.collection, clear=True)
+        if self.state == "synced":
+            self.state = "edit"
 
     def sync(self, ex: Any, scene: Structure) -> None:
         """Make the executor ``ex``'s scene the agent's, whose members are ``scene``.
@@ -63,41 +87,63 @@ class SceneHistory:
         Raises:
             RuntimeError: Not even the members alone can be rebuilt.
         """
-        if self.ran is not None and self.ran < len(self.scripts):
-            results = [ex.run(script) for script in self.scripts[self.ran:]]
-            ok = all(r.ok for r in results) and same_members(results[-1], scene)
-            self.ran = len(self.scripts) if ok else None
-        if self.ran is not None:
+        if self.state in ("synced", "edit") and not ex.running():
+            self.state = "lost"  # its process was killed between steps: a new one starts from nothing
+        if self.state == "edit":
+            self.state = "synced" if same_members(ex.run(self.edit), scene) else "lost"
+        if self.state == "synced":
             return
-        for attempt in range(2):
-            ex.reset()
-            results = [ex.run(script) for script in self.scripts]
-            if all(r.ok for r in results):
-                if same_members(results[-1] if results else None, scene):
-                    self.ran = len(self.scripts)
-                    return
-                break  # they ran, and built other members: running them again will not help
-            if attempt == 0:
-                # The agent's earlier scripts ran in this process and may have broken it
-                # (patched bpy, builtins): a fresh process undoes whatever they did.
+        fresh = self.state == "lost"
+        for _ in range(2):
+            if fresh:
                 ex.restart()
-        # A full rebuild: the factory scene's own objects must not rename members (its 'Cube'
-        # would turn the agent's 'Cube' into 'Cube.001' in the feedback).
-        script = structure_to_bpy(scene, self.collection, clear=True)
+            else:
+                ex.reset()
+            if self._restored(ex, scene):
+                self.state = "synced"
+                return
+            # The process may be what failed (an earlier script patched bpy): a fresh one undoes it.
+            fresh = True
+        # The members alone, on a factory scene: its own objects must not rename members (its
+        # 'Cube' would turn the agent's 'Cube' into 'Cube.001' in the feedback).
+        self._forget_saved()
+        self.edit = structure_to_bpy(scene, self.collection, clear=True)
         ex.reset()
-        rebuilt = ex.run(script)
+        rebuilt = ex.run(self.edit)
         if not rebuilt.ok:
             ex.restart()
-            rebuilt = ex.run(script)
+            rebuilt = ex.run(self.edit)
         if not rebuilt.ok:
             raise RuntimeError(f"could not rebuild the scene in the executor: {rebuilt.error}")
-        self.scripts, self.ran, self._ends_in_edit = [script], 1, True
+        self.state = "synced"
+
+    def _restored(self, ex: Any, scene: Structure) -> bool:
+        """Open the saved scene in ``ex``'s factory scene and run the edit: whether that gave ``scene``."""
+        result = ex.load_scene(self.saved) if self.saved is not None else None
+        if result is not None and not result.ok:
+            return False
+        if self.edit is not None:
+            result = ex.run(self.edit)
+        return same_members(result, scene)
+
+    def _snapshot_folder(self) -> Path:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="buildbench-dreamhouse-scene-"))
+            self._remove_folder = weakref.finalize(self, shutil.rmtree, str(self._folder), True)
+        return self._folder
+
+    def _forget_saved(self) -> None:
+        if self.saved is not None:
+            self.saved.unlink(missing_ok=True)
+            self.saved = None
 
 
 def same_members(result: Any, scene: Structure) -> bool:
     """Whether a run's exported members are ``scene``'s (no run: whether ``scene`` is empty)."""
     if result is None:
         return len(scene) == 0
+    if not result.ok:
+        return False
     try:
         got = result.structure()
     except StructureFormatError:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+import shutil
+import stat
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
@@ -109,6 +114,14 @@ SANDBOX_MODULES = (
 )
 
 
+def _discard(path: Path) -> None:
+    """Remove a file the harness asked the sandboxed process to write (whatever it made there instead stays)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 class Executor:
     """Runs scripts against one persistent scene in a sandboxed worker.
 
@@ -146,7 +159,54 @@ class Executor:
         """Run ``code`` against the current scene and export the scene's members."""
         if not isinstance(code, str):
             raise TypeError(f"{type(self).__name__}.run(): code must be a str, got {type(code).__name__}")
-        envelope = self._worker.call(f"result = __run__({code!r})")
+        return self._result(self._worker.call(f"result = __run__({code!r})"))
+
+    def save_scene(self, folder: Path) -> Path | None:
+        """Save the whole scene (the released harness's ``.blend``; the fake scene for ``fast``) to a
+        new file in ``folder``, a folder of the harness outside the work folder; None when it
+        cannot be saved (the agent put something in it that does not save, or broke its process).
+
+        The process writes the file into the work folder, where the agent's code can reach it; it
+        is taken out before any agent code runs again, and only a plain file of one link (not a
+        link to something else the agent could change later) is kept. Its content is never read
+        by the harness, only handed to a sandboxed process by `load_scene`.
+        """
+        name = f".buildbench-scene-{secrets.token_hex(8)}"
+        inside = self._worker.workdir / name
+        if not self._worker.call(f"result = __save__({name!r})").ok:
+            _discard(inside)
+            return None
+        try:
+            fd = os.open(inside, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            _discard(inside)
+            return None
+        try:
+            info = os.fstat(fd)
+            if not (stat.S_ISREG(info.st_mode) and info.st_nlink == 1):
+                return None
+            target = folder / name
+            with open(fd, "rb", closefd=False) as source, target.open("xb") as copy:
+                shutil.copyfileobj(source, copy)
+            return target
+        finally:
+            os.close(fd)
+            _discard(inside)
+
+    def load_scene(self, saved: Path) -> ExecResult:
+        """Replace the scene by one `save_scene` wrote and export its members (no script runs)."""
+        name = f".buildbench-scene-{secrets.token_hex(8)}"
+        inside = self._worker.workdir / name
+        with saved.open("rb") as source, inside.open("xb") as copy:  # "x": never through a link the agent made
+            shutil.copyfileobj(source, copy)
+        inside.chmod(0o644)  # the sandbox's own uid reads it
+        try:
+            return self._result(self._worker.call(f"result = __load__({name!r})"))
+        finally:
+            _discard(inside)
+
+    def _result(self, envelope: Envelope) -> ExecResult:
+        """A run's (or a load's) result from the worker's envelope."""
         lost = envelope.worker_restarted
         if not envelope.ok:
             return self._failed(envelope, lost)
@@ -194,6 +254,10 @@ class Executor:
             stderr=envelope.stderr,
             scene_lost=True if status != "error" else lost,
         )
+
+    def running(self) -> bool:
+        """Whether the process holding the scene still runs (False before the first run and once it was lost)."""
+        return self._worker.running()
 
     def restart(self) -> None:
         """Discard the process (and everything earlier scripts did to it); the next run starts a fresh one."""

@@ -9,7 +9,10 @@ Protocol: it first sends ``{"ready": true, "version": "5.0.1"}``; a request
 "collection": str|None}`` it runs the code as a fresh script against the
 persistent scene, evaluates the depsgraph (as reopening a saved file would) and replies
 ``{"status", "error", "traceback", "members", "cpu_s"}`` with the members exported the way the
-released harness's ``helpers/blender_export.py`` does.
+released harness's ``helpers/blender_export.py`` does. ``{"op": "save", "path": str}`` saves the
+scene as a ``.blend`` there (the released harness's file after each script) and replies
+``{"status", "error"}``; ``{"op": "load", "path": str, "collection": str|None}`` opens such a
+file in place of the scene and replies as a run does.
 """
 
 import ctypes
@@ -89,6 +92,22 @@ def _arm_cpu_limit(cpu_s):  # noqa: ANN001, ANN202
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
+def _save(path):  # noqa: ANN001, ANN202
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=path, copy=True, check_existing=False)
+    except Exception as exc:  # noqa: BLE001 - reported: the env then keeps the members alone
+        return {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+    return {"status": "ok", "error": None}
+
+
+def _open(path):  # noqa: ANN001, ANN202
+    try:
+        bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+    except Exception as exc:  # noqa: BLE001 - reported: the env then rebuilds the members alone
+        return {"status": "error", "error": f"{type(exc).__name__}: {exc}", "traceback": None}
+    return {"status": "ok", "error": None, "traceback": None}
+
+
 def main(argv):  # noqa: ANN001, ANN201
     """Serve requests until the request pipe closes."""
     args = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
@@ -105,9 +124,17 @@ def main(argv):  # noqa: ANN001, ANN201
             _flush_output()
             runner.write_frame(reply_fd, {"status": "ok"})
             continue
+        if request["op"] == "save":
+            reply = _save(request["path"])
+            _flush_output()
+            runner.write_frame(reply_fd, reply)
+            continue
         _arm_cpu_limit(request.get("cpu_s"))
         cpu0 = time.process_time()
-        reply = runner.run_script(request["code"])
+        if request["op"] == "load":
+            reply = _open(request["path"])
+        else:
+            reply = runner.run_script(request["code"])
         try:
             reply["members"] = _export(request.get("collection"))
         except Exception as exc:  # noqa: BLE001 - an export failure is reported, never fatal

@@ -2,13 +2,16 @@
 
 Each hook returns the worker's globals with ``__run__(code) -> dict``, which runs the
 agent script against the persistent scene and returns ``{"status", "error", "traceback",
-"members", "cpu_s"}`` (the executors call it as ``result = __run__(<code literal>)``), and
-``__reset__()``, which brings back the factory scene without restarting the process.
+"members", "cpu_s"}`` (the executors call it as ``result = __run__(<code literal>)``),
+``__reset__()``, which brings back the factory scene without restarting the process, and
+``__save__(path)`` / ``__load__(path)``, which write the whole scene to a file in the work folder
+and replace the scene by such a file (``__load__`` answers as ``__run__`` does, no script run).
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -40,7 +43,22 @@ def fast_setup(inputs: dict[str, Any]) -> dict[str, Any]:
     def reset() -> None:
         scene[0] = install()
 
-    return {"__run__": run, "__reset__": reset}
+    # The fake scene is plain Python objects: pickled whole, as Blender saves its .blend. The file
+    # is only ever read back in a sandboxed process like this one, never by the harness.
+    def save(path: str) -> bool:
+        with open(path, "xb") as f:
+            pickle.dump(scene[0], f, protocol=pickle.HIGHEST_PROTOCOL)
+        return True
+
+    def load(path: str) -> dict[str, Any]:
+        cpu0 = time.process_time()
+        with open(path, "rb") as f:
+            state = pickle.load(f)  # noqa: S301 - the agent's own scene, inside its sandbox
+        scene[0] = install(state)
+        return {"status": "ok", "error": None, "traceback": None, "members": export_members(scene[0], collection),
+                "cpu_s": time.process_time() - cpu0}
+
+    return {"__run__": run, "__reset__": reset, "__save__": save, "__load__": load}
 
 
 def blender_setup(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +98,17 @@ def blender_setup(inputs: dict[str, Any]) -> dict[str, Any]:
         write_frame(req_w, {"op": "reset"})
         _reply()
 
+    def save(path: str) -> bool:
+        write_frame(req_w, {"op": "save", "path": os.path.abspath(path)})
+        reply = _reply()
+        if reply.get("status") != "ok":
+            raise RuntimeError(f"Blender did not save the scene: {reply.get('error')}")
+        return True
+
+    def load(path: str) -> dict[str, Any]:
+        write_frame(req_w, {"op": "load", "path": os.path.abspath(path), "collection": collection})
+        return _reply()
+
     def _reply() -> dict[str, Any]:
         reply = read_frame(rep_r)
         if reply is None:
@@ -94,7 +123,8 @@ def blender_setup(inputs: dict[str, Any]) -> dict[str, Any]:
             os._exit(_BLENDER_DIED_EXIT)
         return reply
 
-    return {"__run__": run, "__reset__": reset, "__blender_version__": hello.get("version")}
+    return {"__run__": run, "__reset__": reset, "__save__": save, "__load__": load,
+            "__blender_version__": hello.get("version")}
 
 
 def driver_path() -> Path:
