@@ -38,8 +38,8 @@ S = math.sqrt(0.5)
 
 def _house() -> dict[str, Any]:
     """An L-shaped bedroom (a 4 x 3 floor mesh and a 2 x 2 one beside it), 2.8 m ceiling, a bed
-    turned 90 degrees, a wardrobe scaled 1.5 x wide, a lamp without bbox, a dangling reference;
-    and a hallway with walls only (no floor)."""
+    turned 90 degrees, a wardrobe scaled 1.5 x wide, a lamp without bbox, a rug the file marks not
+    valid, a dangling reference; and a hallway with walls only (no floor)."""
     return {
         "uid": "house-a", "jobid": "j", "design_version": "0.1", "north_vector": [0, 1, 0],
         "furniture": [
@@ -47,10 +47,11 @@ def _house() -> dict[str, Any]:
              "valid": True},
             {"uid": "11/model", "jid": "wardrobe-jid", "aid": [], "title": "wardrobe", "bbox": [1.0, 2.0, 0.6],
              "valid": True, "category": "Wardrobe"},
-            {"uid": "12/model", "jid": "lamp-jid", "aid": [], "title": "floor lamp", "valid": False},
+            {"uid": "12/model", "jid": "lamp-jid", "aid": [], "title": "floor lamp", "valid": True},
+            {"uid": "13/model", "jid": "rug-jid", "aid": [], "title": "rug", "bbox": [2, 0.01, 3], "valid": False},
         ],
         "mesh": [_quad("1/floor", "Floor", 0, 0, 4, 3, 0.0), _quad("2/floor", "Floor", 4, 0, 6, 2, 0.0),
-                 _quad("3/ceiling", "Ceiling", 0, 0, 4, 3, 2.8), _quad("4/wall", "WallInner", 0, 0, 4, 0, 0.0),
+                 _quad("3/ceiling", "CustomizedCeiling", 0, 0, 4, 3, 2.8), _quad("4/wall", "WallInner", 0, 0, 4, 0, 0.0),
                  _quad("5/wall", "WallInner", 8, 0, 10, 0, 0.0)],
         "material": [], "extension": {},
         "scene": {"ref": "s", "pos": [0, 0, 0], "rot": [0, 0, 0, 1], "scale": [1, 1, 1], "room": [
@@ -61,6 +62,7 @@ def _house() -> dict[str, Any]:
                  _child("10/model", "furniture/1", [2.0, 0.0, 1.5], [0, S, 0, S]),
                  _child("11/model", "furniture/2", [0.8, 0.0, 2.6], scale=[1.5, 1.0, 1.0]),
                  _child("12/model", "furniture/3", [3.5, 0.0, 0.3]),
+                 _child("13/model", "furniture/5", [2, 0, 1.5]),
                  _child("99/model", "furniture/4", [1, 0, 1])]},
             {"type": "Hallway", "instanceid": "Hallway-8", "size": 4.0, "pos": [0, 0, 0], "rot": [0, 0, 0, 1],
              "scale": [1, 1, 1], "children": [_child("5/wall", "mesh/5", [0, 0, 0])]},
@@ -96,6 +98,24 @@ def test_a_room_reads_to_its_floor_ceiling_and_objects(tmp_path: Path, caplog: p
     assert any("scene.room[0]" in m and "1 child(ren) refer to no furniture or mesh" in m and "'99/model'" in m
                for m in messages), messages
     assert any("scene.room[1]" in m and "no Floor mesh" in m for m in messages), messages
+    assert any("scene.room[0]" in m and "1 child(ren) are furniture the file marks not valid" in m and "'rug-jid'" in m
+               for m in messages), messages
+
+
+def test_mesh_vertices_are_world_space(tmp_path: Path) -> None:
+    """The dataset's meshes carry world coordinates; the toolbox ignores a mesh child's transform."""
+    doc = _house()
+    doc["scene"]["room"][0]["children"][0]["pos"] = [100.0, 0.0, 0.0]
+    (item,) = read_items(_write(tmp_path, doc), "3dfront")
+    assert item.scene.rooms[0].area_m2 == pytest.approx(16.0)
+    assert max(x for x, _ in item.scene.rooms[0].vertices) == pytest.approx(6.0)
+
+
+def test_a_bbox_given_as_corners_reads_as_its_extents(tmp_path: Path) -> None:
+    doc = _house()
+    doc["furniture"][0]["bbox"] = [[-0.8, 0.0, -1.0], [0.8, 0.9, 1.0]]
+    (item,) = read_items(_write(tmp_path, doc), "3dfront")
+    assert item.scene.objects[0].size == pytest.approx((1.6, 0.9, 2.0))
 
 
 def test_convert_writes_the_rooms_and_asset_sizes_place_the_unsized(tmp_path: Path,
@@ -121,6 +141,8 @@ def test_convert_writes_the_rooms_and_asset_sizes_place_the_unsized(tmp_path: Pa
      "scene.room[0].children[5].rot"),
     (lambda d: d["scene"].__setitem__("room", {"type": "Bedroom"}), "scene.room: expected a list"),
     (lambda d: d["furniture"].__setitem__(0, "10/model"), "furniture[0]: expected an object with a 'uid'"),
+    (lambda d: d["furniture"][1].__setitem__("bbox", [1.0, -2.0, 0.6]), "furniture[1].bbox: extents"),
+    (lambda d: d["furniture"][1].__setitem__("bbox", [1.0, 2.0]), "furniture[1].bbox: expected [x, y, z]"),
 ])
 def test_a_malformed_field_is_one_error_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        edit: Any, says: str) -> None:

@@ -1,15 +1,18 @@
 """3D-FRONT house JSON as the dataset ships it (read only): ``furniture`` (``uid``, ``jid``,
-``title``/``category``, ``bbox`` extents in metres), ``mesh`` (``uid``, ``type`` such as
-``Floor``/``Ceiling``/``WallInner``, flat ``xyz`` vertices, flat triangle ``faces``) and
-``scene.room`` (``type``, ``instanceid``, ``children`` referring to a furniture or mesh ``uid``
-with ``pos``, scalar-last quaternion ``rot`` and ``scale``), y up.
+``title``/``category``, ``valid``, ``bbox`` extents in metres), ``mesh`` (``uid``, ``type`` such
+as ``Floor``/``Ceiling``/``WallInner``, flat world-space ``xyz`` vertices, flat triangle
+``faces``) and ``scene.room`` (``type``, ``instanceid``, ``children`` referring to a furniture
+or mesh ``uid`` with ``pos``, scalar-last quaternion ``rot`` and ``scale``), y up. Read as the
+dataset's own toolbox reads it: only furniture marked ``valid`` (the others have no 3D-FUTURE
+model), mesh vertices as they are, a mesh's kind by its type's name (``…Floor…``, ``…Ceil…``).
 
-Each room with a floor becomes one scene: its floor polygon is the union of its ``Floor``
-meshes' triangles seen from above, its ceiling the top of its ``Ceiling`` meshes. A furniture
-child is an object whose ``pos`` is its bottom centre (as in the ReSpace/SceneReVis rooms made
-from 3D-FRONT) and whose size is its model's ``bbox`` times the child's ``scale`` (or the
-``--asset-sizes`` entry of its ``jid`` when the file gives no ``bbox``); a child that cannot be
-sized, a reference the file does not hold and a room without a floor are ``warning:`` lines.
+Each room with a floor becomes one scene: its floor polygon is the union of its floor meshes'
+triangles seen from above, its ceiling the top of its ceiling meshes. A furniture child is an
+object whose ``pos`` is its bottom centre (as in the ReSpace/SceneReVis rooms made from
+3D-FRONT) and whose size is its model's ``bbox`` times the child's ``scale`` (or the
+``--asset-sizes`` entry of its ``jid`` when the file gives no ``bbox``); furniture that cannot
+be sized or is not valid, a reference the file does not hold and a room without a floor are
+``warning:`` lines.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def _house(house: Any, at: str, options: ReadOptions) -> list[Item]:
         where = f"{at}scene.room[{r}]"
         if not isinstance(room, dict):
             raise SceneFormatError(f"{where}: expected an object, got {type(room).__name__}")
-        scene = _room(room, where, furniture, meshes, options)
+        scene = _room(room, where, furniture, meshes, at, options)
         if scene is not None:
             name = str(room.get("instanceid") or r)
             items.append(Item(scene, name=f"{uid}/{name}" if uid else name, room=str(room.get("type") or ""),
@@ -80,8 +83,7 @@ def _by_uid(entries: Any, where: str) -> dict[str, tuple[int, dict[str, Any]]]:
 
 
 def _room(room: dict[str, Any], where: str, furniture: dict[str, tuple[int, dict[str, Any]]],
-          meshes: dict[str, tuple[int, dict[str, Any]]], options: ReadOptions) -> Scene | None:
-    room_tf = _transform(room, where)
+          meshes: dict[str, tuple[int, dict[str, Any]]], at: str, options: ReadOptions) -> Scene | None:
     children = room.get("children", [])
     if not isinstance(children, list):
         raise SceneFormatError(f"{where}.children: expected a list, got {type(children).__name__}")
@@ -89,26 +91,34 @@ def _room(room: dict[str, Any], where: str, furniture: dict[str, tuple[int, dict
     tops: list[float] = []
     objects: list[SceneObject] = []
     missing: list[str] = []
+    invalid: list[str] = []
     room_id = str(room.get("instanceid") or where)
     for c, child in enumerate(children):
-        at = f"{where}.children[{c}]"
+        here = f"{where}.children[{c}]"
         if not isinstance(child, dict):
-            raise SceneFormatError(f"{at}: expected an object, got {type(child).__name__}")
+            raise SceneFormatError(f"{here}: expected an object, got {type(child).__name__}")
         ref = str(child.get("ref"))
         if ref in meshes:
             kind = str(meshes[ref][1].get("type", "")).lower()
-            if kind in (FLOOR, CEILING):
-                tris = _mesh_triangles(meshes[ref], _compose(room_tf, _transform(child, at)), at)
-                if kind == FLOOR:
+            if FLOOR in kind or CEILING in kind:
+                tris = _mesh_triangles(meshes[ref], at, here)
+                if FLOOR in kind:
                     triangles.append(tris)
                 elif tris.size:
                     tops.append(float(tris[..., 1].max()))
         elif ref in furniture:
-            obj = _object(child, at, furniture[ref][1], room_tf, room_id, len(objects), options)
+            model = furniture[ref][1]
+            if model.get("valid") is not True:
+                invalid.append(str(model.get("jid") or ref))
+                continue
+            obj = _object(child, here, model, f"{at}furniture[{furniture[ref][0]}]", room_id, len(objects), options)
             if obj is not None:
                 objects.append(obj)
         else:
             missing.append(ref)
+    if invalid:
+        scene_warnings.warn(where, f"{len(invalid)} child(ren) are furniture the file marks not valid (no 3D-FUTURE "
+                                   f"model; first: {invalid[0]!r}); left out", __name__)
     if missing:
         scene_warnings.warn(where, f"{len(missing)} child(ren) refer to no furniture or mesh of the file "
                                    f"(first: {missing[0]!r}); left out", __name__)
@@ -129,26 +139,12 @@ def _room(room: dict[str, Any], where: str, furniture: dict[str, tuple[int, dict
     return Scene(rooms=[built], objects=objects, source_format="3dfront")
 
 
-Transform = tuple[np.ndarray, np.ndarray, np.ndarray]  # rotation, scale, translation
-
-
-def _transform(rec: dict[str, Any], where: str) -> Transform:
+def _transform(rec: dict[str, Any], where: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A child's rotation matrix, scale and position."""
     pos = _triple(rec.get("pos", [0, 0, 0]), f"{where}.pos")
     scale = _triple(rec.get("scale", [1, 1, 1]), f"{where}.scale")
     quat = revis_quat(rec.get("rot", [0, 0, 0, 1]), f"{where}.rot")
     return rotation_from_quat_xyzw(quat), scale, pos
-
-
-def _compose(outer: Transform, inner: Transform) -> Transform:
-    """``outer ∘ inner`` for the room's (rigid, unscaled in practice) and a child's transform."""
-    r0, s0, t0 = outer
-    r1, s1, t1 = inner
-    return r0 @ np.diag(s0) @ r1, s1, r0 @ (s0 * t1) + t0
-
-
-def _apply(tf: Transform, points: np.ndarray) -> np.ndarray:
-    rot, scale, pos = tf
-    return np.asarray((points * scale) @ rot.T + pos)
 
 
 def _triple(value: Any, where: str) -> np.ndarray:
@@ -157,18 +153,18 @@ def _triple(value: Any, where: str) -> np.ndarray:
     return np.array([num(v, f"{where}[{i}]") for i, v in enumerate(value)])
 
 
-def _mesh_triangles(entry: tuple[int, dict[str, Any]], tf: Transform, at: str) -> np.ndarray:
+def _mesh_triangles(entry: tuple[int, dict[str, Any]], at: str, used_by: str) -> np.ndarray:
     i, mesh = entry
-    where = f"mesh[{i}]"
+    where = f"{at}mesh[{i}]"
     xyz, faces = mesh.get("xyz"), mesh.get("faces")
     if not isinstance(xyz, list) or len(xyz) % 3 or not isinstance(faces, list) or len(faces) % 3:
         raise SceneFormatError(f"{where}: expected flat 'xyz' (3 numbers a vertex) and 'faces' (3 indices a "
-                               f"triangle), used by {at}")
+                               f"triangle), used by {used_by}")
     points = np.array([num(v, f"{where}.xyz[{k}]") for k, v in enumerate(xyz)]).reshape(-1, 3)
     for k, f in enumerate(faces):
         if isinstance(f, bool) or not isinstance(f, int) or not 0 <= f < len(points):
             raise SceneFormatError(f"{where}.faces[{k}]: {f!r} is not a vertex index (0..{len(points) - 1})")
-    return _apply(tf, points)[np.array(faces, dtype=int).reshape(-1, 3)] if faces else np.zeros((0, 3, 3))
+    return points[np.array(faces, dtype=int).reshape(-1, 3)] if faces else np.zeros((0, 3, 3))
 
 
 def _floor(triangles: list[np.ndarray], where: str) -> tuple[list[tuple[float, float]] | None, float]:
@@ -194,36 +190,41 @@ def _floor(triangles: list[np.ndarray], where: str) -> tuple[list[tuple[float, f
     return ring, float(min(t[:, 1].min() for t in tris))
 
 
-def _object(child: dict[str, Any], at: str, model: dict[str, Any], room_tf: Transform, room_id: str, n: int,
+def _object(child: dict[str, Any], at: str, model: dict[str, Any], model_at: str, room_id: str, n: int,
             options: ReadOptions) -> SceneObject | None:
     jid = str(model.get("jid") or "")
-    tf = _compose(room_tf, _transform(child, at))
-    bbox = model.get("bbox")
-    if isinstance(bbox, list) and len(bbox) == 3:
-        extents = _triple(bbox, f"{at} model bbox")
-    elif jid in options.asset_sizes:
+    rot, scale, pos = _transform(child, at)
+    extents = _extents(model.get("bbox"), f"{model_at}.bbox")
+    if extents is None:
+        if jid not in options.asset_sizes:
+            scene_warnings.warn(at, f"model {jid or child.get('ref')!r} has no 'bbox' and no --asset-sizes entry: "
+                                    "left out", __name__)
+            return None
         extents = np.array(options.asset_sizes[jid], dtype=float)
-    else:
-        scene_warnings.warn(at, f"model {jid or child.get('ref')!r} has no 'bbox' and no --asset-sizes entry: "
-                                "left out", __name__)
-        return None
-    size = np.abs(extents * tf[1])
-    if not np.all(np.isfinite(size)) or min(size) < 0:
-        raise SceneFormatError(f"{at}.scale: gives the object a size of {size.tolist()}")
-    rot = tf[0]
-    # a rotation with the child's scale folded in by a scaled room: the object turns with the room
-    rot = rot / np.linalg.norm(rot, axis=0)
-    quat = _quat(rot)
-    center = tf[2] + rot @ np.array([0.0, size[1] / 2.0, 0.0])
+    size = np.abs(extents * scale)
+    center = pos + rot @ np.array([0.0, size[1] / 2.0, 0.0])
     name = str(model.get("category") or model.get("title") or jid or "object")
     oid = str(child.get("instanceid") or f"object_{n}")
     return SceneObject(id=oid, category=category_of(name.split("/")[-1]), asset_id=jid,
                        center=(round(float(center[0]), 9), round(float(center[1]), 9), round(float(center[2]), 9)),
-                       size=(float(size[0]), float(size[1]), float(size[2])), rotation_xyzw=quat,
+                       size=(float(size[0]), float(size[1]), float(size[2])), rotation_xyzw=_quat(rot),
                        room_id=room_id, attributes={"description": str(model.get("title") or name)},
                        raw={"ref": child.get("ref")},
                        origin={"center": tuple(f"{at}.pos[{k}]" for k in range(3)), "rotation": f"{at}.rot",
                                "size": tuple(f"{at}.scale[{k}]" for k in range(3))})
+
+
+def _extents(bbox: Any, where: str) -> np.ndarray | None:
+    """A model's ``bbox`` as its three extents: ``[x, y, z]``, or ``[[min], [max]]`` corners; None when absent."""
+    if bbox is None:
+        return None
+    if isinstance(bbox, list) and len(bbox) == 2 and all(isinstance(c, list) for c in bbox):
+        low, high = _triple(bbox[0], f"{where}[0]"), _triple(bbox[1], f"{where}[1]")
+        return np.abs(high - low)
+    extents = _triple(bbox, where)
+    if min(extents) < 0:
+        raise SceneFormatError(f"{where}: extents {extents.tolist()} have a side < 0")
+    return extents
 
 
 def _quat(rot: np.ndarray) -> tuple[float, float, float, float]:
