@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain, repeat
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,8 +46,9 @@ PHASE_CODES: tuple[str, ...] = ("foundation", "floor", "walls", "roof")
 FOUNDATION, FLOOR, WALLS, ROOF = range(4)
 
 
-@dataclass
-class _Batch:
+class _Batch(NamedTuple):
+    # A plain tuple: a house adds ~150 batches, and a dataclass's __init__ cost more than
+    # the numpy work of a small batch.
     stem: str
     first: int  # number of the batch's first member within its stem
     k: int
@@ -60,7 +62,7 @@ class _Batch:
     phase: int
     section: str
     story: int
-    parents: Num
+    parents: np.ndarray  # (k,) int64
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,15 @@ class FrameArrays:
 
 def rows(*values: Num) -> int:
     """Common length of scalars and 1-D arrays that broadcast together (0 if any array is empty)."""
-    lengths = [v.shape[0] for v in values if isinstance(v, np.ndarray) and v.ndim]
-    return 0 if 0 in lengths else max(lengths, default=1)
+    k = 1
+    for v in values:
+        # A plain loop: this runs for every batch, where a list of lengths cost more.
+        if type(v) is np.ndarray and v.ndim:
+            n = v.shape[0]
+            if n == 0:
+                return 0
+            k = max(k, n)
+    return k
 
 
 def rotation_matrices(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
@@ -142,6 +151,7 @@ class FrameBuilder:
     _batches: list[_Batch] = field(default_factory=list)
     _count: int = 0
     _stems: dict[str, int] = field(default_factory=dict)
+    _sloped: list[int] = field(default_factory=list)  # batches with a yaw or pitch
 
     def add(
         self,
@@ -173,7 +183,7 @@ class FrameBuilder:
             yaw: Plan heading of the local x axis (radians), scalar or ``(k,)``.
             pitch: Slope of the local x axis (radians), scalar or ``(k,)``.
         """
-        centers = np.asarray(centers, dtype=np.float64).reshape(-1, 3)
+        centers = _corners(centers)
         sizes = np.asarray(sizes, dtype=np.float64)
         if sizes.shape != centers.shape:
             sizes = np.broadcast_to(sizes, centers.shape)
@@ -192,8 +202,7 @@ class FrameBuilder:
         parents: Num = -1,
     ) -> np.ndarray:
         """Add axis-aligned members spanning world corners ``lo`` … ``hi`` (each ``(k, 3)``)."""
-        lo = np.asarray(lo, dtype=np.float64).reshape(-1, 3)
-        hi = np.asarray(hi, dtype=np.float64).reshape(-1, 3)
+        lo, hi = _corners(lo), _corners(hi)
         if lo.shape != hi.shape:
             lo, hi = np.broadcast_arrays(lo, hi)
         return self._append(prefix, tag, lo, hi, True, phase, section, story, parents, 0.0, 0.0)
@@ -208,6 +217,10 @@ class FrameBuilder:
         stem = f"{prefix}_{section}_{tag}" if tag else f"{prefix}_{section}"
         first = self._stems.get(stem, 0)
         self._stems[stem] = first + k
+        if type(parents) is not np.ndarray or parents.shape != (k,):
+            parents = np.full(k, parents, dtype=np.int64)
+        if type(yaw) is not float or yaw or type(pitch) is not float or pitch:
+            self._sloped.append(len(self._batches))
         self._batches.append(_Batch(stem, first, k, a, b, aabb, yaw, pitch, phase, section, story, parents))
         start = self._count
         self._count += k
@@ -217,19 +230,18 @@ class FrameBuilder:
         """All batches as one set of arrays, transforms built in one vectorised pass."""
         b = self._batches
         n = self._count
-        counts = [x.k for x in b]
-        ends = np.cumsum(counts)
-        yaw, pitch, parents = np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64)
-        for x, e, k in zip(b, ends.tolist(), counts, strict=True):
-            # Slice assignment broadcasts scalars; most batches are level and skip this.
-            if not isinstance(x.yaw, float) or x.yaw:
-                yaw[e - k : e] = x.yaw
-            if not isinstance(x.pitch, float) or x.pitch:
-                pitch[e - k : e] = x.pitch
-            parents[e - k : e] = x.parents
-        a = np.concatenate([x.a for x in b]) if b else np.zeros((0, 3))
-        c = np.concatenate([x.b for x in b]) if b else np.zeros((0, 3))
-        aabb = np.repeat(np.array([x.aabb for x in b], dtype=bool), counts)[:, None]
+        if not b:
+            return _no_members()
+        stems, _, counts, a_parts, b_parts, aabbs, _, _, phase, sections, story, parents = zip(*b, strict=True)
+        yaw, pitch = np.zeros(n), np.zeros(n)
+        if self._sloped:
+            ends = np.cumsum(counts).tolist()
+            for i in self._sloped:
+                x, e = b[i], ends[i]
+                yaw[e - x.k : e] = x.yaw
+                pitch[e - x.k : e] = x.pitch
+        a, c = np.concatenate(a_parts), np.concatenate(b_parts)
+        aabb = np.repeat(np.array(aabbs, dtype=bool), counts)[:, None]
         mats = np.zeros((n, 4, 4))
         mats[:, :3, :3] = rotation_matrices(yaw, pitch)
         mats[:, :3, 3] = np.where(aabb, (a + c) / 2.0, a)
@@ -238,12 +250,27 @@ class FrameBuilder:
             names=tuple(chain.from_iterable(map(x.stem.__add__, _numbers(x.first, x.k)) for x in b)),
             sizes_m=np.where(aabb, c - a, c),
             matrices=mats,
-            phase_codes=np.repeat(np.array([x.phase for x in b], dtype=np.int8), counts),
-            sections=tuple(chain.from_iterable(repeat(x.section, x.k) for x in b)),
-            stories=np.repeat(np.array([x.story for x in b], dtype=np.int8), counts),
-            parents=parents,
-            stems=tuple((x.stem, x.k) for x in b),
+            phase_codes=np.repeat(np.array(phase, dtype=np.int8), counts),
+            sections=tuple(chain.from_iterable(map(repeat, sections, counts))),
+            stories=np.repeat(np.array(story, dtype=np.int8), counts),
+            parents=np.concatenate(parents).astype(np.int64, copy=False),
+            stems=tuple(zip(stems, counts, strict=True)),
         )
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _corners(v: np.ndarray) -> np.ndarray:
+    """``v`` as a float64 ``(k, 3)`` array (no copy when it already is one)."""
+    if type(v) is np.ndarray and v.dtype is _F64 and v.ndim == 2 and v.shape[1] == 3:
+        return v
+    return np.asarray(v, dtype=np.float64).reshape(-1, 3)
+
+
+def _no_members() -> FrameArrays:
+    zeros = np.zeros(0, dtype=np.int8)
+    return FrameArrays((), np.zeros((0, 3)), np.zeros((0, 4, 4)), zeros, (), zeros, np.zeros(0, dtype=np.int64))
 
 
 _NUMBERS: list[str] = []

@@ -28,7 +28,8 @@ class Run:
 
     def covering(self, pos: np.ndarray | float) -> np.ndarray:
         """Member index of the piece covering each position (nearest piece at the ends)."""
-        k = np.searchsorted(self.starts, pos, side="right") - 1
+        # ndarray methods and ufuncs, not their np.* wrappers: this runs once per batch.
+        k = self.starts.searchsorted(pos, "right") - 1
         return self.index[np.minimum(np.maximum(k, 0), len(self.index) - 1)]
 
 

@@ -8,12 +8,13 @@ emitted per wall in a handful of batches (one per member type).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .frame import D2X4, D2X8, D2X12, OC16, STUD_H, T2X, WALLS, FrameBuilder, Num, rows
+from .frame import D2X4, D2X8, D2X12, OC16, STUD_H, T2X, WALLS, FrameBuilder, Num
 from .openings import Opening
 from .runs import Run, split_run
 
@@ -67,10 +68,10 @@ class WallLine:
 
 
 def _box(
-    w: WallLine, s_lo: Num, s_hi: Num, t_lo: Num, t_hi: Num, z_lo: Num, z_hi: Num
+    w: WallLine, s_lo: np.ndarray, s_hi: Num, t_lo: Num, t_hi: Num, z_lo: Num, z_hi: Num
 ) -> tuple[np.ndarray, np.ndarray]:
-    """World corners of wall-frame boxes (scalars and arrays broadcast together)."""
-    k = rows(s_lo, s_hi, t_lo, t_hi, z_lo, z_hi)
+    """World corners of wall-frame boxes, one per entry of ``s_lo`` (the rest broadcast to it)."""
+    k = len(s_lo)
     lo, hi = np.empty((k, 3)), np.empty((k, 3))
     si, ti = (0, 1) if w.axis == "x" else (1, 0)
     lo[:, si], hi[:, si], lo[:, ti], hi[:, ti] = s_lo, s_hi, t_lo, t_hi
@@ -100,7 +101,9 @@ def _top_of(w: WallLine, s: np.ndarray, flat_top: float) -> np.ndarray:
     """Stud tops at positions ``s``: a flat plate line, or the roof profile (lowest point of the stud)."""
     if w.mode == "gable" and w.profile is not None:
         return np.minimum(w.profile(s - T2X / 2), w.profile(s + T2X / 2))
-    return np.full(np.shape(s), flat_top)
+    tops = np.empty(s.shape)
+    tops.fill(flat_top)
+    return tops
 
 
 def build_wall(fb: FrameBuilder, w: WallLine, below: Run | None) -> Run:
@@ -222,20 +225,31 @@ def _lattice_in(w: WallLine, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray
     """Layout positions strictly inside each ``(lo, hi)`` (its midpoint when none falls there).
 
     Returns:
-        The opening index of each position, and the positions.
+        The opening index of each position, and the positions (openings without a layout
+        position last, at their midpoints).
     """
-    k0 = np.ceil((lo - w.origin) / OC16)
-    n = np.maximum(np.floor((hi - w.origin) / OC16) - k0 + 1, 0).astype(np.int64)
-    which = np.repeat(np.arange(len(lo)), n)
-    k = k0[which] + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    pos = w.origin + OC16 * k
-    inside = (pos - T2X / 2 > lo[which] + 0.02) & (pos + T2X / 2 < hi[which] - 0.02)
-    which, pos = which[inside], pos[inside]
-    empty = np.flatnonzero(np.bincount(which, minlength=len(lo)) == 0)
-    if empty.size:
-        which = np.concatenate([which, empty])
-        pos = np.concatenate([pos, (lo[empty] + hi[empty]) / 2.0])
-    return which, pos
+    # Plain floats: a wall has a few openings of a few positions each, too few for numpy.
+    which: list[int] = []
+    pos: list[float] = []
+    empty: list[int] = []
+    for o, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
+        before = len(pos)
+        for k in range(math.ceil((a - w.origin) / OC16), math.floor((b - w.origin) / OC16) + 1):
+            p = w.origin + OC16 * k
+            if p - T2X / 2 > a + 0.02 and p + T2X / 2 < b - 0.02:
+                which.append(o)
+                pos.append(p)
+        if len(pos) == before:
+            empty.append(o)
+    pos += [(lo[e] + hi[e]) / 2.0 for e in empty]
+    return np.array(which + empty, dtype=np.int64), np.array(pos, dtype=np.float64)
+
+
+def _pairs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``first[0], second[0], first[1], second[1], …``: two members per opening, in order."""
+    out = np.empty(2 * len(first))
+    out[0::2], out[1::2] = first, second
+    return out
 
 
 def _frame_openings(fb: FrameBuilder, w: WallLine, tag: str, sole: Run, zs: float, plate_z: float) -> None:
@@ -248,21 +262,21 @@ def _frame_openings(fb: FrameBuilder, w: WallLine, tag: str, sole: Run, zs: floa
     o_hi = np.array([o.hi for o in ops])
     z_head, depth = opening_heads(ops, zs)
     # Kings (full height, or up to the roof in an A-frame end) and trimmers: two per opening.
-    ks = np.stack([o_lo - 2 * T2X, o_hi + T2X], 1).ravel()
+    ks = _pairs(o_lo - 2 * T2X, o_hi + T2X)
     lo, hi = _box(w, ks, ks + T2X, t_lo, t_hi, zs, _top_of(w, ks + T2X / 2, plate_z))
     fb.add_aabb("King", tag, lo, hi, phase=WALLS, section=sec, story=st, parents=sole.covering(ks))
-    ts = np.stack([o_lo - T2X, o_hi], 1).ravel()
-    lo, hi = _box(w, ts, ts + T2X, t_lo, t_hi, zs, np.repeat(z_head, 2))
+    ts = _pairs(o_lo - T2X, o_hi)
+    lo, hi = _box(w, ts, ts + T2X, t_lo, t_hi, zs, z_head.repeat(2))
     trim = fb.add_aabb("Trimmer", tag, lo, hi, phase=WALLS, section=sec, story=st, parents=sole.covering(ts))
     # Headers: two plies per opening at the wall faces, bearing on the trimmers.
-    ply = np.array(_PLY_T)
+    (p0, p1), (q0, q1) = _PLY_T
     lo, hi = _box(
-        w, np.repeat(o_lo - T2X, 2), np.repeat(o_hi + T2X, 2),
-        np.tile(t_lo + ply[:, 0], len(ops)), np.tile(t_lo + ply[:, 1], len(ops)),
-        np.repeat(z_head, 2), np.repeat(z_head + depth, 2),
+        w, (o_lo - T2X).repeat(2), (o_hi + T2X).repeat(2),
+        np.array((t_lo + p0, t_lo + q0) * len(ops)), np.array((t_lo + p1, t_lo + q1) * len(ops)),
+        z_head.repeat(2), (z_head + depth).repeat(2),
     )  # fmt: skip
     head = fb.add_aabb(
-        "Header", tag, lo, hi, phase=WALLS, section=sec, story=st, parents=np.repeat(trim[0::2], 2)
+        "Header", tag, lo, hi, phase=WALLS, section=sec, story=st, parents=trim[0::2].repeat(2)
     )
     # Rough sills under windows (flat 2x4 headers: the taxonomy has no window-sill type, and
     # a "Sill" would be read as an elevated foundation sill by T8).
