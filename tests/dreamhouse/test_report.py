@@ -131,7 +131,7 @@ def test_summarize_feeds_the_harness_report() -> None:
     assert out["episodes"] == len(EPISODES)
     titles = list(out["tables"])
     assert [t.split(":")[0] for t in titles] == [
-        "Table 1", "Table 2", "Table 5", "T of passed vs failed structures (* paper, Planner-Atomic)",
+        "Table 1", "Table 1 (ours)", "Table 2", "Table 5", "T of passed vs failed structures (* paper, Planner-Atomic)",
         "Figure 7", "Figure 7",
     ]
 

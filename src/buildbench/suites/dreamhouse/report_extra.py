@@ -24,6 +24,7 @@ from .report_paper import (
     Labeller,
     condition_of,
     group_mean,
+    group_span,
     model_of,
     protocol_label,
 )
@@ -101,6 +102,20 @@ def table5_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
     for (model, protocol), paper in PAPER_TABLE5.items():
         rows.append(_table5_row(model + PAPER_MARK, protocol, list(paper), 1200))
     return rows
+
+
+def table5_intervals(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:
+    """Table 5's rows of ours again (Frame), each cell the 95 % interval of its value."""
+    label = label or model_of
+    groups: dict[tuple[str, str], list[Episode]] = {}
+    for ep in episodes:
+        if ep.protocol in TABLE5_PROTOCOLS and condition_of(ep) == "frame":
+            groups.setdefault((label(ep), ep.protocol), []).append(ep)
+    columns = {"struct": "structural_pass", "visual": "visual_fidelity", "vis pass": "visual_pass",
+               "joint": "joint_pass"}
+    return [{"model": model, "variant": protocol_label(protocol),
+             **{title: group_span(eps, key) for title, key in columns.items()}}
+            for (model, protocol), eps in sorted(groups.items())]
 
 
 def t_split_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:

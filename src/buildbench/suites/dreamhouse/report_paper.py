@@ -14,6 +14,7 @@ from typing import Any, get_args
 from buildbench.harness import Episode, is_scored
 from buildbench.harness.episode_outcome import OutcomeReadError, episode_outcome
 from buildbench.harness.run_options import given_run_options
+from buildbench.harness.stats import bootstrap_interval
 
 from .options import DreamHouseOptions
 from .outcome import DreamHouseOutcome
@@ -97,22 +98,32 @@ _CONDITIONS: tuple[str, ...] = get_args(Condition)
 _DEFAULT_CONDITION = DreamHouseOptions.model_fields["condition"].default
 
 
+def group_values(episodes: Sequence[Episode], key: str) -> tuple[list[float], list[str]]:
+    """The values a Table 1 cell averages and their task ids: for S/T those of the structurally
+    passed scored episodes, else of the scored episodes that define ``key`` (a task without a
+    target frame has no joint pass; an episode without the metric counts 0)."""
+    if key in PASSED_ONLY:
+        chosen = [ep for ep in episodes
+                  if is_scored(ep) and ep.metrics.get("structural_pass") == 1.0 and _finite(ep.metrics.get(key))]
+    else:
+        chosen = [ep for ep in episodes if is_scored(ep) and _finite(ep.metrics.get(key, 0.0))]
+    return [float(ep.metrics.get(key, 0.0)) for ep in chosen], [ep.task_id for ep in chosen]
+
+
 def group_mean(episodes: Sequence[Episode], key: str) -> float | None:
     """Table 1 cell: rate over the scored episodes, or for S/T the mean over passed ones; None if undefined."""
-    if not episodes:
-        return None
-    if key in PASSED_ONLY:
-        values = [
-            ep.metrics[key]
-            for ep in episodes
-            if is_scored(ep)
-            and ep.metrics.get("structural_pass") == 1.0
-            and _finite(ep.metrics.get(key))
-        ]
-        return sum(values) / len(values) if values else None
-    # A rate over the episodes that define it (a task without a target frame has no joint pass).
-    scored = [ep for ep in episodes if is_scored(ep) and _finite(ep.metrics.get(key, 0.0))]
-    return sum(float(ep.metrics.get(key, 0.0)) for ep in scored) / len(scored) if scored else None
+    values, _ = group_values(episodes, key)
+    return sum(values) / len(values) if values else None
+
+
+def group_span(episodes: Sequence[Episode], key: str) -> str:
+    """The 95 % bootstrap interval of `group_mean`'s value, resampling tasks, as ``[low, high]``
+    to 3 decimals; ``–`` where there is none (no value, or one task only)."""
+    values, tasks = group_values(episodes, key)
+    interval = bootstrap_interval(values, tasks)
+    if interval.clusters < 2 or not (math.isfinite(interval.low) and math.isfinite(interval.high)):
+        return "–"
+    return f"[{interval.low:.3f}, {interval.high:.3f}]"
 
 
 def protocol_label(protocol: str) -> str:

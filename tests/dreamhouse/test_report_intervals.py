@@ -1,0 +1,59 @@
+"""DreamHouse Tables 1 and 5 are followed by the 95 % intervals of our cells: the values each cell
+averages, resampled by task (numpy default_rng(0), 2000 resamples, percentiles 2.5/97.5), by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from buildbench.harness import Episode
+from buildbench.suites.dreamhouse.report import TABLE1_INTERVALS, TABLE5_INTERVALS, summarize
+
+
+def _span(values: list[float], tasks: list[str]) -> str:
+    order = list(dict.fromkeys(tasks))
+    sums = np.array([sum(v for v, t in zip(values, tasks, strict=True) if t == task) for task in order])
+    counts = np.array([tasks.count(task) for task in order], dtype=float)
+    picks = np.random.default_rng(0).integers(0, len(order), size=(2000, len(order)))
+    low, high = np.quantile(sums[picks].sum(axis=1) / counts[picks].sum(axis=1), [0.025, 0.975])
+    return f"[{low:.3f}, {high:.3f}]"
+
+
+def _ep(task: str, sample: int, metrics: dict[str, Any], condition: str, status: str = "ok",
+        protocol: str = "planner-atomic") -> Episode:
+    return Episode(task_id=task, sample=sample, suite="dreamhouse", agent="oracle", protocol=protocol, seed=0,
+                   status=status, metrics=metrics,  # type: ignore[arg-type]
+                   metadata={"run_options": {"condition": condition}})
+
+
+def _m(passed: float, visual: float, joint: float) -> dict[str, float]:
+    return {"structural_pass": passed, "visual_fidelity": visual, "topological_fidelity": 0.5, "joint_pass": joint,
+            "visual_pass": joint}
+
+
+def test_table1_and_table5_intervals_resample_tasks() -> None:
+    frame = [("h0", 0, _m(1, 0.9, 1)), ("h0", 1, _m(0, 0.1, 0)), ("h1", 0, _m(1, 0.5, 0)),
+             ("h2", 0, _m(0, 0.2, 0)), ("h3", 0, _m(1, 0.7, 1))]
+    episodes = [_ep(t, s, m, "frame") for t, s, m in frame]
+    episodes += [_ep("h4", 0, {}, "frame", status="error"),  # unscored: in no interval
+                 _ep("h9", 0, _m(1, 0.4, 1), "facade")]  # one task: no interval
+    episodes += [_ep(t, s, m, "frame", protocol="planner-managed") for t, s, m in frame]
+    tables = summarize(episodes)["tables"]
+    (atomic, managed) = tables[TABLE1_INTERVALS]
+    assert (atomic["model"], atomic["protocol"], managed["protocol"]) == ("oracle", "atomic", "managed")
+    tasks = [t for t, _, _ in frame]
+    struct = _span([m["structural_pass"] for _, _, m in frame], tasks)
+    assert atomic["Struct F/Fa"] == f"{struct}/–"
+    passed = [(t, m) for t, _, m in frame if m["structural_pass"] == 1]  # S: over passed structures only
+    visual = _span([m["visual_fidelity"] for _, m in passed], [t for t, _ in passed])
+    assert atomic["Visual F/Fa"] == f"{visual}/–"
+    assert atomic["Joint F/Fa"] == f"{_span([m['joint_pass'] for _, _, m in frame], tasks)}/–"
+    (row,) = tables[TABLE5_INTERVALS]
+    assert (row["variant"], row["struct"], row["visual"]) == ("managed", struct, visual)
+    assert row["vis pass"] == _span([m["visual_pass"] for _, _, m in frame], tasks)
+
+
+def test_no_interval_table_without_rows_of_ours() -> None:
+    tables = summarize([])["tables"]
+    assert TABLE1_INTERVALS not in tables and TABLE5_INTERVALS not in tables
