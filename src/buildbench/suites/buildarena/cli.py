@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from buildbench.inputs import read_bytes, read_text
+from buildbench.inputs import read_bytes
 from buildbench.limits import limit
 
 from .calibration_cli import calibrate, sensitivity
@@ -180,24 +180,24 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
               help="Seed (chooses tracked blocks of Lift Lv.2/3).")
 @PROFILE_OPTION
 def analyze(log: Path, machine_path: Path, task_id: str, seed: int, profile: str) -> None:
-    """Judge a trajectory LOG from Besiege (the exported .bsg's Lua log: "t, ID_k, x, y, z" lines).
+    """Judge a trajectory LOG from Besiege: the exported .bsg's Lua log ("t, ID_k, x, y, z" lines)
+    or BuildArena 2.0's Block Tracker CSV, told apart by the first line as `calibrate` does.
 
     Prints one JSON object: pass, indicator, reason and the metrics (trajectory metrics included),
     computed by the same rules as our simulations. Exit 1 when the task is not passed.
     """
-    from .besiege import TrajectoryCsvError, read_trajectory_csv
     from .check import judge
+    from .trajectories import RecordingError, read_recording
 
     task = task_spec(task_id)
     machine = load_machine(machine_path, profile)
     try:
-        text = read_text(log)
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {log}: {exc.strerror or exc}") from None
+        recording = read_recording(log, {b.id: b.type for b in machine.blocks.values()})
+    except RecordingError as exc:
+        raise click.ClickException(str(exc)) from None
     try:
-        traj = read_trajectory_csv(text, {b.id: b.type for b in machine.blocks.values()})
-        verdict = judge(task, machine, traj, seed=seed)
-    except (TrajectoryCsvError, KeyError, ValueError) as exc:
+        verdict = judge(task, machine, recording.trajectory, seed=seed)
+    except (KeyError, ValueError) as exc:
         raise click.ClickException(f"{log}: {exc}") from None
     click.echo(json.dumps({"task": task_id, "passed": verdict.passed, "indicator": verdict.indicator,
                            "reason": verdict.reason, "metrics": verdict.metrics}, default=str))
