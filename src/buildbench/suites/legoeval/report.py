@@ -8,7 +8,8 @@ Tables 1, 2, 3, 5, 7); ours are labelled by evaluator (agent) name.
 * Table 1: holistic and partial macro F1 / recall / precision / κ against the labels.
 * Table 2: relative F1 change of tool-group ablations against the full evaluator.
 * Table 3: success rates (holistic, per constraint type, micro "Avg.") by an evaluator's
-  verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers).
+  verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers); our
+  holistic SR and Avg. carry a 95 % bootstrap interval resampling scenes (tasks).
 * Table 4: identified (``-o constraints=identify``) against given constraints: holistic
   and partial success rates (fractions, as the paper prints them) and holistic F1.
 * Table 5: tool F1, GED and argument F1 of the model's plans against the reference plans,
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
+from buildbench.harness.stats import Estimate, bootstrap_interval, bootstrap_of_counts
+from buildbench.harness.tables import cell_text, number_text
 
 from .metrics import Agreement, agreement_from_counts
 from .options import LegoEvalOptions
@@ -126,9 +129,6 @@ def f1_interval(episodes: Sequence[Episode], level: str) -> str:
     """A macro F1's 95 % bootstrap interval (seed 0), resampling tasks with their episodes'
     confusion counts (`bootstrap_of_counts`); ``n/a`` with fewer than two tasks or where a
     resample would often hold one label class only."""
-    from buildbench.harness.stats import bootstrap_of_counts
-    from buildbench.harness.tables import number_text
-
     rows, tasks = [], []
     for ep in _labelled(episodes):
         if level == "holistic":
@@ -168,14 +168,20 @@ def _rate(hits: int, n: int) -> float | None:
 def table3_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
     """Success rates (%) of the scenes in ``episodes`` by the evaluator's verdicts."""
     eps = [ep for ep in episodes if is_scored(ep)]
-    preds = [ep.metrics.get("valid_pred") for ep in eps]
-    judged = [p for p in preds if isinstance(p, int | float)]
-    row: dict[str, Any] = {"method": name, "source": "ours", "holistic_sr": _rate(int(sum(judged)), len(judged))}
+    verdicts = [(float(p), ep.task_id) for ep in eps if isinstance(p := ep.metrics.get("valid_pred"), int | float)]
+    judged = [p for p, _ in verdicts]
+    sr = bootstrap_interval([100.0 * p for p in judged], [t for _, t in verdicts])
+    row: dict[str, Any] = {"method": name, "source": "ours",
+                           "holistic_sr": Estimate.of(sr, digits=1, rounded=False) if judged else None}
     for t in TYPES:
         holds, fails = _sum(eps, f"{t}_holds"), _sum(eps, f"{t}_fails")
         row[t] = _rate(holds, holds + fails)
     holds, fails = _sum(eps, "partial_holds"), _sum(eps, "partial_fails")
-    row["avg"] = _rate(holds, holds + fails)
+    counts = [[float(ep.metrics.get(f"partial_{k}") or 0.0) for k in ("holds", "fails")] for ep in eps]
+    span = bootstrap_of_counts(counts, [ep.task_id for ep in eps], lambda c: _rate(int(c[0]), int(c[0] + c[1])))
+    low, high = span or (float("nan"), float("nan"))
+    avg = _rate(holds, holds + fails)
+    row["avg"] = None if avg is None else Estimate(avg, low, high, holds + fails, len({e.task_id for e in eps}), 1)
     for b in BUCKETS:
         mine = [ep.metrics.get("valid_pred") for ep in eps
                 if bucket_of(int(ep.metrics.get("n_constraints") or 0)) == b]
@@ -299,6 +305,8 @@ def na_notes(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, lis
 def _cell(value: Any) -> str:
     if value is None:
         return _MISSING
+    if isinstance(value, Estimate):
+        return cell_text(value)
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
