@@ -128,3 +128,20 @@ def test_large_batch_runs_without_quadratic_memory() -> None:
     local = brute_force_pairs(boxes.subset(region), 0.01)
     found = {tuple(p) for p in pairs.tolist()}
     assert {(int(region[i]), int(region[j])) for i, j in local.tolist()} <= found
+
+
+@pytest.mark.parametrize("n", [299, 300])
+def test_frame_like_scene_equals_brute_force(n: int) -> None:
+    """Hundreds of studs, plates many grid cells long and coincident or touching members
+    (a timber frame's mix): each pair is reported once, by the cell owning its overlap."""
+    rng = np.random.default_rng(n)
+    lo = 0.038 * rng.integers(0, 120, (n, 3)).astype(np.float64)
+    long_axis = rng.integers(0, 3, n)
+    size = np.full((n, 3), 0.038)
+    size[np.arange(n), long_axis] = 0.038 * rng.integers(1, 130, n)  # up to ~5 m
+    lo[: n // 10] = lo[n // 10 : 2 * (n // 10)]  # coincident lower corners
+    hi = lo + size
+    bounds = AABBs(lo, hi)
+    overlap = np.all((lo[:, None] <= hi[None]) & (lo[None] <= hi[:, None]), axis=2)
+    i, j = np.nonzero(np.triu(overlap, k=1))
+    np.testing.assert_array_equal(aabb_pairs(bounds), np.stack([i, j], axis=1))

@@ -13,8 +13,6 @@ entries (kept below ``8 n``) and ``c`` candidates; nothing is ``n x n``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from numpy.typing import NDArray
 
@@ -83,14 +81,18 @@ def aabb_pairs(bounds: AABBs) -> IntArray:
     spread = np.var((mins + maxs) / 2, axis=0)
     axis = int(np.argmax(spread))
     across = [k for k in range(3) if k != axis]
-    entry_box, entry_cell, cell_of = _grid_columns(mins[:, across], maxs[:, across])
+    entry_box, entry_cell, (entry_u, entry_v), (lo_cu, lo_cv) = _grid_columns(mins[:, across], maxs[:, across])
 
-    # Exact integer ranks of all bounds along the sweep axis, so that one int64 key can
-    # order entries by (cell, lower bound) without float offsets blurring touching ties.
-    values = np.unique(np.concatenate([mins[:, axis], maxs[:, axis]]))
-    rank_lo = np.searchsorted(values, mins[:, axis])
-    rank_hi = np.searchsorted(values, maxs[:, axis])
-    stride = np.int64(len(values))
+    # Exact integer ranks of all bounds along the sweep axis (equal values share a rank), so
+    # that one int64 key can order entries by (cell, lower bound) without float offsets
+    # blurring touching ties.
+    bounds_along = np.concatenate([mins[:, axis], maxs[:, axis]])
+    by_value = bounds_along.argsort()
+    ordered = bounds_along[by_value]
+    rank = np.empty(2 * n, dtype=np.int64)
+    rank[by_value] = np.concatenate([[0], (ordered[1:] != ordered[:-1]).cumsum()])
+    rank_lo, rank_hi = rank[:n], rank[n:]
+    stride = np.int64(rank[by_value[-1]] + 1)
     key_lo = entry_cell * stride + rank_lo[entry_box]
     key_hi = entry_cell * stride + rank_hi[entry_box]
     order = np.argsort(key_lo, kind="stable")
@@ -98,21 +100,24 @@ def aabb_pairs(bounds: AABBs) -> IntArray:
     end = np.searchsorted(sorted_lo, key_hi[order], side="right")
     counts = end - np.arange(len(order)) - 1
 
-    # Every entry pairs with the run of later entries in its cell that start within it.
-    first = np.repeat(np.arange(len(order)), counts)
+    # Every entry pairs with the run of later entries in its cell that start within it:
+    # sorted entry ``first`` with ``second = first + 1 + (position within first's run)``.
+    sorted_entries = np.arange(len(order))
     run_start = np.cumsum(counts) - counts
-    second = np.arange(int(counts.sum())) - np.repeat(run_start, counts) + first + 1
-    i, j = entry_box[order[first]], entry_box[order[second]]
-    cell = entry_cell[order[first]]
+    first = np.repeat(sorted_entries, counts)
+    second = np.arange(int(counts.sum())) + np.repeat(sorted_entries + 1 - run_start, counts)
+    sorted_box = entry_box[order]
+    i, j = sorted_box[first], sorted_box[second]
 
     lo_u, hi_u = mins[:, across[0]].copy(), maxs[:, across[0]].copy()
     lo_v, hi_v = mins[:, across[1]].copy(), maxs[:, across[1]].copy()
     keep = (lo_u[i] <= hi_u[j]) & (lo_u[j] <= hi_u[i]) & (lo_v[i] <= hi_v[j]) & (lo_v[j] <= hi_v[i])
-    i, j, cell = i[keep], j[keep], cell[keep]
+    i, j, first = i[keep], j[keep], first[keep]
     # A pair sharing several cells is reported only by the cell holding the lower corner
-    # of the two boxes' overlap, which both boxes are guaranteed to reach.
-    corner = np.stack([np.maximum(lo_u[i], lo_u[j]), np.maximum(lo_v[i], lo_v[j])], axis=1)
-    owner = cell == cell_of(corner)
+    # of the two boxes' overlap, which both boxes are guaranteed to reach. Cell indices are
+    # floors of a monotone map, so the corner's cell is the larger of the two lower cells.
+    cell_u, cell_v = entry_u[order][first], entry_v[order][first]
+    owner = (cell_u == np.maximum(lo_cu[i], lo_cu[j])) & (cell_v == np.maximum(lo_cv[i], lo_cv[j]))
     i, j = i[owner], j[owner]
     # One int64 key (low * n + high) sorts the pairs lexicographically.
     key = np.sort(np.minimum(i, j) * np.int64(n) + np.maximum(i, j))
@@ -121,7 +126,7 @@ def aabb_pairs(bounds: AABBs) -> IntArray:
 
 def _grid_columns(
     mins: NDArray[np.float64], maxs: NDArray[np.float64]
-) -> tuple[IntArray, IntArray, Callable[[NDArray[np.float64]], IntArray]]:
+) -> tuple[IntArray, IntArray, tuple[IntArray, IntArray], tuple[IntArray, IntArray]]:
     """Bucket boxes into a 2-D grid over the two cross axes.
 
     The cell edge is twice the median box size (at least ``span / sqrt(n)`` so the grid has
@@ -129,13 +134,13 @@ def _grid_columns(
     total (long members crossing many cells).
 
     Returns:
-        ``(box, cell)`` index pairs, one per cell a box overlaps, and a function mapping
-        ``(m, 2)`` points to their cell ids.
+        ``(box, cell)`` index pairs, one per cell a box overlaps, each entry's cell as grid
+        coordinates ``(u, v)``, and each box's lowest cell ``(u, v)``.
     """
     n = len(mins)
     origin = mins.min(axis=0)
     span = maxs.max(axis=0) - origin
-    typical = np.median(maxs - mins, axis=0)
+    typical = _median_rows(maxs - mins)
     size = np.maximum(2 * typical, span / np.sqrt(n))
     size = np.where(size > 0, size, np.inf)
     while True:
@@ -149,14 +154,19 @@ def _grid_columns(
     per_box = np.prod(spans, axis=1)
     box = np.repeat(np.arange(n), per_box)
     offset = np.arange(int(per_box.sum())) - np.repeat(np.cumsum(per_box) - per_box, per_box)
-    cu = lo_cell[box, 0] + offset // spans[box, 1]
-    cv = lo_cell[box, 1] + offset % spans[box, 1]
+    lo_u, lo_v = lo_cell[:, 0].copy(), lo_cell[:, 1].copy()
+    cu = lo_u[box] + offset // spans[box, 1]
+    cv = lo_v[box] + offset % spans[box, 1]
+    return box, cu * width + cv, (cu, cv), (lo_u, lo_v)
 
-    def cell_of(points: NDArray[np.float64]) -> IntArray:
-        c = _cell_index(points, origin, size)
-        return c[:, 0] * width + c[:, 1]
 
-    return box, cu * width + cv, cell_of
+def _median_rows(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``np.median(values, axis=0)`` (the same numbers) by one partial sort, without its overhead."""
+    k = len(values) // 2
+    if len(values) % 2:
+        return np.partition(values, k, axis=0)[k]
+    part = np.partition(values, (k - 1, k), axis=0)
+    return (part[k - 1] + part[k]) / 2.0
 
 
 def _cell_index(
