@@ -19,7 +19,7 @@ import pytest
 
 from buildbench.cli.main import main
 from buildbench.scenes.formats import read_items
-from buildbench.scenes.io import load_scene
+from buildbench.scenes.io import load_scene, revis_records
 from buildbench.scenes.model import SceneFormatError
 
 
@@ -185,3 +185,14 @@ def test_a_house_where_one_scene_is_loaded_says_how_to_get_one(tmp_path: Path) -
     with pytest.raises(SceneFormatError, match=r"not one scene: a 3D-FRONT house \(2 rooms\); write a room as one "
                                                r"with `buildbench scenes convert --from 3dfront`"):
         load_scene(_write(tmp_path, _house()))
+
+
+def test_batch_readers_take_each_floored_room_of_a_house(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``scenerevis metrics`` (and every reader of ``revis_records``) splits a 3D-FRONT house
+    into its rooms, as it does a THOR house."""
+    (record,) = revis_records(_house())
+    assert [o["jid"] for o in record["objects"]] == ["bed-jid", "wardrobe-jid"]
+    path = _write(tmp_path, _house())
+    assert main(["scenerevis", "metrics", "--json", "--no-voxels", "--no-navigation", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n_scenes"] == 1 and report["scenes"][0]["n_objects"] == 2

@@ -71,3 +71,16 @@ def test_an_open_walls_list_of_entries_is_still_refused() -> None:
     variant["open_walls"] = [[[0, 0], [1, 0]]]
     with pytest.raises(SceneFormatError, match="open_walls: expected an object with 'segments' and 'openWallBoxes'"):
         load_scene(variant)
+
+
+def test_scenerevis_metrics_reads_a_gzipped_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = json.dumps(_doc("procthor_zg_house_100.json")) + "\n"
+    plain, packed = tmp_path / "houses.jsonl", tmp_path / "houses.jsonl.gz"
+    plain.write_text(text)
+    packed.write_bytes(gzip.compress(text.encode()))
+    args = ["scenerevis", "metrics", "--json", "--no-voxels", "--no-navigation"]
+    assert main([*args, str(plain)]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert main([*args, str(packed)]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["n_scenes"] == want["n_scenes"] >= 1 and got["scenes"] == want["scenes"]

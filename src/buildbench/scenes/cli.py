@@ -35,9 +35,9 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
     plus room_floor / room_walls and OUT/manifest.json (each object's mesh source).
 
     Exit status: 0 when every scene was written, 2 when an input or asset was bad."""
-    from buildbench.inputs import read_text
     from buildbench.scenes.assets import AssetError, AssetLibrary, check_level
     from buildbench.scenes.assets.export import export_scene, safe_name, scene_documents
+    from buildbench.scenes.io import scene_text
 
     level = check_level(geometry)
     library = None
@@ -54,7 +54,7 @@ def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str,
     texts = []
     for path in rooms:
         try:
-            texts.append((path, read_text(path)))
+            texts.append((path, scene_text(path)))
         except OSError as exc:
             raise click.UsageError(f"{path}: cannot read ({exc.strerror or exc})") from None
         if not texts[-1][1].strip():

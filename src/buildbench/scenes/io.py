@@ -153,8 +153,13 @@ def _json_document(text: str) -> dict[str, Any] | list[Any] | None:
 def revis_records(data: Any) -> list[Any]:
     """The SceneReVis room records a parsed document holds: those of each item of a list of
     objects (ProcTHOR writes houses as a list), one flat record per room of a THOR house
-    (its objects in SceneReVis form, ids kept), or the document itself (for the caller to
-    refuse). SceneFormatError when a THOR house cannot be read."""
+    (its objects in SceneReVis form, ids kept) or of a 3D-FRONT house (each room with a floor,
+    as ``scenes convert --from 3dfront`` reads it), or the document itself (for the caller to
+    refuse). SceneFormatError when such a house cannot be read."""
+    from buildbench.scenes.formats import ReadOptions
+    from buildbench.scenes.formats.front import is_front
+    from buildbench.scenes.formats.front import read as read_front
+
     if isinstance(data, list) and data and all(isinstance(item, dict) for item in data):
         records = []
         for i, item in enumerate(data):
@@ -164,6 +169,8 @@ def revis_records(data: Any) -> list[Any]:
     if isinstance(data, dict) and isinstance(data.get("rooms"), list):
         scene = read_thor(data)
         return [write_revis(scene, room_id=room.id) for room in scene.rooms]
+    if is_front(data):
+        return [write_revis(item.scene) for item in read_front(data, ReadOptions())]
     return [data]
 
 

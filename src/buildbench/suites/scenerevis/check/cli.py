@@ -28,10 +28,9 @@ from typing import Any
 
 import click
 
-from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
 from buildbench.scenes import scene_warnings
-from buildbench.scenes.io import revis_records, scene_lines
+from buildbench.scenes.io import revis_records, scene_lines, scene_text
 from buildbench.scenes.model import SceneFormatError
 
 from .physics import RULES
@@ -89,7 +88,7 @@ def metrics(ctx: click.Context, scenes_path: Path, as_json: bool, rules: str, vo
         click.echo(f"error: --geometry: {exc}", err=True)
         ctx.exit(2)
     try:
-        text = read_text(scenes_path)
+        text = scene_text(scenes_path)  # a .jsonl.gz as its content
     except OSError as exc:
         click.echo(f"error: {scenes_path}: cannot read: {exc.strerror or exc}", err=True)
         ctx.exit(2)

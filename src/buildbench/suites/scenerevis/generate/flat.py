@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from buildbench.inputs import read_text
 from buildbench.jsonio import parse_json
 
 #: The placeholder asset id of objects that still need retrieval. The released code spells
@@ -235,11 +234,11 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
     its SceneRecordError in its place, so batch commands can report it and carry on. A file
     that cannot be read raises SceneRecordError at once."""
     from buildbench.scenes import scene_warnings
-    from buildbench.scenes.io import revis_records, scene_lines
+    from buildbench.scenes.io import revis_records, scene_lines, scene_text
     from buildbench.scenes.model import SceneFormatError
 
     try:
-        text = read_text(path)
+        text = scene_text(path)  # a .jsonl.gz as its content
     except OSError as exc:
         raise SceneRecordError(f"{path}: cannot read ({exc.strerror})") from None
     for n, line in scene_lines(text):
