@@ -205,3 +205,21 @@ def test_a_process_killed_between_steps_is_not_the_agents_failure(envs: Callable
     again.append(_code(killed, APPEND).observation.text)
     assert again == seen and _work_file(killed, "log.txt") == "xx"
     assert killed.outcome().to_dict() == plain.outcome().to_dict()
+
+
+@pytest.mark.parametrize("plant", [
+    "os.symlink('/etc/hostname', name)",  # a link to a file the agent cannot read
+    "open('mine', 'w').write('x')\nos.link('mine', name)",  # a second name of a file the agent keeps changing
+    "os.mkdir(name)",
+], ids=["symlink", "hard link", "folder"])
+def test_a_saved_scene_is_kept_only_as_a_plain_file_of_its_own(plant: str, tmp_path: Path) -> None:
+    """The process that saves the scene is the agent's: what it leaves under the file's name is
+    taken only when it is a plain file no one else holds."""
+    from buildbench.suites.dreamhouse.executors import make_executor
+
+    with make_executor("fast", collection="C1") as ex:
+        assert ex.run("import bpy").ok
+        assert ex._worker.call(f"import os\ndef __save__(name):\n    {plant.replace(chr(10), chr(10) + '    ')}\n"
+                               "    return True").ok
+        assert ex.save_scene(tmp_path) is None
+        assert list(tmp_path.iterdir()) == []

@@ -4,7 +4,8 @@
 - ``blender``: real Blender (the ``bpy`` wheel in ``.venv-blender``, or a binary).
 
 Both run agent code in `buildbench.sandbox` (never in the harness process), keep the
-scene across runs until `Executor.reset`, and export members the way the released
+scene across runs until `Executor.reset`, save it whole and open it again in a fresh process
+(`Executor.save_scene`, `Executor.load_scene`), and export members the way the released
 harness's ``helpers/blender_export.py`` does, so a conformance corpus can hold them to
 identical results.
 
