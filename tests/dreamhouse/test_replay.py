@@ -177,6 +177,10 @@ def test_the_saved_scene_is_out_of_the_agents_reach(envs: Callable[[], DreamHous
     _fail(env)
     _code(env, "import bpy")
     assert env.structure.names == ("Post_1",)
+    # One saved scene at a time (the last accepted one), removed with the env.
+    assert [p.name for p in saved.parent.iterdir()] == [env._history.saved.name] != [saved.name]
+    env.close()
+    assert not saved.parent.exists()
 
 
 def test_a_scene_that_cannot_be_saved_keeps_its_members(envs: Callable[[], DreamHouseEnv]) -> None:
