@@ -99,7 +99,10 @@ def test_a_suite_without_a_flag_has_no_pass_at_k(tmp_path: Path) -> None:
 
 def _bim(task: str, sample: int, solved: float, geometry: float, status: str = "ok") -> Episode:
     metrics = {"solved": solved, "final": 0.5, "geometry": geometry, "semantics": 1.0, "topology": solved}
-    return _ep("bimedit", task, sample, metrics if status == "ok" else {}, status=status)
+    ep = _ep("bimedit", task, sample, metrics if status == "ok" else {}, status=status)
+    if status == "ok":
+        ep.outcome = {"failure": "executed", "tool_calls": 1}
+    return ep
 
 
 def test_bimedit_table2_and_figure3_are_over_tasks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,6 +133,20 @@ def test_bimedit_table2_and_figure3_are_over_tasks(tmp_path: Path, capsys: pytes
     assert by_scene["simple"]["solved %"] == 75.0 and by_scene["simple"]["tasks"] == 2  # (0.5 + 1) / 2, not 2/3
     assert by_scene["simple"]["geometry"] == round(100 * ((1.0 + 0.5) / 2 + 0.99) / 2, 2)  # 0-100
     assert "over tasks" in report["tables"]["How Table 2 and Figure 3 are computed"][0]["note"]
+    table1 = report["tables"]["Table 1: scores, 0-100, mean ± std"][0]
+    geometry = [75.0, 99.0, 0.0]  # per task, 0-100
+    g_low, g_high = _interval(geometry, tasks)
+    assert table1["geometry"] == round(sum(geometry) / 3, 2) and table1["geometry"].std == pytest.approx(
+        float(np.std(geometry)))
+    assert (table1["geometry"].low, table1["geometry"].high) == (pytest.approx(g_low), pytest.approx(g_high))
+    assert cell_text(table1["geometry"]).startswith(f"{sum(geometry) / 3:.2f} ± {np.std(geometry):.2f} [")
+    # Table 3 is over episodes as the paper's (one sample a task there): the error is 1 of 7,
+    # its interval resampling tasks with all their episodes, the unscored one included.
+    table3 = report["tables"]["Table 3: runtime failure rates (%)"][0]
+    flags = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 100.0]
+    f_low, f_high = _interval(flags, ["d", "d", "s", "t", "t", "t", "s"])
+    assert table3["n"] == 7 and table3["overall"] == round(100 / 7, 2) and table3["other"] == round(100 / 7, 2)
+    assert (table3["overall"].low, table3["overall"].high) == (pytest.approx(f_low), pytest.approx(f_high))
     assert main(["report", str(run)]) == 0
     text = capsys.readouterr().out
     assert f"50.00 [{100 * low:.2f}, {100 * high:.2f}]" in text

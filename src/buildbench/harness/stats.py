@@ -293,17 +293,20 @@ class Estimate(float):
     ``low``/``high``/``n`` (`buildbench.harness.tables.cell_intervals`).
 
     ``n`` counts the values the mean is over, ``tasks`` the clusters resampled; ``low``/``high``
-    are NaN where there is no interval (no value, one task only, an infinite value)."""
+    are NaN where there is no interval (no value, one task only, an infinite value). A table that
+    gives a spread as the paper does (mean ± std) gives it as ``std``: ``value ± std [low, high]``."""
 
     low: float
     high: float
     n: int
     tasks: int
     digits: int
+    std: float
 
-    def __new__(cls, value: float, low: float, high: float, n: int, tasks: int, digits: int = 2) -> Estimate:
+    def __new__(cls, value: float, low: float, high: float, n: int, tasks: int, digits: int = 2,
+                std: float = math.nan) -> Estimate:
         cell = super().__new__(cls, value)
-        cell.low, cell.high, cell.n, cell.tasks, cell.digits = low, high, n, tasks, digits
+        cell.low, cell.high, cell.n, cell.tasks, cell.digits, cell.std = low, high, n, tasks, digits, std
         return cell
 
     @classmethod
@@ -316,11 +319,12 @@ class Estimate(float):
         return cls(round(mean, digits) if rounded else mean, low * scale, high * scale, interval.n,
                    interval.clusters, digits)
 
-    def __reduce__(self) -> tuple[type, tuple[float, float, float, int, int, int]]:
-        return (Estimate, (float(self), self.low, self.high, self.n, self.tasks, self.digits))
+    def __reduce__(self) -> tuple[type, tuple[float, float, float, int, int, int, float]]:
+        return (Estimate, (float(self), self.low, self.high, self.n, self.tasks, self.digits, self.std))
 
     def to_dict(self) -> dict[str, float | int]:
-        return {"value": float(self), "low": self.low, "high": self.high, "n": self.n, "tasks": self.tasks}
+        out = {"value": float(self), "low": self.low, "high": self.high, "n": self.n, "tasks": self.tasks}
+        return out if math.isnan(self.std) else {**out, "std": self.std}
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -22,11 +22,14 @@ MIN_WIDTH = 60
 
 def cell_text(value: Any) -> str:
     """A cell as text: floats to 3 decimals (`number_text`), a missing value as ``n/a``, an
-    `Estimate` to its own digits followed by its 95 % interval (the value alone where it has none)."""
+    `Estimate` to its own digits, its ``± std`` where it has one, then its 95 % interval (none
+    where it has none)."""
     if value is None:
         return "n/a"
     if isinstance(value, Estimate):
         text = number_text(value, value.digits)
+        if not math.isnan(value.std):
+            text += f" ± {number_text(value.std, value.digits)}"
         if value == value and math.isfinite(value.low) and math.isfinite(value.high):
             text += f" [{number_text(value.low, value.digits)}, {number_text(value.high, value.digits)}]"
         return text

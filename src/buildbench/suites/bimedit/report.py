@@ -5,6 +5,10 @@ Table 1 (spec 3.5, 5): with several samples a task's score is the mean of its sa
 spread is between tasks, not between the samples of one; rates are percentages. Published numbers are from the paper's Tables 1–3 (spec section 5);
 Figure 3 gives no numbers except the topology score by instruction type averaged over the
 seven models (direct 46.3, spatial 37.5, topological 41.2), which is shown beside ours.
+
+Our cells carry a 95 % bootstrap interval resampling tasks (`buildbench.harness.stats.Estimate`:
+``mean [low, high]``, Table 1 ``mean ± std [low, high]``, the interval that of the mean); Table 2
+and Figure 3 are over tasks (`OVER_TASKS_NOTE`), Table 3 over episodes (one bucket each).
 """
 
 from __future__ import annotations
@@ -67,12 +71,10 @@ NO_DATA_NOTE = (f"{NO_DATA}: no scored episode in that group in this run (for ex
 _NO_OUTCOME_FAILURE = {"api_error": "api", "timeout": "timeout", "crash": "crash", "budget": "budget"}
 
 
-def _pm(values: np.ndarray) -> str:
-    return f"{values.mean():.2f} ± {values.std():.2f}" if values.size else "–"
-
-
-def _rate(flags: np.ndarray) -> float | str:
-    return round(float(flags.mean() * 100), 2) if flags.size else NO_DATA
+def _rate(flags: np.ndarray, tasks: Sequence[str]) -> Estimate | str:
+    """A share of episodes (%) with its 95 % bootstrap interval resampling tasks."""
+    return Estimate.of(bootstrap_interval(flags.astype(float).tolist(), list(tasks)), scale=100) if flags.size \
+        else NO_DATA
 
 
 #: How Table 2 and the Figure 3 breakdowns are computed (the paper's rates are shares of tasks).
@@ -95,6 +97,7 @@ class _Scores:
         self.axes = {a: np.array([100.0 * e.metrics[a] for e in scored]) for a in AXES}
         self.solved = np.array([bool(e.metrics.get("solved", 0.0)) for e in scored], dtype=bool)
         self.failures = [failure_class(e, outcome) for e, outcome in read]
+        self.failure_tasks = [e.task_id for e, _ in read]
         self.n = len(scored)
 
     def subset(self, key: str, value: str) -> np.ndarray:
@@ -110,6 +113,15 @@ class _Scores:
         tasks = [t for t, keep in zip(self.tasks, mask, strict=True) if keep]
         means = per_task(tasks, values[mask].astype(float))
         return Estimate.of(bootstrap_interval(means.tolist()), scale=scale)
+
+    def spread(self, values: np.ndarray) -> Estimate | str:
+        """Table 1's cell: the mean over tasks ± the std across tasks (each task at its samples'
+        mean, as the paper's one sample per task), with the mean's interval; ``–`` without data."""
+        cell = self.over_tasks(values)
+        if not isinstance(cell, Estimate):
+            return "–"
+        std = float(per_task(self.tasks, values).std())
+        return Estimate(float(cell), cell.low, cell.high, cell.n, cell.tasks, cell.digits, std=std)
 
     def task_count(self, mask: np.ndarray) -> int:
         return len({t for t, keep in zip(self.tasks, mask, strict=True) if keep})
@@ -158,7 +170,7 @@ def table1(s: _Scores, label: str) -> list[dict[str, Any]]:
     tasks = len(set(s.tasks))
     across = "tasks" if tasks == s.n else "tasks (each the mean of its samples)"
     rows = [{"source": label, "n": s.n, "tasks": tasks, "± across": across,
-             **{a: _pm(per_task(s.tasks, s.axes[a])) for a in AXES}}]
+             **{a: s.spread(s.axes[a]) for a in AXES}}]
     for model, values in PAPER_TABLE1.items():
         rows.append({"source": f"paper: {model}", "n": 324, "tasks": 324, "± across": "tasks",
                      **{a: f"{m:.2f} ± {sd:.2f}" for a, (m, sd) in zip(AXES, values, strict=True)}})
@@ -180,13 +192,14 @@ def table2(s: _Scores, label: str) -> list[dict[str, Any]]:
     return rows
 
 
-def table3(failures: Sequence[str], label: str) -> list[dict[str, Any]]:
-    """Runtime failure rates (%), one bucket per episode (spec 3.7)."""
+def table3(failures: Sequence[str], tasks: Sequence[str], label: str) -> list[dict[str, Any]]:
+    """Runtime failure rates (%), one bucket per episode (spec 3.7; ``tasks`` their task ids, which
+    the intervals resample)."""
     arr = np.array(failures)
     row: dict[str, Any] = {"source": label, "n": len(failures)}
     for kind in FAILURE_CLASSES[1:]:
-        row[kind] = _rate(arr == kind)
-    row["overall"] = _rate(arr != "executed")
+        row[kind] = _rate(arr == kind, tasks)
+    row["overall"] = _rate(arr != "executed", tasks)
     rows = [row]
     for model, values in PAPER_TABLE3.items():
         rows.append({"source": f"paper: {model}", "n": 324,
@@ -242,7 +255,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
     tables = {
         "Table 1: scores, 0-100, mean ± std": table1(s, label),
         "Table 2: strict solve rates and per-axis pass rates (%)": table2(s, label),
-        "Table 3: runtime failure rates (%)": table3(s.failures, label),
+        "Table 3: runtime failure rates (%)": table3(s.failures, s.failure_tasks, label),
         "Figure 3: by operation": breakdown(s, "operation"),
         "Figure 3: by scene": breakdown(s, "scene"),
         "Figure 3: by instruction type": breakdown(s, "category"),
