@@ -186,6 +186,32 @@ def test_scenerevis_table4_says_what_each_column_is_over(tmp_path: Path) -> None
     assert bedroom["OBR"] == 4.0 and bedroom["OBR"].n == 4  # the error episode is in no mean
 
 
+def test_scenerevis_mean_of_rooms_resamples_tasks_within_each_room() -> None:
+    from buildbench.suites.scenerevis.report import summarize
+
+    def room(task: str, sample: int, kind: str, oob: float) -> Episode:
+        return _ep("scenerevis", task, sample, {"oob_rate": oob, "collision_rate": 0.0}, room=kind)
+
+    bedrooms = [("b1", 0, 10.0), ("b1", 1, 30.0), ("b2", 0, 0.0), ("b3", 0, 5.0)]
+    living = [("l1", 0, 40.0), ("l2", 0, 60.0)]
+    episodes = [room(t, s, "bedroom", v) for t, s, v in bedrooms] + [room(t, s, "living_room", v) for t, s, v in living]
+    t1 = next(rows for title, rows in summarize(episodes)["tables"].items() if title.startswith("Table 1"))
+    mean = next(r for r in t1 if r["group"] == "mean of rooms")["OBR"]
+    assert mean == round((45 / 4 + 50) / 2, 2) and (mean.n, mean.tasks) == (6, 5)  # each room weighs the same
+    rng = np.random.default_rng(0)  # one generator, the rooms drawn in turn: bedroom tasks b1 b2 b3, then l1 l2
+    sums, counts = np.array([40.0, 0.0, 5.0]), np.array([2.0, 1.0, 1.0])
+    picks = rng.integers(0, 3, size=(2000, 3))
+    draws = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    picks = rng.integers(0, 2, size=(2000, 2))
+    draws += np.array([40.0, 60.0])[picks].mean(axis=1)
+    low, high = np.quantile(draws / 2, [0.025, 0.975])
+    assert (mean.low, mean.high) == (pytest.approx(low), pytest.approx(high))
+    # One task a room: nothing varies, so no interval (not a certainty).
+    lone = [room("b1", 0, "bedroom", 1.0), room("l1", 0, "living_room", 3.0)]
+    t1 = next(rows for title, rows in summarize(lone)["tables"].items() if title.startswith("Table 1"))
+    assert math.isnan(next(r for r in t1 if r["group"] == "mean of rooms")["OBR"].low)
+
+
 def test_estimate_cells_print_and_export_their_interval() -> None:
     cell = Estimate(33.333, 10.0, 60.5, 5, 3, digits=2)
     assert cell_text(cell) == "33.33 [10.00, 60.50]" and cell == 33.333 and json.dumps(cell) == "33.333"

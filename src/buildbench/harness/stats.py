@@ -147,6 +147,39 @@ def bootstrap_interval(values: Sequence[float], clusters: Sequence[str] | None =
     return Interval(int(counts.sum()), k, mean, float(low), float(high))
 
 
+def mean_of_groups_interval(groups: Sequence[tuple[Sequence[float], Sequence[str]]], *, seed: int = 0,
+                            resamples: int = RESAMPLES, level: float = LEVEL) -> Interval:
+    """The plain mean of group means (a paper's mean column over rooms or conditions, each group
+    weighing the same whatever its size) with a percentile bootstrap that resamples tasks within
+    each group (stratified), so every resample keeps every group.
+
+    Args:
+        groups: Per group, its values (none NaN, at least one) and their task ids.
+
+    Returns:
+        ``n`` values in ``clusters`` tasks over all groups; no interval (NaN ends) when every group
+        has a single task (nothing varies) or a value is infinite.
+    """
+    means = [sum(values) / len(values) for values, _ in groups]
+    mean = sum(means) / len(means) if means else math.nan
+    n = sum(len(values) for values, _ in groups)
+    rng = np.random.default_rng(seed)
+    stats = np.zeros(resamples)
+    clusters = varied = 0
+    for values, tasks in groups:
+        sums, counts = _cluster_sums(values, tasks)
+        clusters += len(sums)
+        varied += len(sums) > 1
+        picks = rng.integers(0, len(sums), size=(resamples, len(sums)))
+        stats += sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    finite = all(math.isfinite(v) for values, _ in groups for v in values)
+    if not varied or not finite:
+        return Interval(n, clusters, mean, math.nan, math.nan)
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(stats / len(groups), [alpha, 1.0 - alpha])
+    return Interval(n, clusters, mean, float(low), float(high))
+
+
 def bootstrap_of_counts(counts: Sequence[Sequence[float]], clusters: Sequence[str],
                         statistic: Callable[[Sequence[float]], float | None], *, seed: int = 0,
                         resamples: int = RESAMPLES, level: float = LEVEL) -> tuple[float, float] | None:

@@ -9,7 +9,7 @@ judge scored them (its scores are not comparable with the paper's). An episode w
 judge failed keeps its physics columns and has no judge scores (``judge failures`` counts
 them). Episodes that could not be scored are kept out of every mean. Our per-room and pooled
 means carry a 95 % bootstrap interval resampling tasks (printed ``mean [low, high]``, exported
-under ``table_intervals``); the mean of room rows has none (it is not a mean over episodes).
+under ``table_intervals``); the mean of room rows resamples tasks within each room.
 Published numbers are data (the ``PAPER_*`` tables), never computed.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 from buildbench.harness import Episode, mean_metrics
 from buildbench.harness.episode import is_scored
 from buildbench.harness.episode_outcome import episode_outcome
-from buildbench.harness.stats import Estimate, bootstrap_interval
+from buildbench.harness.stats import Estimate, bootstrap_interval, mean_of_groups_interval
 
 from .outcome import SceneReVisOutcome
 
@@ -96,11 +96,6 @@ def _value(ep: Episode, column: str) -> float | None:
     return float(value) * (VBL_SCALE if column == "VBL" else 1.0)
 
 
-def _exact_mean(episodes: Sequence[Episode], column: str) -> float | None:
-    values = [v for e in episodes if (v := _value(e, column)) is not None]
-    return sum(values) / len(values) if values else None
-
-
 def _mean(episodes: Sequence[Episode], column: str) -> Estimate | str:
     """The mean of ``column`` over the episodes that have a value, with its 95 % bootstrap interval
     resampling tasks (`buildbench.harness.stats.bootstrap_interval`); ``–`` without a value."""
@@ -110,12 +105,15 @@ def _mean(episodes: Sequence[Episode], column: str) -> Estimate | str:
     return Estimate.of(bootstrap_interval([v for v, _ in pairs], [t for _, t in pairs]))
 
 
-def _mean_of_rows(groups: Sequence[Sequence[Episode]], column: str) -> float | str:
+def _mean_of_rows(groups: Sequence[Sequence[Episode]], column: str) -> Estimate | str:
     """The paper's mean column: the plain mean of its per-group rows (Table 1's DiffuScene OBR
     37.1 = (46.2 + 28.0) / 2), so each room weighs the same whatever its episode count; ``–``
-    when a group has no value (a mean over fewer groups is not the paper's)."""
-    means = [m for eps in groups if (m := _exact_mean(eps, column)) is not None]
-    return round(sum(means) / len(means), 2) if means and len(means) == len(groups) else "–"
+    when a group has no value (a mean over fewer groups is not the paper's). Its interval
+    resamples tasks within each group (`mean_of_groups_interval`)."""
+    values = [[(v, e.task_id) for e in eps if (v := _value(e, column)) is not None] for eps in groups]
+    if not all(values):
+        return "–"
+    return Estimate.of(mean_of_groups_interval([([v for v, _ in g], [t for _, t in g]) for g in values]))
 
 
 #: The columns whose means share their episodes: physics rates (n/a for a scene without objects)
