@@ -17,6 +17,7 @@ from pathlib import Path
 from buildbench.harness import Task
 from buildbench.harness.errors import AgentFailure
 
+from .check.bounded import TessellationOverrun
 from .check.caps import over_caps
 from .check.edit import score_edit
 from .outcome import FAILURE_CLASSES, BimEditOutcome
@@ -46,7 +47,15 @@ def score(task: Task, outcome: BimEditOutcome) -> dict[str, float]:
         over = over_caps(pred) if (outcome.model_path or outcome.model_zb64) and pred.is_file() else None
         if over is not None:
             raise AgentFailure(f"the committed model is over a cap: {over}")
-        s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True, seed=SCORE_SEED)
+        try:
+            s = score_edit(bim.input_ifc, bim.ground_truth_ifc, pred, bim.score_spec(), strict=True,
+                           seed=SCORE_SEED)
+        except TessellationOverrun as exc:
+            # the agent's model costing the kernel past its budget is its failure; a task model's
+            # or a machine too slow to spend it is not
+            if exc.machine or exc.path.resolve() != pred.resolve():
+                raise RuntimeError(str(exc)) from exc
+            raise AgentFailure(f"the committed model is over a limit: {exc}") from None
     paper = s.diagnostics.get("paper", {})
     p_topo = float(paper.get("topology", s.topology))
     p_final = float(paper.get("final", s.final))

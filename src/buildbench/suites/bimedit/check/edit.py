@@ -220,6 +220,8 @@ def score_edit(original_path: str | Path, ground_truth_path: str | Path, predict
         pred, pred_shapes = MODEL_CACHE.get(predicted_path)
     except ModelError as exc:
         return EditScore(0.0, 0.0, 0.0, 0.0, False, f"prediction unreadable: {exc}", strict)
+    for shapes in (shapes0, ref_shapes, pred_shapes):
+        shapes.new_budget()
     try:
         return _score_models(task, m0, shapes0, ref, ref_shapes, pred, pred_shapes, strict=strict, seed=seed)
     except RuntimeError as exc:  # a malformed entity of M0 or M*, read lazily; the prediction was parsed in full

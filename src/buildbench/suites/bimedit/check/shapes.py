@@ -19,6 +19,8 @@ import shapely
 from scipy.spatial import ConvexHull, QhullError
 
 from buildbench.geometry import Boxes, TriangleMesh
+from buildbench.limits import limit
+from buildbench.suites.bimedit.check.bounded import Arrays, Budget, run_bounded
 from buildbench.suites.bimedit.check.model import IfcModel
 
 _SETTINGS = ifcopenshell.geom.settings()
@@ -69,8 +71,9 @@ _NOT_READ_BY_KERNEL = frozenset({"IfcOwnerHistory", "IfcPersonAndOrganization", 
                                  "IfcApplication", "IfcActorRole", "IfcPostalAddress", "IfcTelecomAddress"})
 
 
-def content_key(model: IfcModel, ent: ifcopenshell.entity_instance) -> str:
-    """The exact content the geometry kernel tessellates ``ent`` from (see :class:`MeshStore`)."""
+def kernel_input(model: IfcModel, ent: ifcopenshell.entity_instance) -> str:
+    """Every statement the geometry kernel reads to tessellate ``ent`` (see :class:`MeshStore`),
+    sorted, after the schema and length unit."""
     f = model.file
     closure: dict[int, ifcopenshell.entity_instance] = {}
     for root in (ent, *(getattr(ent, "HasOpenings", None) or ())):
@@ -78,15 +81,29 @@ def content_key(model: IfcModel, ent: ifcopenshell.entity_instance) -> str:
             if e.is_a() not in _NOT_READ_BY_KERNEL:
                 closure[e.id()] = e
     text = "\n".join(sorted(str(e) for e in closure.values()))
-    h = hashlib.blake2b(f"{f.schema_identifier}|{model.unit_scale_m!r}\n{text}".encode(), digest_size=16)
-    return h.hexdigest()
+    return f"{f.schema_identifier}|{model.unit_scale_m!r}\n{text}"
+
+
+def content_key(text: str) -> str:
+    """The key of :func:`kernel_input`'s ``text`` in a :class:`MeshStore`."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+#: Parentheses of kernel input (:func:`kernel_input`: one per point, index tuple, loop, face...)
+#: from which an element is tessellated in a forked child (:mod:`.bounded`); smaller ones in this
+#: process, where the slowest input this size can be (1,000 repeated triangles) takes under half a
+#: second, and a fork (~40 ms beside three parsed real models) would cost more than most real
+#: elements' tessellation.
+FORK_FROM_PARENTHESES = 1_000
 
 
 class ShapeCache:
     """Meshes of one model's nodes, computed on first use.
 
     ``ifcopenshell.geom`` returns coordinates in metres whatever the model's unit, so
-    everything here is in metres and unit-invariant.
+    everything here is in metres and unit-invariant. The kernel runs in a forked child, all of
+    the model's tessellations within ``ifc_tessellation_seconds`` CPU seconds
+    (:mod:`.bounded`; past them :class:`~.bounded.TessellationOverrun` is raised).
 
     Args:
         model: The parsed model.
@@ -98,6 +115,11 @@ class ShapeCache:
         self.store = store
         self._meshes: dict[str, TriangleMesh | None] = {}
         self.notes: list[str] = []
+        self.budget = Budget(model.path, limit("ifc_tessellation_seconds"))
+
+    def new_budget(self) -> None:
+        """A full tessellation budget, for one scoring (the cache of a task's model serves many)."""
+        self.budget = Budget(self.model.path, limit("ifc_tessellation_seconds"))
 
     def mesh(self, key: str) -> TriangleMesh | None:
         """The node's mesh, or None if it has no body geometry or tessellation failed."""
@@ -106,19 +128,28 @@ class ShapeCache:
         ent = self.model.nodes[key].entity
         mesh: TriangleMesh | None = None
         if getattr(ent, "Representation", None) is not None:
+            text = kernel_input(self.model, ent)
             if self.store is None:
-                mesh, error = _tessellate(ent)
+                mesh, error = self._tessellate(ent, text.count("("))
             else:
-                content = content_key(self.model, ent)
+                content = content_key(text)
                 found = self.store.get(content)
                 if found is None:
-                    found = _tessellate(ent)
+                    found = self._tessellate(ent, text.count("("))
                     self.store.put(content, found)
                 mesh, error = found
             if error is not None:
                 self.notes.append(f"{ent.is_a()} {key}: geometry could not be tessellated ({error})")
         self._meshes[key] = mesh
         return mesh
+
+    def _tessellate(self, ent: ifcopenshell.entity_instance, size: int) -> Tessellation:
+        element = f"#{ent.id()} ({ent.is_a()})"
+        if size >= FORK_FROM_PARENTHESES:
+            arrays, error = run_bounded(lambda: _kernel(ent), self.budget, element)
+        else:
+            arrays, error = self.budget.run_here(lambda: _kernel(ent), element)
+        return (None if arrays is None else TriangleMesh(arrays[0].copy(), arrays[1].copy())), error
 
     def centre(self, key: str) -> np.ndarray:
         """Centre of the node's mesh bounding box, or its placement origin without a mesh (metres)."""
@@ -134,12 +165,13 @@ class ShapeCache:
         return None if mesh is None else yaw_box(mesh.vertices)
 
 
-def _tessellate(ent: ifcopenshell.entity_instance) -> Tessellation:
+def _kernel(ent: ifcopenshell.entity_instance) -> tuple[Arrays, str | None]:
+    """The kernel's triangles of ``ent`` (None without any) and its error, if any."""
     try:
         shape: Any = ifcopenshell.geom.create_shape(_SETTINGS, ent)
         verts = np.asarray(shape.geometry.verts, dtype=np.float64).reshape(-1, 3)
         faces = np.asarray(shape.geometry.faces, dtype=np.int64).reshape(-1, 3)
-        return (TriangleMesh(verts, faces) if len(faces) else None), None
+        return ((verts, faces) if len(faces) else None), None
     except Exception as exc:  # the geometry kernel raises RuntimeError and others on bad input
         return None, str(exc)
 

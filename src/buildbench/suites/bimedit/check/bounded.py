@@ -1,0 +1,177 @@
+"""The geometry kernel run in a forked child with a CPU budget, so one model cannot hold scoring
+for minutes.
+
+Caps (:mod:`.caps`) refuse what is big or deep before anything is read, but not what is small
+and slow: the kernel's time grows faster than linearly in faces that meet at one point or repeat,
+and a model within every cap made it run for minutes (20,000 repeated triangles in one face set:
+over 100 s; 1,000 overlapping triangles sharing a corner: over a minute, growing with the cube of
+their number), in C, where Python cannot interrupt it. Faces like these cannot be told from a
+real element's without the kernel's own geometry, so the bound is on the kernel's work instead:
+the CPU seconds of all of one model's tessellations are capped by ``ifc_tessellation_seconds``.
+An element with a large kernel input is tessellated in a child forked from the scorer (the parsed
+model is inherited, nothing is read twice) under ``RLIMIT_CPU``; a small one, which cannot be slow,
+in the scorer itself, charged all the same (a fork costs ~40 ms beside three parsed real models:
+more than most real elements' tessellation; see ``shapes.FORK_FROM_PARENTHESES``). The budget is
+CPU time, not wall time, so a loaded machine does not spend it; the real models of
+../shared/data/ifc take far less. A child that runs past a wall bound without spending its CPU
+(it cannot, on a sane machine) is the machine's fault and raised as such.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import select
+import signal
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+
+#: Wall seconds a child may take per CPU second of its budget before it is the machine's fault.
+WALL_PER_CPU = 10.0
+T = TypeVar("T")
+_HEAD = struct.Struct("<qqq")  # vertex floats, face ints, error bytes
+
+
+class TessellationOverrun(ValueError):  # noqa: N818 (not an error of the code: a budget spent)
+    """A model's tessellations went past their budget (a ``ValueError``: the model is the input
+    that cannot be scored, as an unreadable one).
+
+    Attributes:
+        path: the model's file.
+        element: the ``#id`` and class of the element being tessellated when it ran out.
+        seconds: the budget (CPU seconds), ``ifc_tessellation_seconds``.
+        machine: True when the child outlived its wall bound without spending its CPU (a machine
+            fault, not the model's cost).
+    """
+
+    def __init__(self, path: Path, element: str, seconds: int, *, machine: bool = False) -> None:
+        self.path, self.element, self.seconds, self.machine = path, element, seconds, machine
+        what = ("ran past its wall bound without using its CPU budget" if machine else
+                f"took the geometry kernel past {seconds:,} CPU seconds to tessellate")
+        super().__init__(f"{path.name}: element {element} {what} (the model's tessellations together; "
+                         "BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS)")
+
+
+@dataclass
+class Budget:
+    """CPU seconds left to one model's tessellations."""
+
+    path: Path
+    seconds: int
+    spent: float = 0.0
+
+    def left(self) -> float:
+        return self.seconds - self.spent
+
+    def run_here(self, work: Callable[[], T], element: str) -> T:
+        """``work()`` in this process (for inputs too small to be slow), charged to the budget.
+
+        Raises:
+            TessellationOverrun: The budget was already spent.
+        """
+        if self.left() <= 0:
+            raise TessellationOverrun(self.path, element, self.seconds)
+        started = time.process_time()
+        try:
+            return work()
+        finally:
+            self.spent += time.process_time() - started
+
+
+Arrays = tuple[np.ndarray, np.ndarray] | None
+"""Vertices ``(n, 3)`` float64 and faces ``(m, 3)`` int64, or None without triangles."""
+
+
+def run_bounded(work: Callable[[], tuple[Arrays, str | None]], budget: Budget, element: str) -> tuple[Arrays, str | None]:
+    """``work()`` in a forked child within ``budget`` (charged with the child's CPU time).
+
+    Raises:
+        TessellationOverrun: The budget was spent (or the child outlived its wall bound).
+        RuntimeError: The child died by itself (a crash of the kernel), with the signal.
+    """
+    left = budget.left()
+    if left <= 0:
+        raise TessellationOverrun(budget.path, element, budget.seconds)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        _child(work, read_end, write_end, left)
+    os.close(write_end)
+    started = time.monotonic()
+    deadline = started + WALL_PER_CPU * left + 5.0
+    chunks: list[bytes] = []
+    killed = False
+    try:
+        while True:
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                break
+            ready, _, _ = select.select([read_end], [], [], wait)
+            if ready:
+                chunk = os.read(read_end, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        _, status, usage = os.wait4(pid, 0)
+    budget.spent += usage.ru_utime + usage.ru_stime
+    if killed:
+        raise TessellationOverrun(budget.path, element, budget.seconds, machine=budget.left() > 0)
+    if os.WIFSIGNALED(status):
+        if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL) and budget.left() <= 1.0:
+            budget.spent = max(budget.spent, budget.seconds)  # RLIMIT_CPU counts in whole seconds
+            raise TessellationOverrun(budget.path, element, budget.seconds)
+        raise RuntimeError(f"{budget.path.name}: the geometry kernel crashed tessellating element {element} "
+                           f"(signal {os.WTERMSIG(status)})")
+    return _decode(b"".join(chunks))
+
+
+def _child(work: Callable[[], tuple[Arrays, str | None]], read_end: int, write_end: int, left: float) -> None:
+    code = 0
+    try:
+        os.close(read_end)
+        soft = max(1, math.ceil(left))
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+        arrays, error = work()
+        _write_all(write_end, _encode(arrays, error))
+    except BaseException:  # noqa: BLE001 (the parent reads the missing reply as a crash)
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _encode(arrays: Arrays, error: str | None) -> bytes:
+    verts, faces = arrays if arrays is not None else (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64))
+    v = np.ascontiguousarray(verts, dtype=np.float64).tobytes()
+    f = np.ascontiguousarray(faces, dtype=np.int64).tobytes()
+    e = (error or "").encode("utf-8", "replace")
+    return _HEAD.pack(len(v) // 8, len(f) // 8, len(e)) + v + f + e
+
+
+def _decode(data: bytes) -> tuple[Arrays, str | None]:
+    if len(data) < _HEAD.size:
+        raise RuntimeError("the tessellating child ended without a reply")
+    nv, nf, ne = _HEAD.unpack_from(data)
+    at = _HEAD.size
+    verts = np.frombuffer(data, np.float64, nv, at).reshape(-1, 3)
+    at += 8 * nv
+    faces = np.frombuffer(data, np.int64, nf, at).reshape(-1, 3)
+    at += 8 * nf
+    error = data[at:at + ne].decode("utf-8", "replace") or None
+    return ((verts, faces) if len(faces) else None), error
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

@@ -1,0 +1,118 @@
+"""A model within every cap can still make the geometry kernel run for minutes (20,000 repeated
+triangles in one face set took over 100 s): its tessellations run within a CPU budget
+(``ifc_tessellation_seconds``, `check.bounded`), past which the prediction is the agent's scored
+failure naming the element."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from buildbench.harness import get_suite
+from buildbench.harness.errors import AgentFailure
+from buildbench.limits import LIMITS
+from buildbench.suites.bimedit.check.bounded import Budget, TessellationOverrun, run_bounded
+from buildbench.suites.bimedit.check.caps import over_caps
+from buildbench.suites.bimedit.outcome import BimEditOutcome
+from buildbench.suites.bimedit.score import score
+from buildbench.suites.bimedit.tasks import from_harness
+
+
+def _with_repeated_triangles(text: str, triangles: int) -> tuple[str, str]:
+    """``text`` with its first wall given a new GlobalId (so a create task scores it as added) and a
+    body of ``triangles`` copies of two triangles over 4 points; also the wall's ``#id``."""
+    wall = re.search(r"^#(\d+)=IFCWALL\('[^']+'((?:,[^,]*){5}),(#\d+),", text, re.M)
+    context = re.search(r"IFCSHAPEREPRESENTATION\((#\d+),'Body'", text)
+    assert wall is not None and context is not None
+    top = max(int(m) for m in re.findall(r"^#(\d+)\s*=", text, re.M))
+    faces = ",".join("(1,2,3)" if i % 2 else "(1,3,4)" for i in range(triangles))
+    lines = [f"#{top + 1}=IFCCARTESIANPOINTLIST3D(((0.,0.,0.),(1.,0.,0.),(1.,1.,0.),(0.,1.,.5)),$);",
+             f"#{top + 2}=IFCTRIANGULATEDFACESET(#{top + 1},$,$,({faces}),$);",
+             f"#{top + 3}=IFCSHAPEREPRESENTATION({context.group(1)},'Body','Tessellation',(#{top + 2}));",
+             f"#{top + 4}=IFCPRODUCTDEFINITIONSHAPE($,$,(#{top + 3}));"]
+    start, end = wall.span()
+    text = (text[:start] + f"#{wall.group(1)}=IFCWALL('1repeatedTrianglesXXXX'{wall.group(2)},#{top + 4},"
+            + text[end:])
+    head, sep, tail = text.rpartition("ENDSEC;\nEND-ISO")
+    assert sep, "the DATA section's end was not found"
+    return head + "\n".join(lines) + "\n" + sep + tail, wall.group(1)
+
+
+def test_repeated_triangles_within_the_caps_are_the_agents_failure_past_the_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    task = next(t for t in get_suite("bimedit").load_tasks("demo", 0) if from_harness(t).operation == "create")
+    source = Path(from_harness(task).input_ifc).read_text("latin-1")
+    text, wall = _with_repeated_triangles(source, 20_000)
+    model = tmp_path / "committed.ifc"
+    model.write_text(text, "latin-1")
+    assert over_caps(model) is None  # every cap passes it; the kernel took over 100 s on it
+    monkeypatch.setenv("BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS", "1")
+    started = time.monotonic()
+    outcome = BimEditOutcome(committed=True, tool_calls=1, commits=1, model_path=str(model))
+    with pytest.raises(AgentFailure) as failure:
+        score(task, outcome)  # type: ignore[arg-type]
+    assert f"element #{wall} (IfcWall)" in str(failure.value)
+    assert "past 1 CPU seconds" in str(failure.value)
+    assert "BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS" in str(failure.value)
+    assert time.monotonic() - started < 60  # the budget, the fork and the load of a shared machine
+
+
+def test_a_few_repeated_triangles_score_as_before(tmp_path: Path) -> None:
+    task = next(t for t in get_suite("bimedit").load_tasks("demo", 0) if from_harness(t).operation == "create")
+    text, _ = _with_repeated_triangles(Path(from_harness(task).input_ifc).read_text("latin-1"), 10)
+    model = tmp_path / "committed.ifc"
+    model.write_text(text, "latin-1")
+    metrics = score(task, BimEditOutcome(committed=True, tool_calls=1, commits=1,  # type: ignore[arg-type]
+                                         model_path=str(model)))
+    assert 0.0 <= metrics["geometry"] <= 1.0
+
+
+def _spin() -> tuple[None, None]:
+    while True:
+        pass
+
+
+def test_a_child_past_its_cpu_budget_is_stopped_and_charged(tmp_path: Path) -> None:
+    budget = Budget(tmp_path / "m.ifc", 1)
+    started = time.monotonic()
+    with pytest.raises(TessellationOverrun) as overrun:
+        run_bounded(_spin, budget, "#7 (IfcWall)")
+    assert not overrun.value.machine and overrun.value.element == "#7 (IfcWall)"
+    assert time.monotonic() - started < 30
+    assert budget.left() <= 0
+    with pytest.raises(TessellationOverrun):  # spent: the next one does not start
+        run_bounded(lambda: (None, None), budget, "#8 (IfcSlab)")
+    with pytest.raises(TessellationOverrun):
+        budget.run_here(lambda: None, "#9 (IfcSlab)")
+
+
+def test_the_childs_mesh_and_error_come_back_exactly(tmp_path: Path) -> None:
+    verts = np.random.default_rng(1).normal(size=(50_000, 3))  # past a pipe's buffer
+    faces = np.arange(30_000, dtype=np.int64).reshape(-1, 3)
+    budget = Budget(tmp_path / "m.ifc", 60)
+    arrays, error = run_bounded(lambda: ((verts, faces), "kernel said ü"), budget, "#1 (IfcWall)")
+    assert arrays is not None and error == "kernel said ü"
+    assert np.array_equal(arrays[0], verts) and np.array_equal(arrays[1], faces)
+    assert run_bounded(lambda: (None, None), budget, "#1 (IfcWall)") == (None, None)
+    assert 0 <= budget.spent < 60
+
+
+def test_a_crashing_kernel_is_an_error_not_a_score(tmp_path: Path) -> None:
+    def crash() -> tuple[None, None]:
+        os.kill(os.getpid(), signal.SIGKILL)  # as a native crash would end it (no fault handler output)
+        return None, None
+
+    with pytest.raises(RuntimeError, match="crashed tessellating element #3"):
+        run_bounded(crash, Budget(tmp_path / "m.ifc", 60), "#3 (IfcDoor)")
+
+
+def test_the_budget_is_a_documented_limit() -> None:
+    assert LIMITS["ifc_tessellation_seconds"][0] == 120
+    readme = Path(__file__).resolve().parents[2] / "src" / "buildbench" / "suites" / "bimedit" / "README.md"
+    assert "IFC_TESSELLATION_SECONDS" in readme.read_text()
