@@ -170,7 +170,9 @@ class GeneratedHouse:
 
 
 def _phase_steps(frame: FrameArrays) -> tuple[PhaseStep, ...]:
-    sec = np.array(frame.sections)
+    # Sections as small integers: comparing a numpy array of strings cost more than the rest.
+    code_of = {name: k for k, name in enumerate(dict.fromkeys(frame.sections))}
+    sec = np.fromiter(map(code_of.__getitem__, frame.sections), dtype=np.int64, count=len(frame.sections))
     change = np.flatnonzero(
         (sec[1:] != sec[:-1])
         | (frame.phase_codes[1:] != frame.phase_codes[:-1])

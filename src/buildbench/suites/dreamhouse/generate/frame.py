@@ -107,7 +107,7 @@ class FrameArrays:
         """The frame as a validator-ready :class:`Structure` with phase/section/support annotations."""
         phases = tuple(map(PHASE_CODES.__getitem__, self.phase_codes.tolist()))
         # Parent -1 (the ground) picks the last entry: no support.
-        bears_on: list[tuple[str, ...]] = [(nm,) for nm in self.names]
+        bears_on: list[tuple[str, ...]] = list(zip(self.names))
         bears_on.append(())
         supported = tuple(map(bears_on.__getitem__, self.parents.tolist()))
         return Structure(self.names, self.sizes_m, self.matrices, phases, self.sections, supported, meta=meta)
@@ -233,17 +233,26 @@ class FrameBuilder:
         if not b:
             return _no_members()
         stems, _, counts, a_parts, b_parts, aabbs, _, _, phase, sections, story, parents = zip(*b, strict=True)
-        yaw, pitch = np.zeros(n), np.zeros(n)
-        if self._sloped:
-            ends = np.cumsum(counts).tolist()
-            for i in self._sloped:
-                x, e = b[i], ends[i]
-                yaw[e - x.k : e] = x.yaw
-                pitch[e - x.k : e] = x.pitch
         a, c = np.concatenate(a_parts), np.concatenate(b_parts)
         aabb = np.repeat(np.array(aabbs, dtype=bool), counts)[:, None]
         mats = np.zeros((n, 4, 4))
-        mats[:, :3, :3] = rotation_matrices(yaw, pitch)
+        # Level members (most) all get the rotation of yaw = pitch = 0 (signed zeros included);
+        # only the members of sloped batches need their own.
+        mats[:, :3, :3] = _LEVEL
+        if self._sloped:
+            ends = np.cumsum(counts).tolist()
+            rows = np.concatenate([np.arange(ends[i] - b[i].k, ends[i]) for i in self._sloped])
+            yaw, pitch = np.zeros(len(rows)), np.zeros(len(rows))
+            at = 0
+            for i in self._sloped:
+                x = b[i]
+                # As for level batches, a float zero (-0.0 too) leaves the +0.0 in place.
+                if not isinstance(x.yaw, float) or x.yaw:
+                    yaw[at : at + x.k] = x.yaw
+                if not isinstance(x.pitch, float) or x.pitch:
+                    pitch[at : at + x.k] = x.pitch
+                at += x.k
+            mats[rows, :3, :3] = rotation_matrices(yaw, pitch)
         mats[:, :3, 3] = np.where(aabb, (a + c) / 2.0, a)
         mats[:, 3, 3] = 1.0
         return FrameArrays(
@@ -259,6 +268,7 @@ class FrameBuilder:
 
 
 _F64 = np.dtype(np.float64)
+_LEVEL = rotation_matrices(np.zeros(1), np.zeros(1))[0]
 
 
 def _corners(v: np.ndarray) -> np.ndarray:
