@@ -31,11 +31,11 @@ def _interval(values: list[float], tasks: list[str]) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def _store(folder: Path, suite: str, episodes: list[Episode], samples: int) -> Path:
+def _store(folder: Path, suite: str, episodes: list[Episode], samples: int, seed: int = 0) -> Path:
     with Store(folder) as store:
         store.write_manifest({"tasks": len({e.task_id for e in episodes}),
                               "config": {"suite": suite, "agent": "hand", "protocol": "one-shot", "split": "demo",
-                                         "seed": 0, "samples": samples, "options": {}}})
+                                         "seed": seed, "samples": samples, "options": {}}})
         for ep in episodes:
             store.add_episode(ep)
     return folder
@@ -223,3 +223,20 @@ def test_estimate_cells_print_and_export_their_interval() -> None:
 
     for clone in (copy.deepcopy(cell), pickle.loads(pickle.dumps(cell))):
         assert isinstance(clone, Estimate) and clone.to_dict() == cell.to_dict()
+
+
+def test_runs_side_by_side_export_their_cells_intervals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = []
+    for seed, values in ((0, [10.0, 20.0]), (1, [30.0, 50.0])):
+        episodes = [_ep("scenerevis", f"t{i}", 0, {"oob_rate": v, "collision_rate": v}, room="bedroom")
+                    for i, v in enumerate(values)]
+        runs.append(_store(tmp_path / f"run{seed}", "scenerevis", episodes, samples=1, seed=seed))
+    assert main(["report", *map(str, runs), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    title = next(t for t in data["tables"] if t.startswith("Table 1"))
+    rows, spans = data["tables"][title], data["table_intervals"][title]
+    assert len(rows) == len(spans)
+    second = next(i for i, r in enumerate(rows) if r["group"] == "bedroom" and r["run"].endswith("seed=1"))
+    low, high = _interval([30.0, 50.0], ["t0", "t1"])
+    assert spans[second]["OBR"] == {"value": 40.0, "low": pytest.approx(low), "high": pytest.approx(high), "n": 2,
+                                    "tasks": 2}

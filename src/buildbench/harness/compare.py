@@ -29,7 +29,7 @@ from .run_options import with_run_options
 from .stats import metric_intervals, metric_number, paired_difference
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
-from .tables import cell_text, interval_span, number_text, print_table
+from .tables import cell_intervals, cell_text, interval_span, number_text, print_table
 
 
 def _load(run_dir: Path) -> tuple[dict[str, Any], list[Episode]]:
@@ -166,7 +166,7 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
             tables.setdefault(title, []).extend({"run": label, **row} for row in table)
     return {"suite": suite, "errors_as_failures": errors_as_failures, "differs_in": fields, "notes": notes,
             "headline": headline, "units": units,
-            "rows": rows, "tables": tables}
+            "rows": rows, "tables": tables, "table_intervals": cell_intervals(tables)}
 
 
 def metrics_table(report: dict[str, Any]) -> list[dict[str, Any]]:
