@@ -1,21 +1,176 @@
 """Parameter types shared by every command group, the core commands and those a package adds
 (``buildbench mcp``, ``buildbench scenes``, a suite's group). Outside the ``buildbench.cli`` package
-and importing only click: a group's module imported first (``buildbench.integrations.mcp_cli``)
-would otherwise load the CLI, which imports that group's module back half-made."""
+and importing only click and the standard library: a group's module imported first
+(``buildbench.integrations.mcp_cli``) would otherwise load the CLI, which imports that group's
+module back half-made.
+
+Every path parameter of every command is a :class:`GivenPath` (the top-level group turns a
+suite's plain ``click.Path`` into one when it loads the suite's group, `checked_paths`), so what
+no reader can use is refused while the command line is parsed, naming the option and the path,
+before anything is read or written: a FIFO (an ``open`` for reading blocks until a writer
+comes), a device (``/dev/zero`` never ends), a socket, a symbolic-link loop, a link to nothing,
+a path through a file, a name that is not UTF-8. What a reader refuses later (a file over its
+byte cap, malformed content) is named by the reader; :func:`given_path_label` lets the CLI's
+error handler add which option gave that path.
+"""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from typing import Any
 
 import click
 
+#: ``(label, path, is output)`` of each path the command being run (or the last one) was given,
+#: for `given_path_label` and the input/output check. Kept in the root context's ``meta`` (one list
+#: per invocation, so commands invoked one after another in a process never see each other's) and
+#: here, for the error handler that runs after the contexts have closed.
+_META_KEY = "buildbench.given_paths"
+_GIVEN: list[tuple[str, str, bool]] = []
+#: What a run folder holds (`buildbench.harness.store.Store` and the runner write them): no
+#: output may replace them.
+RUN_FOLDER_FILES = ("run.sqlite", "run.sqlite-wal", "run.sqlite-shm", "run.yaml", "artifacts")
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
 
 class GivenPath(click.Path):
-    """``click.Path`` that refuses an empty value: ``""`` is what an unset shell variable gives,
-    and as a path it is the current folder (a run, figures or an export written where the
-    command happened to run)."""
+    """``click.Path`` that refuses what no command can use as a file or folder: an empty value
+    (what an unset shell variable gives; as a path it is the current folder, so a run, figures
+    or an export would land where the command happened to run), and the paths listed in the
+    module docstring. A path that does not exist yet passes (an output, or an input whose reader
+    says it is missing).
+
+    ``output=True`` marks what the command writes: that must not be a run folder or one of a run
+    folder's own files (`RUN_FOLDER_FILES`), nor a path the same command reads (an input given
+    as another parameter). A suite's ``--out`` option is an output (`checked_paths`).
+    """
+
+    def __init__(self, *args: Any, output: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.output = output
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path; give a file or folder name", param, ctx)
-        return super().convert(value, param, ctx)
+        text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+        checked = isinstance(text, str) and not (self.allow_dash and text == "-")
+        if isinstance(text, str) and checked:
+            problem = _unusable(text, file_okay=self.file_okay, dir_okay=self.dir_okay)
+            if problem:
+                self.fail(f"{text}: {problem}", param, ctx)
+        converted = super().convert(value, param, ctx)  # click's own checks (exists, file or folder)
+        if isinstance(text, str) and checked and param is not None:
+            self._check_against_others(text, param, ctx)
+        return converted
+
+    def _check_against_others(self, text: str, param: click.Parameter, ctx: click.Context | None) -> None:
+        global _GIVEN
+        given = _GIVEN if ctx is None else ctx.find_root().meta.setdefault(_META_KEY, [])
+        _GIVEN = given
+        label = _label(param)
+        if self.output:
+            problem = _run_folder_part(text)
+            if problem:
+                self.fail(f"{text}: {problem}; write somewhere else", param, ctx)
+        for other_label, other, other_output in given:
+            if other_label != label and self.output != other_output and _same(text, other):
+                what = "writes; write the output" if other_output else "reads; write"
+                self.fail(f"{text}: the same path as {other_label}, which this command {what} somewhere else",
+                          param, ctx)
+        given.append((label, text, self.output))
+
+
+def _label(param: click.Parameter) -> str:
+    if isinstance(param, click.Option):
+        return f"option {max(param.opts, key=len)}"
+    return f"argument {param.human_readable_name}"
+
+
+def _unusable(path: str, *, file_okay: bool, dir_okay: bool) -> str | None:
+    """Why ``path`` can be neither read nor written as a file or folder, else None."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the file system allows, but a run's records and IFC/JSON libraries cannot hold
+        return "the name holds bytes that are not UTF-8 text; rename it"
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return f"a symbolic link to {os.readlink(path)}, which does not exist"
+        if exc.errno == errno.ENOENT:
+            return None  # not there yet: an output, or the reader says it is missing
+        if exc.errno == errno.ENOTDIR:
+            return f"{_file_on_the_way(path)} is not a folder"
+        return exc.strerror or str(exc)  # ENOTDIR (a file on the way), ENAMETOOLONG, EACCES
+    kind = next((name for test, name in _KINDS if test(info.st_mode)), None)
+    if kind is None:
+        return None
+    wanted = "a regular file or a folder" if file_okay and dir_okay else "a regular file" if file_okay else "a folder"
+    return f"is {kind}, not {wanted}"
+
+
+def _run_folder_part(path: str) -> str | None:
+    """Why writing ``path`` would damage a stored run, else None."""
+    absolute = os.path.abspath(path)
+    if os.path.isfile(os.path.join(absolute, RUN_FOLDER_FILES[0])):
+        return "is a run folder"
+    folder, name = os.path.split(absolute)
+    if name in RUN_FOLDER_FILES and os.path.isfile(os.path.join(folder, RUN_FOLDER_FILES[0])):
+        return f"is the run's own {name} in the run folder {folder}"
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one is not there yet: the same when they name the same place
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _file_on_the_way(path: str) -> str:
+    """The first folder named in ``path`` that is something else (``path`` failed with ENOTDIR)."""
+    parent = os.path.dirname(path)
+    while parent and parent != os.path.dirname(parent) and not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    return parent or path
+
+
+def checked_paths(command: click.Command) -> click.Command:
+    """``command`` (and, for a group, every command under it) with each plain ``click.Path``
+    parameter turned into a `GivenPath` of the same settings (``--out`` an output); returns
+    ``command``."""
+    for param in command.params:
+        if type(param.type) is click.Path:
+            old = param.type
+            param.type = GivenPath(exists=old.exists, file_okay=old.file_okay, dir_okay=old.dir_okay,
+                                   writable=old.writable, readable=old.readable, resolve_path=old.resolve_path,
+                                   allow_dash=old.allow_dash, path_type=old.type, executable=old.executable,
+                                   output=isinstance(param, click.Option) and "--out" in param.opts)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            checked_paths(sub)
+    return command
+
+
+def forget_given_paths() -> None:
+    """Start a new command: forget the paths the last one was given."""
+    global _GIVEN
+    _GIVEN = []
+
+
+def given_path_label(filename: str) -> str | None:
+    """The label (``option --machine``, ``argument FILE``) of the path given on the command line
+    that ``filename`` is or lies in (as typed or made absolute; the longest when several are), or None."""
+    best: tuple[int, str] | None = None
+    for label, given, _ in _GIVEN:
+        for form in {given, os.path.abspath(given)}:
+            hit = filename == form or filename.startswith(form.rstrip(os.sep) + os.sep)
+            if hit and (best is None or len(form) > best[0]):
+                best = (len(form), label)
+    return best[1] if best else None

@@ -90,7 +90,7 @@ def test_an_export_onto_a_fifo_is_refused_not_a_hang(stored_run: Path, tmp_path:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     err = _one_error(capsys, ["export", str(stored_run), "--out", str(fifo)])
-    assert "exists and is not a regular file" in err and fifo.exists()
+    assert f"--out': {fifo}: is a FIFO (named pipe)" in err and fifo.exists()
     assert main(["export", str(stored_run), "--out", str(tmp_path / "e.jsonl")]) == 0
     assert (tmp_path / "e.jsonl").stat().st_mode & 0o777 == 0o666 & ~_umask()
 
@@ -114,8 +114,8 @@ def test_an_empty_path_is_refused_not_the_current_folder(
     assert not any(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("record, message", [("{file}/x.jsonl", "{file} is not a folder"),
-                                             ("{fifo}", "exists and is not a regular file")])
+@pytest.mark.parametrize("record, message", [("{file}/x.jsonl", "'--record': {file}/x.jsonl: {file} is not a folder"),
+                                             ("{fifo}", "'--record': {fifo}: is a FIFO (named pipe), not a regular file")])
 def test_a_record_file_that_cannot_be_written_is_refused_before_the_run(
         record: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import os

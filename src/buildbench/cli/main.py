@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 import click
 from click.core import ParameterSource
 
-from buildbench.cliargs import GivenPath
+from buildbench.cliargs import GivenPath, forget_given_paths, given_path_label
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
@@ -153,7 +153,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--workers", default=DEFAULT_WORKERS, show_default=True, type=click.IntRange(0, 1024),
               help="Processes for CPU-bound episodes (0: no pool; each episode still plays in a process "
               "of its own, so a native crash ends only that episode).")
-@click.option("--record", type=GivenPath(dir_okay=False),
+@click.option("--record", type=GivenPath(dir_okay=False, output=True),
               help="Record every model call to this JSONL file (needs --model).")
 @click.option("--replay", type=GivenPath(exists=True, dir_okay=False),
               help="Answer model calls from this JSONL file (written by --record; needs the same --model).")
@@ -271,7 +271,7 @@ def _first_error(run_dir: Path) -> str:
 @click.option("--prices", type=GivenPath(dir_okay=False, path_type=Path), default=None,
               help="A price file (JSON or YAML: models -> input_per_million, output_per_million, "
                    "per_request) to show the money each run cost beside its tokens.")
-@click.option("--figures", "figures_dir", type=GivenPath(file_okay=False, path_type=Path), default=None,
+@click.option("--figures", "figures_dir", type=GivenPath(file_okay=False, path_type=Path, output=True), default=None,
               help="Also write figures (PNG and SVG) to this folder: headline metrics with intervals, "
                    "per task type, outcomes, cost vs quality, and the suite's paper figures.")
 def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, show_all: bool,
@@ -348,7 +348,7 @@ def _strict_json(value: Any) -> str:
 @click.argument("run_dir", type=GivenPath(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True,
               help="jsonl: one full episode record a line; parquet: one flat row an episode; sft: chat data.")
-@click.option("--out", type=GivenPath(path_type=Path),
+@click.option("--out", type=GivenPath(path_type=Path, output=True),
               help="Output file (jsonl, parquet; default RUN_DIR/episodes.FORMAT) or new folder "
                    "(sft; default RUN_DIR/sft).")
 def export(run_dir: Path, fmt: str, out: Path | None) -> None:
@@ -378,7 +378,7 @@ def export(run_dir: Path, fmt: str, out: Path | None) -> None:
               help="Address to bind (the default serves this machine only).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(min=0, max=65535),
               help="Port (0: any free port).")
-@click.option("--static", "static_out", type=GivenPath(path_type=Path),
+@click.option("--static", "static_out", type=GivenPath(path_type=Path, output=True),
               help="Write the viewer as static files into this new folder instead of serving.")
 def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | None) -> None:
     """Browse RUN_DIR(s): episode tables, trajectories and the built artefacts in 3-D."""
@@ -438,6 +438,7 @@ def _log_to_stderr() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
     _log_to_stderr()
+    forget_given_paths()
     try:
         _check_limit_overrides()
         # Without standalone mode click returns the code of ``ctx.exit(N)`` instead of exiting.
@@ -455,12 +456,12 @@ def main(argv: list[str] | None = None) -> int:
         ctx = getattr(exc, "ctx", None)  # usage errors know their command
         command = ctx.command_path.partition(" ")[2] if ctx is not None else ""
         where = f" (buildbench {command})" if command else ""
-        click.echo(f"error: {terminal_safe(exc.format_message(), keep_newlines=True)}{where}", err=True)
+        _error_line(exc.format_message() + where)
         return 2
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except BuildbenchError as exc:
-        click.echo(f"error: {terminal_safe(exc, keep_newlines=True)}", err=True)
+        _error_line(str(exc))
         return 2
     # Before ValueError: UnicodeDecodeError is one.
     except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
@@ -473,7 +474,10 @@ def main(argv: list[str] | None = None) -> int:
         if exc.filename is None or os.environ.get("BUILDBENCH_DEBUG"):
             return _unexpected(exc)
         # A path the user gave that cannot be read or written (missing, a folder, no permission).
-        click.echo(f"error: {terminal_safe(exc.filename)}: {terminal_safe(exc.strerror or exc)}", err=True)
+        filename = os.fsdecode(exc.filename)
+        # A reader's OSError names the file, not which option gave it: added when one did.
+        label = given_path_label(filename)
+        _error_line(f"{filename}: {exc.strerror or exc}" + (f" ({label})" if label else ""))
         return 2
     except ValueError as exc:
         from buildbench.llm import LLMConfigError
@@ -484,6 +488,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except Exception as exc:
         return _unexpected(exc)
+
+
+def _error_line(message: str) -> None:
+    """Print ``message`` as the one ``error:`` line: a newline in it (a file name may hold one)
+    is shown escaped, as every other control character."""
+    click.echo(f"error: {terminal_safe(message)}", err=True)
 
 
 def _check_limit_overrides() -> None:

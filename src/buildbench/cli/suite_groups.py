@@ -20,6 +20,8 @@ from pathlib import Path
 
 import click
 
+from buildbench.cliargs import checked_paths
+
 
 class SuiteGroups(click.Group):
     """Adds each suite's own click group as a subcommand, importing it on first use."""
@@ -30,15 +32,16 @@ class SuiteGroups(click.Group):
         return sorted(set(super().list_commands(ctx)) | {n for n in suite_names() if _suite_cli(n)})
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        # Every path parameter, a suite's or a package's included, is checked the one way (cliargs).
         cmd = super().get_command(ctx, name)
         if cmd is not None:
-            return cmd
+            return checked_paths(cmd)
         target = _suite_cli(name)
         if target is None:
             return None
         module, _, attr = target.partition(":")
         command: click.Command = getattr(importlib.import_module(module), attr)
-        return command
+        return checked_paths(command)
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
