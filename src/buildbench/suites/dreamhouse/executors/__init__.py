@@ -18,15 +18,17 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from buildbench.suites.dreamhouse.executors._base import ExecResult, ExecStatus, Executor
-from buildbench.suites.dreamhouse.executors.blender import (
-    BlenderExecutor,
-    BlenderUnavailable,
-    find_blender_python,
-)
-from buildbench.suites.dreamhouse.executors.fast import FastExecutor
+if TYPE_CHECKING:
+    from buildbench.suites.dreamhouse.executors._base import ExecResult, ExecStatus, Executor
+    from buildbench.suites.dreamhouse.executors.blender import (
+        BlenderExecutor,
+        BlenderUnavailable,
+        find_blender_python,
+    )
+    from buildbench.suites.dreamhouse.executors.fast import FastExecutor
 
 __all__ = [
     "BlenderExecutor",
@@ -39,7 +41,23 @@ __all__ = [
     "make_executor",
 ]
 
-_KINDS = {"fast": FastExecutor, "blender": BlenderExecutor}
+# The sandboxed child of every executor imports this package (its setup hook lives here), and
+# a fresh process is what the env starts after each failed script: nothing is imported eagerly,
+# so the child loads neither the harness side (sandbox client, numpy, the model) nor Blender's.
+_LAZY = {
+    "ExecResult": "_base", "ExecStatus": "_base", "Executor": "_base", "BlenderExecutor": "blender",
+    "BlenderUnavailable": "blender", "find_blender_python": "blender", "FastExecutor": "fast",
+}
+_KINDS = {"fast": "FastExecutor", "blender": "BlenderExecutor"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def make_executor(kind: str, **options: Any) -> Executor:
@@ -50,7 +68,8 @@ def make_executor(kind: str, **options: Any) -> Executor:
         BlenderUnavailable: ``"blender"`` without a usable Blender.
     """
     try:
-        cls = _KINDS[kind]
+        cls = __getattr__(_KINDS[kind])
     except KeyError:
         raise ValueError(f"unknown executor {kind!r}; choose one of {sorted(_KINDS)}") from None
-    return cls(**options)
+    executor: Executor = cls(**options)
+    return executor
