@@ -240,3 +240,16 @@ def test_runs_side_by_side_export_their_cells_intervals(tmp_path: Path, capsys: 
     low, high = _interval([30.0, 50.0], ["t0", "t1"])
     assert spans[second]["OBR"] == {"value": 40.0, "low": pytest.approx(low), "high": pytest.approx(high), "n": 2,
                                     "tasks": 2}
+
+
+def test_runs_side_by_side_give_each_its_pass_at_k(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = []
+    for seed, flags in ((0, {"t1": [1, 0], "t2": [0, 0]}), (1, {"t1": [1, 1], "t2": [1, 0]})):
+        episodes = [_ep("example", t, s, {"passed": float(v)}) for t, vs in flags.items() for s, v in enumerate(vs)]
+        runs.append(_store(tmp_path / f"run{seed}", "example", episodes, samples=2, seed=seed))
+    assert main(["report", *map(str, runs), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    by_seed = {row["label"][-1]: {k["k"]: k["mean"] for k in row["pass_at_k"]["k"]} for row in rows}
+    assert by_seed == {"0": {1: 0.25, 2: 0.5}, "1": {1: 0.75, 2: 1.0}}  # pass@2: 1 - C(n-c,2)/C(2,2) per task
+    assert main(["report", *map(str, runs)]) == 0
+    assert "pass@k of passed" in capsys.readouterr().out

@@ -26,7 +26,7 @@ from .episode_outcome import OutcomeReadError
 from .errors import ConfigError
 from .identity import differing_fields, identity_label, run_identity
 from .run_options import with_run_options
-from .stats import metric_intervals, metric_number, paired_difference
+from .stats import metric_intervals, metric_number, paired_difference, pass_at_k_summary
 from .store import Store
 from .suite import Summarizer, counted_as_failures, get_suite, mean_metrics
 from .tables import cell_intervals, cell_text, interval_span, number_text, print_table
@@ -156,12 +156,13 @@ def compare_runs(run_dirs: Sequence[str | Path], *, errors_as_failures: bool = F
         usage: dict[str, int] = {}
         for ep in episodes:
             usage = add_usage(usage, ep.usage)
+        flag = solved_flag(headline, episodes, units)
         rows.append({"label": label, "runs": sources[key], "identity": identities[key],
                      "episodes": len(episodes), "unscored": unscored, "status": summary.get("status", {}),
                      "metrics": summary.get("metrics", {}), "intervals": metric_intervals(episodes),
-                     "cost": cost_summary(episodes, solved_metric=solved_flag(headline, episodes, units),
-                                          model=identities[key].get("model"), prices=prices),
-                     "usage": usage})
+                     "cost": cost_summary(episodes, solved_metric=flag, model=identities[key].get("model"),
+                                          prices=prices),
+                     "pass_at_k": pass_at_k_summary(episodes, flag) if flag else None, "usage": usage})
         for title, table in (summary.get("tables") or {}).items():
             tables.setdefault(title, []).extend({"run": label, **row} for row in table)
     return {"suite": suite, "errors_as_failures": errors_as_failures, "differs_in": fields, "notes": notes,
@@ -238,6 +239,12 @@ def print_comparison(report: dict[str, Any], *, show_all: bool = False) -> None:
             line[f"{cost.get('currency', '')} / solved task"] = solved["money"]
         cost_lines.append(line)
     print_table(console, f"{report['suite']}: cost", cost_lines)
+    passes = [(row["label"], row["pass_at_k"]) for row in report["rows"] if row.get("pass_at_k")]
+    if any(p["samples_per_task"]["max"] > 1 for _, p in passes):
+        from .report import pass_at_k_rows, pass_at_k_title
+
+        print_table(console, f"{report['suite']}: {pass_at_k_title(passes[0][1])}",
+                    [{"run": _short(label), **row} for label, p in passes for row in pass_at_k_rows(p)])
     if show_all and rest:
         print_table(console, f"{report['suite']}: all other metrics ({title})", means(rest)[2:])
     elif rest:
