@@ -85,6 +85,9 @@ def test_pass_at_k_averages_tasks_and_leaves_unscored_samples_out(
     low, high = _interval(per_task[3], ["t1", "t2", "t3"])
     assert k_rows["3"] == ["3", f"{1.75 / 3:.4f}", f"[{low:.4f}, {high:.4f}]", "3", "10", "3-4", "1"]
     assert k_rows["1"][1] == f"{(1 / 4 + 2 / 3) / 3:.4f}"
+    lost = [*episodes, _ep("example", "t4", 0, {}, status="error")]  # a task with no scored sample: counted
+    passes = run_report(_store(tmp_path / "lost", "example", lost, samples=4))["pass_at_k"]
+    assert (passes["tasks"], passes["tasks_without_samples"], passes["unscored"]) == (3, 1, 2)
     # Counted as failures, the api_error becomes t2's fourth sample, with the pass its leftover
     # was scored with (`as_failure` keeps computed metrics): 3 of 4.
     passes = run_report(run, errors_as_failures=True)["pass_at_k"]

@@ -146,6 +146,8 @@ def pass_at_k_rows(passes: dict[str, Any]) -> list[dict[str, Any]]:
                  "unscored (left out)": passes["unscored"]}
         if passes["no_value"]:
             cells[f"scored without {passes['metric']} (left out)"] = passes["no_value"]
+        if passes["tasks_without_samples"]:
+            cells["tasks without a sample (left out)"] = passes["tasks_without_samples"]
         rows.append(cells)
     return rows
 

@@ -374,9 +374,11 @@ def pass_at_k_summary(episodes: Sequence[Episode], flag: str, *, seed: int = 0) 
     """pass@1 and pass@k for the largest k every task supports, from the 0/1 ``flag`` metric:
     each task's unbiased estimate from its scored samples, averaged over tasks, with a 95 %
     bootstrap interval resampling tasks. Unscored episodes (and scored ones without the flag)
-    are not samples: they stay out of every n and are counted."""
+    are not samples: they stay out of every n and are counted, and so are the tasks left without
+    a sample (``tasks_without_samples``)."""
     passed: dict[str, list[bool]] = {}
     unscored = no_value = 0
+    seen = {ep.task_id for ep in episodes}
     for ep in episodes:
         if not is_scored(ep):
             unscored += 1
@@ -395,4 +397,5 @@ def pass_at_k_summary(episodes: Sequence[Episode], flag: str, *, seed: int = 0) 
                      "n": interval.n, "tasks": interval.clusters})
     return {"metric": flag, "tasks": len(passed), "samples": sum(len(v) for v in passed.values()),
             "samples_per_task": {"min": largest, "max": max((len(v) for v in passed.values()), default=0)},
-            "unscored": unscored, "no_value": no_value, "k": rows}
+            "unscored": unscored, "no_value": no_value, "tasks_without_samples": len(seen - passed.keys()),
+            "k": rows}
