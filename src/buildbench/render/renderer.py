@@ -185,7 +185,8 @@ class Renderer:
     tests after rasterization, and culling depends on the triangle's own winding, which is
     kept. What the reverse order buys: where later items (a house's skin, its roof) cover
     earlier ones (its frame), the covered fragments fail the depth test before they are
-    shaded and written (measured: the Facade views of a house 14 % less CPU on llvmpipe).
+    shaded and written (measured on llvmpipe, paired minima over 26 DreamHouse houses: the
+    Facade views 8 % less CPU, the Frame views the same).
     """
 
     def __init__(self, width: int = 512, height: int = 512, samples: int = 4, lighting: Lighting | None = None,
