@@ -227,3 +227,21 @@ def test_a_saved_scene_is_kept_only_as_a_plain_file_of_its_own(plant: str, tmp_p
                                "    return True").ok
         assert ex.save_scene(tmp_path) is None
         assert list(tmp_path.iterdir()) == []
+
+
+def test_the_saved_scene_folder_is_left_alone_while_in_use_and_removed_when_a_killed_run_left_it(
+        envs: Callable[[], DreamHouseEnv], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    from buildbench.sandbox.lifetime import clean_stale_workdirs
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    env = envs()
+    _code(env, APPEND)
+    assert env._history.saved is not None
+    folder = env._history.saved.parent
+    left = tmp_path / folder.name.replace("scene-", "scene-left-")  # as a killed run leaves one: no lock
+    left.mkdir()
+    (left / "scene").write_bytes(b"x")
+    removed = clean_stale_workdirs(tmp_path, min_age_s=0)
+    assert left in removed and folder not in removed and env._history.saved.is_file()

@@ -20,6 +20,7 @@ rebuilt and the objects that are not members are lost.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import weakref
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+
+from buildbench.sandbox.lifetime import lock_workdir
 
 from .model import Structure, StructureFormatError
 from .scripts import structure_to_bpy
@@ -128,14 +131,21 @@ class SceneHistory:
 
     def _snapshot_folder(self) -> Path:
         if self._folder is None:
-            self._folder = Path(tempfile.mkdtemp(prefix="buildbench-dreamhouse-scene-"))
-            self._remove_folder = weakref.finalize(self, shutil.rmtree, str(self._folder), True)
+            # A sandbox work folder's prefix and lock: what a killed run leaves is removed by the next
+            # run's `clean_stale_workdirs`, as its work folders are.
+            self._folder = Path(tempfile.mkdtemp(prefix="buildbench-sandbox-dreamhouse-scene-"))
+            self._remove_folder = weakref.finalize(self, _remove, self._folder, lock_workdir(self._folder))
         return self._folder
 
     def _forget_saved(self) -> None:
         if self.saved is not None:
             self.saved.unlink(missing_ok=True)
             self.saved = None
+
+
+def _remove(folder: Path, lock: int) -> None:
+    os.close(lock)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def same_members(result: Any, scene: Structure) -> bool:
