@@ -9,6 +9,7 @@ import pytest
 
 from buildbench.suites.dreamhouse.generate import generate_structure
 from buildbench.suites.dreamhouse.generate.dataset import _records_table, _table_rows, house_record
+from buildbench.suites.dreamhouse.generate.frame import ROOF, WALLS, FrameBuilder, rotation_matrices
 from buildbench.suites.dreamhouse.model.rigid import _nearest_rotations, _rigid_rotations, rigid
 from buildbench.suites.dreamhouse.model.taxonomy import classify, classify_many
 
@@ -92,3 +93,23 @@ def test_table_rows_read_member_arrays_as_the_lists_hold_them() -> None:
                 assert np.array_equal(got, np.asarray(v, dtype=np.float64)), k
             else:
                 assert got == v, k
+
+
+def test_frame_builder_rotations_and_supports_equal_the_per_member_computation() -> None:
+    """Level batches share one rotation and only sloped batches compute theirs; a float zero
+    yaw or pitch (-0.0 too) counts as none, an array of zeros as given; parents may be one
+    index, a per-member array or an array of one."""
+    fb = FrameBuilder()
+    centers = np.arange(9, dtype=np.float64).reshape(3, 3)
+    fb.add_aabb("Stud", "a", centers, centers + 1.0, phase=WALLS, section="main", story=0)
+    fb.add("Rafter", "r", centers, np.ones(3), phase=ROOF, section="main", story=0, parents=np.array([0, 1, 2]),
+           yaw=-0.0, pitch=np.array([0.3, -0.0, 0.5]))
+    fb.add("Rafter", "s", centers[:2], np.ones(3), phase=ROOF, section="main", story=0, parents=np.array([4]),
+           yaw=np.zeros(2), pitch=0.2)
+    fb.add("Joist", "j", centers[:1], np.ones(3), phase=ROOF, section="main", story=0, yaw=-0.0, pitch=-0.0)
+    fa = fb.finish()
+    yaw = np.zeros(9)
+    pitch = np.array([0, 0, 0, 0.3, -0.0, 0.5, 0.2, 0.2, 0])
+    assert np.array_equal(fa.matrices[:, :3, :3].view(np.int64), rotation_matrices(yaw, pitch).view(np.int64))
+    assert fa.parents.tolist() == [-1, -1, -1, 0, 1, 2, 4, 4, -1] and fa.parents.dtype == np.int64
+    assert FrameBuilder().finish().matrices.shape == (0, 4, 4)
