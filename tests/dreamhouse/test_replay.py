@@ -200,13 +200,18 @@ def test_a_process_killed_between_steps_is_not_the_agents_failure(envs: Callable
     """The env sees the process is gone before the next script and opens the saved scene in a new one:
     the step runs as it would have, and the record is the plain episode's."""
     plain, killed = envs(), envs()
-    seen = [_code(plain, APPEND).observation.text for _ in range(2)]
-    again = [_code(killed, APPEND).observation.text]
+
+    def step(env: DreamHouseEnv) -> tuple[str, float, bool, dict[str, object]]:
+        result = _code(env, APPEND)
+        return result.observation.text, result.reward, result.terminated, result.info
+
+    seen = [step(plain) for _ in range(2)]
+    again = [step(killed)]
     os.kill(killed._executor._worker._process._popen.pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
     while killed._executor.running() and time.monotonic() < deadline:
         time.sleep(0.02)  # the kill lands a moment later
-    again.append(_code(killed, APPEND).observation.text)
+    again.append(step(killed))
     assert again == seen and _work_file(killed, "log.txt") == "xx"
     assert killed.outcome().to_dict() == plain.outcome().to_dict()
 
