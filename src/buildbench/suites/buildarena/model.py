@@ -192,9 +192,9 @@ class Block:
             ends=None if ends is None else (FaceRef(str(ends[0]["block"]), str(ends[0]["face"])),
                                             FaceRef(str(ends[1]["block"]), str(ends[1]["face"]))),
             span=None if raw.get("span") is None else [float(x) for x in raw["span"]],
-            detached={k: (str(v[0]), [float(x) for x in v[1]]) for k, v in raw.get("detached", {}).items()},
+            detached={k: (str(v[0]), [float(x) for x in v[1]]) for k, v in (raw.get("detached") or {}).items()},
             flipped=bool(raw.get("flipped", False)),
-            keys={k: list(v) for k, v in raw.get("keys", {}).items()},
+            keys={k: list(v) for k, v in (raw.get("keys") or {}).items()},  # null as the document check takes it
             group=raw.get("group"),
         )
 
