@@ -250,3 +250,20 @@ def test_the_saved_scene_folder_is_left_alone_while_in_use_and_removed_when_a_ki
     (left / "scene").write_bytes(b"x")
     removed = clean_stale_workdirs(tmp_path, min_age_s=0)
     assert left in removed and folder not in removed and env._history.saved.is_file()
+
+
+def test_a_worker_says_whether_its_process_still_runs() -> None:
+    from buildbench.sandbox import Limits, Worker
+
+    with Worker(limits=Limits(wall_s=30)) as worker:
+        assert not worker.running()  # nothing started yet
+        assert worker.call("x = 1").ok and worker.running()
+        assert worker._process is not None
+        os.kill(worker._process._popen.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while worker.running() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not worker.running()
+        worker.reset()  # what the DreamHouse env does then (Executor.restart)
+        assert not worker.running()
+        assert worker.call("result = 2").result == 2 and worker.running()
