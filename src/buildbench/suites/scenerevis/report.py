@@ -212,10 +212,12 @@ def episode_table(episodes: Sequence[Episode], all_episodes: Sequence[Episode]) 
 
     Latency per scene is the generation time the env measured (``latency_s``: reset to the
     episode's end, reward and judging left out), else the episode's wall time."""
-    def mean_of(key: str, eps: Sequence[Episode]) -> float | str:
+    def mean_of(key: str, eps: Sequence[Episode]) -> Estimate | str:
         # NaN is n/a (e.g. the rates of a scene without objects): left out, as in every mean.
-        vals = [float(v) for e in eps if isinstance(v := e.metrics.get(key), (int, float)) and v == v]
-        return round(sum(vals) / len(vals), 3) if vals else "–"
+        pairs = [(float(v), e.task_id) for e in eps if isinstance(v := e.metrics.get(key), (int, float)) and v == v]
+        if not pairs:
+            return "–"
+        return Estimate.of(bootstrap_interval([v for v, _ in pairs], [t for _, t in pairs]), digits=3)
 
     read = [(e, episode_outcome(e, SceneReVisOutcome)) for e in all_episodes]
     latency = [o.latency_s if o is not None and o.latency_s is not None else e.duration_s for e, o in read]
