@@ -11,6 +11,7 @@ returned with straight (not premultiplied) alpha, as PNG and Blender use.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -104,6 +105,9 @@ void main() {
 #: The largest float32 below 1.0. Window depths are float32, so a fragment nearer than the
 #: far plane (depth < 1.0) has a depth of at most this.
 BELOW_FAR = 1.0 - 2.0**-24
+
+# Outcome of Renderer._probe_depth by process id (a forked child has its own context).
+_reverse_probed: dict[int, bool] = {}
 
 # GL's window origin is bottom-left; negating clip-space y renders the image upside down so
 # rows come back top row first, without a copy to flip them.
@@ -243,7 +247,14 @@ class Renderer:
 
     def _reverse_ok(self) -> bool:
         """Probe the depth buffer: drawing in reverse order with LEQUAL against ``BELOW_FAR``
-        passes exactly the fragments that LESS against 1.0 passes (class docstring)."""
+        passes exactly the fragments that LESS against 1.0 passes (class docstring). Once per
+        process: every renderer's depth buffer has the same format on the one context."""
+        pid = os.getpid()
+        if pid not in _reverse_probed:
+            _reverse_probed[pid] = self._probe_depth()
+        return _reverse_probed[pid]
+
+    def _probe_depth(self) -> bool:
         ctx = self._ctx
         program = ctx.program(vertex_shader=_PROBE_VERTEX_SHADER, fragment_shader=_PROBE_FRAGMENT_SHADER)
         vao = ctx.vertex_array(program, [])
