@@ -53,3 +53,32 @@ def test_table2_and_the_ablations_have_an_interval_row_under_ours() -> None:
         assert ours[0]["SR %"] == "50.0" and ours[1]["SR %"] == f"[{sr[0]:.1f}, {sr[1]:.1f}]"
         assert ours[1]["max load"] == f"[{load[0]:.1f}, {load[1]:.1f}]" and ours[1]["invalid %"] == "—"
     assert any(INTERVALS in note["note"] for note in tables["Notes"])
+
+
+def test_table3_interval_row_and_table6_cells() -> None:
+    from buildbench.suites.buildarena.outcome import OUTCOME_FORMAT
+
+    def looped(sample: int, passes: list[bool], tokens: int) -> Episode:
+        rounds = [{"round": k + 1, "machine": "1", "passed": p, "indicator": 10.0 * (k + 1), "parts": 5 + k,
+                   "calls": 4, "invalid_calls": 1} for k, p in enumerate(passes)]
+        ep = _ep("support-1", sample, float(passes[-1]), 5.0, 10.0)
+        ep.outcome = {"format": OUTCOME_FORMAT, "task_id": "support-1", "rounds": rounds}
+        ep.usage = {"input_tokens": tokens, "output_tokens": 100, "requests": 2}
+        return ep
+
+    episodes = [looped(0, [False, True], 1000), looped(1, [True], 3000), looped(2, [False, False], 2000)]
+    tables = summarize(episodes)["tables"]
+    table3 = next(rows for title, rows in tables.items() if title.startswith("Table 3"))
+    support = [r for r in table3 if r["task"] == "Support"]
+    low, high = _span([1.0, 3.0, 2.0])
+    assert support[0]["input k-tokens L1/L2/L3"] == "2.0 / — / —" and support[1]["source"] == INTERVALS
+    assert support[1]["input k-tokens L1/L2/L3"] == f"[{low:.1f}, {high:.1f}] / — / —"
+    loop = tables["Table 6: closed-loop rounds (paper: Seed-1.6, Support Lv.1)"]
+    # Round 2: the one-round episode keeps its pass; one task, so its samples are resampled.
+    sr = loop[1]["SR % ours"]
+    low, high = _span([100.0, 100.0, 0.0])
+    assert isinstance(sr, Estimate) and sr == pytest.approx(200 / 3) and sr.n == 3
+    assert (sr.low, sr.high) == (pytest.approx(low), pytest.approx(high))
+    low, high = _span([10.0, 10.0, 10.0])
+    assert loop[0]["indicator ours"] == 10.0 and (loop[0]["indicator ours"].low, loop[0]["indicator ours"].high) == (
+        pytest.approx(low), pytest.approx(high))

@@ -8,8 +8,8 @@ strengths, so our numbers are not comparable one to one: every row says
 which simulator it comes from.
 
 Our rows carry 95 % intervals: a task level is one task, so its samples (independent draws of
-the same task) are resampled (`buildbench.harness.stats.bootstrap_interval`); Tables 2, 4 and 5
-give them in a row of their own under ours (``[low, high]``, ``—`` with fewer than two samples),
+the same task) are resampled (`buildbench.harness.stats.bootstrap_interval`); Tables 2-5 give
+them in a row of their own under ours, Table 6 in its cells (``[low, high]``, ``—`` with fewer than two samples),
 the per-task table in its cells (exported under the report's ``table_intervals``).
 """
 
@@ -123,14 +123,17 @@ def _span(interval: Interval | None) -> str:
     return f"[{number_text(interval.low, 1)}, {number_text(interval.high, 1)}]"
 
 
-#: Table 2's figures of one scored episode, as ``level_rows`` averages them (a failed
-#: construction counts 0 parts and 0 indicator; the success rate in %).
+#: Tables 2 and 3's figures of one scored episode, as ``level_rows`` averages them (a failed
+#: construction counts 0 parts and 0 indicator; the success rate in %, tokens in thousands).
 _FIGURES = {"parts": lambda e: e.metrics.get("parts", 0.0), "success_rate": lambda e: 100.0 * e.metrics.get("passed", 0.0),
-            "indicator": lambda e: e.metrics.get("indicator", 0.0)}
+            "indicator": lambda e: e.metrics.get("indicator", 0.0),
+            "input_ktokens": lambda e: e.usage.get("input_tokens", 0) / 1000.0,
+            "output_ktokens": lambda e: e.usage.get("output_tokens", 0) / 1000.0,
+            "requests": lambda e: float(e.usage.get("requests", 0))}
 
 
 def level_intervals(episodes: Sequence[Episode]) -> dict[str, dict[str, Interval]]:
-    """Per task id, the bootstrap interval of each of Table 2's figures over its scored samples."""
+    """Per task id, the bootstrap interval of each of Tables 2 and 3's figures over its scored samples."""
     by_task: dict[str, list[Episode]] = {}
     for ep in episodes:
         if is_scored(ep):
@@ -277,13 +280,21 @@ def read_outcomes(episodes: Sequence[Episode]) -> list[tuple[Episode, BuildArena
 def closed_loop_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -> list[dict[str, Any]]:
     """Table 6 layout: per closed-loop round, our means beside the paper's (empty without rounds).
     An episode without an outcome has no rounds to show (the physics table counts it)."""
-    histories = [outcome.rounds for _, outcome in read if outcome is not None and outcome.rounds]
-    last = max((len(h) for h in histories), default=0)
+    histories = [(ep.task_id, outcome.rounds) for ep, outcome in read if outcome is not None and outcome.rounds]
+    last = max((len(h) for _, h in histories), default=0)
     by_round: dict[int, list[dict[str, Any]]] = {}
-    for rounds in histories:
+    tasks: dict[int, list[str]] = {}
+    for task, rounds in histories:
         for k in range(last):
             # An episode that stopped earlier (it passed, or its revision failed) keeps its last result.
             by_round.setdefault(k + 1, []).append(rounds[min(k, len(rounds) - 1)])
+            tasks.setdefault(k + 1, []).append(task)
+
+    def mean(values: list[float], number: int) -> Estimate:
+        # Its interval resamples tasks, or the samples of a single one (the paper's Support Lv.1).
+        clusters = tasks[number] if len(set(tasks[number])) > 1 else None
+        return Estimate.of(bootstrap_interval(values, clusters), digits=1, rounded=False)
+
     out = []
     for number, entries in sorted(by_round.items()):
         calls = math.fsum(e["calls"] for e in entries)
@@ -291,9 +302,9 @@ def closed_loop_rows(read: Sequence[tuple[Episode, BuildArenaOutcome | None]]) -
         out.append({
             "round": number,
             "episodes": len(entries),
-            "SR % ours": 100.0 * math.fsum(float(e["passed"]) for e in entries) / len(entries),
-            "indicator ours": math.fsum(e["indicator"] for e in entries) / len(entries),
-            "parts ours": math.fsum(e["parts"] for e in entries) / len(entries),
+            "SR % ours": mean([100.0 * float(e["passed"]) for e in entries], number),
+            "indicator ours": mean([float(e["indicator"]) for e in entries], number),
+            "parts ours": mean([float(e["parts"]) for e in entries], number),
             "invalid % ours": _na(invalid_pct(math.fsum(e["invalid_calls"] for e in entries), calls)),
             "SR % paper": paper[1] if paper else "—",
             "load paper": paper[2] if paper else "—",
@@ -341,7 +352,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
         "Table 2: parts, success rate (%), indicator (ours: MuJoCo, paper: Besiege; not comparable 1:1)":
             _table(rows, label, PAPER_TABLE2, TABLE2_HEADERS, ("parts", "success_rate", "indicator"), spread),
         "Table 3: input / output tokens (x10^3), requests per task instance":
-            _table(rows, label, PAPER_TABLE3, TABLE3_HEADERS, ("input_ktokens", "output_ktokens", "requests")),
+            _table(rows, label, PAPER_TABLE3, TABLE3_HEADERS, ("input_ktokens", "output_ktokens", "requests"), spread),
         "Per task (ours)": [{"task": k, "episodes": int(r["episodes"]),
                              **{column: Estimate.of(spread[k][field], digits=1, rounded=False)
                                 for column, field in (("parts", "parts"), ("SR %", "success_rate"),
@@ -369,7 +380,7 @@ def summarize(episodes: Sequence[Episode]) -> dict[str, Any]:
                                     "this run, so no value (not a 0)"}]
     if spread:
         tables.setdefault("Notes", []).append(
-            {"note": f"{INTERVALS} rows (Tables 2, 4, 5): 95 % bootstrap interval of the mean above, resampling "
+            {"note": f"{INTERVALS} rows (Tables 2-5): 95 % bootstrap interval of the mean above, resampling "
                      "the level's scored samples (a level is one task); — with fewer than two samples"})
     out["diverged"] = sum(r["diverged (machine)"] + r["diverged (unscored)"] for r in physics)
     out["sim_limits"] = sum(r["sim limit (machine)"] + r["sim limit (unscored)"] for r in physics)
