@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 
 from buildbench.harness import Episode
-from buildbench.suites.dreamhouse.report import TABLE1_INTERVALS, TABLE5_INTERVALS, summarize
+from buildbench.suites.dreamhouse.report import (
+    TABLE1_INTERVALS,
+    TABLE2_INTERVALS,
+    TABLE5_INTERVALS,
+    summarize,
+)
 
 
 def _span(values: list[float], tasks: list[str]) -> str:
@@ -57,3 +62,21 @@ def test_table1_and_table5_intervals_resample_tasks() -> None:
 def test_no_interval_table_without_rows_of_ours() -> None:
     tables = summarize([])["tables"]
     assert TABLE1_INTERVALS not in tables and TABLE5_INTERVALS not in tables
+
+
+def test_table2_intervals_resample_the_refined_tasks() -> None:
+    def refined(task: str, sample: int, baseline: float, final: float, status: str = "ok") -> Episode:
+        notes = {"status": "done", "baseline": baseline, "final": final, "best": max(baseline, final),
+                 "eligible": True, "accepted": 1, "rejected": 1}
+        ep = _ep(task, sample, _m(1, final, 1), "frame", status=status, protocol="iterative-refinement")
+        ep.outcome = {"condition": "frame", "protocol": {"refinement": notes}}
+        return ep
+
+    runs = [("h0", 0, 0.2, 0.4), ("h0", 1, 0.3, 0.3), ("h1", 0, 0.5, 0.55), ("h2", 0, 0.1, 0.05)]
+    episodes = [refined(*r) for r in runs] + [refined("h3", 0, 0.0, 0.9, status="error")]  # unscored: left out
+    (row,) = summarize(episodes)["tables"][TABLE2_INTERVALS]
+    tasks = [t for t, _, _, _ in runs]
+    assert row["final"] == _span([r[3] for r in runs], tasks) and row["N"] == 4
+    assert row["Δ"] == _span([r[3] - r[2] for r in runs], tasks)
+    improved = _span([100.0 * (r[3] > r[2]) for r in runs], tasks).strip("[]").split(", ")
+    assert row["improved"] == f"[{float(improved[0]):.1f}, {float(improved[1]):.1f}]" and row["retained"] == "–"

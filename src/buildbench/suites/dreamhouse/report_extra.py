@@ -13,6 +13,7 @@ from typing import Any
 
 from buildbench.harness import Episode, is_scored
 from buildbench.harness.episode_outcome import episode_outcome
+from buildbench.harness.stats import bootstrap_interval
 
 from .outcome import DreamHouseOutcome
 from .report_paper import (
@@ -101,6 +102,31 @@ def table5_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> l
         rows.append(row)
     for (model, protocol), paper in PAPER_TABLE5.items():
         rows.append(_table5_row(model + PAPER_MARK, protocol, list(paper), 1200))
+    return rows
+
+
+def table2_intervals(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:
+    """Table 2's rows of ours again, each mean over tasks the 95 % interval of it, resampling the
+    tasks that entered refinement ("retained" is a ratio of revision counts: none)."""
+    label = label or model_of
+    groups: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for ep in episodes:
+        record = refinement_notes(ep) if ep.protocol == "iterative-refinement" and is_scored(ep) else None
+        if record is not None:
+            groups.setdefault(label(ep), []).append((ep.task_id, record))
+    figures = {"baseline": lambda n: float(n["baseline"]), "final": lambda n: float(n["final"]),
+               "best": lambda n: float(n["best"]), "Δ": lambda n: float(n["final"]) - float(n["baseline"]),
+               "improved": lambda n: 100.0 * float(n["final"] > n["baseline"])}
+    rows = []
+    for model, records in sorted(groups.items()):
+        tasks = [task for task, _ in records]
+        row: dict[str, Any] = {"model": model}
+        for name, value in figures.items():
+            interval = bootstrap_interval([value(n) for _, n in records], tasks)
+            digits = 1 if name == "improved" else 3
+            row[name] = (f"[{interval.low:.{digits}f}, {interval.high:.{digits}f}]" if interval.clusters > 1
+                         and math.isfinite(interval.low) and math.isfinite(interval.high) else _MISSING)
+        rows.append({**row, "retained": _MISSING, "N": len(records)})
     return rows
 
 
