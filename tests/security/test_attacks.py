@@ -262,9 +262,8 @@ def test_a_worker_removing_its_folder_never_follows_links(canary: Path) -> None:
 #: limit and keeps what it wrote, so a machine too loaded to make 4096 empty files (16 MiB of
 #: entries) within one call's 4 s still gets there: the test asserts the outcome, not the speed.
 FILL_CALLS = 12
-#: The fill's names: not ``fill*``, which the DreamHouse env's replay of earlier scripts (the
-#: targets' clean-ups among them) would remove after each call the wall limit ends, losing the
-#: call's progress.
+#: The fill's names: not ``fill*``, which the targets' own clean-up scripts remove, so that no
+#: call loses what an earlier one wrote.
 HOARD = "hoard"
 
 
@@ -290,7 +289,7 @@ def test_disk_fill_is_a_limit_and_stays_near_the_cap(target: Target, kind: str) 
     # 10^5 entries is what falls behind on a loaded machine: bounded, more loosely.
     slack_mb = 1500 if kind == "empty files" else 200
     assert folder_bytes(str(target.workdir)) < (DISK_MB + slack_mb) << 20
-    # removed from here: a clean-up script would be one the DreamHouse env replays after a lost process
+    # removed from here, not by a script: the target's episode stays as the fill left it
     for entry in os.scandir(target.workdir):
         if entry.name.startswith(HOARD):
             os.remove(entry.path)
