@@ -163,7 +163,7 @@ def _before_issue_24() -> Iterator[None]:
         new, old = check_diff._differing_statements(base, other)
         return set(new), set(old)
 
-    with mock.patch.object(check_edit, "ShapeCache", lambda model, store=None: ShapeCache(model)), \
+    with mock.patch.object(check_edit, "ShapeCache", lambda model, store=None, bounded=False: ShapeCache(model, bounded=bounded)), \
             mock.patch.object(check_diff, "differing_statements", diff_each_time), \
             mock.patch("buildbench.suites.bimedit.check.validity.differing_statements", diff_each_time), \
             mock.patch.object(check_edit, "load_model", lambda path, data=None, lazy=False: load_model(path)):

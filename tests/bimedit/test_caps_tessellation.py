@@ -10,6 +10,7 @@ import re
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -116,3 +117,46 @@ def test_the_budget_is_a_documented_limit() -> None:
     assert LIMITS["ifc_tessellation_seconds"][0] == 120
     readme = Path(__file__).resolve().parents[2] / "src" / "buildbench" / "suites" / "bimedit" / "README.md"
     assert "IFC_TESSELLATION_SECONDS" in readme.read_text()
+
+
+def test_large_or_mapped_kernel_inputs_fork_and_small_ones_do_not(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildbench.suites.bimedit.check import shapes
+    from buildbench.suites.bimedit.check.model import load_model
+
+    task = next(t for t in get_suite("bimedit").load_tasks("demo", 0) if from_harness(t).operation == "create")
+    source = Path(from_harness(task).input_ifc).read_text("latin-1")
+    forked: list[str] = []
+    real_run = shapes.run_bounded
+
+    def record(work: Any, budget: Budget, element: str) -> Any:
+        forked.append(element)
+        return real_run(work, budget, element)
+
+    monkeypatch.setattr(shapes, "run_bounded", record)
+    for triangles, mapped, fork in ((10, 0, False), (2_000, 0, True), (60, 0, False), (60, 30, True)):
+        text, wall = _with_repeated_triangles(source, triangles)
+        if mapped:  # the face set used `mapped` times through one representation map
+            top = max(int(m) for m in re.findall(r"^#(\d+)\s*=", text, re.M))
+            body = re.search(r"^#(\d+)=IFCSHAPEREPRESENTATION\((#\d+),'Body','Tessellation',\((#\d+)\)\);", text, re.M)
+            assert body is not None
+            lines = [f"#{top + 1}=IFCCARTESIANPOINT((0.,0.,0.));",
+                     f"#{top + 2}=IFCAXIS2PLACEMENT3D(#{top + 1},$,$);",
+                     f"#{top + 3}=IFCSHAPEREPRESENTATION({body.group(2)},'Body','Tessellation',({body.group(3)}));",
+                     f"#{top + 4}=IFCREPRESENTATIONMAP(#{top + 2},#{top + 3});",
+                     f"#{top + 5}=IFCCARTESIANTRANSFORMATIONOPERATOR3D($,$,#{top + 1},$,$);"]
+            lines += [f"#{top + 6 + i}=IFCMAPPEDITEM(#{top + 4},#{top + 5});" for i in range(mapped)]
+            items = ",".join(f"#{top + 6 + i}" for i in range(mapped))
+            text = text.replace(body.group(0), f"#{body.group(1)}=IFCSHAPEREPRESENTATION({body.group(2)},'Body',"
+                                f"'MappedRepresentation',({items}));")
+            head, sep, tail = text.rpartition("ENDSEC;\nEND-ISO")
+            text = head + "\n".join(lines) + "\n" + sep + tail
+        path = tmp_path / f"m{triangles}-{mapped}.ifc"
+        path.write_text(text, "latin-1")
+        model = load_model(path)
+        cache = shapes.ShapeCache(model, bounded=True)
+        forked.clear()
+        mesh = cache.mesh("1repeatedTrianglesXXXX")
+        assert mesh is not None and len(mesh.faces) == triangles * max(1, mapped)
+        assert forked == ([f"#{wall} (IfcWall)"] if fork else []), (triangles, mapped)
+        assert cache.budget.spent > 0  # charged in either process

@@ -4,17 +4,21 @@ for minutes.
 Caps (:mod:`.caps`) refuse what is big or deep before anything is read, but not what is small
 and slow: the kernel's time grows faster than linearly in faces that meet at one point or repeat,
 and a model within every cap made it run for minutes (20,000 repeated triangles in one face set:
-over 100 s; 1,000 overlapping triangles sharing a corner: over a minute, growing with the cube of
-their number), in C, where Python cannot interrupt it. Faces like these cannot be told from a
+over 100 s; 600 overlapping triangles sharing a corner: 15 s, growing with the cube of their
+number), in C, where Python cannot interrupt it. Faces like these cannot be told from a
 real element's without the kernel's own geometry, so the bound is on the kernel's work instead:
-the CPU seconds of all of one model's tessellations are capped by ``ifc_tessellation_seconds``.
+the CPU seconds of all of one agent model's tessellations are capped by
+``ifc_tessellation_seconds`` (a task's own models are trusted: ``ShapeCache(bounded=False)``).
 An element with a large kernel input is tessellated in a child forked from the scorer (the parsed
-model is inherited, nothing is read twice) under ``RLIMIT_CPU``; a small one, which cannot be slow,
-in the scorer itself, charged all the same (a fork costs ~40 ms beside three parsed real models:
-more than most real elements' tessellation; see ``shapes.FORK_FROM_PARENTHESES``). The budget is
-CPU time, not wall time, so a loaded machine does not spend it; the real models of
-../shared/data/ifc take far less. A child that runs past a wall bound without spending its CPU
-(it cannot, on a sane machine) is the machine's fault and raised as such.
+model is inherited, nothing is read twice) under ``RLIMIT_CPU``; a small one in the scorer
+itself, charged all the same (a fork costs ~40 ms beside three parsed real models: more than most
+real elements' tessellation; see ``shapes.FORK_FROM_PARENTHESES``), so the budget can be overrun
+by at most one small element's time (seconds: the slowest small input found, a swept disk along
+1,000 points, takes 8 s). The budget is
+CPU time, not wall time, so a loaded machine does not spend it; the slowest element of the real
+models of ../shared/data/ifc takes 0.8 s, all elements of the largest 4.4 s. A child that runs
+past a wall bound without spending its CPU (it cannot, on a sane machine) is the machine's fault
+and raised as such.
 """
 
 from __future__ import annotations
@@ -163,9 +167,9 @@ def _decode(data: bytes) -> tuple[Arrays, str | None]:
         raise RuntimeError("the tessellating child ended without a reply")
     nv, nf, ne = _HEAD.unpack_from(data)
     at = _HEAD.size
-    verts = np.frombuffer(data, np.float64, nv, at).reshape(-1, 3)
+    verts = np.frombuffer(data, np.float64, nv, at).reshape(-1, 3).copy()  # writable, as the kernel's
     at += 8 * nv
-    faces = np.frombuffer(data, np.int64, nf, at).reshape(-1, 3)
+    faces = np.frombuffer(data, np.int64, nf, at).reshape(-1, 3).copy()
     at += 8 * nf
     error = data[at:at + ne].decode("utf-8", "replace") or None
     return ((verts, faces) if len(faces) else None), error

@@ -179,7 +179,7 @@ class _ModelCache:
         found = self._items.get(digest)
         if found is None:
             model = load_model(p, data, lazy=task_model)
-            found = (model, ShapeCache(model, self.meshes))
+            found = (model, ShapeCache(model, self.meshes, bounded=not task_model))
             self._items[digest] = found
             while len(self._items) > self.size:
                 self._items.popitem(last=False)

@@ -90,10 +90,11 @@ def content_key(text: str) -> str:
 
 
 #: Parentheses of kernel input (:func:`kernel_input`: one per point, index tuple, loop, face...)
-#: from which an element is tessellated in a forked child (:mod:`.bounded`); smaller ones in this
-#: process, where the slowest input this size can be (1,000 repeated triangles) takes under half a
-#: second, and a fork (~40 ms beside three parsed real models) would cost more than most real
-#: elements' tessellation.
+#: from which an agent model's element is tessellated in a forked child (:mod:`.bounded`); smaller
+#: ones in this process, where the slowest input found this size (a swept disk along 1,000 points)
+#: takes 8 s, 1,000 repeated triangles 0.5 s, and a fork (~40 ms beside three parsed real models)
+#: would cost more than most real elements' tessellation. The count is multiplied by one plus the mapped items: the kernel
+#: evaluates a map once per use, which the statements hold once.
 FORK_FROM_PARENTHESES = 1_000
 
 
@@ -101,18 +102,22 @@ class ShapeCache:
     """Meshes of one model's nodes, computed on first use.
 
     ``ifcopenshell.geom`` returns coordinates in metres whatever the model's unit, so
-    everything here is in metres and unit-invariant. The kernel runs in a forked child, all of
-    the model's tessellations within ``ifc_tessellation_seconds`` CPU seconds
-    (:mod:`.bounded`; past them :class:`~.bounded.TessellationOverrun` is raised).
+    everything here is in metres and unit-invariant.
 
     Args:
         model: The parsed model.
         store: Tessellations shared with other models' caches (see :class:`MeshStore`).
+        bounded: The model is untrusted (an agent's): all its tessellations together get
+            ``ifc_tessellation_seconds`` CPU seconds, a large one in a forked child
+            (:mod:`.bounded`; past them :class:`~.bounded.TessellationOverrun` is raised). A
+            trusted model (a task's own) is tessellated here, unbounded: forking its large elements
+            added ~10% to the real-model scoring benchmark.
     """
 
-    def __init__(self, model: IfcModel, store: MeshStore | None = None) -> None:
+    def __init__(self, model: IfcModel, store: MeshStore | None = None, *, bounded: bool = False) -> None:
         self.model = model
         self.store = store
+        self.bounded = bounded
         self._meshes: dict[str, TriangleMesh | None] = {}
         self.notes: list[str] = []
         self.budget = Budget(model.path, limit("ifc_tessellation_seconds"))
@@ -128,14 +133,14 @@ class ShapeCache:
         ent = self.model.nodes[key].entity
         mesh: TriangleMesh | None = None
         if getattr(ent, "Representation", None) is not None:
-            text = kernel_input(self.model, ent)
+            text = kernel_input(self.model, ent) if self.store is not None or self.bounded else ""
             if self.store is None:
-                mesh, error = self._tessellate(ent, text.count("("))
+                mesh, error = self._tessellate(ent, _weight(text))
             else:
                 content = content_key(text)
                 found = self.store.get(content)
                 if found is None:
-                    found = self._tessellate(ent, text.count("("))
+                    found = self._tessellate(ent, _weight(text))
                     self.store.put(content, found)
                 mesh, error = found
             if error is not None:
@@ -145,11 +150,13 @@ class ShapeCache:
 
     def _tessellate(self, ent: ifcopenshell.entity_instance, size: int) -> Tessellation:
         element = f"#{ent.id()} ({ent.is_a()})"
-        if size >= FORK_FROM_PARENTHESES:
+        if not self.bounded:
+            arrays, error = _kernel(ent)
+        elif size >= FORK_FROM_PARENTHESES:
             arrays, error = run_bounded(lambda: _kernel(ent), self.budget, element)
         else:
             arrays, error = self.budget.run_here(lambda: _kernel(ent), element)
-        return (None if arrays is None else TriangleMesh(arrays[0].copy(), arrays[1].copy())), error
+        return (None if arrays is None else TriangleMesh(*arrays)), error
 
     def centre(self, key: str) -> np.ndarray:
         """Centre of the node's mesh bounding box, or its placement origin without a mesh (metres)."""
@@ -163,6 +170,11 @@ class ShapeCache:
         """The node's oriented bounding box, or None without a mesh; see :func:`yaw_box`."""
         mesh = self.mesh(key)
         return None if mesh is None else yaw_box(mesh.vertices)
+
+
+def _weight(text: str) -> int:
+    """How large a kernel input is for :data:`FORK_FROM_PARENTHESES`."""
+    return text.count("(") * (1 + text.count("=IfcMappedItem("))
 
 
 def _kernel(ent: ifcopenshell.entity_instance) -> tuple[Arrays, str | None]:
