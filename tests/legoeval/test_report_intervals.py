@@ -15,7 +15,9 @@ from buildbench.suites.legoeval.report import table3_row
 
 
 def _ep(task: str, pred: float | None, holds: int, fails: int, status: str = "ok") -> Episode:
-    metrics = {"partial_holds": float(holds), "partial_fails": float(fails)}
+    # The floor constraints (FL) are these too, but for one fewer holding where there are any.
+    metrics = {"partial_holds": float(holds), "partial_fails": float(fails), "FL_holds": float(max(holds - 1, 0)),
+               "FL_fails": float(fails)}
     if pred is not None:
         metrics["valid_pred"] = pred
     return Episode(task_id=task, sample=0, suite="legoeval", agent="e", protocol="one-shot", seed=0,
@@ -40,6 +42,15 @@ def test_table3_rates_carry_scene_bootstrap_intervals() -> None:
     assert avg == pytest.approx(100 * 7 / 15) and (avg.n, avg.tasks) == (15, 5)
     assert (avg.low, avg.high) == (pytest.approx(low), pytest.approx(high))
     assert cell_text(avg) == f"{100 * 7 / 15:.1f} [{low:.1f}, {high:.1f}]"
+    fl_holds = holds - np.minimum(holds, 1)
+    with np.errstate(invalid="ignore"):
+        rates = 100 * fl_holds[picks].sum(axis=1) / (fl_holds[picks].sum(axis=1) + fails[picks].sum(axis=1))
+    defined = rates[~np.isnan(rates)]  # a draw of scenes without a floor constraint has no share
+    assert len(defined) >= 0.95 * 2000
+    low, high = np.quantile(defined, [0.025, 0.975])
+    assert row["FL"] == pytest.approx(100 * 3 / 11) and (row["FL"].n, row["FL"].low, row["FL"].high) == (
+        11, pytest.approx(low), pytest.approx(high))
+    assert row["OP"] is None  # no OP constraint judged: no share, no interval
     lone = table3_row("e", [_ep("s0", 1.0, 1, 1)])
     assert lone["holistic_sr"] == 100.0 and math.isnan(lone["holistic_sr"].low)  # one scene: no interval
     assert table3_row("e", [_ep("s0", None, 0, 0)])["holistic_sr"] is None  # no verdict: no rate

@@ -9,7 +9,7 @@ Tables 1, 2, 3, 5, 7); ours are labelled by evaluator (agent) name.
 * Table 2: relative F1 change of tool-group ablations against the full evaluator.
 * Table 3: success rates (holistic, per constraint type, micro "Avg.") by an evaluator's
   verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers); our
-  holistic SR and Avg. carry a 95 % bootstrap interval resampling scenes (tasks).
+  holistic SR and constraint shares carry a 95 % bootstrap interval resampling scenes (tasks).
 * Table 4: identified (``-o constraints=identify``) against given constraints: holistic
   and partial success rates (fractions, as the paper prints them) and holistic F1.
 * Table 5: tool F1, GED and argument F1 of the model's plans against the reference plans,
@@ -174,14 +174,8 @@ def table3_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
     row: dict[str, Any] = {"method": name, "source": "ours",
                            "holistic_sr": Estimate.of(sr, digits=1, rounded=False) if judged else None}
     for t in TYPES:
-        holds, fails = _sum(eps, f"{t}_holds"), _sum(eps, f"{t}_fails")
-        row[t] = _rate(holds, holds + fails)
-    holds, fails = _sum(eps, "partial_holds"), _sum(eps, "partial_fails")
-    counts = [[float(ep.metrics.get(f"partial_{k}") or 0.0) for k in ("holds", "fails")] for ep in eps]
-    span = bootstrap_of_counts(counts, [ep.task_id for ep in eps], lambda c: _rate(int(c[0]), int(c[0] + c[1])))
-    low, high = span or (float("nan"), float("nan"))
-    avg = _rate(holds, holds + fails)
-    row["avg"] = None if avg is None else Estimate(avg, low, high, holds + fails, len({e.task_id for e in eps}), 1)
+        row[t] = _share(eps, t)
+    row["avg"] = _share(eps, "partial")
     for b in BUCKETS:
         mine = [ep.metrics.get("valid_pred") for ep in eps
                 if bucket_of(int(ep.metrics.get("n_constraints") or 0)) == b]
@@ -190,6 +184,17 @@ def table3_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
     row["scenes"], row["unknown_scenes"] = len(judged), len(eps) - len(judged) + (len(episodes) - len(eps))
     row["unknown_constraints"] = _sum(eps, "partial_unknown")
     return row
+
+
+def _share(eps: Sequence[Episode], prefix: str) -> Estimate | None:
+    """The share (%) of the ``prefix`` constraints that hold, with its 95 % interval resampling
+    scenes (`bootstrap_of_counts`); None without a judged constraint."""
+    holds, fails = _sum(eps, f"{prefix}_holds"), _sum(eps, f"{prefix}_fails")
+    rate = _rate(holds, holds + fails)
+    counts = [[float(ep.metrics.get(f"{prefix}_{k}") or 0.0) for k in ("holds", "fails")] for ep in eps]
+    span = bootstrap_of_counts(counts, [ep.task_id for ep in eps], lambda c: _rate(int(c[0]), int(c[0] + c[1])))
+    low, high = span or (float("nan"), float("nan"))
+    return None if rate is None else Estimate(rate, low, high, holds + fails, len({e.task_id for e in eps}), 1)
 
 
 def paper_table3() -> list[dict[str, Any]]:
