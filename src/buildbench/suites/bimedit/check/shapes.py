@@ -9,6 +9,7 @@ task (spec section 10). Hosts are tessellated with their openings subtracted, as
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from typing import Any
 
@@ -21,8 +22,10 @@ from scipy.spatial import ConvexHull, QhullError
 from buildbench.geometry import Boxes, TriangleMesh
 from buildbench.limits import limit
 from buildbench.suites.bimedit.check.bounded import Arrays, Budget, run_bounded
+from buildbench.suites.bimedit.check.caps import _below as below
 from buildbench.suites.bimedit.check.model import IfcModel
 
+_REF = re.compile(r"#(\d+)")
 _SETTINGS = ifcopenshell.geom.settings()
 _SETTINGS.set("use-world-coords", True)
 
@@ -71,17 +74,30 @@ _NOT_READ_BY_KERNEL = frozenset({"IfcOwnerHistory", "IfcPersonAndOrganization", 
                                  "IfcApplication", "IfcActorRole", "IfcPostalAddress", "IfcTelecomAddress"})
 
 
-def kernel_input(model: IfcModel, ent: ifcopenshell.entity_instance) -> str:
+def kernel_input(model: IfcModel, ent: ifcopenshell.entity_instance) -> tuple[str, int]:
     """Every statement the geometry kernel reads to tessellate ``ent`` (see :class:`MeshStore`),
-    sorted, after the schema and length unit."""
+    sorted, after the schema and length unit; and its weight for :data:`FORK_FROM_PARENTHESES`."""
     f = model.file
     closure: dict[int, ifcopenshell.entity_instance] = {}
-    for root in (ent, *(getattr(ent, "HasOpenings", None) or ())):
+    roots = (ent, *(getattr(ent, "HasOpenings", None) or ()))
+    for root in roots:
         for e in f.traverse(root):
             if e.is_a() not in _NOT_READ_BY_KERNEL:
                 closure[e.id()] = e
-    text = "\n".join(sorted(str(e) for e in closure.values()))
-    return f"{f.schema_identifier}|{model.unit_scale_m!r}\n{text}"
+    statements = {i: str(e) for i, e in closure.items()}
+    text = "\n".join(sorted(statements.values()))
+    return f"{f.schema_identifier}|{model.unit_scale_m!r}\n{text}", _weight(statements, [r.id() for r in roots])
+
+
+def _weight(statements: dict[int, str], roots: list[int]) -> int:
+    """Parentheses (one per point, index tuple, loop, face...) of the statements reachable from
+    ``roots``, a statement counted once per path that reaches it, as the kernel evaluates an item
+    once per use (an item listed 2,000 times, a map used in 2,000 mapped items); stops counting
+    just past :data:`FORK_FROM_PARENTHESES`."""
+    refs = {i: [int(r) for r in _REF.findall(text, text.index("="))] for i, text in statements.items()}
+    own = {i: text.count("(") for i, text in statements.items()}
+    reach: dict[int, int] = {}
+    return sum(below(root, refs, own, reach, FORK_FROM_PARENTHESES) for root in roots)
 
 
 def content_key(text: str) -> str:
@@ -89,12 +105,11 @@ def content_key(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-#: Parentheses of kernel input (:func:`kernel_input`: one per point, index tuple, loop, face...)
-#: from which an agent model's element is tessellated in a forked child (:mod:`.bounded`); smaller
-#: ones in this process, where the slowest input found this size (a swept disk along 1,000 points)
-#: takes 8 s, 1,000 repeated triangles 0.5 s, and a fork (~40 ms beside three parsed real models)
-#: would cost more than most real elements' tessellation. The count is multiplied by one plus the mapped items: the kernel
-#: evaluates a map once per use, which the statements hold once.
+#: Parentheses of kernel input, counted once per use (:func:`_weight`), from which an agent
+#: model's element is tessellated in a forked child (:mod:`.bounded`); smaller ones in this
+#: process, where the slowest input found this size (a swept disk along 1,000 points) takes 8 s,
+#: 1,000 repeated triangles 0.5 s, and a fork (~40 ms beside three parsed real models) would cost
+#: more than most real elements' tessellation.
 FORK_FROM_PARENTHESES = 1_000
 
 
@@ -133,14 +148,14 @@ class ShapeCache:
         ent = self.model.nodes[key].entity
         mesh: TriangleMesh | None = None
         if getattr(ent, "Representation", None) is not None:
-            text = kernel_input(self.model, ent) if self.store is not None or self.bounded else ""
+            text, weight = kernel_input(self.model, ent) if self.store is not None or self.bounded else ("", 0)
             if self.store is None:
-                mesh, error = self._tessellate(ent, _weight(text))
+                mesh, error = self._tessellate(ent, weight)
             else:
                 content = content_key(text)
                 found = self.store.get(content)
                 if found is None:
-                    found = self._tessellate(ent, _weight(text))
+                    found = self._tessellate(ent, weight)
                     self.store.put(content, found)
                 mesh, error = found
             if error is not None:
@@ -170,11 +185,6 @@ class ShapeCache:
         """The node's oriented bounding box, or None without a mesh; see :func:`yaw_box`."""
         mesh = self.mesh(key)
         return None if mesh is None else yaw_box(mesh.vertices)
-
-
-def _weight(text: str) -> int:
-    """How large a kernel input is for :data:`FORK_FROM_PARENTHESES`."""
-    return text.count("(") * (1 + text.count("=IfcMappedItem("))
 
 
 def _kernel(ent: ifcopenshell.entity_instance) -> tuple[Arrays, str | None]:
