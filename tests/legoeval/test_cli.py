@@ -146,7 +146,7 @@ def test_report_prints_the_tables_of_a_run(capsys: pytest.CaptureFixture[str], t
                  "--run-dir", str(run_dir), "--workers", "0", "-q"]) == 0
     capsys.readouterr()
     code, out, _ = run(capsys, "report", str(run_dir), "--json")
-    tables = json.loads(out)
+    tables = json.loads(out)["tables"]
     ours = [r for r in tables["Table 1: agreement with labels"] if r.get("source") == "ours"]
     assert code == 0 and [r["method"] for r in ours] == ["always-valid"]
     assert ours[0]["hol_kappa"] == pytest.approx(0.0)

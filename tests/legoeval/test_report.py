@@ -13,13 +13,12 @@ from buildbench.suites.legoeval.metrics import agreement_row
 from buildbench.suites.legoeval.report import (
     PAPER_TABLE1,
     episodes_from_results,
-    print_run_report,
     print_tables,
     run_tables,
     table1_row,
-    table2_rows,
     table3_row,
 )
+from buildbench.suites.legoeval.report_runs import print_run_report, table2_rows
 from buildbench.suites.legoeval.tasks import generated_tasks
 
 
@@ -79,6 +78,6 @@ def test_print_run_report_reads_a_stored_run(tmp_path: Path, groups: dict[str, l
         for ep in groups["deterministic"]:
             store.add_episode(ep)
     print_run_report(tmp_path / "run", as_json=True)
-    tables = json.loads(capsys.readouterr().out)
+    tables = json.loads(capsys.readouterr().out)["tables"]
     ours = [r for r in tables["Table 1: agreement with labels"] if r["source"] == "ours"]
     assert ours[0]["method"] == "deterministic" and ours[0]["hol_kappa"] == 1.0

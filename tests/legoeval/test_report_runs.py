@@ -18,14 +18,11 @@ from buildbench.llm import ScriptedChat
 from buildbench.suites.legoeval.env import load_task_scene
 from buildbench.suites.legoeval.metrics import agreement
 from buildbench.suites.legoeval.pipeline.scripted import ReferenceScript
-from buildbench.suites.legoeval.report import (
+from buildbench.suites.legoeval.report import PAPER_TABLE5, PAPER_TABLE7, T5_TITLE, T7_TITLE
+from buildbench.suites.legoeval.report_runs import (
     PAPER_TABLE2,
-    PAPER_TABLE5,
-    PAPER_TABLE7,
     T2_TITLE,
     T4_TITLE,
-    T5_TITLE,
-    T7_TITLE,
     ablation_name,
     read_runs,
     runs_tables,
@@ -159,7 +156,7 @@ def test_the_cli_combines_runs(run_dirs: dict[str, Path], capsys: pytest.Capture
                  "--json"])
     out = capsys.readouterr().out
     assert code == 0
-    tables = json.loads(out)
+    tables = json.loads(out)["tables"]
     ours = [r["method"] for r in tables["Table 1: agreement with labels"] if r["source"] == "ours"]
     assert ours == [f"llm[{MODEL}] image_px=32", f"llm[{MODEL}] disable=environment image_px=32", "deterministic"]
     assert T2_TITLE in tables and T4_TITLE not in tables

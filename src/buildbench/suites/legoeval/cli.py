@@ -235,7 +235,7 @@ def _require_legoeval_run(run_dir: Path) -> None:
 
 @cli.command("report")
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tables and their cells' 95 % intervals as JSON.")
 def report_cmd(run_dirs: tuple[Path, ...], as_json: bool) -> None:
     """Print stored LEGO-Eval runs as the paper's tables beside its numbers: Table 1
     agreement, Table 3 success rates, Tables 5/7 planner and argument quality (LLM runs),
@@ -243,7 +243,7 @@ def report_cmd(run_dirs: tuple[Path, ...], as_json: bool) -> None:
     (-o constraints=identify next to given)."""
     from buildbench.harness.errors import BuildbenchError
 
-    from .report import print_runs_report
+    from .report_runs import print_runs_report
 
     for run_dir in run_dirs:
         if not (run_dir / "run.sqlite").is_file():

@@ -3,30 +3,29 @@
 Every table is rebuilt from per-episode metrics (:func:`.score.score` writes confusion
 and verdict counts), so a stored run can be reported without its tasks. Rows are plain
 dicts (JSON) and print as rich tables. Published numbers are spec section 8 (paper
-Tables 1, 2, 3, 5, 7); ours are labelled by evaluator (agent) name.
+Tables 1, 2, 3, 4, 5, 7); ours are labelled by evaluator (agent) name.
 
 * Table 1: holistic and partial macro F1 / recall / precision / κ against the labels.
-* Table 2: relative F1 change of tool-group ablations against the full evaluator.
 * Table 3: success rates (holistic, per constraint type, micro "Avg.") by an evaluator's
-  verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers); our
-  holistic SR and constraint shares carry a 95 % bootstrap interval resampling scenes (tasks).
-* Table 4: identified (``-o constraints=identify``) against given constraints: holistic
-  and partial success rates (fractions, as the paper prints them) and holistic F1.
+  verdicts, plus holistic SR per complexity bucket (Figure 6 has no printed numbers).
 * Table 5: tool F1, GED and argument F1 of the model's plans against the reference plans,
   beside the evaluation F1s; Table 7: argument F1 when the reference plans are given
   (``-o plans=reference``). Both only for runs whose outcomes carry the pipeline's trace.
 
-:func:`print_runs_report` combines stored runs (``buildbench legoeval report RUN_DIR ...``):
-each run is labelled by agent, model and options from its manifest; Table 2 pairs each run
-with ``-o disable=...`` with the run that differs only by not disabling anything, Table 4
-each ``constraints=identify`` run with its ``given`` twin.
+Our cells that are rates or means (Tables 3, 4, 5, 7 and the buckets) are `Estimate` values
+carrying a 95 % bootstrap interval resampling scenes (tasks): a verdict rate through
+`verdict_rate`, a ratio of summed counts (constraint shares, per-constraint means) through
+`ratio_cell`; Table 1's F1s give theirs in a column of their own. Unscored episodes are in no
+cell and are counted.
+
+Tables 2 (tool-group ablations) and 4 (identified constraints) compare stored runs:
+:mod:`.report_runs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
@@ -34,7 +33,6 @@ from buildbench.harness.stats import Estimate, bootstrap_interval, bootstrap_of_
 from buildbench.harness.tables import cell_text, number_text
 
 from .metrics import Agreement, agreement_from_counts
-from .options import LegoEvalOptions
 from .task_records import BUCKETS, TYPES, bucket_of
 
 _MISSING = "—"
@@ -51,10 +49,6 @@ PAPER_TABLE1: dict[str, tuple[float, ...]] = {
     "LEGO-Eval GPT-4.1": (0.81, 0.82, 0.84, 0.63, 0.83, 0.81, 0.86, 0.66),
     "LEGO-Eval GPT-4.1-mini": (0.70, 0.72, 0.78, 0.43, 0.78, 0.76, 0.80, 0.56),
     "LEGO-Eval Qwen2.5VL-32B": (0.64, 0.66, 0.70, 0.32, 0.72, 0.71, 0.73, 0.44),
-}
-#: Table 2: relative drop (%) of holistic and partial F1 with tool groups disabled.
-PAPER_TABLE2: dict[str, tuple[float, float]] = {
-    "w/o M": (-0.04, -1.02), "w/o T": (-5.05, -2.65), "w/o T+M": (-6.46, -2.81), "w/o E+M": (-24.90, -5.34),
 }
 #: Table 3: holistic SR, FL, MS, OS, OP, Avg. (%).
 PAPER_TABLE3: dict[str, tuple[float, ...]] = {
@@ -73,13 +67,6 @@ PAPER_TABLE5: dict[str, tuple[float, ...]] = {
 PAPER_TABLE7: dict[str, tuple[float, ...]] = {
     "Gemma3-27B": (0.38, 0.65, 0.66), "Qwen2.5VL-32B": (0.46, 0.68, 0.68), "Qwen3-32B": (0.42, 0.68, 0.67),
 }
-#: Table 4: holistic SR M1-M4, partial SR M1-M4 (fractions), oracle / identified / difference.
-PAPER_TABLE4: dict[str, tuple[float, ...]] = {
-    "Oracle constraint": (0.12, 0.05, 0.05, 0.14, 0.66, 0.57, 0.35, 0.65),
-    "Identified constraint": (0.13, 0.07, 0.05, 0.12, 0.63, 0.57, 0.35, 0.64),
-    "Difference": (0.01, 0.02, 0.00, -0.02, -0.03, 0.00, 0.00, -0.01),
-}
-_T4_COLS = tuple(f"{level}_M{i}" for level in ("hol", "part") for i in range(1, 5))
 _T1_COLS = ("hol_f1", "hol_recall", "hol_precision", "hol_kappa", "part_f1", "part_recall", "part_precision",
             "part_kappa")
 
@@ -161,40 +148,62 @@ def by_type_rows(name: str, episodes: Sequence[Episode]) -> list[dict[str, Any]]
     return rows
 
 
-def _rate(hits: int, n: int) -> float | None:
-    return 100.0 * hits / n if n else None
-
-
 def table3_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
-    """Success rates (%) of the scenes in ``episodes`` by the evaluator's verdicts."""
+    """Success rates (%) of the scenes in ``episodes`` by the evaluator's verdicts, each with its
+    95 % interval resampling scenes; unscored episodes are in none and counted (unknown_scenes)."""
     eps = [ep for ep in episodes if is_scored(ep)]
-    verdicts = [(float(p), ep.task_id) for ep in eps if isinstance(p := ep.metrics.get("valid_pred"), int | float)]
-    judged = [p for p, _ in verdicts]
-    sr = bootstrap_interval([100.0 * p for p in judged], [t for _, t in verdicts])
-    row: dict[str, Any] = {"method": name, "source": "ours",
-                           "holistic_sr": Estimate.of(sr, digits=1, rounded=False) if judged else None}
+    row: dict[str, Any] = {"method": name, "source": "ours", "holistic_sr": verdict_rate(eps, 100.0, digits=1)}
     for t in TYPES:
-        row[t] = _share(eps, t)
-    row["avg"] = _share(eps, "partial")
+        row[t] = share_cell(eps, t)
+    row["avg"] = share_cell(eps, "partial")
     for b in BUCKETS:
-        mine = [ep.metrics.get("valid_pred") for ep in eps
-                if bucket_of(int(ep.metrics.get("n_constraints") or 0)) == b]
-        mine_j = [p for p in mine if isinstance(p, int | float)]
-        row[f"sr_{b}"] = _rate(int(sum(mine_j)), len(mine_j))
-    row["scenes"], row["unknown_scenes"] = len(judged), len(eps) - len(judged) + (len(episodes) - len(eps))
+        row[f"sr_{b}"] = verdict_rate([ep for ep in eps if bucket_of(int(ep.metrics.get("n_constraints") or 0)) == b],
+                                      100.0, digits=1)
+    judged = sum(isinstance(ep.metrics.get("valid_pred"), int | float) for ep in eps)
+    row["scenes"], row["unknown_scenes"] = judged, len(episodes) - judged
     row["unknown_constraints"] = _sum(eps, "partial_unknown")
     return row
 
 
-def _share(eps: Sequence[Episode], prefix: str) -> Estimate | None:
-    """The share (%) of the ``prefix`` constraints that hold, with its 95 % interval resampling
-    scenes (`bootstrap_of_counts`); None without a judged constraint."""
-    holds, fails = _sum(eps, f"{prefix}_holds"), _sum(eps, f"{prefix}_fails")
-    rate = _rate(holds, holds + fails)
-    counts = [[float(ep.metrics.get(f"{prefix}_{k}") or 0.0) for k in ("holds", "fails")] for ep in eps]
-    span = bootstrap_of_counts(counts, [ep.task_id for ep in eps], lambda c: _rate(int(c[0]), int(c[0] + c[1])))
-    low, high = span or (float("nan"), float("nan"))
-    return None if rate is None else Estimate(rate, low, high, holds + fails, len({e.task_id for e in eps}), 1)
+def verdict_rate(eps: Sequence[Episode], scale: float, *, digits: int) -> Estimate | None:
+    """The share of the scored ``eps`` the evaluator called valid, times ``scale`` (100: a
+    percentage), with its 95 % interval resampling scenes; None without a verdict."""
+    verdicts = [(float(p), ep.task_id) for ep in eps if isinstance(p := ep.metrics.get("valid_pred"), int | float)]
+    if not verdicts:
+        return None
+    interval = bootstrap_interval([p for p, _ in verdicts], [t for _, t in verdicts])
+    return Estimate.of(interval, scale=scale, digits=digits, rounded=False)
+
+
+def ratio_cell(eps: Sequence[Episode], parts: Callable[[Episode], tuple[float, float]], *, scale: float = 1.0,
+               digits: int = 3) -> Estimate | None:
+    """A ratio of sums over episodes (a share of constraints, a mean per constraint or call):
+    ``scale`` times the summed numerators over the summed denominators of ``parts``, with a 95 %
+    interval resampling scenes (`bootstrap_of_counts`; none with one scene, or where resamples
+    would often have nothing to divide by); None where the denominators sum to 0. ``n`` is the
+    denominator (constraints or calls)."""
+    rows = [[float(v) for v in parts(ep)] for ep in eps]
+    num, den = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    if not den:
+        return None
+    span = bootstrap_of_counts(rows, [ep.task_id for ep in eps], lambda c: scale * c[0] / c[1] if c[1] else None)
+    low, high = span or (math.nan, math.nan)
+    return Estimate(scale * num / den, low, high, int(den), len({ep.task_id for ep in eps}), digits)
+
+
+def share_cell(eps: Sequence[Episode], prefix: str, scale: float = 100.0, digits: int = 1) -> Estimate | None:
+    """The share of the ``prefix`` constraints that hold (% by default), with its interval
+    (`ratio_cell`); None without a judged constraint."""
+    def parts(ep: Episode) -> tuple[float, float]:
+        holds = _number(ep, f"{prefix}_holds")
+        return holds, holds + _number(ep, f"{prefix}_fails")
+
+    return ratio_cell(eps, parts, scale=scale, digits=digits)
+
+
+def _number(ep: Episode, key: str) -> float:
+    value = ep.metrics.get(key)
+    return float(value) if isinstance(value, int | float) else 0.0
 
 
 def paper_table3() -> list[dict[str, Any]]:
@@ -202,24 +211,12 @@ def paper_table3() -> list[dict[str, Any]]:
     return [{"method": m, "source": "paper", **dict(zip(cols, v, strict=True))} for m, v in PAPER_TABLE3.items()]
 
 
-def table2_rows(full: dict[str, Any], ablated: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Table 2 rows: our relative F1 changes (%) beside the paper's, from Table 1 rows."""
-    rows = []
-    for name, row in ablated.items():
-        ours = [None if not full[k] or row[k] is None else (row[k] - full[k]) / full[k] * 100.0
-                for k in ("hol_f1", "part_f1")]
-        paper = PAPER_TABLE2.get(name, (None, None))
-        rows.append({"disabled": name, "hol_f1_pct": ours[0], "part_f1_pct": ours[1],
-                     "paper_hol_f1_pct": paper[0], "paper_part_f1_pct": paper[1]})
-    return rows
-
-
-def _ratio(num: float, den: float) -> float | None:
-    return num / den if den else None
+def _scored(episodes: Sequence[Episode]) -> list[Episode]:
+    return [ep for ep in episodes if is_scored(ep)]
 
 
 def _plan_sum(episodes: Sequence[Episode], key: str) -> float:
-    return sum(float(v) for ep in episodes if is_scored(ep) and isinstance(v := ep.metrics.get(key), int | float))
+    return sum(_number(ep, key) for ep in _scored(episodes))
 
 
 def has_plan_metrics(episodes: Sequence[Episode]) -> bool:
@@ -234,14 +231,18 @@ def plans_given(episodes: Sequence[Episode]) -> bool:
 
 def table5_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
     """Planner and argument quality against the reference plans, beside the evaluation F1s
-    (means over scored constraints and argument calls of all episodes)."""
-    n, calls = _plan_sum(episodes, "plan_constraints"), _plan_sum(episodes, "arg_calls")
+    (means over the scored constraints and argument calls of the scored episodes, each with its
+    95 % interval resampling scenes: `ratio_cell`)."""
+    eps = _scored(episodes)
     t1 = table1_row(name, episodes)
-    return {"method": name, "source": "ours", "tool_f1": _ratio(_plan_sum(episodes, "tool_f1_sum"), n),
-            "ged": _ratio(_plan_sum(episodes, "plan_ged_sum"), n),
-            "argument_f1": _ratio(_plan_sum(episodes, "arg_f1_sum"), calls),
-            "hol_f1": t1["hol_f1"], "part_f1": t1["part_f1"], "constraints": int(n),
-            "skipped": int(_plan_sum(episodes, "plan_skipped")), "calls": int(calls)}
+
+    def per(key: str, per_key: str) -> Estimate | None:
+        return ratio_cell(eps, lambda ep: (_number(ep, key), _number(ep, per_key)))
+
+    return {"method": name, "source": "ours", "tool_f1": per("tool_f1_sum", "plan_constraints"),
+            "ged": per("plan_ged_sum", "plan_constraints"), "argument_f1": per("arg_f1_sum", "arg_calls"),
+            "hol_f1": t1["hol_f1"], "part_f1": t1["part_f1"], "constraints": int(_plan_sum(eps, "plan_constraints")),
+            "skipped": int(_plan_sum(eps, "plan_skipped")), "calls": int(_plan_sum(eps, "arg_calls"))}
 
 
 def table7_row(name: str, episodes: Sequence[Episode]) -> dict[str, Any]:
@@ -355,158 +356,3 @@ def episodes_from_results(agent: str, results: Sequence[tuple[Any, Mapping[str, 
             ep.status, ep.error = "error", str(exc)
         out.append(ep)
     return out
-
-
-#: Option values that mean "not set" (a run that names them equals one that does not): the
-#: declared defaults of the options that tell the paper's settings apart.
-_DEFAULT_OPTIONS = {name: str(LegoEvalOptions.model_fields[name].default)
-                    for name in ("constraints", "plans", "disable")}
-#: Letters of the tool groups in Table 2's row names, in the paper's order.
-_GROUP_LETTERS = {"textual": "T", "environment": "E", "multimodal": "M"}
-_IDENTITY = ("suite", "agent", "model", "split", "limit", "seed", "samples")
-
-
-@dataclass(frozen=True)
-class StoredRun:
-    """One agent's episodes of a stored run, with the run's configuration (``{}`` when the
-    store has no manifest) and a label naming agent, model and options."""
-
-    path: Path
-    config: dict[str, Any]
-    agent: str
-    episodes: list[Episode]
-    label: str = ""
-
-    def options(self) -> dict[str, str]:
-        """The run's options as strings, defaults dropped, tool groups in a fixed order."""
-        out = {}
-        for key, value in sorted((self.config.get("options") or {}).items()):
-            text = str(value).strip()
-            if key == "disable":
-                text = ",".join(sorted({g.strip() for g in text.split(",") if g.strip()}))
-            if text != _DEFAULT_OPTIONS.get(key):
-                out[key] = text
-        return out
-
-    def key(self, *, without: str) -> tuple[Any, ...]:
-        """What must be equal for two runs to differ only in option ``without``."""
-        rest = tuple((k, v) for k, v in self.options().items() if k != without)
-        return (*(str(self.config.get(k)) for k in _IDENTITY if k != "agent"), self.agent, rest)
-
-
-def read_runs(run_dirs: Sequence[str | Path]) -> list[StoredRun]:
-    """Stored runs, one entry per agent in each, labelled ``agent[model] key=value ...``
-    (the folder name is added where two labels would be equal)."""
-    from buildbench.harness import Store
-
-    runs = []
-    for run_dir in run_dirs:
-        with Store(run_dir, create=False) as store:
-            config = dict(store.manifest().get("config") or {})
-            by_agent: dict[str, list[Episode]] = {}
-            for ep in store.episodes():
-                by_agent.setdefault(ep.agent, []).append(ep)
-        runs += [StoredRun(Path(run_dir), config, agent, eps) for agent, eps in by_agent.items()]
-    labels = [_label(r) for r in runs]
-    return [replace(r, label=lab if labels.count(lab) == 1 else f"{lab} ({r.path.name})")
-            for r, lab in zip(runs, labels, strict=True)]
-
-
-def _label(run: StoredRun) -> str:
-    model = run.config.get("model")
-    opts = " ".join(f"{k}={v}" for k, v in run.options().items())
-    return f"{run.agent}{f'[{model}]' if model else ''}{f' {opts}' if opts else ''}"
-
-
-def _partner(run: StoredRun, runs: Sequence[StoredRun], option: str) -> StoredRun | None:
-    """The run equal to ``run`` except that ``option`` has its default."""
-    want = run.key(without=option)
-    return next((r for r in runs if option not in r.options() and r.key(without=option) == want), None)
-
-
-def ablation_name(disable: str) -> str:
-    """Table 2's row name for disabled groups: ``environment,multimodal`` -> ``w/o E+M``."""
-    groups = {g.strip() for g in disable.split(",") if g.strip()}
-    return "w/o " + "+".join(letter for g, letter in _GROUP_LETTERS.items() if g in groups)
-
-
-def ablation_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
-    """Table 2: each ``disable=...`` run against its full twin, beside the paper's drop."""
-    rows = []
-    for run in runs:
-        if "disable" not in run.options():
-            continue
-        name = ablation_name(run.options()["disable"])
-        full = _partner(run, runs, "disable")
-        if full is None:
-            paper = PAPER_TABLE2.get(name, (None, None))
-            row: dict[str, Any] = {"disabled": name, "hol_f1_pct": None, "part_f1_pct": None,
-                                   "paper_hol_f1_pct": paper[0], "paper_part_f1_pct": paper[1]}
-        else:
-            row = table2_rows(table1_row(full.label, full.episodes),
-                              {name: table1_row(run.label, run.episodes)})[0]
-        rows.append({**row, "run": run.label, "full run": None if full is None else full.label})
-    return rows
-
-
-def _success(episodes: Sequence[Episode], prefix: str) -> tuple[float | None, float | None]:
-    eps = [ep for ep in episodes if is_scored(ep)]
-    preds = [p for ep in eps if isinstance(p := ep.metrics.get("valid_pred"), int | float)]
-    holds, fails = _sum(eps, f"{prefix}_holds"), _sum(eps, f"{prefix}_fails")
-    return _ratio(sum(preds), len(preds)), _ratio(holds, holds + fails)
-
-
-def identify_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
-    """Table 4: each ``constraints=identify`` run against its ``given`` twin (holistic and
-    partial SR as fractions; the identified run's partial SR is over the constraints it
-    identified), the paper's rows (methods M1-M4) first."""
-    rows = [{"setting": s, "source": "paper", **dict(zip(_T4_COLS, v, strict=True))} for s, v in PAPER_TABLE4.items()]
-    for run in runs:
-        if run.options().get("constraints") != "identify":
-            continue
-        given = _partner(run, runs, "constraints")
-        hol_i, part_i = _success(run.episodes, "identified")
-        ident = {"setting": "Identified constraint", "source": "ours", "run": run.label, "hol_sr": hol_i,
-                 "part_sr": part_i, "hol_f1": table1_row(run.label, run.episodes)["hol_f1"]}
-        if given is None:
-            rows.append(ident)
-            continue
-        hol_g, part_g = _success(given.episodes, "partial")
-        oracle = {"setting": "Oracle constraint", "source": "ours", "run": given.label, "hol_sr": hol_g,
-                  "part_sr": part_g, "hol_f1": table1_row(given.label, given.episodes)["hol_f1"]}
-        diff = {"setting": "Difference", "source": "ours", "run": run.label,
-                **{k: None if ident[k] is None or oracle[k] is None else ident[k] - oracle[k]
-                   for k in ("hol_sr", "part_sr", "hol_f1")}}
-        rows += [oracle, ident, diff]
-    return rows
-
-
-T2_TITLE = "Table 2: relative F1 change with tool groups disabled (%)"
-T4_TITLE = "Table 4: identified vs given (oracle) constraints"
-
-
-def runs_tables(runs: Sequence[StoredRun]) -> dict[str, list[dict[str, Any]]]:
-    """Every table over several stored runs: Tables 1, 3, 5 and 7 per run, Table 2 and 4
-    from the pairs of runs that differ in ``disable`` or ``constraints``."""
-    tables = run_tables({r.label: r.episodes for r in runs})
-    if any("disable" in r.options() for r in runs):
-        tables[T2_TITLE] = ablation_rows(runs)
-    if any(r.options().get("constraints") == "identify" for r in runs):
-        tables[T4_TITLE] = identify_rows(runs)
-    return tables
-
-
-def print_runs_report(run_dirs: Sequence[str | Path], *, as_json: bool = False) -> None:
-    """Print the tables of stored runs (JSON with ``as_json``)."""
-    import json
-
-    tables = runs_tables(read_runs(run_dirs))
-    if as_json:
-        print(json.dumps(tables, indent=2))
-    else:
-        print_tables(tables)
-
-
-def print_run_report(run_dir: str | Path, *, as_json: bool = False) -> None:
-    """Print a stored run's tables (JSON with ``as_json``)."""
-    print_runs_report([run_dir], as_json=as_json)
