@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 from buildbench.harness import Episode
 from buildbench.suites.dreamhouse.report import (
@@ -80,3 +81,46 @@ def test_table2_intervals_resample_the_refined_tasks() -> None:
     assert row["Δ"] == _span([r[3] - r[2] for r in runs], tasks)
     improved = _span([100.0 * (r[3] > r[2]) for r in runs], tasks).strip("[]").split(", ")
     assert row["improved"] == f"[{float(improved[0]):.1f}, {float(improved[1]):.1f}]" and row["retained"] == "–"
+
+
+def _ends(values: list[float], tasks: list[str]) -> tuple[Any, Any]:
+    order = list(dict.fromkeys(tasks))
+    sums = np.array([sum(v for v, t in zip(values, tasks, strict=True) if t == task) for task in order])
+    counts = np.array([tasks.count(task) for task in order], dtype=float)
+    picks = np.random.default_rng(0).integers(0, len(order), size=(2000, len(order)))
+    low, high = np.quantile(sums[picks].sum(axis=1) / counts[picks].sum(axis=1), [0.025, 0.975])
+    return pytest.approx(low), pytest.approx(high)
+
+
+def test_t_split_and_figure7_rates_carry_intervals() -> None:
+    from buildbench.harness.stats import Estimate
+    from buildbench.harness.tables import cell_intervals, cell_text
+    from buildbench.suites.dreamhouse.report import UNSCORED_ROW, failure_rate_rows
+    from buildbench.suites.dreamhouse.report_extra import t_split_rows
+
+    def m(passed: float, t_any: float, load: float) -> dict[str, float]:
+        return {"structural_pass": passed, "topological_fidelity_any": t_any, "test_load_path": load}
+
+    # a: two samples; b, c, d one each; e unscored (in no mean, counted)
+    episodes = [_ep("a", 0, m(1.0, 0.2, 1.0), "frame"), _ep("a", 1, m(0.0, 0.1, 0.0), "frame"),
+                _ep("b", 0, m(1.0, 0.6, 1.0), "frame"), _ep("c", 0, m(0.0, 0.3, 0.0), "frame"),
+                _ep("d", 0, m(1.0, 0.4, 0.0), "frame"), _ep("e", 0, {}, "frame", status="api_error")]
+    (row, *paper) = t_split_rows(episodes)
+    passed, failed = row["T passed"], row["T failed"]
+    assert isinstance(passed, Estimate) and passed == pytest.approx(0.4) and (passed.n, passed.tasks) == (3, 3)
+    assert (passed.low, passed.high) == _ends([0.2, 0.6, 0.4], ["a", "b", "d"])
+    assert failed == pytest.approx(0.2) and (failed.n, failed.tasks) == (2, 2)
+    assert (failed.low, failed.high) == _ends([0.1, 0.3], ["a", "c"])
+    assert cell_text(failed) == f"0.200 {_span([0.1, 0.3], ['a', 'c'])}"
+    assert (row["N passed"], row["N failed"], row["unscored"]) == (3, 2, 1) and len(paper) == 3
+
+    rows = failure_rate_rows(episodes)
+    assert [r["test"] for r in rows] == ["load_path", UNSCORED_ROW]
+    rate = rows[0]["oracle/atomic/frame"]
+    flags, tasks = [0.0, 1.0, 0.0, 1.0, 1.0], ["a", "a", "b", "c", "d"]
+    assert isinstance(rate, Estimate) and rate == pytest.approx(0.6) and (rate.n, rate.tasks) == (5, 4)  # a's two samples: one task
+    assert (rate.low, rate.high) == _ends(flags, tasks)
+    assert rows[1]["oracle/atomic/frame"] == 1
+    exported = cell_intervals({"Figure 7": rows})["Figure 7"][0]["oracle/atomic/frame"]
+    assert (exported["value"], exported["low"], exported["high"], exported["n"]) == (float(rate), rate.low, rate.high, 5)
+    assert failure_rate_rows(episodes[:-1])[-1]["test"] == "load_path"  # nothing unscored: no count row

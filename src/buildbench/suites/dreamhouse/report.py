@@ -20,7 +20,9 @@
 
 Tables 1, 2 and 5 are followed by a table of the 95 % intervals of our cells (bootstrap resampling
 tasks; ``[low, high]``, ``–`` where there is none), in the same layout, so that the paper's
-stays as it is.
+stays as it is. The T split and Figure 7's failure rates have no published layout to keep: their
+cells are `buildbench.harness.stats.Estimate` values, printed ``mean [low, high]`` and exported
+under the report's ``table_intervals``; unscored episodes are in none of them and are counted.
 
 Every table says how many episodes each row covers (``N``), and the paper's rows are marked
 with ``*`` after the model. Protocols are shown by short labels (:data:`PROTOCOL_LABELS`) so
@@ -46,6 +48,7 @@ from .report_paper import (
     PAPER_TABLE1,
     Labeller,
     condition_of,
+    estimate_cell,
     group_mean,
     group_span,
     model_of,
@@ -74,6 +77,8 @@ TABLE5_INTERVALS = "Table 5 (ours): 95 % intervals, bootstrap resampling tasks"
 _INTERVAL_TABLES = (TABLE1_INTERVALS, TABLE2_INTERVALS, TABLE5_INTERVALS)
 #: Co-failure patterns listed per group.
 TOP_PATTERNS = 8
+#: Figure 7's last row: the unscored episodes of each group, in no failure rate.
+UNSCORED_ROW = "(unscored episodes, in no rate)"
 _MISSING = "–"
 
 
@@ -130,9 +135,11 @@ def is_paper_row(row: dict[str, Any]) -> bool:
 
 
 def failure_rate_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:
-    """Figure 7 (left): per test, the failure rate in each model × protocol × condition group.
+    """Figure 7 (left): per test, the failure rate in each model × protocol × condition group,
+    with its 95 % interval resampling tasks (`estimate_cell`).
 
-    Rates are over the group's scored episodes (errored ones have no test results).
+    Rates are over the group's scored episodes that ran the test; unscored ones (errored: no test
+    results) are in none and are counted in a last row where any group has some.
     """
     groups = _groups(episodes, label)
     tests = sorted({k for ep in episodes for k in ep.metrics if k.startswith("test_")})
@@ -140,9 +147,12 @@ def failure_rate_rows(episodes: Sequence[Episode], label: Labeller | None = None
     for test in tests:
         row: dict[str, Any] = {"test": test.removeprefix("test_")}
         for name, eps in groups.items():
-            scored = [ep for ep in eps if test in ep.metrics]
-            row[name] = _cell(sum(ep.metrics[test] == 0.0 for ep in scored) / len(scored) if scored else None)
+            ran = [ep for ep in eps if is_scored(ep) and test in ep.metrics]
+            row[name] = estimate_cell([float(ep.metrics[test] == 0.0) for ep in ran], [ep.task_id for ep in ran])
         rows.append(row)
+    unscored = {name: sum(not is_scored(ep) for ep in eps) for name, eps in groups.items()}
+    if rows and any(unscored.values()):
+        rows.append({"test": UNSCORED_ROW, **unscored})
     return rows
 
 
@@ -254,10 +264,6 @@ def _groups(episodes: Sequence[Episode], label: Labeller | None) -> dict[str, li
     for ep in episodes:
         out.setdefault(f"{label(ep)}/{protocol_label(ep.protocol)}/{condition_of(ep)}", []).append(ep)
     return dict(sorted(out.items()))
-
-
-def _cell(value: float | None) -> float | str:
-    return _MISSING if value is None else float(value)
 
 
 def _pair(frame: float | None, facade: float | None) -> str:

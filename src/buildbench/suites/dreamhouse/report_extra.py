@@ -24,6 +24,7 @@ from .report_paper import (
     PAPER_TABLE5,
     Labeller,
     condition_of,
+    estimate_cell,
     group_mean,
     group_span,
     model_of,
@@ -145,19 +146,27 @@ def table5_intervals(episodes: Sequence[Episode], label: Labeller | None = None)
 
 
 def t_split_rows(episodes: Sequence[Episode], label: Labeller | None = None) -> list[dict[str, Any]]:
-    """Mean T of structurally passed and of failed structures, per model × protocol × condition."""
+    """Mean T of structurally passed and of failed structures, per model × protocol × condition,
+    each with its 95 % interval resampling tasks (`estimate_cell`); unscored episodes are in
+    neither mean and counted (``unscored``) where a group has any."""
     label = label or model_of
     groups: dict[tuple[str, str, str], list[Episode]] = {}
     for ep in episodes:
-        if is_scored(ep) and _finite(ep.metrics.get("topological_fidelity_any")):
+        if not is_scored(ep) or _finite(ep.metrics.get("topological_fidelity_any")):
             groups.setdefault((label(ep), ep.protocol, condition_of(ep)), []).append(ep)
     rows = []
     for (model, protocol, condition), eps in sorted(groups.items()):
-        passed = [ep.metrics["topological_fidelity_any"] for ep in eps if ep.metrics.get("structural_pass") == 1.0]
-        failed = [ep.metrics["topological_fidelity_any"] for ep in eps if ep.metrics.get("structural_pass") != 1.0]
-        rows.append({"model": model, "protocol": protocol_label(protocol), "condition": condition,
-                     "T passed": _fmt(_mean(passed)), "T failed": _fmt(_mean(failed)),
-                     "N passed": len(passed), "N failed": len(failed)})
+        scored = [ep for ep in eps if is_scored(ep)]
+        split = {outcome: [ep for ep in scored if (ep.metrics.get("structural_pass") == 1.0) is outcome]
+                 for outcome in (True, False)}
+        row: dict[str, Any] = {"model": model, "protocol": protocol_label(protocol), "condition": condition}
+        for outcome, name in ((True, "passed"), (False, "failed")):
+            row[f"T {name}"] = estimate_cell([float(ep.metrics["topological_fidelity_any"]) for ep in split[outcome]],
+                                             [ep.task_id for ep in split[outcome]])
+        row["N passed"], row["N failed"] = len(split[True]), len(split[False])
+        if len(eps) > len(scored):
+            row["unscored"] = len(eps) - len(scored)
+        rows.append(row)
     for model, (t_pass, t_fail) in PAPER_T_SPLIT.items():
         rows.append({"model": model + PAPER_MARK, "protocol": protocol_label("planner-atomic"), "condition": "–",
                      "T passed": _fmt(t_pass), "T failed": _fmt(t_fail), "N passed": _MISSING,

@@ -14,7 +14,7 @@ from typing import Any, get_args
 from buildbench.harness import Episode, is_scored
 from buildbench.harness.episode_outcome import OutcomeReadError, episode_outcome
 from buildbench.harness.run_options import given_run_options
-from buildbench.harness.stats import bootstrap_interval
+from buildbench.harness.stats import Estimate, bootstrap_interval
 
 from .options import DreamHouseOptions
 from .outcome import DreamHouseOutcome
@@ -124,6 +124,13 @@ def group_span(episodes: Sequence[Episode], key: str) -> str:
     if interval.clusters < 2 or not (math.isfinite(interval.low) and math.isfinite(interval.high)):
         return "–"
     return f"[{interval.low:.3f}, {interval.high:.3f}]"
+
+
+def estimate_cell(values: Sequence[float], tasks: Sequence[str]) -> Estimate | str:
+    """A cell that is a mean of ``values`` (a rate where they are 0/1) as an `Estimate` with its
+    95 % bootstrap interval resampling ``tasks`` (none with one task), printed to 3 decimals;
+    ``–`` without a value."""
+    return Estimate.of(bootstrap_interval(values, tasks), digits=3, rounded=False) if values else "–"
 
 
 def protocol_label(protocol: str) -> str:
