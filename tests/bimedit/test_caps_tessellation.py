@@ -160,3 +160,20 @@ def test_large_or_mapped_kernel_inputs_fork_and_small_ones_do_not(tmp_path: Path
         assert mesh is not None and len(mesh.faces) == triangles * max(1, mapped)
         assert forked == ([f"#{wall} (IfcWall)"] if fork else []), (triangles, mapped)
         assert cache.budget.spent > 0  # charged in either process
+
+
+def test_an_agent_models_meshes_equal_a_trusted_ones_on_a_real_model() -> None:
+    # IfcOpenShell-Issue2499 holds inline values (id 0, no "#id=") in its elements' closures
+    from buildbench.suites.bimedit.check.model import load_model
+    from buildbench.suites.bimedit.check.shapes import ShapeCache
+
+    model = load_model(Path(__file__).parent / "fixtures" / "real" / "IfcOpenShell-Issue2499.ifc")
+    trusted, agent = ShapeCache(model), ShapeCache(model, bounded=True)
+    meshed = 0
+    for key in model.nodes:
+        a, b = trusted.mesh(key), agent.mesh(key)
+        assert (a is None) == (b is None), key
+        if a is not None and b is not None:
+            meshed += 1
+            assert np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces)
+    assert meshed and agent.budget.spent > 0

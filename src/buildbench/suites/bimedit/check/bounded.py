@@ -145,7 +145,13 @@ def _child(work: Callable[[], tuple[Arrays, str | None]], read_end: int, write_e
     try:
         os.close(read_end)
         soft = max(1, math.ceil(left))
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard != resource.RLIM_INFINITY:  # a limit set around the scorer (the harness's) stays
+            soft = min(soft, max(1, hard - 1))
+            hard = min(hard, soft + 1)
+        else:
+            hard = soft + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
         arrays, error = work()
         _write_all(write_end, _encode(arrays, error))
     except BaseException:  # noqa: BLE001 (the parent reads the missing reply as a crash)

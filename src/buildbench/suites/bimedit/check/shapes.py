@@ -94,7 +94,8 @@ def _weight(statements: dict[int, str], roots: list[int]) -> int:
     ``roots``, a statement counted once per path that reaches it, as the kernel evaluates an item
     once per use (an item listed 2,000 times, a map used in 2,000 mapped items); stops counting
     just past :data:`FORK_FROM_PARENTHESES`."""
-    refs = {i: [int(r) for r in _REF.findall(text, text.index("="))] for i, text in statements.items()}
+    # after the "#id=" (an inline value, id 0, has none)
+    refs = {i: [int(r) for r in _REF.findall(text, text.find("=") + 1)] for i, text in statements.items()}
     own = {i: text.count("(") for i, text in statements.items()}
     reach: dict[int, int] = {}
     return sum(below(root, refs, own, reach, FORK_FROM_PARENTHESES) for root in roots)
