@@ -8,7 +8,8 @@ seven models (direct 46.3, spatial 37.5, topological 41.2), which is shown besid
 
 Our cells carry a 95 % bootstrap interval resampling tasks (`buildbench.harness.stats.Estimate`:
 ``mean [low, high]``, Table 1 ``mean ± std [low, high]``, the interval that of the mean); Table 2
-and Figure 3 are over tasks (`OVER_TASKS_NOTE`), Table 3 over episodes (one bucket each).
+and Figure 3 are over tasks (`OVER_TASKS_NOTE`), Table 3 over episodes (one bucket each), the
+trajectories over the scored episodes.
 """
 
 from __future__ import annotations
@@ -223,22 +224,28 @@ def breakdown(s: _Scores, key: str) -> list[dict[str, Any]]:
 
 
 def trajectories(read: Sequence[tuple[Episode, BimEditOutcome | None]]) -> list[dict[str, Any]]:
-    """Tool calls and output tokens per task by instruction type, the paper's token means beside.
-    Tool calls are the mean over the episodes with an outcome (the count is in it); those without
-    one are counted in their own column when there are any."""
+    """Tool calls and output tokens per episode by instruction type, each mean with its 95 %
+    interval resampling tasks, the paper's token means beside. Both are over the scored episodes
+    (tool calls over those with an outcome; those without one are counted in their own column
+    when there are any); unscored episodes are in neither and counted (``unscored``)."""
     rows = []
     for cat in CATEGORIES:
         eps = [(e, o) for e, o in read if _labels(e)["category"] == cat]
         if not eps:
             continue
-        calls = np.array([float(o.tool_calls) for _, o in eps if o is not None])
-        tokens = np.array([float(e.usage.get("output_tokens", 0)) for e, _ in eps])
-        row: dict[str, Any] = {"category": cat, "n": len(eps),
-                               "tool calls": round(float(calls.mean()), 2) if calls.size else NO_DATA,
-                               "output ktokens": round(float(tokens.mean()) / 1000, 2),
+        scored = [(e, o) for e, o in eps if is_scored(e)]
+        with_outcome = [(e, o) for e, o in scored if o is not None]
+        calls = bootstrap_interval([float(o.tool_calls) for _, o in with_outcome], [e.task_id for e, _ in with_outcome])
+        tokens = bootstrap_interval([float(e.usage.get("output_tokens", 0)) for e, _ in scored],
+                                    [e.task_id for e, _ in scored])
+        row: dict[str, Any] = {"category": cat, "n": len(scored),
+                               "tool calls": Estimate.of(calls) if with_outcome else NO_DATA,
+                               "output ktokens": Estimate.of(tokens, scale=1 / 1000) if scored else NO_DATA,
                                "paper output ktokens": PAPER_OUTPUT_KTOKENS[cat]}
-        if calls.size < len(eps):
-            row["no outcome"] = len(eps) - calls.size
+        if len(with_outcome) < len(scored):
+            row["no outcome"] = len(scored) - len(with_outcome)
+        if len(scored) < len(eps):
+            row["unscored"] = len(eps) - len(scored)
         rows.append(row)
     return rows
 
