@@ -488,6 +488,20 @@ def _pset_hash(pdef: ifcopenshell.entity_instance, hasher: _Hasher) -> str:
         sorted(hasher.entity(p) for p in (items if isinstance(items, tuple) else (items,))))
 
 
+def _type_hash(typ: ifcopenshell.entity_instance, hasher: _Hasher) -> str:
+    """The type an element has, by content: its scalar attributes and property sets, which the
+    element inherits (a type's fire rating is each of its walls'; ``get_psets`` reads them so),
+    so editing them modifies every element of the type. Its representation maps reach an
+    element's signature through the element's mapped items, where it uses them."""
+    if not isinstance(typ, ifcopenshell.entity_instance) or not typ.id():  # a malformed file's value
+        return "type:" + hasher.entity(typ)
+    attributes = [f"{name}={value!r}" for name, value in typ.get_info(recursive=False).items()
+                  if name not in _SKIPPED_ATTRIBUTES and not isinstance(value, (ifcopenshell.entity_instance, tuple))]
+    psets = getattr(typ, "HasPropertySets", None) or ()
+    return ":".join(["type", guid_of(typ), typ.is_a(), *attributes,
+                     *sorted(_pset_hash(d, hasher) for d in (psets if isinstance(psets, tuple) else (psets,)))])
+
+
 def _definition_hashes(ent: ifcopenshell.entity_instance, hasher: _Hasher) -> Iterator[str]:
     """Hashes of the property sets, type and materials attached to ``ent``."""
     for rel in getattr(ent, "IsDefinedBy", ()) or ():
@@ -498,9 +512,9 @@ def _definition_hashes(ent: ifcopenshell.entity_instance, hasher: _Hasher) -> It
                 if pdef is not None:
                     yield _pset_hash(pdef, hasher)
         elif rel.is_a("IfcRelDefinesByType"):
-            yield "type:" + guid_of(rel.RelatingType)
+            yield _type_hash(rel.RelatingType, hasher)
     for rel in getattr(ent, "IsTypedBy", ()) or ():
-        yield "type:" + guid_of(rel.RelatingType)
+        yield _type_hash(rel.RelatingType, hasher)
     for rel in getattr(ent, "HasAssociations", ()) or ():
         if rel.is_a("IfcRelAssociatesMaterial"):
             yield "material:" + hasher.entity(rel.RelatingMaterial)
