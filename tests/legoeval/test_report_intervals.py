@@ -142,7 +142,20 @@ def test_table4_rates_carry_intervals_and_the_json_exports_them(tmp_path: Path,
         assert row["part_sr"] == pytest.approx(sum(holds) / (sum(holds) + sum(fails)))
         assert (row["part_sr"].low, row["part_sr"].high, row["part_sr"].n) == (
             pytest.approx(low), pytest.approx(high), sum(holds) + sum(fails))
-    assert diff["part_sr"] == pytest.approx(6 / 10 - 6 / 10) and not isinstance(diff["part_sr"], Estimate)
+    # The differences resample the scenes of both runs together (a, b, c: one draw for both runs).
+    picks = np.random.default_rng(0).integers(0, 3, size=(2000, 3))
+    ih, idn = np.array([2.0, 0.0, 4.0]), np.array([3.0, 3.0, 4.0])
+    gh, gdn = np.array([3.0, 1.0, 2.0]), np.array([3.0, 3.0, 4.0])
+    iv, gv = np.array([1.0, 0.0, 1.0]), np.array([1.0, 1.0, 0.0])
+    for key, (num_i, den_i, num_g, den_g) in (("part_sr", (ih, idn, gh, gdn)),
+                                               ("hol_sr", (iv, np.ones(3), gv, np.ones(3)))):
+        diffs = (num_i[picks].sum(axis=1) / den_i[picks].sum(axis=1)
+                 - num_g[picks].sum(axis=1) / den_g[picks].sum(axis=1))
+        low, high = np.quantile(diffs, [0.025, 0.975])
+        cell = diff[key]
+        assert isinstance(cell, Estimate) and cell == pytest.approx(mine[key] - oracle[key]) == 0.0, key
+        assert (cell.low, cell.high, cell.tasks) == (pytest.approx(low), pytest.approx(high), 3), key
+        assert cell.low < 0 < cell.high
 
     with Store(tmp_path / "run") as store:
         for ep in given:

@@ -194,11 +194,22 @@ def ratio_cell(eps: Sequence[Episode], parts: Callable[[Episode], tuple[float, f
 def share_cell(eps: Sequence[Episode], prefix: str, scale: float = 100.0, digits: int = 1) -> Estimate | None:
     """The share of the ``prefix`` constraints that hold (% by default), with its interval
     (`ratio_cell`); None without a judged constraint."""
+    return ratio_cell(eps, share_parts(prefix), scale=scale, digits=digits)
+
+
+def share_parts(prefix: str) -> Callable[[Episode], tuple[float, float]]:
+    """An episode's ``prefix`` constraints that hold, and those judged."""
     def parts(ep: Episode) -> tuple[float, float]:
         holds = _number(ep, f"{prefix}_holds")
         return holds, holds + _number(ep, f"{prefix}_fails")
 
-    return ratio_cell(eps, parts, scale=scale, digits=digits)
+    return parts
+
+
+def verdict_parts(ep: Episode) -> tuple[float, float]:
+    """An episode's verdict (1 valid, 0 not) and whether it gave one, for a ratio of sums."""
+    pred = ep.metrics.get("valid_pred")
+    return (float(pred), 1.0) if isinstance(pred, int | float) else (0.0, 0.0)
 
 
 def _number(ep: Episode, key: str) -> float:

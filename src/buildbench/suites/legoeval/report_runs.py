@@ -4,23 +4,34 @@ tables of :mod:`.report` per run, and the two the paper builds from pairs of run
 Each run is labelled by agent, model and options from its manifest; Table 2 pairs each run
 with ``-o disable=...`` with the run that differs only by not disabling anything, Table 4
 each ``constraints=identify`` run with its ``given`` twin. Table 4's success rates carry 95 %
-intervals resampling scenes as Table 3's do; its differences (two runs) and F1s have none.
+intervals resampling scenes as Table 3's do, and so do their differences (the scenes of both
+runs resampled together); its F1s have none (Table 1 gives theirs).
 With ``--json`` the tables are printed under ``tables`` and the intervals of their cells under
 ``table_intervals``, as ``buildbench report --json`` does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from buildbench.harness import Episode, is_scored
+from buildbench.harness.stats import Estimate, bootstrap_of_counts
 from buildbench.harness.tables import cell_intervals
 
 from .options import LegoEvalOptions
-from .report import print_tables, run_tables, share_cell, table1_row, verdict_rate
+from .report import (
+    print_tables,
+    run_tables,
+    share_cell,
+    share_parts,
+    table1_row,
+    verdict_parts,
+    verdict_rate,
+)
 
 #: Table 2: relative drop (%) of holistic and partial F1 with tool groups disabled.
 PAPER_TABLE2: dict[str, tuple[float, float]] = {
@@ -146,6 +157,32 @@ def _success(episodes: Sequence[Episode], prefix: str) -> tuple[Any, Any]:
     return verdict_rate(eps, 1.0, digits=3), share_cell(eps, prefix, 1.0, 3)
 
 
+def _difference(ident: Sequence[Episode], given: Sequence[Episode], ident_prefix: str | None,
+                given_prefix: str | None) -> Estimate | None:
+    """Table 4's difference of one rate between the identified and the given run (verdicts when
+    the prefixes are None, else constraint shares), with a 95 % interval resampling the scenes of
+    both runs together (paired: a scene drawn brings its episodes of each run); None where a rate
+    has nothing to divide by. ``n`` counts the values of both rates."""
+    def parts(prefix: str | None) -> Callable[[Episode], tuple[float, float]]:
+        return verdict_parts if prefix is None else share_parts(prefix)
+
+    first, second = parts(ident_prefix), parts(given_prefix)
+    a = [ep for ep in ident if is_scored(ep)]
+    b = [ep for ep in given if is_scored(ep)]
+    rows = [[*first(ep), 0.0, 0.0] for ep in a] + [[0.0, 0.0, *second(ep)] for ep in b]
+    totals = [sum(r[i] for r in rows) for i in range(4)]
+
+    def diff(c: Sequence[float]) -> float | None:
+        return c[0] / c[1] - c[2] / c[3] if c[1] and c[3] else None
+
+    value = diff(totals)
+    if value is None:
+        return None
+    span = bootstrap_of_counts(rows, [ep.task_id for ep in [*a, *b]], diff)
+    low, high = span or (math.nan, math.nan)
+    return Estimate(value, low, high, int(totals[1] + totals[3]), len({ep.task_id for ep in [*a, *b]}), 3)
+
+
 def identify_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
     """Table 4: each ``constraints=identify`` run against its ``given`` twin (holistic and
     partial SR as fractions; the identified run's partial SR is over the constraints it
@@ -165,8 +202,10 @@ def identify_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
         oracle = {"setting": "Oracle constraint", "source": "ours", "run": given.label, "hol_sr": hol_g,
                   "part_sr": part_g, "hol_f1": table1_row(given.label, given.episodes)["hol_f1"]}
         diff = {"setting": "Difference", "source": "ours", "run": run.label,
-                **{k: None if ident[k] is None or oracle[k] is None else ident[k] - oracle[k]
-                   for k in ("hol_sr", "part_sr", "hol_f1")}}
+                "hol_sr": _difference(run.episodes, given.episodes, None, None),
+                "part_sr": _difference(run.episodes, given.episodes, "identified", "partial"),
+                "hol_f1": None if ident["hol_f1"] is None or oracle["hol_f1"] is None
+                else ident["hol_f1"] - oracle["hol_f1"]}
         rows += [oracle, ident, diff]
     return rows
 
