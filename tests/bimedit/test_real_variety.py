@@ -14,7 +14,7 @@ from buildbench.cli.main import main
 from buildbench.harness.errors import ConfigError
 from buildbench.suites.bimedit.check.diff import node_changes
 from buildbench.suites.bimedit.check.model import ModelError, load_model
-from buildbench.suites.bimedit.check.schemas import SCHEMA_ALIASES, copy_readable
+from buildbench.suites.bimedit.check.schemas import SCHEMA_ALIASES, copy_readable, readable_name
 from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
 from buildbench.suites.bimedit.generate.tasks.usergen import generate_from_ifc, unique_names
 from buildbench.suites.bimedit.rescore import rescore
@@ -28,6 +28,7 @@ BUILDINGS = {
     "P1_cm.ifc": ("IFC2X3", "cm"),  # Revit 2015 in centimetres
     "4walls1floorSite.ifc": ("IFC2X3", "mm"),  # Revit 2014
     "IfcOpenShell-Issue2499.ifc": ("IFC4", "m"),  # BlenderBIM
+    "TestZip.ifczip": ("IFC2X3", "mm"),  # Revit 2014, zipped (xBIM)
 }
 #: readable models with nothing the six base-edit classes could use
 NOTHING_TO_EDIT = ["Sample_entities.ifc", "fileWithAbstractClass.ifc", "webifc_geometry_only.ifc",
@@ -39,8 +40,8 @@ UNREADABLE = {"InvalidMultiByte.ifc": "not a readable IFC file",
 
 
 def test_every_fixture_is_in_the_manifest_and_checked_here() -> None:
-    files = {p.name for p in REAL.glob("*.ifc")}
-    listed = set(re.findall(r"^\| `([^`]+\.ifc)` \|", (REAL / "MANIFEST.md").read_text(), re.MULTILINE))
+    files = {p.name for p in REAL.iterdir() if p.suffix in (".ifc", ".ifczip")}
+    listed = set(re.findall(r"^\| `([^`]+\.ifc(?:zip)?)` \|", (REAL / "MANIFEST.md").read_text(), re.MULTILINE))
     assert files == listed
     assert files == set(BUILDINGS) | set(NOTHING_TO_EDIT) | set(UNREADABLE)
 
@@ -59,7 +60,7 @@ def test_real_model_gives_tasks_the_oracle_solves(name: str, tmp_path: Path) -> 
     rows = [r.to_dict() for r in rescore(list(groups.values()), preds)]
     assert [(r["status"], r["solved"]) for r in rows] == [("scored", True)] * len(groups)
     assert all(r["final"] == pytest.approx(1.0) for r in rows)
-    scene = load_model(tmp_path / "scenes" / name)
+    scene = load_model(tmp_path / "scenes" / readable_name(name))
     assert node_changes(scene, load_model(REAL / name)).empty
 
 
