@@ -1,6 +1,6 @@
 """Parameter types shared by every command group, the core commands and those a package adds
 (``buildbench mcp``, ``buildbench scenes``, a suite's group). Outside the ``buildbench.cli`` package
-and importing only click and the standard library: a group's module imported first
+and importing only click, the standard library and `buildbench.display`: a group's module imported first
 (``buildbench.integrations.mcp_cli``) would otherwise load the CLI, which imports that group's
 module back half-made.
 
@@ -22,6 +22,8 @@ import stat
 from typing import Any
 
 import click
+
+from buildbench.display import terminal_safe
 
 #: ``(label, path, is output)`` of each path the command being run (or the last one) was given,
 #: for `given_path_label` and the input/output check. Kept in the root context's ``meta`` (one list
@@ -61,7 +63,7 @@ class GivenPath(click.Path):
         if isinstance(text, str) and checked:
             problem = _unusable(text, file_okay=self.file_okay, dir_okay=self.dir_okay)
             if problem:
-                self.fail(f"{text}: {problem}", param, ctx)
+                self.fail(f"{terminal_safe(text)}: {problem}", param, ctx)
         converted = super().convert(value, param, ctx)  # click's own checks (exists, file or folder)
         if isinstance(text, str) and checked and param is not None:
             self._check_against_others(text, param, ctx)
@@ -75,11 +77,11 @@ class GivenPath(click.Path):
         if self.output:
             problem = _run_folder_part(text)
             if problem:
-                self.fail(f"{text}: {problem}; write somewhere else", param, ctx)
+                self.fail(f"{terminal_safe(text)}: {problem}; write somewhere else", param, ctx)
         for other_label, other, other_output in given:
             if other_label != label and self.output != other_output and _same(text, other):
                 what = "writes; write the output" if other_output else "reads; write"
-                self.fail(f"{text}: the same path as {other_label}, which this command {what} somewhere else",
+                self.fail(f"{terminal_safe(text)}: the same path as {other_label}, which this command {what} somewhere else",
                           param, ctx)
         given.append((label, text, self.output))
 

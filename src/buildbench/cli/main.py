@@ -9,6 +9,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -234,11 +235,13 @@ def _check_model_files(model: str | None, record: str | None, replay: str | None
         from buildbench.llm.cache import load_entries
 
         try:
-            load_entries(Path(replay))
+            entries = load_entries(Path(replay))
         except InputFileError as exc:
             raise ConfigError(f"--replay {exc}") from None
         except ValueError as exc:
             raise ConfigError(f"--replay {exc}") from None
+        if not entries:  # every call would miss: each episode an unscored error, exit 1
+            raise ConfigError(f"--replay {replay}: holds no recorded call (empty, or its one line was cut short)")
 
 
 def _default_agent(suite: Any, model: str | None) -> str:
@@ -435,9 +438,18 @@ def _log_to_stderr() -> None:
         root.setLevel(logging.DEBUG if os.environ.get("BUILDBENCH_DEBUG") else logging.WARNING)
 
 
+def _warning_line(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    # Python's own layout is two lines (where in our source, and that source line): a warning
+    # about the user's file is one ``warning:`` line, as the library's logged ones.
+    click.echo(f"warning: {terminal_safe(message)}", err=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; user errors print as one line (set BUILDBENCH_DEBUG=1 for tracebacks)."""
     _log_to_stderr()
+    if not os.environ.get("BUILDBENCH_DEBUG"):
+        warnings.showwarning = _warning_line
     forget_given_paths()
     try:
         _check_limit_overrides()
@@ -456,7 +468,9 @@ def main(argv: list[str] | None = None) -> int:
         ctx = getattr(exc, "ctx", None)  # usage errors know their command
         command = ctx.command_path.partition(" ")[2] if ctx is not None else ""
         where = f" (buildbench {command})" if command else ""
-        _error_line(exc.format_message() + where)
+        # click lays some messages out on indented lines ("Choose from:\n\tthor,\n\t…"): one line
+        # here; any other newline (a file name's) is shown escaped.
+        _error_line(re.sub(r"\n[ \t]+", " ", exc.format_message()) + where)
         return 2
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)

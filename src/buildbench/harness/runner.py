@@ -17,6 +17,7 @@ plain fork), so a script that calls ``Runner.run`` itself needs the usual
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import platform
@@ -35,7 +36,7 @@ from buildbench.sandbox.lifetime import clean_stale_workdirs, die_with_run
 from .apart import EPISODE_LIMITS, crashed_episode, play_apart
 from .context import EpisodeContext
 from .episode import Episode, status_of
-from .errors import AgentFailure, ConfigError
+from .errors import AgentFailure, BuildbenchError, ConfigError
 from .isolated import IsolationLimits, call_isolated
 from .main_guard import check_main_guard
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
@@ -375,6 +376,16 @@ def versions() -> dict[str, str]:
     return out
 
 
+def _remove_new_store(run_dir: Path, new_folder: bool) -> None:
+    """Remove the files a new run had begun in ``run_dir`` (and the folder, made for it)."""
+    for name in (Store.FILENAME, f"{Store.FILENAME}-wal", f"{Store.FILENAME}-shm", "run.yaml"):
+        with contextlib.suppress(OSError):
+            (run_dir / name).unlink(missing_ok=True)
+    if new_folder:
+        with contextlib.suppress(OSError):
+            run_dir.rmdir()  # only when empty
+
+
 class Runner:
     """Runs ``config`` into ``run_dir``.
 
@@ -481,7 +492,13 @@ class Runner:
             # SQLite would take an empty file for a new database: the run would start over unseen.
             raise ConfigError(f"cannot {'resume' if self.resume else 'use'} {self.run_dir}: {path} is empty (0 bytes), "
                               "not a stored run; move it away to start a new run there")
-        store = Store(self.run_dir)
+        new_folder = not self.run_dir.exists()
+        try:
+            store = Store(self.run_dir)
+        except BuildbenchError:
+            if not existing:  # a store begun and cut short (a full disk) would block the next try
+                _remove_new_store(self.run_dir, new_folder)
+            raise
         if existing:
             manifest = store.manifest()
             if not manifest:
@@ -502,15 +519,24 @@ class Runner:
                     store.close()
                     raise ConfigError(f"cannot resume {self.run_dir}: the stored run has {'; '.join(changed)}")
             return store
-        # the resolved config beside the store, as a run file: `buildbench run --config` runs it again
-        (self.run_dir / "run.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
-        store.write_manifest({
-            "config": self.config.to_dict(),
-            "versions": versions(),
-            "created_unix": time.time(),
-            "tasks": n_tasks,
-            "pid": os.getpid(),
-        })
+        try:
+            # the resolved config beside the store, as a run file: `buildbench run --config` runs it again
+            (self.run_dir / "run.yaml").write_text(self.config.to_yaml(), encoding="utf-8")
+            store.write_manifest({
+                "config": self.config.to_dict(),
+                "versions": versions(),
+                "created_unix": time.time(),
+                "tasks": n_tasks,
+                "pid": os.getpid(),
+            })
+        except (OSError, BuildbenchError) as exc:
+            # A store without its manifest cannot be resumed (nor taken for a new run): the run
+            # starts as if never begun, and the same command works once there is room.
+            store.close()
+            _remove_new_store(self.run_dir, new_folder)
+            if isinstance(exc, OSError):
+                raise BuildbenchError(f"cannot write {self.run_dir / 'run.yaml'}: {exc.strerror or exc}") from exc
+            raise
         return store
 
     def _build_model(self) -> ChatModel:

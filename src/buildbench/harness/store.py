@@ -334,15 +334,33 @@ class Store:
         return {str(k): load_json(v, f"{self.path}: summary {k!r}") for k, v in self._query("SELECT key, value FROM summary")}
 
     def _tx(self) -> _Transaction:
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    """One write. SQLite's failure to write (a full disk, a file-size limit: ``disk I/O error``,
+    ``database or disk is full``) names the store, as a `BuildbenchError`; the transaction is
+    rolled back, so the store holds what it held before."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db, self.path = db, path
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self._do("BEGIN IMMEDIATE")
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def __exit__(self, exc_type: object, exc: object, *rest: object) -> None:
+        if exc_type is None:
+            self._do("COMMIT")
+            return
+        if self.db.in_transaction:  # SQLite rolls back by itself after some failures
+            self.db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.OperationalError):
+            raise BuildbenchError(f"cannot write run store {self.path}: {exc}") from exc
+
+    def _do(self, statement: str) -> None:
+        try:
+            self.db.execute(statement)
+        except sqlite3.OperationalError as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise BuildbenchError(f"cannot write run store {self.path}: {exc}") from exc

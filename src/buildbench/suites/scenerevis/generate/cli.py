@@ -145,6 +145,8 @@ def _export(chains: Path, out: Path, *, hf: bool, parquet: bool, split: str) -> 
 
     try:
         records = list(read_records(chains))
+        if not records:  # datasets fails on an empty list with a bare ValueError about its features
+            raise ExportError(f"{chains}: no chains (the file holds no record)")
         done = {}
         if hf:
             done["hf_rows"] = save_hf(records, out / "hf")
