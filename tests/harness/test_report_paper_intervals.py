@@ -18,7 +18,7 @@ from buildbench.harness.episode import Episode
 from buildbench.harness.report import run_report
 from buildbench.harness.stats import Estimate, pass_at_k
 from buildbench.harness.store import Store
-from buildbench.harness.tables import cell_intervals, cell_text
+from buildbench.harness.tables import cell_intervals, cell_text, tables_json
 
 
 def _interval(values: list[float], tasks: list[str]) -> tuple[float, float]:
@@ -256,3 +256,16 @@ def test_runs_side_by_side_give_each_its_pass_at_k(tmp_path: Path, capsys: pytes
     assert by_seed == {"0": {1: 0.25, 2: 0.5}, "1": {1: 0.75, 2: 1.0}}  # pass@2: 1 - C(n-c,2)/C(2,2) per task
     assert main(["report", *map(str, runs)]) == 0
     assert "pass@k of passed" in capsys.readouterr().out
+
+
+def test_a_suite_report_s_json_gives_tables_and_intervals_without_nan() -> None:
+    """`tables_json` (a suite's own ``report --json``): the tables and ``table_intervals`` as
+    ``buildbench report --json`` has them; a cell without an interval exports null ends, since
+    NaN is not JSON."""
+    lone, spread = Estimate(0.5, math.nan, math.nan, 2, 1), Estimate(0.25, 0.1, 0.4, 8, 4)
+    tables = {"T": [{"name": "paper", "x": 0.3}, {"name": "ours", "x": spread, "y": lone, "z": math.nan}]}
+    out = json.loads(tables_json(tables), parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert out["tables"] == {"T": [{"name": "paper", "x": 0.3}, {"name": "ours", "x": 0.25, "y": 0.5, "z": None}]}
+    assert out["table_intervals"] == {"T": [{}, {
+        "x": {"value": 0.25, "low": 0.1, "high": 0.4, "n": 8, "tasks": 4},
+        "y": {"value": 0.5, "low": None, "high": None, "n": 2, "tasks": 1}}]}

@@ -161,7 +161,7 @@ def test_table4_rates_carry_intervals_and_the_json_exports_them(tmp_path: Path,
         for ep in given:
             store.add_episode(ep)
     print_run_report(tmp_path / "run", as_json=True)
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
     t3 = out["tables"]["Table 3: success rates (%)"]
     (ours,) = [i for i, r in enumerate(t3) if r["source"] == "ours"]
     cell = table3_row("e", given)["holistic_sr"]

@@ -71,6 +71,25 @@ def cell_intervals(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[st
     return out
 
 
+def tables_json(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Titled tables as the JSON a suite's own report prints: ``tables`` and ``table_intervals``
+    (`cell_intervals`), as ``buildbench report --json`` gives them, with a value that is no
+    number (NaN: no interval, no data) as null: NaN is not JSON and breaks jq and browsers."""
+    import json
+
+    def finite(item: Any) -> Any:
+        if isinstance(item, float) and not math.isfinite(item):
+            return None
+        if isinstance(item, Mapping):
+            return {key: finite(v) for key, v in item.items()}
+        if isinstance(item, list | tuple):
+            return [finite(v) for v in item]
+        return item
+
+    body = {"tables": tables, "table_intervals": cell_intervals(tables)}
+    return json.dumps(finite(body), indent=2, default=str, allow_nan=False)
+
+
 @dataclass(frozen=True)
 class _Column:
     name: str

@@ -181,14 +181,15 @@ def ratio_cell(eps: Sequence[Episode], parts: Callable[[Episode], tuple[float, f
     ``scale`` times the summed numerators over the summed denominators of ``parts``, with a 95 %
     interval resampling scenes (`bootstrap_of_counts`; none with one scene, or where resamples
     would often have nothing to divide by); None where the denominators sum to 0. ``n`` is the
-    denominator (constraints or calls)."""
+    denominator (constraints or calls), ``tasks`` the scenes that have some."""
     rows = [[float(v) for v in parts(ep)] for ep in eps]
     num, den = sum(r[0] for r in rows), sum(r[1] for r in rows)
     if not den:
         return None
     span = bootstrap_of_counts(rows, [ep.task_id for ep in eps], lambda c: scale * c[0] / c[1] if c[1] else None)
     low, high = span or (math.nan, math.nan)
-    return Estimate(scale * num / den, low, high, int(den), len({ep.task_id for ep in eps}), digits)
+    tasks = len({ep.task_id for ep, row in zip(eps, rows, strict=True) if row[1]})
+    return Estimate(scale * num / den, low, high, int(den), tasks, digits)
 
 
 def share_cell(eps: Sequence[Episode], prefix: str, scale: float = 100.0, digits: int = 1) -> Estimate | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from buildbench.harness import Episode, is_scored
 from buildbench.harness.stats import Estimate, bootstrap_of_counts
-from buildbench.harness.tables import cell_intervals
+from buildbench.harness.tables import tables_json
 
 from .options import LegoEvalOptions
 from .report import (
@@ -227,12 +227,10 @@ def runs_tables(runs: Sequence[StoredRun]) -> dict[str, list[dict[str, Any]]]:
 
 def print_runs_report(run_dirs: Sequence[str | Path], *, as_json: bool = False) -> None:
     """Print the tables of stored runs (with ``as_json`` a JSON object: ``tables`` and the
-    intervals of their `Estimate` cells, ``table_intervals``)."""
-    import json
-
+    intervals of their `Estimate` cells, ``table_intervals``: `tables_json`)."""
     tables = runs_tables(read_runs(run_dirs))
     if as_json:
-        print(json.dumps({"tables": tables, "table_intervals": cell_intervals(tables)}, indent=2))
+        print(tables_json(tables))
     else:
         print_tables(tables)
 
