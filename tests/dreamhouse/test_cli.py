@@ -141,7 +141,7 @@ def test_report_over_stored_runs(tmp_path: Path) -> None:
         )
     out = _invoke("report", tmp_path / "run", "--json")
     assert out.exit_code == 0, out.output
-    table1 = next(iter(json.loads(out.output).values()))
+    table1 = next(iter(json.loads(out.output)["tables"].values()))
     ours = [r for r in table1 if not r["model"].endswith("*")]
     assert ours[0]["Struct F/Fa"] == "1.000/–"
     text = _run("report", tmp_path / "run")

@@ -116,8 +116,12 @@ def test_the_dreamhouse_report_command_counts_errors_as_failures(tmp_path: Path,
     runs = [str(_store(tmp_path / "frame", "frame")), str(_store(tmp_path / "facade", "facade"))]
     for flag, struct in (([], "0.333"), (["--errors-as-failures"], "0.250")):
         assert main(["dreamhouse", "report", *runs, "--json", *flag]) == 0
-        (row,) = _ours(json.loads(capsys.readouterr().out)[T1])
+        out = json.loads(capsys.readouterr().out)
+        (row,) = _ours(out["tables"][T1])
         assert row["N F/Fa"] == "4/4" and row["Struct F/Fa"] == f"{struct}/{struct}"
+        # Figure 7's rates are Estimate cells: their intervals come along, one per group
+        (rates, *_) = out["table_intervals"][FIG7]
+        assert len(rates) == 2 and all(set(r) == {"value", "low", "high", "n", "tasks"} for r in rates.values())
 
 
 def test_report_numbers_are_unchanged_on_runs_where_every_episode_has_an_outcome(tmp_path: Path) -> None:

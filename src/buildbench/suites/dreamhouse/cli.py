@@ -204,7 +204,7 @@ def unpack(pack_file: Path, out: Path) -> None:
 
 @cli.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tables and their cells' 95 % intervals as JSON.")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed attempts.")
 def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) -> None:
@@ -217,7 +217,9 @@ def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool) 
         _run(lambda d=run_dir: require_dreamhouse_run(d))
     tables = _run(lambda: runs_summary(list(run_dirs), errors_as_failures=errors_as_failures))
     if as_json:
-        click.echo(json.dumps(tables, indent=1, default=str))
+        from buildbench.harness.tables import tables_json
+
+        click.echo(tables_json(tables))
     else:
         print_tables(tables)
 
