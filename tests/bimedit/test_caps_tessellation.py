@@ -18,7 +18,7 @@ import pytest
 from buildbench.harness import get_suite
 from buildbench.harness.errors import AgentFailure
 from buildbench.limits import LIMITS
-from buildbench.suites.bimedit.check.bounded import Budget, TessellationOverrun, run_bounded
+from buildbench.suites.bimedit.check.bounded import Budget, KernelCrash, TessellationOverrun, run_bounded
 from buildbench.suites.bimedit.check.caps import over_caps
 from buildbench.suites.bimedit.outcome import BimEditOutcome
 from buildbench.suites.bimedit.score import score
@@ -104,13 +104,19 @@ def test_the_childs_mesh_and_error_come_back_exactly(tmp_path: Path) -> None:
     assert 0 <= budget.spent < 60
 
 
+def _raise() -> tuple[None, None]:
+    raise ZeroDivisionError
+
+
 def test_a_crashing_kernel_is_an_error_not_a_score(tmp_path: Path) -> None:
     def crash() -> tuple[None, None]:
         os.kill(os.getpid(), signal.SIGKILL)  # as a native crash would end it (no fault handler output)
         return None, None
 
-    with pytest.raises(RuntimeError, match="crashed tessellating element #3"):
+    with pytest.raises(KernelCrash, match="crashed tessellating element #3"):
         run_bounded(crash, Budget(tmp_path / "m.ifc", 60), "#3 (IfcDoor)")
+    with pytest.raises(KernelCrash, match="ended without a reply"):  # the child's work raised
+        run_bounded(_raise, Budget(tmp_path / "m.ifc", 60), "#4 (IfcDoor)")
 
 
 def test_the_budget_is_a_documented_limit() -> None:

@@ -173,6 +173,7 @@ def _score_batch(tasks_path: str, preds: str, as_json: bool, strict: bool, worke
 
 
 def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
+    from buildbench.suites.bimedit.check.bounded import KernelCrash
     from buildbench.suites.bimedit.check.edit import score_edit
     from buildbench.suites.bimedit.rescore import prediction_problem
     from buildbench.suites.bimedit.tasks import read_tasks
@@ -189,7 +190,7 @@ def _score_one(task_path: str, pred: str, as_json: bool, strict: bool) -> None:
         _fail(f"--pred {problem}")
     try:
         result = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec(), strict=strict)
-    except ValueError as exc:
+    except (ValueError, KernelCrash) as exc:  # KernelCrash: the geometry kernel died on the prediction
         _fail(str(exc))
     if as_json:
         click.echo(_json_text({"task_id": task.task_id, **result.to_dict()}))

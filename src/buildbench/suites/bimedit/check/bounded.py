@@ -63,6 +63,11 @@ class TessellationOverrun(ValueError):  # noqa: N818 (not an error of the code: 
                          "BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS)")
 
 
+class KernelCrash(RuntimeError):
+    """The child tessellating an element died by itself (a native crash of the kernel): an error,
+    never a score; the message names the file, the element and the signal."""
+
+
 @dataclass
 class Budget:
     """CPU seconds left to one model's tessellations."""
@@ -98,7 +103,7 @@ def run_bounded(work: Callable[[], tuple[Arrays, str | None]], budget: Budget, e
 
     Raises:
         TessellationOverrun: The budget was spent (or the child outlived its wall bound).
-        RuntimeError: The child died by itself (a crash of the kernel), with the signal.
+        KernelCrash: The child died by itself (a crash of the kernel) or sent no reply.
     """
     left = budget.left()
     if left <= 0:
@@ -125,6 +130,9 @@ def run_bounded(work: Callable[[], tuple[Arrays, str | None]], budget: Budget, e
                 if not chunk:
                     break
                 chunks.append(chunk)
+    except BaseException:  # interrupted: the child must not run on to its budget
+        os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         os.close(read_end)
         _, status, usage = os.wait4(pid, 0)
@@ -135,9 +143,12 @@ def run_bounded(work: Callable[[], tuple[Arrays, str | None]], budget: Budget, e
         if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL) and budget.left() <= 1.0:
             budget.spent = max(budget.spent, budget.seconds)  # RLIMIT_CPU counts in whole seconds
             raise TessellationOverrun(budget.path, element, budget.seconds)
-        raise RuntimeError(f"{budget.path.name}: the geometry kernel crashed tessellating element {element} "
-                           f"(signal {os.WTERMSIG(status)})")
-    return _decode(b"".join(chunks))
+        raise KernelCrash(f"{budget.path.name}: the geometry kernel crashed tessellating element {element} "
+                          f"(signal {os.WTERMSIG(status)})")
+    reply = _decode(b"".join(chunks))
+    if reply is None:
+        raise KernelCrash(f"{budget.path.name}: the child tessellating element {element} ended without a reply")
+    return reply
 
 
 def _child(work: Callable[[], tuple[Arrays, str | None]], read_end: int, write_end: int, left: float) -> None:
@@ -168,9 +179,9 @@ def _encode(arrays: Arrays, error: str | None) -> bytes:
     return _HEAD.pack(len(v) // 8, len(f) // 8, len(e)) + v + f + e
 
 
-def _decode(data: bytes) -> tuple[Arrays, str | None]:
+def _decode(data: bytes) -> tuple[Arrays, str | None] | None:
     if len(data) < _HEAD.size:
-        raise RuntimeError("the tessellating child ended without a reply")
+        return None
     nv, nf, ne = _HEAD.unpack_from(data)
     at = _HEAD.size
     verts = np.frombuffer(data, np.float64, nv, at).reshape(-1, 3).copy()  # writable, as the kernel's

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from buildbench.inputs import read_bytes
+from buildbench.suites.bimedit.check.bounded import KernelCrash
 from buildbench.suites.bimedit.check.diff import (
     OPERATIONS,
     EditSets,
@@ -224,6 +225,8 @@ def score_edit(original_path: str | Path, ground_truth_path: str | Path, predict
         shapes.new_budget()
     try:
         return _score_models(task, m0, shapes0, ref, ref_shapes, pred, pred_shapes, strict=strict, seed=seed)
+    except KernelCrash:
+        raise  # the kernel died on the prediction (only an agent's model is tessellated in a child)
     except RuntimeError as exc:  # a malformed entity of M0 or M*, read lazily; the prediction was parsed in full
         raise ValueError(f"task {task.task_id or '?'}: its input or ground-truth model has an entity that "
                          f"cannot be read ({exc})") from exc
