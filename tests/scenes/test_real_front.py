@@ -143,6 +143,10 @@ def test_convert_writes_the_rooms_and_asset_sizes_place_the_unsized(tmp_path: Pa
     (lambda d: d["furniture"].__setitem__(0, "10/model"), "furniture[0]: expected an object with a 'uid'"),
     (lambda d: d["furniture"][1].__setitem__("bbox", [1.0, -2.0, 0.6]), "furniture[1].bbox: extents"),
     (lambda d: d["furniture"][1].__setitem__("bbox", [1.0, 2.0]), "furniture[1].bbox: expected [x, y, z]"),
+    (lambda d: d["mesh"][1]["xyz"].__setitem__(3, 1e308), "mesh[1].xyz[3]: 1e+308 exceeds 10000 m"),
+    (lambda d: d["scene"]["room"][0]["children"][5].__setitem__("scale", [1.0, 0.0, 1.0]),
+     "scene.room[0].children[5].scale[1]: 0 is not a scale factor"),
+    (lambda d: d["furniture"][0].__setitem__("bbox", [1.6, 0.9, 2e4]), "furniture[0].bbox[2]: 20000 exceeds 10000 m"),
 ])
 def test_a_malformed_field_is_one_error_line_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                        edit: Any, says: str) -> None:

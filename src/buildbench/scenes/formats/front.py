@@ -24,13 +24,23 @@ import numpy as np
 
 from buildbench.geometry import rotation_from_quat_xyzw
 from buildbench.scenes import scene_warnings
-from buildbench.scenes.model import Room, Scene, SceneFormatError, SceneObject, check_floor
+from buildbench.scenes.model import (
+    MAX_COORD_M,
+    Room,
+    Scene,
+    SceneFormatError,
+    SceneObject,
+    check_floor,
+    within_bounds,
+)
 from buildbench.scenes.revis import revis_quat
 
 from . import Format, Item, ReadOptions
 from .common import category_of, num
 
-FLOOR, CEILING = "floor", "ceiling"
+FLOOR, CEILING = "floor", "ceil"
+#: A child's scale beyond this is no furniture (3D-FRONT scales stay near 1).
+MAX_SCALE = 100.0
 
 
 def is_front(data: Any) -> bool:
@@ -147,6 +157,13 @@ def _transform(rec: dict[str, Any], where: str) -> tuple[np.ndarray, np.ndarray,
     return rotation_from_quat_xyzw(quat), scale, pos
 
 
+def _coordinate(value: Any, where: str) -> float:
+    number = num(value, where)
+    if not within_bounds(number):  # the bound every scene meets; beyond it the floor union overflows
+        raise SceneFormatError(f"{where}: {number:g} exceeds {MAX_COORD_M:g} m")
+    return number
+
+
 def _triple(value: Any, where: str) -> np.ndarray:
     if not isinstance(value, list) or len(value) != 3:
         raise SceneFormatError(f"{where}: expected [x, y, z], got {value!r}"[:200])
@@ -160,7 +177,7 @@ def _mesh_triangles(entry: tuple[int, dict[str, Any]], at: str, used_by: str) ->
     if not isinstance(xyz, list) or len(xyz) % 3 or not isinstance(faces, list) or len(faces) % 3:
         raise SceneFormatError(f"{where}: expected flat 'xyz' (3 numbers a vertex) and 'faces' (3 indices a "
                                f"triangle), used by {used_by}")
-    points = np.array([num(v, f"{where}.xyz[{k}]") for k, v in enumerate(xyz)]).reshape(-1, 3)
+    points = np.array([_coordinate(v, f"{where}.xyz[{k}]") for k, v in enumerate(xyz)]).reshape(-1, 3)
     for k, f in enumerate(faces):
         if isinstance(f, bool) or not isinstance(f, int) or not 0 <= f < len(points):
             raise SceneFormatError(f"{where}.faces[{k}]: {f!r} is not a vertex index (0..{len(points) - 1})")
@@ -194,8 +211,13 @@ def _object(child: dict[str, Any], at: str, model: dict[str, Any], model_at: str
             options: ReadOptions) -> SceneObject | None:
     jid = str(model.get("jid") or "")
     rot, scale, pos = _transform(child, at)
-    extents = _extents(model.get("bbox"), f"{model_at}.bbox")
+    for k, factor in enumerate(scale):
+        if not 0 < abs(factor) <= MAX_SCALE:
+            raise SceneFormatError(f"{at}.scale[{k}]: {factor:g} is not a scale factor (0 < |s| <= {MAX_SCALE:g})")
+    sized = f"{model_at}.bbox"
+    extents = _extents(model.get("bbox"), sized)
     if extents is None:
+        sized = f"{at}.ref"  # the --asset-sizes entry of its model
         if jid not in options.asset_sizes:
             scene_warnings.warn(at, f"model {jid or child.get('ref')!r} has no 'bbox' and no --asset-sizes entry: "
                                     "left out", __name__)
@@ -211,7 +233,8 @@ def _object(child: dict[str, Any], at: str, model: dict[str, Any], model_at: str
                        room_id=room_id, attributes={"description": str(model.get("title") or name)},
                        raw={"ref": child.get("ref")},
                        origin={"center": tuple(f"{at}.pos[{k}]" for k in range(3)), "rotation": f"{at}.rot",
-                               "size": tuple(f"{at}.scale[{k}]" for k in range(3))})
+                               "size": tuple(f"{sized}[{k}]" if sized.endswith("bbox") else sized
+                                             for k in range(3))})
 
 
 def _extents(bbox: Any, where: str) -> np.ndarray | None:
