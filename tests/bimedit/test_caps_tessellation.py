@@ -183,3 +183,17 @@ def test_an_agent_models_meshes_equal_a_trusted_ones_on_a_real_model() -> None:
             meshed += 1
             assert np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces)
     assert meshed and agent.budget.spent > 0
+
+
+def test_rescore_lists_a_prediction_past_the_budget_as_an_error_row(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildbench.suites.bimedit.rescore import prediction_path, rescore
+
+    task = next(t for t in get_suite("bimedit").load_tasks("demo", 0) if from_harness(t).operation == "create")
+    bim = from_harness(task)
+    text, wall = _with_repeated_triangles(Path(bim.input_ifc).read_text("latin-1"), 20_000)
+    prediction_path(tmp_path, bim).write_text(text, "latin-1")
+    monkeypatch.setenv("BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS", "1")
+    [row] = rescore([bim], tmp_path)
+    assert row.status == "error" and row.score is None
+    assert f"element #{wall} (IfcWall)" in row.reason and "IFC_TESSELLATION_SECONDS" in row.reason

@@ -17,6 +17,7 @@ from typing import Any
 
 from buildbench.harness.errors import ConfigError
 from buildbench.parallel import PROCESS, Backend, map_ordered
+from buildbench.suites.bimedit.check.bounded import KernelCrash
 from buildbench.suites.bimedit.check.caps import over_caps
 from buildbench.suites.bimedit.check.edit import MODEL_CACHE, EditScore, score_edit
 from buildbench.suites.bimedit.check.model import ModelError
@@ -101,7 +102,7 @@ def _rescore_one(job: tuple[BimTask, Path, bool]) -> Rescored:
         return Rescored(task.task_id, "error", str(pred), reason=problem)
     try:
         result = score_edit(task.input_ifc, task.ground_truth_ifc, pred, task.score_spec(), strict=strict)
-    except ValueError as exc:  # ModelError and other unreadable input
+    except (ValueError, KernelCrash) as exc:  # ModelError and other unreadable input; the kernel died on it
         return Rescored(task.task_id, "error", str(pred), reason=str(exc).splitlines()[0])
     return Rescored(task.task_id, "scored", str(pred), score=result)
 
