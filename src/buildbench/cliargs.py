@@ -59,13 +59,13 @@ class GivenPath(click.Path):
         if isinstance(value, str) and not value.strip():
             self.fail("an empty path; give a file or folder name", param, ctx)
         text = os.fspath(value) if isinstance(value, str | os.PathLike) else None
-        checked = isinstance(text, str) and not (self.allow_dash and text == "-")
-        if isinstance(text, str) and checked:
-            problem = _unusable(text, file_okay=self.file_okay, dir_okay=self.dir_okay)
-            if problem:
-                self.fail(f"{terminal_safe(text)}: {problem}", param, ctx)
+        if not isinstance(text, str) or (self.allow_dash and text == "-"):  # "-": standard input
+            return super().convert(value, param, ctx)
+        problem = _unusable(text, file_okay=self.file_okay, dir_okay=self.dir_okay)
+        if problem:
+            self.fail(f"{terminal_safe(text)}: {problem}", param, ctx)
         converted = super().convert(value, param, ctx)  # click's own checks (exists, file or folder)
-        if isinstance(text, str) and checked and param is not None:
+        if param is not None:
             self._check_against_others(text, param, ctx)
         return converted
 
@@ -109,7 +109,7 @@ def _unusable(path: str, *, file_okay: bool, dir_okay: bool) -> str | None:
             return None  # not there yet: an output, or the reader says it is missing
         if exc.errno == errno.ENOTDIR:
             return f"{_file_on_the_way(path)} is not a folder"
-        return exc.strerror or str(exc)  # ENOTDIR (a file on the way), ENAMETOOLONG, EACCES
+        return exc.strerror or str(exc)  # ENAMETOOLONG, EACCES, ...
     kind = next((name for test, name in _KINDS if test(info.st_mode)), None)
     if kind is None:
         return None
