@@ -111,7 +111,7 @@ def test_a_house_without_open_walls_is_unaffected() -> None:
 
 
 @pytest.mark.parametrize(("value", "message"), [
-    ([], "open_walls: expected an object"),
+    ([[[4.0, 4.0], [4.0, 0.0]]], "open_walls: expected an object"),  # a list of segments ([] is no open walls)
     ({"segments": {}}, "open_walls.segments: expected a list"),
     ({"segments": [[[4.0, 4.0]]]}, "open_walls.segments[0]: expected two [x, z] points"),
     ({"segments": [[[4.0, 4.0], [4.0, 0.0]], [[4.0, "a"], [4.0, 0.0]]]}, "open_walls.segments[1][0]: expected a number"),
