@@ -173,5 +173,24 @@ def test_an_output_that_is_an_input_of_the_same_command_is_refused(tmp_path: Pat
     assert scene.read_text() == '{"room": 1}'
 
 
+def test_a_readers_error_names_the_option_that_gave_the_path(tmp_path: Path) -> None:
+    from buildbench.cliargs import GivenPath, forget_given_paths, given_path_label
+
+    @click.command()
+    @click.argument("folder", type=GivenPath(file_okay=False))
+    @click.option("--out", type=GivenPath(output=True))
+    def command(folder: str, out: str | None) -> None:
+        """What a command is given, recorded as it is parsed."""
+
+    forget_given_paths()
+    command.main([str(tmp_path), "--out", "result.json"], standalone_mode=False)
+    # A file inside the folder, the output as typed or made absolute; the longest match wins.
+    assert given_path_label(str(tmp_path / "inside" / "x.json")) == "argument FOLDER"
+    assert given_path_label(os.path.abspath("result.json")) == "option --out"
+    assert given_path_label(str(tmp_path) + "-other") is None
+    forget_given_paths()
+    assert given_path_label(str(tmp_path)) is None
+
+
 if __name__ == "__main__":
     _drive(Path(sys.argv[1]))
