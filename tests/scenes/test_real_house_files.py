@@ -84,3 +84,15 @@ def test_scenerevis_metrics_reads_a_gzipped_jsonl(tmp_path: Path, capsys: pytest
     assert main([*args, str(packed)]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["n_scenes"] == want["n_scenes"] >= 1 and got["scenes"] == want["scenes"]
+
+
+def test_a_generators_folder_of_gzipped_houses_is_read(tmp_path: Path) -> None:
+    from buildbench.scenes.evaluate import read_generator
+
+    gen = tmp_path / "holodeck"
+    gen.mkdir()
+    house = _doc("holodeck_a_living_room.json")
+    (gen / "living.json.gz").write_bytes(gzip.compress(json.dumps(house).encode()))
+    (gen / "notes.txt.gz").write_bytes(gzip.compress(b"not a scene"))
+    (scene,) = read_generator(gen, "holodeck")
+    assert scene.key == "living.json.gz" and scene.item.scene == load_scene(house)

@@ -152,6 +152,13 @@ def constraints_of(instruction: str) -> list[dict[str, str]]:
     return out
 
 
+def _is_scene_file(path: Path) -> bool:
+    """A ``.json``/``.jsonl`` file, also gzip-compressed (the scene readers read ``.gz`` as its content)."""
+    suffixes = path.suffixes[-2:]
+    return path.suffix in (".json", ".jsonl") or (len(suffixes) == 2 and suffixes[0] in (".json", ".jsonl")
+                                                  and suffixes[1] == ".gz")
+
+
 def read_generator(folder: Path, fmt: str, name: str | None = None,
                    options: ReadOptions | None = None) -> list[Generated]:
     """Every scene of a generator's ``folder`` with its prompt; SceneFormatError names the file."""
@@ -160,10 +167,9 @@ def read_generator(folder: Path, fmt: str, name: str | None = None,
     generator = name or folder.resolve().name
     prompts = _prompt_lines(folder / PROMPTS_FILE)
     annotations = _sceneeval_annotations(folder) if fmt == "sceneeval" else {}
-    files = sorted(p for p in folder.iterdir() if p.suffix in (".json", ".jsonl") and p.name != PROMPTS_FILE
-                   and p.is_file())
+    files = sorted(p for p in folder.iterdir() if _is_scene_file(p) and p.name != PROMPTS_FILE and p.is_file())
     if not files:
-        raise SceneFormatError(f"{folder}: no scene files (.json or .jsonl)")
+        raise SceneFormatError(f"{folder}: no scene files (.json or .jsonl, also gzip-compressed: .json.gz)")
     used: dict[str, list[str]] = {}
     out: list[Generated] = []
     for path in files:
