@@ -96,3 +96,20 @@ def test_a_generators_folder_of_gzipped_houses_is_read(tmp_path: Path) -> None:
     (gen / "notes.txt.gz").write_bytes(gzip.compress(b"not a scene"))
     (scene,) = read_generator(gen, "holodeck")
     assert scene.key == "living.json.gz" and scene.item.scene == load_scene(house)
+
+
+def test_scenerevis_single_room_commands_take_a_one_room_house(tmp_path: Path) -> None:
+    """``scenerevis render``/``apply`` read one room: a gzipped Holodeck house of one room is that
+    room; a house of several is refused naming its rooms."""
+    from buildbench.suites.scenerevis.cli import _InputError, read_scene
+
+    packed = tmp_path / "living.json.gz"
+    packed.write_bytes(gzip.compress(json.dumps(_doc("holodeck_a_living_room.json")).encode()))
+    room = read_scene(packed)
+    assert room["room_id"] == "living room" and len(room["objects"]) == len(load_scene(packed).objects)
+    several = tmp_path / "house.json"
+    several.write_text(json.dumps(_doc("procthor_zg_house_100.json")))
+    n = len(load_scene(several).rooms)
+    assert n > 1
+    with pytest.raises(_InputError, match=rf"a house of {n} rooms \('"):
+        read_scene(several)

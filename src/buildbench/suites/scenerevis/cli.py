@@ -39,18 +39,32 @@ def cli() -> None:
 
 
 def read_scene(path: Path) -> dict[str, Any]:
-    """A flat scene from a JSON file, or the first line of a JSONL file; a record holding the
-    scene under ``"scene"`` is unwrapped."""
+    """A flat scene from a JSON file, or the first line of a JSONL file (either also
+    gzip-compressed); a record holding the scene under ``"scene"`` is unwrapped, and a THOR or
+    3D-FRONT house of one room is that room (a house of several is refused, naming them)."""
+    from buildbench.scenes.io import is_jsonl, revis_records, scene_text
+    from buildbench.scenes.model import SceneFormatError
+
     try:
-        text = read_text(path)
+        text = scene_text(path)
     except OSError as exc:
         raise _InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        data = parse_json(text if path.suffix != ".jsonl" else text.splitlines()[0])
+        data = parse_json(text if not is_jsonl(path) else text.splitlines()[0])
     except (json.JSONDecodeError, IndexError) as exc:
         raise _InputError(f"{path}: not a JSON scene ({exc})") from None
-    if isinstance(data, dict) and isinstance(data.get("scene"), dict):
+    if isinstance(data, dict) and isinstance(data.get("scene"), dict) and "room" not in data["scene"]:
         data = data["scene"]
+    if isinstance(data, dict) and "bounds_bottom" not in data and "room_envelope" not in data:
+        try:
+            rooms = revis_records(data)
+        except SceneFormatError as exc:
+            raise _InputError(f"{path}: {exc}") from None
+        if len(rooms) > 1:
+            names = ", ".join(repr(r.get("room_id", "")) for r in rooms[:5] if isinstance(r, dict))
+            raise _InputError(f"{path}: a house of {len(rooms)} rooms ({names}); this command takes one room "
+                              "(write each as a room with `buildbench scenes convert --to scenerevis-flat`)")
+        data = rooms[0] if rooms else data
     if not isinstance(data, dict):
         raise _InputError(f"{path}: expected a JSON object holding a scene")
     return data
