@@ -200,3 +200,20 @@ def test_batch_readers_take_each_floored_room_of_a_house(tmp_path: Path, capsys:
     assert main(["scenerevis", "metrics", "--json", "--no-voxels", "--no-navigation", str(path)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n_scenes"] == 1 and report["scenes"][0]["n_objects"] == 2
+
+
+def test_a_floor_with_a_hole_is_read_filled_and_says_so(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A floor laid around a 1 x 1 shaft (four meshes) is our simple polygon, the hole a warning."""
+    doc = _house()
+    doc["mesh"][:2] = [_quad("1/floor", "Floor", 0, 0, 3, 1, 0.0), _quad("2/floor", "Floor", 0, 2, 3, 3, 0.0)]
+    doc["mesh"] += [_quad("6/floor", "Floor", 0, 1, 1, 2, 0.0), _quad("7/floor", "Floor", 2, 1, 3, 2, 0.0)]
+    doc["scene"]["room"][0]["children"][:2] = [_child("1/floor", "mesh/1", [0, 0, 0]),
+                                              _child("2/floor", "mesh/2", [0, 0, 0]),
+                                              _child("6/floor", "mesh/6", [0, 0, 0]),
+                                              _child("7/floor", "mesh/7", [0, 0, 0])]
+    doc["scene"]["room"][0]["children"] = [c for c in doc["scene"]["room"][0]["children"]
+                                           if not c["ref"].endswith("model")]
+    (item,) = read_items(_write(tmp_path, doc), "3dfront")
+    assert item.scene.rooms[0].area_m2 == pytest.approx(9.0)
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("the floor has 1 hole(s) (1.00 m²), read as floor" in m for m in messages), messages

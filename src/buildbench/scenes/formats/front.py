@@ -203,6 +203,10 @@ def _floor(triangles: list[np.ndarray], where: str) -> tuple[list[tuple[float, f
     if not isinstance(shape, Polygon) or shape.is_empty:
         return None, 0.0
     shape = shape.simplify(1e-4)
+    holes = [h for h in shape.interiors if Polygon(h).area > 1e-4]
+    if holes:  # our rooms are simple polygons: a pillar's or a shaft's hole is floor to us
+        scene_warnings.warn(where, f"the floor has {len(holes)} hole(s) ({sum(Polygon(h).area for h in holes):.2f} "
+                                   "m²), read as floor", __name__)
     ring = [(round(float(x), 6), round(float(z), 6)) for x, z in list(shape.exterior.coords)[:-1]]
     return ring, float(min(t[:, 1].min() for t in tris))
 
