@@ -29,9 +29,9 @@ def scenes() -> None:
 @click.pass_context
 def export(ctx: click.Context, rooms: tuple[Path, ...], out_dir: Path, fmt: str, geometry: str,
            strict_assets: bool) -> None:
-    """Write each scene of ROOMS (JSON or JSONL files: SceneReVis rooms, ReSpace records, THOR
-    houses) as meshes in world coordinates: OUT/<NNNN>_<scene id>/<index>_<object id>.<fmt>, one
-    folder per scene in input order, one file per object (its index in the scene's object list),
+    """Write each scene of ROOMS (JSON or JSONL files, also gzip-compressed: SceneReVis rooms,
+    ReSpace records, THOR houses) as meshes in world coordinates:
+    OUT/<NNNN>_<scene id>/<index>_<object id>.<fmt>, one folder per scene in input order, one file per object (its index in the scene's object list),
     plus room_floor / room_walls and OUT/manifest.json (each object's mesh source).
 
     Exit status: 0 when every scene was written, 2 when an input or asset was bad."""
@@ -158,9 +158,9 @@ def _metres_per_px(ctx: click.Context, param: click.Parameter, value: float) -> 
               help=PX_HELP)
 def convert(source: Path, src_fmt: str, dst_fmt: str, out: Path, asset_sizes: Path | None,
             metres_per_px: float) -> None:
-    """Convert the scenes of IN from one format to another: every scene the file holds, into
-    one OUT document (a list where the target format stores several so). What a format cannot
-    carry is lost (scenes/README.md lists it per format); what is changed on the way (an object
+    """Convert the scenes of IN (also gzip-compressed: .json.gz, .jsonl.gz) from one format to
+    another: every scene the file holds, into one OUT document (a list where the target format
+    stores several so). What a format cannot carry is lost (scenes/README.md lists it per format); what is changed on the way (an object
     tilted out of upright, written upright in a heading-only format) and what a reader could
     not place is a `warning:` line naming the file and scene. Exit status 2 on a bad input, with
     one `error:` line naming the file and the element, and no OUT written."""
@@ -211,8 +211,8 @@ def evaluate_cmd(folders: tuple[Path, ...], fmt: str, run_dir: Path, suites: str
     """Score the scenes one generator wrote (a folder per generator, each a row) with LEGO-Eval
     (Table 3 success rates) and SceneReVis (OBR, CNR, voxel loss, judge scores), beside the
     papers' rows: `buildbench report RUN_DIR/legoeval` and `buildbench report
-    RUN_DIR/scenerevis` show them. A folder holds the generator's scene files in --format, plus
-    an optional prompts.jsonl ({"scene": FILE_OR_NAME, "instruction": ..., "room": ...,
+    RUN_DIR/scenerevis` show them. A folder holds the generator's scene files in --format
+    (.json/.jsonl, also gzip-compressed), plus an optional prompts.jsonl ({"scene": FILE_OR_NAME, "instruction": ..., "room": ...,
     "constraints": [...]} a line) where the files do not carry their prompts (scenes/README.md).
 
     Offline, LEGO-Eval's deterministic evaluator and SceneReVis's rule judge score (their
