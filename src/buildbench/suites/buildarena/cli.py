@@ -122,7 +122,8 @@ def simulate(machine: Path, task_id: str, seed: int, duration: float | None, as_
 
     MACHINE is a history (a list of calls, the original's _full.json, or 2.0's {"operation_history"}),
     a machine document or an episode outcome; a call that fails on replay, or a document field that
-    is not what a machine holds, is one error line naming it.
+    is not what a machine holds, is one error line naming it. A Besiege .bsg is refused in one line
+    too: it records where blocks are, not which face joins which (give its build history).
 
     Exit status 0 when the task is passed, 1 when it is not (a failing verdict, or a run that diverged
     under every step tried: status "diverged"), 2 for bad input.
