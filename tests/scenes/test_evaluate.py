@@ -173,7 +173,7 @@ def test_identified_constraints_give_table_4_rows(generators: tuple[Path, Path],
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["legoeval", "report", str(run / "legoeval"), str(run / "legoeval-identify"), "--json"]) == 0
-    t4 = json.loads(out.getvalue())["Table 4: identified vs given (oracle) constraints"]
+    t4 = json.loads(out.getvalue())["tables"]["Table 4: identified vs given (oracle) constraints"]
     assert {r["setting"] for r in t4 if r["source"] == "paper"} >= {"Oracle constraint", "Identified constraint"}
     ours = [r for r in t4 if r["source"] == "ours"]
     assert [r["setting"] for r in ours] == ["Oracle constraint", "Identified constraint", "Difference"]
