@@ -140,8 +140,13 @@ def run_bounded(work: Callable[[], tuple[Arrays, str | None]], budget: Budget, e
     if killed:
         raise TessellationOverrun(budget.path, element, budget.seconds, machine=budget.left() > 0)
     if os.WIFSIGNALED(status):
-        if os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL) and budget.left() <= 1.0:
-            budget.spent = max(budget.spent, budget.seconds)  # RLIMIT_CPU counts in whole seconds
+        # SIGXCPU is the soft CPU limit set in the child and SIGKILL its hard one a second later (a
+        # SIGKILL well before the child used its CPU, e.g. the kernel's memory killer, is a crash);
+        # the child's rusage read ~10% below what the limit counted, so SIGXCPU is not checked on it
+        cpu = usage.ru_utime + usage.ru_stime
+        if os.WTERMSIG(status) == signal.SIGXCPU or (os.WTERMSIG(status) == signal.SIGKILL
+                                                      and cpu >= 0.8 * left):
+            budget.spent = max(budget.spent, budget.seconds)
             raise TessellationOverrun(budget.path, element, budget.seconds)
         raise KernelCrash(f"{budget.path.name}: the geometry kernel crashed tessellating element {element} "
                           f"(signal {os.WTERMSIG(status)})")
