@@ -62,7 +62,7 @@ def cli() -> None:
 @click.option("--out", "out", type=click.Path(file_okay=False), default="bimedit-tasks", show_default=True,
               help="Folder for scenes, ground truths and tasks.jsonl.")
 @click.option("--ifc", "ifc", type=click.Path(dir_okay=False), default=None,
-              help="Make the tasks on this IFC model (any schema and length unit) instead of synthetic "
+              help="Make the tasks on this IFC model (.ifc or .ifczip; any schema and length unit) instead of synthetic "
                    "scenes (default: synthetic scenes).")
 @click.option("--workers", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
               help="Processes making the synthetic scenes' tasks, one scene per process at a time (at most 1024).")
@@ -113,7 +113,7 @@ def _progress(stack: ExitStack) -> Callable[[int, int], None]:
 @click.option("--task", "task_path", type=click.Path(), default=None,
               help="Task JSON, or JSONL with one task (default: none; give it with --pred).")
 @click.option("--pred", "pred", type=click.Path(), default=None,
-              help="The edited IFC model to score (default: none; give it with --task).")
+              help="The edited IFC model to score, .ifc or .ifczip (default: none; give it with --task).")
 @click.option("--tasks", "tasks_path", type=click.Path(), default=None,
               help="A task file (JSONL) to re-score in batch (default: none; give it with --preds).")
 @click.option("--preds", "preds", type=click.Path(), default=None,
@@ -132,7 +132,9 @@ def score(task_path: str | None, pred: str | None, tasks_path: str | None, preds
     predictions against a task file (--tasks/--preds).
 
     One task: exit status 0 when the edit is solved (every axis at the solve threshold), 1 when
-    it is not, 2 when the task or the prediction cannot be read (missing, a folder, not IFC).
+    it is not, 2 when the task or the prediction cannot be read (missing, a folder, not IFC), or
+    when the prediction is past a cap or its tessellation budget or crashes the geometry kernel
+    (one line naming the element).
 
     Batch: every task is scored; a missing or unreadable prediction, or a task whose own models
     cannot be read, prints one "error:" line and stays out of the means (never a zero). Exit
@@ -217,7 +219,7 @@ def _print_score(task_id: str, result: EditScore) -> None:
 @click.argument("b", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON (default: off).")
 def diff(a: str, b: str, as_json: bool) -> None:
-    """List the elements added, removed and modified from model A to model B."""
+    """List the elements added, removed and modified from model A to model B (each .ifc or .ifczip)."""
     from buildbench.suites.bimedit.check.diff import node_changes
     from buildbench.suites.bimedit.check.model import ModelError, load_model
 
