@@ -264,7 +264,8 @@ def _first_error(run_dir: Path) -> str:
 @cli.command()
 @click.argument("run_dirs", nargs=-1, required=True, type=GivenPath(path_type=Path))
 @click.option("--json", "as_json", is_flag=True,
-              help="Print the run's metrics as one JSON object (a metric without data is null).")
+              help="Print the run's metrics as one JSON object (a metric without data is null), with "
+                   "their intervals, the paper tables' intervals (table_intervals) and pass@k.")
 @click.option("--errors-as-failures", is_flag=True,
               help="Count episodes without a result (errors, API failures) as failed episodes "
                    "(pass flags and scores at their failing values, other metrics n/a) instead of "
