@@ -262,7 +262,7 @@ def _quat(rot: np.ndarray) -> tuple[float, float, float, float]:
         float(-x), float(-y), float(-z), float(-w))
 
 
-FORMAT = Format("3dfront", "3D-FRONT house JSON (furniture, mesh, scene.room); one scene per room with a floor "
-                "[read only]", read, None,
+FORMAT = Format("3dfront", "3D-FRONT house JSON (furniture, mesh, scene.room); one scene per room with a floor",
+                read, None,
                 "read only: walls, doors, windows and ceiling meshes other than the height dropped; objects "
                 "without a bbox left out unless --asset-sizes names their jid")
