@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edge_calls import EdgeAssemblyGenerator, EdgeCallGenerator  # noqa: E402
 from generate import AssemblyGenerator, AssemblyView, CallGenerator, View  # noqa: E402
 from odd2_calls import Odd2AssemblyGenerator, Odd2CallGenerator  # noqa: E402
+from odd3_calls import Odd3AssemblyGenerator, Odd3CallGenerator  # noqa: E402
 from odd_calls import OddCallGenerator  # noqa: E402
 
 
@@ -52,9 +53,10 @@ def _call(target: Any, op: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_assembly(machine_cls: Any, assembly_cls: Any, seed: int, edge: bool = False,
-                 odd2: bool = False) -> dict[str, Any]:
+                 odd2: bool = False, odd3: bool = False) -> dict[str, Any]:
     """Machines built and saved with ``to_file``, then an assembly of them (run in a fresh folder)."""
-    gen = Odd2AssemblyGenerator(seed) if odd2 else EdgeAssemblyGenerator(seed) if edge else AssemblyGenerator(seed)
+    gen = (Odd3AssemblyGenerator(seed) if odd3 else Odd2AssemblyGenerator(seed) if odd2
+           else EdgeAssemblyGenerator(seed) if edge else AssemblyGenerator(seed))
     sessions, saved = [], []
     for name, length in zip(gen.machine_names, gen.machine_lengths, strict=True):
         machine = machine_cls(name=name)
@@ -96,10 +98,10 @@ def _final(machine: Any) -> dict[str, Any]:
 
 
 def run_sequence(machine_cls: Any, seed: int, workdir: str, odd: bool = False, edge: bool = False,
-                 odd2: bool = False) -> dict[str, Any]:
+                 odd2: bool = False, odd3: bool = False) -> dict[str, Any]:
     machine = machine_cls(name=f"seq{seed}", db_path=os.path.join(workdir, f"seq{seed}", "db"))
-    gen = (Odd2CallGenerator(seed) if odd2 else EdgeCallGenerator(seed) if edge else OddCallGenerator(seed) if odd
-           else CallGenerator(seed))
+    gen = (Odd3CallGenerator(seed) if odd3 else Odd2CallGenerator(seed) if odd2 else EdgeCallGenerator(seed) if edge
+           else OddCallGenerator(seed) if odd else CallGenerator(seed))
     calls = []
     for index in range(gen.length):
         op, params = gen.next_call(_view(machine), index)
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--edge", action="store_true", help="edge_calls.EdgeCallGenerator's sequences")
     parser.add_argument("--odd2", action="store_true",
                         help="odd2_calls.Odd2CallGenerator's sequences (with --assembly, Odd2AssemblyGenerator's)")
+    parser.add_argument("--odd3", action="store_true", help="odd3_calls.Odd3CallGenerator's sequences (with --assembly, Odd3AssemblyGenerator's)")
     parser.add_argument("--isolate", action="store_true",
                         help="run in a child process; a seed that kills it is reported and skipped")
     args = parser.parse_args()
@@ -144,10 +147,11 @@ def main() -> None:
                 (folder / "datacache" / "default" / "machine").mkdir(parents=True)
                 (folder / "blocks").symlink_to(Path(args.orig).resolve() / "blocks")  # read on every Machine()
                 os.chdir(folder)
-                fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge, odd2=args.odd2)) + "\n")
+                fh.write(json.dumps(run_assembly(Machine, Assembly, seed, edge=args.edge, odd2=args.odd2,
+                                                     odd3=args.odd3)) + "\n")
             else:
                 fh.write(json.dumps(run_sequence(Machine, seed, workdir, odd=args.odd, edge=args.edge,
-                                                 odd2=args.odd2)) + "\n")
+                                                 odd2=args.odd2, odd3=args.odd3)) + "\n")
             fh.flush()
 
 
@@ -160,7 +164,7 @@ def isolate(args: argparse.Namespace, first: int, end: int) -> None:
         part = out.with_suffix(".part")
         command = [sys.executable, str(Path(__file__).resolve()), "--orig", args.orig, "--seeds", f"{seed}:{end}",
                    "--out", str(part)] + ["--odd"] * args.odd + ["--edge"] * args.edge + ["--assembly"] * args.assembly \
-            + ["--odd2"] * args.odd2
+            + ["--odd2"] * args.odd2 + ["--odd3"] * args.odd3
         code = subprocess.run(command, check=False).returncode
         lines = part.read_text(encoding="utf-8").splitlines(keepends=True) if part.exists() else []
         done = [line for line in lines if line.endswith("\n")]
