@@ -27,7 +27,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     "ifc_element_points": (100_000, "points in one element's shape in an IFC model an agent wrote"),
     "ifc_element_booleans": (60, "boolean operations (clippings, openings) to tessellate one element of an "
                              "IFC model an agent wrote"),
-    "ifc_tessellation_seconds": (120, "CPU seconds the geometry kernel may spend tessellating the elements one "
+    "ifc_tessellation_seconds": (60, "CPU seconds the geometry kernel may spend tessellating the elements one "
                                  "IFC model is scored by"),
     "machine_blocks": (5_000, "blocks of a BuildArena machine"),
     "scene_objects": (5_000, "objects of an indoor scene"),
