@@ -197,3 +197,23 @@ def test_rescore_lists_a_prediction_past_the_budget_as_an_error_row(tmp_path: Pa
     [row] = rescore([bim], tmp_path)
     assert row.status == "error" and row.score is None
     assert f"element #{wall} (IfcWall)" in row.reason and "IFC_TESSELLATION_SECONDS" in row.reason
+
+
+def test_the_viewer_draws_a_slow_committed_model_with_markers_within_the_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildbench.harness.episode import Episode
+    from buildbench.web.artefacts import ArtefactContext
+    from buildbench.web.artefacts.bimedit import edit_artefact
+
+    task = next(t for t in get_suite("bimedit").load_tasks("demo", 0) if from_harness(t).operation == "create")
+    text, wall = _with_repeated_triangles(Path(from_harness(task).input_ifc).read_text("latin-1"), 20_000)
+    (tmp_path / "ep").mkdir()
+    (tmp_path / "ep" / "committed.ifc").write_text(text, "latin-1")
+    episode = Episode(task_id=task.id, sample=0, suite="bimedit", agent="a", protocol="p", seed=0,
+                      artifacts={"dir": "ep"})
+    monkeypatch.setenv("BUILDBENCH_LIMIT_IFC_TESSELLATION_SECONDS", "1")
+    started = time.monotonic()
+    art = edit_artefact(episode, ArtefactContext(tmp_path, lambda _id: task))
+    assert time.monotonic() - started < 90  # the kernel alone takes minutes on this element
+    assert any("not tessellated, drawn as markers" in n and f"#{wall}" in n for n in art.notes), art.notes
+    assert "1 added" in art.summary

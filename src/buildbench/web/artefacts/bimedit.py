@@ -67,7 +67,8 @@ def edit_artefact(episode: Episode, context: ArtefactContext) -> Artefact:
         return art
     before, after = load_model(str(base_path)), load_model(committed)
     changes = node_changes(before, after)
-    shapes_after, shapes_before = ShapeCache(after), ShapeCache(before)
+    # the committed model is the agent's: its tessellations get the scorer's budget, not the viewer's patience
+    shapes_after, shapes_before = ShapeCache(after, bounded=True), ShapeCache(before)
     status_of = {k: "added" for k in changes.added} | {k: "modified" for k in changes.modified}
     drawable = [k for k, n in after.nodes.items() if not n.ifc_class.startswith(_SKIPPED_CLASSES)]
     context_keys = [k for k in drawable if k not in status_of]
@@ -104,8 +105,16 @@ def _name(model: Any, key: str) -> str:
 
 
 def _add_element(art: Artefact, model: Any, shapes: Any, key: str, status: str) -> None:
+    from buildbench.suites.bimedit.check.bounded import KernelCrash, TessellationOverrun
+
     label = _name(model, key)
-    mesh = shapes.mesh(key)
+    try:
+        mesh = shapes.mesh(key)
+    except (TessellationOverrun, KernelCrash) as exc:
+        note = f"not tessellated, drawn as markers: {exc}"
+        if note not in art.notes:
+            art.notes.append(note)
+        mesh = None
     if mesh is None:
         art.box(key, label, model.world_matrix(key)[:3, 3], (0.2, 0.2, 0.2), None, status)
         return
