@@ -56,6 +56,7 @@ checked narrowly (README "Lenient replies"):
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -76,6 +77,12 @@ ODD = DATA.with_name("differential-original-odd.jsonl")
 #: our limits and a hair past them, look-alike jids, removals twice, calls after ``terminate``,
 #: unclosed and nested tags; turn-0 rooms with ``-0.0``, one or two corners, one point, 1 km across.
 ODD2 = DATA.with_name("differential-original-odd2.jsonl")
+#: Round 3 (``tools/scenerevis_oracle/odd3_replies.py``): editing chains of up to 30 turns, each on
+#: the scene the release holds after the earlier ones; integer coordinates, sizes and quaternions,
+#: 1e-12 m moves, moves away and back, every object moved a hair and back, extra keys, a removal then
+#: a move of the removed jid, null/int/listed jids, an unknown jid between valid calls; rarely
+#: numeric strings, 1e9 m, 1e-12 m sizes, a null position, add_object without rotation or size.
+ODD3 = DATA.with_name("differential-original-odd3.jsonl.gz")
 TOLERANCE_M = 1e-6
 OOB_SHARE_TOLERANCE = 0.08
 
@@ -84,7 +91,9 @@ OOB_SHARE_TOLERANCE = 0.08
 def records(path: Path = DATA) -> list[dict[str, Any]]:
     if not path.exists():
         pytest.skip(f"{path} is missing (written by tools/scenerevis_oracle/run_original.py)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text(
+        encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def edit_steps(path: Path = DATA) -> list[tuple[dict[str, Any], dict[str, Any], int]]:

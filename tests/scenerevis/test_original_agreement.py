@@ -18,6 +18,7 @@ from scenerevis_original_replay import (  # registered by conftest.py
     DATA,
     ODD,
     ODD2,
+    ODD3,
     calls_of,
     edit_steps,
     env_step,
@@ -241,3 +242,35 @@ def test_odd2_recording_covers_its_details() -> None:
     assert any(o["size"] == [20.0, 0.005, 20.0] for s in at_limits for o in s["scene"])  # the release stored it
     rooms = {r["variant"] for r in records(ODD2) if r["kind"] == "init"}
     assert {"signed_zero", "one_corner", "one_point", "huge", "zero_height"} <= rooms
+
+
+def test_odd3_chains_agree_or_differ_as_documented() -> None:
+    """Round 3: long chains (up to 30 turns) with loosely typed arguments. Every turn agrees or
+    falls under a listed difference (``atomic``: a refused call refuses its reply; ``checked
+    values``: a value past our limits, ``null`` or an omitted ``add_object`` argument, which the
+    release stored or filled with its default (suite README, "Atomic replies"); ``no episode
+    end``: a ``group_name`` of ``null``, on which the release raises); the format reward and
+    R_support agree on every turn."""
+    counts = verdicts(ODD3)
+    wrong = {k: v for k, v in counts.items() if k.startswith("disagree")}
+    assert not wrong, f"disagreements {wrong} (all verdicts {dict(counts)})"
+    assert counts["agree"] >= 0.6 * sum(counts.values()) and sum(counts.values()) >= 200
+    for rec, before, k in edit_steps(ODD3):
+        step = rec["steps"][k]
+        jids = {str(o["jid"]) for o in flat_objects(before) if o.get("jid")}
+        uids = {str(o["uid"]) for o in flat_objects(before) if o.get("uid")}
+        ours, _ = format_reward(step["reply"], jids, uids)
+        assert math.isclose(ours, step["format_reward"]["before"], abs_tol=1e-9), (rec["room"], k, step["fault"])
+        if step["physics"] is not None and step["fault"][0] != "stored":
+            scene = {**rec["scene"], "objects": step["scene"]}
+            assert math.isclose(released_support_reward(scene), step["physics"]["support"], abs_tol=1e-9), (
+                rec["room"], k)
+
+
+def test_odd3_recording_holds_long_chains_and_loose_types() -> None:
+    edits = [rec for rec in records(ODD3) if rec["kind"] == "edit"]
+    assert max(len(rec["steps"]) for rec in edits) >= 25 and sum(len(rec["steps"]) >= 15 for rec in edits) >= 5
+    faults = {tuple(s["fault"]) for rec in edits for s in rec["steps"]}
+    assert {("valid", "int_values"), ("valid", "tiny_move"), ("valid", "away_and_back"),
+            ("valid", "hair_and_back_all"), ("valid", "removed_then_moved"), ("no_op", "null_jid"),
+            ("no_op", "unknown_mid")} <= faults

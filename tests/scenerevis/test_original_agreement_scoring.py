@@ -17,6 +17,7 @@ from scenerevis_original_replay import (  # registered by conftest.py
     DATA,
     ODD,
     ODD2,
+    ODD3,
     OOB_SHARE_TOLERANCE,
     calls_of,
     edit_steps,
@@ -63,7 +64,8 @@ def _contained(scene: dict[str, Any], a: int, b: int) -> bool:
         (lo[b] >= lo[a] - 1e-9).all() and (hi[b] <= hi[a] + 1e-9).all())
 
 
-@pytest.mark.parametrize(("path", "least"), [(DATA, 200), (ODD, 150), (ODD2, 150)], ids=["shared", "odd", "odd2"])
+@pytest.mark.parametrize(("path", "least"), [(DATA, 200), (ODD, 150), (ODD2, 150), (ODD3, 300)],
+                         ids=["shared", "odd", "odd2", "odd3"])
 def test_released_mode_physics_matches_the_released_metrics(path: Path, least: int) -> None:
     checked = 0
     for rec, k, scene, theirs in physics_steps(path):
@@ -85,7 +87,7 @@ def test_released_mode_physics_matches_the_released_metrics(path: Path, least: i
     assert checked >= least
 
 
-@pytest.mark.parametrize("path", [DATA, ODD, ODD2], ids=["shared", "odd", "odd2"])
+@pytest.mark.parametrize("path", [DATA, ODD, ODD2, ODD3], ids=["shared", "odd", "odd2", "odd3"])
 def test_exact_box_physics_finds_the_released_collisions(path: Path) -> None:
     """The default mode's exact box test: the same colliding pairs, plus boxes wholly inside
     others, which FCL's triangle test cannot see, and pairs overlapping by more than the 1 nm

@@ -46,6 +46,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import ReplyGenerator, yaw_quaternion  # noqa: E402
 from odd2_replies import Odd2ReplyGenerator, odd2_rooms  # noqa: E402
+from odd3_replies import Odd3ReplyGenerator  # noqa: E402
 from odd_replies import OddReplyGenerator, odd_rooms  # noqa: E402
 from original import Original  # noqa: E402
 
@@ -161,7 +162,7 @@ def objaverse_asset(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int, models_dir: Path,
-                  steps: int, odd: bool = False, odd2: bool = False) -> dict[str, Any]:
+                  steps: int, odd: bool = False, odd2: bool = False, odd3: bool = False) -> dict[str, Any]:
     objects = record["scene"]["objects"]
     if index % 4 == 0:
         objects = [objaverse_asset(o) if k % 2 else o for k, o in enumerate(objects)]
@@ -169,8 +170,8 @@ def edit_sequence(orig: Original, record: dict[str, Any], index: int, seed: int,
             "bounds_top": record["scene"]["bounds_top"], "bounds_bottom": record["scene"]["bounds_bottom"],
             "objects": objects}
     grouped = orig.to_grouped(copy.deepcopy(flat))
-    gen = (Odd2ReplyGenerator(seed, index) if odd2 else OddReplyGenerator(seed, index) if odd
-           else ReplyGenerator(seed, index))
+    gen = (Odd3ReplyGenerator(seed, index) if odd3 else Odd2ReplyGenerator(seed, index) if odd2
+           else OddReplyGenerator(seed, index) if odd else ReplyGenerator(seed, index))
     out: dict[str, Any] = {"kind": "edit", "room": record["pth_orig_file"], "seed": [seed, index],
                            "scene": orig.to_flat(copy.deepcopy(grouped)), "steps": []}
     for step in range(steps):
@@ -257,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="odd_replies.OddReplyGenerator's replies and odd_rooms' turn-0 rooms")
     parser.add_argument("--odd2", action="store_true",
                         help="odd2_replies.Odd2ReplyGenerator's replies and odd2_rooms' turn-0 rooms")
+    parser.add_argument("--odd3", action="store_true",
+                        help="odd3_replies.Odd3ReplyGenerator's replies (editing chains only, no turn-0 rooms)")
     args = parser.parse_args(argv)
     _seed_sampling()
     orig = Original(args.orig)
@@ -266,8 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as models_dir, args.out.open("w", encoding="utf-8") as fh:
         for index in picked:
             lines = [edit_sequence(orig, records[index], index, args.seed, Path(models_dir), args.steps, args.odd,
-                                   args.odd2)]
-            lines += init_records(orig, records[index], index, args.seed, args.odd, args.odd2)
+                                   args.odd2, args.odd3)]
+            if not args.odd3:
+                lines += init_records(orig, records[index], index, args.seed, args.odd, args.odd2)
             for line in lines:
                 fh.write(json.dumps(line, ensure_ascii=False) + "\n")
     return 0
