@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor
 from functools import cache, partial
@@ -80,7 +81,8 @@ def _play(channel: Channel, execute: Execute, config: RunConfig, task: Task, sam
 
 
 async def play_apart(execute: Execute, config: RunConfig, task: Task, sample: int, artifact_root: Path | None,
-                     model: ChatModel | None, score: ScoreFn, threads: Executor) -> Episode:
+                     model: ChatModel | None, score: ScoreFn, threads: Executor,
+                     stop: threading.Event | None = None) -> Episode:
     """Play one episode in a process of its own (module docstring); never raises for what it does.
 
     Args:
@@ -89,6 +91,8 @@ async def play_apart(execute: Execute, config: RunConfig, task: Task, sample: in
         score: How this harness scores an outcome (the episode's scoring is asked for here).
         threads: Where the wait for the process runs (one thread per episode in flight: the
             default executor is too small for a run's concurrency and is shared with scoring).
+        stop: Set when the run fails: the process is killed (`call_isolated`), not left waiting
+            for model answers from an event loop that is gone.
     """
     loop = asyncio.get_running_loop()
     handlers: dict[str, Callable[..., Awaitable[Any]]] = {"score": score}
@@ -123,7 +127,7 @@ async def play_apart(execute: Execute, config: RunConfig, task: Task, sample: in
     try:
         done = await loop.run_in_executor(threads, partial(
             call_isolated, _play, args, EPISODE_LIMITS, preload=(suite_target(config.suite).partition(":")[0],),
-            serve=serve))
+            serve=serve, stop=stop))
     finally:
         for future in list(pending):  # calls of a process that is gone: nobody reads their answers
             future.cancel()

@@ -11,7 +11,9 @@ preloaded there, so a call costs a fork, not an import) and reports how it ended
 - ``limit``: the wall clock (the parent kills it), the CPU time (RLIMIT_CPU) or the memory budget
   (the sandbox's `MemoryBudget`: a cgroup of its own, else a supervisor that sums its tree) ran
   out; ``error`` is one line naming the limit;
-- ``crash``: the process died by itself (segfault, abort) without an answer.
+- ``crash``: the process died by itself (segfault, abort) without an answer;
+- ``stopped``: the caller's ``stop`` event was set (the run failed or was interrupted); the
+  process was killed at once, not when its wall clock ran out.
 
 The child sees the parent's environment variables as they are at the call (a forkserver child
 would otherwise see them as they were when the server started). With ``serve``, ``fn`` gets a
@@ -44,7 +46,7 @@ from typing import Any, Literal
 from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._prctl import die_with_parent
 
-IsolatedStatus = Literal["ok", "error", "limit", "crash"]
+IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: What the forkserver imports once, so that each child does not: the harness, the model clients
 #: (an episode played apart uses them) and the CLI (a child runs the main script again as
 #: ``__mp_main__``, and the ``buildbench`` console script imports the CLI).
@@ -206,7 +208,8 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_
 
 
 def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits = IsolationLimits(),
-                  *, preload: tuple[str, ...] = (), serve: Serve | None = None) -> Isolated:
+                  *, preload: tuple[str, ...] = (), serve: Serve | None = None,
+                  stop: threading.Event | None = None) -> Isolated:
     """Run ``fn(*args)`` (a module-level function; picklable arguments) in a child process.
 
     Args:
@@ -215,6 +218,9 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
         limits: Wall, CPU and memory limits.
         preload: Modules the forkserver imports once (where it is not started yet), e.g. a suite.
         serve: Answers the child's requests; ``fn`` is then called as ``fn(channel, *args)``.
+        stop: Set by the caller when the call's answer is no longer wanted (a run that failed): the
+            process is killed within a poll (0.1 s). Without it, a child waiting for answers that
+            will never come would hold its waiting thread, and the exit, until ``limits.wall_s``.
     """
     context = multiprocessing.get_context("forkserver")
     if preload:
@@ -233,7 +239,7 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
             budget.enter(process.pid)  # type: ignore[arg-type]
             budget.begin_call()
         ours.send("go")
-        return _wait(process, ours, budget, limits, started, serve, replies.reply)
+        return _wait(process, ours, budget, limits, started, serve, replies.reply, stop)
     finally:
         if process.pid is not None:
             if process.is_alive():
@@ -245,8 +251,11 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
 
 
 def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: IsolationLimits, started: float,
-          serve: Serve | None, reply: Callable[[int, bool, Any], None]) -> Isolated:
+          serve: Serve | None, reply: Callable[[int, bool, Any], None], stop: threading.Event | None) -> Isolated:
     while True:
+        if stop is not None and stop.is_set():
+            process.kill()
+            return Isolated("stopped", error="the run stopped; the process was killed")
         if conn.poll(0.1):
             try:
                 message = conn.recv()

@@ -21,9 +21,10 @@ import contextlib
 import multiprocessing
 import os
 import platform
+import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
@@ -187,8 +188,10 @@ class ScorerCrash(RuntimeError):
     """The process scoring an episode died by itself (a native crash): an error, never a score."""
 
 
-def score_isolated(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[str, float]:
-    """``score_outcome`` in a child process with `SCORE_LIMITS` (`buildbench.harness.isolated`).
+def score_isolated(suite_name: str, task: Task, outcome: dict[str, Any],
+                   stop: threading.Event | None = None) -> dict[str, float]:
+    """``score_outcome`` in a child process with `SCORE_LIMITS` (`buildbench.harness.isolated`);
+    ``stop`` (a run that failed) kills it.
 
     Raises:
         AgentFailure: The scorer raised it, or scoring the output went past a limit (the output is
@@ -199,7 +202,7 @@ def score_isolated(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict
     from .suite import suite_target
 
     done = call_isolated(score_outcome, (suite_name, task, outcome), SCORE_LIMITS,
-                         preload=(suite_target(suite_name).partition(":")[0],))
+                         preload=(suite_target(suite_name).partition(":")[0],), stop=stop)
     if done.status == "ok":
         return dict(done.value)
     if done.status == "error" and done.exception is not None:
@@ -329,13 +332,14 @@ def _episode_in_worker(config: RunConfig, task: Task, sample: int, artifact_root
     return episode.to_dict()
 
 
-def _episode_alone(config: RunConfig, task: Task, sample: int, artifact_root: str) -> dict[str, Any]:
+def _episode_alone(config: RunConfig, task: Task, sample: int, artifact_root: str,
+                   stop: threading.Event) -> dict[str, Any]:
     """``_episode_in_worker`` in a process of its own (`EPISODE_LIMITS`); an episode whose process
     dies (a native crash of env or scorer code) is stored as an error saying so."""
     from .suite import suite_target
 
     done = call_isolated(_episode_in_worker, (config, task, sample, artifact_root), EPISODE_LIMITS,
-                         preload=(suite_target(config.suite).partition(":")[0],))
+                         preload=(suite_target(config.suite).partition(":")[0],), stop=stop)
     if done.status == "ok":
         return dict(done.value)
     return crashed_episode(config, task, sample, done, has_model=False).to_dict()
@@ -361,6 +365,34 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
 
 def _warm() -> None:
     """No-op task that makes a pool start its worker processes."""
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill ``pool``'s worker processes (and with them the scorers they started: die_with_parent).
+    Python 3.11 has no public way (``terminate_workers`` is 3.14's); shutdown alone would wait for
+    every episode in flight to end."""
+    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.kill()
+
+
+async def _all_or_stop(episodes: Sequence[Coroutine[Any, Any, None]], stop: threading.Event,
+                       on_stop: Callable[[], None] = lambda: None) -> None:
+    """Await every episode; when one fails (its store write on a full disk) or the run is
+    interrupted, the rest are cancelled and ``stop`` set, so that the processes playing or scoring
+    them are killed now: left alone they would wait for answers from an event loop that is gone,
+    holding the exit until their wall limits (hours). Unstored episodes play again on --resume."""
+    tasks = [asyncio.ensure_future(episode) for episode in episodes]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        on_stop()
+        if tasks:
+            await asyncio.wait(tasks)
+        raise
 
 
 def versions() -> dict[str, str]:
@@ -551,9 +583,11 @@ class Runner:
         scoring = asyncio.Semaphore(max(1, self.config.workers))
         suite_name = self.config.suite
 
+        stop = threading.Event()
+
         async def score_bounded(task: Task, outcome: dict[str, Any]) -> dict[str, float]:
             async with scoring:
-                return await asyncio.to_thread(score_isolated, suite_name, task, outcome)
+                return await asyncio.to_thread(score_isolated, suite_name, task, outcome, stop)
 
         # Each episode plays in a process of its own (`play_apart`): a native crash of env code ends
         # that episode, never the run. Its model calls and its scoring are still made here.
@@ -562,14 +596,15 @@ class Runner:
         async def one(task: Task, sample: int) -> None:
             async with gate:
                 episode = await play_apart(execute_episode, self.config, task, sample, store.artifact_root, model,
-                                           score_bounded, threads)
+                                           score_bounded, threads, stop)
             store.add_episode(episode)
             bar.advance(episode)
 
         try:
-            await asyncio.gather(*(one(t, s) for t, s in todo))
+            await _all_or_stop([one(t, s) for t, s in todo], stop)
         finally:
-            threads.shutdown(wait=False, cancel_futures=True)
+            # stopped processes are killed within a poll, so this wait is short
+            threads.shutdown(wait=True, cancel_futures=True)
 
     async def _run_in_pool(self, todo: Sequence[tuple[Task, int]], store: Store, bar: Progress) -> None:
         loop = asyncio.get_running_loop()
@@ -578,6 +613,7 @@ class Runner:
         gate = asyncio.Semaphore(self.config.workers * 2)
         pools = [_pool(self.config.workers, self.config.suite)]
         args = (self.config, str(store.artifact_root))
+        stop = threading.Event()
 
         async def one(task: Task, sample: int) -> None:
             async with gate:
@@ -591,13 +627,17 @@ class Runner:
                     if pools[-1] is pool:
                         pool.shutdown(wait=False, cancel_futures=True)
                         pools.append(_pool(self.config.workers, self.config.suite))
-                    data = await asyncio.to_thread(_episode_alone, args[0], task, sample, args[1])
+                    data = await asyncio.to_thread(_episode_alone, args[0], task, sample, args[1], stop)
             episode = Episode.from_dict(data)
             store.add_episode(episode)
             bar.advance(episode)
 
+        def kill_workers() -> None:
+            for pool in pools:
+                _kill_workers(pool)
+
         try:
-            await asyncio.gather(*(one(t, s) for t, s in todo))
+            await _all_or_stop([one(t, s) for t, s in todo], stop, kill_workers)
         finally:
             for pool in pools:
                 pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,86 @@
+"""A run whose store write fails mid-way (a full disk) stops at once: the episodes in flight, and
+the processes playing them, are killed; the command prints its one error line and exits 2 in
+seconds (it used to wait for each in-flight episode's wall limit, hours); the run folder resumes
+to the same scores as a fresh run. Each run is a subprocess with a timeout, so that a regression
+fails here instead of hanging the suite."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from buildbench.harness import Store
+
+# The store's write fails as SQLite's does on a full disk, inside the store's own transaction.
+DRIVER = textwrap.dedent('''
+    import os
+    import sqlite3
+    import sys
+
+    from buildbench.cli.main import main
+    from buildbench.harness.store import Store
+
+    def add_episode(self, episode):
+        with self._tx():
+            raise sqlite3.OperationalError("database or disk is full")
+
+    if __name__ == "__main__":
+        if os.environ.get("BB_TEST_DISK_FULL"):
+            Store.add_episode = add_episode
+        sys.exit(main(sys.argv[1:]))
+''')
+
+# The first call is answered; with BB_TEST_HOLD the others wait an hour (episodes in flight).
+MODEL = textwrap.dedent('''
+    import asyncio
+    import os
+
+    calls = [0]
+
+    async def answer(messages, tools=None, **options):
+        calls[0] += 1
+        if os.environ.get("BB_TEST_HOLD") and calls[0] > 1:
+            await asyncio.sleep(3600)
+        return '{"blocks": []}'
+''')
+
+
+def _run(tmp_path: Path, run_dir: Path, extra: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    driver, model = tmp_path / "driver.py", tmp_path / "model.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    model.write_text(MODEL, encoding="utf-8")
+    args = [sys.executable, str(driver), "run", "example", "--split", "demo", "--seed", "3",
+            "--run-dir", str(run_dir), "-q", *extra]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, **env})
+
+
+def _metrics(run_dir: Path) -> dict[tuple[str, int], tuple[str, dict[str, float]]]:
+    with Store(run_dir) as store:
+        return {(e.task_id, e.sample): (e.status, e.metrics) for e in store.episodes()}
+
+
+@pytest.mark.parametrize("how", [
+    ["--agent", "llm", "--protocol", "one-shot", "--concurrency", "4", "--workers", "0"],  # played apart
+    ["--agent", "reference", "--workers", "2"],  # worker pool
+], ids=["apart", "pool"])
+def test_a_store_that_fails_mid_run_stops_the_run_at_once_and_resumes(tmp_path: Path, how: list[str]) -> None:
+    extra = [*how, "--model", f"python:{tmp_path / 'model.py'}:answer"] if "llm" in how else how
+    run_dir = tmp_path / "run"
+    failed = _run(tmp_path, run_dir, extra, {"BB_TEST_DISK_FULL": "1", "BB_TEST_HOLD": "1"})
+    assert failed.returncode == 2, failed.stderr
+    lines = failed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot write run store"), failed.stderr
+    assert "database or disk is full" in lines[0]
+    assert _metrics(run_dir) == {}  # nothing half-written: every episode plays again on resume
+
+    resumed = _run(tmp_path, run_dir, [*extra, "--resume"], {})
+    fresh = _run(tmp_path, tmp_path / "fresh", extra, {})
+    assert resumed.returncode == fresh.returncode, (resumed.stderr, fresh.stderr)
+    assert len(_metrics(run_dir)) == 6
+    assert _metrics(run_dir) == _metrics(tmp_path / "fresh")
