@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import re
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -112,6 +114,19 @@ def finite_number(value: Any) -> float | None:
     except OverflowError:
         return None
     return number if math.isfinite(number) else None
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with every number that is not finite (NaN, inf: a metric without data) as None,
+    through mappings, lists and tuples; other non-integral reals (numpy's) as float. For printing
+    strict JSON (``allow_nan=False``): NaN is not JSON and breaks jq, browsers and most readers."""
+    if isinstance(value, Mapping):
+        return {key: json_ready(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(item) for item in value]
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        return float(value) if math.isfinite(value) else None
+    return value
 
 
 def finite_float(text: str) -> float:

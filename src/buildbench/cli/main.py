@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import sys
@@ -333,19 +332,10 @@ def compare(run_a: Path, run_b: Path, as_json: bool, errors_as_failures: bool, s
 
 
 def _strict_json(value: Any) -> str:
-    """``value`` as standard JSON: a metric without data (NaN, inf) becomes null, since NaN is
-    not JSON and breaks jq, browsers and most other readers."""
+    """``value`` as standard JSON: a metric without data (NaN, inf) becomes null (`json_ready`)."""
+    from buildbench.jsonio import json_ready
 
-    def finite(item: Any) -> Any:
-        if isinstance(item, float) and not math.isfinite(item):
-            return None
-        if isinstance(item, dict):
-            return {key: finite(v) for key, v in item.items()}
-        if isinstance(item, (list, tuple)):
-            return [finite(v) for v in item]
-        return item
-
-    return json.dumps(finite(value), default=str, allow_nan=False)
+    return json.dumps(json_ready(value), default=str, allow_nan=False)
 
 
 @cli.command()

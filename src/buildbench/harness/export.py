@@ -37,18 +37,22 @@ def _replacing(path: str | Path) -> Iterator[Path]:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
         raise ConfigError(f"--out {target}: exists and is not a regular file; give a file to write")
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    temporary = Path(name)
-    # mkstemp's file is private (0600); the export gets the mode the file had, or a new file's.
-    os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
+    temporary: Path | None = None
+    # the temporary file is made inside the try: a folder that refuses it (read-only, immutable)
+    # is reported naming the output, not the hidden name of a file that never existed
     try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        os.close(fd)
+        temporary = Path(name)
+        # mkstemp's file is private (0600); the export gets the mode the file had, or a new file's.
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else 0o666 & ~_umask())
         yield temporary
         os.replace(temporary, target)
     except OSError as exc:
         raise ConfigError(f"--out {target}: cannot write it ({exc.strerror or exc})") from None
     finally:
-        temporary.unlink(missing_ok=True)
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
 
 
 def _umask() -> int:

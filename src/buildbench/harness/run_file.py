@@ -153,6 +153,11 @@ def build_run_config(values: Mapping[str, Any], *, overrides: Mapping[str, Any] 
         suite.protocol(str(protocol))
     except UnknownNameError as exc:
         raise ConfigError(f"{named('protocol')}{exc}") from None
+    backend = merged.get("backend") or "process"
+    if merged.get("address") is not None and backend != "ray" and named("address"):
+        # RunConfig's own check names the flag --address, which this user never typed
+        raise ConfigError(f"{named('address')}only meaningful with backend: ray (this run's backend is {backend}); "
+                          "remove it or set backend: ray")
     resolved = {**{k: v for k, v in merged.items() if v is not None}, "agent": agent, "protocol": protocol,
                 "options": options}
     return RunConfig(**resolved)

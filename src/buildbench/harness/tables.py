@@ -77,17 +77,10 @@ def tables_json(tables: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     number (NaN: no interval, no data) as null: NaN is not JSON and breaks jq and browsers."""
     import json
 
-    def finite(item: Any) -> Any:
-        if isinstance(item, float) and not math.isfinite(item):
-            return None
-        if isinstance(item, Mapping):
-            return {key: finite(v) for key, v in item.items()}
-        if isinstance(item, list | tuple):
-            return [finite(v) for v in item]
-        return item
+    from buildbench.jsonio import json_ready
 
     body = {"tables": tables, "table_intervals": cell_intervals(tables)}
-    return json.dumps(finite(body), indent=2, default=str, allow_nan=False)
+    return json.dumps(json_ready(body), indent=2, default=str, allow_nan=False)
 
 
 @dataclass(frozen=True)

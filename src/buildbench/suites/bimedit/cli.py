@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -15,6 +13,7 @@ import click
 
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError
+from buildbench.jsonio import json_ready
 from buildbench.parallel import PROCESS, Backend, backend_options
 
 if TYPE_CHECKING:
@@ -34,17 +33,7 @@ def _fail(message: str) -> None:
 
 def _json_text(value: Any) -> str:
     """``value`` as strict JSON: non-finite numbers (an empty edit set's Chamfer distance) become null."""
-    return json.dumps(_finite(value), indent=2, default=str, allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
-        return float(value) if math.isfinite(value) else None
-    return value
+    return json.dumps(json_ready(value), indent=2, default=str, allow_nan=False)
 
 
 @click.group()
