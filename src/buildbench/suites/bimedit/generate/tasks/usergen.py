@@ -42,6 +42,7 @@ from buildbench.suites.bimedit.generate.tasks.split import (
     verify_edit,
     write_edit_models,
 )
+from buildbench.suites.bimedit.recycle import in_child
 from buildbench.suites.bimedit.task_records import (
     CATEGORIES,
     IFC_CLASSES,
@@ -54,6 +55,10 @@ from buildbench.suites.bimedit.task_records import (
 
 #: Draws per base edit before it is reported as impossible on a model.
 ATTEMPTS = 6
+#: Base edits (three tasks each) made in one child process of :func:`generate_from_ifc`: what
+#: IfcOpenShell keeps of the models they open (~25 MB a base edit on the Duplex building) is freed
+#: when the child ends; a child also re-tessellates what the description index needs, so not fewer.
+GROUPS_PER_CHILD = 6
 #: The report written beside ``tasks.jsonl`` (text: a folder of tasks holds no other JSON file).
 REPORT_FILE = "generation-report.txt"
 
@@ -191,10 +196,14 @@ class Slot:
 
 @dataclass
 class Used:
-    """What earlier tasks of one generation took: oracle codes, and targets per (element, operation)."""
+    """What earlier tasks of one generation took: oracle codes, and targets per (element, operation).
+
+    ``taken`` lists every take in order, so a child process's takes can be replayed here (:meth:`add`).
+    """
 
     codes: set[str] = field(default_factory=set)
     targets: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    taken: list[tuple[tuple[str, str], str, str | None]] = field(default_factory=list)
 
     def avoid(self, slot: Slot) -> set[str]:
         """Targets a delete or create of this kind must not take again (updates may: other variants)."""
@@ -203,10 +212,14 @@ class Used:
         return set(self.targets.get((slot.element, slot.operation), set()))
 
     def take(self, slot: Slot, edit: Edit) -> None:
-        self.codes.add(edit.code)
-        target = edit.origin or (edit.target_guids[0] if edit.target_guids else None)
+        self.add((slot.element, slot.operation), edit.code,
+                 edit.origin or (edit.target_guids[0] if edit.target_guids else None))
+
+    def add(self, cell: tuple[str, str], code: str, target: str | None) -> None:
+        self.taken.append((cell, code, target))
+        self.codes.add(code)
         if target is not None:
-            self.targets.setdefault((slot.element, slot.operation), set()).add(target)
+            self.targets.setdefault(cell, set()).add(target)
 
 
 def make_on_model(slot: Slot, scene: Scene, path: Path, out: Path, seed: int, used: Used) -> list[BimTask]:
@@ -295,20 +308,22 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
     rounds_done = 0
     while len(tasks) < total and rounds_done < max_rounds:
         before = len(tasks)
-        for element, op, variant in interleaved(rounds_done):
+        todo = interleaved(rounds_done)
+        for start in range(0, len(todo), GROUPS_PER_CHILD):
             if len(tasks) >= total:
                 break
-            slot = Slot(element, op, "complex", made[(element, op)] + 1, variant)
-            try:
-                if not scene.model.by_type(_needs(element, op)):
-                    raise NoCandidate(f"the model has no {_needs(element, op)}")
-                group = make_on_model(slot, scene, path, out, seed, used)
-            except NoCandidate as exc:
-                report.skipped.append(Skipped(element, op, src.name, str(exc)))
-                continue
-            made[(element, op)] += 1
-            tasks.extend(group)
-            if progress is not None:  # a base edit's three phrasings may overshoot a requested count
+            # each batch in a child process: IfcOpenShell keeps memory of every model opened
+            # for an edit, which goes back only when the process ends
+            batch = in_child(_make_batch, todo[start:start + GROUPS_PER_CHILD], scene, path, src.name, out, seed,
+                             used, made, total - len(tasks))
+            for slot, group, skipped, taken in batch:
+                if skipped is not None:
+                    report.skipped.append(skipped)
+                    continue
+                used.add(*taken)
+                made[(slot.element, slot.operation)] += 1
+                tasks.extend(group)
+            if progress is not None and len(tasks) > before:  # three phrasings may overshoot a requested count
                 progress(min(len(tasks), total), total)
         rounds_done += 1
         if len(tasks) == before:  # a whole round added nothing: the model offers no more edits
@@ -321,6 +336,34 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
             reasons += f"; {unnamable} {UNNAMABLE}"
         raise ConfigError(f"{src}: no task could be made ({reasons})")
     return tasks, _finish(tasks, report, out, started)
+
+
+_Outcome = tuple[Slot, list[BimTask], "Skipped | None", tuple[tuple[str, str], str, "str | None"]]
+
+
+def _make_batch(todo: Sequence[tuple[str, str, int]], scene: Scene, path: Path, name: str, out: Path, seed: int,
+                used: Used, made: Counter[tuple[str, str]], room: int) -> list[_Outcome]:
+    """Make base edits of ``todo`` in order until ``room`` tasks are made; per base edit its slot, its
+    tasks and what it took (for :meth:`Used.add`), or why it was skipped. ``used`` is updated as
+    it goes (later base edits of the batch avoid what earlier ones took); ``made`` is not."""
+    made = Counter(made)
+    outcomes: list[_Outcome] = []
+    count = 0
+    for element, op, variant in todo:
+        if count >= room:
+            break
+        slot = Slot(element, op, "complex", made[(element, op)] + 1, variant)
+        try:
+            if not scene.model.by_type(_needs(element, op)):
+                raise NoCandidate(f"the model has no {_needs(element, op)}")
+            group = make_on_model(slot, scene, path, out, seed, used)
+        except NoCandidate as exc:
+            outcomes.append((slot, [], Skipped(element, op, name, str(exc)), ((element, op), "", None)))
+            continue
+        made[(element, op)] += 1
+        count += len(group)
+        outcomes.append((slot, group, None, used.taken[-1]))
+    return outcomes
 
 
 def _finish(tasks: list[BimTask], report: GenerationReport, out: Path, started: float) -> GenerationReport:
