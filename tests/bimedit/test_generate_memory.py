@@ -1,6 +1,6 @@
-"""Generation on a user model runs its base edits in child processes recycled every few base edits
-(IfcOpenShell keeps memory of each model it opens): the files are byte-identical to making them
-all in one process, and a failure in a child reaches the caller as before."""
+"""Generation on a user model, and batch re-scoring, run in child processes recycled every few base
+edits or tasks (IfcOpenShell keeps memory of each model it opens): the files and rows are identical
+to doing it all in one process, and a failure in a child reaches the caller as before."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pytest
 
 from buildbench.cli.main import main
 from buildbench.harness.errors import ConfigError
+from buildbench.suites.bimedit import rescore as rescore_module
 from buildbench.suites.bimedit.generate.tasks import usergen
+from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
 from buildbench.suites.bimedit.generate.tasks.usergen import generate_from_ifc
 from buildbench.suites.bimedit.recycle import forking, in_child
 
@@ -93,3 +95,28 @@ def test_a_result_that_does_not_pickle_is_reported() -> None:
     with pytest.raises(RuntimeError, match="sending a child's answer back"):
         in_child(lambda: (lambda: None))
     assert in_child(sum, [1, 2, 3]) == 6
+
+
+@needs_fork
+def test_rescoring_in_recycled_children_gives_the_same_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    tasks, _ = generate_from_ifc(FIXTURE, tmp_path, n=12, seed=0)
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    (preds / f"{tasks[0].task_id}.ifc").write_text("ISO-10303-21;\nnot ifc\n")
+    for t in tasks[1:9]:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    Path(tasks[8].ground_truth_ifc).unlink()  # its group's other tasks (6, 7) lose theirs too
+
+    monkeypatch.setattr(rescore_module, "TASKS_PER_CHILD", 3)
+    forked = rescore_module.rescore(tasks, preds)
+    pooled = rescore_module.rescore(tasks, preds, workers=2)
+    monkeypatch.setattr(rescore_module, "in_child", _in_process)
+    here = rescore_module.rescore(tasks, preds)
+    assert forked == here == pooled
+    assert [r.status for r in here] == ["error"] + ["scored"] * 5 + ["error"] * 3 + ["missing"] * 3
+
+    monkeypatch.setattr(rescore_module, "in_child", in_child)
+    rc = main(["bimedit", "score", "--tasks", str(tmp_path / "tasks.jsonl"), "--preds", str(preds)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 7 and all(line.startswith("error: task ") for line in err)

@@ -21,7 +21,12 @@ from buildbench.suites.bimedit.check.bounded import KernelCrash
 from buildbench.suites.bimedit.check.caps import over_caps
 from buildbench.suites.bimedit.check.edit import MODEL_CACHE, EditScore, score_edit
 from buildbench.suites.bimedit.check.model import ModelError
+from buildbench.suites.bimedit.recycle import in_child
 from buildbench.suites.bimedit.tasks import BimTask
+
+#: Tasks scored in one process before it ends (see :func:`rescore`): three real models a task
+#: (input, truth, prediction; one task group's first two are parsed once for its three tasks).
+TASKS_PER_CHILD = 12
 
 
 @dataclass(frozen=True)
@@ -70,8 +75,24 @@ def rescore(tasks: Sequence[BimTask], preds: str | Path, *, strict: bool = False
     folder = Path(preds)
     if not folder.is_dir():
         raise ConfigError(f"predictions folder {folder} does not exist")
-    jobs = ((task, folder, strict) for task in tasks)
-    return list(map_ordered(_rescore_one, jobs, workers=workers, backend=backend))
+    jobs = [(task, folder, strict) for task in tasks]
+    if backend.is_ray:
+        return list(map_ordered(_rescore_one, jobs, workers=workers, backend=backend))
+    # IfcOpenShell keeps memory of every model it opens until its process ends: tasks are scored
+    # TASKS_PER_CHILD to a process (a forked child, or a pool started afresh per chunk)
+    rows: list[Rescored] = []
+    step = TASKS_PER_CHILD * max(workers, 1)
+    for start in range(0, len(jobs), step):
+        chunk = jobs[start:start + step]
+        if workers <= 1:
+            rows.extend(in_child(_rescore_chunk, chunk))
+        else:
+            rows.extend(map_ordered(_rescore_one, chunk, workers=workers, backend=backend))
+    return rows
+
+
+def _rescore_chunk(jobs: list[tuple[BimTask, Path, bool]]) -> list[Rescored]:
+    return [_rescore_one(job) for job in jobs]
 
 
 def prediction_problem(pred: Path) -> str | None:
