@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,59 @@ def test_a_store_that_fails_mid_run_stops_the_run_at_once_and_resumes(tmp_path: 
     assert resumed.returncode == fresh.returncode, (resumed.stderr, fresh.stderr)
     assert len(_metrics(run_dir)) == 6
     assert _metrics(run_dir) == _metrics(tmp_path / "fresh")
+
+
+def _descendants(root: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to find the run's processes")
+def test_episode_processes_end_when_the_harness_is_killed(tmp_path: Path) -> None:
+    """SIGKILL of the harness mid-run: episode processes waiting for model answers end too (their
+    parent, the forkserver, outlives the harness, so die_with_parent alone would not end them)."""
+    (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
+    (tmp_path / "model.py").write_text(MODEL, encoding="utf-8")
+    args = [sys.executable, str(tmp_path / "driver.py"), "run", "example", "--split", "demo", "--agent", "llm",
+            "--protocol", "one-shot", "--concurrency", "4", "--workers", "0", "--run-dir", str(tmp_path / "run"),
+            "-q", "--model", f"python:{tmp_path / 'model.py'}:answer"]
+    run = subprocess.Popen(args, cwd=tmp_path, env={**os.environ, "BB_TEST_HOLD": "1"},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        seen: set[int] = set()
+        while time.monotonic() < deadline and len(seen) < 4:  # forkserver, episode processes, their workers
+            time.sleep(0.5)
+            seen = _descendants(run.pid)
+        assert len(seen) >= 4, f"the run started no episode processes: {seen}"
+        time.sleep(2)  # the held episodes are waiting for their model answers
+        seen = _descendants(run.pid)
+    finally:
+        run.kill()
+        run.wait(30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(map(_running, seen)):
+        time.sleep(0.5)
+    left = [pid for pid in seen if _running(pid)]
+    for pid in left:  # not to leave them behind when this fails
+        os.kill(pid, 9)
+    assert not left, f"processes of the killed run still running: {left}"

@@ -120,13 +120,15 @@ class Channel:
         while True:
             try:
                 _, request_id, ok, value = self._conn.recv()
-            except (EOFError, OSError):
-                return  # the parent is gone; this process ends with it (die_with_parent)
-            except Exception as exc:  # an answer that cannot be read: no ask may wait forever
+            except Exception as exc:  # no ask may wait forever
+                # EOF: the parent is gone. die_with_parent does not end this process then: its
+                # parent is the forkserver, which a harness killed with SIGKILL leaves behind.
+                gone = isinstance(exc, EOFError | OSError)
+                why = ("the harness is gone" if gone else
+                       f"an answer of the parent could not be read: {type(exc).__name__}: {exc}")
                 for loop, future in self._waiting.values():
                     with contextlib.suppress(RuntimeError):
-                        loop.call_soon_threadsafe(_settle, future, (False, RuntimeError(
-                            f"an answer of the parent could not be read: {type(exc).__name__}: {exc}")))
+                        loop.call_soon_threadsafe(_settle, future, (False, RuntimeError(why)))
                 return
             loop, future = self._waiting.pop(request_id)
             try:
