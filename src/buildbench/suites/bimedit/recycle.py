@@ -60,7 +60,9 @@ def _run(writer: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> N
         answer = (False, exc)
     try:
         writer.send(answer)
-    except Exception as exc:  # noqa: BLE001 - an exception that does not pickle is told by its text
+    except OSError:
+        pass  # the parent is gone (interrupted): nobody to tell
+    except Exception as exc:  # noqa: BLE001 - an answer that does not pickle is told by its text
         writer.send((False, RuntimeError(f"{type(exc).__name__} sending a child's answer back: {exc}; "
                                          f"the answer was {type(answer[1]).__name__}: {str(answer[1])[:300]}")))
     writer.close()
