@@ -177,7 +177,8 @@ def read_text_lines(path: Path) -> list[str]:
 
 def write_items(items: Sequence[Item], path: Path, fmt: str, source: Path | None = None) -> None:
     """Write ``items`` (read from ``source``, named in errors) as ``fmt`` to ``path`` (JSON,
-    2-space indent; atomically)."""
+    2-space indent; one document a line when ``path`` ends in ``.jsonl``, as the readers take
+    such a file; atomically)."""
     spec = get_format(fmt)
     if spec.write is None:
         raise SceneFormatError(f"format {fmt!r} is read-only ({spec.losses})")
@@ -195,7 +196,11 @@ def write_items(items: Sequence[Item], path: Path, fmt: str, source: Path | None
     if spec.heading_only:
         _warn_tilted(items, fmt, source or path)
     try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        if path.name.lower().endswith(".jsonl"):
+            docs = data if isinstance(data, list) else [data]
+            text = "\n".join(json.dumps(doc, ensure_ascii=False, allow_nan=False) for doc in docs)
+        else:
+            text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     except ValueError:
         # a finite input can overflow on the way (1e308 m in LayoutGPT's pixels): no OUT, not a crash
         raise SceneFormatError(f"{path}: a number overflows in {fmt} (a size or position too large to "
