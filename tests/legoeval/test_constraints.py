@@ -201,3 +201,10 @@ def test_translate_gives_up_with_one_line_naming_the_constraint() -> None:
 def test_translate_without_a_model_reports_the_grammar_error() -> None:
     with pytest.raises(TextError):
         asyncio.run(translate(None, "The vibe is nice."))
+
+
+def test_one_rooms_is_a_count_of_rooms_not_a_room_type() -> None:
+    from buildbench.suites.legoeval.constraints.text import parse
+
+    assert parse("The house has exactly 1 rooms.") == parse("The house has exactly 1 room.") \
+        == Layout("room_count", cmp="eq", n=1)

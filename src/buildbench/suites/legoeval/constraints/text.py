@@ -418,7 +418,8 @@ def _parse_layout(s: str, where: str) -> Layout | None:
     m = re.match(rf"^the house has ({_CMP_RE}) (\d+) (.+)$", s, re.IGNORECASE)
     if m:
         n, noun = int(m.group(2)), m.group(3)
-        noun = noun if n == 1 else singular(noun)
+        # "1 rooms" (a slip a model makes) is still a count of rooms, not a room type "rooms"
+        noun = noun if n == 1 and noun.lower() != "rooms" else singular(noun)
         return Layout("room_count", room_type=None if noun == "room" else noun,
                       cmp=_WORD_CMPS[m.group(1).lower()], n=n)
     m = re.match(r"^the house has (?:an|a) (.+)$", s, re.IGNORECASE)
