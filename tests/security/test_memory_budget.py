@@ -10,20 +10,23 @@ supervisor's samples) stays within the budget, plus, for a cgroup, its allowance
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
-from buildbench.sandbox import Limits, _memory, run_code
+from buildbench.sandbox import Limits, _disk, _memory, run_code
 
 from .conftest import ISOLATION, needs_bwrap
 
 BUDGET_MB = 256
 LIMITS = Limits(wall_s=20, cpu_s=20, memory_mb=BUDGET_MB, max_processes=64, disk_mb=64)
-#: What a tree may add between two supervisor checks (about 0.1 s apart, longer when the machine is busy:
-#: the interval is ten times what measuring the work folder took): measured 15-89 MiB over the budget on a
-#: quiet machine for 96 MiB children forked in a loop and for a full /dev/shm, 152 MiB once in a full
-#: parallel test run.
+#: What a tree may add between two supervisor checks (about 12 ms apart: five times the ~2.5 ms of CPU a
+#: check of a 34-process tree takes; far longer on a busy machine, where the 30 children of fork-many get
+#: the CPUs and the check waits for one). Peaks over the budget of fork-many / shm-fill, 2-core machine,
+#: 10-30 runs each: quiet 63 / 17 MiB at most; with 2 busy loops (the old cadence, paced by the disk
+#: walks, reached 233 MiB there, like the full parallel run's 256 that failed) 74 / 20; with 4 busy loops
+#: 128 / 62. Half as much again covers a loaded run's longer tail.
 SUPERVISOR_TOLERANCE_MB = 192
 #: A cgroup's allowance for kernel memory and page cache beyond the budget (`_memory.cache_allowance_bytes`).
 CGROUP_TOLERANCE_MB = _memory.cache_allowance_bytes(BUDGET_MB << 20) >> 20
@@ -154,6 +157,33 @@ def test_the_supervisor_holds_the_budget_without_a_cgroup(monkeypatch: pytest.Mo
         print(f"{name}: {status}, peak {peak_mb:.0f} MiB of {BUDGET_MB} MiB (supervisor)")
     status, error, _, _ = _attack(FORK_MANY)
     assert status == "limit" and "supervisor" in error, error
+
+
+@needs_bwrap
+def test_the_supervisor_checks_at_its_own_cadence_not_the_disk_walks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A work folder slow to walk (here: its measurements paced a minute apart) leaves the memory
+    checks as frequent: the tree is killed for its memory long before the wall limit."""
+    monkeypatch.setattr(_memory, "_own_group", lambda controller: None)
+    monkeypatch.setattr(_disk, "MIN_INTERVAL_S", 60.0)
+    grow = "import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n        block = bytearray(64 << 20)\n" \
+           "        time.sleep(10)\n        os._exit(0)\ntime.sleep(10)\n"
+    envelope = run_code(grow, limits=Limits(wall_s=10, cpu_s=10, memory_mb=BUDGET_MB, max_processes=64),
+                        isolation=ISOLATION)
+    assert envelope.status == "limit" and "supervisor" in (envelope.error or ""), (envelope.status, envelope.error)
+    assert envelope.duration_s < 5, envelope.duration_s  # paced by the disk, the first check came at the wall limit
+
+
+def test_the_supervisor_paces_itself_by_the_cpu_its_checks_take(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At most a `CHECK_COST_FACTOR`-th of a CPU: a check that took 0.1 s of CPU waits 0.5 s for the next."""
+    monkeypatch.setattr(_memory, "_own_group", lambda controller: None)
+    budget = _memory.MemoryBudget(1 << 30)
+    assert budget.mechanism == "supervisor" and budget.interval_s == _memory.MIN_CHECK_INTERVAL_S
+    budget.set_root(os.getpid())
+    clock = iter([5.0, 5.1])
+    monkeypatch.setattr(_memory.time, "thread_time", lambda: next(clock))
+    assert budget.over() is None
+    assert budget.interval_s == pytest.approx(_memory.CHECK_COST_FACTOR * 0.1)
+    budget.close()
 
 
 @needs_bwrap

@@ -12,12 +12,15 @@ all, by the first mechanism this machine allows:
   OOM killer, counted in ``oom_kill``); the parent sees the count rise and ends the sandbox
   with status ``limit``.
 - ``supervisor``: no usable cgroup (another machine, no root). The parent sums, at each check
-  (about every 0.1 s while a call runs, see `DiskQuota.interval_s`), the resident memory of
+  (its own cadence, `MemoryBudget.interval_s`: every `MIN_CHECK_INTERVAL_S`, longer only when
+  one check costs more than a `CHECK_COST_FACTOR`-th of that in CPU), the resident memory of
   every process of the sandbox (its uid's processes and the descendants of the one it started)
   and what its two tmpfs hold, and kills the sandbox at the limit. Between two checks the tree
-  may grow beyond it: the tolerance is what it can allocate in one interval. Anonymous files
-  (``memfd_create``) that no process maps are not seen; RLIMIT_FSIZE caps each one at
-  ``disk_mb``.
+  may grow beyond it: the tolerance is what it can allocate in one interval, plus what it
+  allocates while the parent waits for a CPU on a busy machine (the tree's processes compete
+  with it). It kills on what it saw, never on a forecast of growth: a tree that stops just under
+  the budget is within it. Anonymous files (``memfd_create``) that no process maps are not seen;
+  RLIMIT_FSIZE caps each one at ``disk_mb``.
 
 The tmpfs are also sized so that both full hold at most the budget (``memory_mb / 2`` each), and
 RLIMIT_NPROC still bounds the number of processes and threads, all inside the same budget.
@@ -44,6 +47,12 @@ MemoryMechanism = Literal["cgroup", "supervisor"]
 _CGROUP_ROOT = Path("/sys/fs/cgroup")
 #: Prefix of the groups the sandbox creates; `_remove_stale_groups_once` finds leftovers by it.
 GROUP_PREFIX = "buildbench-sandbox-"
+#: Shortest pause between two supervisor checks while a call runs.
+MIN_CHECK_INTERVAL_S = 0.01
+#: The supervisor's checks take at most about a this-th of a CPU: the pause after a check is at
+#: least this many times the CPU time it took (its wall time would also count the waits for a CPU
+#: on a busy machine, and slow the checks down exactly when the tree grows unwatched).
+CHECK_COST_FACTOR = 5
 
 
 def cache_allowance_bytes(limit_bytes: int) -> int:
@@ -104,6 +113,7 @@ class MemoryBudget:
         self._oom_at_start = 0
         self._group: Path | None = None
         self._version = 0
+        self._check_cpu_s = 0.0
         if os.geteuid() == 0:
             self._group, self._version = self._make_group()
         self.mechanism: MemoryMechanism = "cgroup" if self._group is not None else "supervisor"
@@ -159,6 +169,14 @@ class MemoryBudget:
         """The pid of the started process (the root of the sandbox's tree)."""
         self._root_pid = pid
 
+    @property
+    def interval_s(self) -> float | None:
+        """How long to wait before the next `over` while a call runs (supervisor), or None where the
+        kernel holds the limit (cgroup: a check only reads what it counted, at the caller's cadence)."""
+        if self._group is not None:
+            return None
+        return max(MIN_CHECK_INTERVAL_S, CHECK_COST_FACTOR * self._check_cpu_s)
+
     def begin_call(self) -> None:
         """Mark the start of a call: `over` and `peak_bytes` tell only what happens from here on."""
         self._oom_at_start = self._oom_kills()
@@ -208,23 +226,26 @@ class MemoryBudget:
                 return int((self._group / name).read_text())
             except (OSError, ValueError):
                 return 0
+        started = time.thread_time()
         pids = self._tree()
-        return sum(_resident_bytes(pid) for pid in pids) + _tmpfs_used(pids)
+        used = sum(_resident_bytes(pid) for pid in pids) + _tmpfs_used(pids)
+        self._check_cpu_s = time.thread_time() - started
+        return used
 
     def _tree(self) -> set[int]:
         """Pids of the sandbox: descendants of the root process, and every process of its uid."""
         parents: dict[int, int] = {}
         found: set[int] = set()
+        # Raw reads and one open per process: this runs every few ms while a call runs (its cost paces it).
         for name in filter(str.isdigit, os.listdir("/proc")):
             pid = int(name)
             try:
-                with open(f"/proc/{pid}/stat", "rb") as handle:
-                    fields = handle.read().rpartition(b")")[2].split()
-                parents[pid] = int(fields[1])
-                if self.uid is not None and os.stat(f"/proc/{pid}").st_uid == self.uid:
-                    found.add(pid)
+                data, owner = _read_proc(f"/proc/{name}/stat")
+                parents[pid] = int(data[data.rindex(b")") + 2:].split(b" ", 2)[1])
             except (OSError, ValueError, IndexError):
                 continue
+            if owner == self.uid:  # a /proc/<pid> file belongs to the process's uid
+                found.add(pid)
         if self._root_pid is not None:
             frontier = {self._root_pid}
             while frontier:
@@ -256,13 +277,23 @@ def _resident_bytes(pid: int) -> int:
     process of the tree and come back from disk whenever needed."""
     total = 0
     try:
-        with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith(("RssAnon:", "RssShmem:")):
-                    total += int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
+        data, _ = _read_proc(f"/proc/{pid}/status")
+        for key in (b"\nRssAnon:", b"\nRssShmem:"):
+            at = data.find(key)
+            if at >= 0:  # absent for a kernel thread or a zombie: it holds nothing
+                total += int(data[at + len(key):data.index(b"kB", at)]) * 1024
+    except (OSError, ValueError):
         return 0
     return total
+
+
+def _read_proc(path: str) -> tuple[bytes, int]:
+    """The text of a ``/proc`` file (they are far shorter than the buffer) and its owner's uid."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 16384), os.fstat(fd).st_uid
+    finally:
+        os.close(fd)
 
 
 def _tmpfs_used(pids: set[int]) -> int:

@@ -291,22 +291,34 @@ class SandboxProcess:
         return self._envelope("limit", started, error=f"{over}; the process was killed")
 
     def _await_reply(self, deadline: float, disk_at_start: Usage) -> dict[str, Any] | None:
-        """Wait for the reply frame, measuring the work folder while the call runs.
+        """Wait for the reply frame, measuring the work folder and the memory while the call runs,
+        each at its own interval: the memory supervisor's is far shorter than a walk of the folder.
 
         Raises:
             FrameTimeout: The wall limit passed.
-            _OverQuota: The work folder went over the disk quota.
+            _OverQuota: The work folder went over the disk quota, or the sandbox over its memory budget.
         """
         poller = select.poll()
         poller.register(self._reply_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        now = time.monotonic()
+        disk_due = now + self._quota.interval_s
+        memory_due = now + (self.memory.interval_s or self._quota.interval_s)
         while True:
-            wait_s = min(deadline - time.monotonic(), self._quota.interval_s)
-            if wait_s <= 0:
+            now = time.monotonic()
+            if now >= deadline:
                 raise FrameTimeout("no reply before the wall-clock limit")
-            if poller.poll(wait_s * 1000.0):
+            if poller.poll(max(0.0, min(deadline, disk_due, memory_due) - now) * 1000.0):
                 return read_frame(self._reply_fd, max_bytes=self.limits.result_bytes + _REPLY_OVERHEAD_BYTES,
                                   deadline=deadline)
-            over = self._quota.over(disk_at_start) or self.memory.over()
+            now = time.monotonic()
+            over = None
+            if now >= disk_due:
+                over = self._quota.over(disk_at_start)
+                disk_due = time.monotonic() + self._quota.interval_s
+            if over is None and now >= memory_due:
+                over = self.memory.over()
+                interval_s = self.memory.interval_s  # None: a cgroup's count, read along with the disk
+                memory_due = disk_due if interval_s is None else time.monotonic() + interval_s
             if over is not None:
                 raise _OverQuota(over)
 
