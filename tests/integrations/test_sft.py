@@ -18,6 +18,9 @@ from buildbench.harness.sft import export_sft
 
 load_from_disk = pytest.importorskip("datasets", reason="datasets (the train extra) is not installed").load_from_disk
 
+# The module's stored runs and tokenizer are made once: its tests share a worker.
+pytestmark = pytest.mark.xdist_group("sft-runs")
+
 SUITES = ("example", "dreamhouse", "buildarena", "bimedit", "legoeval", "scenerevis")
 
 

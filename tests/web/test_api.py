@@ -13,6 +13,9 @@ import pytest
 
 from buildbench.cli.main import main
 
+# The session's stored runs (conftest) are built once: every test viewing them shares a worker.
+pytestmark = pytest.mark.xdist_group("web-runs")
+
 BIG = 7  # the synthetic 1,200-episode run's id (conftest: the six suite runs, hostile, big)
 
 

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.xdist_group("browser")  # one Chromium per worker is enough on 2 cores
+# One Chromium, and the session's stored runs (conftest) built once: every test viewing them shares a worker.
+pytestmark = pytest.mark.xdist_group("web-runs")
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -11,8 +11,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from buildbench.cli.main import main
 from buildbench.harness.compare import compare_runs
+
+# The session's stored runs (conftest) are built once: every test viewing them shares a worker.
+pytestmark = pytest.mark.xdist_group("web-runs")
 
 
 def get(url: str) -> tuple[int, Any]:

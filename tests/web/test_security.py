@@ -27,6 +27,9 @@ def raw_get(base: str, path: str) -> tuple[int, bytes, http.client.HTTPResponse]
     return res.status, body, res
 
 
+# The session's stored runs (conftest) are built once: every test viewing them shares a worker.
+pytestmark = pytest.mark.xdist_group("web-runs")
+
 TRAVERSALS = [
     "/files/{h}/../run.sqlite", "/files/{h}/run.sqlite", "/files/{h}/artifacts/../../outside.png",
     "/files/{h}/..%2f..%2foutside.png", "/files/{h}/%2e%2e/%2e%2e/outside.png", "/files/{h}//etc/passwd",
