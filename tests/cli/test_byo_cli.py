@@ -3,6 +3,10 @@
 Each suite's worked examples (``examples/<suite>/model.py`` and ``agent.py``) must run an
 episode to a scored result, and ``buildbench tasks SUITE --json`` must be loadable by
 ``buildbench run SUITE --tasks``.
+
+``buildbench run`` runs as a process of its own, from the repository (the example paths are
+relative to it); ``report`` and ``tasks``, which only read, run in this process to save a Python
+start and the package import each.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from buildbench.cli.main import main
 from buildbench.harness import get_suite
 from buildbench.harness.task_files import load_task_files
 
@@ -28,49 +33,57 @@ def _bb(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=900)
 
 
-def _report(run_dir: Path, tmp_path: Path) -> dict:
-    out = _bb("report", str(run_dir), "--json", tmp_path=tmp_path)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout)
+def _in_process(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """``buildbench ARGS`` run by this process; its stdout (it must exit 0)."""
+    capsys.readouterr()
+    rc = main(list(args))
+    out = capsys.readouterr()
+    assert rc == 0, out.err[-2000:]
+    return out.out
+
+
+def _report(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    return json.loads(_in_process(capsys, "report", str(run_dir), "--json"))
 
 
 @pytest.mark.parametrize("suite", SUITES)
-def test_model_function_runs_the_suite(suite: str, tmp_path: Path) -> None:
+def test_model_function_runs_the_suite(suite: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = tmp_path / "run"
     out = _bb("run", suite, "--model", f"python:examples/{suite}/model.py:chat", "--split", "demo", "--limit", "1",
               "--run-dir", str(run_dir), "--workers", "0", "-q", tmp_path=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
-    rep = _report(run_dir, tmp_path)
+    rep = _report(run_dir, capsys)
     # --model without --agent picks the suite's model agent
     assert rep["agent"] == "llm" and rep["model"] == f"python:examples/{suite}/model.py:chat"
     assert rep["status"] == {"ok": 1} and rep["usage"]["requests"] >= 1
 
 
 @pytest.mark.parametrize("suite", SUITES)
-def test_agent_file_runs_the_suite(suite: str, tmp_path: Path) -> None:
+def test_agent_file_runs_the_suite(suite: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = tmp_path / "run"
     out = _bb("run", suite, "--agent", f"examples/{suite}/agent.py:make", "--split", "demo", "--limit", "1",
               "--run-dir", str(run_dir), "--workers", "0", "-q", tmp_path=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
-    rep = _report(run_dir, tmp_path)
+    rep = _report(run_dir, capsys)
     # the run keeps the file absolute (read against the cwd), so a resume from elsewhere finds it
     assert rep["agent"] == f"{REPO}/examples/{suite}/agent.py:make" and rep["status"] == {"ok": 1}
 
 
 @pytest.mark.parametrize("suite", SUITES)
-def test_listed_tasks_load_back_and_run(suite: str, tmp_path: Path) -> None:
-    listed = _bb("tasks", suite, "--split", "demo", "--json", tmp_path=tmp_path)
-    assert listed.returncode == 0, listed.stderr[-2000:]
+def test_listed_tasks_load_back_and_run(suite: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BUILDBENCH_CACHE", os.environ.get("BUILDBENCH_CACHE", str(tmp_path / "cache")))
+    listed = _in_process(capsys, "tasks", suite, "--split", "demo", "--json")
     path = tmp_path / "tasks.jsonl"
-    path.write_text(listed.stdout)
-    expected = [json.loads(line) for line in listed.stdout.splitlines() if line.strip()]
+    path.write_text(listed)
+    expected = [json.loads(line) for line in listed.splitlines() if line.strip()]
     loaded = load_task_files(path, suite, get_suite(suite).validate_task)
     assert [t.to_dict() for t in loaded] == expected
     run_dir = tmp_path / "run"
     out = _bb("run", suite, "--tasks", str(path), "--limit", "1", "--run-dir", str(run_dir), "--workers", "0", "-q",
               tmp_path=tmp_path)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert _report(run_dir, tmp_path)["episodes"] == 1
+    assert _report(run_dir, capsys)["episodes"] == 1
 
 
 def test_bad_task_file_is_one_line_exit_2(tmp_path: Path) -> None:
