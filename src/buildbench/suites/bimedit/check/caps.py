@@ -114,13 +114,15 @@ def element_costs(path: str | Path) -> dict[int, tuple[int, int]]:
 def _parse(data: bytes, starts: list[re.Match[bytes]]) -> _Graph:
     graph = _Graph()
     for i, match in enumerate(starts):
+        raw_number, raw_kind = match.groups()
+        number, kind = int(raw_number), raw_kind.upper()
+        graph.kinds[number] = kind
+        if kind == _POINT:  # most entities of a big model: no body to read
+            graph.points[number] = 1
+            continue
         end = starts[i + 1].start() if i + 1 < len(starts) else len(data)
         body = data[match.end():end]
-        number, kind = int(match.group(1)), match.group(2).upper()
-        graph.kinds[number] = kind
-        if kind == _POINT:
-            graph.points[number] = 1
-        elif kind in _POINT_LISTS:
+        if kind in _POINT_LISTS:
             graph.points[number] = max(0, body.count(b"(") - 1)  # one parenthesis per point, one around them
         else:
             refs = [int(r) for r in _REF.findall(body)]
@@ -156,18 +158,34 @@ def _booleans_of(owner: int, shape: int, graph: _Graph, reach: dict[int, int], c
 def _below(root: int, refs: dict[int, list[int]], own: dict[int, int], reach: dict[int, int], cap: int) -> int:
     """The sum of ``own`` over everything reachable from ``root`` (shared parts counted once per
     path: an upper bound), memoised in ``reach`` and cut off just past ``cap``."""
-    stack: list[tuple[int, int]] = [(root, 0)]
-    on_path: set[int] = set()
+    if root in reach:
+        return reach[root]
+    # depth first, each node summing its children one at a time: a node whose sum passes ``cap``
+    # is done without visiting the rest (a polyline of a million points stops after cap + 1)
+    stack: list[tuple[int, list[int], int, int]] = [(root, refs.get(root, []), 0, own.get(root, 0))]
+    on_path = {root}
     while stack:
-        node, state = stack.pop()
-        if node in reach:
-            continue
-        if state == 0:
-            on_path.add(node)
-            stack.append((node, 1))
-            stack.extend((child, 0) for child in refs.get(node, ()) if child not in reach and child not in on_path)
-            continue
-        on_path.discard(node)
-        total = own.get(node, 0) + sum(reach.get(child, 0) for child in refs.get(node, ()))
-        reach[node] = min(total, cap + 1)
+        node, children, i, total = stack[-1]
+        while i < len(children) and total <= cap:
+            child = children[i]
+            i += 1
+            if child in reach:
+                total += reach[child]
+            elif child in on_path:
+                continue
+            elif child not in refs:
+                reach[child] = min(own.get(child, 0), cap + 1)
+                total += reach[child]
+            else:
+                stack[-1] = (node, children, i, total)
+                stack.append((child, refs[child], 0, own.get(child, 0)))
+                on_path.add(child)
+                break
+        else:
+            stack.pop()
+            on_path.discard(node)
+            reach[node] = min(total, cap + 1)
+            if stack:
+                parent, siblings, j, subtotal = stack[-1]
+                stack[-1] = (parent, siblings, j, subtotal + reach[node])
     return reach[root]
