@@ -1,5 +1,8 @@
 """The ``degraded`` calibration evaluator: agreement with the labels falls monotonically with
-``-o degrade``, from the deterministic evaluator's at fraction 0 to none at 1."""
+``-o degrade``, from the deterministic evaluator's at fraction 0 to none at 1.
+
+The sweep judges the first four demo tasks (two pairs, each an aligned and a misaligned scene, so
+both holistic labels occur) at three fractions; how flips nest as the fraction grows is checked on one outcome below."""
 
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ from buildbench.suites.legoeval.degrade import flip_verdicts
 from buildbench.suites.legoeval.report import holistic_from_episodes, partial_from_episodes
 
 FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
-N_TASKS = 12
+SWEEP = (0.0, 0.5, 1.0)
+N_TASKS = 4
 
 
 def _row(tmp_path, fraction: float) -> dict[str, float]:
@@ -28,7 +32,7 @@ def _row(tmp_path, fraction: float) -> dict[str, float]:
 
 @pytest.mark.timeout(120)
 def test_agreement_falls_monotonically_from_the_deterministic_evaluator_to_none(tmp_path):
-    rows = [_row(tmp_path, f) for f in FRACTIONS]
+    rows = [_row(tmp_path, f) for f in SWEEP]
     for key in rows[0]:
         values = [row[key] for row in rows]
         assert all(b <= a + 1e-9 for a, b in zip(values, values[1:], strict=False)), (key, values)
