@@ -1,5 +1,8 @@
 """The ``degraded`` calibration agent: its metrics respond monotonically to ``-o degrade``, from
-the oracle's at fraction 0 to clearly worse at 1, through the Runner like any agent."""
+the oracle's at fraction 0 to clearly worse at 1, through the Runner like any agent.
+
+Each mode sweeps three fractions: 0 (the oracle), one between (0.5 for members; 0.25 for shift,
+where S already lies strictly between its ends) and 1."""
 
 from __future__ import annotations
 
@@ -8,8 +11,6 @@ import math
 import pytest
 
 from buildbench.harness import RunConfig, Runner, Store
-
-FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def _means(tmp_path, fraction: float, mode: str, limit: int, keys: tuple[str, ...]) -> dict[str, float]:
@@ -33,7 +34,7 @@ def _assert_monotone(rows: list[dict[str, float]], key: str, *, gap: float) -> N
 @pytest.mark.timeout(240)
 def test_members_mode_fails_the_frame_more_as_the_fraction_grows(tmp_path):
     keys = ("structural_pass", "topological_fidelity_any", "members")
-    rows = [_means(tmp_path, f, "members", 2, keys) for f in FRACTIONS]
+    rows = [_means(tmp_path, f, "members", 2, keys) for f in (0.0, 0.5, 1.0)]
     assert rows[0]["structural_pass"] == 1.0 and rows[0]["topological_fidelity_any"] == 1.0
     for key in keys:
         _assert_monotone(rows, key, gap=0.3 if key != "members" else 10)
@@ -42,8 +43,8 @@ def test_members_mode_fails_the_frame_more_as_the_fraction_grows(tmp_path):
 @pytest.mark.timeout(240)
 def test_shift_mode_keeps_the_frame_passing_while_s_and_t_fall(tmp_path):
     keys = ("structural_pass", "visual_fidelity", "topological_fidelity", "voxel_iou", "joint_pass")
-    rows = [_means(tmp_path, f, "shift", 1, keys) for f in (0.0, 0.25, 0.5, 1.0)]
-    assert [row["structural_pass"] for row in rows] == [1.0] * 4
+    rows = [_means(tmp_path, f, "shift", 1, keys) for f in (0.0, 0.25, 1.0)]
+    assert [row["structural_pass"] for row in rows] == [1.0] * 3
     assert (rows[0]["visual_fidelity"], rows[0]["topological_fidelity"], rows[0]["joint_pass"]) == (1.0, 1.0, 1.0)
     for key in ("visual_fidelity", "topological_fidelity", "voxel_iou"):
         _assert_monotone(rows, key, gap=0.5)
