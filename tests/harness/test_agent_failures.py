@@ -98,13 +98,17 @@ CASES = [
     ("scenerevis", "garbage", "valid_placement", 0.0, "no final scene"),
     ("legoeval", "garbage", "partial_holds", 0.0, "no verdicts"),
 ]
+#: Run options per agent. The refused build is the same on every retry (each one builds 20,001
+#: members again, ~4 s), so one attempt shows the refusal (the retry budget has its own tests);
+#: the target views are not what is refused, so they are not rendered.
+OPTIONS: dict[str, dict[str, Any]] = {"too_many_members": {"step_retries": 0, "images": "off"}}
 
 
 @pytest.mark.parametrize(("suite", "agent", "metric", "failing", "reason"), CASES,
                          ids=[f"{s}-{a}" for s, a, *_ in CASES])
 def test_a_sabotaging_agent_is_scored_as_failed(tmp_path: Path, suite: str, agent: str, metric: str,
                                                 failing: float, reason: str) -> None:
-    episodes, summary = _run(tmp_path, suite, agent)
+    episodes, summary = _run(tmp_path, suite, agent, OPTIONS.get(agent))
     assert episodes and all(ep.status in SCORED_STATUSES for ep in episodes), \
         [(ep.status, ep.error) for ep in episodes]
     assert summary.get("unscored", 0) == 0
