@@ -32,9 +32,10 @@ def run(agent: str, run_dir: Path, demo: list[BimTask], prefix: str = "",
         **options: object) -> tuple[list[Episode], dict]:
     config = RunConfig(suite="bimedit", agent=agent, protocol="tool-loop", split="demo", workers=0,
                        options=dict(options))
-    if prefix:
-        config = dataclasses.replace(config, limit=max(i for i, t in enumerate(demo)
-                                                       if t.task_id.startswith(prefix)) + 1)
+    if prefix:  # only the prefix's tasks run (`registered` puts the whole split back afterwards)
+        tasks = [t.to_harness() for t in demo if t.task_id.startswith(prefix)]
+        suite_registry._loaded["bimedit"] = dataclasses.replace(get_suite("bimedit"),
+                                                                load_tasks=lambda split, seed: tasks)
     result = Runner(config, run_dir).run()
     with Store(run_dir) as store:
         episodes = [e for e in store.episodes() if e.task_id.startswith(prefix)]
