@@ -82,14 +82,8 @@ def test_scenerevis_and_legoeval_tables_fit_with_task_counts() -> None:
                                                     "130 + 130 pairs", rows))
 
 
-def test_the_example_demo_announces_each_run_before_its_table(tmp_path: Path) -> None:
-    console = Console(width=demo.TABLE_WIDTH, record=True, color_system=None)
-    demo.run_demo(tmp_path / "runs", ("example",), console=console)
-    text = console.export_text()
-    first_run = text.index("running example / reference / one-shot")
-    assert first_run < text.index("done: ") < text.index("example suite (demo split)")
-    assert text.count("running example / ") == 8
-    assert max(len(line) for line in text.splitlines()) <= demo.TABLE_WIDTH
+# That the example demo announces each run before its table is checked with its table's snapshot
+# (tests/harness/test_behaviour_snapshots.py), from the same eight runs.
 
 
 def test_the_dreamhouse_demo_reports_progress_per_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,9 @@ from typing import Any
 import click
 import pytest
 
+# The child walks every command once per module: its tests on one worker, not the walk made on both.
+pytestmark = pytest.mark.xdist_group("cli-hostile-paths")
+
 #: Case -> (the path, given the folder of fixtures, and what the error line says). ``KIND`` is a
 #: folder for a file parameter, a file for a folder parameter.
 CASES: dict[str, tuple[str, str]] = {

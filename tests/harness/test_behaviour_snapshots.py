@@ -98,10 +98,16 @@ def test_the_options_listing_is_unchanged(tmp_path: Path) -> None:
 
 
 def test_the_example_demo_table_is_unchanged(tmp_path: Path) -> None:
+    """The table, and (moved here from tests/cli/test_demo.py so the eight runs are played once)
+    that each run is announced before its table and every line fits ``demo.TABLE_WIDTH``."""
     console = Console(width=demo.TABLE_WIDTH, record=True, color_system=None)
     demo.run_demo(tmp_path / "runs", ("example",), console=console)
-    # progress lines and the closing wall-clock line vary from run to run
     text = console.export_text()
+    first_run = text.index("running example / reference / one-shot")
+    assert first_run < text.index("done: ") < text.index("example suite (demo split)")
+    assert text.count("running example / ") == 8
+    assert max(len(line) for line in text.splitlines()) <= demo.TABLE_WIDTH
+    # progress lines and the closing wall-clock line vary from run to run
     # the closing hint names the test's folder, and wraps where that path's length says
     text = text.split("runs stored under")[0]
     tables = [line for line in text.splitlines()

@@ -29,6 +29,9 @@ from buildbench.suites.legoeval.report_runs import (
 )
 from buildbench.suites.legoeval.suite import load_tasks
 
+# The runs are stored once per module: its tests on one worker, not the runs made on both.
+pytestmark = pytest.mark.xdist_group("legoeval-report-runs")
+
 MODEL = "scripted:blind-lenient"
 BASE = {"image_px": 32}
 SETTINGS = {"full": {}, "no-env": {"disable": "environment"}, "identify": {"constraints": "identify"},
