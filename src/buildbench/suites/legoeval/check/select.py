@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue, material_info
@@ -29,6 +30,7 @@ from ..constraints import Selector
 _SYNONYMS = {"grey": "gray", "colour": "color", "wooden": "wood"}
 
 
+@cache  # a pure function of a few hundred distinct names, called for every selector and room
 def norm(name: str) -> str:
     """Comparable form of a room or category name."""
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
