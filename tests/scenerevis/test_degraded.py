@@ -1,6 +1,9 @@
 """The ``degraded`` calibration agent: the oracle's final scene with a growing fraction of its
 objects moved, turned or scaled gives monotonically more collisions and out-of-bounds objects,
-and lower reward terms R_col and R_oob, through the Runner like any agent."""
+and lower reward terms R_col and R_oob, through the Runner like any agent.
+
+The sweep plays the first two chain tasks at three fractions (0, 0.5, 1): each metric checked
+here already moves by its threshold on them, and more tasks or fractions only cost time."""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ import pytest
 from buildbench.harness import RunConfig, Runner, Store
 from buildbench.suites.scenerevis.reward import collision_rate_reward, oob_rate_reward
 
-FRACTIONS = (0.0, 0.25, 0.5, 0.75, 1.0)
-N_TASKS = 4
+FRACTIONS = (0.0, 0.5, 1.0)
+N_TASKS = 2
 
 
 def _row(tmp_path, fraction: float) -> dict[str, float]:
