@@ -1,8 +1,10 @@
 """The ``degraded`` calibration agent: its metrics respond monotonically to ``-o degrade``, from
 the oracle's at fraction 0 to clearly worse at 1, through the Runner like any agent.
 
-Each mode sweeps three fractions: 0 (the oracle), one between (0.5 for members; 0.25 for shift,
-where S already lies strictly between its ends) and 1."""
+Each mode plays the first demo task at three fractions: 0 (the oracle), one between (0.5 for
+members; 0.25 for shift, where S already lies strictly between its ends) and 1. A house's
+members-mode response is monotone episode by episode (both demo houses were checked at five
+fractions), so one house shows it."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def _assert_monotone(rows: list[dict[str, float]], key: str, *, gap: float) -> N
 @pytest.mark.timeout(240)
 def test_members_mode_fails_the_frame_more_as_the_fraction_grows(tmp_path):
     keys = ("structural_pass", "topological_fidelity_any", "members")
-    rows = [_means(tmp_path, f, "members", 2, keys) for f in (0.0, 0.5, 1.0)]
+    rows = [_means(tmp_path, f, "members", 1, keys) for f in (0.0, 0.5, 1.0)]
     assert rows[0]["structural_pass"] == 1.0 and rows[0]["topological_fidelity_any"] == 1.0
     for key in keys:
         _assert_monotone(rows, key, gap=0.3 if key != "members" else 10)
