@@ -40,6 +40,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import cache
 
 import numpy as np
 
@@ -228,14 +229,27 @@ def _grid(limits: Range) -> list[float]:
     return [limits.value(i) for i in range(limits.count)]
 
 
-def _fresh(base: str, seed: int, index: int, seen: set[str]) -> Variant | None:
+@cache
+def _grid_order(base: str) -> tuple[tuple[str, Variant], ...]:
+    """``every_variant(base)`` with its ids, built once: a long list walks it at every fallback draw."""
+    return tuple((v.id, v) for v in every_variant(base))
+
+
+def _fresh(base: str, seed: int, index: int, seen: set[str], cursor: dict[str, int]) -> Variant | None:
     """A variant of ``base`` not in ``seen``: drawn at random, or once draws keep repeating (a small grid
-    nearly used up), the first unused one in grid order; None when every one is used."""
+    nearly used up), the first unused one in grid order; None when every one is used.
+
+    ``cursor[base]`` is where that grid-order search starts: ``seen`` only grows, so everything before the
+    last first-unused variant stays used and the search never needs to look there again."""
     for attempt in range(_DRAWS):
         variant = draw(base, np.random.default_rng([_STREAM, seed, index, attempt]))
         if variant.id not in seen and not same_as_level(variant):
             return variant
-    return next((v for v in every_variant(base) if v.id not in seen), None)
+    order, at = _grid_order(base), cursor.get(base, 0)
+    while at < len(order) and order[at][0] in seen:
+        at += 1
+    cursor[base] = at
+    return order[at][1] if at < len(order) else None
 
 
 def generate(seed: int, count: int) -> list[Variant]:
@@ -250,13 +264,14 @@ def generate(seed: int, count: int) -> list[Variant]:
         raise ValueError(f"variant count must be at least 0, got {count}")
     out: list[Variant] = []
     seen: set[str] = set()
+    cursor: dict[str, int] = {}
     live = list(VARIED_LEVELS)
     turn = 0
     while len(out) < count:
         if not live:
             raise ValueError(f"asked for {count} variants; only {len(out)} distinct ones exist")
         base = live[turn % len(live)]
-        variant = _fresh(base, seed, len(out), seen)
+        variant = _fresh(base, seed, len(out), seen, cursor)
         if variant is None:
             live.remove(base)  # the next level takes this turn
             continue
