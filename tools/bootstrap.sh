@@ -16,22 +16,42 @@ ensure_apt_packages bootstrap "${APT_PACKAGES[@]}"
 # BUILDBENCH_SKIP_BLENDER=1 skips it and those tests say so.
 bash tools/setup_blender.sh
 
+ALL=".[dev,train,ray,gym,inspect,verifiers]"
+# The pins reach the isolated build environment too (uv: build constraints, pip: PIP_CONSTRAINT): the C
+# tick loop is compiled against the headers of the pinned mujoco, the one it runs with (another
+# version's headers make it fall back to Python).
+uv_install() {
+  .venv/bin/python tools/uv_pip.py .venv/bin/uv .venv/bin/python -q --compile-bytecode --upgrade-package pip \
+    -c constraints.txt --build-constraints constraints.txt pip -e "$1"
+}
+pip_install() {
+  PIP_CONSTRAINT="$PWD/constraints.txt" .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt "$@"
+}
+
+install_venv() {
+  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  # uv (pinned; the dev extra keeps it) resolves, downloads and installs in parallel: a few times faster
+  # than pip. It gets pip's index settings from tools/uv_pip.py; wherever uv fails, pip does the same.
+  [ -x .venv/bin/uv ] || pip_install uv || echo "bootstrap: uv could not be installed; pip installs the venv" >&2
+  # The optional extras (training: torch, transformers, trl, datasets; ray; gym; inspect; verifiers) are
+  # installed where they can be: their tests skip without them.
+  if [ -x .venv/bin/uv ] && uv_install "$ALL"; then
+    return 0
+  fi
+  [ ! -x .venv/bin/uv ] || echo "bootstrap: uv failed (above); pip installs the venv" >&2
+  pip_install -U pip
+  if ! pip_install -e "$ALL"; then
+    echo "bootstrap: the optional extras (train: torch==2.13.0 CPU build, ray, gym, inspect, verifiers) could not all be installed; their tests will skip" >&2
+    { [ -x .venv/bin/uv ] && uv_install ".[dev]"; } || pip_install -e ".[dev]"
+  fi
+}
+
 stamp=.venv/.buildbench-stamp
 # setup.py and the C sources: a changed tick loop (BuildArena physics/_tick.c, _welds.c/.h) is rebuilt by the reinstall.
 want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then
   exit 0
 fi
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-# The pins reach pip's isolated build environment too: the C tick loop is compiled against the headers
-# of the pinned mujoco, the one it runs with (another version's headers make it fall back to Python).
-export PIP_CONSTRAINT="$PWD/constraints.txt"
-.venv/bin/python -m pip install -q --disable-pip-version-check -U pip
-.venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
-# The optional extras (training: torch, transformers, trl, datasets; ray; gym; inspect; verifiers) are
-# installed where they can be: their tests skip without them.
-if ! .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev,train,ray,gym,inspect,verifiers]"; then
-  echo "bootstrap: the optional extras (train: torch==2.13.0 CPU build, ray, gym, inspect, verifiers) could not all be installed; their tests will skip" >&2
-fi
+install_venv
 echo "$want" > "$stamp"
 echo "bootstrap: .venv ready"

@@ -3,8 +3,8 @@
 # Usage: tools/python_venvs.sh 3.12 3.13
 #
 # Each gets the package with the dev extra at the pins of constraints.txt, installed by the main
-# venv's uv (the dev extra has it) or else pip; their index settings apply, so a local mirror
-# makes it work offline. Re-running does nothing while
+# venv's uv (the dev extra has it) or else pip; pip's index settings apply to both (tools/uv_pip.py),
+# so a local mirror makes it work offline. Re-running does nothing while
 # pyproject.toml, constraints.txt and the interpreter are unchanged. A version with no
 # interpreter (python<X.Y> on PATH, else pyenv's) is reported and skipped.
 set -euo pipefail
@@ -34,13 +34,16 @@ for v in "$@"; do
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$venv/bin/buildbench" ]; then
     continue
   fi
-  if [ -x .venv/bin/uv ]; then
-    # uv resolves and downloads in parallel: a fresh venv in about a minute where pip takes ten
-    [ -x "$venv/bin/python" ] || .venv/bin/uv venv -q -p "$python" "$venv"
-    # The build constraint pins the mujoco whose headers the C tick loop is compiled against.
-    .venv/bin/uv pip install -q -p "$venv/bin/python" -c constraints.txt --build-constraints constraints.txt -e ".[dev]"
+  # uv resolves and downloads in parallel: a fresh venv in about a minute where pip takes ten. It gets
+  # pip's index settings from tools/uv_pip.py (uv reads no pip configuration); should it fail, pip does it.
+  # The build constraint pins the mujoco whose headers the C tick loop is compiled against.
+  if [ -x .venv/bin/uv ] && { [ -x "$venv/bin/python" ] || .venv/bin/uv venv -q -p "$python" "$venv"; } &&
+     .venv/bin/python tools/uv_pip.py .venv/bin/uv "$venv/bin/python" -q \
+       -c constraints.txt --build-constraints constraints.txt -e ".[dev]"; then
+    :
   else
-    [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+    [ ! -x .venv/bin/uv ] || echo "python_venvs: uv failed (above); pip installs $venv" >&2
+    [ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip --version >/dev/null 2>&1 || { rm -rf "$venv"; "$python" -m venv "$venv"; }
     "$venv/bin/python" -m pip install -q --disable-pip-version-check -U pip
     PIP_CONSTRAINT="$PWD/constraints.txt" "$venv/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
   fi
