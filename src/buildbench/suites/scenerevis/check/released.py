@@ -27,7 +27,7 @@ from .layout import RoomLayout
 _SCALE_GUARD = 1e-6
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=1024)  # ~13 KiB a mesh with its trimesh caches
 def _box_mesh_of(pose: bytes) -> Any:
     """The box mesh of one object's size, bottom and rotation (15 float64 values as bytes).
 
