@@ -158,5 +158,5 @@ def test_export_named_collection_in_link_order(bpy: ModuleType) -> None:
     bpy.context.scene.collection.children.link(col)
     for name in ("Sill_b", "Sill_a"):
         col.objects.link(bpy.data.objects.new(name, bpy.data.meshes.new("m")))
-    state_members = export_members(sys.modules["bpy"].context._state, "T")
+    state_members = export_members(sys.modules["bpy"].context._state, "T")["members"]
     assert [m["name"] for m in state_members] == ["Sill_b", "Sill_a"]

@@ -11,8 +11,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from buildbench.limits import limit
 from buildbench.sandbox import Envelope, Isolation, Limits, Worker, field_problem
-from buildbench.suites.dreamhouse.model import Structure, parse_document
+from buildbench.suites.dreamhouse.model import Structure, StructureFormatError, parse_document
+from buildbench.suites.dreamhouse.model.parse import too_many_members
 
 ExecStatus = Literal["ok", "error", "timeout", "memory", "limit", "killed", "crash"]
 """How a run ended: ``ok``; ``error`` (the script raised, including a syntax error or an
@@ -30,7 +32,7 @@ class ExecResult:
         members: The scene's mesh objects after the run, each as the released harness's
             exporter writes it: ``{name, location, dimensions, bbox_world_corners,
             matrix_world}`` (metres, 6 decimals, matrix row-major). Empty when the
-            process was lost.
+            process was lost, or when the run was `refused`.
         stdout: What the script (and Blender) printed.
         error: ``"ExcType: message"`` or what stopped the run; None when ok.
         traceback: The script's traceback (frames of ``<agent code>``), or None.
@@ -40,6 +42,9 @@ class ExecResult:
             in a fresh process after a timeout or crash, or this run killed it).
         cpu_s: CPU seconds the executing process (the sandboxed child, or Blender) spent
             on the script and the export; None when the process was lost.
+        refused: Why the scene's members were refused unexported (more than the
+            ``house_members`` limit: counted in the process, so no record of them is built),
+            in `parse_document`'s words; `structure` raises it. None when they were exported.
     """
 
     status: ExecStatus
@@ -51,6 +56,7 @@ class ExecResult:
     stderr: str = ""
     scene_lost: bool = False
     cpu_s: float | None = None
+    refused: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -58,7 +64,13 @@ class ExecResult:
         return self.status == "ok"
 
     def submission(self) -> dict[str, Any]:
-        """The released harness's submission document ``{"members": [...]}``."""
+        """The released harness's submission document ``{"members": [...]}``.
+
+        Raises:
+            StructureFormatError: When the members were `refused`.
+        """
+        if self.refused is not None:
+            raise StructureFormatError(self.refused)
         return {"members": list(self.members)}
 
     def structure(self) -> Structure:
@@ -68,6 +80,9 @@ class ExecResult:
         on its ``matrix_world`` origin; a mesh whose origin is not its centre (after
         ``transform_apply(location=True)``) is therefore placed where the released
         harness would place it.
+
+        Raises:
+            StructureFormatError: When the members were `refused` or an exported one is malformed.
         """
         return parse_document(self.submission())
 
@@ -88,13 +103,14 @@ def _clip(text: str | None, limit: int) -> str | None:
 #: What a run's reply holds (see `_child_hooks`), and the types each field may have.
 _REPLY_FIELDS: dict[str, tuple[type, ...]] = {
     "status": (str,), "members": (list,), "error": (str, type(None)), "traceback": (str, type(None)),
-    "cpu_s": (int, float, type(None)),
+    "cpu_s": (int, float, type(None)), "over_limit": (int,),
 }
 
 
-def _reply_problem(reply: Any) -> str | None:
-    """What is wrong with the shape of a run's reply, or None. The members themselves are
-    checked when the env reads them as a structure (each problem named per member)."""
+def _reply_problem(reply: Any, most: int) -> str | None:
+    """What is wrong with the shape of a run's reply (asked to refuse more than ``most`` members), or
+    None. The members themselves are checked when the env reads them as a structure (each problem
+    named per member)."""
     problem = field_problem(reply, _REPLY_FIELDS)
     if problem is not None:
         return problem
@@ -102,6 +118,9 @@ def _reply_problem(reply: Any) -> str | None:
         return f"status {reply.get('status')!r} is neither 'ok' nor 'error'"
     if "members" not in reply:
         return "no field 'members'"
+    over = reply.get("over_limit")
+    if over is not None and (over <= most or reply["members"]):
+        return f"'over_limit' {over} with {len(reply['members'])} members exported (limit {most})"
     return None
 
 
@@ -159,7 +178,8 @@ class Executor:
         """Run ``code`` against the current scene and export the scene's members."""
         if not isinstance(code, str):
             raise TypeError(f"{type(self).__name__}.run(): code must be a str, got {type(code).__name__}")
-        return self._result(self._worker.call(f"result = __run__({code!r})"))
+        most = limit("house_members")
+        return self._result(self._worker.call(f"result = __run__({code!r}, {most})"), most)
 
     def save_scene(self, folder: Path) -> Path | None:
         """Save the whole scene (the released harness's ``.blend``; the fake scene for ``fast``) to a
@@ -200,17 +220,18 @@ class Executor:
         with saved.open("rb") as source, inside.open("xb") as copy:  # "x": never through a link the agent made
             shutil.copyfileobj(source, copy)
         inside.chmod(0o644)  # the sandbox's own uid reads it
+        most = limit("house_members")
         try:
-            return self._result(self._worker.call(f"result = __load__({name!r})"))
+            return self._result(self._worker.call(f"result = __load__({name!r}, {most})"), most)
         finally:
             _discard(inside)
 
-    def _result(self, envelope: Envelope) -> ExecResult:
-        """A run's (or a load's) result from the worker's envelope."""
+    def _result(self, envelope: Envelope, most: int) -> ExecResult:
+        """A run's (or a load's) result from the worker's envelope; ``most``: the member limit it was given."""
         lost = envelope.worker_restarted
         if not envelope.ok:
             return self._failed(envelope, lost)
-        problem = _reply_problem(envelope.result)
+        problem = _reply_problem(envelope.result, most)
         if problem is not None:
             # The script rewrote its process's reporting (it runs there): that process is the
             # agent's now, so it is discarded, and the run fails naming what came back.
@@ -224,6 +245,7 @@ class Executor:
                 scene_lost=True,
             )
         reply = envelope.result
+        over = reply.get("over_limit")
         return ExecResult(
             status=reply["status"],
             members=list(reply["members"]),
@@ -234,6 +256,7 @@ class Executor:
             stderr=envelope.stderr,
             scene_lost=lost,
             cpu_s=reply.get("cpu_s"),
+            refused=None if over is None else too_many_members(over, most),
         )
 
     def _failed(self, envelope: Envelope, lost: bool) -> ExecResult:

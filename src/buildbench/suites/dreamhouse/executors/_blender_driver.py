@@ -6,13 +6,15 @@ started by a ``blender`` binary). It imports nothing from buildbench except
 
 Protocol: it first sends ``{"ready": true, "version": "5.0.1"}``; a request
 ``{"op": "reset"}`` reloads the factory scene; for ``{"op": "run", "code": str,
-"collection": str|None}`` it runs the code as a fresh script against the
+"collection": str|None, "most": int|None}`` it runs the code as a fresh script against the
 persistent scene, evaluates the depsgraph (as reopening a saved file would) and replies
 ``{"status", "error", "traceback", "members", "cpu_s"}`` with the members exported the way the
-released harness's ``helpers/blender_export.py`` does. ``{"op": "save", "path": str}`` saves the
-scene as a ``.blend`` there (the released harness's file after each script) and replies
-``{"status", "error"}``; ``{"op": "load", "path": str, "collection": str|None}`` opens such a
-file in place of the scene and replies as a run does.
+released harness's ``helpers/blender_export.py`` does, or, when there are more than ``most``,
+``"members": []`` and ``"over_limit": count`` (the harness refuses them by their count; none is
+exported). ``{"op": "save", "path": str}`` saves the scene as a ``.blend`` there (the released
+harness's file after each script) and replies ``{"status", "error"}``; ``{"op": "load", "path":
+str, "collection": str|None, "most": int|None}`` opens such a file in place of the scene and
+replies as a run does.
 """
 
 import ctypes
@@ -53,10 +55,13 @@ def _pick(collection_name):  # noqa: ANN001, ANN202
     return [o for o in chosen if o.type == "MESH"]
 
 
-def _export(collection_name):  # noqa: ANN001, ANN202
+def _export(collection_name, most):  # noqa: ANN001, ANN202
     bpy.context.view_layer.update()
+    objects = _pick(collection_name)
+    if most is not None and len(objects) > most:
+        return {"members": [], "over_limit": len(objects)}
     members = []
-    for obj in _pick(collection_name):
+    for obj in objects:
         corners = [list(obj.matrix_world @ Vector(c)) for c in obj.bound_box]
         members.append(
             {
@@ -67,7 +72,7 @@ def _export(collection_name):  # noqa: ANN001, ANN202
                 "matrix_world": [[round(v, 6) for v in row] for row in obj.matrix_world],
             }
         )
-    return members
+    return {"members": members}
 
 
 def _flush_output():  # noqa: ANN202
@@ -136,7 +141,7 @@ def main(argv):  # noqa: ANN001, ANN201
         else:
             reply = runner.run_script(request["code"])
         try:
-            reply["members"] = _export(request.get("collection"))
+            reply.update(_export(request.get("collection"), request.get("most")))
         except Exception as exc:  # noqa: BLE001 - an export failure is reported, never fatal
             reply.update(status="error", error=f"export failed: {type(exc).__name__}: {exc}", members=[])
         reply["cpu_s"] = time.process_time() - cpu0

@@ -1,11 +1,13 @@
 """Setup hooks that run inside the sandboxed child (never in the harness process).
 
-Each hook returns the worker's globals with ``__run__(code) -> dict``, which runs the
+Each hook returns the worker's globals with ``__run__(code, most) -> dict``, which runs the
 agent script against the persistent scene and returns ``{"status", "error", "traceback",
-"members", "cpu_s"}`` (the executors call it as ``result = __run__(<code literal>)``),
-``__reset__()``, which brings back the factory scene without restarting the process, and
-``__save__(path)`` / ``__load__(path)``, which write the whole scene to a file in the work folder
-and replace the scene by such a file (``__load__`` answers as ``__run__`` does, no script run).
+"members", "cpu_s"}``, with ``"members": []`` and ``"over_limit": count`` instead of the records when
+the scene holds more than ``most`` members (the executors call it as ``result = __run__(<code
+literal>, <most>)``), ``__reset__()``, which brings back the factory scene without restarting the
+process, and ``__save__(path)`` / ``__load__(path, most)``, which write the whole scene to a file in
+the work folder and replace the scene by such a file (``__load__`` answers as ``__run__`` does, no
+script run).
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ def fast_setup(inputs: dict[str, Any]) -> dict[str, Any]:
     collection = inputs.get("collection")
     scene = [install()]
 
-    def run(code: str) -> dict[str, Any]:
+    def run(code: str, most: int | None = None) -> dict[str, Any]:
         cpu0 = time.process_time()
         reply = run_script(code)
-        reply["members"] = export_members(scene[0], collection)
+        reply.update(export_members(scene[0], collection, most))
         reply["cpu_s"] = time.process_time() - cpu0
         return reply
 
@@ -50,12 +52,12 @@ def fast_setup(inputs: dict[str, Any]) -> dict[str, Any]:
             pickle.dump(scene[0], f, protocol=pickle.HIGHEST_PROTOCOL)
         return True
 
-    def load(path: str) -> dict[str, Any]:
+    def load(path: str, most: int | None = None) -> dict[str, Any]:
         cpu0 = time.process_time()
         with open(path, "rb") as f:
             state = pickle.load(f)  # noqa: S301 - the agent's own scene, inside its sandbox
         scene[0] = install(state)
-        return {"status": "ok", "error": None, "traceback": None, "members": export_members(scene[0], collection),
+        return {"status": "ok", "error": None, "traceback": None, **export_members(scene[0], collection, most),
                 "cpu_s": time.process_time() - cpu0}
 
     return {"__run__": run, "__reset__": reset, "__save__": save, "__load__": load}
@@ -88,9 +90,10 @@ def blender_setup(inputs: dict[str, Any]) -> dict[str, Any]:
         code = process.wait()
         raise RuntimeError(f"Blender did not start (exit status {code}); command: {' '.join(command)}")
 
-    def run(code: str) -> dict[str, Any]:
+    def run(code: str, most: int | None = None) -> dict[str, Any]:
         write_frame(
-            req_w, {"op": "run", "code": code, "collection": collection, "cpu_s": inputs.get("cpu_s")}
+            req_w,
+            {"op": "run", "code": code, "collection": collection, "most": most, "cpu_s": inputs.get("cpu_s")},
         )
         return _reply()
 
@@ -105,8 +108,8 @@ def blender_setup(inputs: dict[str, Any]) -> dict[str, Any]:
             raise RuntimeError(f"Blender did not save the scene: {reply.get('error')}")
         return True
 
-    def load(path: str) -> dict[str, Any]:
-        write_frame(req_w, {"op": "load", "path": os.path.abspath(path), "collection": collection})
+    def load(path: str, most: int | None = None) -> dict[str, Any]:
+        write_frame(req_w, {"op": "load", "path": os.path.abspath(path), "collection": collection, "most": most})
         return _reply()
 
     def _reply() -> dict[str, Any]:

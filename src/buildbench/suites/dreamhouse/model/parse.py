@@ -61,9 +61,9 @@ def parse_document(data: Any) -> Structure:
     members = data["members"]
     if not isinstance(members, list):
         raise StructureFormatError(f'structure document needs a "members" list, got {_describe(members)}')
-    if len(members) > limit("house_members"):
-        raise StructureFormatError(f"{len(members)} members, over the limit of {limit('house_members')} "
-                                   "(BUILDBENCH_LIMIT_HOUSE_MEMBERS)")
+    most = limit("house_members")
+    if len(members) > most:
+        raise StructureFormatError(too_many_members(len(members), most))
     meta = data.get("meta", {})
     if not isinstance(meta, Mapping):
         raise StructureFormatError(f'field "meta" must be a JSON object, got {_describe(meta)}')
@@ -82,6 +82,12 @@ def parse_document(data: Any) -> Structure:
         supported_by=tuple(r[5] for r in rows),
         meta=dict(meta),
     )
+
+
+def too_many_members(count: int, most: int) -> str:
+    """Why ``count`` members are refused under the ``house_members`` limit ``most`` (the executors
+    count a scene's members and refuse them in these words before exporting any)."""
+    return f"{count} members, over the limit of {most} (BUILDBENCH_LIMIT_HOUSE_MEMBERS)"
 
 
 def _released_in_bulk(members: list[Any]) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:

@@ -63,7 +63,12 @@ def member_record(obj: Object) -> dict[str, Any]:
     }
 
 
-def export_members(state: State, collection: str | None = None) -> list[dict[str, Any]]:
-    """Evaluate the scene (as reopening the saved file would) and export its members."""
+def export_members(state: State, collection: str | None = None, most: int | None = None) -> dict[str, Any]:
+    """Evaluate the scene (as reopening the saved file would) and export its members: ``{"members":
+    [...]}``, or ``{"members": [], "over_limit": count}`` when there are more than ``most`` (the harness
+    refuses them by their count alone, so their records, most of the cost, are never built)."""
     state.evaluate()
-    return [member_record(o) for o in pick_objects(state, collection)]
+    objects = pick_objects(state, collection)
+    if most is not None and len(objects) > most:
+        return {"members": [], "over_limit": len(objects)}
+    return {"members": [member_record(o) for o in objects]}
