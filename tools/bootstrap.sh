@@ -19,9 +19,10 @@ bash tools/setup_blender.sh
 ALL=".[dev,train,ray,gym,inspect,verifiers]"
 # The pins reach the isolated build environment too (uv: build constraints, pip: PIP_CONSTRAINT): the C
 # tick loop is compiled against the headers of the pinned mujoco, the one it runs with (another
-# version's headers make it fall back to Python).
+# version's headers make it fall back to Python). No --compile-bytecode: compiling all of site-packages
+# up front took ~4 of uv's ~5 minutes here; Python compiles the few modules a run imports on first use.
 uv_install() {
-  .venv/bin/python tools/uv_pip.py .venv/bin/uv .venv/bin/python -q --compile-bytecode --upgrade-package pip \
+  .venv/bin/python tools/uv_pip.py .venv/bin/uv .venv/bin/python -q --upgrade-package pip \
     -c constraints.txt --build-constraints constraints.txt pip -e "$1"
 }
 pip_install() {
