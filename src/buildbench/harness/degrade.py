@@ -7,6 +7,10 @@ monotone response offline: fraction 0 is the reference itself, 1 corrupts every 
 corrupted parts of a smaller fraction are a subset of those of a larger one under the same seed,
 and each part's corruption is drawn once whatever the fraction, so a larger fraction only adds
 damage (the response is monotone per episode wherever the metric is, not only on average).
+Metrics a simulation or a geometric match decides are not monotone per episode, nor always as a
+mean over a few tasks: a BuildArena machine missing more blocks can lift higher (lift-3's indicator
+1.18 at 0.25, 1.43 at 0.5), a BIM-Edit door moved by more edits can land nearer its target
+(geometry 0.40 at 0.25, 0.47 at 0.5); the tests check them far apart (0, 0.5, 1).
 """
 
 from __future__ import annotations
