@@ -42,5 +42,8 @@ def test_each_reader_names_the_problem_in_its_own_terms() -> None:
     with pytest.raises(ProtocolError, match=r"^the runner's report is malformed: field 'status' is null$"):
         checked_report({"status": None}, 100)
     assert checked_report({"status": "ok", "result_json": None, "error": None}, 100) == {"status": "ok"}
-    assert executor_reply_problem({"status": "ok", "members": [], "cpu_s": False}) == "field 'cpu_s' is a boolean"
-    assert executor_reply_problem({"status": "ok"}) == "no field 'members'"
+    assert executor_reply_problem({"status": "ok", "members": [], "cpu_s": False}, 10) == "field 'cpu_s' is a boolean"
+    assert executor_reply_problem({"status": "ok"}, 10) == "no field 'members'"
+    assert executor_reply_problem({"status": "ok", "members": [], "over_limit": 11}, 10) is None
+    assert executor_reply_problem({"status": "ok", "members": [], "over_limit": 10}, 10) == \
+        "'over_limit' 10 with 0 members exported (limit 10)"
