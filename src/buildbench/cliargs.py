@@ -25,12 +25,12 @@ import click
 
 from buildbench.display import terminal_safe
 
-#: ``(label, path, is output)`` of each path the command being run (or the last one) was given,
-#: for `given_path_label` and the input/output check. Kept in the root context's ``meta`` (one list
-#: per invocation, so commands invoked one after another in a process never see each other's) and
-#: here, for the error handler that runs after the contexts have closed.
+#: ``(label, path, is output, parameter)`` of each path the command being run (or the last one)
+#: was given, for `given_path_label` and the input/output check. Kept in the root context's ``meta``
+#: (one list per invocation, so commands invoked one after another in a process never see each
+#: other's) and here, for the error handler that runs after the contexts have closed.
 _META_KEY = "buildbench.given_paths"
-_GIVEN: list[tuple[str, str, bool]] = []
+_GIVEN: list[tuple[str, str, bool, click.Parameter]] = []
 #: What a run folder holds (`buildbench.harness.store.Store` and the runner write them): no
 #: output may replace them.
 RUN_FOLDER_FILES = ("run.sqlite", "run.sqlite-wal", "run.sqlite-shm", "run.yaml", "artifacts")
@@ -48,7 +48,10 @@ class GivenPath(click.Path):
 
     ``output=True`` marks what the command writes: that must not be a run folder or one of a run
     folder's own files (`RUN_FOLDER_FILES`), nor a path the same command reads (an input given
-    as another parameter). A suite's ``--out`` option is an output (`checked_paths`).
+    as another parameter), nor lie in a folder it reads: a command that lists or walks that
+    folder (runs, task and scene folders) could read its own output or overwrite its inputs, and
+    a later command reading the folder would find the output among them. A file written beside
+    input files is fine. A suite's ``--out`` option is an output (`checked_paths`).
     """
 
     def __init__(self, *args: Any, output: bool = False, **kwargs: Any) -> None:
@@ -78,12 +81,20 @@ class GivenPath(click.Path):
             problem = _run_folder_part(text)
             if problem:
                 self.fail(f"{terminal_safe(text)}: {problem}; write somewhere else", param, ctx)
-        for other_label, other, other_output in given:
-            if other_label != label and self.output != other_output and _same(text, other):
+        for other_label, other, other_output, other_param in given:
+            if other_label == label or self.output == other_output:
+                continue
+            if _same(text, other):
                 what = "writes; write the output" if other_output else "reads; write"
                 self.fail(f"{terminal_safe(text)}: the same path as {other_label}, which this command {what} somewhere else",
                           param, ctx)
-        given.append((label, text, self.output))
+            # The output's fault, whichever click checks first (it checks arguments after options).
+            written, read, read_label, output_param = (text, other, other_label, param) if self.output else \
+                (other, text, label, other_param)
+            if _inside(written, read):
+                self.fail(f"{terminal_safe(written)}: lies in {terminal_safe(read)}, the folder given as {read_label}, "
+                          "which this command reads; write the output outside it", output_param, ctx)
+        given.append((label, text, self.output, param))
 
 
 def _label(param: click.Parameter) -> str:
@@ -135,6 +146,15 @@ def _same(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` (there or not yet) is ``folder``, an existing folder, or lies in it, links
+    followed."""
+    if not os.path.isdir(folder):
+        return False
+    real = os.path.realpath(folder)
+    return os.path.commonpath([os.path.realpath(path), real]) == real
+
+
 def _file_on_the_way(path: str) -> str:
     """The first folder named in ``path`` that is something else (``path`` failed with ENOTDIR)."""
     parent = os.path.dirname(path)
@@ -170,7 +190,7 @@ def given_path_label(filename: str) -> str | None:
     """The label (``option --machine``, ``argument FILE``) of the path given on the command line
     that ``filename`` is or lies in (as typed or made absolute; the longest when several are), or None."""
     best: tuple[int, str] | None = None
-    for label, given, _ in _GIVEN:
+    for label, given, *_ in _GIVEN:
         for form in {given, os.path.abspath(given)}:
             hit = filename == form or filename.startswith(form.rstrip(os.sep) + os.sep)
             if hit and (best is None or len(form) > best[0]):

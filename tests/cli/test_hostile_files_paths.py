@@ -36,10 +36,12 @@ CASES: dict[str, tuple[str, str]] = {
     "newline in the name": ("{T}/new\nline", "is a FIFO (named pipe), not a"),
     "wrong kind": ("KIND", "is a"),
 }
-#: Cases for outputs only: a stored run's own files.
+#: Cases for outputs only: a stored run's own files; a path in a folder the command reads (its
+#: first input that may be a folder, given ``{T}/folder``; ``{IN}`` its label).
 OUTPUT_CASES: dict[str, tuple[str, str]] = {
     "a run's file": ("{T}/run/run.sqlite", "is the run's own run.sqlite in the run folder {T}/run"),
     "a run folder": ("{T}/run", "is a run folder"),
+    "in an input folder": ("{T}/folder/sub", "{T}/folder/sub: lies in {T}/folder, the folder given as {IN}"),
 }
 
 
@@ -62,16 +64,16 @@ def _path_parameters() -> list[tuple[list[str], click.Command, click.Parameter]]
     return found
 
 
-def _argv(names: list[str], command: click.Command, param: click.Parameter, value: str) -> list[str]:
-    if isinstance(param, click.Option):
-        return [*names, max(param.opts, key=len), value]
-    before = []
-    for other in command.params:
-        if other is param:
-            break
-        if isinstance(other, click.Argument):  # absent paths pass the parser; the readers never run
-            before.append(f"absent-{other.name}" if isinstance(other.type, click.Path) else "example")
-    return [*names, *before, value]
+def _argv(names: list[str], command: click.Command, param: click.Parameter, value: str,
+          first: tuple[click.Parameter, str] | None = None) -> list[str]:
+    """``param`` given ``value``, and ``first`` (another parameter and its value) if given."""
+    given = dict([first, (param, value)] if first else [(param, value)])
+    options = [a for p, v in given.items() if isinstance(p, click.Option) for a in (max(p.opts, key=len), v)]
+    last = max((i for i, p in enumerate(command.params) if p in given and isinstance(p, click.Argument)), default=-1)
+    # Arguments are positional: each one up to the last given; absent paths pass the parser, the readers never run.
+    arguments = [given.get(p) or (f"absent-{p.name}" if isinstance(p.type, click.Path) else "example")
+                 for p in command.params[:last + 1] if isinstance(p, click.Argument)]
+    return [*names, *arguments, *options]
 
 
 def _label(param: click.Parameter) -> str:
@@ -109,8 +111,17 @@ def _drive(folder: Path) -> None:
                 continue  # a folder for a file output is the case "wrong kind"
             if case == "a run's file" and not param.type.file_okay:
                 template, expected = "{T}/run/artifacts", "is the run's own artifacts in the run folder {T}/run"
+            first = None
+            if case == "in an input folder":
+                read = next((p for p in command.params if isinstance(p.type, GivenPath) and not p.type.output
+                             and p.type.dir_okay), None)
+                if read is None:
+                    continue
+                first = (read, str(folder / "folder"))
+                expected = expected.replace("{IN}", f"option {max(read.opts, key=len)}" if isinstance(read, click.Option)
+                                            else f"argument {read.human_readable_name}")
             value = template.format(T=folder)
-            argv = _argv(names, command, param, value)
+            argv = _argv(names, command, param, value, first)
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 try:
@@ -132,6 +143,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     assert sorted(p.name for p in folder.iterdir()) == before, "a case wrote into the fixtures' folder"
     assert (folder / "run" / "run.sqlite").read_bytes() == b"a stored run"
     assert sorted(os.listdir(folder / "run")) == ["artifacts", "run.sqlite"] and not os.listdir(folder / "run" / "artifacts")
+    assert not os.listdir(folder / "folder")
     return [json.loads(line) for line in child.stdout.splitlines()]
 
 
@@ -145,6 +157,11 @@ def test_every_path_parameter_is_checked_as_one(outcomes: list[dict[str, Any]]) 
     outputs = {(o["command"], o["param"]) for o in outcomes if o["case"] == "a run's file"}
     assert {("export", "'--out'"), ("report", "'--figures'"), ("view", "'--static'"), ("run", "'--record'"),
             ("scenerevis render", "'--out'"), ("dreamhouse pack", "'--out'")} <= outputs
+    # Each output of a command that reads a folder was tried in that folder.
+    nested = {(o["command"], o["param"]) for o in outcomes if o["case"] == "in an input folder"}
+    assert {("export", "'--out'"), ("report", "'--figures'"), ("view", "'--static'"), ("run", "'--record'"),
+            ("dreamhouse unpack", "'--out'"), ("dreamhouse pack", "'--out'"), ("scenerevis reverse", "'--out'"),
+            ("scenerevis goals", "'--out'")} <= nested
 
 
 @pytest.mark.parametrize("case", [*CASES, *OUTPUT_CASES])
@@ -174,6 +191,43 @@ def test_an_output_that_is_an_input_of_the_same_command_is_refused(tmp_path: Pat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{scene}: the same path as" in err and "somewhere else" in err, err
     assert scene.read_text() == '{"room": 1}'
+
+
+def test_an_output_in_a_folder_the_command_reads_is_refused_either_way_round(tmp_path: Path) -> None:
+    from buildbench.cliargs import GivenPath, forget_given_paths
+
+    @click.command()
+    @click.argument("inputs", nargs=-1, type=GivenPath())
+    @click.option("--out", type=GivenPath(output=True))
+    def command(inputs: tuple[str, ...], out: str | None) -> None:
+        """Reads its inputs, writes --out."""
+
+    folder = tmp_path / "in"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "a.json").write_text("{}")
+    os.symlink(folder, tmp_path / "link")
+
+    def refusal(argv: list[str]) -> str | None:
+        forget_given_paths()
+        try:
+            command.main(argv, standalone_mode=False)
+        except click.BadParameter as exc:
+            return exc.format_message()
+        return None
+
+    # Beside an input file, or outside the folder: fine.
+    assert refusal([str(folder / "a.json"), "--out", str(folder / "b.json")]) is None
+    assert refusal([str(folder), "--out", str(tmp_path / "in-sibling" / "x")]) is None
+    # In the folder, deeper, through a link to it, the output first: refused naming both parameters, the
+    # output's fault.
+    for read, written, argv in ((folder, folder / "deep" / "new" / "x", [str(folder), "--out", "{W}"]),
+                                (tmp_path / "link", folder / "sub", [str(tmp_path / "link"), "--out", "{W}"]),
+                                (folder, tmp_path / "link" / "sub", [str(folder), "--out", "{W}"]),
+                                (folder, folder / "sub", ["--out", "{W}", str(tmp_path / "other.json"), str(folder)])):
+        message = str(refusal([str(written) if a == "{W}" else a for a in argv]))
+        assert message.startswith("Invalid value for '--out'") and \
+            f"{written}: lies in {read}, the folder given as argument INPUTS, which this command reads" in message
+    assert not os.listdir(folder / "deep")
 
 
 def test_a_readers_error_names_the_option_that_gave_the_path(tmp_path: Path) -> None:

@@ -299,8 +299,10 @@ def test_a_bad_task_folder_is_one_error_line_and_nothing_unpacked(
 
 
 def test_a_folder_without_task_folders_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["dreamhouse", "unpack", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err.strip() == (f"error: {tmp_path}: holds no task folder (expected <task_id>/front.png"
+    houses = tmp_path / "houses"
+    houses.mkdir()
+    assert main(["dreamhouse", "unpack", str(houses), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip() == (f"error: {houses}: holds no task folder (expected <task_id>/front.png"
                                                " ... as the released houses/ tree)")
 
 

@@ -203,7 +203,8 @@ def test_static_export_has_the_first_observation_images_the_sft_export_has(
 
 
 def test_view_refuses_a_folder_without_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["view", str(tmp_path), "--static", str(tmp_path / "out")]) == 2
+    (tmp_path / "empty").mkdir()
+    assert main(["view", str(tmp_path / "empty"), "--static", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "is not a buildbench run" in err and "\n" not in err
 
