@@ -1,7 +1,8 @@
 """The multi-run report (``buildbench legoeval report RUN_DIR ...``) on tiny stored runs:
 the scripted LLM pipeline on 2 demo pairs in four settings (full, ``disable=environment``,
 ``constraints=identify``, ``plans=reference``) and the deterministic agent through the
-runner; Tables 2, 4, 5 and 7 checked against numbers recomputed from the episodes."""
+runner; Tables 2, 4, 5 and 7 checked against numbers recomputed from the episodes, and Table 2's
+and Table 4's F1 cells' paired intervals recomputed by hand on hand-made runs."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from buildbench.cli.main import main
 from buildbench.harness import Episode, RunConfig, Runner, Store, Task, execute_episode
+from buildbench.harness.stats import Estimate
+from buildbench.harness.tables import cell_text
 from buildbench.llm import ScriptedChat
 from buildbench.suites.legoeval.env import load_task_scene
 from buildbench.suites.legoeval.metrics import agreement
@@ -23,7 +27,10 @@ from buildbench.suites.legoeval.report_runs import (
     PAPER_TABLE2,
     T2_TITLE,
     T4_TITLE,
+    StoredRun,
     ablation_name,
+    ablation_rows,
+    identify_rows,
     read_runs,
     runs_tables,
 )
@@ -111,6 +118,9 @@ def test_table2_pairs_the_ablation_with_its_full_run(run_dirs: dict[str, Path],
     assert full == 1.0 and ablated == pytest.approx(1 / 3)
     assert row["hol_f1_pct"] == pytest.approx(-200 / 3)
     assert row["hol_f1_pct"] == pytest.approx((ablated - full) / full * 100)
+    # both runs judged the same 4 pairs; 4 scenes of two labels draw one label only too often
+    cell = row["hol_f1_pct"]
+    assert isinstance(cell, Estimate) and (cell.n, cell.tasks, cell.digits) == (8, 4, 2)
     assert row["paper_hol_f1_pct"] is None  # the paper has no "w/o E" row
     assert ablation_name("multimodal , environment") == "w/o E+M" and "w/o E+M" in PAPER_TABLE2
 
@@ -163,6 +173,8 @@ def test_the_cli_combines_runs(run_dirs: dict[str, Path], capsys: pytest.Capture
     ours = [r["method"] for r in tables["Table 1: agreement with labels"] if r["source"] == "ours"]
     assert ours == [f"llm[{MODEL}] image_px=32", f"llm[{MODEL}] disable=environment image_px=32", "deterministic"]
     assert T2_TITLE in tables and T4_TITLE not in tables
+    exported = json.loads(out)["table_intervals"][T2_TITLE][0]["hol_f1_pct"]
+    assert exported["value"] == pytest.approx(-200 / 3) and exported["n"] == 8
     code = main(["legoeval", "report", str(run_dirs["full"])])
     assert code == 0 and "Table 5" in capsys.readouterr().out
 
@@ -176,3 +188,93 @@ def test_the_cli_refuses_a_folder_that_is_no_run(tmp_path: Path, capsys: pytest.
 def test_an_ablation_without_its_full_run_has_no_numbers(run_dirs: dict[str, Path]) -> None:
     (row,) = runs_tables(read_runs([run_dirs["no-env"]]))[T2_TITLE]
     assert row["full run"] is None and row["hol_f1_pct"] is None
+
+
+# Hand-made runs over 8 scenes, labels alternating: (scene, label, verdict, partial tt, tf, ft, ff).
+FULL = [("s0", 1, 1, 3, 0, 1, 1), ("s1", 0, 0, 2, 1, 0, 2), ("s2", 1, 1, 4, 1, 0, 0), ("s3", 0, 1, 1, 0, 2, 1),
+        ("s4", 1, 1, 2, 0, 0, 2), ("s5", 0, 0, 0, 1, 1, 3), ("s6", 1, 0, 3, 1, 0, 1), ("s7", 0, 0, 1, 0, 0, 2)]
+WEAK = [("s0", 1, 1, 2, 1, 1, 1), ("s1", 0, 1, 2, 1, 2, 0), ("s2", 1, 1, 3, 2, 1, 0), ("s3", 0, 1, 1, 0, 3, 0),
+        ("s4", 1, 0, 1, 1, 1, 1), ("s5", 0, 0, 0, 1, 2, 2), ("s6", 1, 1, 2, 2, 0, 1), ("s7", 0, 1, 0, 1, 1, 1)]
+
+
+def _scene_ep(scene: str, label: int, verdict: int, *partial: int) -> Episode:
+    metrics: dict[str, Any] = {"valid_label": label, "valid_pred": verdict,
+                               **dict(zip(("partial_tt", "partial_tf", "partial_ft", "partial_ff"), partial, strict=True)),
+                               "partial_holds": partial[0] + partial[2], "partial_fails": partial[1] + partial[3],
+                               "identified_holds": partial[0] + partial[2], "identified_fails": partial[1] + partial[3]}
+    return Episode(task_id=scene, sample=0, suite="legoeval", agent="e", protocol="one-shot", seed=0, status="ok",
+                   metrics=metrics)
+
+
+def _confusions(scenes: list[tuple[Any, ...]], level: str) -> np.ndarray:
+    """Per scene (tt, tf, ft, ff): the verdict's (holistic) or the constraints' (partial)."""
+    if level == "partial":
+        return np.array([s[3:] for s in scenes], dtype=float)
+    keys = [("t" if s[1] else "f") + ("t" if s[2] else "f") for s in scenes]
+    return np.array([[float(k == c) for c in ("tt", "tf", "ft", "ff")] for k in keys])
+
+
+def _macro_f1(c: np.ndarray) -> np.ndarray:
+    """Macro F1 of summed confusions (rows: resamples), NaN where the labels hold one class."""
+    tt, tf, ft, ff = c.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1s = []
+        for hit, pred, true in ((tt, tt + ft, tt + tf), (ff, ff + tf, ff + ft)):
+            p, r = np.where(pred > 0, hit / pred, 0.0), np.where(true > 0, hit / true, 0.0)
+            f1s.append(np.where(p + r > 0, 2 * p * r / (p + r), 0.0))
+    return np.where((tt + tf > 0) & (ft + ff > 0), (f1s[0] + f1s[1]) / 2, np.nan)
+
+
+def _span(values: np.ndarray) -> tuple[float, float]:
+    defined = values[~np.isnan(values)]
+    assert len(defined) >= 0.95 * len(values)  # else the cell has no interval
+    low, high = np.quantile(defined, [0.025, 0.975])
+    return float(low), float(high)
+
+
+PICKS = np.random.default_rng(0).integers(0, 8, size=(2000, 8))  # one draw of scenes for both runs
+
+
+def test_table2_relative_changes_carry_paired_intervals(tmp_path: Path) -> None:
+    full = StoredRun(tmp_path / "f", {}, "e", [_scene_ep(*s) for s in FULL], "full")
+    weak = StoredRun(tmp_path / "w", {"options": {"disable": "multimodal"}}, "e", [_scene_ep(*s) for s in WEAK],
+                     "weak")
+    (row,) = ablation_rows([full, weak])
+    assert row["disabled"] == "w/o M" and row["paper_hol_f1_pct"] == PAPER_TABLE2["w/o M"][0]
+    for key, level in (("hol_f1_pct", "holistic"), ("part_f1_pct", "partial")):
+        a, b = _confusions(FULL, level), _confusions(WEAK, level)
+        f1_a, f1_b = _macro_f1(a.sum(axis=0, keepdims=True))[0], _macro_f1(b.sum(axis=0, keepdims=True))[0]
+        drawn_a = _macro_f1(a[PICKS].sum(axis=1))
+        drawn_a[drawn_a == 0] = np.nan  # no change relative to an F1 of 0 (one draw here)
+        low, high = _span((_macro_f1(b[PICKS].sum(axis=1)) / drawn_a - 1) * 100)
+        cell = row[key]
+        assert isinstance(cell, Estimate) and cell == pytest.approx((f1_b / f1_a - 1) * 100), key
+        assert (cell.low, cell.high) == (pytest.approx(low), pytest.approx(high)), key
+        assert (cell.n, cell.tasks) == (int(a.sum() + b.sum()), 8) and low < cell < high, key
+        assert cell_text(cell) == f"{float(cell):.2f} [{cell.low:.2f}, {cell.high:.2f}]"
+
+
+def test_table4_f1s_carry_intervals_and_their_difference_a_paired_one(tmp_path: Path) -> None:
+    given = StoredRun(tmp_path / "g", {}, "e", [_scene_ep(*s) for s in FULL], "given")
+    ident = StoredRun(tmp_path / "i", {"options": {"constraints": "identify"}}, "e", [_scene_ep(*s) for s in WEAK],
+                      "ident")
+    oracle, mine, diff = [r for r in identify_rows([given, ident]) if r["source"] == "ours"]
+    g, i = _confusions(FULL, "holistic"), _confusions(WEAK, "holistic")
+    for row, c in ((oracle, g), (mine, i)):
+        low, high = _span(_macro_f1(c[PICKS].sum(axis=1)))
+        cell = row["hol_f1"]
+        assert isinstance(cell, Estimate) and cell == pytest.approx(_macro_f1(c.sum(axis=0, keepdims=True))[0])
+        assert (cell.low, cell.high, cell.n, cell.tasks) == (pytest.approx(low), pytest.approx(high), 8, 8)
+    low, high = _span(_macro_f1(i[PICKS].sum(axis=1)) - _macro_f1(g[PICKS].sum(axis=1)))
+    cell = diff["hol_f1"]
+    assert isinstance(cell, Estimate) and cell == pytest.approx(mine["hol_f1"] - oracle["hol_f1"])
+    assert (cell.low, cell.high, cell.n, cell.tasks) == (pytest.approx(low), pytest.approx(high), 16, 8)
+    # the success rates' differences resample the same way (one draw of scenes for both runs)
+    verdicts_i, verdicts_g = np.array([s[2] for s in WEAK], float), np.array([s[2] for s in FULL], float)
+    low, high = _span(verdicts_i[PICKS].mean(axis=1) - verdicts_g[PICKS].mean(axis=1))
+    assert (diff["hol_sr"].low, diff["hol_sr"].high) == (pytest.approx(low), pytest.approx(high))
+    # a run whose labels hold one class has no F1, so neither has the difference
+    lone = StoredRun(tmp_path / "l", {"options": {"constraints": "identify"}}, "e",
+                     [_scene_ep(*s) for s in WEAK if s[1]], "lone")
+    _, lone_row, lone_diff = [r for r in identify_rows([given, lone]) if r["source"] == "ours"]
+    assert lone_row["hol_f1"] is None and lone_diff["hol_f1"] is None

@@ -116,6 +116,14 @@ def f1_interval(episodes: Sequence[Episode], level: str) -> str:
     """A macro F1's 95 % bootstrap interval (seed 0), resampling tasks with their episodes'
     confusion counts (`bootstrap_of_counts`); ``n/a`` with fewer than two tasks or where a
     resample would often hold one label class only."""
+    rows, tasks = f1_counts(episodes, level)
+    span = bootstrap_of_counts(rows, tasks, f1_of_counts) if rows else None
+    return "n/a" if span is None else f"[{number_text(span[0])}, {number_text(span[1])}]"
+
+
+def f1_counts(episodes: Sequence[Episode], level: str) -> tuple[list[list[float]], list[str]]:
+    """Each judged episode's confusion counts (tt, tf, ft, ff) at ``level`` (``holistic``: its
+    verdict; else its constraints) and its task: what an F1's interval resamples."""
     rows, tasks = [], []
     for ep in _labelled(episodes):
         if level == "holistic":
@@ -127,12 +135,12 @@ def f1_interval(episodes: Sequence[Episode], level: str) -> str:
         else:
             rows.append([float(ep.metrics.get(f"partial_{k}", 0.0)) for k in ("tt", "tf", "ft", "ff")])
         tasks.append(ep.task_id)
+    return rows, tasks
 
-    def f1(counts: Sequence[float]) -> float | None:
-        return agreement_from_counts(*(int(c) for c in counts)).reportable()["f1"]
 
-    span = bootstrap_of_counts(rows, tasks, f1) if rows else None
-    return "n/a" if span is None else f"[{number_text(span[0])}, {number_text(span[1])}]"
+def f1_of_counts(counts: Sequence[float]) -> float | None:
+    """The macro F1 a table shows for summed confusion counts (None with one label class)."""
+    return agreement_from_counts(*(int(c) for c in counts)).reportable()["f1"]
 
 
 def paper_table1() -> list[dict[str, Any]]:

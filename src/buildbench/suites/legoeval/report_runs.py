@@ -3,9 +3,10 @@ tables of :mod:`.report` per run, and the two the paper builds from pairs of run
 
 Each run is labelled by agent, model and options from its manifest; Table 2 pairs each run
 with ``-o disable=...`` with the run that differs only by not disabling anything, Table 4
-each ``constraints=identify`` run with its ``given`` twin. Table 4's success rates carry 95 %
-intervals resampling scenes as Table 3's do, and so do their differences (the scenes of both
-runs resampled together); its F1s have none (Table 1 gives theirs).
+each ``constraints=identify`` run with its ``given`` twin. Table 4's success rates and F1s
+carry 95 % intervals resampling scenes as Tables 1 and 3 do; the cells that compare two runs
+(Table 2's relative F1 changes, Table 4's differences) resample the scenes of both runs together
+(`paired_cell`).
 With ``--json`` the tables are printed under ``tables`` and the intervals of their cells under
 ``table_intervals``, as ``buildbench report --json`` does.
 """
@@ -24,6 +25,8 @@ from buildbench.harness.tables import tables_json
 
 from .options import LegoEvalOptions
 from .report import (
+    f1_counts,
+    f1_of_counts,
     print_tables,
     run_tables,
     share_cell,
@@ -132,7 +135,8 @@ def ablation_name(disable: str) -> str:
 
 
 def ablation_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
-    """Table 2: each ``disable=...`` run against its full twin, beside the paper's drop."""
+    """Table 2: each ``disable=...`` run against its full twin, beside the paper's drop; each
+    relative change with its paired 95 % interval (`relative_f1_change`)."""
     rows = []
     for run in runs:
         if "disable" not in run.options():
@@ -146,8 +150,74 @@ def ablation_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
         else:
             row = table2_rows(table1_row(full.label, full.episodes),
                               {name: table1_row(run.label, run.episodes)})[0]
+            for level, key in (("holistic", "hol_f1_pct"), ("partial", "part_f1_pct")):
+                row[key] = relative_f1_change(row[key], full.episodes, run.episodes, level)
         rows.append({**row, "run": run.label, "full run": None if full is None else full.label})
     return rows
+
+
+Counts = tuple[Sequence[Sequence[float]], Sequence[str]]
+"""One run's count rows (one per episode, all of one width) and the task (scene) of each."""
+
+
+def paired_cell(value: float | None, runs: Sequence[Counts],
+                statistic: Callable[[Sequence[Sequence[float]]], float | None], *, n: int, digits: int) -> Estimate | None:
+    """``value``, a statistic of the summed count rows of one run or of several (given each run's
+    sums), with a 95 % interval resampling the scenes of all the runs together: a scene drawn
+    brings its episodes of every run, so runs over the same scenes are compared pairwise
+    (`bootstrap_of_counts` over the runs' rows set side by side). None where ``value`` is; NaN
+    ends where the bootstrap gives no interval. ``tasks`` counts the scenes of all the runs."""
+    if value is None:
+        return None
+    width = max((len(row) for rows, _ in runs for row in rows), default=0)
+    stacked: list[list[float]] = []
+    scenes: list[str] = []
+    for i, (rows, ids) in enumerate(runs):
+        stacked += [[0.0] * (i * width) + [float(v) for v in row] + [0.0] * ((len(runs) - 1 - i) * width)
+                    for row in rows]
+        scenes += ids
+
+    def of_sums(sums: Sequence[float]) -> float | None:
+        return statistic([sums[i * width:(i + 1) * width] for i in range(len(runs))])
+
+    span = bootstrap_of_counts(stacked, scenes, of_sums) if stacked else None
+    low, high = span or (math.nan, math.nan)
+    return Estimate(value, low, high, n, len(set(scenes)), digits)
+
+
+def _f1_total(counts: Sequence[Counts]) -> int:
+    """The pairs (holistic) or constraints (partial) the F1s of ``counts`` are over."""
+    return int(sum(sum(row) for rows, _ in counts for row in rows))
+
+
+def f1_cell(value: float | None, episodes: Sequence[Episode]) -> Estimate | None:
+    """A run's holistic F1 (Table 1's) with its 95 % interval resampling scenes."""
+    counts = [f1_counts(episodes, "holistic")]
+    return paired_cell(value, counts, lambda s: f1_of_counts(s[0]), n=_f1_total(counts), digits=3)
+
+
+def f1_difference(value: float | None, ident: Sequence[Episode], given: Sequence[Episode]) -> Estimate | None:
+    """Table 4's holistic F1 of the identified run minus the given run's, with a paired interval."""
+    counts = [f1_counts(ident, "holistic"), f1_counts(given, "holistic")]
+
+    def diff(sums: Sequence[Sequence[float]]) -> float | None:
+        a, b = f1_of_counts(sums[0]), f1_of_counts(sums[1])
+        return None if a is None or b is None else a - b
+
+    return paired_cell(value, counts, diff, n=_f1_total(counts), digits=3)
+
+
+def relative_f1_change(value: float | None, full: Sequence[Episode], ablated: Sequence[Episode],
+                       level: str) -> Estimate | None:
+    """Table 2's relative change (%) of the ``level`` F1 from the full run to the ablated one
+    (``value``, from `table2_rows`), with a paired interval: undefined where the full F1 is 0."""
+    counts = [f1_counts(full, level), f1_counts(ablated, level)]
+
+    def change(sums: Sequence[Sequence[float]]) -> float | None:
+        a, b = f1_of_counts(sums[0]), f1_of_counts(sums[1])
+        return None if not a or b is None else (b - a) / a * 100.0
+
+    return paired_cell(value, counts, change, n=_f1_total(counts), digits=2)
 
 
 def _success(episodes: Sequence[Episode], prefix: str) -> tuple[Any, Any]:
@@ -160,52 +230,48 @@ def _success(episodes: Sequence[Episode], prefix: str) -> tuple[Any, Any]:
 def _difference(ident: Sequence[Episode], given: Sequence[Episode], ident_prefix: str | None,
                 given_prefix: str | None) -> Estimate | None:
     """Table 4's difference of one rate between the identified and the given run (verdicts when
-    the prefixes are None, else constraint shares), with a 95 % interval resampling the scenes of
-    both runs together (paired: a scene drawn brings its episodes of each run); None where a rate
-    has nothing to divide by. ``n`` counts the values of both rates."""
-    def parts(prefix: str | None) -> Callable[[Episode], tuple[float, float]]:
-        return verdict_parts if prefix is None else share_parts(prefix)
+    the prefixes are None, else constraint shares), with a paired 95 % interval (`paired_cell`);
+    None where a rate has nothing to divide by. ``n`` counts the values of both rates."""
+    def counts(episodes: Sequence[Episode], prefix: str | None) -> Counts:
+        parts = verdict_parts if prefix is None else share_parts(prefix)
+        scored = [ep for ep in episodes if is_scored(ep)]
+        return [parts(ep) for ep in scored], [ep.task_id for ep in scored]
 
-    first, second = parts(ident_prefix), parts(given_prefix)
-    a = [ep for ep in ident if is_scored(ep)]
-    b = [ep for ep in given if is_scored(ep)]
-    rows = [[*first(ep), 0.0, 0.0] for ep in a] + [[0.0, 0.0, *second(ep)] for ep in b]
-    totals = [sum(r[i] for r in rows) for i in range(4)]
+    runs = [counts(ident, ident_prefix), counts(given, given_prefix)]
+    sums = [[sum(row[i] for row in rows) for i in range(2)] for rows, _ in runs]
 
-    def diff(c: Sequence[float]) -> float | None:
-        return c[0] / c[1] - c[2] / c[3] if c[1] and c[3] else None
+    def diff(c: Sequence[Sequence[float]]) -> float | None:
+        return c[0][0] / c[0][1] - c[1][0] / c[1][1] if c[0][1] and c[1][1] else None
 
-    value = diff(totals)
-    if value is None:
-        return None
-    span = bootstrap_of_counts(rows, [ep.task_id for ep in [*a, *b]], diff)
-    low, high = span or (math.nan, math.nan)
-    return Estimate(value, low, high, int(totals[1] + totals[3]), len({ep.task_id for ep in [*a, *b]}), 3)
+    return paired_cell(diff(sums), runs, diff, n=int(sums[0][1] + sums[1][1]), digits=3)
 
 
 def identify_rows(runs: Sequence[StoredRun]) -> list[dict[str, Any]]:
     """Table 4: each ``constraints=identify`` run against its ``given`` twin (holistic and
-    partial SR as fractions; the identified run's partial SR is over the constraints it
-    identified), the paper's rows (methods M1-M4) first."""
+    partial SR as fractions, holistic F1, each with its 95 % interval; the identified run's
+    partial SR is over the constraints it identified), the paper's rows (methods M1-M4) first."""
     rows = [{"setting": s, "source": "paper", **dict(zip(_T4_COLS, v, strict=True))} for s, v in PAPER_TABLE4.items()]
     for run in runs:
         if run.options().get("constraints") != "identify":
             continue
         given = _partner(run, runs, "constraints")
         hol_i, part_i = _success(run.episodes, "identified")
-        ident = {"setting": "Identified constraint", "source": "ours", "run": run.label, "hol_sr": hol_i,
-                 "part_sr": part_i, "hol_f1": table1_row(run.label, run.episodes)["hol_f1"]}
+        f1_i = table1_row(run.label, run.episodes)["hol_f1"]
+        ident: dict[str, Any] = {"setting": "Identified constraint", "source": "ours", "run": run.label,
+                                 "hol_sr": hol_i, "part_sr": part_i, "hol_f1": f1_cell(f1_i, run.episodes)}
         if given is None:
             rows.append(ident)
             continue
         hol_g, part_g = _success(given.episodes, "partial")
-        oracle = {"setting": "Oracle constraint", "source": "ours", "run": given.label, "hol_sr": hol_g,
-                  "part_sr": part_g, "hol_f1": table1_row(given.label, given.episodes)["hol_f1"]}
-        diff = {"setting": "Difference", "source": "ours", "run": run.label,
-                "hol_sr": _difference(run.episodes, given.episodes, None, None),
-                "part_sr": _difference(run.episodes, given.episodes, "identified", "partial"),
-                "hol_f1": None if ident["hol_f1"] is None or oracle["hol_f1"] is None
-                else ident["hol_f1"] - oracle["hol_f1"]}
+        f1_g = table1_row(given.label, given.episodes)["hol_f1"]
+        oracle: dict[str, Any] = {"setting": "Oracle constraint", "source": "ours", "run": given.label,
+                                  "hol_sr": hol_g, "part_sr": part_g, "hol_f1": f1_cell(f1_g, given.episodes)}
+        diff: dict[str, Any] = {
+            "setting": "Difference", "source": "ours", "run": run.label,
+            "hol_sr": _difference(run.episodes, given.episodes, None, None),
+            "part_sr": _difference(run.episodes, given.episodes, "identified", "partial"),
+            "hol_f1": f1_difference(None if f1_i is None or f1_g is None else f1_i - f1_g, run.episodes,
+                                    given.episodes)}
         rows += [oracle, ident, diff]
     return rows
 
