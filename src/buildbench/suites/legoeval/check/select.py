@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from buildbench.scenes.catalogue import default_catalogue, material_info
@@ -30,7 +30,9 @@ from ..constraints import Selector
 _SYNONYMS = {"grey": "gray", "colour": "color", "wooden": "wood"}
 
 
-@cache  # a pure function of a few hundred distinct names, called for every selector and room
+# Pure, over a few hundred distinct names, called for every selector and room; bounded, as the names
+# come from scenes and constraints a process may read without end (training).
+@lru_cache(maxsize=4096)
 def norm(name: str) -> str:
     """Comparable form of a room or category name."""
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
