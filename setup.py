@@ -1,16 +1,31 @@
-"""The optional C tick loop of BuildArena's physics (``physics/_tick.c``); everything else is in pyproject.toml.
+"""The optional C extensions: BuildArena's tick loop (``physics/_tick.c``) and the render layer's
+rasterizer (``render/_raster.c``); everything else is in pyproject.toml.
 
 MuJoCo's headers come from the ``mujoco`` wheel of the build environment. Without them, or without a
-C compiler (``optional=True``), the package installs without the extension and the simulation runs
-its Python loop (``physics.native`` says which one runs).
+C compiler (``optional=True``), the package installs without the tick loop and the simulation runs
+its Python loop (``physics.native`` says which one runs). The rasterizer needs only Python's headers;
+without it ``render.raster`` draws the same pixels with numpy (``Rasterizer.native`` says which).
 """
 
 from pathlib import Path
 
 from setuptools import Extension, setup
 
+# Bit-identical arithmetic with the numpy code: no fused multiply-adds, no reassociation.
+_EXACT_FLOAT = ["-O3", "-ffp-contract=off", "-fno-fast-math"]
+
 
 def _extensions() -> list[Extension]:
+    raster = Extension(
+        "buildbench.render._raster",
+        ["src/buildbench/render/_raster.c"],
+        extra_compile_args=_EXACT_FLOAT,
+        optional=True,
+    )
+    return [raster, *_tick_extension()]
+
+
+def _tick_extension() -> list[Extension]:
     try:
         import mujoco
     except ImportError:
@@ -24,8 +39,7 @@ def _extensions() -> list[Extension]:
         [f"{physics}/_tick.c", f"{physics}/_welds.c"],
         depends=[f"{physics}/_welds.h"],
         include_dirs=[str(include), physics],
-        # Bit-identical arithmetic with the numpy loop: no fused multiply-adds, no reassociation.
-        extra_compile_args=["-O3", "-ffp-contract=off", "-fno-fast-math"],
+        extra_compile_args=_EXACT_FLOAT,
         optional=True,
     )]
 

@@ -48,8 +48,9 @@ install_venv() {
 }
 
 stamp=.venv/.buildbench-stamp
-# setup.py and the C sources: a changed tick loop (BuildArena physics/_tick.c, _welds.c/.h) is rebuilt by the reinstall.
-want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h | sha256sum | cut -c1-16)"
+# setup.py and the C sources: a changed tick loop (BuildArena physics/_tick.c, _welds.c/.h) or rasterizer
+# (render/_raster.c) is rebuilt by the reinstall.
+want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h src/buildbench/render/_raster.c | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then
   exit 0
 fi

@@ -2,7 +2,9 @@
 
 Knows nothing of houses: callers give boxes (world matrices + sizes) and meshes with colours,
 cameras (azimuth/elevation/distance around a target, Z-up), and get ``(views, H, W, 4)``
-uint8 arrays back. Backend: moderngl on EGL (Mesa llvmpipe on a CPU, the GPU where present).
+uint8 arrays back. Backends: :class:`Renderer`, moderngl on EGL (Mesa llvmpipe on a CPU, the GPU
+where present), and :class:`Rasterizer`, our own deterministic CPU rasterizer (C, or numpy with the
+same pixels): no OpenGL needed, the same bytes on every machine.
 
 Example:
     >>> import numpy as np
@@ -32,6 +34,7 @@ from buildbench.render.metrics import (
     silhouette_iou,
     to_float_image,
 )
+from buildbench.render.raster import Rasterizer
 from buildbench.render.renderer import Lighting, Renderer, shade_factor
 from buildbench.render.scene import Boxes, Scene, TriangleMesh, build_scene
 
@@ -45,6 +48,7 @@ __all__ = [
     "GLInfo",
     "Lighting",
     "OrbitView",
+    "Rasterizer",
     "RenderInputError",
     "RenderUnavailableError",
     "Renderer",
