@@ -154,6 +154,8 @@ def open_ifc(path: str | Path, *, lazy: bool = False) -> ifcopenshell.file:
         raise ModelError(f"{p}: {exc.strerror or exc}") from None
     if size == 0:
         raise ModelError(f"{p}: file is empty")
+    if p.suffix.lower() == ".ifcxml":  # IfcOpenShell would raise NotImplementedError
+        raise ModelError(f"{p}: an ifcXML file, which is not read (export the model as IFC-SPF, .ifc)")
     unpacked = step_bytes(p) if is_zipped(p) else None
     try:
         if unpacked is not None:
@@ -165,7 +167,9 @@ def open_ifc(path: str | Path, *, lazy: bool = False) -> ifcopenshell.file:
         text = readable_text(p)  # a schema identifier written under another name (IFC2X3_FINAL), a BOM
         if text is not None:
             try:
-                return ifcopenshell.file.from_string(text)
+                fixed = ifcopenshell.file.from_string(text)
+                fixed.schema  # noqa: B018  (text with no STEP header, ifcXML after a BOM, parses to no schema)
+                return fixed
             except Exception:
                 pass  # unreadable under the schema it stands for too: report the first error
         raise ModelError(f"{p}: not a readable IFC file ({type(exc).__name__}: {exc})") from exc

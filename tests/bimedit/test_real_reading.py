@@ -1,0 +1,46 @@
+"""Reading what real exporters and repositories hold beside IFC-SPF: each file found in public
+sample collections that broke reading is reproduced here by a minimal model this test writes,
+and must give a model or one ``error:`` line naming the file, never a traceback."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from buildbench.cli.main import main
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
+
+#: The start of an ifcXML file as xBIM writes it (``4walls1floorSite.ifcxml``); IfcOpenShell
+#: cannot read ifcXML.
+IFCXML = ('<?xml version="1.0" encoding="utf-8"?>\n<ex:iso_10303_28 version="2.0" '
+          'xmlns:ex="urn:iso.org:standard:10303:part(28):version(2):xmlschema:common">\n'
+          '<ex:iso_10303_28_header><ex:name>model</ex:name></ex:iso_10303_28_header>\n'
+          '</ex:iso_10303_28>\n')
+
+
+def _one_error_line(capsys: pytest.CaptureFixture, *wanted: str) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:"), err
+    assert all(w in err[0] for w in wanted), err[0]
+    return err[0]
+
+
+@pytest.mark.parametrize(("name", "data", "says"), [
+    # a real xBIM ifcXML export starts with a byte-order mark: the BOM fallback parsed it into
+    # a model with no schema and the command died on 'RuntimeError: No schema loaded'
+    ("model.ifcxml", codecs.BOM_UTF8 + IFCXML.encode(), "an ifcXML file, which is not read"),
+    ("model.ifcXML", IFCXML.encode(), "an ifcXML file, which is not read"),
+    ("renamed.ifc", codecs.BOM_UTF8 + IFCXML.encode(), "not a readable IFC file"),
+    ("text.ifc", codecs.BOM_UTF8 + b"hello", "not a readable IFC file"),
+])
+def test_ifcxml_or_text_is_one_error_line(name: str, data: bytes, says: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    for argv in (["diff", str(path), str(FIXTURE)], ["diff", str(FIXTURE), str(path)],
+                 ["generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]):
+        assert main(["bimedit", *argv]) == 2, argv
+        _one_error_line(capsys, str(path), says)
