@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from buildbench.cli.main import main
+from buildbench.suites.bimedit.generate.tasks.oracle import write_oracle_prediction
+from buildbench.suites.bimedit.generate.tasks.usergen import generate_from_ifc
+from buildbench.suites.bimedit.rescore import rescore
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
 
@@ -44,3 +47,25 @@ def test_ifcxml_or_text_is_one_error_line(name: str, data: bytes, says: str, tmp
                  ["generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]):
         assert main(["bimedit", *argv]) == 2, argv
         _one_error_line(capsys, str(path), says)
+
+
+@pytest.mark.parametrize(("name", "factor", "unit"), [
+    ("US survey foot", "0.304800609601219", "us-ft"),  # as US civil exports define it
+    ("yard", "0.9144", "yd"),
+])
+def test_conversion_based_unit_of_a_real_kind_gives_tasks_the_oracle_solves(name: str, factor: str, unit: str,
+                                                                            tmp_path: Path) -> None:
+    """Both were 'unsupported length unit' (exit 2) though IfcOpenShell reads them; the survey
+    foot is 2 ppm off the foot, so it must not be read (or recorded) as one."""
+    text = FIXTURE.read_text()
+    assert "IFCREAL(0.3048)" in text and "'foot'" in text
+    path = tmp_path / "model.ifc"
+    path.write_text(text.replace("IFCREAL(0.3048)", f"IFCREAL({factor})").replace("'foot'", f"'{name}'"))
+    tasks, _ = generate_from_ifc(path, tmp_path / "out", n=6, seed=0)
+    assert len(tasks) == 6 and {t.unit for t in tasks} == {unit}
+    groups = list({t.group_id: t for t in tasks}.values())
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    for t in groups:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))

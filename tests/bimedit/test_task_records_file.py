@@ -59,7 +59,7 @@ def test_an_id_that_names_no_edit_is_refused(demo: list[BimTask], tmp_path: Path
     ("inputs", "ifc_path", "nowhere/m0.ifc", "inputs.ifc_path: no such model file /"),
     ("inputs", "ifc_path", ["a.ifc"], "inputs.ifc_path: expected the path of an IFC model"),
     ("target", "ground_truth_ifc", "", "target.ground_truth_ifc: expected the path of an IFC model"),
-    ("inputs", "unit", "km", "inputs.unit: expected one of m, mm, cm, dm, ft, in, got 'km'"),
+    ("inputs", "unit", "km", "inputs.unit: expected one of m, mm, cm, dm, ft, in, us-ft, yd, got 'km'"),
     ("target", "input_ifc", "other.ifc", "/other.ifc' is not inputs.ifc_path"),
     ("target", "operation", "delete", "target.operation: 'delete' disagrees with the id"),
     ("target", "target_guids", [], "target.target_guids: is empty, but update tasks name"),

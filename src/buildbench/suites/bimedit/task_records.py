@@ -32,8 +32,11 @@ IFC_CLASSES: dict[str, str] = {"wall": "IfcWall", "slab": "IfcSlab", "space": "I
 OPERATIONS: dict[str, str] = {"create": "CRE", "update": "UPD", "delete": "DEL"}
 CATEGORIES: dict[str, str] = {"direct": "DIR", "spatial": "SPA", "topological": "TOP"}
 SCENES: dict[str, str] = {"simple": "A", "complex": "R"}
-#: Length units a task may record, by metres per unit (IfcOpenShell's unit scale).
-UNITS: dict[str, float] = {"m": 1.0, "mm": 0.001, "cm": 0.01, "dm": 0.1, "ft": 0.3048, "in": 0.0254}
+#: Length units a task may record, by metres per unit (IfcOpenShell's unit scale). The US survey
+#: foot (1200/3937 m, US civil and infrastructure exports, as a conversion-based unit) is 2 ppm
+#: off the international foot: over a 10 km site that is 2 cm, so it is a unit of its own.
+UNITS: dict[str, float] = {"m": 1.0, "mm": 0.001, "cm": 0.01, "dm": 0.1, "ft": 0.3048, "in": 0.0254,
+                           "us-ft": 1200 / 3937, "yd": 0.9144}
 _ID_RE = re.compile(r"^(WAL|SLB|ROM|DOR|WIN|COL)-(CRE|UPD|DEL)-(DIR|SPA|TOP)-(A|R)-(\d{3,})$")
 
 
