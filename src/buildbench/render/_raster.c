@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PIXEL_VERSION 1
+#define PIXEL_VERSION 2
 #define VERTEX_BYTES 28
 #define SUB_BITS 8
 #define ONE (1 << SUB_BITS)
@@ -29,7 +29,7 @@ typedef struct { double c[4]; } Corner;
 
 typedef struct {
     int width, height;
-    double *depth;
+    float *depth;
     uint32_t *color;
 } Target;
 
@@ -88,25 +88,50 @@ static inline int to_window(const Corner *v, const Target *t, Win *out) {
     if (!(w > 0.0)) return 0;
     double fx = ((x / w + 1.0) * (t->width * 0.5)) * 256.0 + 0.5;
     double fy = ((1.0 - y / w) * (t->height * 0.5)) * 256.0 + 0.5;
-    if (!(isfinite(fx) && isfinite(fy))) return 0;
-    fx = floor(fx);
-    fy = floor(fy);
-    if (fabs(fx) > LIMIT || fabs(fy) > LIMIT) return 0;
-    out->x = (int64_t)fx;
-    out->y = (int64_t)fy;
+    /* floor(f) beyond LIMIT rejects any f with |f| >= 2 LIMIT (NaN and infinities too); below that,
+     * truncation then a step down for negative fractions is floor, exactly, without a libm call. */
+    if (!(fabs(fx) < 2 * LIMIT && fabs(fy) < 2 * LIMIT)) return 0;
+    int64_t ix = (int64_t)fx, iy = (int64_t)fy;
+    ix -= (double)ix > fx;
+    iy -= (double)iy > fy;
+    if (ix > (int64_t)LIMIT || ix < -(int64_t)LIMIT || iy > (int64_t)LIMIT || iy < -(int64_t)LIMIT) return 0;
+    out->x = ix;
+    out->y = iy;
     out->z = (z / w) * 0.5 + 0.5;
     return 1;
 }
 
-/* First step k >= 0 with e + k*s >= 0, or past `span` when none (s != 0 handled by caller). */
-static inline int64_t ceil_div_pos(int64_t a, int64_t b) { /* b > 0 */
-    return -floor_div(-a, b);
+/* Step 2's colour of a vertex, computed when a triangle it provokes is first drawn (the same value). */
+typedef struct {
+    const uint8_t *vertices;
+    const double *r, *light;
+    uint32_t *colors;
+    uint8_t *done;
+} Shader;
+
+static uint32_t vertex_color(Shader *sh, uint32_t v) {
+    if (sh->done[v]) return sh->colors[v];
+    const uint8_t *rec = sh->vertices + (size_t)v * VERTEX_BYTES;
+    const double *r = sh->r, *light = sh->light;
+    float f[3];
+    memcpy(f, rec + 12, sizeof f);
+    double nx = f[0], ny = f[1], nz = f[2];
+    double rn[3];
+    for (int j = 0; j < 3; j++) rn[j] = (r[3 * j] * nx + r[3 * j + 1] * ny) + r[3 * j + 2] * nz;
+    double lam = fabs((rn[0] * light[0] + rn[1] * light[1]) + rn[2] * light[2]);
+    double s = light[3] + light[4] * lam;
+    if (s > 1.0) s = 1.0;
+    uint8_t px[4];
+    /* floor of a value in [0.5, 255.5]: truncation. */
+    for (int i = 0; i < 3; i++) px[i] = (uint8_t)(int)((double)rec[24 + i] * s + 0.5);
+    px[3] = rec[27];
+    memcpy(&sh->colors[v], px, 4);
+    sh->done[v] = 1;
+    return sh->colors[v];
 }
 
-/* Steps 4 to 7 for one fan triangle. */
-static void draw(const Corner *c0, const Corner *c1, const Corner *c2, int cull, uint32_t rgba, Target *t) {
-    Win v0, v1, v2;
-    if (!to_window(c0, t, &v0) || !to_window(c1, t, &v1) || !to_window(c2, t, &v2)) return;
+/* Steps 5 to 7 for one fan triangle of window corners. */
+static void draw(Win v0, Win v1, Win v2, int cull, Shader *sh, uint32_t provoking, Target *t) {
     int64_t area = (v1.x - v0.x) * (v2.y - v0.y) - (v2.x - v0.x) * (v1.y - v0.y);
     if (area == 0 || (cull && area > 0)) return;
     if (area < 0) { Win s = v1; v1 = v2; v2 = s; area = -area; }
@@ -123,6 +148,7 @@ static void draw(const Corner *c0, const Corner *c1, const Corner *c2, int cull,
     if (col_hi > t->width - 1) col_hi = t->width - 1;
     if (row_hi > t->height - 1) row_hi = t->height - 1;
     if (col_lo > col_hi || row_lo > row_hi) return;
+    uint32_t color = vertex_color(sh, provoking);
 
     /* Edges 1->2, 2->0, 0->1: E = dx*(Py - Ya) - dy*(Px - Xa); covered where E - bias >= 0. */
     const Win *ea[3] = {&v1, &v2, &v0}, *eb[3] = {&v2, &v0, &v1};
@@ -136,71 +162,104 @@ static void draw(const Corner *c0, const Corner *c1, const Corner *c2, int cull,
     double z0 = v0.z, z10 = v1.z - v0.z, z20 = v2.z - v0.z;
     double a = (z10 * (double)(v2.y - v0.y) - z20 * (double)(v1.y - v0.y)) / fa;
     double b = (z20 * (double)(v1.x - v0.x) - z10 * (double)(v2.x - v0.x)) / fa;
-    int64_t px0 = col_lo * ONE + HALF;
+    int64_t px0 = col_lo * ONE + HALF, py0 = row_lo * ONE + HALF;
     int64_t span = col_hi - col_lo; /* last step */
+    /* Per edge and row, E at the row's first sample is e, and E - bias >= 0 holds for the steps k with
+     * e + k*s >= 0, s = -dy*ONE. With t = |s|, q = floor(e / t) bounds them: k >= -q for s > 0,
+     * k <= q for s < 0. From row to row e grows by dx*ONE, so q and its remainder r = e - q*t step
+     * exactly by a precomputed quotient and remainder: no division per row. */
+    int64_t e[3], q[3] = {0, 0, 0}, r[3] = {0, 0, 0}, tq[3], dq[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        e[i] = dx[i] * (py0 - ea[i]->y) - dy[i] * (px0 - ea[i]->x) - bias[i];
+        tq[i] = dy[i] < 0 ? -dy[i] * ONE : dy[i] * ONE;
+        if (tq[i]) {
+            q[i] = floor_div(e[i], tq[i]);
+            r[i] = e[i] - q[i] * tq[i];
+            dq[i] = floor_div(dx[i] * ONE, tq[i]);
+            dr[i] = dx[i] * ONE - dq[i] * tq[i];
+        }
+    }
     for (int64_t row = row_lo; row <= row_hi; row++) {
         int64_t py = row * ONE + HALF;
-        /* The covered columns of this row, exactly: E is linear in the column with step -dy*ONE. */
         int64_t lo = 0, hi = span;
-        for (int i = 0; i < 3 && lo <= hi; i++) {
-            int64_t e = dx[i] * (py - ea[i]->y) - dy[i] * (px0 - ea[i]->x) - bias[i];
-            int64_t s = -dy[i] * ONE;
-            if (s == 0) {
-                if (e < 0) hi = -1;
-            } else if (s > 0) { /* e + k*s >= 0  <=>  k >= ceil(-e / s) */
-                int64_t k = ceil_div_pos(-e, s);
-                if (k > lo) lo = k;
-            } else { /* k <= floor(e / -s) */
-                int64_t k = floor_div(e, -s);
-                if (k < hi) hi = k;
+        for (int i = 0; i < 3; i++) {
+            if (dy[i] < 0) { /* s > 0 */
+                if (-q[i] > lo) lo = -q[i];
+            } else if (dy[i] > 0) {
+                if (q[i] < hi) hi = q[i];
+            } else if (e[i] < 0) {
+                hi = -1;
             }
+            e[i] += dx[i] * ONE;
+            /* Branch-free carry (tq = 0 for a horizontal edge: q and r unused, stay 0). */
+            int64_t carry = -(int64_t)(r[i] + dr[i] >= tq[i] && tq[i]);
+            q[i] += dq[i] - carry;
+            r[i] += dr[i] - (tq[i] & carry);
         }
         if (lo > hi) continue;
         double bfy = b * (double)(py - v0.y);
-        double *drow = t->depth + row * t->width + col_lo;
+        float *drow = t->depth + row * t->width + col_lo;
         uint32_t *crow = t->color + row * t->width + col_lo;
-        for (int64_t k = lo; k <= hi; k++) {
-            double z = (z0 + a * (double)(px0 + k * ONE - v0.x)) + bfy;
-            if (z < drow[k]) {
-                drow[k] = z;
-                crow[k] = rgba;
+        /* P_x - X0 as float64, stepped by 256: exact (integers far below 2^53), the value numpy converts. */
+        double fx = (double)(px0 + lo * ONE - v0.x);
+        for (int64_t k = lo; k <= hi; k++, fx += (double)ONE) {
+            double z = (z0 + a * fx) + bfy;
+            float z32 = (float)z; /* rounded to nearest, as numpy's astype */
+            if (z32 < drow[k]) {
+                drow[k] = z32;
+                crow[k] = color;
             }
         }
     }
 }
 
+/* Per vertex: clip coordinates, which planes it lies outside (bit 5: a non-finite coordinate), and
+ * its window corner where it lies inside all (valid 0 where step 4 rejects it). */
+typedef struct {
+    Corner clip;
+    Win win;
+    int outside, valid;
+} Vertex;
+
 static void render_view(const uint8_t *vertices, Py_ssize_t nv, const uint32_t *indices, Py_ssize_t ni,
                         Py_ssize_t closed, const double *m, const double *r, const double *light,
-                        Corner *clip, uint32_t *colors, Target *t) {
-    for (Py_ssize_t v = 0; v < nv; v++) {
-        const uint8_t *rec = vertices + v * VERTEX_BYTES;
-        float f[6];
-        memcpy(f, rec, sizeof f);
-        double x = f[0], y = f[1], z = f[2], nx = f[3], ny = f[4], nz = f[5];
-        for (int i = 0; i < 4; i++)
-            clip[v].c[i] = ((m[4 * i] * x + m[4 * i + 1] * y) + m[4 * i + 2] * z) + m[4 * i + 3];
-        double rn[3];
-        for (int j = 0; j < 3; j++) rn[j] = (r[3 * j] * nx + r[3 * j + 1] * ny) + r[3 * j + 2] * nz;
-        double lam = fabs((rn[0] * light[0] + rn[1] * light[1]) + rn[2] * light[2]);
-        double s = light[3] + light[4] * lam;
-        if (s > 1.0) s = 1.0;
-        uint8_t px[4];
-        for (int i = 0; i < 3; i++) px[i] = (uint8_t)floor((double)rec[24 + i] * s + 0.5);
-        px[3] = rec[27];
-        memcpy(&colors[v], px, 4);
-    }
+                        Vertex *vx, Shader *sh, Target *t) {
     double guard = GUARD_PX / (double)(t->width > t->height ? t->width : t->height);
-    for (Py_ssize_t k = 0; k + 2 < ni; k += 3) {
-        Corner poly[MAX_POLY + 2];
+    for (Py_ssize_t v = 0; v < nv; v++) {
+        float f[3];
+        memcpy(f, vertices + v * VERTEX_BYTES, sizeof f);
+        double x = f[0], y = f[1], z = f[2];
+        Vertex *o = &vx[v];
         int finite = 1;
-        for (int j = 0; j < 3; j++) {
-            poly[j] = clip[indices[k + j]];
-            for (int i = 0; i < 4; i++) finite &= isfinite(poly[j].c[i]) != 0;
+        for (int i = 0; i < 4; i++) {
+            o->clip.c[i] = ((m[4 * i] * x + m[4 * i + 1] * y) + m[4 * i + 2] * z) + m[4 * i + 3];
+            finite &= isfinite(o->clip.c[i]) != 0;
         }
-        if (!finite) continue;
+        o->outside = finite ? 0 : 32;
+        if (finite)
+            for (int p = 0; p < 5; p++)
+                if (!(plane_distance(&o->clip, p, guard) >= 0.0)) o->outside |= 1 << p;
+        o->valid = o->outside == 0 && to_window(&o->clip, t, &o->win);
+    }
+    sh->r = r;
+    sh->light = light;
+    memset(sh->done, 0, (size_t)nv);
+    for (Py_ssize_t k = 0; k + 2 < ni; k += 3) {
+        const Vertex *a = &vx[indices[k]], *b = &vx[indices[k + 1]], *c = &vx[indices[k + 2]];
+        int any = a->outside | b->outside | c->outside;
+        if (!any) {
+            if (a->valid && b->valid && c->valid) draw(a->win, b->win, c->win, k < closed, sh, indices[k + 2], t);
+            continue;
+        }
+        /* Not finite, or all corners outside one plane: nothing drawn (step 3). */
+        if (any & 32 || a->outside & b->outside & c->outside) continue;
+        Corner poly[MAX_POLY + 2] = {a->clip, b->clip, c->clip};
         int n = clip_polygon(poly, 3, guard);
-        uint32_t rgba = colors[indices[k + 2]];
-        for (int j = 1; j + 1 < n; j++) draw(&poly[0], &poly[j], &poly[j + 1], k < closed, rgba, t);
+        Win w[MAX_POLY + 2];
+        int ok[MAX_POLY + 2];
+        for (int j = 0; j < n; j++) ok[j] = to_window(&poly[j], t, &w[j]);
+        for (int j = 1; j + 1 < n; j++)
+            if (ok[0] && ok[j] && ok[j + 1]) draw(w[0], w[j], w[j + 1], k < closed, sh, indices[k + 2], t);
     }
 }
 
@@ -226,23 +285,26 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
             goto done;
         }
     size_t pixels = (size_t)width * (size_t)height;
-    Corner *clip = malloc(sizeof(Corner) * (size_t)(nv ? nv : 1));
-    uint32_t *colors = malloc(sizeof(uint32_t) * (size_t)(nv ? nv : 1));
-    double *depth = malloc(sizeof(double) * pixels);
-    if (!clip || !colors || !depth) {
-        free(clip); free(colors); free(depth);
+    size_t count = (size_t)(nv ? nv : 1);
+    Vertex *vx = malloc(sizeof(Vertex) * count);
+    uint32_t *colors = malloc(sizeof(uint32_t) * count);
+    uint8_t *done = malloc(count);
+    float *depth = malloc(sizeof(float) * pixels);
+    if (!vx || !colors || !done || !depth) {
+        free(vx); free(colors); free(done); free(depth);
         PyErr_NoMemory();
         goto done;
     }
+    Shader sh = {vb.buf, NULL, NULL, colors, done};
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t v = 0; v < views; v++) {
         Target t = {width, height, depth, (uint32_t *)((uint8_t *)ob.buf + (size_t)v * pixels * 4)};
-        for (size_t p = 0; p < pixels; p++) depth[p] = 1.0;
+        for (size_t p = 0; p < pixels; p++) depth[p] = 1.0f;
         render_view(vb.buf, nv, indices, ni, closed, (const double *)mb.buf + 16 * v,
-                    (const double *)rb.buf + 9 * v, light, clip, colors, &t);
+                    (const double *)rb.buf + 9 * v, light, vx, &sh, &t);
     }
     Py_END_ALLOW_THREADS
-    free(clip); free(colors); free(depth);
+    free(vx); free(colors); free(done); free(depth);
     result = Py_None;
     Py_INCREF(result);
 done:

@@ -30,7 +30,9 @@ said otherwise, evaluated in the order written, without fused multiply-adds):
    is ``≥ 0``; where an edge crosses a plane, the new corner is computed from the kept end ``p``
    towards the dropped one ``q``: ``t = d_p / (d_p − d_q)``, ``p_i + t·(q_i − p_i)``, so that two
    triangles sharing the edge get the same point. The polygon (3 to 8 corners) is drawn as the fan
-   ``(0, k, k+1)``. No far-plane clipping: per pixel, depth ≥ 1 is rejected (below).
+   ``(0, k, k+1)``. A triangle with all corners outside one plane is not drawn (whatever rounding
+   in the clipping against earlier planes would make of it). No far-plane clipping: per pixel,
+   depth ≥ 1 is rejected (step 7).
 4. Window coordinates, per fan triangle: ``X = floor(((x/w + 1)·(width/2))·256 + 0.5)``,
    ``Y = floor(((1 − y/w)·(height/2))·256 + 0.5)`` (int64, 8 sub-pixel bits, row 0 at the top),
    depth ``Z = (z/w)·0.5 + 0.5``. A fan triangle with a corner whose ``w ≤ 0`` or whose
@@ -46,9 +48,10 @@ said otherwise, evaluated in the order written, without fused multiply-adds):
    are drawn by exactly one.
 7. Depth, per triangle: ``a = ((Z1−Z0)·(Y2−Y0) − (Z2−Z0)·(Y1−Y0)) / A``,
    ``b = ((Z2−Z0)·(X1−X0) − (Z1−Z0)·(X2−X0)) / A`` (integers and ``A`` as float64); per pixel
-   ``z = (Z0 + a·(P_x−X0)) + b·(P_y−Y0)``. The depth buffer (float64) starts at 1.0; a covered
-   pixel is written (its depth and the triangle's RGBA) where ``z <`` the buffer's value, the
-   triangles taken in the scene's order.
+   ``z = (Z0 + a·(P_x−X0)) + b·(P_y−Y0)``, then rounded to float32 (to nearest, ties to even). The
+   depth buffer (float32, as GL's is at most: half the memory traffic of float64, which is most of
+   the cost per pixel) starts at 1.0; a covered pixel is written (its depth and the triangle's RGBA)
+   where its float32 depth is ``<`` the buffer's value, the triangles taken in the scene's order.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ from buildbench.render.scene import VERTEX_DTYPE, Scene
 
 #: Bumped whenever the pixel definition (module docstring) changes: stored images made under
 #: another version may differ at edge pixels.
-PIXEL_VERSION = 1
+PIXEL_VERSION = 2
 #: Largest width or height: with the guard band, window coordinates stay within ±2^21 pixels.
 MAX_SIZE_PX = 16384
 #: Sub-pixel bits of window coordinates.
@@ -215,7 +218,7 @@ def _render_view(vertices: np.ndarray, indices: np.ndarray, closed: int, m: np.n
     shade = np.minimum(ambient + diffuse * np.abs((rn[0] * lx + rn[1] * ly) + rn[2] * lz), 1.0)
     colors = vertices["color"].copy()
     colors[:, :3] = np.floor(colors[:, :3].astype(np.float64) * shade[:, None] + 0.5).astype(np.uint8)
-    depth = np.ones((height, width))
+    depth = np.ones((height, width), dtype=np.float32)
     guard = _GUARD_PX / max(width, height)
     corners = clip.tolist()
     tris = indices.reshape(-1, 3).tolist()
@@ -239,6 +242,8 @@ def _clip(poly: list[list[float]], guard: float) -> list[list[float]]:
     dists = [_plane_distances(c, guard) for c in poly]
     if all(d >= 0.0 for ds in dists for d in ds):
         return poly
+    if any(all(not ds[plane] >= 0.0 for ds in dists) for plane in range(5)):
+        return []  # all corners outside one plane
     for plane in range(5):
         out: list[list[float]] = []
         n = len(poly)
@@ -304,7 +309,7 @@ def _draw(c0: list[float], c1: list[float], c2: list[float], cull: bool, rgba: n
     fa = float(area)
     a = ((z1 - z0) * float(y2 - y0) - (z2 - z0) * float(y1 - y0)) / fa
     b = ((z2 - z0) * float(x1 - x0) - (z1 - z0) * float(x2 - x0)) / fa
-    z = (z0 + a * (px - x0).astype(np.float64)) + b * (py - y0).astype(np.float64)
+    z = ((z0 + a * (px - x0).astype(np.float64)) + b * (py - y0).astype(np.float64)).astype(np.float32)
     window = depth[row_lo : row_hi + 1, col_lo : col_hi + 1]
     write = inside & (z < window)
     window[write] = z[write]
