@@ -191,8 +191,8 @@ static void draw(Win v0, Win v1, Win v2, int cull, Shader *sh, uint32_t provokin
                 hi = -1;
             }
             e[i] += dx[i] * ONE;
-            /* Branch-free carry (tq = 0 for a horizontal edge: q and r unused, stay 0). */
-            int64_t carry = -(int64_t)(r[i] + dr[i] >= tq[i] && tq[i]);
+            /* Branch-free carry (a horizontal edge has tq = dr = r = 0: its q, unused, just counts). */
+            int64_t carry = -(int64_t)(r[i] + dr[i] >= tq[i]);
             q[i] += dq[i] - carry;
             r[i] += dr[i] - (tq[i] & carry);
         }

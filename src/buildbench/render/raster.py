@@ -174,12 +174,9 @@ class Rasterizer:
 
 
 def _matmul4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for 4×4 float64 matrices summed left to right (step 1), whatever BLAS does."""
-    out = np.empty((4, 4))
-    for i in range(4):
-        for j in range(4):
-            out[i, j] = ((a[i, 0] * b[0, j] + a[i, 1] * b[1, j]) + a[i, 2] * b[2, j]) + a[i, 3] * b[3, j]
-    return out
+    """``a @ b`` for 4×4 float64 matrices summed left to right (step 1), whatever BLAS does: entry
+    (i, j) is ``((a[i,0]·b[0,j] + a[i,1]·b[1,j]) + a[i,2]·b[2,j]) + a[i,3]·b[3,j]``, elementwise."""
+    return ((a[:, 0:1] * b[0] + a[:, 1:2] * b[1]) + a[:, 2:3] * b[2]) + a[:, 3:4] * b[3]
 
 
 def _checked_arrays(scene: Scene) -> tuple[np.ndarray, np.ndarray, int]:
