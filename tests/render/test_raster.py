@@ -133,6 +133,29 @@ def test_a_triangle_far_beyond_the_guard_band_covers_the_image(monkeypatch: pyte
         assert not native.render(scene, _persp((0.0, -2.0, 0.0), (0.0, 0.0, 0.0)))[..., 3].any()
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_ground_crossing_the_near_plane_fills_exactly_below_the_horizon(native: bool,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ground square reaching far behind the camera: clipped at the near plane, its image is every
+    row below the horizon (the middle row, the camera looking level) and nothing above: no wrap-around
+    of corners behind the eye."""
+    if not native:
+        monkeypatch.setenv("BUILDBENCH_NATIVE", "0")
+    r = Rasterizer(48, 40)
+    if native and not r.native:
+        pytest.skip("the C rasterizer is not built here")
+    reach = 1e3
+    v = np.array([[-reach, -reach, 0.0], [reach, -reach, 0.0], [reach, reach, 0.0], [-reach, reach, 0.0]])
+    ground = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]), (0.5, 0.5, 0.5, 1.0), closed=True)
+    cam = _persp((3.0, -5.0, 1.0), target=(3.0, 10.0, 1.0), near=0.05, far=5000.0)
+    covered = r.render(build_scene(meshes=[ground]), cam)[0, ..., 3] > 0
+    assert not covered[:19].any()  # rows wholly above the horizon (the middle of the image, row 20)
+    assert covered[21:].all()
+    # Seen from below, the closed ground is a back face everywhere: nothing at all.
+    under = _persp((3.0, -5.0, -1.0), target=(3.0, 10.0, -1.0), near=0.05, far=5000.0)
+    assert not r.render(build_scene(meshes=[ground]), under)[..., 3].any()
+
+
 def _expected_axis_box_mask(box_lo: tuple[float, float], box_hi: tuple[float, float], width: int, height: int,
                             span: float) -> np.ndarray:
     """Pixels of an axis-aligned rectangle seen head-on by an orthographic camera, from step 4 and 6:

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -83,6 +84,8 @@ _LIMIT = 2.0**30
 
 
 def _load_native() -> ModuleType | None:
+    if sys.byteorder != "little":  # the C code reads VERTEX_DTYPE's little-endian floats as native ones
+        return None
     try:
         from buildbench.render import _raster  # type: ignore[attr-defined]
     except ImportError:
