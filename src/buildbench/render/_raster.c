@@ -107,6 +107,7 @@ typedef struct {
     const double *r, *light;
     uint32_t *colors;
     uint8_t *done;
+    size_t count;
 } Shader;
 
 static uint32_t vertex_color(Shader *sh, uint32_t v) {
@@ -221,15 +222,41 @@ typedef struct {
     int outside, valid;
 } Vertex;
 
-static void render_view(const uint8_t *vertices, Py_ssize_t nv, const uint32_t *indices, Py_ssize_t ni,
-                        Py_ssize_t closed, const double *m, const double *r, const double *light,
-                        Vertex *vx, Shader *sh, Target *t) {
-    double guard = GUARD_PX / (double)(t->width > t->height ? t->width : t->height);
+/* The distinct positions (same 12 bytes) among the vertices: a box's 24 vertices have 8, and the
+ * clip and window coordinates of a position depend on its bytes alone, so each is computed once
+ * per view. Fills `first` (a vertex of each distinct position) and `of` (each vertex's position);
+ * returns how many there are. `table` has `size` (a power of two > nv) slots. */
+static Py_ssize_t distinct_positions(const uint8_t *vertices, Py_ssize_t nv, uint32_t *of, uint32_t *first,
+                                     int64_t *table, size_t size) {
+    Py_ssize_t count = 0;
+    for (size_t i = 0; i < size; i++) table[i] = -1;
     for (Py_ssize_t v = 0; v < nv; v++) {
+        const uint8_t *p = vertices + v * VERTEX_BYTES;
+        uint32_t w[3];
+        memcpy(w, p, sizeof w);
+        uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full)
+                     ^ (w[2] * 0x165667B19E3779F9ull);
+        size_t slot = (size_t)(h ^ (h >> 29)) & (size - 1);
+        while (table[slot] >= 0 && memcmp(vertices + first[table[slot]] * (size_t)VERTEX_BYTES, p, 12) != 0)
+            slot = (slot + 1) & (size - 1);
+        if (table[slot] < 0) {
+            table[slot] = count;
+            first[count++] = (uint32_t)v;
+        }
+        of[v] = (uint32_t)table[slot];
+    }
+    return count;
+}
+
+static void render_view(const uint8_t *vertices, const uint32_t *of, const uint32_t *first, Py_ssize_t nu,
+                        const uint32_t *indices, Py_ssize_t ni, Py_ssize_t closed, const double *m,
+                        const double *r, const double *light, Vertex *vx, Shader *sh, Target *t) {
+    double guard = GUARD_PX / (double)(t->width > t->height ? t->width : t->height);
+    for (Py_ssize_t u = 0; u < nu; u++) {
         float f[3];
-        memcpy(f, vertices + v * VERTEX_BYTES, sizeof f);
+        memcpy(f, vertices + first[u] * (size_t)VERTEX_BYTES, sizeof f);
         double x = f[0], y = f[1], z = f[2];
-        Vertex *o = &vx[v];
+        Vertex *o = &vx[u];
         int finite = 1;
         for (int i = 0; i < 4; i++) {
             o->clip.c[i] = ((m[4 * i] * x + m[4 * i + 1] * y) + m[4 * i + 2] * z) + m[4 * i + 3];
@@ -243,9 +270,9 @@ static void render_view(const uint8_t *vertices, Py_ssize_t nv, const uint32_t *
     }
     sh->r = r;
     sh->light = light;
-    memset(sh->done, 0, (size_t)nv);
+    memset(sh->done, 0, (size_t)sh->count);
     for (Py_ssize_t k = 0; k + 2 < ni; k += 3) {
-        const Vertex *a = &vx[indices[k]], *b = &vx[indices[k + 1]], *c = &vx[indices[k + 2]];
+        const Vertex *a = &vx[of[indices[k]]], *b = &vx[of[indices[k + 1]]], *c = &vx[of[indices[k + 2]]];
         int any = a->outside | b->outside | c->outside;
         if (!any) {
             if (a->valid && b->valid && c->valid) draw(a->win, b->win, c->win, k < closed, sh, indices[k + 2], t);
@@ -273,7 +300,7 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
                           &light[2], &light[3], &light[4], &width, &height, &ob))
         return NULL;
     Py_ssize_t nv = vb.len / VERTEX_BYTES, ni = ib.len / 4, views = mb.len / (16 * (Py_ssize_t)sizeof(double));
-    if (vb.len % VERTEX_BYTES || ib.len % 12 || width <= 0 || height <= 0 ||
+    if (vb.len % VERTEX_BYTES || ib.len % 12 || width <= 0 || height <= 0 || nv > (Py_ssize_t)UINT32_MAX ||
         rb.len != views * 9 * (Py_ssize_t)sizeof(double) || ob.len != views * (Py_ssize_t)width * height * 4) {
         PyErr_SetString(PyExc_ValueError, "_raster.render: buffer sizes do not match");
         goto done;
@@ -285,26 +312,30 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
             goto done;
         }
     size_t pixels = (size_t)width * (size_t)height;
-    size_t count = (size_t)(nv ? nv : 1);
+    size_t count = (size_t)(nv ? nv : 1), size = 2;
+    while (size <= 2 * count) size *= 2;
     Vertex *vx = malloc(sizeof(Vertex) * count);
     uint32_t *colors = malloc(sizeof(uint32_t) * count);
     uint8_t *done = malloc(count);
+    uint32_t *of = malloc(sizeof(uint32_t) * count), *first = malloc(sizeof(uint32_t) * count);
+    int64_t *table = malloc(sizeof(int64_t) * size);
     float *depth = malloc(sizeof(float) * pixels);
-    if (!vx || !colors || !done || !depth) {
-        free(vx); free(colors); free(done); free(depth);
+    if (!vx || !colors || !done || !of || !first || !table || !depth) {
+        free(vx); free(colors); free(done); free(of); free(first); free(table); free(depth);
         PyErr_NoMemory();
         goto done;
     }
-    Shader sh = {vb.buf, NULL, NULL, colors, done};
+    Shader sh = {vb.buf, NULL, NULL, colors, done, count};
     Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t nu = distinct_positions(vb.buf, nv, of, first, table, size);
     for (Py_ssize_t v = 0; v < views; v++) {
         Target t = {width, height, depth, (uint32_t *)((uint8_t *)ob.buf + (size_t)v * pixels * 4)};
         for (size_t p = 0; p < pixels; p++) depth[p] = 1.0f;
-        render_view(vb.buf, nv, indices, ni, closed, (const double *)mb.buf + 16 * v,
+        render_view(vb.buf, of, first, nu, indices, ni, closed, (const double *)mb.buf + 16 * v,
                     (const double *)rb.buf + 9 * v, light, vx, &sh, &t);
     }
     Py_END_ALLOW_THREADS
-    free(vx); free(colors); free(done); free(depth);
+    free(vx); free(colors); free(done); free(of); free(first); free(table); free(depth);
     result = Py_None;
     Py_INCREF(result);
 done:
