@@ -173,3 +173,45 @@ def test_finite_float_says_why_a_text_is_refused(text: str, problem: str) -> Non
 
 def test_finite_float_reads_what_float_reads() -> None:
     assert [finite_float(t) for t in (" 2.5 ", "-0", "1e-400", "7")] == [2.5, 0.0, 0.0, 7.0]
+
+
+@pytest.mark.parametrize("text, key, line, col", [
+    ('{"a": 1, "b": {"c": 2, "c": 3}}', "c", 1, 24),
+    # the same key in another object, in a string and as a value is no repeat; an escape is the same key
+    ('[{"a": 1},\n {"x": "{\\"a\\": 1}", "y": "a", "a": 2, "\\u0061": 3}]', "a", 2, 40),
+    ('{"k": [{"k": 1}, {"k": 2}],\n "k": 0}', "k", 2, 2),
+])
+def test_a_key_given_twice_is_refused_at_the_repeat_when_asked(text: str, key: str, line: int, col: int) -> None:
+    with pytest.raises(JSONInputError) as info:
+        parse_json(text, unique_keys=True)
+    assert info.value.msg == f"key {key!r} given twice in one object"
+    assert (info.value.lineno, info.value.colno) == (line, col)
+    # An agent's reply is read as json.loads reads it (the last one wins): scores do not change.
+    assert parse_json(text) == json.loads(text)
+    assert parse_json('{"a": [1, {"a": 2}], "b": {"a": 3}}', unique_keys=True) == {"a": [1, {"a": 2}], "b": {"a": 3}}
+
+
+@pytest.mark.parametrize("data, message, col", [
+    ('{"a": 1}'.encode("utf-16"), "not UTF-8 text (it starts with a UTF-16 little-endian byte-order mark", 1),
+    (b"\xfe\xff" + '{"a": 1}'.encode("utf-16-be"), "starts with a UTF-16 big-endian byte-order mark", 1),
+    ('{"a": 1}'.encode("utf-32"), "starts with a UTF-32 little-endian byte-order mark", 1),
+    ('{"a": 1}'.encode("utf-32-be"), "holds a NUL byte: UTF-16 or UTF-32 text without a byte-order mark", 1),
+    ('{"a": 1}'.encode("utf-16-le"), "holds a NUL byte: UTF-16 or UTF-32 text without a byte-order mark", 2),
+])
+def test_utf16_and_utf32_bytes_are_refused_naming_the_encoding(data: bytes, message: str, col: int) -> None:
+    with pytest.raises(JSONInputError) as info:
+        parse_json(data)
+    assert message in info.value.msg and info.value.colno == col
+    assert parse_json(b"\xef\xbb\xbf" + b'{"a": 1}') == {"a": 1}  # UTF-8's own mark is dropped (RFC 8259 8.1)
+
+
+def test_a_text_file_in_utf16_is_refused_naming_the_line(tmp_path: Path) -> None:
+    from buildbench.inputs import InputFileError, iter_lines, read_text
+
+    marked, bare = tmp_path / "marked.jsonl", tmp_path / "bare.jsonl"
+    marked.write_bytes("{}\n{}\n".encode("utf-16"))
+    bare.write_bytes(b"{}\n{}\n" + "{}\n".encode("utf-16-le"))
+    with pytest.raises(InputFileError, match=r"not UTF-8 text \(line 1 starts with a UTF-16 little-endian byte-order"):
+        read_text(marked)
+    with pytest.raises(InputFileError, match=r"not UTF-8 text \(line 3 holds a NUL byte"):
+        list(iter_lines(bare))

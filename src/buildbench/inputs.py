@@ -32,10 +32,15 @@ from typing import BinaryIO
 
 from buildbench.limits import limit
 
-__all__ = ["InputFileError", "check_regular_file", "iter_lines", "open_input", "read_bytes", "read_text"]
+__all__ = ["InputFileError", "check_regular_file", "decode_text", "iter_lines", "not_utf8", "open_input", "read_bytes",
+           "read_text"]
 
 StrPath = str | os.PathLike[str]
 
+#: Byte-order marks of the other Unicode encodings, UTF-32's first (its little-endian mark
+#: begins with UTF-16's).
+_FOREIGN_MARKS = ((b"\xff\xfe\0\0", "UTF-32 little-endian"), (b"\0\0\xfe\xff", "UTF-32 big-endian"),
+                  (b"\xff\xfe", "UTF-16 little-endian"), (b"\xfe\xff", "UTF-16 big-endian"))
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -160,7 +165,31 @@ def read_bytes(path: StrPath, *, max_bytes: int | None = None, limit_name: str =
         return data
 
 
-def _decode(path: StrPath, data: bytes, first_line: int = 1) -> str:
+def not_utf8(data: bytes, *, at_start: bool = True) -> tuple[int, str] | None:
+    """``(byte offset, why)`` when ``data`` (the start of a file when ``at_start``) is text in an
+    encoding other tools write, which decodes wrongly or confusingly as UTF-8, else None: a UTF-16
+    or UTF-32 byte-order mark (PowerShell 5 and Notepad write UTF-16; RFC 8259 allows UTF-8 only,
+    so such a file is refused everywhere, with this reason, rather than read by guessing), or a NUL
+    byte (UTF-16/32 without a mark: ASCII text decodes "fine" with a NUL after every letter, and
+    the parser's complaint names no cause). ``why`` reads after a subject: "(line 1) starts with
+    ...". Invalid UTF-8 itself is left to the decoder."""
+    if at_start:
+        for mark, name in _FOREIGN_MARKS:
+            if data.startswith(mark):
+                return 0, f"starts with a {name} byte-order mark: save the file as UTF-8"
+    at = data.find(b"\0")
+    if at < 0:
+        return None
+    return at, "holds a NUL byte: UTF-16 or UTF-32 text without a byte-order mark, or not text at all"
+
+
+def decode_text(path: StrPath, data: bytes, first_line: int = 1) -> str:
+    """``data`` (of ``path``, from line ``first_line``) as UTF-8 text; `InputFileError` naming the
+    line when it is not (`not_utf8`, or bytes UTF-8 does not allow). A byte-order mark is kept."""
+    foreign = not_utf8(data, at_start=first_line == 1)
+    if foreign:
+        line = first_line + data.count(b"\n", 0, foreign[0])
+        raise InputFileError(path, f"not UTF-8 text (line {line} {foreign[1]})")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -173,7 +202,7 @@ def read_text(path: StrPath, *, max_bytes: int | None = None, limit_name: str = 
     """The whole file as UTF-8 text (a byte-order mark dropped), bounded as `read_bytes`;
     text that is not UTF-8 is refused naming its line."""
     data = read_bytes(path, max_bytes=max_bytes, limit_name=limit_name, follow_symlinks=follow_symlinks)
-    return _decode(path, data).removeprefix("\ufeff")
+    return decode_text(path, data).removeprefix("\ufeff")
 
 
 def iter_lines(path: StrPath, *, max_bytes: int | None = None, limit_name: str = "json_file_bytes",
@@ -196,6 +225,6 @@ def iter_lines(path: StrPath, *, max_bytes: int | None = None, limit_name: str =
             number += 1
             if len(raw) > line_cap and not raw.endswith(b"\n"):
                 raise _over(path, f"line {number} is", line_cap, line_name)
-            text = _decode(path, raw, number).rstrip("\r\n")
+            text = decode_text(path, raw, number).rstrip("\r\n")
             yield number, text.removeprefix("\ufeff") if number == 1 else text
 

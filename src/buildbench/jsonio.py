@@ -4,9 +4,12 @@
 with a bare ``ValueError``, returns integers that overflow a float (``float(10**400)`` raises
 ``OverflowError`` in whatever reads them as a number), recurses once per nesting level (a reply
 of 100,000 ``[`` ends in ``RecursionError``) and, given bytes, fails with a bare
-``UnicodeDecodeError``. :func:`parse_json` refuses all five with a ``json.JSONDecodeError``
-subclass naming the line and column, so every existing ``except json.JSONDecodeError`` handler
-reports them as the one-line input errors they are. It imports only :mod:`buildbench.limits` and :mod:`buildbench.inputs`, so every layer can use it.
+``UnicodeDecodeError`` (and reads UTF-16 or UTF-32 text with a NUL after every letter as a
+cryptic syntax error); it also keeps the last of a key given twice, silently. :func:`parse_json`
+refuses all of these with a ``json.JSONDecodeError`` subclass naming the line and column, so
+every existing ``except json.JSONDecodeError`` handler reports them as the one-line input errors
+they are. It imports only :mod:`buildbench.limits` and :mod:`buildbench.inputs`, so every layer
+can use it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from buildbench.inputs import read_bytes
+from buildbench.inputs import not_utf8, read_bytes
 from buildbench.limits import limit
 
 __all__ = ["JSONInputError", "finite_number", "parse_json", "read_json_file"]
@@ -49,10 +52,15 @@ class JSONInputError(json.JSONDecodeError):
     of float range (non-finite, or an integer too large)."""
 
 
-def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
+def parse_json(data: str | bytes, *, max_depth: int | None = None, unique_keys: bool = False) -> Any:
     """``json.loads`` with limits: UTF-8 only, at most ``max_depth`` levels, finite numbers
     (``NaN``, ``Infinity`` and literals that overflow a float, integers included, are refused:
     every integer returned converts to a finite ``float``).
+
+    Args:
+        unique_keys: Refuse an object that gives a key twice (`_unique_keys`). For files a person
+            or another tool wrote; an agent's reply keeps ``json.loads``'s reading (the last one
+            wins), as the benchmarks' own parsers read it, so scores do not change.
 
     Raises:
         json.JSONDecodeError: Malformed JSON (as ``json.loads``), or a `JSONInputError`.
@@ -61,6 +69,13 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
         max_depth = limit("json_depth")
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     if isinstance(data, bytes):
+        # Bytes are a file's: UTF-16/32 (with a byte-order mark, or the NUL bytes of one without)
+        # is named as such (`not_utf8`), not reported as a syntax error at column 2. (A raw NUL is
+        # never JSON: RFC 8259 wants it escaped in strings.)
+        foreign = not_utf8(raw)
+        if foreign is not None:
+            doc = raw[: foreign[0]].decode("utf-8", "replace")
+            raise JSONInputError(f"not UTF-8 text (it {foreign[1]})", doc, len(doc))
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -99,9 +114,52 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None) -> Any:
                                  text, _token_at(text, literal))
         return value
 
-    if not _may_overflow(raw):  # json's own float() and int() then give what the checks would pass
-        return json.loads(text, parse_constant=refuse)
-    return json.loads(text, parse_constant=refuse, parse_float=finite, parse_int=integer)
+    pairs = _unique_keys if unique_keys else None  # the hook costs ~10-20 % of a large house's parse
+    try:
+        if not _may_overflow(raw):  # json's own float() and int() then give what the checks would pass
+            return json.loads(text, parse_constant=refuse, object_pairs_hook=pairs)
+        return json.loads(text, parse_constant=refuse, parse_float=finite, parse_int=integer,
+                          object_pairs_hook=pairs)
+    except _RepeatedKey:
+        key, at = _repeated_key(text)
+        raise JSONInputError(f"key {key[:100]!r} given twice in one object", text, at) from None
+
+
+class _RepeatedKey(Exception):
+    """Raised by `_unique_keys`."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refusing a key given twice: ``json.loads`` keeps the last one
+    silently, other readers (jq, JavaScript, most JSON libraries elsewhere) keep the first or
+    refuse, so a task, scene or run would not mean what the same file means to them. The YAML
+    readers (run files, price files) refuse a repeated key too."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _RepeatedKey
+    return value
+
+
+#: A string (a key when a colon follows) or a bracket, for `_repeated_key`.
+_KEY_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|[{}\[\]]')
+
+
+def _repeated_key(text: str) -> tuple[str, int]:
+    """The first key given twice in one object of ``text`` (valid JSON) and its second offset.
+    Walks the tokens in Python: only a refused document pays for it."""
+    keys: list[set[str] | None] = []  # per open bracket: an object's keys so far; None for a list
+    for token in _KEY_OR_BRACKET.finditer(text):
+        mark = token.group(0)
+        if mark in "{[":
+            keys.append(set() if mark == "{" else None)
+        elif mark in "}]":
+            keys.pop()
+        elif token.group(1) and keys and keys[-1] is not None:
+            key = json.loads(mark[: -len(token.group(1))])
+            if key in keys[-1]:
+                return key, token.start()
+            keys[-1].add(key)
+    return "", 0  # not reached for a document `_unique_keys` refused
 
 
 def finite_number(value: Any) -> float | None:
@@ -202,11 +260,12 @@ def _too_deep(raw: bytes, max_depth: int) -> int | None:
 def read_json_file(path: str | os.PathLike[str], *, max_bytes: int | None = None,
                    max_depth: int | None = None) -> Any:
     """Read and parse a JSON file through the bounded reader (:mod:`buildbench.inputs`),
-    refusing what `parse_json` refuses.
+    refusing what `parse_json` refuses, a key given twice in one object included.
 
     Raises:
         OSError: The file cannot be read (missing, permissions), or an
             ``InputFileError``: not a regular file, over ``max_bytes``.
         json.JSONDecodeError: Malformed or refused content (message says what and where).
     """
-    return parse_json(read_bytes(path, max_bytes=max_bytes, limit_name="json_file_bytes"), max_depth=max_depth)
+    return parse_json(read_bytes(path, max_bytes=max_bytes, limit_name="json_file_bytes"), max_depth=max_depth,
+                      unique_keys=True)

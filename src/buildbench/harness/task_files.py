@@ -72,7 +72,7 @@ def _records_of_jsonl(path: Path) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield f"{path}:{number}", parse_json(line)
+                yield f"{path}:{number}", parse_json(line, unique_keys=True)
             except json.JSONDecodeError as exc:
                 raise TaskFileError(f"{path}:{number}: not a JSON object ({exc.msg})") from None
     except OSError as exc:

@@ -57,7 +57,7 @@ def load_entries(path: Path) -> dict[str, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = parse_json(line)
+            record = parse_json(line, unique_keys=True)
             entries[str(record["key"])] = record["response"]
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             failed = (number, exc)

@@ -82,7 +82,7 @@ def _prompt_lines(path: Path) -> dict[str, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            rec = parse_json(line)
+            rec = parse_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             raise SceneFormatError(f"{path}: line {n}: invalid JSON: {exc.msg}") from None
         if not isinstance(rec, dict) or not isinstance(rec.get("scene"), str):

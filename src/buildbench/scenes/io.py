@@ -15,7 +15,7 @@ from typing import Any
 
 from shapely.geometry import Polygon
 
-from buildbench.inputs import InputFileError, read_bytes
+from buildbench.inputs import decode_text, read_bytes
 from buildbench.jsonio import parse_json
 from buildbench.scenes import scene_warnings
 from buildbench.scenes.model import Scene, SceneFormatError, check_scene, relocate
@@ -40,11 +40,7 @@ def scene_text(path: Path) -> str:
     data = read_bytes(path, max_bytes=MAX_SCENE_BYTES, limit_name="json_file_bytes")
     if data.startswith(_GZIP_MAGIC):
         data = read_bytes(path, max_bytes=MAX_SCENE_BYTES, limit_name="json_file_bytes", gunzip=True)
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        line = 1 + data.count(b"\n", 0, exc.start)
-        raise InputFileError(path, f"not UTF-8 text (line {line}, byte 0x{data[exc.start]:02x})") from None
+    return decode_text(path, data).removeprefix("\ufeff")
 
 
 def is_jsonl(path: Path) -> bool:
@@ -87,7 +83,7 @@ def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
     path = Path(path_or_dict)
     try:
         text = scene_text(path)
-        data = parse_json(text)
+        data = parse_json(text, unique_keys=True)
     except OSError as exc:
         raise SceneFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:

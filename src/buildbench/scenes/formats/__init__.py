@@ -89,7 +89,7 @@ def _loads(text: str, path: Path, line: int) -> Any:
     # parse_json refuses what json.loads lets escape as a bare ValueError (a 10,000-digit
     # integer) or RecursionError (deep nesting), and NaN, as a JSONDecodeError with a position.
     try:
-        return parse_json(text)
+        return parse_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise SceneFormatError(f"{path}: line {line or exc.lineno}: invalid JSON: {exc.msg}") from None
 
