@@ -17,6 +17,7 @@ error handler add which option gave that path.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
 import stat
 from typing import Any
@@ -25,12 +26,14 @@ import click
 
 from buildbench.display import terminal_safe
 
-#: ``(label, path, is output, parameter)`` of each path the command being run (or the last one)
-#: was given, for `given_path_label` and the input/output check. Kept in the root context's ``meta``
-#: (one list per invocation, so commands invoked one after another in a process never see each
-#: other's) and here, for the error handler that runs after the contexts have closed.
+#: ``(label, path, role, parameter)`` of each path the command being run (or the last one) was
+#: given, for `given_path_label` and the input/output check; role is ``INPUT``, ``OUTPUT`` or
+#: ``RUN``. Kept in the root context's ``meta`` (one list per invocation, so commands invoked one
+#: after another in a process never see each other's) and here, for the error handler that runs
+#: after the contexts have closed.
 _META_KEY = "buildbench.given_paths"
-_GIVEN: list[tuple[str, str, bool, click.Parameter]] = []
+INPUT, OUTPUT, RUN = "input", "output", "run folder"
+_GIVEN: list[tuple[str, str, str, click.Parameter]] = []
 #: What a run folder holds (`buildbench.harness.store.Store` and the runner write them): no
 #: output may replace them.
 RUN_FOLDER_FILES = ("run.sqlite", "run.sqlite-wal", "run.sqlite-shm", "run.yaml", "artifacts")
@@ -52,11 +55,30 @@ class GivenPath(click.Path):
     folder (runs, task and scene folders) could read its own output or overwrite its inputs, and
     a later command reading the folder would find the output among them. A file written beside
     input files is fine. A suite's ``--out`` option is an output (`checked_paths`).
+
+    ``run_folder=True`` marks the folder a run is stored in (``--run-dir``): read, to resume, so
+    outputs are checked against it as against an input, and written, so it may not be, or lie in,
+    a folder the command reads as another input: ``run --tasks FOLDER`` lists every ``.json`` and
+    ``.jsonl`` under FOLDER, and a run stored there adds its own (``export``'s
+    ``RUN/episodes.jsonl``, ``RUN/sft/``, artifacts) to the tasks of the next run or resume. An
+    input inside the run folder is fine (``--config RUN/run.yaml``, as a resume gives it).
+
+    An output folder may hold an input of the same command (``report runs/a --figures .``,
+    ``scenerevis export out/chains.jsonl --out out``): what the command writes there cannot touch
+    the input unless it writes under the input's own name. ``writes`` names (as globs) what the
+    command writes in the folder, one level down, when it is known; an input under one of those
+    names is refused (``scenerevis reverse out/images/x.json --out out``, whose images would be
+    written among the input). Without ``writes`` nothing is checked that way: the outputs that need
+    a new or empty folder (``view --static``, ``export --format sft``, ``scenes export``) refuse one
+    holding an input themselves.
     """
 
-    def __init__(self, *args: Any, output: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, output: bool = False, run_folder: bool = False,
+                 writes: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.output = output
+        self.run_folder = run_folder
+        self.writes = writes
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
@@ -77,24 +99,55 @@ class GivenPath(click.Path):
         given = _GIVEN if ctx is None else ctx.find_root().meta.setdefault(_META_KEY, [])
         _GIVEN = given
         label = _label(param)
+        role = OUTPUT if self.output else RUN if self.run_folder else INPUT
         if self.output:
             problem = _run_folder_part(text)
             if problem:
                 self.fail(f"{terminal_safe(text)}: {problem}; write somewhere else", param, ctx)
-        for other_label, other, other_output, other_param in given:
-            if other_label == label or self.output == other_output:
+        for other_label, other, other_role, other_param in given:
+            if other_label == label or other_role == role:
                 continue
-            if _same(text, other):
-                what = "writes; write the output" if other_output else "reads; write"
-                self.fail(f"{terminal_safe(text)}: the same path as {other_label}, which this command {what} somewhere else",
-                          param, ctx)
-            # The output's fault, whichever click checks first (it checks arguments after options).
-            written, read, read_label, output_param = (text, other, other_label, param) if self.output else \
-                (other, text, label, other_param)
-            if _inside(written, read):
-                self.fail(f"{terminal_safe(written)}: lies in {terminal_safe(read)}, the folder given as {read_label}, "
-                          "which this command reads; write the output outside it", output_param, ctx)
-        given.append((label, text, self.output, param))
+            if OUTPUT in (role, other_role):  # an output against what the command reads (a run folder too)
+                if _same(text, other):
+                    what = "writes; write the output" if other_role == OUTPUT else "reads; write"
+                    self.fail(f"{terminal_safe(text)}: the same path as {other_label}, which this command {what} "
+                              "somewhere else", param, ctx)
+                # The output's fault, whichever click checks first (it checks arguments after options).
+                written, read, read_label, output_param = (text, other, other_label, param) if self.output else \
+                    (other, text, label, other_param)
+                if _inside(written, read):
+                    self.fail(f"{terminal_safe(written)}: lies in {terminal_safe(read)}, the folder given as {read_label}, "
+                              "which this command reads; write the output outside it", output_param, ctx)
+                writes = getattr(output_param.type, "writes", ())
+                name = _written_over(written, writes, read)
+                if name:
+                    holds = "the path of" if _same(os.path.join(written, name), read) else "which holds"
+                    self.fail(f"{terminal_safe(written)}: this command writes {terminal_safe(name)} in it, {holds} "
+                              f"{terminal_safe(read)}, given as {read_label}; write the output somewhere else",
+                              output_param, ctx)
+            else:  # a run folder against an input: the run folder's fault
+                run, read, read_label, run_param = (text, other, other_label, param) if role == RUN else \
+                    (other, text, label, other_param)
+                problem = run_folder_in_input(run, read, read_label)
+                if problem:
+                    self.fail(problem, run_param, ctx)
+        given.append((label, text, role, param))
+
+
+def run_folder_in_input(run_dir: str | os.PathLike[str], read: str | os.PathLike[str], read_label: str) -> str | None:
+    """Why a run may not be stored in ``run_dir``, given the input ``read`` (named ``read_label``)
+    of the same command, else None: ``run_dir`` is that folder or lies in it (links followed)."""
+    run, folder = os.fspath(run_dir), os.fspath(read)
+    if not os.path.isdir(folder):
+        return None
+    if _same(run, folder):
+        where = f"is the folder given as {read_label}"
+    elif _inside(run, folder):
+        where = f"lies in {terminal_safe(folder)}, the folder given as {read_label}"
+    else:
+        return None
+    return (f"{terminal_safe(run)}: {where}, which this command reads (a run stored there would add its own "
+            "files to what it reads); store the run outside it")
 
 
 def _label(param: click.Parameter) -> str:
@@ -155,6 +208,18 @@ def _inside(path: str, folder: str) -> bool:
     return os.path.commonpath([os.path.realpath(path), real]) == real
 
 
+def _written_over(folder: str, writes: tuple[str, ...], path: str) -> str | None:
+    """The name (among the globs ``writes``) a command writing into ``folder`` gives what
+    ``path`` is or lies in, else None. Links followed; ``folder`` itself is no such name."""
+    if not writes or not os.path.isdir(folder) or not _inside(path, folder):
+        return None
+    relative = os.path.relpath(os.path.realpath(path), os.path.realpath(folder))
+    first = relative.split(os.sep, 1)[0]
+    if first in (os.curdir, os.pardir):
+        return None
+    return next((first for name in writes if fnmatch.fnmatchcase(first, name)), None)
+
+
 def _file_on_the_way(path: str) -> str:
     """The first folder named in ``path`` that is something else (``path`` failed with ENOTDIR)."""
     parent = os.path.dirname(path)
@@ -165,15 +230,16 @@ def _file_on_the_way(path: str) -> str:
 
 def checked_paths(command: click.Command) -> click.Command:
     """``command`` (and, for a group, every command under it) with each plain ``click.Path``
-    parameter turned into a `GivenPath` of the same settings (``--out`` an output); returns
-    ``command``."""
+    parameter turned into a `GivenPath` of the same settings (``--out`` an output, ``--run-dir``
+    a run folder); returns ``command``."""
     for param in command.params:
         if type(param.type) is click.Path:
             old = param.type
             param.type = GivenPath(exists=old.exists, file_okay=old.file_okay, dir_okay=old.dir_okay,
                                    writable=old.writable, readable=old.readable, resolve_path=old.resolve_path,
                                    allow_dash=old.allow_dash, path_type=old.type, executable=old.executable,
-                                   output=isinstance(param, click.Option) and "--out" in param.opts)
+                                   output=isinstance(param, click.Option) and "--out" in param.opts,
+                                   run_folder=isinstance(param, click.Option) and "--run-dir" in param.opts)
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             checked_paths(sub)

@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 import click
 from click.core import ParameterSource
 
-from buildbench.cliargs import GivenPath, forget_given_paths, given_path_label
+from buildbench.cliargs import GivenPath, forget_given_paths, given_path_label, run_folder_in_input
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
@@ -145,7 +145,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--limit", type=click.IntRange(min=1), help="Run only the first N tasks.")
 @click.option("--samples", default=1, show_default=True, type=click.IntRange(1, 1_000_000), help="Episodes per task.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Run seed.")
-@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path),
+@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path, run_folder=True),
               help="Where the run is stored.  [default: runs/SUITE-AGENT-PROTOCOL-sSEED]")
 @click.option("--resume", is_flag=True, help="Continue the run in --run-dir, skipping finished episodes.")
 @click.option("--concurrency", default=DEFAULT_CONCURRENCY, show_default=True, type=click.IntRange(1, 100_000),
@@ -200,7 +200,12 @@ def run(suite: str | None, config_file: Path | None, print_config: bool, agent: 
     _check_model_files(config.model, config.record, config.replay)
     # A user agent is named by its (absolute) file path: the default run folder takes the file name alone.
     agent_label = re.sub(r"[^A-Za-z0-9_.-]+", "_", re.sub(r"[^:]*[/\\]", "", config.agent))
+    run_label = "--run-dir" if run_dir is not None else "--run-dir (its default)"
     run_dir = run_dir or Path("runs") / f"{config.suite}-{agent_label}-{config.protocol}-s{config.seed}"
+    # The parser checked --run-dir against --tasks; not the default run folder, nor a run file's tasks.
+    tasks_label = "--tasks" if "tasks" in given else f"'tasks' in the run file {config_file}"
+    if config.tasks and (problem := run_folder_in_input(run_dir, config.tasks, tasks_label)):
+        raise ConfigError(f"{run_label} {problem}")
     result = Runner(config, run_dir, resume=resume, progress=not quiet).run()
     rep = run_report(run_dir)
     if not quiet:
@@ -274,7 +279,9 @@ def _first_error(run_dir: Path) -> str:
 @click.option("--prices", type=GivenPath(dir_okay=False, path_type=Path), default=None,
               help="A price file (JSON or YAML: models -> input_per_million, output_per_million, "
                    "per_request) to show the money each run cost beside its tokens.")
-@click.option("--figures", "figures_dir", type=GivenPath(file_okay=False, path_type=Path, output=True), default=None,
+# Figures are written under fixed names (FIGURE.png, FIGURE.svg): a run in the folder is never one.
+@click.option("--figures", "figures_dir", default=None,
+              type=GivenPath(file_okay=False, path_type=Path, output=True, writes=("*.png", "*.svg")),
               help="Also write figures (PNG and SVG) to this folder: headline metrics with intervals, "
                    "per task type, outcomes, cost vs quality, and the suite's paper figures.")
 def report(run_dirs: tuple[Path, ...], as_json: bool, errors_as_failures: bool, show_all: bool,
@@ -385,8 +392,9 @@ def view(run_dirs: tuple[Path, ...], host: str, port: int, static_out: Path | No
 
 
 @cli.command()
-@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path), default=Path("runs/demo"),
-              show_default=True, help="Where the demo runs are stored (a suite's earlier demo runs there are replaced; "
+@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path, run_folder=True),
+              default=Path("runs/demo"), show_default=True,
+              help="Where the demo runs are stored (a suite's earlier demo runs there are replaced; "
               "a folder with anything else is refused).")
 @click.option("--suite", "suites", multiple=True,
               type=click.Choice(["dreamhouse", "buildarena", "bimedit", "scenerevis", "legoeval", "generators",

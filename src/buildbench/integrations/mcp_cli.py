@@ -24,7 +24,7 @@ from buildbench.cliargs import GivenPath
 @click.option("--samples", default=1, show_default=True, type=click.IntRange(1, 1_000_000),
               help="Episodes per task (a task with all of them stored cannot be started again).")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Run seed.")
-@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path),
+@click.option("--run-dir", type=GivenPath(file_okay=False, path_type=Path, run_folder=True),
               help="Where the episodes are stored; a run there with the same settings is continued.  "
                    "[default: runs/SUITE-AGENT-PROTOCOL-MODEL-sSEED]")
 @click.option("-o", "--option", "options", multiple=True, help="Suite option KEY=VALUE (repeatable), as for `run`.")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from buildbench.cliargs import GivenPath
 from buildbench.parallel import Backend, backend_options
 
 from .flat import Scene
@@ -68,9 +69,14 @@ def _scenes(path: Path) -> _Batch:
     return _Batch(scenes, n_bad)
 
 
+#: What ``reverse`` writes in OUT (an input there under one of these names would be overwritten or mixed in).
+_REVERSE_WRITES = ("chains.jsonl", "summary.json", "images", "hf", "verl.parquet")
+
+
 @click.command()
 @click.argument("scenes", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+@click.option("--out", type=GivenPath(file_okay=False, path_type=Path, output=True, writes=_REVERSE_WRITES),
+              required=True, help="Output folder.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seeds every chain draw (same seed, same chains).")
 @click.option("--no-images", is_flag=True, help="Skip the per-turn renders (and the <image> tags).")
@@ -159,7 +165,8 @@ def _export(chains: Path, out: Path, *, hf: bool, parquet: bool, split: str) -> 
 
 @click.command()
 @click.argument("chains", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Output folder.")
+@click.option("--out", type=GivenPath(file_okay=False, path_type=Path, output=True, writes=("hf", "verl.parquet")),
+              required=True, help="Output folder.")
 @click.option("--format", "fmt", type=click.Choice(["hf", "parquet", "all"]), default="all", show_default=True,
               help="hf: a Hugging Face datasets folder OUT/hf; parquet: verl RL rows OUT/verl.parquet; "
                    "all: both.")
