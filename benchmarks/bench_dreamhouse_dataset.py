@@ -34,7 +34,7 @@ from buildbench.render import scene as _scene
 from buildbench.render.camera import Camera
 from buildbench.render.renderer import Renderer
 from buildbench.render.scene import VERTEX_DTYPE, Scene, TriangleGeometry, assemble_scene, box_part
-from buildbench.suites.dreamhouse import views
+from buildbench.suites.dreamhouse import views, views_dataset
 from buildbench.suites.dreamhouse.check import validate_profiles
 from buildbench.suites.dreamhouse.generate import (
     PAPER_DATASET_SIZE,
@@ -139,6 +139,10 @@ def _old_render_house(structure: Structure, skin: Structure, out: Path) -> None:
             (out / f"{condition}_{name}.png").write_bytes(_old_png_bytes(image))
 
 
+def _gl_render_house(structure: Structure, skin: Structure, out: Path) -> None:
+    views_dataset.render_house(structure, skin, out, "gl")
+
+
 # -- timing ---------------------------------------------------------------------------------
 def _dataset_work(ids: list[str], render: Callable[[Structure, Structure, Path], object], out: Path) -> dict[str, float]:
     """CPU seconds per structure of each stage over ``ids``."""
@@ -181,7 +185,7 @@ def _gl_only(jobs: list[tuple[Scene, list[Camera]]], houses: int, renderer: Rend
 
 
 def _same_images(house: GeneratedHouse) -> bool:
-    ours = views.house_views(house.structure, house.skin)
+    ours = views.house_views(house.structure, house.skin, "gl")
     return all(np.array_equal(ours[c], old) for c, old in _old_images(house.structure, house.skin).items())
 
 
@@ -199,7 +203,7 @@ def run() -> list[Figure]:
     jobs = _gl_jobs(ids)
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(REPEAT):  # alternating, so all see the same load
-            ours.append(_dataset_work(ids, views.render_house, Path(tmp) / f"ours{k}"))
+            ours.append(_dataset_work(ids, _gl_render_house, Path(tmp) / f"ours{k}"))
             before.append(_dataset_work(ids, _old_render_house, Path(tmp) / f"before{k}"))
             gl_only.append(_gl_only(jobs, len(ids), views._renderer()))
             gl_only_before.append(_gl_only(jobs, len(ids), _old_renderer()))

@@ -146,7 +146,7 @@ def _pipeline_sample(n: int) -> dict[str, float]:
     """The pipeline on ``n`` structures: wall seconds through the real 2-worker pipeline, and
     CPU seconds per stage measured in this process (GL driver threads included)."""
     from buildbench.suites.dreamhouse.generate import dataset_task_ids
-    from buildbench.suites.dreamhouse.views import render_dataset, render_house
+    from buildbench.suites.dreamhouse.views_dataset import render_dataset, render_house
 
     ids = dataset_task_ids(PAPER_DATASET_SIZE)
     sample = ids[:: len(ids) // n][:n]

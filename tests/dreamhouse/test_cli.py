@@ -109,11 +109,16 @@ def test_generate_with_renders(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["n"] == 2
-    renders = sorted((tmp_path / "ds" / "renders").iterdir())
+    renders = sorted(p for p in (tmp_path / "ds" / "renders").iterdir() if p.is_dir())
     assert len(renders) == 2
     for folder in renders:
         assert len(list(folder.glob("frame_*.png"))) == 5 and len(list(folder.glob("facade_*.png"))) == 5
     assert "rendered 2 structures" in out.output
+    # The default renderer, recorded beside the PNGs with its pixel version.
+    from buildbench.render.raster import PIXEL_VERSION
+
+    record = json.loads((tmp_path / "ds" / "renders" / "made_by.json").read_text())
+    assert record == {"renderer": "raster", "made_by": f"raster v{PIXEL_VERSION}"}
 
 
 def test_report_over_stored_runs(tmp_path: Path) -> None:

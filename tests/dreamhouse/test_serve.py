@@ -306,7 +306,7 @@ def test_task_source_refuses_repeated_ids() -> None:
 def test_declared_serve_defaults_are_the_server_defaults() -> None:
     declared = {spec.name: spec.default for spec in SERVE_OPTIONS}
     assert declared == ServeOptions().model_dump()
-    assert ServeOptions.from_pairs([]) == ServeOptions(profile="released", condition="frame", renderer="gl",
+    assert ServeOptions.from_pairs([]) == ServeOptions(profile="released", condition="frame", renderer="raster",
                                                        executor="fast", isolation="auto")
 
 

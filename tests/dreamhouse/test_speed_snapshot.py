@@ -3,9 +3,10 @@ validation reports under both profiles and their Frame + Facade renders hash exa
 recorded in ``fixtures/speed_snapshot.json``.
 
 Rebuild the record only for an intended change of results (a new ``GENERATOR_VERSION``, a
-validator fix): ``.venv/bin/python tests/dreamhouse/test_speed_snapshot.py --update``.
-Pixel hashes depend on the OpenGL driver, so they are checked only on the driver that
-recorded them.
+validator fix, a new rasterizer ``PIXEL_VERSION``): ``.venv/bin/python
+tests/dreamhouse/test_speed_snapshot.py --update`` (``--update renders``: the pixel hashes only).
+The rasterizer's pixels (the default renderer) are the same on every machine and always
+checked; GL's depend on the driver, so they are checked only on the driver that recorded them.
 """
 
 from __future__ import annotations
@@ -62,14 +63,14 @@ def structures_and_reports() -> dict[str, Any]:
     return out
 
 
-def renders() -> dict[str, Any]:
-    from buildbench.render import gl_info
+def renders(renderer: str = "raster") -> dict[str, Any]:
     from buildbench.suites.dreamhouse.views import CONDITIONS, render_views
+    from buildbench.suites.dreamhouse.views_made_by import made_by
 
-    out: dict[str, Any] = {"gl_renderer": gl_info().renderer}
+    out: dict[str, Any] = {"made_by": made_by(renderer)}
     for tid in RENDERED:
         house = generate_structure(tid, 0)
-        out[tid] = {c: _digest(render_views(house.structure, house.skin, c)) for c in CONDITIONS}
+        out[tid] = {c: _digest(render_views(house.structure, house.skin, c, renderer=renderer)) for c in CONDITIONS}
     return out
 
 
@@ -93,28 +94,35 @@ def test_both_profiles_at_once_report_as_each_alone() -> None:
 
 
 def test_renders_are_unchanged() -> None:
-    from buildbench.render import RenderUnavailableError, gl_info
+    """The rasterizer's pixels, on any machine; a new pixel definition renews them on purpose."""
+    recorded = _recorded()["renders"]
+    got = renders("raster")
+    assert got["made_by"] == recorded["made_by"], "the rasterizer's PIXEL_VERSION changed: renew the snapshot"
+    assert got == recorded
+
+
+def test_gl_renders_are_unchanged() -> None:
+    from buildbench.render import RenderUnavailableError
+    from buildbench.suites.dreamhouse.views_made_by import made_by
 
     try:
-        renderer = gl_info().renderer
+        stamp = made_by("gl")
     except RenderUnavailableError as exc:
         pytest.skip(f"no headless OpenGL here: {exc}")
-    recorded = _recorded()["renders"]
-    if renderer != recorded["gl_renderer"]:
-        pytest.skip(f"pixel hashes were recorded on {recorded['gl_renderer']!r}, this is {renderer!r}")
-    assert renders() == recorded
+    recorded = _recorded()["renders_gl"]
+    if stamp != recorded["made_by"]:
+        pytest.skip(f"GL pixel hashes were recorded by {recorded['made_by']!r}, this is {stamp!r}")
+    assert renders("gl") == recorded
 
 
 def test_dataset_pngs_hold_the_rendered_pixels(tmp_path: Path) -> None:
     """What the dataset writes decodes to exactly what was rendered."""
-    from buildbench.render import RenderUnavailableError, load_png
-    from buildbench.suites.dreamhouse.views import VIEW_NAMES, render_house, render_views
+    from buildbench.render import load_png
+    from buildbench.suites.dreamhouse.views import VIEW_NAMES, render_views
+    from buildbench.suites.dreamhouse.views_dataset import render_house
 
     house = generate_structure(RENDERED[0], 0)
-    try:
-        paths = render_house(house.structure, house.skin, tmp_path)
-    except RenderUnavailableError as exc:
-        pytest.skip(f"no headless OpenGL here: {exc}")
+    paths = render_house(house.structure, house.skin, tmp_path)  # the rasterizer: no OpenGL needed
     by_name = {p.name: p for p in paths}
     for condition in ("frame", "facade"):
         images = render_views(house.structure, house.skin, condition)
@@ -122,6 +130,11 @@ def test_dataset_pngs_hold_the_rendered_pixels(tmp_path: Path) -> None:
             assert np.array_equal(load_png(by_name[f"{condition}_{view}.png"]), image), (condition, view)
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
-    SNAPSHOT.write_text(json.dumps({"structures": structures_and_reports(), "renders": renders()}, indent=1) + "\n")
+if __name__ == "__main__" and sys.argv[1:2] == ["--update"]:
+    record = _recorded()
+    if sys.argv[2:] != ["renders"]:
+        record["structures"] = structures_and_reports()
+    record["renders"] = renders("raster")
+    record["renders_gl"] = renders("gl")
+    SNAPSHOT.write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {SNAPSHOT}")

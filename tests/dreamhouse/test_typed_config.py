@@ -31,7 +31,7 @@ DECLARED = [
     ("action_format", "str", ("python", "json", "tools"), "python", None, None, ""),
     ("isolation", "str", ("auto", "bwrap", "process"), "auto", None, None, ""),
     ("images", "str", ("on", "off"), "on", None, None, ""),
-    ("renderer", "str", ("gl", "cycles"), "gl", None, None, ""),
+    ("renderer", "str", ("raster", "gl", "cycles"), "raster", None, None, ""),
     ("step_retries", "int", (), None, 0, 1000, _T6),
     ("global_retries", "int", (), None, 0, 1000, _T6),
     ("max_actions", "int", (), None, 0, 100_000, _T6),
@@ -54,14 +54,14 @@ def test_the_options_class_lists_the_options_the_suite_declared() -> None:
 def test_options_are_typed_frozen_and_default_to_their_declaration() -> None:
     options = SUITE.parse_options({"revisions": "2", "require_visual": "no", "history": "full"})
     assert isinstance(options, DreamHouseOptions)
-    assert (options.revisions, options.require_visual, options.history, options.renderer) == (2, False, None, "gl")
+    assert (options.revisions, options.require_visual, options.history, options.renderer) == (2, False, None, "raster")
     assert DreamHouseOptions().model_dump() == SUITE.parse_options({}).model_dump()
     with pytest.raises(ValueError):
         options.renderer = "cycles"  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    ({"renderer": "vray"}, r"^option renderer='vray': expected one of gl, cycles$"),
+    ({"renderer": "vray"}, r"^option renderer='vray': expected one of raster, gl, cycles$"),
     ({"tau_retry": "1.5"}, r"^option tau_retry='1.5': must be <= 1$"),
     ({"revisions": "-1"}, r"^option revisions='-1': must be >= 0$"),
     ({"scorer": "x"}, r"^unknown option 'scorer' for suite 'dreamhouse'; options: action_format, "),

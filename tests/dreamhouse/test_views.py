@@ -186,7 +186,7 @@ def test_views_for_reads_named_png_files(tmp_path) -> None:
 def test_render_dataset_in_worker_processes_matches_in_process(tmp_path) -> None:
     from buildbench.render import load_png
     from buildbench.suites.dreamhouse.generate import write_dataset
-    from buildbench.suites.dreamhouse.views import render_dataset
+    from buildbench.suites.dreamhouse.views_dataset import render_dataset
 
     write_dataset(tmp_path / "a", 2, fmt="jsonl", workers=1)
     write_dataset(tmp_path / "b", 2, fmt="jsonl", workers=1)

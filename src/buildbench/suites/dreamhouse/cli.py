@@ -23,6 +23,10 @@ from buildbench.parallel import Backend, backend_options
 MAX_STRUCTURES = 1_000_000
 #: Largest --workers: a mistyped number would start that many processes.
 MAX_WORKERS = 1024
+#: ``views.RENDERERS``, spelled out so that the help needs no renderer import.
+RENDERER_CHOICES: tuple[str, ...] = ("raster", "gl", "cycles")
+RENDERER_HELP = ("raster: our CPU rasterizer, the same pixels on every machine; gl: OpenGL through EGL (edge "
+                 "pixels depend on the driver); cycles: Blender Cycles through .venv-blender, as the paper (slow).")
 
 
 class _UserError(click.ClickException):
@@ -94,12 +98,14 @@ def validate(file: Path, profile: str, task_ids: tuple[str, ...], as_json: bool)
     "--split", is_flag=True, help="Generate the stratified 1,200-task split (paper ids) instead of N."
 )
 @click.option("--render", is_flag=True, help="Also render Frame and Facade views into OUT/renders/.")
+@click.option("--renderer", type=click.Choice(RENDERER_CHOICES), default="raster", show_default=True,
+              help="With --render: " + RENDERER_HELP)
 @backend_options
-def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, render: bool,
+def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, render: bool, renderer: str,
              backend: Backend) -> None:
     """Generate N validator-certified structures into OUT (--n 26543 is the paper's size)."""
     from .generate import default_split, write_dataset
-    from .views import render_dataset
+    from .views_dataset import render_dataset
 
     t0 = time.perf_counter()
     ids = default_split() if split else None
@@ -111,7 +117,8 @@ def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, 
     )
     if render:
         t1 = time.perf_counter()
-        rendered = _run(lambda: render_dataset(out, workers=workers, backend=backend))
+        rendered = _run(lambda: render_dataset(out, workers=workers, backend=backend,
+                                                 renderer=renderer))
         click.echo(f"rendered {rendered} structures × 2 conditions × 5 views to {out / 'renders'} "
                    f"in {time.perf_counter() - t1:.1f} s")  # fmt: skip
 
@@ -128,8 +135,8 @@ def generate(n: int, seed: int, out: Path, workers: int, fmt: str, split: bool, 
 )
 @click.option("--skin", type=click.Path(path_type=Path), help="Facade panels (a structure JSON).")
 @click.option("--task", "task_id", help="With a dataset: the house to render.")
-@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True,
-              help="cycles: Blender Cycles through .venv-blender, as the paper (slow).")
+@click.option("--renderer", type=click.Choice(RENDERER_CHOICES), default="raster", show_default=True,
+              help=RENDERER_HELP)
 def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: str | None, renderer: str) -> None:
     """Render the five Table-4 views of the structure in FILE (a structure JSON, or a house
     of a dataset folder or shard written by `generate`) into OUT/<view>.png."""
@@ -155,9 +162,8 @@ def render(file: Path, out: Path, condition: str, skin: Path | None, task_id: st
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The .dhpack to write.")
 @click.option("--condition", type=click.Choice(["frame", "facade"]), default="frame", show_default=True,
               help="Which target views the pack holds.")
-@click.option("--renderer", type=click.Choice(["gl", "cycles"]), default="gl", show_default=True,
-              help="gl: our fast headless OpenGL views; cycles: Blender Cycles through .venv-blender, "
-                   "as the paper (slow).")
+@click.option("--renderer", type=click.Choice(RENDERER_CHOICES), default="raster", show_default=True,
+              help=RENDERER_HELP)
 def pack(split: str, task_source: Path | None, limit: int | None, out: Path, condition: str, renderer: str) -> None:
     """Write tasks as a released-harness task pack (.dhpack: SQLite, five PNG views per task)."""
     from buildbench.harness.progress import Progress
@@ -165,7 +171,7 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
     from .dhpack import pack_task_of, write_dhpack
     from .env import render_call
     from .tasks import load_tasks
-    from .views import png_bytes, views_for
+    from .views import png_bytes, target_images
 
     if task_source is not None:
         from buildbench.harness.task_files import load_task_files
@@ -179,8 +185,8 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
     entries = []
     with Progress(True, len(tasks), "dreamhouse pack", unit="tasks rendered", stream=sys.stderr) as bar:
         for k, task in enumerate(tasks, start=1):
-            images = _run(lambda t=task: render_call(views_for, t, condition, renderer))
-            entries.append(_run(lambda t=task, i=images: pack_task_of(t, [png_bytes(v) for v in i])))
+            images, made_by = _run(lambda t=task: render_call(target_images, t, condition, renderer))
+            entries.append(_run(lambda t=task, i=images, m=made_by: pack_task_of(t, [png_bytes(v) for v in i], m)))
             bar.update(k, task.id)
     _run(lambda: write_dhpack(out, entries, metadata={"condition": condition, "renderer": renderer}))
     click.echo(f"wrote {len(entries)} tasks to {out}")

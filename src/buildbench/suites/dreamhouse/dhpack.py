@@ -14,7 +14,10 @@ takes a default (:func:`check_constraints`).
 
 Packs we write keep that layout, so the released server serves them, and add a table the
 server ignores, ``buildbench_targets(task_id, target_json)``, with each task's ground-truth
-reference; metadata adds ``condition`` and ``renderer`` of the stored views. A pack without
+reference; metadata adds ``condition`` and ``renderer`` of the stored views, and a table
+``buildbench_views(task_id, made_by)`` the stamp of what drew each task's views
+(:mod:`.views_made_by`; a task's views kept from another pack keep their own, or none). A
+pack or task without a stamp holds views of unknown origin. A pack without
 that table (the released 1,200-task pack) has no ground truth: its episodes get structural
 metrics only (S and T need the target frame). Its views serve both conditions, since such a
 pack does not say which it holds.
@@ -45,6 +48,7 @@ from .generate.ids import TaskId
 from .generate.params import LOT_MARGIN_M
 from .model import StructureFormatError, parse_document
 from .views_basis import CONDITIONS, VIEW_NAMES
+from .views_made_by import MADE_BY_KEY
 
 DHPACK_FORMAT = "dreamhouse-dhpack-v1"
 #: Pack view names, in :data:`~.views.VIEW_NAMES` order ("top" is the front-right render).
@@ -63,6 +67,7 @@ MAX_IMAGE_BYTES = 32 * 1024 * 1024
 _TASK_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _TARGETS = "buildbench_targets"
+_MADE_BY = "buildbench_views"
 
 
 class DhpackError(ConfigError):
@@ -80,6 +85,7 @@ class PackTask:
         constraints: The released task fields, checked, defaults filled in.
         images: PNG bytes per view, keyed by :data:`~.views.VIEW_NAMES` (``front_right`` for the pack's ``top``).
         target: Our ground-truth reference (``{}`` when the pack has none).
+        made_by: The stamp of the renderer that drew the views; ``None`` when unknown.
     """
 
     task_id: str
@@ -88,6 +94,7 @@ class PackTask:
     constraints: dict[str, Any]
     images: dict[str, bytes]
     target: dict[str, Any] = field(default_factory=dict)
+    made_by: str | None = None
 
 
 def check_constraints(raw: Any, where: str) -> dict[str, Any]:
@@ -192,6 +199,10 @@ def _read(conn: sqlite3.Connection, pack: Path) -> tuple[dict[str, str], list[Pa
     targets: dict[str, str] = {}
     if _TARGETS in tables:
         targets = {str(t): str(j) for t, j in conn.execute(f"SELECT task_id, target_json FROM {_TARGETS}")}
+    made_by: dict[str, str] = {}
+    if _MADE_BY in tables:
+        made_by = {str(t): m for t, m in conn.execute(f"SELECT task_id, made_by FROM {_MADE_BY}")
+                   if isinstance(m, str) and m}
     images: dict[str, dict[str, bytes]] = {}
     for task_id, view, content in conn.execute("SELECT task_id, view, content FROM images"):
         images.setdefault(str(task_id), {})[str(view)] = content
@@ -206,7 +217,8 @@ def _read(conn: sqlite3.Connection, pack: Path) -> tuple[dict[str, str], list[Pa
                               f"and {row}); task ids must be unique")
         seen[str(task_id)] = row
         tasks.append(_pack_task(pack, task_id, style, description, constraints_json,
-                                images.get(str(task_id), {}), targets.get(str(task_id))))
+                                images.get(str(task_id), {}), targets.get(str(task_id)),
+                                made_by.get(str(task_id))))
     if not tasks:
         raise DhpackError(f"{pack}: holds no task")
     return meta, tasks
@@ -218,7 +230,7 @@ def is_task_id(value: Any) -> bool:
 
 
 def _pack_task(pack: Path, task_id: Any, style: Any, description: Any, constraints_json: Any,
-               images: dict[str, bytes], target_json: str | None) -> PackTask:
+               images: dict[str, bytes], target_json: str | None, made_by: str | None = None) -> PackTask:
     if not is_task_id(task_id):
         raise DhpackError(f"{pack}: task id {task_id!r} is not 1-64 letters, digits, '_', '-' or '.'")
     where = f"{pack}: task {task_id}"
@@ -250,15 +262,16 @@ def _pack_task(pack: Path, task_id: Any, style: Any, description: Any, constrain
             check_target(target)
         except (BuildbenchError, ValueError, KeyError, TypeError) as exc:
             raise DhpackError(f"{where}: target_json {exc}") from None
-    return PackTask(task_id, style or "", description or "", constraints, views, target)
+    return PackTask(task_id, style or "", description or "", constraints, views, target, made_by)
 
 
-def pack_task_of(task: Task, images: Sequence[bytes]) -> PackTask:
-    """One of our tasks as a pack entry, with its five views as PNG bytes (Prompt 0 order)."""
+def pack_task_of(task: Task, images: Sequence[bytes], made_by: str | None = None) -> PackTask:
+    """One of our tasks as a pack entry, with its five views as PNG bytes (Prompt 0 order) and
+    the stamp of what drew them (``None``: unknown)."""
     inputs = task.inputs
     constraints = check_constraints(dict(inputs.get("constraints") or {}), f"task {task.id}")
     return PackTask(task.id, str(inputs.get("style", "")), str(inputs.get("description", "")), constraints,
-                    dict(zip(VIEW_NAMES, images, strict=True)), dict(task.target))
+                    dict(zip(VIEW_NAMES, images, strict=True)), dict(task.target), made_by)
 
 
 def write_dhpack(path: str | os.PathLike[str], tasks: Sequence[PackTask], *,
@@ -297,6 +310,7 @@ def _write(conn: sqlite3.Connection, tasks: Sequence[PackTask], meta: Mapping[st
     conn.execute("CREATE TABLE tasks(task_id TEXT PRIMARY KEY, style TEXT, description TEXT, constraints_json TEXT)")
     conn.execute("CREATE TABLE images(task_id TEXT, view TEXT, content BLOB, PRIMARY KEY(task_id, view))")
     conn.execute(f"CREATE TABLE {_TARGETS}(task_id TEXT PRIMARY KEY, target_json TEXT)")
+    conn.execute(f"CREATE TABLE {_MADE_BY}(task_id TEXT PRIMARY KEY, made_by TEXT)")
     conn.executemany("INSERT INTO metadata VALUES (?, ?)", sorted(meta.items()))
     for t in tasks:
         conn.execute("INSERT INTO tasks VALUES (?, ?, ?, ?)",
@@ -305,6 +319,8 @@ def _write(conn: sqlite3.Connection, tasks: Sequence[PackTask], meta: Mapping[st
                          [(t.task_id, pv, t.images[v]) for pv, v in zip(PACK_VIEWS, VIEW_NAMES, strict=True)])
         if t.target:
             conn.execute(f"INSERT INTO {_TARGETS} VALUES (?, ?)", (t.task_id, json.dumps(t.target, sort_keys=True)))
+        if t.made_by:
+            conn.execute(f"INSERT INTO {_MADE_BY} VALUES (?, ?)", (t.task_id, t.made_by))
 
 
 def task_from_pack(entry: PackTask, view_paths: Mapping[str, str], condition: str | None) -> Task:
@@ -330,6 +346,8 @@ def task_from_pack(entry: PackTask, view_paths: Mapping[str, str], condition: st
         "collection": entry.task_id,
         "views": {cond: dict(view_paths) for cond in ([condition] if condition else CONDITIONS)},
     }
+    if entry.made_by:
+        inputs[MADE_BY_KEY] = entry.made_by
     metadata = {"style": code, "roof_type": c["roof_type"], "complexity": c["complexity"],
                 "stories": c["stories"], "source": "dhpack"}
     return Task(id=entry.task_id, suite="dreamhouse", inputs=inputs, target=dict(entry.target), metadata=metadata)

@@ -30,7 +30,7 @@ Arguments (``-o key=value``, read from :class:`.options.DreamHouseOptions`):
     ``executor`` (fast|blender), ``profile`` (paper|released), ``condition`` (frame|facade),
     ``action_format`` (python|json|tools), ``isolation`` (auto|bwrap|process),
     ``images`` (on|off: show the target views; off for text-only runs and fast tests),
-    ``renderer`` (gl|cycles).
+    ``renderer`` (raster|gl|cycles).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ ActionFormat = Literal["python", "json", "tools"]
 Isolation = Literal["auto", "bwrap", "process"]
 OnOff = Literal["on", "off"]
 #: The renderer of the target views, the visual feedback and the final S (``views.RENDERERS``).
-Renderer = Literal["gl", "cycles"]
+Renderer = Literal["raster", "gl", "cycles"]
 #: What the ``degraded`` agent corrupts (:mod:`.degrade`).
 DegradeMode = Literal["members", "shift"]
 
@@ -48,7 +48,8 @@ class DreamHouseOptions(ModelOptions):
     action_format: ActionFormat = option("str", "what the prompt teaches", default="python")
     isolation: Isolation = option("str", "sandbox backend of the executor", default="auto")
     images: OnOff = option("str", "show the five target views", default="on")
-    renderer: Renderer = option("str", "gl (fast) or cycles (Blender Cycles, as the paper)", default="gl")
+    renderer: Renderer = option("str", "raster (ours, the same pixels everywhere), gl (OpenGL) or cycles "
+                                 "(Blender Cycles, as the paper)", default="raster")
     step_retries: int | None = option("int", "Table 6 budget override: retries after a failed attempt (the plan, a "
                                       "whole frame, a Managed step)", minimum=0, maximum=1000, unset=_TABLE6)
     global_retries: int | None = option("int", "Table 6 budget override", minimum=0, maximum=1000, unset=_TABLE6)

@@ -26,7 +26,7 @@ class DreamHouseOutcome(OutcomeRecord):
         condition: The input condition (``frame``, ``image``, …).
         profile: The validation profile the frame is checked under (``paper``, …).
         executor: Which executor ran scripts (``fast``, ``blender``).
-        renderer: The renderer of views and fidelity (``gl``, ``cycles``).
+        renderer: The renderer of views and fidelity (``raster``, ``gl``, ``cycles``).
         protocol: The protocol's bookkeeping (plan, retries, actions), sent through ``note``.
         extra: Keys of a stored outcome this type does not know (kept for the round trip).
     """
@@ -40,6 +40,8 @@ class DreamHouseOutcome(OutcomeRecord):
     condition: str = "frame"
     profile: str = "paper"
     executor: str = "fast"
+    # Episodes always record theirs (the run's ``renderer`` option, ``raster`` by default); an outcome
+    # stored without one predates the option and was drawn by GL, so re-scoring it draws with GL.
     renderer: str = "gl"
     protocol: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

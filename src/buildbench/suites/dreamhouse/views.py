@@ -33,29 +33,31 @@ target renders each use their own bounding diagonal"). For scoring, pass the *ta
 bounds as ``frame`` (see :func:`target_frame`) so candidate and target renders share one
 camera and a misplaced or mis-scaled candidate shows as such instead of being re-centred.
 
-Rendering uses ``buildbench.render`` (moderngl on EGL) without anti-aliasing (see
-:data:`MSAA_SAMPLES`); a process forked after it rendered cannot render (use
-``spawn``/``forkserver`` pools).
+Renderers (:data:`RENDERERS`): ``raster``, the default, is our deterministic CPU rasterizer
+(``buildbench.render.Rasterizer``): the same pixels on every machine, no OpenGL needed.
+``gl`` draws the same definition through OpenGL (moderngl on EGL; llvmpipe on a CPU, the
+GPU where present) whose edge pixels differ between drivers; a process forked after it
+rendered cannot render (use ``spawn``/``forkserver`` pools). ``cycles`` path-traces with
+Blender as the paper does (:mod:`.views_cycles`). None anti-aliases (see
+:data:`MSAA_SAMPLES`). Stored target views record which one drew them
+(:mod:`.views_made_by`) and are compared only with candidates drawn the same way.
+PNG encoding is in :mod:`.views_png`, dataset rendering in :mod:`.views_dataset`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import os
-import struct
 import threading
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from isal import isal_zlib
 
 from buildbench.harness import Task
 from buildbench.harness.errors import ConfigError
-from buildbench.parallel import PROCESS, Backend, map_ordered
 from buildbench.render import Bounds, Boxes, Camera, OrbitView, Renderer, Scene, frame_views
 from buildbench.render.camera import clip_planes_for_bounds
 from buildbench.render.scene import assemble_scene, box_part
@@ -63,9 +65,18 @@ from buildbench.render.scene import assemble_scene, box_part
 from .fidelity_visual import snap_to_target, visual_fidelity
 from .model import CATEGORIES, UNKNOWN_CODE, Structure
 from .views_basis import CONDITIONS, IMAGE_SIZE_PX, VIEW_NAMES, Condition, drawable
+from .views_made_by import made_by, stamp_of, warn_unknown_once
+from .views_png import png_bytes as png_bytes  # re-exported: packs, the server and agents encode with it
+from .views_png import save_views as save_views
 
-#: ``gl``: the fast rasterizer (default); ``cycles``: Blender Cycles as in the paper (:mod:`.views_cycles`).
-RENDERERS: tuple[str, ...] = ("gl", "cycles")
+if TYPE_CHECKING:
+    from buildbench.render.raster import Rasterizer
+
+#: ``raster``: our deterministic CPU rasterizer (default); ``gl``: the same picture through
+#: OpenGL (driver-dependent edge pixels); ``cycles``: Blender Cycles as in the paper (:mod:`.views_cycles`).
+RENDERERS: tuple[str, ...] = ("raster", "gl", "cycles")
+#: The renderer of targets, candidates and feedback unless a run says otherwise.
+DEFAULT_RENDERER = "raster"
 #: Paper Table 4, in :data:`VIEW_NAMES` order.
 VIEWS: tuple[OrbitView, ...] = (
     OrbitView("front", azimuth_deg=0.0, elevation_deg=12.0, distance_multiplier=1.05),
@@ -199,7 +210,7 @@ def render_views(
     condition: str = "frame",
     *,
     frame: Bounds | None = None,
-    renderer: str = "gl",
+    renderer: str = DEFAULT_RENDERER,
 ) -> np.ndarray:
     """Render the five Table-4 views of a frame (``frame``) or of the frame clad in its skin (``facade``).
 
@@ -209,7 +220,7 @@ def render_views(
         condition: ``frame`` or ``facade``.
         frame: Bounds to frame the cameras on; by default the rendered geometry's own. Pass
             the target's (:func:`target_frame`) to render a candidate comparably.
-        renderer: ``gl`` or ``cycles`` (:data:`RENDERERS`).
+        renderer: ``raster``, ``gl`` or ``cycles`` (:data:`RENDERERS`).
 
     Returns:
         uint8 RGBA of shape ``(5, 512, 512, 4)`` in :data:`VIEW_NAMES` order; fully
@@ -217,7 +228,7 @@ def render_views(
 
     Raises:
         ConfigError: For an unknown condition, or ``facade`` without a skin.
-        RenderUnavailableError: When no headless OpenGL context can be created.
+        RenderUnavailableError: For ``gl`` when no headless OpenGL context can be created.
         BlenderUnavailable: For ``cycles`` without the ``bpy`` virtualenv.
     """
     check_condition(condition)
@@ -241,12 +252,15 @@ def _render(scene: Scene, batches: list[Boxes], frame: Bounds | None, renderer: 
 
         return views_cycles.render_boxes_cycles(batches, cameras(framing, scene.bounds), px=IMAGE_SIZE_PX,
                                                 samples=views_cycles.CYCLES_SAMPLES)
-    return _renderer().render(scene, cameras(framing, scene.bounds))
+    if renderer == "gl":
+        return _renderer().render(scene, cameras(framing, scene.bounds))
+    return _rasterizer().render(scene, cameras(framing, scene.bounds))
 
 
-def house_views(structure: Structure, skin: Structure) -> dict[str, np.ndarray]:
+def house_views(structure: Structure, skin: Structure, renderer: str = DEFAULT_RENDERER) -> dict[str, np.ndarray]:
     """Both conditions of a generated house by condition name, each framed on its own bounds: the
     same images as :func:`render_views` per condition, with the frame's triangles computed once."""
+    check_renderer(renderer)
     frame = _boxes(structure, frame_colors(structure))
     clad = _boxes(skin, skin_colors(skin))
     frame_part = box_part(frame)
@@ -255,147 +269,64 @@ def house_views(structure: Structure, skin: Structure) -> dict[str, np.ndarray]:
     for condition in CONDITIONS:
         drawn = [(batch, part) for batch, part in layers[condition] if len(batch)]
         scene = assemble_scene([part for _, part in drawn])
-        out[condition] = _render(scene, [batch for batch, _ in drawn], None, "gl")
+        out[condition] = _render(scene, [batch for batch, _ in drawn], None, renderer)
     return out
 
 
-def save_views(images: np.ndarray, out_dir: str | Path, prefix: str = "") -> list[Path]:
-    """Write five views as ``<out_dir>/<prefix><view>.png`` (fast PNG compression); returns the paths.
+def views_for(task: Task, condition: str = "frame", renderer: str = DEFAULT_RENDERER) -> list[np.ndarray]:
+    """The five target views of ``task`` as RGBA uint8 arrays, in Prompt 0 order (see :func:`target_images`)."""
+    return target_images(task, condition, renderer)[0]
+
+
+def target_images(task: Task, condition: str = "frame",
+                  renderer: str = DEFAULT_RENDERER) -> tuple[list[np.ndarray], str | None]:
+    """The five target views of ``task`` and the stamp of what drew them (:mod:`.views_made_by`;
+    ``None`` for views of unknown origin).
+
+    Views come from PNG files the task names in ``inputs["views"][condition]`` (a task pack)
+    when they were drawn the way ``renderer`` draws candidates (their stamp,
+    ``inputs["views_made_by"]``, equals this machine's for ``renderer``): a perfect copy then
+    scores MSE 0 against them. Otherwise the target is rendered from the task's ground truth
+    with ``renderer`` (cached per process); views without a stamp are drawn again the same way,
+    with a warning once per process. A task without a ground truth to draw from keeps its views
+    when their origin is unknown (a released pack: only the agent sees them, nothing scores
+    against them), and is refused when they were drawn by another renderer.
 
     Raises:
-        ConfigError: When the folder cannot be created or written.
-    """
-    out = Path(out_dir)
-    paths = [out / f"{prefix}{name}.png" for name in VIEW_NAMES]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for path, img in zip(paths, images, strict=True):
-            path.write_bytes(png_bytes(img))
-        return paths
-    except OSError as exc:
-        raise ConfigError(f"cannot write renders to {out}: {exc.strerror or exc}") from exc
-
-
-def png_bytes(image: np.ndarray) -> bytes:
-    """Encode a uint8 RGBA image as PNG: rows unfiltered, deflated by ISA-L at level 1.
-
-    ISA-L's deflate takes 0.23 ms for a 512² view where zlib at level 1 takes 1.7 ms (and
-    Pillow at its fastest level ~8 ms), and its files are smaller on these mostly transparent
-    renders (19 vs 22 kB, measured here). Any inflater reads them; only the pixels are
-    compared, never the bytes.
-    """
-    img = np.ascontiguousarray(image, dtype=np.uint8)
-    if img.ndim != 3 or img.shape[2] != 4:
-        raise ConfigError(f"png_bytes expects a uint8 RGBA image (H, W, 4), got shape {img.shape}")
-    h, w, _ = img.shape
-    rows = _row_buffer(h, w)
-    rows[:, 1:] = img.reshape(h, 4 * w)
-
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
-
-    header = struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0)  # 8-bit RGBA, no interlace
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", isal_zlib.compress(rows, 1))
-        + chunk(b"IEND", b"")
-    )
-
-
-_rows = threading.local()
-
-
-def _row_buffer(h: int, w: int) -> np.ndarray:
-    """A reused (h, 1 + 4w) buffer whose first column is 0 (filter type None) for this thread:
-    a fresh megabyte per image costs more in page faults than deflating it."""
-    buf: np.ndarray | None = getattr(_rows, "buf", None)
-    if buf is None or buf.shape != (h, 1 + 4 * w):
-        buf = _rows.buf = np.zeros((h, 1 + 4 * w), dtype=np.uint8)
-    return buf
-
-
-def render_house(structure: Structure, skin: Structure, out_dir: str | Path) -> list[Path]:
-    """Render a generated house under both conditions into ``out_dir`` as
-    ``frame_<view>.png`` and ``facade_<view>.png`` (each condition framed on its own bounds)."""
-    paths = []
-    for condition, images in house_views(structure, skin).items():
-        paths += save_views(images, out_dir, f"{condition}_")
-    return paths
-
-
-def render_dataset(dataset_dir: str | Path, workers: int = 2, limit: int | None = None,
-                   backend: Backend = PROCESS) -> int:
-    """Render every house of a dataset folder (``generate.write_dataset``) into
-    ``<dataset_dir>/renders/<task_id>/{frame,facade}_<view>.png``.
-
-    Workers are ``forkserver`` processes (a forked GL context cannot render), or Ray tasks
-    (each renders on its node's GPU where EGL finds one, with llvmpipe otherwise), fed a few
-    houses at a time so memory stays flat over a 26,543-structure dataset.
-
-    Args:
-        dataset_dir: Folder with the dataset manifest.
-        workers: Render processes; 1 renders in this process.
-        limit: Render only the first ``limit`` houses.
-        backend: Where to render (``workers`` applies to the process pool).
-
-    Returns:
-        The number of houses rendered.
-
-    Raises:
-        ConfigError: When the folder holds no readable dataset or cannot be written.
-    """
-    from .generate import read_dataset
-
-    root = Path(dataset_dir)
-    houses = itertools.islice(read_dataset(root), limit)
-    jobs = ((h.task_id, h.structure, h.skin) for h in houses)
-    count = 0
-    for task_id, pngs in map_ordered(_house_pngs, jobs, workers=workers, backend=backend,
-                                     start_method="forkserver", in_flight=None if backend.is_ray else 4 * workers):
-        _write_pngs(root / "renders" / task_id, pngs)
-        count += 1
-    return count
-
-
-def _house_pngs(job: tuple[str, Structure, Structure]) -> tuple[str, dict[str, bytes]]:
-    """One house's views under both conditions as PNG bytes by file name; the caller writes
-    them, so a worker on another machine needs no access to the dataset folder."""
-    task_id, frame, skin = job
-    pngs = {}
-    for condition, images in house_views(frame, skin).items():
-        pngs.update({f"{condition}_{name}.png": png_bytes(img) for name, img in zip(VIEW_NAMES, images, strict=True)})
-    return task_id, pngs
-
-
-def _write_pngs(out: Path, pngs: dict[str, bytes]) -> None:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name, data in pngs.items():
-            (out / name).write_bytes(data)
-    except OSError as exc:
-        raise ConfigError(f"cannot write renders to {out}: {exc.strerror or exc}") from exc
-
-
-def views_for(task: Task, condition: str = "frame", renderer: str = "gl") -> list[np.ndarray]:
-    """The five target views of ``task`` as RGBA uint8 arrays, in Prompt 0 order.
-
-    Views come from PNG files the task names in ``inputs["views"][condition]`` (a rendered
-    dataset or a task pack) when it names them; otherwise they are rendered from the task's
-    ground truth with ``renderer`` (cached per process).
-
-    Raises:
-        ConfigError: For an unknown condition, a named view file that is missing or not a
-            PNG, or a facade request for a task whose ground truth has no skin.
+        ConfigError: For an unknown condition or renderer, a named view file that is missing or
+            not a PNG, a facade request for a task whose ground truth has no skin, or named
+            views drawn by another renderer for a task that cannot be drawn again.
+        RenderUnavailableError: For ``gl`` without a headless OpenGL context.
     """
     check_condition(condition)
+    check_renderer(renderer)
     named = task.inputs.get("views")
-    if isinstance(named, dict) and named.get(condition):
-        return _load_named(task, named[condition], condition)
-    return list(target_views(task, condition, renderer))
+    if not (isinstance(named, dict) and named.get(condition)):
+        return list(target_views(task, condition, renderer)), made_by(renderer)
+    stored, ours = stamp_of(task.inputs), made_by(renderer)
+    if stored == ours:
+        return _load_named(task, named[condition], condition), stored
+    if _can_redraw(task, condition):
+        if stored is None:
+            warn_unknown_once(f"task {task.id}", renderer)
+        return list(target_views(task, condition, renderer)), ours
+    if stored is None:
+        return _load_named(task, named[condition], condition), None
+    raise ConfigError(
+        f"task {task.id}: its {condition} views were drawn by {stored} and candidates would be drawn by {ours}, "
+        "and the task has no ground truth to draw its target again; use the renderer that drew them "
+        f"(-o renderer={stored.split(' ', 1)[0]}) or a pack written with its targets")
 
 
-def target_views(task: Task, condition: str = "frame", renderer: str = "gl") -> np.ndarray:
+def _can_redraw(task: Task, condition: str) -> bool:
+    """Whether the target of ``task`` can be rendered under ``condition`` from its ground truth
+    (the facade needs the generator's skin, which an inline frame lacks)."""
+    if "generator" in task.target:
+        return True
+    return "structure" in task.target and condition == "frame"
+
+
+def target_views(task: Task, condition: str = "frame", renderer: str = DEFAULT_RENDERER) -> np.ndarray:
     """The task's ground truth rendered under ``condition``, framed on itself, shape ``(5, 512, 512, 4)``.
 
     The frame is taken at stored precision (:func:`as_submitted`).
@@ -476,6 +407,20 @@ def _renderer() -> Renderer:
     return _renderers[pid]
 
 
+_rasterizers = threading.local()
+
+
+def _rasterizer() -> Rasterizer:
+    """This thread's 512×512 rasterizer: no GL context, so nothing ties it to a process (a forked
+    worker may use it); one per thread, as its interface promises nothing about sharing one."""
+    raster: Rasterizer | None = getattr(_rasterizers, "raster", None)
+    if raster is None:
+        from buildbench.render.raster import Rasterizer
+
+        raster = _rasterizers.raster = Rasterizer(IMAGE_SIZE_PX, IMAGE_SIZE_PX)
+    return raster
+
+
 @dataclass(frozen=True)
 class VisualScore:
     """Visual fidelity of a frame against the target views (paper Eq. 1).
@@ -510,7 +455,7 @@ def visual_scorer() -> VisualScorer | None:
     return _registered.get("scorer", score_visual)
 
 
-def score_visual(task: Task, structure: Structure, condition: str, renderer: str = "gl") -> VisualScore:
+def score_visual(task: Task, structure: Structure, condition: str, renderer: str = DEFAULT_RENDERER) -> VisualScore:
     """Render ``structure`` framed on the target and score it against the target's frame views.
 
     S follows paper Eq. 1 on frame renders under either condition (see ``fidelity``). The

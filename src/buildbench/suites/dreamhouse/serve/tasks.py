@@ -77,10 +77,10 @@ class TaskSource:
     Args:
         tasks: The tasks, in the order ``/v1/tasks`` lists them (sorted by id, as the released server).
         condition: ``frame`` or ``facade``: which views are rendered for tasks without stored ones.
-        renderer: ``gl`` or ``cycles``.
+        renderer: ``raster``, ``gl`` or ``cycles``.
     """
 
-    def __init__(self, tasks: Sequence[ServedTask], *, condition: str = "frame", renderer: str = "gl") -> None:
+    def __init__(self, tasks: Sequence[ServedTask], *, condition: str = "frame", renderer: str = "raster") -> None:
         if not tasks:
             raise ConfigError("the server needs at least one task")
         self._tasks = {t.task_id: t for t in tasks}
@@ -142,7 +142,7 @@ def _render_views(task: ServedTask, condition: str, renderer: str) -> dict[str, 
 
 
 def load_source(*, split: str | None = None, tasks_path: Path | None = None, dhpack: Path | None = None,
-                limit: int | None = None, condition: str = "frame", renderer: str = "gl") -> TaskSource:
+                limit: int | None = None, condition: str = "frame", renderer: str = "raster") -> TaskSource:
     """The tasks of exactly one of a split, a task file (or folder) or a ``.dhpack``.
 
     Raises:
