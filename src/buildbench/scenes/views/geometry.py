@@ -27,6 +27,7 @@ from buildbench.scenes.model import EXTERIOR, Opening, Scene, Wall
 from buildbench.scenes.views import colors
 from buildbench.scenes.views.frame import THOR_FRAME, FloatArray, Frame, ViewInputError, yaw_rotation
 from buildbench.scenes.views.meshes import MeshSource, mesh_source, to_render
+from buildbench.scenes.views.settled import settled_geometry
 
 if TYPE_CHECKING:
     from buildbench.scenes.assets import AssetLibrary
@@ -221,7 +222,17 @@ def scene_geometry(scene: Scene, *, wall_thickness_m: float = WALL_THICKNESS_M, 
                    geometry: str = "box", library: AssetLibrary | None = None) -> SceneGeometry:
     """Boxes and floors of the whole scene, in the scene frame (see the module docstring),
     and at the ``procedural`` and ``mesh`` levels the objects' meshes (without front
-    bands: the shapes show their fronts)."""
+    bands: the shapes show their fronts). Inside
+    :func:`~buildbench.scenes.views.settled.settled_scene` for this scene, built once per
+    set of arguments."""
+    if library is not None:  # a caller's own library: not kept (its identity says nothing of its content)
+        return _build_geometry(scene, wall_thickness_m, front_marks, geometry, library)
+    return settled_geometry(scene, (wall_thickness_m, front_marks, geometry),
+                            lambda: _build_geometry(scene, wall_thickness_m, front_marks, geometry, None))
+
+
+def _build_geometry(scene: Scene, wall_thickness_m: float, front_marks: bool, geometry: str,
+                    library: AssetLibrary | None) -> SceneGeometry:
     if not (np.isfinite(wall_thickness_m) and 0.0 < wall_thickness_m < 2.0):
         raise ViewInputError(f"wall_thickness_m must be in (0, 2) metres, got {wall_thickness_m}")
     meshes = mesh_source(scene, geometry, library)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from buildbench.scenes.model import EXTERIOR, Opening, Room, Scene, SceneObject, Wall, wall_direction
 from buildbench.scenes.thor_open import file_walls_only
 
+from .memo import ViewMemo
+
 if TYPE_CHECKING:
     from buildbench.llm import ChatModel
 
@@ -138,6 +140,8 @@ class ToolContext:
         visual_targets: Ids and material names last passed to ``get_multiview_rendered_object``
             and ``get_material_image``: the multimodal tools' implicit arguments (§3.3).
         visual_images: The images those calls produced, by target.
+        views: Views already drawn (see :mod:`.memo`): the scene, like ``index``, is settled
+            for the context's life, so a view asked for again is not drawn again.
     """
 
     scene: Scene
@@ -150,6 +154,7 @@ class ToolContext:
     geometry: str = "box"
     visual_targets: list[str] = field(default_factory=list)
     visual_images: dict[str, list[bytes]] = field(default_factory=dict)
+    views: ViewMemo = field(default_factory=ViewMemo, repr=False, compare=False)
 
     @classmethod
     def for_scene(cls, scene: Scene, **kw: Any) -> ToolContext:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .context import ToolContext, front_xz, unknown
+from .memo import freeze
 
 #: The separator of the original's image keys.
 SEP = "*/*"
@@ -42,8 +43,20 @@ def _views() -> Any:
     return views
 
 
+def _view_key(fn: Callable[..., Any], ctx: ToolContext, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    # px and geometry are read at each call: a caller may change them on a live context
+    return (fn.__module__, fn.__qualname__, ctx.image_px, ctx.geometry, freeze(args))
+
+
 def _render(fn: Callable[..., Any], ctx: ToolContext, *args: Any) -> bytes:
-    return png(fn(ctx.scene, *args, px=ctx.image_px, geometry=ctx.geometry))
+    """``fn``'s view of the context's scene as PNG bytes, drawn once per context."""
+    from buildbench.scenes.views.settled import settled_scene
+
+    def draw(geometries: dict[Any, Any]) -> bytes:
+        with settled_scene(ctx.scene, geometries):
+            return png(fn(ctx.scene, *args, px=ctx.image_px, geometry=ctx.geometry))
+
+    return ctx.views.get(ctx.scene, _view_key(fn, ctx, args), draw)
 
 
 def _per_id(ctx: ToolContext, ids: list[str], kinds: dict[str, dict[str, Any]], func: str,
@@ -148,16 +161,29 @@ def get_multiview_rendered_object(ctx: ToolContext, ids: list[str]) -> dict[str,
         images: list[bytes] = []
         if ctx.render:
             try:
-                views = _views().object_multiview(ctx.scene, oid, px=ctx.image_px, geometry=ctx.geometry)
+                views = _multiview(ctx, oid)
             except (KeyError, ValueError) as exc:
                 out[f"{oid}_error"] = f"could not render {oid!r}: {exc}"
                 continue
-            for view, pixels in views.items():
-                image = png(pixels)
+            for view, image in views.items():
                 out[image_key(oid, f"{view}_rendered")] = image
                 images.append(image)
         ctx.remember_visual(oid, images)
     return out
+
+
+def _multiview(ctx: ToolContext, oid: str) -> dict[str, bytes]:
+    """The element's views as PNG bytes by view name, drawn once per context."""
+    from buildbench.scenes.views.settled import settled_scene
+
+    fn = _views().object_multiview
+
+    def draw(geometries: dict[Any, Any]) -> dict[str, bytes]:
+        with settled_scene(ctx.scene, geometries):
+            views = fn(ctx.scene, oid, px=ctx.image_px, geometry=ctx.geometry)
+        return {view: png(pixels) for view, pixels in views.items()}
+
+    return dict(ctx.views.get(ctx.scene, _view_key(fn, ctx, (oid,)), draw))
 
 
 def element_frame(ctx: ToolContext, eid: str) -> tuple[np.ndarray, np.ndarray]:
