@@ -138,6 +138,11 @@ def test_cli_pack_unpack_and_run_from_the_pack(tmp_path: Path) -> None:
     assert packed.exit_code == 0, packed.output
     out = runner.invoke(cli, ["unpack", str(tmp_path / "t.dhpack"), "--out", str(tmp_path / "u")])
     assert out.exit_code == 0 and "1 with a ground-truth frame" in out.output, out.output
+    # The views say what drew them (the default renderer), so the run uses them as stored.
+    from buildbench.render.raster import PIXEL_VERSION
+
+    (record,) = [json.loads(line) for line in (tmp_path / "u" / "tasks.jsonl").read_text().splitlines()]
+    assert record["inputs"]["views_made_by"] == f"raster v{PIXEL_VERSION}"
     config = RunConfig(suite="dreamhouse", agent="oracle", protocol="planner-atomic",
                        tasks=str(tmp_path / "u" / "tasks.jsonl"), workers=0)
     Runner(config, tmp_path / "run").run()
