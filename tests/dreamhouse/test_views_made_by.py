@@ -201,3 +201,15 @@ def test_cli_renderer_choices_are_the_renderers() -> None:
 
     assert RENDERER_CHOICES == views.RENDERERS and views.DEFAULT_RENDERER == "raster"
     assert DreamHouseOptions().renderer == "raster"
+
+
+def test_a_task_file_with_a_malformed_stamp_is_refused() -> None:
+    from buildbench.suites.dreamhouse.tasks import validate_task
+
+    (task,) = load_tasks("demo")[:1]
+    for bad in (2, "", ["raster v2"]):
+        odd = Task(id=task.id, suite="dreamhouse", inputs={**task.inputs, MADE_BY_KEY: bad}, target=task.target)
+        with pytest.raises(ValueError, match="^inputs.views_made_by: must be the text naming what drew the views"):
+            validate_task(odd)
+    validate_task(Task(id=task.id, suite="dreamhouse", inputs={**task.inputs, MADE_BY_KEY: RASTER},
+                       target=task.target))

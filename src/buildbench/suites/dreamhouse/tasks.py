@@ -141,6 +141,10 @@ def _check_task_fields(task: Task) -> None:
         if inputs[key] not in allowed:
             raise ValueError(f"inputs.{key}: {inputs[key]!r} is not one of {', '.join(allowed)}")
     check_constraints(inputs["constraints"], "inputs")
+    made_by = inputs.get("views_made_by")  # .views_made_by.MADE_BY_KEY; a wrong type would read as unknown
+    if made_by is not None and (not isinstance(made_by, str) or not made_by.strip()):
+        raise ValueError(f"inputs.views_made_by: must be the text naming what drew the views (as 'raster v2'), "
+                         f"got {made_by!r:.60}")
     for part, key in (("lot_size", "width"), ("lot_size", "depth"), ("lot_size", "area"), ("footprint", "x"),
                       ("footprint", "y")):
         value = inputs[part].get(key)
