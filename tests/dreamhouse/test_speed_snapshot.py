@@ -101,6 +101,20 @@ def test_renders_are_unchanged() -> None:
     assert got == recorded
 
 
+def test_renders_without_the_c_extension_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rasterizer's numpy fallback (a machine that could not build the C code) draws the
+    pinned pixels too: one house's Frame views (~1.3 s)."""
+    from buildbench.suites.dreamhouse import views
+
+    monkeypatch.setenv("BUILDBENCH_NATIVE", "0")
+    monkeypatch.setattr(views._rasterizers, "raster", None, raising=False)  # this thread's, made afresh
+    assert not views._rasterizer().native
+    tid = RENDERED[0]
+    house = generate_structure(tid, 0)
+    drawn = views.render_views(house.structure, house.skin, "frame", renderer="raster")
+    assert _digest(drawn) == _recorded()["renders"][tid]["frame"]
+
+
 def test_gl_renders_are_unchanged() -> None:
     from buildbench.render import RenderUnavailableError
     from buildbench.suites.dreamhouse.views_made_by import made_by
