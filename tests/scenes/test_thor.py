@@ -130,7 +130,7 @@ def _broken(mutate) -> dict:  # type: ignore[no-untyped-def]
     (lambda h: h["walls"][1]["polygon"][0].update(x=float("nan")), r"walls\[1\]\.polygon\[0\]\.x: expected a finite"),
     (lambda h: h["objects"][0].pop("position"), r"objects\[0\]\.position: expected an object"),
     (lambda h: h["objects"][0]["children"][1].update(id=""), r"objects\[0\]\.children\[1\]\.id"),
-    (lambda h: h["objects"].append(copy.deepcopy(h["objects"][3])), r"objects\[8\]\.id: duplicate id 'Painting\|5\|4'"),
+    (lambda h: h["objects"].append(copy.deepcopy(h["objects"][3])), r"objects\[4\]\.id: duplicate id 'Painting\|5\|4' \(also at objects\[3\]\)"),
     (lambda h: h["windows"][0].update(room0="room|99"), r"windows\[0\]\.room0: unknown room 'room\|99'"),
     (lambda h: h["windows"][0].update(wall0="wall|nope"), r"windows\[0\]\.wall0: unknown wall"),
     (lambda h: h["windows"][0].update(holePolygon=[]), r"windows\[0\]\.holePolygon: expected 2 points"),

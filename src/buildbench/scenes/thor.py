@@ -160,11 +160,12 @@ def check_references(scene: Scene) -> None:
     groups: list[tuple[str, list[Any]]] = [("rooms", scene.rooms), ("walls", scene.walls), ("doors", scene.doors),
                                            ("windows", scene.windows), ("objects", scene.objects)]
     for kind, items in groups:
-        seen: set[str] = set()
+        seen: dict[str, str] = {}
         for i, item in enumerate(items):
+            where = _element_path(item, f"{kind}[{i}]")
             if item.id in seen:
-                raise SceneFormatError(f"{kind}[{i}].id: duplicate id {item.id!r}")
-            seen.add(item.id)
+                raise SceneFormatError(f"{where}.id: duplicate id {item.id!r} (also at {seen[item.id]})")
+            seen[item.id] = where
     room_ids = {r.id for r in scene.rooms} | {EXTERIOR}
     wall_ids = {w.id for w in scene.walls}
     for kind, items in (("doors", scene.doors), ("windows", scene.windows)):
@@ -180,7 +181,20 @@ def check_references(scene: Scene) -> None:
             raise SceneFormatError(f"walls[{i}].roomId: unknown room {w.room_id!r}")
     for i, obj in enumerate(scene.objects):
         if obj.room_id and obj.room_id not in room_ids:
-            raise SceneFormatError(f"objects[{i}].roomId: unknown room {obj.room_id!r} ({obj.id!r})")
+            raise SceneFormatError(f"{_element_path(obj, f'objects[{i}]')}.roomId: unknown room {obj.room_id!r} "
+                                   f"({obj.id!r})")
+
+
+def _element_path(item: Any, fallback: str) -> str:
+    """The file's path of an element: a nested THOR object is ``objects[2].children[0]`` in
+    the file, not its index in our flattened object list (``fallback``, also for elements
+    made in code)."""
+    origin = getattr(item, "origin", None) or {}
+    center = origin.get("center")
+    first = center[0] if isinstance(center, tuple) and center else None
+    if isinstance(first, str) and ".position." in first:
+        return first.rsplit(".position.", 1)[0]
+    return fallback
 
 
 # --- reading helpers ------------------------------------------------------------------------
