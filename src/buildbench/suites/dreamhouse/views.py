@@ -38,7 +38,7 @@ Renderers (:data:`RENDERERS`): ``raster``, the default, is our deterministic CPU
 ``gl`` draws the same definition through OpenGL (moderngl on EGL; llvmpipe on a CPU, the
 GPU where present) whose edge pixels differ between drivers; a process forked after it
 rendered cannot render (use ``spawn``/``forkserver`` pools). ``cycles`` path-traces with
-Blender as the paper does (:mod:`.views_cycles`). None anti-aliases (see
+Blender as the paper does (:mod:`.views_cycles`). Neither raster nor gl anti-aliases (see
 :data:`MSAA_SAMPLES`). Stored target views record which one drew them
 (:mod:`.views_made_by`) and are compared only with candidates drawn the same way.
 PNG encoding is in :mod:`.views_png`, dataset rendering in :mod:`.views_dataset`.
