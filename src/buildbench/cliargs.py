@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 import stat
 from typing import Any
 
@@ -262,3 +263,25 @@ def given_path_label(filename: str) -> str | None:
             if hit and (best is None or len(form) > best[0]):
                 best = (len(form), label)
     return best[1] if best else None
+
+
+def with_path_label(message: str, *, arguments: bool = True) -> str:
+    """``message`` (a reader's error, which names a file but not where it came from) with the
+    label of the given path it names, or names a file in, added as `given_path_label` gives it:
+    ``/data/tasks/x.jsonl:3: ...`` becomes ``... (option --tasks)``. Unchanged when it names no
+    given path or already names the option; ``arguments=False``: also when the path is an
+    argument's (a command's errors about its own positional file need no label)."""
+    best: tuple[int, str] | None = None
+    for label, given, *_ in _GIVEN:
+        if not arguments and not label.startswith("option "):
+            continue
+        for form in {given, os.path.abspath(given)}:
+            # the path itself, or a file in it: followed by a separator, a line number, a space, the end
+            found = re.search(r"(?<![\w./~-])" + re.escape(form.rstrip(os.sep) or os.sep) + r"(?=$|[/:\s)\]\[,'\"])",
+                              message)
+            if found and (best is None or len(form) > best[0]):
+                best = (len(form), label)
+    if best is None:
+        return message
+    option = best[1].removeprefix("option ")
+    return message if option in message else f"{message} ({best[1]})"

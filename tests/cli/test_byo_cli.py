@@ -91,7 +91,8 @@ def test_bad_task_file_is_one_line_exit_2(tmp_path: Path) -> None:
     path.write_text('{"id": "t1", "suite": "example", "inputs": {"target_height_m": 2}}\n')
     out = _bb("run", "example", "--tasks", str(path), "--run-dir", str(tmp_path / "run"), "-q", tmp_path=tmp_path)
     assert out.returncode == 2
-    assert out.stderr.strip() == f"error: {path}:1: task 't1': inputs.lot_half_width_m: missing (number>0 required)"
+    assert out.stderr.strip() == \
+        f"error: {path}:1: task 't1': inputs.lot_half_width_m: missing (number>0 required) (option --tasks)"
 
 
 def test_bad_model_and_agent_targets_are_exit_2(tmp_path: Path) -> None:

@@ -138,7 +138,8 @@ def test_asset_sizes_beyond_the_bound_name_their_file(tmp_path: Path, capsys: py
     sizes.write_text(json.dumps({"bed-0": [1.6, 1e300, 2.1]}))
     assert main(["scenes", "convert", str(src), "--from", "layoutvlm", "--to", "thor", "--asset-sizes", str(sizes),
                  "--out", str(tmp_path / "out.json")]) == 2
-    assert capsys.readouterr().err.strip() == f"error: {sizes}: 'bed-0': a size of 1e+300 m exceeds 10000 m"
+    assert capsys.readouterr().err.strip() == \
+        f"error: {sizes}: 'bed-0': a size of 1e+300 m exceeds 10000 m (option --asset-sizes)"
 
 
 def test_a_scene_made_in_code_is_named_by_the_models_fields() -> None:

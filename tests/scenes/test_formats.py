@@ -241,7 +241,8 @@ def test_convert_cli_and_bad_inputs(tmp_path: Path, capsys: pytest.CaptureFixtur
     # a missing folder for OUT names OUT, not a temporary file
     assert main(["scenes", "convert", str(LAYOUTGPT), "--from", "layoutgpt", "--to", "thor",
                  "--out", str(tmp_path / "no" / "out.json")]) == 2
-    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'no' / 'out.json'}: cannot write (No such file or directory)"
+    assert capsys.readouterr().err.strip() == \
+        f"error: {tmp_path / 'no' / 'out.json'}: cannot write (No such file or directory) (option --out)"
     assert math.isfinite(1.0)
 
 

@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 import click
 from click.core import ParameterSource
 
-from buildbench.cliargs import GivenPath, forget_given_paths, given_path_label, run_folder_in_input
+from buildbench.cliargs import GivenPath, forget_given_paths, run_folder_in_input, with_path_label
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
@@ -469,12 +469,15 @@ def main(argv: list[str] | None = None) -> int:
         where = f" (buildbench {command})" if command else ""
         # click lays some messages out on indented lines ("Choose from:\n\tthor,\n\t…"): one line
         # here; any other newline (a file name's) is shown escaped.
-        _error_line(re.sub(r"\n[ \t]+", " ", exc.format_message()) + where)
+        message = re.sub(r"\n[ \t]+", " ", exc.format_message())
+        # A parameter's own error names it; a command's (a reader's) names the file: add its parameter.
+        _error_line((message if isinstance(exc, click.BadParameter) else with_path_label(message, arguments=False))
+                    + where)
         return 2
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
     except BuildbenchError as exc:
-        _error_line(str(exc))
+        _error_line(with_path_label(str(exc), arguments=False))
         return 2
     # Before ValueError: UnicodeDecodeError is one.
     except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
@@ -487,10 +490,8 @@ def main(argv: list[str] | None = None) -> int:
         if exc.filename is None or os.environ.get("BUILDBENCH_DEBUG"):
             return _unexpected(exc)
         # A path the user gave that cannot be read or written (missing, a folder, no permission).
-        filename = os.fsdecode(exc.filename)
         # A reader's OSError names the file, not which option gave it: added when one did.
-        label = given_path_label(filename)
-        _error_line(f"{filename}: {exc.strerror or exc}" + (f" ({label})" if label else ""))
+        _error_line(with_path_label(f"{os.fsdecode(exc.filename)}: {exc.strerror or exc}"))
         return 2
     except ValueError as exc:
         from buildbench.llm import LLMConfigError
