@@ -81,3 +81,15 @@ def test_report_json_is_standard_json() -> None:
     # A table cell without data (bimedit's spatial rate of a run with no spatial task) is NaN.
     data = {"tables": {"t": [{"spatial": float("nan"), "n": 1}]}, "metrics": (float("inf"), 0.5), "p": Path("r")}
     assert _strict_json(data) == '{"tables": {"t": [{"spatial": null, "n": 1}]}, "metrics": [null, 0.5], "p": "r"}'
+
+
+def test_mcp_refuses_an_empty_token_typed_but_not_an_empty_variable(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from buildbench.integrations.mcp_cli import mcp
+
+    assert main(["mcp", "example", "--transport", "http", "--token", ""]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Invalid value for '--token': an empty token (an unset shell variable?)" in err
+    monkeypatch.setenv("BUILDBENCH_MCP_TOKEN", "")
+    ctx = mcp.make_context("mcp", ["example"])  # parsed as the command line gives it, not run
+    assert ctx.params["token"] is None

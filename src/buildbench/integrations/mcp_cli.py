@@ -13,6 +13,15 @@ import click
 from buildbench.cliargs import GivenPath
 
 
+def _given_token(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An empty ``--token`` is refused: ``--token "$TOKEN"`` with the variable unset would serve
+    loopback without one, silently. An empty ``$BUILDBENCH_MCP_TOKEN`` is no token."""
+    if value == "" and ctx.get_parameter_source("token") is click.core.ParameterSource.COMMANDLINE:
+        raise click.BadParameter("an empty token (an unset shell variable?); give one, or leave --token out",
+                                 ctx, param)
+    return value or None
+
+
 @click.command("mcp")
 @click.argument("suite")
 @click.option("--agent", "-a", default=None, help="The suite's model agent whose model the MCP client plays "
@@ -36,7 +45,7 @@ from buildbench.cliargs import GivenPath
 @click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind.")
 @click.option("--port", default=8766, show_default=True, type=click.IntRange(0, 65535),
               help="HTTP: port (0: any free port).")
-@click.option("--token", default=lambda: os.environ.get("BUILDBENCH_MCP_TOKEN"),
+@click.option("--token", default=lambda: os.environ.get("BUILDBENCH_MCP_TOKEN"), callback=_given_token,
               help="HTTP: bearer token every request must carry (required beyond loopback; "
                    "default $BUILDBENCH_MCP_TOKEN).")
 def mcp(suite: str, agent: str | None, protocol: str | None, split: str, task_ids: tuple[str, ...],
