@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -45,16 +44,17 @@ def _abutting(
     return out
 
 
-def _exterior_line(sec: SectionSpec, side: str, story: int, zf: float) -> WallLine:
-    """A plain exterior wall: front/back run the full width, left/right fit between them."""
+def _exterior_place(sec: SectionSpec, side: str) -> tuple[str, float, float, float, float]:
+    """Axis, start, end, band start and layout origin of an exterior wall: front/back run the
+    full width, left/right fit between them."""
     x0, x1, y0, y1 = sec.x0_m, sec.x1_m, sec.y0_m, sec.y1_m
-    axis, a, b, t0, origin = {
-        "front": ("x", x0, x1, y0, x0),
-        "back": ("x", x0, x1, y1 - D2X4, x0),
-        "left": ("y", y0 + D2X4, y1 - D2X4, x0, y0),
-        "right": ("y", y0 + D2X4, y1 - D2X4, x1 - D2X4, y0),
-    }[side]
-    return WallLine(sec.name, story, side, axis, a, b, t0, zf, origin)
+    if side == "front":
+        return "x", x0, x1, y0, x0
+    if side == "back":
+        return "x", x0, x1, y1 - D2X4, x0
+    if side == "left":
+        return "y", y0 + D2X4, y1 - D2X4, x0, y0
+    return "y", y0 + D2X4, y1 - D2X4, x1 - D2X4, y0
 
 
 def _wall_role(g: RoofGeom, side: str) -> str:
@@ -65,10 +65,13 @@ def _wall_role(g: RoofGeom, side: str) -> str:
     return "hip" if g.spec.kind == "hip" else "gable"
 
 
-def _gable_free(g: RoofGeom, w: WallLine, free: list[tuple[float, float]]) -> list[tuple[float, float]]:
-    """Restrict an A-frame end's free wall to where the roof clears an opening head."""
-    s = np.linspace(w.a, w.b, 200)
-    need = w.zf + T2X + HEAD_M + _GABLE_HEAD_CLEAR_M
+def _gable_free(
+    g: RoofGeom, a: float, b: float, zf: float, free: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Restrict an A-frame end's free wall (``a`` … ``b``, sole plate at ``zf``) to where the
+    roof clears an opening head."""
+    s = np.linspace(a, b, 200)
+    need = zf + T2X + HEAD_M + _GABLE_HEAD_CLEAR_M
     ok = s[g.profile(g.v_of_world(s)) >= need]
     if ok.size == 0:
         return []
@@ -95,7 +98,7 @@ def _section_walls(
     main_front = sec is p.sections[0] and story == 0
     tops: dict[str, Run] = {}
     for side in _EXTERIOR:
-        w = _exterior_line(sec, side, story, deck)
+        axis, a, b, t0, origin = _exterior_place(sec, side)
         mode, profile, knee = "full", None, None
         if top_story:
             role = _wall_role(g, side)
@@ -106,9 +109,9 @@ def _section_walls(
             elif role == "high":
                 knee = g.knee_plate_top
         blocked = _abutting(sec, side, p.sections)
-        free = free_intervals(w.a, w.b, [(lo, hi) for lo, hi, _ in blocked])
+        free = free_intervals(a, b, [(lo, hi) for lo, hi, _ in blocked])
         if mode == "gable":
-            free = _gable_free(g, w, free)
+            free = _gable_free(g, a, b, deck, free)
         openings: list[Opening] = []
         if mode != "seat":
             garages = (
@@ -119,7 +122,10 @@ def _section_walls(
             openings = sample_openings(
                 rng, free, p.openings_per_wall, entry=main_front and side == "front", garages=garages
             )
-        line = replace(w, mode=mode, profile=profile, knee_top=knee, openings=tuple(openings))
+        # The line built once, with everything (dataclasses.replace cost as much as building it).
+        line = WallLine(
+            sec.name, story, side, axis, a, b, t0, deck, origin, mode, profile, knee, tuple(openings)
+        )
         tops[side] = build_wall(fb, line, floor.sides[side])
         z_bottom = sec.z_base_m if story == 0 else deck - D2X10
         clad.append(Cladding(line, z_bottom, tuple(blocked)))

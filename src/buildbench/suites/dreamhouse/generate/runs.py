@@ -19,7 +19,7 @@ class Run:
     Attributes:
         starts: Piece start coordinates (ascending), metres.
         ends: Piece end coordinates, metres.
-        index: Member index of each piece (filled in once the pieces are added).
+        index: Member index of each piece (filled in once the pieces are added), one per start.
     """
 
     starts: np.ndarray
@@ -28,9 +28,10 @@ class Run:
 
     def covering(self, pos: np.ndarray | float) -> np.ndarray:
         """Member index of the piece covering each position (nearest piece at the ends)."""
-        # ndarray methods and ufuncs, not their np.* wrappers: this runs once per batch.
-        k = self.starts.searchsorted(pos, "right") - 1
-        return self.index[np.minimum(np.maximum(k, 0), len(self.index) - 1)]
+        # The last piece starting at or before each position, the first one before the run:
+        # with ascending starts (one index per start) that is the count of starts after the
+        # first at or before it, one search and one gather (this runs once per batch).
+        return self.index[self.starts[1:].searchsorted(pos, "right")]
 
 
 def split_run(
