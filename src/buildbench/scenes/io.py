@@ -61,6 +61,12 @@ def detect_format(data: Any) -> str:
         rooms = data["scene"]["room"]
         raise SceneFormatError(f"not one scene: a 3D-FRONT house ({len(rooms) if isinstance(rooms, list) else '?'} "
                                "rooms); write a room as one with `buildbench scenes convert --from 3dfront`")
+    foreign = converter_format(data)
+    if foreign:
+        raise SceneFormatError(f"not one scene this command reads: a {foreign} file; read it with `buildbench "
+                               f"scenes convert --from {foreign.split()[0].lower()} --to thor` first"
+                               + (" (its objects name assets, not sizes: give them with --asset-sizes)"
+                                  if foreign.startswith(("SceneEval", "LayoutVLM")) else ""))
     if isinstance(data, dict):
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
         raise SceneFormatError(f"not a scene: no 'rooms' (THOR) or 'bounds_bottom'/'room_envelope' "
@@ -71,10 +77,27 @@ def detect_format(data: Any) -> str:
     raise SceneFormatError(f"not a scene: expected a JSON object, got {type(data).__name__}")
 
 
+def converter_format(data: Any) -> str:
+    """The name of the other generator's format ``data`` is written in, by the keys its own
+    readers require ('' when none): such files reach commands that read one THOR or SceneReVis
+    scene (legoeval --scene, scenes export), which should name the converter, not list keys."""
+    if isinstance(data, dict):
+        if data.get("format") == "sceneState" or (isinstance(data.get("arch"), dict)
+                                                  and isinstance(data.get("object"), list)):
+            return "SceneEval scene state"
+        if isinstance(data.get("task"), dict) and isinstance(data.get("layout"), dict):
+            return "LayoutVLM layout"
+    if isinstance(data, list) and data and all(isinstance(r, dict) and "object_list" in r for r in data):
+        return "LayoutGPT output"
+    return ""
+
+
 def load_scene(path_or_dict: str | Path | dict[str, Any]) -> Scene:
     """A scene from a file path or an already-parsed dict, format auto-detected."""
     if isinstance(path_or_dict, dict):
         return _read(path_or_dict)
+    if isinstance(path_or_dict, list) and converter_format(path_or_dict):
+        detect_format(path_or_dict)  # names the converter
     if isinstance(path_or_dict, list):  # ProcTHOR saves several houses to one file as a list
         raise SceneFormatError(f"scene: expected a path or a JSON object, got a list of {len(path_or_dict)} "
                                "(several scenes in one file? pass one)")

@@ -22,8 +22,9 @@ import numpy as np
 from buildbench.jsonio import parse_json
 from buildbench.scenes import scene_warnings
 from buildbench.scenes.assets import AssetLibrary, GeometryLevel, object_mesh
-from buildbench.scenes.io import load_scene, scene_lines
+from buildbench.scenes.io import converter_format, detect_format, load_scene, scene_lines
 from buildbench.scenes.model import Scene, SceneFormatError
+from buildbench.scenes.revis import is_revis
 
 ExportFormat = Literal["obj", "glb"]
 
@@ -58,10 +59,18 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
         except json.JSONDecodeError as exc:
             yield where, "", SceneFormatError(f"{where}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue
+        if converter_format(data):  # another generator's file: one line naming the converter
+            try:
+                detect_format(data)
+            except SceneFormatError as exc:
+                yield where, "", SceneFormatError(f"{where}: {exc}")
+            continue
         items = data if isinstance(data, list) and data and all(isinstance(i, dict) for i in data) else [data]
         for k, item in enumerate(items):
             at = f"{where} item {k}" if len(items) > 1 else where
-            inner = isinstance(item, dict) and isinstance(item.get("scene"), dict)
+            # a ReSpace record's room under "scene" (as load_scene finds it); another format's
+            # "scene" key (SceneEval's) stays in its document, whose error then names it
+            inner = isinstance(item, dict) and isinstance(item.get("scene"), dict) and is_revis(item["scene"])
             record = item["scene"] if inner else item
             # errors and warnings name the record's keys; the file's are its item's and its scene's
             prefix = f"{f'[{k}].' if len(items) > 1 else ''}{'scene.' if inner else ''}"
@@ -70,7 +79,10 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
                 with scene_warnings.named(in_file):
                     scene = load_scene(record)
             except SceneFormatError as exc:
-                yield at, "", SceneFormatError(in_file(str(exc)))
+                detail = str(exc)
+                # "not a scene: ..." is about the whole record, not a key path under it
+                named = f"{in_file('')}: {detail}" if detail.startswith("not ") and prefix else in_file(detail)
+                yield at, "", SceneFormatError(named)
                 continue
             yield at, _scene_id(item, record), scene
 
