@@ -69,3 +69,47 @@ def test_conversion_based_unit_of_a_real_kind_gives_tasks_the_oracle_solves(name
     for t in groups:
         write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
     assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))
+
+
+def _frame(path: Path) -> Path:
+    """A steel frame as Tekla or Revit Structure export it: a 3 x 3 grid of columns, beams
+    joining their tops and a slab per bay, no walls, rooms or connection relations."""
+    import ifcopenshell.api.root
+
+    from buildbench.suites.bimedit.generate.builder import IfcBuilder, Point2
+
+    b = IfcBuilder(schema="IFC4", unit="mm")
+    storey = b.storey("Level 1", 0.0)
+    grid = [(x, y) for x in (0.0, 6.0, 12.0) for y in (0.0, 5.0, 10.0)]
+    for i, (x, y) in enumerate(grid):
+        b.column(storey, 0.0, Point2(x, y), size_m=0.4, height_m=3.0, name=f"C{i}")
+    half = 0.15
+    for (x1, y1), (x2, y2) in [(p, q) for p in grid for q in grid if p < q and abs(p[0] - q[0]) + abs(p[1] - q[1])
+                               in (5.0, 6.0)]:
+        outline = ([Point2(x1, y1 - half), Point2(x2, y2 - half), Point2(x2, y2 + half), Point2(x1, y1 + half)]
+                   if y1 == y2 else
+                   [Point2(x1 - half, y1), Point2(x1 + half, y1), Point2(x2 + half, y2), Point2(x2 - half, y2)])
+        beam = b.slab(storey, 3.5, outline, depth_m=0.5, name=f"B{x1:g}_{y1:g}_{x2:g}_{y2:g}")
+        ifcopenshell.api.root.reassign_class(b.file, product=beam, ifc_class="IfcBeam")
+    for x, y in [(0.0, 0.0), (6.0, 0.0), (0.0, 5.0), (6.0, 5.0)]:
+        b.slab(storey, 3.7, [Point2(x, y), Point2(x + 6, y), Point2(x + 6, y + 5), Point2(x, y + 5)],
+               depth_m=0.2, name=f"S{x:g}_{y:g}")
+    b.finish(seed=0).write(str(path))
+    return path
+
+
+def test_frame_without_walls_gives_tasks_the_oracle_solves(tmp_path: Path) -> None:
+    """A real Tekla model (web-ifc's ISSUE_021_Mini_Project.ifc: 1,949 beams, 26 columns, 24
+    slabs, no wall) made no task: topological phrases named walls, rooms and relations only.
+    Columns and slabs are now named by the slabs, columns or beams they adjoin."""
+    path = _frame(tmp_path / "frame.ifc")
+    tasks, _ = generate_from_ifc(path, tmp_path / "out", n=12, seed=0)
+    assert len(tasks) == 12 and {t.element for t in tasks} <= {"column", "slab"}
+    topological = [t for t in tasks if t.category == "topological"]
+    assert topological and all(" adjoining the " in t.instruction for t in topological)
+    groups = list({t.group_id: t for t in tasks}.values())
+    preds = tmp_path / "preds"
+    preds.mkdir()
+    for t in groups:
+        write_oracle_prediction(t, preds / f"{t.task_id}.ifc")
+    assert all(r.score is not None and r.score.solved for r in rescore(groups, preds))

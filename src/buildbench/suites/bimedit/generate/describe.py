@@ -443,16 +443,38 @@ def _touching_walls(index: DescriptionIndex, guid: str) -> list[str]:
     return [w for w, hit in zip(walls, _touching(index, walls, guid), strict=True) if hit]
 
 
-def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6) -> list[Description]:
+def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6,
+               near: list[str] | None = None, by: str = "wall") -> list[Description]:
     """"The X adjoining the wall(s) …": for elements of models without the relations above (many
-    exports write no space boundaries or path connections), the walls whose boxes meet its box."""
-    near = _touching_walls(index, guid)[:most]
-    out = [Description("topological", f"the {noun} adjoining the wall {_names([a])}", {"class": cls, "touches": [a]})
+    exports write no space boundaries or path connections), the walls (or ``near``, elements
+    called ``by``) whose boxes meet its box."""
+    near = (_touching_walls(index, guid) if near is None else near)[:most]
+    out = [Description("topological", f"the {noun} adjoining the {by} {_names([a])}", {"class": cls, "touches": [a]})
            for a in near]
     for i, a in enumerate(near):
-        out.extend(Description("topological", f"the {noun} adjoining the walls {_names([a, b])}",
+        out.extend(Description("topological", f"the {noun} adjoining the {by}s {_names([a, b])}",
                                {"class": cls, "touches": sorted([a, b])}) for b in near[i + 1:])
     return out
+
+
+#: What "adjoining" phrases name where no wall meets an element and no relation describes it:
+#: the frame of structural models (Tekla, Revit Structure export no walls, rooms or connections),
+#: tried in this order; a class is tessellated only when the ones before it single out nothing.
+FRAME_ANCHORS = ("IfcSlab", "IfcColumn", "IfcBeam", "IfcMember")
+
+
+def frame_adjacency(index: DescriptionIndex, guid: str) -> list[Description]:
+    """"The column adjoining the beam(s) …": the checked topological descriptions of ``guid`` by
+    the first class of :data:`FRAME_ANCHORS` whose elements touching it single it out."""
+    cls = base_class(index.model.file.by_guid(guid))
+    for anchor in FRAME_ANCHORS:
+        ids = [e.guid for e in index.facts(anchor)]
+        near = [g for g, hit in zip(ids, _touching(index, ids, guid), strict=True) if hit]
+        found = [d for d in _adjacency(index, guid, cls, NOUNS.get(cls, cls), near=near, by=NOUNS[anchor])
+                 if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.unnamable_ids]
+        if found:
+            return found
+    return []
 
 
 def _viewpoints(index: DescriptionIndex, me: _Facts, cls: str, noun: str) -> list[Description]:

@@ -17,7 +17,14 @@ import ifcopenshell.util.element
 import numpy as np
 import shapely
 
-from buildbench.suites.bimedit.generate.describe import NOUNS, Description, container_noun, describe, resolve
+from buildbench.suites.bimedit.generate.describe import (
+    NOUNS,
+    Description,
+    container_noun,
+    describe,
+    frame_adjacency,
+    resolve,
+)
 from buildbench.suites.bimedit.generate.tasks import code
 from buildbench.suites.bimedit.generate.tasks.anymodel import aabb, dependants, run_direction
 from buildbench.suites.bimedit.generate.tasks.recipes import (
@@ -47,6 +54,8 @@ def _restorable(scene: Scene, el: ifcopenshell.entity_instance, exclude: Sequenc
                 and not any(x in str(d.facts) for x in exclude))
 
     found = [d for d in describe(scene.index, el.GlobalId) if kept(d)]
+    if not found:  # a frame with no walls or relations to name
+        found = [d for d in frame_adjacency(scene.index, el.GlobalId) if kept(d)]
     if not found:
         raise NoCandidate(f"{el.GlobalId}: no topological description its re-creation keeps")
     return found[0]

@@ -25,6 +25,7 @@ from buildbench.suites.bimedit.generate.describe import (
     DescriptionIndex,
     base_class,
     describe,
+    frame_adjacency,
     resolve,
 )
 from buildbench.suites.bimedit.generate.tasks import code
@@ -151,6 +152,8 @@ def indirect(scene: Scene, guid: str, rng: np.random.Generator, exclude: Sequenc
                  and not any(x in str(d.facts) for x in exclude)]
         if not found and kind == "topological":
             found = _host_description(scene, guid)
+        if not found and kind == "topological":  # a frame with no walls or relations to name
+            found = [d for d in frame_adjacency(scene.index, guid) if not any(x in str(d.facts) for x in exclude)]
         if kind == "spatial":
             found = _mix_viewpoints(found)
         if not found:
