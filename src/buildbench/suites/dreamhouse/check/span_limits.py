@@ -24,6 +24,32 @@ def _spacing_per_member(ctx: Context, mask: np.ndarray) -> np.ndarray:
     return spacing
 
 
+_Arrays = tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]
+_TABLES: dict[int, tuple[SpanTable, _Arrays]] = {}
+
+
+def _table_arrays(table: SpanTable) -> _Arrays:
+    """Rows, their nominal sizes (mm), column spacings (m) and allowable spans (m) of ``table``.
+
+    Parsed once per table object (every validation checks joists and rafters against the
+    same tables; parsing the feet-inch strings cost ~50 µs a report). Keyed by identity,
+    the table kept beside its arrays, so a new table object is parsed afresh.
+    """
+    hit = _TABLES.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    rows = tuple(table.spans_ft_in)
+    sizes = np.array([NOMINAL_MM[r] for r in rows], dtype=np.float64)
+    cols = np.asarray(table.spacings_m)
+    grid = np.array([[table.span_m(r, c) for c in range(cols.size)] for r in rows])
+    for a in (sizes, cols, grid):
+        a.flags.writeable = False  # shared by every later call
+    if len(_TABLES) >= 64:  # configs made on the fly: keep the cache bounded
+        _TABLES.clear()
+    _TABLES[id(table)] = (table, (rows, sizes, cols, grid))
+    return rows, sizes, cols, grid
+
+
 def _check_kind(
     ctx: Context, kind: str, mask: np.ndarray, table: SpanTable, halved: np.ndarray
 ) -> list[tuple[str, str]]:
@@ -31,10 +57,7 @@ def _check_kind(
     idx = np.flatnonzero(mask)
     if idx.size == 0:
         return []
-    rows = list(table.spans_ft_in)
-    sizes = np.array([NOMINAL_MM[r] for r in rows], dtype=np.float64)
-    cols = np.asarray(table.spacings_m)
-    allowed_grid = np.array([[table.span_m(r, c) for c in range(cols.size)] for r in rows])
+    rows, sizes, cols, allowed_grid = _table_arrays(table)
     w_mm, d_mm = ctx.local_sorted[idx, 0] * 1000.0, ctx.local_sorted[idx, 1] * 1000.0
     # Nominal size by the T4 tolerances, restricted to the table's rows.
     match = (np.abs(w_mm[:, None] - sizes[None, :, 0]) < ctx.cfg.lumber_width_tol_mm) & (
