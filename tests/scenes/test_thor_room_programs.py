@@ -15,6 +15,7 @@ score; a repeated id must be one ``error:`` line naming the file's own path of b
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +101,29 @@ def test_a_room_program_house_scores(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["legoeval", "evaluate", "--scene", str(path), "--constraints", str(constraints)]) == 1
     out = capsys.readouterr().out
     assert "FAIL c0" in out and "Traceback" not in out
+
+
+def test_another_generators_assets_keep_their_size_through_thor(tmp_path: Path) -> None:
+    """A SceneReVis room's 3D-FUTURE assets are unknown to THOR's catalogue: the written house
+    carries each one's size, so reading it back measures the room's own furniture (before, a
+    1.6 m wardrobe came back 1.2 m wide and a 0.9 m high bed 0.55 m: category defaults)."""
+    from buildbench.scenes.revis import read_revis
+
+    room = {"room_type": "bedroom", "bounds_top": [[-2, 2.6, -2], [2, 2.6, -2], [2, 2.6, 2], [-2, 2.6, 2]],
+            "bounds_bottom": [[-2, 0, -2], [2, 0, -2], [2, 0, 2], [-2, 0, 2]],
+            "objects": [{"desc": "A king-size bed", "size": [1.56, 0.9, 2.22], "pos": [0, 0, 0.5],
+                         "rot": [0, 0, 0, 1], "jid": "3d-future-bed-jid"},
+                        {"desc": "A tall wardrobe", "size": [1.6, 2.11, 0.5], "pos": [0, 0, -1.7],
+                         "rot": [0, 0, 0, 1], "jid": "3d-future-wardrobe-jid"}]}
+    scene = read_revis(room)
+    house = write_thor(scene)
+    assert [o["size"] for o in house["objects"]] == [[1.56, 0.9, 2.22], [1.6, 2.11, 0.5]]
+    back = read_thor(json.loads(json.dumps(house)))
+    assert [o.size for o in back.objects] == [o.size for o in scene.objects]
+    assert {o.attributes["size_source"] for o in back.objects} == {"record"}
+
+
+def test_a_thor_asset_is_written_without_a_size() -> None:
+    scene = read_thor(_room_program_house())
+    fresh = write_thor(replace(scene, objects=[replace(o, raw={}) for o in scene.objects]))
+    assert not any("size" in o for o in fresh["objects"])  # THOR's own assets: the id says it
