@@ -413,9 +413,10 @@ def _object_records(scene: Scene, room_at: Any) -> list[dict[str, Any]]:
 def _object_record(obj: SceneObject, parent: SceneObject | None, room_at: Any) -> dict[str, Any]:
     if not obj.raw:
         name = obj.id.split(" (")[0].split("|")[0]
-        rec = {"id": obj.id, "object_name": name, "assetId": obj.asset_id,
-               "position": _pt(*obj.center), "rotation": tp.quat_euler(obj.rotation_xyzw), "roomId": obj.room_id,
-               "kinematic": True, "material": None, "layer": _LAYER}
+        rec: dict[str, Any] = {
+            "id": obj.id, "object_name": name, "assetId": obj.asset_id, "position": _pt(*obj.center),
+            "rotation": tp.quat_euler(obj.rotation_xyzw), "roomId": obj.room_id, "kinematic": True,
+            "material": None, "layer": _LAYER}
         if not obj.asset_id or default_catalogue().get(obj.asset_id) is None:
             # THOR knows an asset's size from its id; another generator's asset (a 3D-FUTURE jid,
             # an --asset-sizes entry) would read back at its category's default size
