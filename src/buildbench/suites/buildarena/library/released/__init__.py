@@ -9,7 +9,6 @@ profile are listed in the suite README.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +16,7 @@ import numpy as np
 
 from ..bench import CallRecord, Outcome
 from .assembly import ASSEMBLY_COMMANDS, ReleasedAssembly
-from .machine import Crash, ReleasedMachine
+from .machine import Crash, ReleasedMachine, method_signature
 
 QUERIES = ("get_machine_summary", "get_block_details", "review_powered_blocks", "review_control_config",
            "review_control_sequence")
@@ -66,7 +65,7 @@ class ReleasedWorkbench:
         method = getattr(self.machine, op)
         kwargs = dict(params) if isinstance(params, dict) else {}
         try:
-            inspect.signature(method).bind(**kwargs)
+            method_signature(method).bind(**kwargs)
         except TypeError as exc:
             return ReleasedOutcome(f"TypeError: {exc}", ok=False, crashed=True)
         self.machine.changed = False

@@ -11,6 +11,7 @@ compared as sorted lists. A recorded exception is compared as its
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -30,12 +31,20 @@ _UNORDERED = ("Overlapping detected between", "Key: ")
 
 
 def _number(match: re.Match[str]) -> str:
-    value = round(float(match.group(0)), 3)
+    return _number_text(match.group(0))
+
+
+@functools.lru_cache(maxsize=65536)
+def _number_text(number: str) -> str:
+    # the same few numbers recur in every caption of a session
+    value = round(float(number), 3)
     return f"{value + 0.0:g}"
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize(text: str) -> str:
-    """The normalized form of an answer (see the module docstring)."""
+    """The normalized form of an answer (see the module docstring). Kept for recent texts:
+    a measurement normalizes the same answers (outlines, summaries, refusals) many times."""
     lines = text.split("\n")
     kept = [line for line in lines if not line.startswith(_UNORDERED)]
     loose = sorted(line for line in lines if line.startswith(_UNORDERED))

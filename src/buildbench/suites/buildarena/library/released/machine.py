@@ -14,6 +14,7 @@ share one list of control keys; displayed positions come from the base face.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import json
 import os
@@ -423,9 +424,23 @@ class ReleasedMachine:
         return self._say("Control sequence reset to an empty list.")
 
 
+def method_signature(method: Any) -> inspect.Signature:
+    """``inspect.signature(method)``; for a bound method worked out once per function (every
+    call of a session, and every step of a replay, asks again, and the answer is the same)."""
+    func = getattr(method, "__func__", None)
+    return inspect.signature(method) if func is None else _unbound_signature(func)
+
+
+@functools.lru_cache(maxsize=512)
+def _unbound_signature(func: Any) -> inspect.Signature:
+    # what inspect answers for the bound method: the function's signature without its first parameter
+    signature = inspect.signature(func)
+    return signature.replace(parameters=list(signature.parameters.values())[1:])
+
+
 def with_defaults(machine: ReleasedMachine, op: str, params: dict[str, Any]) -> dict[str, Any]:
     """``params`` of a call with every omitted argument at its default, in signature order (as recorded)."""
-    bound = inspect.signature(getattr(machine, op)).bind(**params)
+    bound = method_signature(getattr(machine, op)).bind(**params)
     bound.apply_defaults()
     return dict(bound.arguments)
 

@@ -117,7 +117,22 @@ def spin_caption(axis_virtual: np.ndarray) -> str:
 
 def coordinates(virtual: np.ndarray, precision: int = 2, separator: str = ",") -> str:
     """numpy's ``array2string`` of the real coordinates, small values suppressed."""
-    return np.array2string(to_real(virtual), precision=precision, separator=separator, suppress_small=True)
+    real = to_real(virtual)
+    # array2string is the costliest part of a caption, and an assembly's every answer captions the
+    # same blocks again: a float vector's text is kept by its exact bytes (so -0.0 and each NaN
+    # stay apart), while numpy prints with its default options (which a caller could change).
+    if real.dtype == np.float64 and real.ndim == 1 and np.get_printoptions() == _DEFAULT_PRINT:
+        return _float_text(real.tobytes(), precision, separator)
+    return np.array2string(real, precision=precision, separator=separator, suppress_small=True)
+
+
+_DEFAULT_PRINT = np.get_printoptions()
+
+
+@functools.lru_cache(maxsize=65536)
+def _float_text(raw: bytes, precision: int, separator: str) -> str:
+    values = np.frombuffer(raw, dtype=np.float64)
+    return np.array2string(values, precision=precision, separator=separator, suppress_small=True)
 
 
 def two_decimals(values: np.ndarray) -> str:
