@@ -64,3 +64,30 @@ def stored_episode(tmp_path: Path) -> Callable[..., Any]:
         return kept
 
     return play
+
+
+@pytest.fixture()
+def platform_bits() -> Callable[..., bool]:
+    """Check a result whose last bits depend on the CPU class (``buildbench.numeric_platform``).
+
+    ``check(recorded, got, what, here=None)``: ``recorded`` maps each CPU class the snapshot was
+    recorded on (``here`` names this machine's, by default ``numeric_platform()``) to its exact value. True when ``got`` equals one of them (the same code gives one of
+    the values seen); an AssertionError when this CPU class was recorded with another value
+    (the code changed the result); False, with a warning, on a class never recorded: the caller
+    then compares what does not depend on the class (verdicts, numbers to a tolerance).
+    """
+    import warnings
+
+    from buildbench.numeric_platform import numeric_platform
+
+    def check(recorded: dict[str, Any], got: Any, what: str, here: str | None = None) -> bool:
+        if got in recorded.values():
+            return True
+        here = here or numeric_platform()
+        if here in recorded:
+            raise AssertionError(f"{what}: {got!r} differs from {recorded[here]!r} recorded on this CPU class ({here})")
+        warnings.warn(f"{what}: no exact value recorded for this CPU class ({here}); exact bits not compared",
+                      stacklevel=2)
+        return False
+
+    return check

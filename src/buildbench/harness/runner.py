@@ -399,7 +399,9 @@ def versions() -> dict[str, str]:
     """Versions recorded in every run manifest."""
     from importlib.metadata import PackageNotFoundError, version
 
-    out = {"python": platform.python_version(), "platform": platform.platform()}
+    from buildbench.numeric_platform import numeric_platform
+
+    out = {"python": platform.python_version(), "platform": platform.platform(), "cpu": numeric_platform()}
     for pkg in ("buildbench", "numpy", "scipy", "mujoco", "ifcopenshell", "moderngl", "openai", "anthropic"):
         try:
             out[pkg] = version(pkg)
