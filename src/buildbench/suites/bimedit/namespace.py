@@ -57,7 +57,9 @@ def setup(inputs: dict[str, Any]) -> dict[str, Any]:
             raise TypeError(f"commit(): ifc must be an ifcopenshell.file, got {type(model).__name__}")
         # Write beside the target and rename, so a crash mid-write never leaves half a model.
         partial = os.path.join(os.path.dirname(path), ".commit-partial.ifc")
-        model.write(partial)
+        # the bytes model.write gives an .ifc file, in about half its time on big models
+        with open(partial, "wb") as fh:
+            fh.write(model.to_string().encode())
         os.replace(partial, path)
         return f"committed to {path}"
 

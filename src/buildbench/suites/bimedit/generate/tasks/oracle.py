@@ -77,9 +77,13 @@ def stabilise(model: ifcopenshell.file, before: set[str], seed: int,
         # by position: get_info builds a dict of every attribute, twice as slow here
         for i in range(len(rel)):
             value = rel[i]
-            if isinstance(value, tuple) and value and all(isinstance(v, ifcopenshell.entity_instance)
-                                                          for v in value):
-                setattr(rel, rel.attribute_name(i), sorted(value, key=lambda e: e.id()))
+            if isinstance(value, tuple) and len(value) > 1 and all(isinstance(v, ifcopenshell.entity_instance)
+                                                                   for v in value):
+                ordered = sorted(value, key=lambda e: e.id())
+                # setting an aggregate to the order it has writes the same bytes; only relations
+                # an edit touched are out of order (stabilise on the Duplex building: 55 -> 40 ms)
+                if ordered != list(value):
+                    setattr(rel, rel.attribute_name(i), ordered)
     model.header.file_name.time_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(FIXED_TIMESTAMP))
 
 
@@ -90,18 +94,27 @@ def apply_and_write(code: str, input_path: str | Path, out_path: str | Path, see
     dates = owner_dates(model)
     run_oracle(code, model)
     stabilise(model, before, seed, dates)
-    # the same bytes as model.write, which takes about half as long again on big models
+    write_model(model, out_path)
+    return model
+
+
+def write_model(model: ifcopenshell.file, out_path: str | Path) -> None:
+    """Write ``model`` as ``model.write`` does: an ``.ifc`` file from ``to_string``, the same bytes
+    in about half the time on big models (0.22 s vs 0.39 s on the Duplex building); an archive
+    or another format by ``model.write`` itself."""
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() != ".ifc":
+        model.write(str(out))
+        return
     out.write_bytes(model.to_string().encode())
-    return model
 
 
 def write_oracle_prediction(task: BimTask, out_path: str | Path) -> Path:
     """Run the task's oracle code on its M0 as the tool would, with ``commit()`` writing to ``out_path``."""
     model = ifcopenshell.open(task.input_ifc)
     out = Path(out_path)
-    namespace = tool_namespace(model, lambda: model.write(str(out)))
+    namespace = tool_namespace(model, lambda: write_model(model, out))
     exec(compile(task.oracle_code, task.task_id, "exec"), namespace)  # noqa: S102 - generated oracle code
     return out
 
