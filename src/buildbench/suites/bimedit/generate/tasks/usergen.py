@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,8 @@ from buildbench.suites.bimedit.task_records import (
 ATTEMPTS = 6
 #: Base edits (three tasks each) made in one child process of :func:`generate_from_ifc`: what
 #: IfcOpenShell keeps of the models they open (~25 MB a base edit on the Duplex building) is freed
-#: when the child ends; a child also re-tessellates what the description index needs, so not fewer.
+#: when the child ends. What a child's description index computes comes back with its answer
+#: (:func:`_keep`), so later children do not tessellate it again.
 GROUPS_PER_CHILD = 6
 #: The report written beside ``tasks.jsonl`` (text: a folder of tasks holds no other JSON file).
 REPORT_FILE = "generation-report.txt"
@@ -314,8 +316,9 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
                 break
             # each batch in a child process: IfcOpenShell keeps memory of every model opened
             # for an edit, which goes back only when the process ends
-            batch = in_child(_make_batch, todo[start:start + GROUPS_PER_CHILD], scene, path, src.name, out, seed,
-                             used, made, total - len(tasks))
+            batch, caches = in_child(_make_batch, todo[start:start + GROUPS_PER_CHILD], scene, path, src.name,
+                                     out, seed, used, made, total - len(tasks))
+            _keep(scene, caches)
             for slot, group, skipped, taken in batch:
                 if skipped is not None:
                     report.skipped.append(skipped)
@@ -339,13 +342,36 @@ def generate_from_ifc(ifc: str | Path, out_dir: str | Path, n: int | None = None
 
 
 _Outcome = tuple[Slot, list[BimTask], "Skipped | None", tuple[tuple[str, str], str, "str | None"]]
+#: The scene's description index caches (facts per class, plan segments, boxes) and meshes, by name.
+_Caches = dict[str, dict[Any, Any]]
+
+
+def _caches(scene: Scene) -> _Caches:
+    """The scene's caches a batch fills: what its description index computed and tessellated. A
+    child hands back what it added (:func:`_keep`), so the next child starts with it: each element
+    of the model is tessellated once per generation, not once per batch (the same values: the
+    model is only read)."""
+    index = scene.index
+    found = {name: getattr(index, name, None) for name in ("_by_class", "_segments", "_boxes")}
+    found["meshes"] = index.shapes._meshes
+    return {name: cache for name, cache in found.items() if isinstance(cache, dict)}
+
+
+def _keep(scene: Scene, added: _Caches) -> None:
+    """Put what a child's batch added to the scene's caches into this process's (a batch run here,
+    without fork, filled them already)."""
+    for name, cache in _caches(scene).items():
+        for key, value in added.get(name, {}).items():
+            cache.setdefault(key, value)
 
 
 def _make_batch(todo: Sequence[tuple[str, str, int]], scene: Scene, path: Path, name: str, out: Path, seed: int,
-                used: Used, made: Counter[tuple[str, str]], room: int) -> list[_Outcome]:
+                used: Used, made: Counter[tuple[str, str]], room: int) -> tuple[list[_Outcome], _Caches]:
     """Make base edits of ``todo`` in order until ``room`` tasks are made; per base edit its slot, its
     tasks and what it took (for :meth:`Used.add`), or why it was skipped. ``used`` is updated as
-    it goes (later base edits of the batch avoid what earlier ones took); ``made`` is not."""
+    it goes (later base edits of the batch avoid what earlier ones took); ``made`` is not. With
+    them, what the batch added to the scene's caches (see :func:`_caches`)."""
+    had = {name: set(cache) for name, cache in _caches(scene).items()}
     made = Counter(made)
     outcomes: list[_Outcome] = []
     count = 0
@@ -363,7 +389,9 @@ def _make_batch(todo: Sequence[tuple[str, str, int]], scene: Scene, path: Path, 
         made[(element, op)] += 1
         count += len(group)
         outcomes.append((slot, group, None, used.taken[-1]))
-    return outcomes
+    added = {name: {k: v for k, v in cache.items() if k not in had.get(name, ())}
+             for name, cache in _caches(scene).items()}
+    return outcomes, added
 
 
 def _finish(tasks: list[BimTask], report: GenerationReport, out: Path, started: float) -> GenerationReport:
