@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +65,17 @@ def test_corpus_covers_the_assembly_commands_to_file_and_their_failures() -> Non
     assert sum("written" in c for c in saved) >= 30 and any("exception" in c for c in saved)
 
 
-def test_development_sequences_agree_on_every_call(measured: dict[str, Agreement]) -> None:
+def test_development_sequences_agree_on_every_call(
+    measured: dict[str, Agreement], released_agreement: Callable[..., None]
+) -> None:
     dev = measured["dev"]
     assert sum(dev.total.values()) > 1500
-    assert dev.rate("normalized") == 1.0, _first_miss(dev)
-    assert dev.rate("state") == 1.0, _first_miss(dev)
+
+    def bounds(agreement: Agreement) -> None:
+        assert agreement.rate("normalized") == 1.0, _first_miss(agreement)
+        assert agreement.rate("state") == 1.0, _first_miss(agreement)
+
+    released_agreement("assembly-dev", dev, bounds)
 
 
 def test_held_out_sequences_agree_on_at_least_99_percent(measured: dict[str, Agreement]) -> None:
@@ -165,7 +172,9 @@ def test_released_env_assembles_with_the_released_library() -> None:
 
 def test_replay_command_measures_an_assembly_recording(tmp_path: Path) -> None:
     line = tmp_path / "assembly.jsonl"
-    line.write_text(json.dumps(_load("dev")[2]) + "\n", encoding="utf-8")
+    # A recording every CPU class replays exactly (on an AMD AVX2 machine, recording 2 prints one
+    # position on a rounding edge otherwise than the recording class: see conftest.py).
+    line.write_text(json.dumps(_load("dev")[5]) + "\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["replay", str(line), "--profile", "released"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout.splitlines()[0])
