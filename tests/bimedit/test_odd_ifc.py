@@ -108,7 +108,7 @@ def test_missing_global_id_is_one_error_line(tmp_path: Path, capsys: pytest.Capt
     path.write_text(text.replace(wall, "#34=IFCWALL($,"))
     assert main(["bimedit", "generate", "--ifc", str(path), "--n", "3", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"error: {path}: #34 (IfcWall) has no GlobalId, which IFC requires (1 such entities)"]
+    assert err == [f"error: {path}: #34 (IfcWall) has no GlobalId, which IFC requires (1 such entities) (option --ifc)"]
     changes = node_changes(load_model(FIXTURE), load_model(path))
     assert changes.added == {"#34"} and changes.removed == {"1W20ImXcWl0KGutJD63H9t"}
 

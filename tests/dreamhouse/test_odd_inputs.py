@@ -237,7 +237,7 @@ def test_a_task_file_with_a_malformed_inline_target_is_one_error_line(tmp_path: 
                  "--workers", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"error: {path}:1: task {record['id']!r}: target.structure: member 0 ('Sill_1'): field "
-                   "'dimensions' is invalid: 'Infinity' is not a finite number ([1])"]
+                   "'dimensions' is invalid: 'Infinity' is not a finite number ([1]) (option --tasks)"]
     assert not run_dir.exists()
 
 

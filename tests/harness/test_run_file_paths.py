@@ -137,7 +137,7 @@ def test_a_missing_file_names_the_run_file_the_key_and_the_full_path(
     assert main(["run", "--config", str(run_file), "-q", "--run-dir", str(run_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     full = (tmp_path / "project").resolve() / missing
-    assert err == [f"error: {run_file}: {key}: {full} does not exist"]
+    assert err == [f"error: {run_file}: {key}: {full} does not exist (option --config)"]
     assert not run_dir.exists()
 
 

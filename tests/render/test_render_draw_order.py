@@ -107,7 +107,7 @@ def test_dreamhouse_views_unchanged(pair):
         ids = dataset_task_ids(PAPER_DATASET_SIZE)
         for tid in ids[7 :: len(ids) // 3][:3]:
             house = generate_structure(str(tid))
-            ours = views.house_views(house.structure, house.skin)
+            ours = views.house_views(house.structure, house.skin, "gl")
             for condition, skin in (("frame", None), ("facade", house.skin)):
                 batches = [views._boxes(house.structure, views.frame_colors(house.structure))]
                 if skin is not None:

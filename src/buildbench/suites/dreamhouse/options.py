@@ -48,7 +48,7 @@ class DreamHouseOptions(ModelOptions):
     action_format: ActionFormat = option("str", "what the prompt teaches", default="python")
     isolation: Isolation = option("str", "sandbox backend of the executor", default="auto")
     images: OnOff = option("str", "show the five target views", default="on")
-    renderer: Renderer = option("str", "raster (ours, the same pixels everywhere), gl (OpenGL) or cycles "
+    renderer: Renderer = option("str", "raster (ours, identical images on every machine), gl (OpenGL) or cycles "
                                  "(Blender Cycles, as the paper)", default="raster")
     step_retries: int | None = option("int", "Table 6 budget override: retries after a failed attempt (the plan, a "
                                       "whole frame, a Managed step)", minimum=0, maximum=1000, unset=_TABLE6)

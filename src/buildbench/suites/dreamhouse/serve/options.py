@@ -25,7 +25,7 @@ class ServeOptions(Options):
     profile: Literal["released", "paper"] = option(
         "str", "validator profile (released: the released 10 tests)", default="released")
     condition: Condition = option("str", "which views are rendered for tasks without stored ones", default="frame")
-    renderer: Renderer = option("str", "raster (ours, the same pixels everywhere), gl (OpenGL) or cycles "
+    renderer: Renderer = option("str", "raster (ours, identical images on every machine), gl (OpenGL) or cycles "
                                  "(Blender Cycles)", default="raster")
     executor: Executor = option("str", "runs code submissions: fast (our bpy) or blender", default="fast")
     isolation: Isolation = option("str", "sandbox backend of the executor", default="auto")
