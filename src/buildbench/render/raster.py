@@ -66,7 +66,7 @@ import numpy as np
 
 from buildbench.render.camera import DEFAULT_FOCAL_LENGTH_MM, Camera, OrbitView, frame_views
 from buildbench.render.errors import RenderInputError
-from buildbench.render.renderer import Lighting
+from buildbench.render.renderer import Lighting, checked_views
 from buildbench.render.scene import VERTEX_DTYPE, Scene
 
 #: Bumped whenever the pixel definition (module docstring) changes: stored images made under
@@ -130,14 +130,7 @@ class Rasterizer:
         Raises:
             RenderInputError: for a non-Scene or a malformed one, no cameras, or a non-Camera entry.
         """
-        if not isinstance(scene, Scene):
-            raise RenderInputError(f"scene must be a Scene (see build_scene), got {type(scene).__name__}")
-        views = [cameras] if isinstance(cameras, Camera) else list(cameras)
-        if not views:
-            raise RenderInputError("render() needs at least one camera")
-        for i, cam in enumerate(views):
-            if not isinstance(cam, Camera):
-                raise RenderInputError(f"cameras[{i}] is a {type(cam).__name__}, not a Camera")
+        views = checked_views(scene, cameras)
         vertices, indices, closed = _checked_arrays(scene)
         matrices = np.array([self._matrices(cam, scene.origin_m) for cam in views])
         out = np.zeros((len(views), self.height, self.width, 4), dtype=np.uint8)

@@ -156,6 +156,23 @@ def shade_factor(normals_world: np.ndarray, camera: Camera, lighting: Lighting) 
     return np.minimum(lighting.ambient + lighting.diffuse * lambert, 1.0)
 
 
+def checked_views(scene: object, cameras: Camera | Sequence[Camera]) -> list[Camera]:
+    """The cameras as a list, after checking ``scene`` is a Scene and each camera a Camera (every backend).
+
+    Raises:
+        RenderInputError: for a non-Scene, no cameras, or a non-Camera entry.
+    """
+    if not isinstance(scene, Scene):
+        raise RenderInputError(f"scene must be a Scene (see build_scene), got {type(scene).__name__}")
+    views = [cameras] if isinstance(cameras, Camera) else list(cameras)
+    if not views:
+        raise RenderInputError("render() needs at least one camera")
+    for i, cam in enumerate(views):
+        if not isinstance(cam, Camera):
+            raise RenderInputError(f"cameras[{i}] is a {type(cam).__name__}, not a Camera")
+    return views
+
+
 class Renderer:
     """Offscreen renderer with a fixed image size, reusable for many scenes.
 
@@ -301,14 +318,7 @@ class Renderer:
         get_context()  # raises in a child forked after the context was made, instead of hanging
         if not self._gl_objects:
             raise RenderInputError("this Renderer was released; create a new one")
-        if not isinstance(scene, Scene):
-            raise RenderInputError(f"scene must be a Scene (see build_scene), got {type(scene).__name__}")
-        views = [cameras] if isinstance(cameras, Camera) else list(cameras)
-        if not views:
-            raise RenderInputError("render() needs at least one camera")
-        for i, cam in enumerate(views):
-            if not isinstance(cam, Camera):
-                raise RenderInputError(f"cameras[{i}] is a {type(cam).__name__}, not a Camera")
+        views = checked_views(scene, cameras)
         out = np.empty((len(views), self.height, self.width, 4), dtype=np.uint8)
         frame_bytes = self.height * self.width * 4
         index_count = self._upload(scene)
