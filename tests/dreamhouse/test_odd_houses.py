@@ -2,10 +2,12 @@
 
 The released submission (spec §2.2) is ``{"members": [{"name", "dimensions", "matrix_world",
 "location"?, "bbox_world_corners"?}]}`` read as JSON, so JSON's own freedoms (key order,
-integers for whole numbers, exponents, ``-0.0``, repeated keys, escapes, whitespace) and keys the
+integers for whole numbers, exponents, ``-0.0``, escapes, whitespace) and keys the
 released rebuild ignores (rotation keys, scale) must give the verdict of the plain file. A gzip
 file is read as its content. What the format does not allow is one ``error:`` line naming the
-file, the member (index and name) and the field, exit status 2, nothing on stdout
+file, the member (index and name) and the field, exit status 2, nothing on stdout; a key given
+twice in one object is refused too, naming the key and its line (JSON leaves its meaning open:
+Python keeps the last, other readers the first)
 (test_real_variety.py holds the first variants: BOM, CRLF, strings, no corners, bare list).
 """
 
@@ -70,7 +72,8 @@ def _rotation_keys(m: dict[str, Any]) -> None:
 
 
 def _repeated_key(doc: Doc) -> bytes:
-    """Every member's "dimensions" written twice, a wrong one first: JSON readers keep the last."""
+    """Every member's "dimensions" written twice, a wrong one first: Python's json keeps the last,
+    other readers the first or refuse, so the file is refused."""
     text = json.dumps(doc)
     return text.replace('"dimensions": ', '"dimensions": [9, 9, 9], "dimensions": ').encode()
 
@@ -104,7 +107,6 @@ SAME_VERDICT: dict[str, Callable[[Doc], bytes]] = {
     "long side on another local axis": _each(_other_local_axes),
     # Blender keeps dimensions positive under a negative scale; the box is the same
     "mirrored by a negative x scale": _each(_mirrored),
-    "repeated key, last wins": _repeated_key,
     # the released rebuild places a box by matrix_world alone: a mesh whose origin is not its
     # centre exports corners and a location that disagree with it, and both are ignored
     "corners and location of an off-centre origin": _each(lambda m: m.update(
@@ -238,6 +240,7 @@ MALFORMED: dict[str, tuple[Callable[[Doc], bytes], str]] = {
     "a newer version of our format": (lambda d: json.dumps({"format": "buildbench.dreamhouse.structure",
                                                             "version": 2, "members": []}).encode(),
                                       "field 'version' is 2; this reader reads version 1"),
+    "repeated key": (_repeated_key, "is not valid JSON: key 'dimensions' given twice in one object: line 1"),
     "UTF-16 with byte-order mark": (lambda d: json.dumps(d).encode("utf-16"),
                                     "UTF-16 little-endian byte-order mark: it is not UTF-8 text"),
     "trailing comma": (lambda d: json.dumps(d)[:-2].encode() + b",]}", "is not valid JSON: Expecting value"),

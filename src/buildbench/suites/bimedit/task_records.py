@@ -301,6 +301,7 @@ def read_tasks(path: str | Path) -> list[BimTask]:
         raise ConfigError(f"cannot read task file {p}: {exc.strerror or exc}") from None
     base = p.parent.resolve()  # relative paths are the file's own, whatever the current directory
     try:
+        # Only the file's shape is asked here: a key given twice is refused per record below.
         whole = parse_json(text)
     except json.JSONDecodeError:
         whole = None  # JSON lines (or broken JSON, reported per line below)
@@ -310,10 +311,13 @@ def read_tasks(path: str | Path) -> list[BimTask]:
 
 
 def _parse_record(line: str, path: Path, lineno: int, base: Path) -> BimTask:
+    """The task in ``line`` (the record starting on line ``lineno`` of ``path``; a pretty-printed
+    record spans several, and an error names the line it is on)."""
     try:
-        data = parse_json(line)
+        # A key given twice is refused: json.loads keeps the last silently, other readers the first.
+        data = parse_json(line, unique_keys=True)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from exc
+        raise ConfigError(f"{path}:{lineno + exc.lineno - 1}: not valid JSON ({exc.msg})") from exc
     try:
         return BimTask.from_dict(data, base_dir=base)
     except ConfigError as exc:

@@ -31,7 +31,9 @@ def read_machine_json(path: Path) -> Any:
         raw = read_bytes(path, max_bytes=MAX_MACHINE_FILE_BYTES)
         if raw.startswith(b"\x1f\x8b"):
             raw = read_bytes(path, max_bytes=MAX_MACHINE_FILE_BYTES, gunzip=True)
-        return parse_json(raw)
+        # A key given twice is refused (json.loads keeps the last silently): a hand-edited call
+        # with two "face" keys would build a machine other readers of the file do not.
+        return parse_json(raw, unique_keys=True)
     except OSError as exc:
         raise click.ClickException(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:

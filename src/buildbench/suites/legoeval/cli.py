@@ -33,7 +33,7 @@ def _load_scene(path: str) -> Any:
         raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
     try:
         text = scene_text(p)  # a house.json.gz as its content
-        data = parse_json(text)
+        data = parse_json(text, unique_keys=True)  # a key given twice: which one other readers keep differs
     except OSError as exc:
         raise ConfigError(f"--scene {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
@@ -49,7 +49,7 @@ def _parse_args(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return parse_json(text)
+        return parse_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--args: not JSON ({exc.msg} at character {exc.pos})") from None
 
@@ -155,7 +155,7 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
         return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]
     try:
-        data = parse_json(text)
+        data = parse_json(text, unique_keys=True)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"--constraints {path}: not JSON ({exc})") from None
     items = data.get("constraints") if isinstance(data, dict) else data
