@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from buildbench.cliargs import GivenPath
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError
 from buildbench.jsonio import json_ready
@@ -41,6 +42,11 @@ def cli() -> None:
     """BIM-Edit: IFC edit tasks scored on geometry, semantics and topology."""
 
 
+#: What ``generate`` writes in its --out folder: an --ifc model under one of these names there
+#: would be overwritten or copied into itself (usergen copies it to scenes/).
+GENERATE_WRITES = ("scenes", "inputs", "truth", "tasks.jsonl", "tasks.jsonl.tmp", "generation-report.txt")
+
+
 @cli.command()
 @click.option("--n", "n", type=click.IntRange(1, MAX_TASKS), default=None,
               help="Number of tasks, at most 100000, stratified across the 18 element × operation "
@@ -48,8 +54,8 @@ def cli() -> None:
                    "of 324 gives that many rounds of it).")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Generator seed, a whole number from 0.")
-@click.option("--out", "out", type=click.Path(file_okay=False), default="bimedit-tasks", show_default=True,
-              help="Folder for scenes, ground truths and tasks.jsonl.")
+@click.option("--out", "out", type=GivenPath(file_okay=False, output=True, writes=GENERATE_WRITES),
+              default="bimedit-tasks", show_default=True, help="Folder for scenes, ground truths and tasks.jsonl.")
 @click.option("--ifc", "ifc", type=click.Path(dir_okay=False), default=None,
               help="Make the tasks on this IFC model (.ifc or .ifczip; any schema and length unit) instead of synthetic "
                    "scenes (default: synthetic scenes).")

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from buildbench.cliargs import GivenPath
 from buildbench.harness.errors import BuildbenchError
 from buildbench.parallel import Backend, backend_options
 
@@ -194,8 +195,9 @@ def pack(split: str, task_source: Path | None, limit: int | None, out: Path, con
 
 @cli.command()
 @click.argument("pack_file", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for tasks.jsonl and the views.")
+@click.option("--out", required=True, help="Folder for tasks.jsonl and the views.",
+              # a houses/ tree given as PACK_FILE at OUT/views would have its views written over
+              type=GivenPath(file_okay=False, path_type=Path, output=True, writes=("tasks.jsonl", "views")))
 def unpack(pack_file: Path, out: Path) -> None:
     """Turn a .dhpack, or a released houses/ folder tree (one folder of views and structure.json
     per task), into OUT/tasks.jsonl (for `buildbench run dreamhouse --tasks`) and OUT/views/."""
