@@ -6,10 +6,9 @@ Rebuild the record only for an intended change of results (a new ``GENERATOR_VER
 new record layout): ``.venv/bin/python tests/dreamhouse/test_dataset_snapshot.py --update``.
 Parquet bytes also depend on the pyarrow that wrote them (its version is in the file), so
 they are compared only under the pyarrow that recorded them; the rows read back always are.
-The generated transforms (LAPACK's SVD for near-rotations) differ in their last bits between CPU
-classes (``buildbench.numeric_platform``), and the files keep every bit: the files', rows' and
-read-back digests are kept per class (``--update add-platform`` adds this machine's once the
-member counts agree); the member counts are compared everywhere.
+The files keep every bit of the generated transforms, and those are the same on every CPU class
+(the model's arithmetic calls no BLAS or LAPACK: ``model/rigid.py``), so one record holds for
+every machine.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from buildbench.numeric_platform import numeric_platform
 from buildbench.suites.dreamhouse.generate import (
     PAPER_DATASET_SIZE,
     dataset_task_ids,
@@ -71,43 +69,19 @@ def _recorded() -> dict[str, Any]:
     return json.loads(SNAPSHOT.read_text())
 
 
-_STABLE = ("member_counts", "pyarrow")  # the same on every CPU class
+def test_jsonl_dataset_is_unchanged() -> None:
+    assert dataset_digests("jsonl") == _recorded()["jsonl"]
 
 
-def _split(digests: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(what every CPU class writes alike, what carries the class's last bits)."""
-    return ({k: v for k, v in digests.items() if k in _STABLE}, {k: v for k, v in digests.items() if k not in _STABLE})
-
-
-def test_jsonl_dataset_is_unchanged(platform_bits: Any) -> None:
-    stable, bits = _split(dataset_digests("jsonl"))
-    recorded = _recorded()["jsonl"]
-    assert stable == recorded["stable"]
-    platform_bits(recorded["by_cpu"], bits, "jsonl dataset files and houses read back")
-
-
-def test_parquet_dataset_is_unchanged(platform_bits: Any) -> None:
-    stable, bits = _split(dataset_digests("parquet"))
-    recorded = _recorded()["parquet"]
-    by_cpu = recorded["by_cpu"]
-    if stable["pyarrow"] != recorded["stable"]["pyarrow"]:
+def test_parquet_dataset_is_unchanged() -> None:
+    got, recorded = dataset_digests("parquet"), _recorded()["parquet"]
+    if got["pyarrow"] != recorded["pyarrow"]:
         # Another pyarrow writes other bytes for the same rows; the rows must still match.
-        bits.pop("files")
-        by_cpu = {cls: {k: v for k, v in d.items() if k != "files"} for cls, d in by_cpu.items()}
-        stable.pop("pyarrow"), recorded["stable"].pop("pyarrow")
-    assert stable == recorded["stable"]
-    platform_bits(by_cpu, bits, "parquet dataset files, rows and houses read back")
+        for d in (got, recorded):
+            d.pop("files"), d.pop("pyarrow")
+    assert got == recorded
 
 
-if __name__ == "__main__" and sys.argv[1:2] == ["--update"]:
-    fresh = {f: _split(dataset_digests(f)) for f in ("jsonl", "parquet")}
-    if sys.argv[2:] == ["add-platform"]:
-        record = _recorded()
-        for f, (stable, bits) in fresh.items():
-            if stable != record[f]["stable"]:
-                sys.exit(f"error: the {f} member counts or pyarrow differ from the snapshot: not a CPU-class difference")
-            record[f]["by_cpu"][numeric_platform()] = bits
-    else:
-        record = {f: {"stable": stable, "by_cpu": {numeric_platform(): bits}} for f, (stable, bits) in fresh.items()}
-    SNAPSHOT.write_text(json.dumps(record, indent=1) + "\n")
+if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
+    SNAPSHOT.write_text(json.dumps({f: dataset_digests(f) for f in ("jsonl", "parquet")}, indent=1) + "\n")
     print(f"wrote {SNAPSHOT}")

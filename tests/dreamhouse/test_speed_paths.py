@@ -30,13 +30,20 @@ def _odd_matrices() -> np.ndarray:
     return m
 
 
-def test_nearest_rotations_decompose_each_distinct_matrix_as_its_own_svd_does() -> None:
-    mats = np.round(np.stack([_rotation(a, b) for a, b in [(0.1, 0.5), (0.7, 0.2), (0.1, 0.5), (0.1, 0.5)]]), 5)
-    expected = []
-    for m in mats:
-        u, _, vt = np.linalg.svd(m[None])
-        expected.append((u @ vt)[0])
-    assert np.array_equal(_nearest_rotations(mats), np.stack(expected))
+def test_nearest_rotations_are_the_polar_factor_matrix_by_matrix() -> None:
+    """The fixed-step polar iteration gives ``U Vᵀ`` of the SVD to rounding, a proper rotation
+    orthogonal to a few ulps, and each matrix's result alone (the same in any batch)."""
+    mats = np.round(np.stack([_rotation(a, b) for a, b in [(0.1, 0.5), (0.7, 0.2), (0.1, 0.5), (2.9, -1.2)]]), 5)
+    sheared = np.eye(3)
+    sheared[0, 1] = 9.9e-4  # just below _ROUNDING_SHEAR once normalised
+    mats = np.concatenate([mats, (sheared / np.linalg.norm(sheared, axis=0))[None]])
+    got = _nearest_rotations(mats)
+    u, _, vt = np.linalg.svd(mats)
+    assert np.abs(got - u @ vt).max() < 1e-14
+    assert np.abs(np.einsum("nki,nkj->nij", got, got) - np.eye(3)).max() <= 4 * np.finfo(float).eps
+    assert np.allclose(np.linalg.det(got), 1.0)
+    assert all(np.array_equal(_nearest_rotations(mats[[i]])[0], got[i]) for i in range(len(mats)))
+    assert np.array_equal(got[0], got[2])
 
 
 def test_rigid_skips_identity_rotations_without_changing_any_matrix() -> None:

@@ -1,5 +1,13 @@
 """Normalising member transforms to rigid ones: scale stripped, mirrors made proper, rounding
-snapped to the nearest rotation (what :class:`~.structure.Structure` stores)."""
+snapped to the nearest rotation (what :class:`~.structure.Structure` stores).
+
+Every step is written as elementwise numpy arithmetic in a fixed order (products and sums of
+3x3 entries spelled out, a fixed number of polar iterations). Elementwise ``+ - * / sqrt`` are
+correctly rounded IEEE operations, so the stored bits are the same on every CPU: LAPACK's SVD
+and BLAS's matrix products (what ``np.linalg.svd`` and ``@`` on float64 call) pick kernels
+by CPU, with other summation orders and fused multiply-adds, and changed the last bit of a
+rafter's rotation between machines.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,11 @@ import numpy as np
 #: Largest |R^T R - I| of a member's normalised rotation that rounding can explain (6 decimals
 #: on a 38 mm section give ~1e-4); beyond it the transform is a real shear.
 _ROUNDING_SHEAR = 1e-3
+
+#: Newton-Schulz steps of :func:`_nearest_rotations`. The error |R^T R - I| squares with each
+#: step (1e-3, 1e-6, 1e-12, then rounding), so 4 reach the polar factor to about an ulp from
+#: anywhere below ``_ROUNDING_SHEAR``; a fixed count keeps the result the same everywhere.
+_POLAR_STEPS = 4
 
 
 def rigid(matrices: np.ndarray) -> np.ndarray:
@@ -26,22 +39,57 @@ def rigid(matrices: np.ndarray) -> np.ndarray:
     return out
 
 
+def gram(m: np.ndarray) -> np.ndarray:
+    """``Mᵀ M`` of each 3x3 matrix, shape ``(n, 3, 3)``, summed row by row in a fixed order.
+
+    The same bits on every CPU (``@`` calls BLAS, whose kernel depends on the CPU); exactly
+    symmetric.
+    """
+    g = m[:, 0, :, None] * m[:, 0, None, :]
+    g += m[:, 1, :, None] * m[:, 1, None, :]
+    g += m[:, 2, :, None] * m[:, 2, None, :]
+    return g
+
+
+def orthogonality_error(rot: np.ndarray) -> np.ndarray:
+    """``max |Rᵀ R - I|`` of each 3x3 matrix, shape ``(n,)``; NaN rows give NaN."""
+    return np.abs(gram(rot) - np.eye(3)).max(axis=(1, 2))
+
+
+def _matmul3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``A B`` of each pair of 3x3 matrices, summed over the inner index in a fixed order."""
+    c = a[:, :, 0, None] * b[:, 0, None, :]
+    c += a[:, :, 1, None] * b[:, 1, None, :]
+    c += a[:, :, 2, None] * b[:, 2, None, :]
+    return c
+
+
+def _columns_det(m: np.ndarray) -> np.ndarray:
+    """Determinant of each 3x3 matrix as ``c0 · (c1 × c2)`` of its columns, shape ``(n,)``."""
+    c0, c1, c2 = m[:, :, 0], m[:, :, 1], m[:, :, 2]
+    cross = np.stack([c1[:, 1] * c2[:, 2] - c1[:, 2] * c2[:, 1],
+                      c1[:, 2] * c2[:, 0] - c1[:, 0] * c2[:, 2],
+                      c1[:, 0] * c2[:, 1] - c1[:, 1] * c2[:, 0]], axis=1)  # fmt: skip
+    return (c0[:, 0] * cross[:, 0] + c0[:, 1] * cross[:, 1]) + c0[:, 2] * cross[:, 2]
+
+
 def _rigid_rotations(rot: np.ndarray) -> np.ndarray:
     """:func:`rigid` for the 3x3 parts ``rot``, shape ``(n, 3, 3)``, each on its own."""
     with np.errstate(all="ignore"):
-        scaled = rot / np.linalg.norm(rot, axis=1, keepdims=True)
+        # Column lengths: the squares summed over the rows, first to last.
+        norms = np.sqrt((rot[:, 0, :] * rot[:, 0, :] + rot[:, 1, :] * rot[:, 1, :]) + rot[:, 2, :] * rot[:, 2, :])
+        scaled = rot / norms[:, None, :]
     ok = np.isfinite(scaled).all(axis=(1, 2))
     # A mirrored transform (negative scale) describes the same box as a proper rotation
     # with one axis flipped; keep rotations proper so they convert to geometry.Boxes.
     proper = np.where(ok[:, None, None], scaled, np.eye(3))
-    det = np.einsum("ni,ni->n", proper[:, :, 0], np.cross(proper[:, :, 1], proper[:, :, 2]))
-    scaled[:, :, 0] *= np.where(det < 0, -1.0, 1.0)[:, None]
+    scaled[:, :, 0] *= np.where(_columns_det(proper) < 0, -1.0, 1.0)[:, None]
     # Submissions round matrix_world (rotation times size) to 6 decimals: divided by a 38-89 mm
     # section that leaves columns up to ~1e-4 off orthogonal (a diagonal brace is then no
     # rotation at all). Snap such near-rotations to the nearest one (polar decomposition);
     # a real shear, far beyond rounding, is kept for the validator to report.
     proper = np.where(ok[:, None, None], scaled, np.eye(3))
-    err = np.abs(np.swapaxes(proper, 1, 2) @ proper - np.eye(3)).max(axis=(1, 2))
+    err = orthogonality_error(proper)
     near = ok & (err > 0) & (err < _ROUNDING_SHEAR)
     if near.any():
         scaled[near] = _nearest_rotations(proper[near])
@@ -49,13 +97,15 @@ def _rigid_rotations(rot: np.ndarray) -> np.ndarray:
 
 
 def _nearest_rotations(mats: np.ndarray) -> np.ndarray:
-    """``U Vᵀ`` of each 3x3 matrix's SVD, decomposing each distinct matrix once.
+    """The orthogonal polar factor (``U Vᵀ`` of the SVD) of each near-orthogonal 3x3 matrix.
 
-    A house repeats a handful of rafter orientations a hundred times, and the SVD is most of
-    :func:`rigid`'s cost. Matrices are grouped by their exact bytes, so each result is the
-    one its own SVD gives (LAPACK runs matrix by matrix).
+    Newton-Schulz iteration ``X <- X + X (I - XᵀX) / 2``, a fixed number of steps: it converges
+    quadratically for ``|XᵀX - I| < 1`` (callers pass less than ``_ROUNDING_SHEAR``), and in
+    this correction form the last steps only add an update far below an ulp of ``X``, so the
+    result is the polar factor to about an ulp. Vectorised over the matrices; each result
+    depends on its own matrix only.
     """
-    rows = np.ascontiguousarray(mats).reshape(len(mats), 9).view(np.dtype((np.void, 72))).ravel()
-    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    u, _, vt = np.linalg.svd(mats[first])
-    return (u @ vt)[inverse.ravel()]
+    x = np.array(mats, dtype=np.float64)
+    for _ in range(_POLAR_STEPS):
+        x += 0.5 * _matmul3(x, np.eye(3) - gram(x))
+    return x

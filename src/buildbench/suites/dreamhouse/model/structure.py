@@ -48,10 +48,25 @@ def euler_xyz_matrix(rotation_rad: Sequence[float]) -> np.ndarray:
         math.cos(az),
         math.sin(az),
     )
-    rx = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]])
-    ry = np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]])
-    rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
-    return rz @ ry @ rx
+    # Rz @ Ry @ Rx multiplied out (each entry one or two products): ``@`` would call BLAS, whose
+    # fused multiply-adds depend on the CPU. ``+ 0.0`` makes a zero +0.0 whatever its sign.
+    czsy, szsy = cz * sy, sz * sy
+    return np.array([
+        [cz * cy, czsy * sx - sz * cx, czsy * cx + sz * sx],
+        [sz * cy, szsy * sx + cz * cx, szsy * cx - cz * sx],
+        [-sy, cy * sx, cy * cx],
+    ]) + 0.0  # fmt: skip
+
+
+def _rotate(rot: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``R p`` for each matrix of ``rot`` ``(n, 3, 3)`` and its points ``(n, k, 3)``, shape ``(n, k, 3)``.
+
+    Summed in a fixed order, the one numpy's einsum takes on x86 (first + last, then middle), so
+    the bits stay what they were there; einsum's order and its use of fused multiply-adds come
+    from its vector code, which may differ on another architecture (ARM's baseline has FMA).
+    """
+    p0, p1, p2 = (rot[:, None, :, j] * points[:, :, None, j] for j in range(3))
+    return (p0 + p2) + p1
 
 
 class StructureFormatError(BuildbenchError):
@@ -261,7 +276,7 @@ class Structure:
         Any stored numbers are allowed (NaN, huge): those rows come out NaN or inf, silently.
         """
         with np.errstate(all="ignore"):
-            return np.einsum("nij,nj->ni", np.abs(self.matrices[:, :3, :3]), self.sizes_m / 2.0)
+            return _rotate(np.abs(self.matrices[:, :3, :3]), self.sizes_m[:, None, :] / 2.0)[:, 0, :]
 
     @cached_property
     def aabb_min_m(self) -> np.ndarray:
@@ -291,7 +306,7 @@ class Structure:
             dtype=np.float64,
         )
         local = signs[None, :, :] * (self.sizes_m[:, None, :] / 2.0)
-        return np.einsum("nij,nkj->nki", self.matrices[:, :3, :3], local) + self.centers_m[:, None, :]
+        return _rotate(self.matrices[:, :3, :3], local) + self.centers_m[:, None, :]
 
     # -- geometry ------------------------------------------------------------------------
     def to_boxes(self) -> Boxes:
