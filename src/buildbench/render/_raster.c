@@ -24,6 +24,8 @@
 #define GUARD_PX 2097152.0 /* 2^21 */
 #define LIMIT 1073741824.0 /* 2^30 */
 #define MAX_POLY 8
+/* A triangle whose box has more than this many times as many rows as columns is walked by columns. */
+#define COLUMN_WALK_RATIO 2
 
 typedef struct { double c[4]; } Corner;
 
@@ -131,6 +133,74 @@ static uint32_t vertex_color(Shader *sh, uint32_t v) {
     return sh->colors[v];
 }
 
+/* One edge's bound on a line of samples (a row, or a column): the samples k = 0, 1, ... of the line
+ * with E - bias >= 0 are those with e + k*s >= 0 (e: E - bias at the line's first sample, s: E's step
+ * along the line). With t = |s| and q = floor(e / t): k >= -q where s > 0 (a lower bound), k <= q
+ * where s < 0 (an upper bound). From line to line e grows by a fixed step, so q and its remainder
+ * r = e - q*t step exactly by a precomputed quotient dq and remainder dr: no division per line. */
+typedef struct { int64_t q, r, t, dq, dr; } Edge;
+
+static inline void next_line(Edge *g) { /* branch-free carry */
+    int64_t carry = -(int64_t)(g->r + g->dr >= g->t);
+    g->q += g->dq - carry;
+    g->r += g->dr - (g->t & carry);
+}
+
+typedef struct {
+    Target *t;
+    uint32_t color;
+    double z0, a, b;
+    int64_t x0, y0, col_lo, row_lo, span; /* corner 0; the box's first column and row; last k of a line */
+} Fill;
+
+/* Step 6 and 7 over lines (rows, or columns where by_rows is 0) first..last, each bounded by two lower
+ * and two upper edges (one passed twice where the triangle has one: the same bound again changes
+ * nothing). A pixel's depth is the same expression either way, (Z0 + a·(P_x−X0)) + b·(P_y−Y0), and
+ * each pixel is tested once per triangle, so the order changes no result. Inlined per call site, so
+ * that the edges stay in registers. */
+static inline __attribute__((always_inline)) void fill_lines(Edge l0, Edge l1, Edge u0, Edge u1, int64_t first,
+                                                              int64_t last, const Fill *f, int by_rows) {
+    const int64_t width = f->t->width, span = f->span;
+    for (int64_t line = first; line <= last; line++) {
+        int64_t lo = -l0.q > -l1.q ? -l0.q : -l1.q, hi = u0.q < u1.q ? u0.q : u1.q;
+        if (lo < 0) lo = 0;
+        if (hi > span) hi = span;
+        next_line(&l0);
+        next_line(&l1);
+        next_line(&u0);
+        next_line(&u1);
+        if (lo > hi) continue;
+        if (by_rows) {
+            int64_t row = line;
+            double bfy = f->b * (double)(row * ONE + HALF - f->y0);
+            float *d = f->t->depth + row * width + f->col_lo;
+            uint32_t *c = f->t->color + row * width + f->col_lo;
+            /* P_x - X0 as float64, stepped by 256: exact (integers far below 2^53), the value numpy converts. */
+            double fx = (double)(f->col_lo * ONE + HALF + lo * ONE - f->x0);
+            for (int64_t k = lo; k <= hi; k++, fx += (double)ONE) {
+                float z32 = (float)((f->z0 + f->a * fx) + bfy); /* rounded to nearest, as numpy's astype */
+                if (z32 < d[k]) {
+                    d[k] = z32;
+                    c[k] = f->color;
+                }
+            }
+        } else {
+            int64_t col = line;
+            double zx = f->z0 + f->a * (double)(col * ONE + HALF - f->x0);
+            float *d = f->t->depth + (f->row_lo + lo) * width + col;
+            uint32_t *c = f->t->color + (f->row_lo + lo) * width + col;
+            double fy = (double)(f->row_lo * ONE + HALF + lo * ONE - f->y0);
+            for (int64_t k = lo; k <= hi; k++, fy += (double)ONE, d += width, c += width) {
+                float z32 = (float)(zx + f->b * fy);
+                if (z32 < *d) {
+                    *d = z32;
+                    *c = f->color;
+                }
+            }
+        }
+    }
+}
+
 /* Steps 5 to 7 for one fan triangle of window corners. */
 static void draw(Win v0, Win v1, Win v2, int cull, Shader *sh, uint32_t provoking, Target *t) {
     int64_t area = (v1.x - v0.x) * (v2.y - v0.y) - (v2.x - v0.x) * (v1.y - v0.y);
@@ -149,69 +219,64 @@ static void draw(Win v0, Win v1, Win v2, int cull, Shader *sh, uint32_t provokin
     if (col_hi > t->width - 1) col_hi = t->width - 1;
     if (row_hi > t->height - 1) row_hi = t->height - 1;
     if (col_lo > col_hi || row_lo > row_hi) return;
-    uint32_t color = vertex_color(sh, provoking);
 
-    /* Edges 1->2, 2->0, 0->1: E = dx*(Py - Ya) - dy*(Px - Xa); covered where E - bias >= 0. */
+    /* Edges 1->2, 2->0, 0->1: E = dx*(Py - Ya) - dy*(Px - Xa); covered where E - bias >= 0. E steps by
+     * dx*ONE from row to row and by -dy*ONE from column to column. A tall thin triangle (a stud seen
+     * from the side, split along its diagonal) crosses many rows with a sample or none in each: it is
+     * walked by columns. */
+    int by_rows = row_hi - row_lo <= COLUMN_WALK_RATIO * (col_hi - col_lo);
     const Win *ea[3] = {&v1, &v2, &v0}, *eb[3] = {&v2, &v0, &v1};
-    int64_t dx[3], dy[3], bias[3];
+    int64_t dx[3], dy[3], bias[3], along[3], across[3];
     for (int i = 0; i < 3; i++) {
         dx[i] = eb[i]->x - ea[i]->x;
         dy[i] = eb[i]->y - ea[i]->y;
         bias[i] = (dy[i] < 0 || (dy[i] == 0 && dx[i] > 0)) ? 0 : 1;
+        along[i] = by_rows ? -dy[i] * ONE : dx[i] * ONE;  /* step along a line */
+        across[i] = by_rows ? dx[i] * ONE : -dy[i] * ONE; /* step from line to line */
     }
+    /* An edge with no step along the lines (horizontal when walking rows, vertical for columns; it has
+     * one across them, as A != 0) bounds the lines: E - bias at line j is e0 + j*across, so the lines
+     * it covers form one range, cut here. */
+    int64_t first = by_rows ? row_lo : col_lo, last = by_rows ? row_hi : col_hi;
+    for (int i = 0; i < 3; i++) {
+        if (along[i] != 0) continue;
+        int64_t e0 = dx[i] * (row_lo * ONE + HALF - ea[i]->y) - dy[i] * (col_lo * ONE + HALF - ea[i]->x) - bias[i];
+        if (across[i] > 0) {
+            if (e0 < 0) first += (-e0 + across[i] - 1) / across[i]; /* the first j with e0 + j*across >= 0 */
+        } else {
+            if (e0 < 0) return;
+            int64_t j = e0 / -across[i]; /* the last j with e0 + j*across >= 0 */
+            if (first + j < last) last = first + j;
+        }
+    }
+    if (first > last) return;
+    if (by_rows) row_lo = first; else col_lo = first;
+    int64_t px0 = col_lo * ONE + HALF, py0 = row_lo * ONE + HALF;
+    Edge lower[2], upper[2];
+    int nl = 0, nu = 0;
+    for (int i = 0; i < 3; i++) {
+        if (along[i] == 0) continue;
+        Edge *g = along[i] > 0 ? &lower[nl++] : &upper[nu++];
+        int64_t e = dx[i] * (py0 - ea[i]->y) - dy[i] * (px0 - ea[i]->x) - bias[i];
+        g->t = along[i] > 0 ? along[i] : -along[i];
+        g->q = floor_div(e, g->t);
+        g->r = e - g->q * g->t;
+        g->dq = floor_div(across[i], g->t);
+        g->dr = across[i] - g->dq * g->t;
+    }
+    /* Step 7's plane. */
     double fa = (double)area;
     double z0 = v0.z, z10 = v1.z - v0.z, z20 = v2.z - v0.z;
     double a = (z10 * (double)(v2.y - v0.y) - z20 * (double)(v1.y - v0.y)) / fa;
     double b = (z20 * (double)(v1.x - v0.x) - z10 * (double)(v2.x - v0.x)) / fa;
-    int64_t px0 = col_lo * ONE + HALF, py0 = row_lo * ONE + HALF;
-    int64_t span = col_hi - col_lo; /* last step */
-    /* Per edge and row, E at the row's first sample is e, and E - bias >= 0 holds for the steps k with
-     * e + k*s >= 0, s = -dy*ONE. With t = |s|, q = floor(e / t) bounds them: k >= -q for s > 0,
-     * k <= q for s < 0. From row to row e grows by dx*ONE, so q and its remainder r = e - q*t step
-     * exactly by a precomputed quotient and remainder: no division per row. */
-    int64_t e[3], q[3] = {0, 0, 0}, r[3] = {0, 0, 0}, tq[3], dq[3] = {0, 0, 0}, dr[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        e[i] = dx[i] * (py0 - ea[i]->y) - dy[i] * (px0 - ea[i]->x) - bias[i];
-        tq[i] = dy[i] < 0 ? -dy[i] * ONE : dy[i] * ONE;
-        if (tq[i]) {
-            q[i] = floor_div(e[i], tq[i]);
-            r[i] = e[i] - q[i] * tq[i];
-            dq[i] = floor_div(dx[i] * ONE, tq[i]);
-            dr[i] = dx[i] * ONE - dq[i] * tq[i];
-        }
-    }
-    for (int64_t row = row_lo; row <= row_hi; row++) {
-        int64_t py = row * ONE + HALF;
-        int64_t lo = 0, hi = span;
-        for (int i = 0; i < 3; i++) {
-            if (dy[i] < 0) { /* s > 0 */
-                if (-q[i] > lo) lo = -q[i];
-            } else if (dy[i] > 0) {
-                if (q[i] < hi) hi = q[i];
-            } else if (e[i] < 0) {
-                hi = -1;
-            }
-            e[i] += dx[i] * ONE;
-            /* Branch-free carry (a horizontal edge has tq = dr = r = 0: its q, unused, just counts). */
-            int64_t carry = -(int64_t)(r[i] + dr[i] >= tq[i]);
-            q[i] += dq[i] - carry;
-            r[i] += dr[i] - (tq[i] & carry);
-        }
-        if (lo > hi) continue;
-        double bfy = b * (double)(py - v0.y);
-        float *drow = t->depth + row * t->width + col_lo;
-        uint32_t *crow = t->color + row * t->width + col_lo;
-        /* P_x - X0 as float64, stepped by 256: exact (integers far below 2^53), the value numpy converts. */
-        double fx = (double)(px0 + lo * ONE - v0.x);
-        for (int64_t k = lo; k <= hi; k++, fx += (double)ONE) {
-            double z = (z0 + a * fx) + bfy;
-            float z32 = (float)z; /* rounded to nearest, as numpy's astype */
-            if (z32 < drow[k]) {
-                drow[k] = z32;
-                crow[k] = color;
-            }
-        }
-    }
+    Fill f = {t, vertex_color(sh, provoking), z0, a, b, v0.x, v0.y, col_lo, row_lo,
+              by_rows ? col_hi - col_lo : row_hi - row_lo};
+    /* The sides' edges sum to no step along a line, so each side has one or two. */
+    Edge *l1 = &lower[nl - 1], *u1 = &upper[nu - 1];
+    if (by_rows)
+        fill_lines(lower[0], *l1, upper[0], *u1, first, last, &f, 1);
+    else
+        fill_lines(lower[0], *l1, upper[0], *u1, first, last, &f, 0);
 }
 
 /* Per vertex: clip coordinates, which planes it lies outside (bit 5: a non-finite coordinate), and
