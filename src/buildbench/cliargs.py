@@ -72,14 +72,20 @@ class GivenPath(click.Path):
     written among the input). Without ``writes`` nothing is checked that way: the outputs that need
     a new or empty folder (``view --static``, ``export --format sft``, ``scenes export``) refuse one
     holding an input themselves.
+
+    ``reads`` names (as globs) all that the command reads in an input folder, one level down, when
+    it reads only those: an output may then lie in the folder beside them (``export RUN --out
+    RUN/mine.jsonl``, as its default RUN/episodes.jsonl does), but not be or lie in one of them.
+    Without ``reads`` the whole folder counts as read.
     """
 
     def __init__(self, *args: Any, output: bool = False, run_folder: bool = False,
-                 writes: tuple[str, ...] = (), **kwargs: Any) -> None:
+                 writes: tuple[str, ...] = (), reads: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.output = output
         self.run_folder = run_folder
         self.writes = writes
+        self.reads = reads
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
@@ -114,11 +120,17 @@ class GivenPath(click.Path):
                     self.fail(f"{terminal_safe(text)}: the same path as {other_label}, which this command {what} "
                               "somewhere else", param, ctx)
                 # The output's fault, whichever click checks first (it checks arguments after options).
-                written, read, read_label, output_param = (text, other, other_label, param) if self.output else \
-                    (other, text, label, other_param)
-                if _inside(written, read):
+                written, read, read_label, output_param, read_param = \
+                    (text, other, other_label, param, other_param) if self.output else \
+                    (other, text, label, other_param, param)
+                part = _read_part(written, read, getattr(read_param.type, "reads", ()))
+                if part == "":
                     self.fail(f"{terminal_safe(written)}: lies in {terminal_safe(read)}, the folder given as {read_label}, "
                               "which this command reads; write the output outside it", output_param, ctx)
+                if part:
+                    self.fail(f"{terminal_safe(written)}: lies in {terminal_safe(os.path.join(read, part))}, which this "
+                              f"command reads (in {terminal_safe(read)}, given as {read_label}); write the output beside "
+                              "it or outside the folder", output_param, ctx)
                 writes = getattr(output_param.type, "writes", ())
                 name = _written_over(written, writes, read)
                 if name:
@@ -207,6 +219,20 @@ def _inside(path: str, folder: str) -> bool:
         return False
     real = os.path.realpath(folder)
     return os.path.commonpath([os.path.realpath(path), real]) == real
+
+
+def _read_part(path: str, folder: str, reads: tuple[str, ...]) -> str | None:
+    """Where ``path`` (an output) lies in what the command reads of ``folder``: "" for the folder
+    as a whole (no ``reads`` given), the name among the globs ``reads`` it is or lies in, else
+    None (not in the folder, or beside what is read). Links followed."""
+    if not _inside(path, folder):
+        return None
+    if not reads:
+        return ""
+    first = os.path.relpath(os.path.realpath(path), os.path.realpath(folder)).split(os.sep, 1)[0]
+    if first == os.curdir:
+        return ""
+    return first if any(fnmatch.fnmatchcase(first, name) for name in reads) else None
 
 
 def _written_over(folder: str, writes: tuple[str, ...], path: str) -> str | None:

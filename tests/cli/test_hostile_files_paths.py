@@ -37,7 +37,8 @@ CASES: dict[str, tuple[str, str]] = {
     "wrong kind": ("KIND", "is a"),
 }
 #: Cases for outputs only: a stored run's own files; a path in a folder the command reads (its
-#: first input that may be a folder, given ``{T}/folder``; ``{IN}`` its label).
+#: first input that may be a folder, given ``{T}/folder``; ``{IN}`` its label; in what it reads
+#: there when it reads only some names, `GivenPath.reads`).
 OUTPUT_CASES: dict[str, tuple[str, str]] = {
     "a run's file": ("{T}/run/run.sqlite", "is the run's own run.sqlite in the run folder {T}/run"),
     "a run folder": ("{T}/run", "is a run folder"),
@@ -118,6 +119,10 @@ def _drive(folder: Path) -> None:
                 if read is None:
                     continue
                 first = (read, str(folder / "folder"))
+                if read.type.reads:  # it reads only these names in the folder: an output beside them is fine
+                    template = "{T}/folder/" + read.type.reads[-1] + "/sub"
+                    expected = ("{T}/folder/" + read.type.reads[-1] + "/sub: lies in {T}/folder/" + read.type.reads[-1]
+                                + ", which this command reads (in {T}/folder, given as {IN})")
                 expected = expected.replace("{IN}", f"option {max(read.opts, key=len)}" if isinstance(read, click.Option)
                                             else f"argument {read.human_readable_name}")
             value = template.format(T=folder)

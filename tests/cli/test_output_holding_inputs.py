@@ -93,3 +93,27 @@ def test_figures_and_an_export_beside_their_inputs_are_written(tmp_path: Path,
     # The folder holding the chains is fine: the reader judges them (here: not a chain record).
     assert main(["scenerevis", "export", str(chains), "--out", str(tmp_path)]) == 2
     assert "not a chain record" in capsys.readouterr().err
+
+
+def test_an_export_into_its_run_folder_beside_the_runs_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # export reads only the run's own files: a new file beside them (as its default
+    # RUN/episodes.jsonl) is written; the run's files and what lies in them are refused.
+    run_dir = tmp_path / "run"
+    assert main(["run", "example", "--limit", "1", "--workers", "0", "-q", "--run-dir", str(run_dir)]) == 0
+    (run_dir / "artifacts").mkdir(exist_ok=True)
+    run_yaml = (run_dir / "run.yaml").read_bytes()
+    assert main(["export", str(run_dir), "--out", str(tmp_path / "outside.jsonl")]) == 0
+    for out in (run_dir / "mine.jsonl", run_dir / "exports" / "mine.parquet"):
+        assert main(["export", str(run_dir), "--out", str(out), "--format", out.suffix[1:]]) == 0, capsys.readouterr()
+    assert (run_dir / "mine.jsonl").read_bytes() == (tmp_path / "outside.jsonl").read_bytes()
+    assert main(["export", str(run_dir), "--format", "sft", "--out", str(run_dir / "my-sft")]) == 0
+    capsys.readouterr()
+    for out, says in ((run_dir / "run.yaml", f"is the run's own run.yaml in the run folder {run_dir}"),
+                      (run_dir / "artifacts" / "x.jsonl", f"lies in {run_dir / 'artifacts'}, which this command reads "
+                                                          f"(in {run_dir}, given as argument RUN_DIR)"),
+                      (run_dir / ".", "is a run folder")):
+        assert main(["export", str(run_dir), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err, err
+    assert (run_dir / "run.yaml").read_bytes() == run_yaml and not os.listdir(run_dir / "artifacts")
+    assert main(["report", str(run_dir)]) == 0  # the run still reads as before

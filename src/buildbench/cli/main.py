@@ -15,7 +15,13 @@ from typing import Any, TypedDict
 import click
 from click.core import ParameterSource
 
-from buildbench.cliargs import GivenPath, forget_given_paths, run_folder_in_input, with_path_label
+from buildbench.cliargs import (
+    RUN_FOLDER_FILES,
+    GivenPath,
+    forget_given_paths,
+    run_folder_in_input,
+    with_path_label,
+)
 from buildbench.display import terminal_safe
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS, OptionValue
@@ -346,7 +352,8 @@ def _strict_json(value: Any) -> str:
 
 
 @cli.command()
-@click.argument("run_dir", type=GivenPath(path_type=Path))
+# export reads the run's own files only: a new file beside them (the default RUN/episodes.jsonl) is fine
+@click.argument("run_dir", type=GivenPath(path_type=Path, reads=RUN_FOLDER_FILES))
 @click.option("--format", "fmt", type=click.Choice(["jsonl", "parquet", "sft"]), default="jsonl", show_default=True,
               help="jsonl: one full episode record a line; parquet: one flat row an episode; sft: chat data.")
 @click.option("--out", type=GivenPath(path_type=Path, output=True),
