@@ -17,14 +17,8 @@ import ifcopenshell.util.element
 import numpy as np
 import shapely
 
-from buildbench.suites.bimedit.generate.describe import (
-    NOUNS,
-    Description,
-    container_noun,
-    describe,
-    frame_adjacency,
-    resolve,
-)
+from buildbench.suites.bimedit.generate.describe import describe, frame_adjacency, resolve
+from buildbench.suites.bimedit.generate.facts import NOUNS, Description, container_noun
 from buildbench.suites.bimedit.generate.tasks import code
 from buildbench.suites.bimedit.generate.tasks.anymodel import aabb, dependants, run_direction
 from buildbench.suites.bimedit.generate.tasks.recipes import (

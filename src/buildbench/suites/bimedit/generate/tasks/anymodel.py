@@ -21,11 +21,7 @@ import ifcopenshell
 import ifcopenshell.util.element
 import numpy as np
 
-from buildbench.suites.bimedit.generate.describe import (
-    NOUNS,
-    PlanSegment,
-    base_class,
-)
+from buildbench.suites.bimedit.generate.facts import NOUNS, PlanSegment, base_class
 from buildbench.suites.bimedit.generate.tasks import code
 from buildbench.suites.bimedit.generate.tasks.recipes import (
     Edit,

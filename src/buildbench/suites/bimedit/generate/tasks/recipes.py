@@ -19,15 +19,8 @@ import ifcopenshell.util.element
 import ifcopenshell.util.placement
 import numpy as np
 
-from buildbench.suites.bimedit.generate.describe import (
-    NOUNS,
-    Description,
-    DescriptionIndex,
-    base_class,
-    describe,
-    frame_adjacency,
-    resolve,
-)
+from buildbench.suites.bimedit.generate.describe import describe, frame_adjacency, resolve
+from buildbench.suites.bimedit.generate.facts import NOUNS, Description, DescriptionIndex, base_class
 from buildbench.suites.bimedit.generate.tasks import code
 
 
