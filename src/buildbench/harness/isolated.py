@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import multiprocessing
 import os
 import pickle
 import resource
@@ -45,6 +44,8 @@ from typing import Any, Literal
 
 from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._prctl import die_with_parent
+
+from .forkserver_preload import forkserver_context
 
 IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: What the forkserver imports once, so that each child does not: the harness, the model clients
@@ -224,9 +225,7 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
             process is killed within a poll (0.1 s). Without it, a child waiting for answers that
             will never come would hold its waiting thread, and the exit, until ``limits.wall_s``.
     """
-    context = multiprocessing.get_context("forkserver")
-    if preload:
-        context.set_forkserver_preload(list(FORKSERVER_PRELOAD) + list(preload))
+    context = forkserver_context(list(FORKSERVER_PRELOAD) + list(preload))
     ours, theirs = context.Pipe()
     process = context.Process(target=_child, args=(theirs, fn, args, limits.cpu_s, dict(os.environ), serve is not None),
                               name="buildbench-isolated")

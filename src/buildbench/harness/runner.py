@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import platform
 import threading
@@ -38,6 +37,7 @@ from .apart import EPISODE_LIMITS, crashed_episode, play_apart
 from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, BuildbenchError, ConfigError
+from .forkserver_preload import forkserver_context
 from .isolated import IsolationLimits, call_isolated
 from .main_guard import check_main_guard
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
@@ -351,8 +351,7 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     # preloads the harness and the suite once, so each worker starts by a cheap fork.
     from .suite import suite_target
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["buildbench.harness.runner", suite_target(suite_name).partition(":")[0]])
+    context = forkserver_context(["buildbench.harness.runner", suite_target(suite_name).partition(":")[0]])
     # Workers (and through them the forkserver and the resource tracker) end with this process,
     # even when it is killed with SIGKILL: nothing of a run outlives it.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
