@@ -111,3 +111,36 @@ def test_small_but_real_value_still_counts(tmp_path: Path) -> None:
     other = tmp_path / "other.ifc"
     other.write_text(text.replace("#42=IFCDIRECTION((0.,0.,1.))", "#42=IFCDIRECTION((1.E-06,0.,1.))"), "latin-1")
     assert node_changes(load_model(FIXTURE), load_model(other)).modified == {WALL_1}
+
+
+@pytest.mark.parametrize(("layout", "line", "says"), [
+    # ISO 10303-21 comments do not nest: the first */ ends this one, and "c */ #1=..." is no statement
+    (lambda t: t.replace("DATA;\n", "DATA;\n/* a /* b */ c */\n", 1), 8, "'*/' outside a comment"),
+    (lambda t: t.replace("\n#5=", "\n/* x /* y */ z */ #5=", 1), 12, "'*/' outside a comment"),
+    (lambda t: t.replace("\n#5=", "\n*/ #5=", 1), 12, "'*/' outside a comment"),
+    (lambda t: t.replace("\n#200=", "\n/* never closed\n#200=", 1), 167, "a comment '/*' that no '*/' ends"),
+])
+def test_a_comment_ifcopenshell_would_swallow_a_statement_at_is_refused_naming_its_line(
+        layout: Callable[[str], str], line: int, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """IfcOpenShell ends a comment at its first */ (as the standard says) and then silently drops the
+    statement the rest runs into (#1, the project; #5, the foot unit), or everything after a comment
+    never closed: such a model is refused, not read without what its author wrote."""
+    from buildbench.cli import main
+    from buildbench.suites.bimedit.check.errors import ModelError
+
+    path = tmp_path / "m.ifc"
+    path.write_text(layout(FIXTURE.read_text("latin-1")), "latin-1")
+    with pytest.raises(ModelError, match=re.escape(f"{path}: line {line}: {says}")):
+        load_model(path)
+    assert main(["bimedit", "diff", str(path), str(FIXTURE)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and f"line {line}: {says}" in err, err
+
+
+def test_comment_marks_inside_strings_and_comments_are_text(tmp_path: Path) -> None:
+    path = tmp_path / "m.ifc"
+    text = FIXTURE.read_text("latin-1").replace("'Wall 1'", "'Wall 1 */ /*'").replace(
+        "DATA;\n", "DATA;\n/* one /* comment, '*/\n/****/\n", 1)
+    path.write_text(text, "latin-1")
+    statements = load_model(path).statements
+    assert any("'Wall 1 */ /*'" in s for s in statements) and all(re.match(r"#\d+=", s) for s in statements)

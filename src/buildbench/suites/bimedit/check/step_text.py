@@ -33,8 +33,8 @@ def statements(path: Path, data: bytes | None = None) -> frozenset[str]:
         # IfcOpenShell reads such a file up to where it stops, silently leaving the rest out
         raise ModelError(f"{path}: the DATA section never ends (no ENDSEC;): the file is cut short")
     body = text[start + 5:end]
-    if "/*" in body:
-        body = _COMMENT_OR_STRING.sub(_drop_comment, body)
+    if "/*" in body or "*/" in body:
+        body = _drop_comments(path, text, body, start + 5)
     out: list[str] = []
     pending = ""
     for part in body.split(";"):
@@ -96,13 +96,38 @@ def step_bytes(path: str | Path, data: bytes | None = None) -> bytes:
     return text
 
 
-#: A STEP comment or string; strings are matched so a ``/*`` inside one is not taken for a comment.
-_COMMENT_OR_STRING = re.compile(r"'(?:[^']|'')*'|/\*.*?\*/", re.DOTALL)
+#: A STEP string, a comment, or a comment mark outside both: strings are matched so a ``/*`` inside
+#: one is not taken for a comment; a lone ``/*`` is one no ``*/`` closes.
+_COMMENT_OR_STRING = re.compile(r"'(?:[^']|'')*'|/\*.*?\*/|/\*|\*/", re.DOTALL)
 
 
-def _drop_comment(match: re.Match[str]) -> str:
-    found = match.group(0)
-    return found if found.startswith("'") else " "
+def _drop_comments(path: Path, text: str, body: str, offset: int) -> str:
+    """``body`` (``text`` from ``offset``) with its comments blanked out.
+
+    ISO 10303-21 comments do not nest: ``/* a /* b */ c */`` is a comment ending at the first
+    ``*/``, and ``c */`` is then no statement. IfcOpenShell reads it so and silently leaves out
+    the statement it runs into (``#1``, the project, in that example), as it leaves out the rest of
+    the file after a ``/*`` no ``*/`` closes: both are refused here, naming the line, rather than
+    read as a model that lacks what its author wrote.
+
+    Raises:
+        ModelError: a ``*/`` outside a comment, or a comment that never ends.
+    """
+    def blank(match: re.Match[str]) -> str:
+        found = match.group(0)
+        if found.startswith("'"):
+            return found
+        if found in ("/*", "*/"):
+            line = text.count("\n", 0, offset + match.start()) + 1
+            if found == "*/":
+                raise ModelError(f"{path}: line {line}: '*/' outside a comment (a comment ends at its first '*/': "
+                                 "comments do not nest in ISO 10303-21); the statement it runs into would be "
+                                 "left out")
+            raise ModelError(f"{path}: line {line}: a comment '/*' that no '*/' ends; the rest of the file would be "
+                             "left out")
+        return " "
+
+    return _COMMENT_OR_STRING.sub(blank, body)
 
 
 def statement_id(statement: str) -> int | None:
