@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define PIXEL_VERSION 2
 #define VERTEX_BYTES 28
@@ -177,7 +180,30 @@ static inline __attribute__((always_inline)) void fill_lines(Edge l0, Edge l1, E
             uint32_t *c = f->t->color + row * width + f->col_lo;
             /* P_x - X0 as float64, stepped by 256: exact (integers far below 2^53), the value numpy converts. */
             double fx = (double)(f->col_lo * ONE + HALF + lo * ONE - f->x0);
-            for (int64_t k = lo; k <= hi; k++, fx += (double)ONE) {
+            int64_t k = lo;
+#ifdef __SSE2__
+            /* Four samples at a time, lanes past hi masked off: each lane does the scalar operations
+             * (float64 depth rounded to float32 as cvtsd2ss does, the same ordered compare), and a
+             * masked lane stores back what it read. The four lanes may reach into the next row, so
+             * the last row's last columns take the scalar loop (the lanes would pass the buffers). */
+            int64_t vec_last = row < f->t->height - 1 ? hi : width - f->col_lo - 4;
+            const __m128d va = _mm_set1_pd(f->a), vz0 = _mm_set1_pd(f->z0), vbfy = _mm_set1_pd(bfy);
+            const __m128i vcolor = _mm_set1_epi32((int)f->color), iota = _mm_setr_epi32(0, 1, 2, 3);
+            for (; k <= vec_last && k <= hi; k += 4, fx += 4.0 * ONE) {
+                __m128d f01 = _mm_setr_pd(fx, fx + (double)ONE), f23 = _mm_setr_pd(fx + 2.0 * ONE, fx + 3.0 * ONE);
+                __m128d z01 = _mm_add_pd(_mm_add_pd(vz0, _mm_mul_pd(va, f01)), vbfy);
+                __m128d z23 = _mm_add_pd(_mm_add_pd(vz0, _mm_mul_pd(va, f23)), vbfy);
+                __m128 z = _mm_movelh_ps(_mm_cvtpd_ps(z01), _mm_cvtpd_ps(z23));
+                int64_t left = hi - k + 1;
+                __m128i in_span = _mm_cmplt_epi32(iota, _mm_set1_epi32(left > 4 ? 4 : (int)left));
+                __m128 old = _mm_loadu_ps(d + k);
+                __m128 take = _mm_and_ps(_mm_cmplt_ps(z, old), _mm_castsi128_ps(in_span));
+                _mm_storeu_ps(d + k, _mm_or_ps(_mm_and_ps(take, z), _mm_andnot_ps(take, old)));
+                __m128i was = _mm_loadu_si128((const __m128i *)(c + k)), mt = _mm_castps_si128(take);
+                _mm_storeu_si128((__m128i *)(c + k), _mm_or_si128(_mm_and_si128(mt, vcolor), _mm_andnot_si128(mt, was)));
+            }
+#endif
+            for (; k <= hi; k++, fx += (double)ONE) {
                 float z32 = (float)((f->z0 + f->a * fx) + bfy); /* rounded to nearest, as numpy's astype */
                 if (z32 < d[k]) {
                     d[k] = z32;
