@@ -61,8 +61,11 @@ def stabilise(model: ifcopenshell.file, before: set[str], seed: int,
     ``ifcopenshell.api`` draws fresh random GlobalIds and collects related objects in sets,
     and stamps the owner histories it adds or touches (a model with a user, e.g. every
     IFC2X3 export) with the clock, so the same edit would otherwise give different bytes on
-    every run. ``dates`` (from :func:`owner_dates` before the edit) says which stamps are new.
+    every run. ``dates`` (from :func:`owner_dates` before the edit) says which stamps are new,
+    and which owner histories the edit added (:func:`order_new_histories`).
     """
+    if dates is not None:
+        order_new_histories(model, dates)
     for hist in model.by_type("IfcOwnerHistory"):
         old = (dates or {}).get(hist.id())
         if old is None:
@@ -85,6 +88,35 @@ def stabilise(model: ifcopenshell.file, before: set[str], seed: int,
                 if ordered != list(value):
                     setattr(rel, rel.attribute_name(i), ordered)
     model.header.file_name.time_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(FIXED_TIMESTAMP))
+
+
+def order_new_histories(model: ifcopenshell.file, dates: dict[int, tuple[Any, Any]]) -> None:
+    """Give the owner histories an edit added (ids not in ``dates``) to their users in a fixed order.
+
+    ``ifcopenshell.api`` copies a shared owner history for each relation it changes (e.g.
+    ``root.remove_product`` taking an element out of a shared material and a shared type
+    relation), in the order it walks the element's inverse set: IfcOpenShell hashes an entity
+    by a number counting every entity the process has read, so that order, and with it which
+    relation gets which new ``#id``, depended on the models the process opened before. Here
+    the new histories, ordered by the smallest id of the entities that use them (the relations
+    and elements themselves keep their ids), take the new ids in increasing order: each id
+    gets the attribute values and the users of the history at its rank.
+    """
+    new = sorted((h for h in model.by_type("IfcOwnerHistory") if h.id() not in dates), key=lambda h: h.id())
+    if len(new) < 2:
+        return
+    users = {h.id(): sorted((e for e in model.get_inverse(h) if e.is_a("IfcRoot")), key=lambda e: e.id())
+             for h in new}
+    # a history nobody uses (none is expected) keeps its rank after every used one, by its own id
+    ranked = sorted(new, key=lambda h: (0, users[h.id()][0].id()) if users[h.id()] else (1, h.id()))
+    if [h.id() for h in ranked] == [h.id() for h in new]:
+        return
+    values = {h.id(): [h[i] for i in range(len(h))] for h in new}
+    for slot, source in zip(new, ranked, strict=True):
+        for i, value in enumerate(values[source.id()]):
+            slot[i] = value
+        for user in users[source.id()]:
+            user.OwnerHistory = slot
 
 
 def apply_and_write(code: str, input_path: str | Path, out_path: str | Path, seed: int) -> ifcopenshell.file:
