@@ -132,7 +132,7 @@ class Rasterizer:
         """
         views = checked_views(scene, cameras)
         vertices, indices, closed = _checked_arrays(scene)
-        matrices = np.array([self._matrices(cam, scene.origin_m) for cam in views])
+        matrices = self._matrices(views, scene.origin_m)
         out = np.zeros((len(views), self.height, self.width, 4), dtype=np.uint8)
         if indices.size == 0:
             return out
@@ -160,19 +160,24 @@ class Rasterizer:
             return np.zeros((len(views), self.height, self.width, 4), dtype=np.uint8)
         return self.render(scene, frame_views(scene.bounds, views, focal_length_mm=focal_length_mm))
 
-    def _matrices(self, camera: Camera, origin_m: np.ndarray) -> np.ndarray:
-        """The 16 entries of ``M`` (row-major) then the 9 of ``R`` (step 1), float64."""
-        view = camera.view_matrix()
+    def _matrices(self, cameras: Sequence[Camera], origin_m: np.ndarray) -> np.ndarray:
+        """Per camera, the 16 entries of ``M`` (row-major) then the 9 of ``R`` (step 1), float64,
+        shape ``(views, 25)``: the products of all views in one elementwise pass (per view they
+        cost more in numpy calls than in arithmetic)."""
+        views = np.array([cam.view_matrix() for cam in cameras])
+        projections = np.array([cam.projection_matrix(self.width, self.height) for cam in cameras])
         to_world = np.eye(4)
         to_world[:3, 3] = origin_m
-        mvp = _matmul4(_matmul4(camera.projection_matrix(self.width, self.height), view), to_world)
-        return np.concatenate([mvp.reshape(16), view[:3, :3].reshape(9)])
+        mvp = _matmul4(_matmul4(projections, views), to_world)
+        return np.concatenate([mvp.reshape(-1, 16), views[:, :3, :3].reshape(-1, 9)], axis=1)
 
 
 def _matmul4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for 4×4 float64 matrices summed left to right (step 1), whatever BLAS does: entry
-    (i, j) is ``((a[i,0]·b[0,j] + a[i,1]·b[1,j]) + a[i,2]·b[2,j]) + a[i,3]·b[3,j]``, elementwise."""
-    return ((a[:, 0:1] * b[0] + a[:, 1:2] * b[1]) + a[:, 2:3] * b[2]) + a[:, 3:4] * b[3]
+    """``a @ b`` for (stacks of) 4×4 float64 matrices summed left to right (step 1), whatever BLAS
+    does: entry (i, j) is ``((a[i,0]·b[0,j] + a[i,1]·b[1,j]) + a[i,2]·b[2,j]) + a[i,3]·b[3,j]``,
+    elementwise (so a stack gives each matrix the bits it gets alone)."""
+    return (((a[..., :, 0:1] * b[..., 0:1, :] + a[..., :, 1:2] * b[..., 1:2, :]) + a[..., :, 2:3] * b[..., 2:3, :])
+            + a[..., :, 3:4] * b[..., 3:4, :])
 
 
 def _checked_arrays(scene: Scene) -> tuple[np.ndarray, np.ndarray, int]:
