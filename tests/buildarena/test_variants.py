@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from buildbench.cli.main import main
 from buildbench.harness import ConfigError
 from buildbench.harness.store import Store
 from buildbench.suites.buildarena import agents, designs, variants
@@ -219,27 +220,26 @@ def test_suite_admits_variant_splits_and_ids() -> None:
             load_tasks(bad, 0)
 
 
-def test_cli_lists_and_runs_variants(tmp_path: Path) -> None:
+def test_cli_lists_and_runs_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The listing goes through ``python -m buildbench``; the rest through the same CLI in this
+    # process (each subprocess paid an interpreter, the suite's import and a forkserver of its own).
     bb = [sys.executable, "-m", "buildbench"]
     listed = subprocess.run([*bb, "tasks", "buildarena", "--split", "variants:2:3", "--json"],
                             capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     assert [json.loads(line)["id"] for line in listed.stdout.splitlines()] == [v.id for v in variants.generate(2, 3)]
-    bad = subprocess.run([*bb, "tasks", "buildarena", "--split", "lift-2_payload99"], capture_output=True, text=True,
-                         timeout=120)
-    assert bad.returncode == 2 and "payload 99 is outside 5–15" in bad.stderr
-    run = subprocess.run([*bb, "run", "buildarena", "--split", "variants:0:8", "--limit", "2", "--run-dir",
-                          str(tmp_path / "run"), "-o", "sim_duration_s=1", "-q"], capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode in (0, 1), run.stderr
+    assert main(["tasks", "buildarena", "--split", "lift-2_payload99"]) == 2
+    assert "payload 99 is outside 5–15" in capsys.readouterr().err
+    rc = main(["run", "buildarena", "--split", "variants:0:8", "--limit", "2", "--run-dir", str(tmp_path / "run"),
+               "-o", "sim_duration_s=1", "-q"])
+    assert rc in (0, 1), capsys.readouterr().err
     with Store(tmp_path / "run", create=False) as store:
         episodes = list(store.episodes())
     assert sorted(e.task_id for e in episodes) == sorted(v.id for v in variants.generate(0, 2))
     assert all(e.status == "ok" for e in episodes)
-    control = subprocess.run([*bb, "run", "buildarena", "--split", "support-1_gap6.5_load2000_bank18_rise0", "-a",
-                              "negative", "--run-dir", str(tmp_path / "control"), "-q"], capture_output=True, text=True,
-                             timeout=300)
-    assert control.returncode == 0, control.stderr
+    rc = main(["run", "buildarena", "--split", "support-1_gap6.5_load2000_bank18_rise0", "-a", "negative",
+               "--run-dir", str(tmp_path / "control"), "-q"])
+    assert rc == 0, capsys.readouterr().err
     with Store(tmp_path / "control", create=False) as store:
         (episode,) = store.episodes()
     assert episode.status == "ok" and episode.metrics["passed"] == 0.0 and episode.agent == "negative"
