@@ -90,7 +90,7 @@ class Boxes:
             i = int(negative[0])
             raise ValueError(f"Boxes: box {i} has a negative half extent {half[i].tolist()}")
         if n:
-            err = np.abs(np.swapaxes(rot, 1, 2) @ rot - np.eye(3)).max(axis=(1, 2))
+            err = np.abs(_gram(rot) - np.eye(3)).max(axis=(1, 2))
             det = np.einsum("ni,ni->n", rot[:, :, 0], np.cross(rot[:, :, 1], rot[:, :, 2]))
             bad = np.flatnonzero((err > _ORTHONORMAL_TOL) | (det < 0))
             if bad.size:
@@ -240,6 +240,19 @@ class Boxes:
         """
         local = self.to_local(points)
         return np.all(np.abs(local) <= self.half_extents[:, None, :] + tol, axis=2)
+
+
+def _gram(rot: FloatArray) -> FloatArray:
+    """``Rᵀ R`` of each 3x3 matrix, summed row by row in a fixed order.
+
+    Not ``@``: numpy hands a float64 matmul to BLAS, whose kernel (and its fused multiply-adds)
+    depends on the CPU, so a rotation whose error lies at the tolerance would be accepted on one
+    machine and refused on another.
+    """
+    g = rot[:, 0, :, None] * rot[:, 0, None, :]
+    g += rot[:, 1, :, None] * rot[:, 1, None, :]
+    g += rot[:, 2, :, None] * rot[:, 2, None, :]
+    return g
 
 
 def _frozen(values: FloatArray) -> FloatArray:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..model import libm
 from .context import Context
 from .result import TestResult
 
@@ -61,7 +63,7 @@ def _neighbour_gaps(ctx: Context, mask: np.ndarray) -> Neighbours:
     if idx.size < 2:
         return Neighbours(empty, empty, np.zeros(0), 0)
     d = ctx.long_dir[idx]
-    theta = np.arctan2(d[:, 1], d[:, 0])
+    theta = libm.arctan2(d[:, 1], d[:, 0])  # libm: numpy's kernel depends on the CPU (model.libm)
     angle = np.degrees(theta) % 180.0
     dir_lab = _direction_labels(angle, ctx.cfg.spacing_direction_tol_deg)
     z_lab = cluster_sorted(ctx.lo[idx, 2], ctx.cfg.spacing_elevation_tol_m)
@@ -73,9 +75,13 @@ def _neighbour_gaps(ctx: Context, mask: np.ndarray) -> Neighbours:
     out_i, out_j, out_gap = [], [], []
     for g in np.flatnonzero(counts >= 2):
         sel = np.flatnonzero(group == g)
-        t = np.radians(angle[sel[0]])
-        along = centre[sel] @ np.array([np.cos(t), np.sin(t)])
-        perp = centre[sel] @ np.array([-np.sin(t), np.cos(t)])
+        t = math.radians(float(angle[sel[0]]))
+        c, s = math.cos(t), math.sin(t)
+        # Spelled-out sums, not ``@`` (BLAS dgemv, whose kernel and its fused multiply-adds depend
+        # on the CPU): the gaps and the sort order below then have the same bits everywhere.
+        x, y = centre[sel, 0], centre[sel, 1]
+        along = x * c + y * s
+        perp = y * c - x * s
         a0, a1 = along - half[sel], along + half[sel]
         order = np.argsort(a0, kind="stable")
         reach = np.maximum.accumulate(a1[order])

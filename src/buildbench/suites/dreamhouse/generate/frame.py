@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from buildbench.suites.dreamhouse.model import Structure
+from buildbench.suites.dreamhouse.model import Structure, libm
 
 #: Thickness of dimension lumber, metres (nominal 2x = 1.5 in = 38 mm; paper appendix T4).
 T2X = 0.038
@@ -136,7 +136,8 @@ def rotation_matrices(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
     Returns:
         Rotation matrices of shape ``(n, 3, 3)``.
     """
-    cy, sy, cp, sp = np.cos(yaw), np.sin(yaw), np.cos(pitch), np.sin(pitch)
+    # libm, not np.sin/np.cos: numpy's kernel (SVML on AVX-512) would make the bits depend on the CPU.
+    cy, sy, cp, sp = libm.cos(yaw), libm.sin(yaw), libm.cos(pitch), libm.sin(pitch)
     rot = np.empty((len(yaw), 3, 3))
     rot[:, 0, 0], rot[:, 0, 1], rot[:, 0, 2] = cy * cp, -sy, -cy * sp
     rot[:, 1, 0], rot[:, 1, 1], rot[:, 1, 2] = sy * cp, cy, -sy * sp

@@ -14,6 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from ..check.config import ValidatorConfig
+from ..model import libm
 from .frame import D2X8, D2X10, D2X12, FLOOR_DEPTH, MODULE, STORY_H, T2X, WALL_H
 from .params import RoofSpec, SectionSpec
 
@@ -164,10 +165,11 @@ class RoofGeom:
 
     def yaw(self, phi: np.ndarray) -> np.ndarray:
         """World yaw of a local heading ``phi`` (radians from +u towards +v)."""
-        du, dv = np.cos(phi), np.sin(phi)
+        # libm, not numpy's ufuncs, whose float64 kernels depend on the CPU (model.libm).
+        du, dv = libm.cos(phi), libm.sin(phi)
         if self.flip:
             dv = -dv
-        return np.arctan2(dv, du) if self.axis == "x" else np.arctan2(du, dv)
+        return libm.arctan2(dv, du) if self.axis == "x" else libm.arctan2(du, dv)
 
     # -- shape ----------------------------------------------------------------------
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..model import libm
 from .frame import D2X4, D2X6, D2X8, D2X12, OC24, POST4, ROOF, T2X, FrameBuilder, Num, rows
 from .roofgeom import RoofGeom
 from .runs import Run, split_run
@@ -51,12 +52,14 @@ class RoofWriter:
         u0, v0, z0, phi, run, t, parents = cols
         if k == 0:
             return np.zeros(0, dtype=np.int64)
-        theta = np.arctan(t)
-        du, dv = np.cos(phi), np.sin(phi)
+        # Trigonometry through libm: numpy's float64 kernels depend on the CPU (model.libm).
+        theta = libm.arctan(t)
+        du, dv = libm.cos(phi), libm.sin(phi)
+        st, ct = libm.sin(theta), libm.cos(theta)
         mid = run / 2.0
-        cu = u0 + du * mid - np.sin(theta) * du * depth / 2.0
-        cv = v0 + dv * mid - np.sin(theta) * dv * depth / 2.0
-        cz = z0 + mid * t + np.cos(theta) * depth / 2.0
+        cu = u0 + du * mid - st * du * depth / 2.0
+        cv = v0 + dv * mid - st * dv * depth / 2.0
+        cz = z0 + mid * t + ct * depth / 2.0
         x, y = self.g.to_world(cu, cv)
         sizes = np.empty((k, 3))
         sizes[:, 0], sizes[:, 1], sizes[:, 2] = run * np.hypot(1.0, t), T2X, depth
@@ -273,15 +276,15 @@ class RoofWriter:
         cu = np.array([0.0, 0.0, L, L])
         cv = np.array([0.0, S, 0.0, S])
         su, sv = np.array([1, 1, -1, -1]), np.array([1, -1, 1, -1])
-        phi = np.arctan2(sv * h, su * e)
+        phi = libm.arctan2(sv * h, su * e)
         plan = np.hypot(e, h)
         t_hip = rise / plan
         ext = oh * plan / h
         hips = self.sloped(
             "Rafter",
             "hip",
-            cu - np.cos(phi) * ext,
-            cv - np.sin(phi) * ext,
+            cu - libm.cos(phi) * ext,
+            cv - libm.sin(phi) * ext,
             g.z_e - ext * t_hip,
             phi,
             plan + ext - T2X,

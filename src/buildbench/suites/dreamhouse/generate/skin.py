@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model import libm
 from .frame import D2X4, OC24, ROOF, STUD_H, T2X, WALLS, FrameArrays, FrameBuilder
 from .walls import WallLine, opening_heads
 
@@ -141,8 +142,9 @@ def build_skin(frame: FrameArrays, cladding: list[Cladding]) -> FrameArrays:
         size = frame.sizes_m[rafter]
         normal = mats[:, :3, 2]
         centers = mats[:, :3, 3] + normal * (size[:, 2:3] / 2.0 + ROOFING_M / 2.0)
-        yaw = np.arctan2(mats[:, 1, 0], mats[:, 0, 0])
-        pitch = np.arcsin(np.clip(mats[:, 2, 0], -1.0, 1.0))
+        # libm (the C library), not numpy's ufuncs, whose kernel depends on the CPU (model.libm).
+        yaw = libm.arctan2(mats[:, 1, 0], mats[:, 0, 0])
+        pitch = libm.arcsin(np.clip(mats[:, 2, 0], -1.0, 1.0))
         sizes = np.empty((rafter.size, 3))
         sizes[:, 0], sizes[:, 1], sizes[:, 2] = size[:, 0], OC24 + 0.02, ROOFING_M
         sections = np.array(frame.sections, dtype=object)[rafter]
