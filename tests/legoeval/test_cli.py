@@ -85,12 +85,20 @@ def test_tools_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
     (["tool", "get_room_info", "--scene", "{house}"], "argument 'room_ids' is required"),
     (["tool", "get_room_list", "--scene", "{bad}"], "--scene"),
     (["evaluate", "--scene", "{house}", "--constraints", "{missing}"], "no such file"),
+    # checking nothing printed 'house not fully judged' and exited 0, which reads as a pass
+    (["evaluate", "--scene", "{house}", "--constraints", "{comments}"], "no constraints (no line that is not blank"),
+    (["evaluate", "--scene", "{house}", "--constraints", "{none}"], "no constraints (an empty list)"),
+    (["tool", "get_room_info", "--scene", "{house}", "--args", '{"room_ids": [], "room_ids": ["x"]}'],
+     "key 'room_ids' given twice"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(capsys: pytest.CaptureFixture[str], house_file: Path,
                                                   tmp_path: Path, argv: list[str], message: str) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"rooms": [{"id": "r"}], "walls": 3}')
-    paths = {"house": str(house_file), "missing": str(tmp_path / "nope.json"), "bad": str(bad)}
+    (tmp_path / "comments.txt").write_text("# only a comment\n\n   \n")
+    (tmp_path / "none.json").write_text('{"instruction": "x", "constraints": []}')
+    paths = {"house": str(house_file), "missing": str(tmp_path / "nope.json"), "bad": str(bad),
+             "comments": str(tmp_path / "comments.txt"), "none": str(tmp_path / "none.json")}
     code, out, err = run(capsys, *[paths.get(a.strip("{}"), a) for a in argv])
     assert code == 2, (out, err)
     lines = err.strip().splitlines()

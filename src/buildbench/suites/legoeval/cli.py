@@ -153,6 +153,8 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
         raise ConfigError(f"--constraints {path}: {exc.strerror or exc}") from None
     if p.suffix.lower() != ".json":
         lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+        if not lines:
+            _no_constraints(path, "no line that is not blank or a # comment")
         return "", [{"id": f"c{i}", "text": ln} for i, ln in enumerate(lines)]
     try:
         data = parse_json(text, unique_keys=True)
@@ -169,7 +171,15 @@ def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
             out.append({"id": str(c.get("id", f"c{i}")), **{k: c[k] for k in ("text", "program") if k in c}})
         else:
             raise ConfigError(f"--constraints {path}: item {i} is neither a sentence nor an object with text/program")
+    if not out:
+        _no_constraints(path, "an empty list")
     return (str(data.get("instruction", "")) if isinstance(data, dict) else ""), out
+
+
+def _no_constraints(path: str, holds: str) -> None:
+    """Refuse a constraints file that holds none: checking nothing would print 'not fully judged'
+    and exit 0, which reads as a house that passed."""
+    raise ConfigError(f"--constraints {path}: no constraints ({holds}); give one sentence per line, or a .json list")
 
 
 @cli.command("evaluate")
