@@ -91,6 +91,11 @@ def _touching(index: DescriptionIndex, guids: list[str], other: str, tol_m: floa
     return [bool(h) and g != other for g, h in zip(guids, hit, strict=True)]
 
 
+def _may_touch(outer: np.ndarray | None, box: np.ndarray, tol_m: float = 0.01) -> bool:
+    """Whether an element with outer box ``outer`` (None: unknown) may touch ``box`` (as :func:`_touching` asks)."""
+    return outer is None or bool((outer[0] <= box[1] + tol_m).all() and (box[0] <= outer[1] + tol_m).all())
+
+
 def _names(guids: Iterable[str]) -> str:
     items = [f"({g})" for g in sorted(guids)]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -197,9 +202,12 @@ def frame_adjacency(index: DescriptionIndex, guid: str) -> list[Description]:
     """"The column adjoining the beam(s) …": the checked topological descriptions of ``guid`` by
     the first class of :data:`FRAME_ANCHORS` whose elements touching it single it out."""
     cls = base_class(index.model.file.by_guid(guid))
+    target = index.aabb(guid)
     for anchor in FRAME_ANCHORS:
-        ids = [e.guid for e in index.facts(anchor)]
-        near = [g for g, hit in zip(ids, _touching(index, ids, guid), strict=True) if hit]
+        # only elements whose outer box (read from their shape parameters) meets the target's can
+        # touch it: the others (most of a frame's 2,000 beams) are never tessellated
+        maybe = [] if target is None else [g for g in index.guids(anchor) if _may_touch(index.outer_box(g), target)]
+        near = [g for g, hit in zip(maybe, _touching(index, maybe, guid), strict=True) if hit]
         found = [d for d in _adjacency(index, guid, cls, NOUNS.get(cls, cls), near=near, by=NOUNS[anchor])
                  if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.unnamable_ids]
         if found:

@@ -19,6 +19,7 @@ import numpy as np
 
 from buildbench.suites.bimedit.check.model import IfcModel
 from buildbench.suites.bimedit.check.shapes import ShapeCache
+from buildbench.suites.bimedit.generate.bounds import outer_box
 
 #: Plan directions a query can name: axis index and sign.
 AXES = {"+x": (0, 1.0), "-x": (0, -1.0), "+y": (1, 1.0), "-y": (1, -1.0)}
@@ -86,6 +87,7 @@ class DescriptionIndex:
         self._by_class: dict[str, list[ElementFacts]] = {}
         self._segments: dict[str, PlanSegment] = {}
         self._boxes: dict[str, np.ndarray | None] = {}
+        self._outer: dict[str, np.ndarray | None] = {}
 
     @cached_property
     def unnamable_ids(self) -> frozenset[str]:
@@ -106,6 +108,20 @@ class DescriptionIndex:
                           key=lambda e: e.GlobalId)
             found = self._by_class[ifc_class] = [self._facts(e) for e in ents]
         return found
+
+    def guids(self, ifc_class: str) -> list[str]:
+        """The GlobalIds :meth:`facts` covers, in its order, without computing any facts."""
+        if ifc_class in self._by_class:
+            return [e.guid for e in self._by_class[ifc_class]]
+        return sorted(g for g in (e.GlobalId for e in self.model.file.by_type(ifc_class))
+                      if g not in self.unnamable_ids)
+
+    def outer_box(self, guid: str) -> np.ndarray | None:
+        """A box sure to hold the element's mesh, from its shape parameters (:func:`.bounds.outer_box`),
+        None where they cannot be read; memoised."""
+        if guid not in self._outer:
+            self._outer[guid] = outer_box(self.model, self.model.file.by_guid(guid))
+        return self._outer[guid]
 
     def get(self, guid: str) -> ElementFacts:
         """Facts of one element by GlobalId.

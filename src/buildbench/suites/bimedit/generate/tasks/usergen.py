@@ -352,7 +352,7 @@ def _caches(scene: Scene) -> _Caches:
     of the model is tessellated once per generation, not once per batch (the same values: the
     model is only read)."""
     index = scene.index
-    found = {name: getattr(index, name, None) for name in ("_by_class", "_segments", "_boxes")}
+    found = {name: getattr(index, name, None) for name in ("_by_class", "_segments", "_boxes", "_outer")}
     found["meshes"] = index.shapes._meshes
     return {name: cache for name, cache in found.items() if isinstance(cache, dict)}
 
