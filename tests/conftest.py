@@ -91,3 +91,23 @@ def platform_bits() -> Callable[..., bool]:
         return False
 
     return check
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make ``xdist_group`` marks group again under ``--dist loadgroup``.
+
+    pytest-xdist 3.8 groups a test by writing ``item._nodeid = "<nodeid>@<group>"``; pytest 9.2
+    derives ``nodeid`` from ``item._id`` and never reads ``_nodeid``, so every group was ignored and
+    each module/session fixture a group was meant to build once (a BIM-Edit model's generated
+    tasks, a suite's shared runs) was built on both workers. This hook (after xdist's) puts the
+    grouped id where pytest reads it; with a pytest that still reads ``_nodeid`` it changes nothing.
+    """
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:
+        return
+    for item in items:
+        grouped = item.__dict__.get("_nodeid")
+        if isinstance(grouped, str) and grouped != item.nodeid:
+            item._id = coerce_node_id(grouped)  # type: ignore[attr-defined]

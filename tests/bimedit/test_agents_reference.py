@@ -15,6 +15,10 @@ from buildbench.suites.bimedit.agents import wall_keeps_openings
 from buildbench.suites.bimedit.check.edit import score_edit
 from buildbench.suites.bimedit.tasks import BimTask, load_tasks
 
+# The module-scoped fixtures (the generated demo split) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-agents-reference")
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> list[BimTask]:

@@ -19,6 +19,10 @@ from buildbench.suites.bimedit.generate.tasks.usergen import REPORT_FILE
 from buildbench.suites.bimedit.report import NO_DATA, summarize
 from buildbench.suites.bimedit.tasks import BimTask
 
+# The module-scoped fixtures (the generated task folder) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-cli-new-user")
+
 FIXTURE = Path(__file__).parent / "fixtures" / "tiny_house_ifc4x3_ft.ifc"
 
 

@@ -15,6 +15,10 @@ from buildbench.suites.bimedit.generate.scenes import load_real_scene, scene_inf
 
 from .conftest import SHARED_IFC
 
+# The module-scoped fixtures (the complex scene) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-scenes")
+
 
 def _schema_errors(path: Path) -> list[dict]:
     logger = ifcopenshell.validate.json_logger()

@@ -17,6 +17,10 @@ from buildbench.harness.runner import RunConfig, select_tasks
 from buildbench.suites.bimedit.generate.tasks import generate_demo
 from buildbench.suites.bimedit.tasks import BimTask, write_tasks
 
+# The module-scoped fixtures (the generated demo split) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-task-paths")
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> list[BimTask]:

@@ -16,6 +16,10 @@ from buildbench.cli import main
 from buildbench.suites.bimedit.generate.tasks import generate_demo
 from buildbench.suites.bimedit.tasks import BimTask, check_task_record, load_task_file, write_tasks
 
+# The module-scoped fixtures (the generated demo split) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-task-records-file")
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> list[BimTask]:

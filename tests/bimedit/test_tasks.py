@@ -18,6 +18,10 @@ from buildbench.suites.bimedit.generate.tasks import BASE_COUNTS, generate_demo,
 from buildbench.suites.bimedit.generate.tasks.split import base_edits
 from buildbench.suites.bimedit.tasks import BimTask, TaskId, from_harness, load_tasks, read_tasks, write_tasks
 
+# The module-scoped fixtures (the generated demo split) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("bimedit-tasks")
+
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> list[BimTask]:

@@ -27,6 +27,10 @@ from buildbench.suites.buildarena.physics.groups import spanning_trees, weld_ana
 from buildbench.suites.buildarena.physics.mjcf import BALLAST, document
 from buildbench.suites.buildarena.physics.stress import stack
 
+# The module-scoped fixtures (the captured rebuilds) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("buildarena-rebuild-identity")
+
 TASKS = ("support-1", "support-2", "support-3")
 
 # With a dense constraint Jacobian MuJoCo leaves its sparse index arrays unwritten (their bytes differ

@@ -23,6 +23,10 @@ from buildbench.suites.buildarena.sensitivity import (
     sensitivity_report,
 )
 
+# The module-scoped fixtures (the calibration runs) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("buildarena-sensitivity")
+
 SIM_S = 4.0
 
 

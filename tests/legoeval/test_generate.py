@@ -23,6 +23,10 @@ from buildbench.suites.legoeval.generate import (
 from buildbench.suites.legoeval.metrics import agreement_row
 from buildbench.suites.legoeval.tasks import generated_tasks
 
+# The module-scoped fixtures (the default benchmark) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("legoeval-generate")
+
 
 def _bytes(pair: object) -> str:
     return json.dumps([pair.instruction, pair.aligned, pair.misaligned, pair.violated], sort_keys=True)  # type: ignore[attr-defined]

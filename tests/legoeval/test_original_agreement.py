@@ -31,6 +31,10 @@ import pytest
 from buildbench.scenes.io import load_scene
 from buildbench.suites.legoeval.tools import ToolContext, is_image_key, run_tool
 
+# The module-scoped fixtures (the original's verdicts) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("legoeval-original-agreement")
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "differential-original-tools.jsonl"
 #: Odd arguments (non-string ids, bare values, nested lists, child objects) on every house, and

@@ -17,6 +17,10 @@ from buildbench.suites.legoeval.score import set_f1
 from buildbench.suites.legoeval.suite import load_tasks, suite
 from buildbench.suites.legoeval.tools import TOOLS
 
+# The module-scoped fixtures (the planned and given runs) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("legoeval-plans-pipeline")
+
 PAIRS = 2
 
 

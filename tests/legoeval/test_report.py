@@ -21,6 +21,10 @@ from buildbench.suites.legoeval.report import (
 from buildbench.suites.legoeval.report_runs import print_run_report, table2_rows
 from buildbench.suites.legoeval.tasks import generated_tasks
 
+# The module-scoped fixtures (the episode groups) take seconds to build: its tests share one worker
+# under --dist loadgroup, so they are built once, not on both.
+pytestmark = pytest.mark.xdist_group("legoeval-report")
+
 
 @pytest.fixture(scope="module")
 def tasks() -> list[Task]:
