@@ -90,6 +90,11 @@ def test_tools_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
     (["evaluate", "--scene", "{house}", "--constraints", "{none}"], "no constraints (an empty list)"),
     (["tool", "get_room_info", "--scene", "{house}", "--args", '{"room_ids": [], "room_ids": ["x"]}'],
      "key 'room_ids' given twice"),
+    # --scene and --constraints are text: a link loop or a link to nothing read as "no such file", "" as a folder
+    (["evaluate", "--scene", "{loop}", "--constraints", "{comments}"], "--scene {loop}: a loop of symbolic links"),
+    (["evaluate", "--scene", "{house}", "--constraints", "{dangling}"],
+     "--constraints {dangling}: a symbolic link to {missing}, which does not exist"),
+    (["tool", "get_room_list", "--scene", ""], "--scene : an empty path; give a file name"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(capsys: pytest.CaptureFixture[str], house_file: Path,
                                                   tmp_path: Path, argv: list[str], message: str) -> None:
@@ -98,8 +103,13 @@ def test_bad_input_is_one_error_line_and_exit_2(capsys: pytest.CaptureFixture[st
     (tmp_path / "comments.txt").write_text("# only a comment\n\n   \n")
     (tmp_path / "none.json").write_text('{"instruction": "x", "constraints": []}')
     paths = {"house": str(house_file), "missing": str(tmp_path / "nope.json"), "bad": str(bad),
-             "comments": str(tmp_path / "comments.txt"), "none": str(tmp_path / "none.json")}
+             "comments": str(tmp_path / "comments.txt"), "none": str(tmp_path / "none.json"),
+             "loop": str(tmp_path / "loop"), "dangling": str(tmp_path / "dangling")}
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nope.json")
     code, out, err = run(capsys, *[paths.get(a.strip("{}"), a) for a in argv])
+    for name, path in paths.items():
+        message = message.replace("{" + name + "}", path)
     assert code == 2, (out, err)
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]

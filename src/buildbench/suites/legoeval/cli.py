@@ -7,7 +7,9 @@ constraint, 2 bad input (printed as one ``error:`` line).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,14 +25,31 @@ if TYPE_CHECKING:
     from .options import Geometry
 
 
+def _not_a_file(path: str) -> str:
+    """Why ``path`` (an option's text, not a click path) names no file to read: said as such, where
+    Path("") is the current folder and a link loop or a link to nothing reads as missing."""
+    if not path.strip():
+        return "an empty path; give a file name"
+    if os.path.isdir(path):
+        return "a folder, not a file"
+    if os.path.islink(path):
+        try:
+            os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "a loop of symbolic links"
+        return f"a symbolic link to {terminal_safe(os.readlink(path))}, which does not exist"
+    return "no such file"
+
+
 def _load_scene(path: str) -> Any:
     from buildbench.scenes import scene_warnings
     from buildbench.scenes.io import load_scene, scene_text
     from buildbench.scenes.model import SceneFormatError
 
     p = Path(path)
-    if not p.exists() or p.is_dir():
-        raise ConfigError(f"--scene {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
+    if not path.strip() or not p.exists() or p.is_dir():
+        raise ConfigError(f"--scene {path}: {_not_a_file(path)}")
     try:
         text = scene_text(p)  # a house.json.gz as its content
         data = parse_json(text, unique_keys=True)  # a key given twice: which one other readers keep differs
@@ -145,8 +164,8 @@ def tool_cmd(name: str, scene_path: str, args_json: str | None, out: Path | None
 
 def _read_constraints(path: str) -> tuple[str, list[dict[str, Any]]]:
     p = Path(path)
-    if not p.exists() or p.is_dir():
-        raise ConfigError(f"--constraints {path}: {'a folder, not a file' if p.is_dir() else 'no such file'}")
+    if not path.strip() or not p.exists() or p.is_dir():
+        raise ConfigError(f"--constraints {path}: {_not_a_file(path)}")
     try:
         text = read_text(p)
     except OSError as exc:
