@@ -280,6 +280,8 @@ def test_a_released_houses_folder_tree_unpacks_like_a_pack(tmp_path: Path) -> No
     ({}, ("front", "back", "left", "right"), "CR_02_0107: no 'top' view (CR_02_0107_skin_front_right.png or "
                                              "front_right.png)"),
     ({"structure.json": '{"main_body": {"width": 12.19,}}'}, None, "structure.json: not valid JSON"),
+    ({"structure.json": '{"main_body": {"width": 12.19, "width": 9.75}}'}, None,
+     "structure.json: not valid JSON (key 'width' given twice in one object"),
     ({"structure.json": {"main_body": [12.19, 9.75]}}, None, "structure.json: field 'main_body' must be an object"),
     ({"structure.json": {"main_body": {"width": "12.19"}}}, None, "CR_02_0107: constraints.footprint_x must be a "
                                                                   "number of metres, got '12.19'"),

@@ -104,7 +104,8 @@ def _style(value: Any, path: Path) -> str:
 
 def _object(path: Path) -> dict[str, Any]:
     try:
-        doc = parse_json(read_bytes(path, limit_name="json_file_bytes"))
+        # a key given twice is refused: json.loads keeps the last silently, other readers the first
+        doc = parse_json(read_bytes(path, limit_name="json_file_bytes"), unique_keys=True)
     except OSError as exc:
         raise DhpackError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except json.JSONDecodeError as exc:
