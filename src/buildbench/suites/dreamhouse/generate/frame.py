@@ -137,7 +137,7 @@ def rotation_matrices(yaw: np.ndarray, pitch: np.ndarray) -> np.ndarray:
         Rotation matrices of shape ``(n, 3, 3)``.
     """
     # libm, not np.sin/np.cos: numpy's kernel (SVML on AVX-512) would make the bits depend on the CPU.
-    cy, sy, cp, sp = libm.cos(yaw), libm.sin(yaw), libm.cos(pitch), libm.sin(pitch)
+    (cy, sy), (cp, sp) = libm.cos_sin(yaw), libm.cos_sin(pitch)
     rot = np.empty((len(yaw), 3, 3))
     rot[:, 0, 0], rot[:, 0, 1], rot[:, 0, 2] = cy * cp, -sy, -cy * sp
     rot[:, 1, 0], rot[:, 1, 1], rot[:, 1, 2] = sy * cp, cy, -sy * sp

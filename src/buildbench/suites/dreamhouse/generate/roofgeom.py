@@ -166,7 +166,10 @@ class RoofGeom:
     def yaw(self, phi: np.ndarray) -> np.ndarray:
         """World yaw of a local heading ``phi`` (radians from +u towards +v)."""
         # libm, not numpy's ufuncs, whose float64 kernels depend on the CPU (model.libm).
-        du, dv = libm.cos(phi), libm.sin(phi)
+        return self.yaw_of(*libm.cos_sin(phi))
+
+    def yaw_of(self, du: np.ndarray, dv: np.ndarray) -> np.ndarray:
+        """:meth:`yaw` of the heading whose plan direction is ``(du, dv) = (cos phi, sin phi)``."""
         if self.flip:
             dv = -dv
         return libm.arctan2(dv, du) if self.axis == "x" else libm.arctan2(du, dv)

@@ -54,8 +54,8 @@ class RoofWriter:
             return np.zeros(0, dtype=np.int64)
         # Trigonometry through libm: numpy's float64 kernels depend on the CPU (model.libm).
         theta = libm.arctan(t)
-        du, dv = libm.cos(phi), libm.sin(phi)
-        st, ct = libm.sin(theta), libm.cos(theta)
+        du, dv = libm.cos_sin(phi)
+        ct, st = libm.cos_sin(theta)
         mid = run / 2.0
         cu = u0 + du * mid - st * du * depth / 2.0
         cv = v0 + dv * mid - st * dv * depth / 2.0
@@ -67,7 +67,7 @@ class RoofWriter:
         centers[:, 0], centers[:, 1], centers[:, 2] = x, y, cz
         return self.fb.add(
             prefix, tag, centers, sizes, phase=ROOF, section=self.g.sec.name,
-            story=self.story, parents=parents.astype(np.int64), yaw=self.g.yaw(phi), pitch=theta,
+            story=self.story, parents=parents.astype(np.int64), yaw=self.g.yaw_of(du, dv), pitch=theta,
         )  # fmt: skip
 
     def flat(

@@ -22,6 +22,14 @@ _ROUNDING_SHEAR = 1e-3
 #: anywhere below ``_ROUNDING_SHEAR``; a fixed count keeps the result the same everywhere.
 _POLAR_STEPS = 4
 
+#: Column lengths within this of 1 and ``|R^T R - I|`` within it are taken as exact: such a
+#: matrix is already a rotation to rounding and is kept as given (dividing by a length of
+#: ``1 ± ulp`` or iterating again would move it by ulps). What :func:`rigid` returns passes both
+#: (a normalised column is within ~3 eps of unit length, a polar factor orthogonal within ~4 eps),
+#: so ``rigid(rigid(m)) == rigid(m)`` bit for bit: a structure re-made from another's arrays
+#: (subset, concatenation, a file written and read) keeps its bits.
+_EXACT = 8 * float(np.finfo(np.float64).eps)
+
 
 def rigid(matrices: np.ndarray) -> np.ndarray:
     """Strip scale from the 3x3 part: Blender's ``dimensions`` already include it (spec §2.2).
@@ -78,6 +86,7 @@ def _rigid_rotations(rot: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         # Column lengths: the squares summed over the rows, first to last.
         norms = np.sqrt((rot[:, 0, :] * rot[:, 0, :] + rot[:, 1, :] * rot[:, 1, :]) + rot[:, 2, :] * rot[:, 2, :])
+        norms[np.abs(norms - 1.0) <= _EXACT] = 1.0  # unit to rounding: dividing would only move bits
         scaled = rot / norms[:, None, :]
     ok = np.isfinite(scaled).all(axis=(1, 2))
     # A mirrored transform (negative scale) describes the same box as a proper rotation
@@ -90,7 +99,7 @@ def _rigid_rotations(rot: np.ndarray) -> np.ndarray:
     # a real shear, far beyond rounding, is kept for the validator to report.
     proper = np.where(ok[:, None, None], scaled, np.eye(3))
     err = orthogonality_error(proper)
-    near = ok & (err > 0) & (err < _ROUNDING_SHEAR)
+    near = ok & (err > _EXACT) & (err < _ROUNDING_SHEAR)
     if near.any():
         scaled[near] = _nearest_rotations(proper[near])
     return np.where(ok[:, None, None], scaled, rot)
