@@ -94,13 +94,15 @@ def test_corpus_covers_every_operation_block_and_face() -> None:
     assert sum(len(s["calls"]) for s in seqs) > 10_000
 
 
-def test_released_profile_matches_every_dev_answer(released_agreement: Callable[..., None]) -> None:
+def test_released_profile_matches_every_dev_answer(
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
+) -> None:
     def bounds(agreement: Agreement) -> None:
         assert agreement.rate("normalized") == 1.0, _describe(agreement)
         assert agreement.rate("state") == 1.0, _describe(agreement)
         assert agreement.rate("exact") > 0.99, _describe(agreement)
 
-    released_agreement("dev", measure(_load("dev"), _released), bounds)
+    released_agreement("dev", measure(differential_recording("dev"), _released), bounds)
 
 
 def test_released_profile_reaches_target_on_heldout_set() -> None:
@@ -128,7 +130,9 @@ def test_odd_corpus_covers_what_it_claims() -> None:
     assert any(a.startswith("TypeError: unsupported operand type(s) for *: 'NoneType'") for a in answers)
 
 
-def test_released_profile_reaches_target_on_odd_heldout_set(released_agreement: Callable[..., None]) -> None:
+def test_released_profile_reaches_target_on_odd_heldout_set(
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
+) -> None:
     def bounds(agreement: Agreement) -> None:
         assert agreement.rate("normalized") >= 0.995, _describe(agreement)
         assert agreement.rate("state") >= 0.995, _describe(agreement)
@@ -136,7 +140,7 @@ def test_released_profile_reaches_target_on_odd_heldout_set(released_agreement: 
         for row in agreement.table():
             assert row["normalized"] >= 0.99 * row["calls"], row
 
-    released_agreement("odd-heldout", measure(_load("odd-heldout"), _released), bounds)
+    released_agreement("odd-heldout", measure(differential_recording("odd-heldout"), _released), bounds)
 
 
 def test_default_profile_answers_every_odd_call() -> None:
@@ -193,9 +197,9 @@ def test_edge_corpus_covers_what_it_claims() -> None:
 
 
 def test_released_profile_agrees_on_edge_calls_until_a_block_is_not_finite(
-    released_agreement: Callable[..., None],
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    sequences = _load("edge")
+    sequences = differential_recording("edge")
     first_non_finite = {}
     for seq in sequences:
         answers = [str(c.get("result", "")) for c in seq["calls"]]

@@ -96,8 +96,10 @@ def test_odd2_corpus_covers_what_it_claims() -> None:
     assert any(len(s["calls"]) <= 3 for s in sequences) and any(len(s["calls"]) >= 450 for s in sequences)
 
 
-def test_released_profile_agrees_on_odd2_calls_until_a_block_is_unbounded(released_agreement: Callable[..., None]) -> None:
-    sequences = _load()
+def test_released_profile_agrees_on_odd2_calls_until_a_block_is_unbounded(
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    sequences = differential_recording("odd2")
     agreement = measure(sequences, _released)
     first = {seq["seed"]: first_unbounded(seq) for seq in sequences}
     bounded = sum(len(s["calls"]) if (start := first[s["seed"]]) is None else start for s in sequences)

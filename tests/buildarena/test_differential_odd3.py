@@ -85,8 +85,10 @@ def test_odd3_corpus_covers_what_it_claims() -> None:
     assert max(gaps) >= 40
 
 
-def test_released_profile_agrees_on_odd3_sequences_until_a_block_is_unbounded(released_agreement: Callable[..., None]) -> None:
-    sequences = _load()
+def test_released_profile_agrees_on_odd3_sequences_until_a_block_is_unbounded(
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
+) -> None:
+    sequences = differential_recording("odd3")
     agreement = measure(sequences, _released)
     first = {seq["seed"]: _first_unbounded(seq) for seq in sequences}
     bounded = sum(len(s["calls"]) if (start := first[s["seed"]]) is None else start for s in sequences)

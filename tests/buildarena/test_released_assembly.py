@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 
 from buildbench.suites.buildarena.cli import cli
@@ -44,9 +43,6 @@ def _load(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-@pytest.fixture(scope="module")
-def measured() -> dict[str, Agreement]:
-    return {name: measure_sessions(_load(name), released_workspace) for name in ("dev", "heldout")}
 
 
 def _first_miss(agreement: Agreement) -> str:
@@ -66,9 +62,9 @@ def test_corpus_covers_the_assembly_commands_to_file_and_their_failures() -> Non
 
 
 def test_development_sequences_agree_on_every_call(
-    measured: dict[str, Agreement], released_agreement: Callable[..., None]
+    released_agreement: Callable[..., None], differential_recording: Callable[[str], list[dict[str, Any]]]
 ) -> None:
-    dev = measured["dev"]
+    dev = measure_sessions(differential_recording("assembly-dev"), released_workspace)
     assert sum(dev.total.values()) > 1500
 
     def bounds(agreement: Agreement) -> None:
@@ -78,8 +74,8 @@ def test_development_sequences_agree_on_every_call(
     released_agreement("assembly-dev", dev, bounds)
 
 
-def test_held_out_sequences_agree_on_at_least_99_percent(measured: dict[str, Agreement]) -> None:
-    heldout = measured["heldout"]
+def test_held_out_sequences_agree_on_at_least_99_percent() -> None:
+    heldout = measure_sessions(_load("heldout"), released_workspace)
     assert sum(heldout.total.values()) > 3500
     assert heldout.rate("normalized") >= 0.99, _first_miss(heldout)
     assert heldout.rate("state") >= 0.99, _first_miss(heldout)

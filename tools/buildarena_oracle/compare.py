@@ -8,7 +8,9 @@ Prints overall and per-operation agreement (normalized, exact, block ids after
 the call) for the ``released`` and ``default`` profiles, for call recordings and
 for assembly recordings (whose assembly-session operations are listed as
 ``assembly/<op>``); ``--misses FILE``
-writes every disagreeing call as JSON for inspection.
+writes every disagreeing call as JSON for inspection; ``--differing-seeds FILE`` writes the seeds
+with any call whose text or ids differ exactly (the released profile), for ``run_original.py
+--only`` when recording another CPU class (README, "Recording another CPU class").
 """
 
 from __future__ import annotations
@@ -62,18 +64,31 @@ def main() -> None:
     parser.add_argument("recording", type=Path)
     parser.add_argument("--profile", choices=["released", "default", "both"], default="both")
     parser.add_argument("--misses", type=Path, help="write disagreeing calls here (JSON)")
+    parser.add_argument("--differing-seeds", type=Path,
+                        help="write the seeds with any call differing exactly (released profile), one a line")
     args = parser.parse_args()
     sequences = load(args.recording)
     profiles = ["released", "default"] if args.profile == "both" else [args.profile]
     misses: dict[str, Any] = {}
+    differing: list[Any] = []
     for profile in profiles:
-        if sequences and "sessions" in sequences[0]:  # assembly recordings (run_original.py --assembly)
-            workspace = released_workspace if profile == "released" else default_workspace
-            agreement = measure_sessions(sequences, workspace)
-        else:
-            agreement = measure(sequences, functools.partial(_session, profile))
+        agreement = Agreement()
+        for seq in sequences:  # one at a time, to name the seeds that differ anywhere
+            if "sessions" in seq:  # assembly recordings (run_original.py --assembly)
+                workspace = released_workspace if profile == "released" else default_workspace
+                part = measure_sessions([seq], workspace)
+            else:
+                part = measure([seq], functools.partial(_session, profile))
+            for kind in ("total", "exact", "normalized", "state"):
+                getattr(agreement, kind).update(getattr(part, kind))
+            agreement.misses.extend(part.misses)
+            if profile == "released" and (part.exact != part.total or part.state != part.total):
+                differing.append(seq.get("seed"))
         report(profile, agreement)
         misses[profile] = agreement.misses
+    if args.differing_seeds:
+        args.differing_seeds.write_text("".join(f"{seed}\n" for seed in differing), encoding="utf-8")
+        print(f"{len(differing)} of {len(sequences)} sequences differ exactly (released): {args.differing_seeds}")
     if args.misses:
         args.misses.write_text(json.dumps(misses, indent=1, ensure_ascii=False), encoding="utf-8")
 

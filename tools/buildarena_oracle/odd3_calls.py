@@ -198,9 +198,9 @@ class Odd3AssemblyGenerator(Odd2AssemblyGenerator):
             name = self._pick(view.saved)
             shift = self._pick(MACHINE_SHIFTS)
             steps: list[Any] = [("get_machine_summary", {}),
-                                lambda v: ("remove_machine", {"machine_index": _newest(v)}),
+                                lambda v: ("remove_machine", {"machine_index": _newest_letter(v)}),
                                 ("get_machine_summary", {}), ("add_machine", {"machine_id": name}),
-                                lambda v: ("shift_machine", {"machine_index": _newest(v), "position": shift}),
+                                lambda v: ("shift_machine", {"machine_index": _newest_letter(v), "position": shift}),
                                 ("get_machine_summary", {})]
             self.pending += steps
             return "add_machine", {"machine_id": name, "init_shift": [24, 0, 0]}
@@ -228,6 +228,8 @@ class Odd3AssemblyGenerator(Odd2AssemblyGenerator):
         return op, params
 
 
-def _newest(view: AssemblyView) -> Any:
+def _newest_letter(view: AssemblyView) -> Any:
+    # its own name: it once shared ``_newest``'s, and the later definition replaced the machine one for
+    # the machine scripts too (AttributeError: 'View' object has no attribute 'substructures')
     """The newest sub-structure's letter when the step runs (letters are given as machines come)."""
     return view.substructures[-1] if view.substructures else "A"

@@ -118,7 +118,8 @@ def run_sequence(machine_cls: Any, seed: int, workdir: str, odd: bool = False, e
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--orig", required=True, help="checkout of the original repository at the pinned commit")
-    parser.add_argument("--seeds", required=True, help="FIRST:END (END excluded)")
+    parser.add_argument("--seeds", required=True,
+                        help="FIRST:END (END excluded), or a file of seeds one a line (compare.py --differing-seeds)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--assembly", action="store_true",
                         help="record assembly sequences (machines saved with to_file, then add_machine ...)")
@@ -130,9 +131,9 @@ def main() -> None:
     parser.add_argument("--isolate", action="store_true",
                         help="run in a child process; a seed that kills it is reported and skipped")
     args = parser.parse_args()
-    first, end = (int(x) for x in args.seeds.split(":"))
+    seeds = _seeds(args.seeds)
     if args.isolate:
-        isolate(args, first, end)
+        isolate(args, seeds)
         return
     os.chdir(args.orig)  # the original reads ./blocks/configs
     sys.path.insert(0, args.orig)
@@ -140,7 +141,7 @@ def main() -> None:
 
     out = Path(args.out).resolve()
     with tempfile.TemporaryDirectory() as workdir, out.open("w", encoding="utf-8") as fh:
-        for seed in range(first, end):
+        for seed in seeds:
             if args.assembly:
                 # The original saves and finds machines under ./datacache/default (its default paths).
                 folder = Path(workdir) / f"asm{seed}"
@@ -155,14 +156,24 @@ def main() -> None:
             fh.flush()
 
 
-def isolate(args: argparse.Namespace, first: int, end: int) -> None:
-    """Record ``first:end`` in child processes; a seed whose child dies of a signal is left out and named."""
+def _seeds(spec: str) -> list[int]:
+    """``FIRST:END`` or the name of a file listing seeds."""
+    if ":" in spec and not Path(spec).is_file():
+        first, end = (int(x) for x in spec.split(":"))
+        return list(range(first, end))
+    return [int(line) for line in Path(spec).read_text(encoding="utf-8").split()]
+
+
+def isolate(args: argparse.Namespace, seeds: list[int]) -> None:
+    """Record ``seeds`` in child processes; a seed whose child dies of a signal is left out and named."""
     out = Path(args.out).resolve()
     out.write_text("", encoding="utf-8")
-    seed = first
-    while seed < end:
+    position = 0
+    while position < len(seeds):
         part = out.with_suffix(".part")
-        command = [sys.executable, str(Path(__file__).resolve()), "--orig", args.orig, "--seeds", f"{seed}:{end}",
+        rest = out.with_suffix(".seeds")
+        rest.write_text("".join(f"{seed}\n" for seed in seeds[position:]), encoding="utf-8")
+        command = [sys.executable, str(Path(__file__).resolve()), "--orig", args.orig, "--seeds", str(rest),
                    "--out", str(part)] + ["--odd"] * args.odd + ["--edge"] * args.edge + ["--assembly"] * args.assembly \
             + ["--odd2"] * args.odd2 + ["--odd3"] * args.odd3
         code = subprocess.run(command, check=False).returncode
@@ -170,12 +181,13 @@ def isolate(args: argparse.Namespace, first: int, end: int) -> None:
         done = [line for line in lines if line.endswith("\n")]
         with out.open("a", encoding="utf-8") as fh:
             fh.writelines(done)
-        seed += len(done)
-        if code == 0:
+        position += len(done)
+        if code == 0 or position == len(seeds):
             break
-        print(f"seed {seed}: the original's process ended with code {code}; seed left out", file=sys.stderr)
-        seed += 1
+        print(f"seed {seeds[position]}: the original's process ended with code {code}; seed left out", file=sys.stderr)
+        position += 1
     out.with_suffix(".part").unlink(missing_ok=True)
+    out.with_suffix(".seeds").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
