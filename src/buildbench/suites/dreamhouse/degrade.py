@@ -11,6 +11,7 @@ and Table 2 (Atomic passes with S below τ) respond.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -69,7 +70,8 @@ def shift_structure(structure: Structure, fraction: float, seed: int) -> Structu
     """``structure`` moved rigidly in plan by ``SHIFT_M · fraction³`` along a seeded direction."""
     angle = 2.0 * np.pi * np.random.default_rng([int(seed), 0x5F7]).random()
     mats = structure.matrices.copy()
-    mats[:, :2, 3] += SHIFT_M * fraction**3 * np.array([np.cos(angle), np.sin(angle)])
+    # math's cos/sin (the C library) rather than numpy's, which picks a kernel by CPU (model/libm.py)
+    mats[:, :2, 3] += SHIFT_M * fraction**3 * np.array([math.cos(angle), math.sin(angle)])
     return Structure(structure.names, structure.sizes_m, mats, structure.phases, structure.sections,
                      structure.supported_by, dict(structure.meta))
 
