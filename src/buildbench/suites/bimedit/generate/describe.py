@@ -37,6 +37,8 @@ from buildbench.suites.bimedit.generate.viewpoint import in_sector, observer, vi
 __all__ = ["FRAME_ANCHORS", "MARGIN_M", "Description", "DescriptionIndex", "describe", "frame_adjacency",
            "observer", "resolve"]
 
+#: Adjacency phrases name at most this many of the elements touching the target (the first, by GlobalId).
+ADJOINING_MOST = 6
 #: A nearest/extreme element must beat the runner-up by this much (metres) to be unambiguous.
 MARGIN_M = 0.5
 
@@ -178,7 +180,7 @@ def _touching_walls(index: DescriptionIndex, guid: str) -> list[str]:
     return [w for w, hit in zip(walls, _touching(index, walls, guid), strict=True) if hit]
 
 
-def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = 6,
+def _adjacency(index: DescriptionIndex, guid: str, cls: str, noun: str, most: int = ADJOINING_MOST,
                near: list[str] | None = None, by: str = "wall") -> list[Description]:
     """"The X adjoining the wall(s) …": for elements of models without the relations above (many
     exports write no space boundaries or path connections), the walls (or ``near``, elements
@@ -207,7 +209,13 @@ def frame_adjacency(index: DescriptionIndex, guid: str) -> list[Description]:
         # only elements whose outer box (read from their shape parameters) meets the target's can
         # touch it: the others (most of a frame's 2,000 beams) are never tessellated
         maybe = [] if target is None else [g for g in index.guids(anchor) if _may_touch(index.outer_box(g), target)]
-        near = [g for g, hit in zip(maybe, _touching(index, maybe, guid), strict=True) if hit]
+        # the phrases name the first ADJOINING_MOST touching anchors only: meshes past them are not needed
+        near: list[str] = []
+        for g in maybe:
+            if len(near) == ADJOINING_MOST:
+                break
+            if _touching(index, [g], guid)[0]:
+                near.append(g)
         found = [d for d in _adjacency(index, guid, cls, NOUNS.get(cls, cls), near=near, by=NOUNS[anchor])
                  if resolve(index, d.facts) == [guid] and not _mentions(d.facts) & index.unnamable_ids]
         if found:
