@@ -1,4 +1,4 @@
-"""The forkserver holds the modules every isolated call asked for, not only the first call's: a
+"""The forkserver holds the modules of the isolated call at hand, not only the first call's: a
 process that plays several suites in turn forks each child with its suite imported (see
 `buildbench.harness.forkserver_preload`), and a server with a live child is never stopped."""
 
@@ -22,12 +22,14 @@ def loaded(module: str, preload: tuple[str, ...] = ()) -> bool:
     return bool(done.value)
 
 
-def test_a_later_calls_modules_are_preloaded_and_the_earlier_ones_kept() -> None:
+def test_a_later_calls_modules_are_preloaded() -> None:
     # modules nothing of buildbench imports: only a preload puts them into the server
     assert loaded("colorsys", ("colorsys",))
     assert not loaded("tabnanny")
     assert loaded("tabnanny", ("tabnanny",))
-    assert loaded("colorsys") and loaded("tabnanny")  # the union, not the last call's alone
+    assert loaded("colorsys", ("colorsys",))  # and back: a call's modules, never an old call's only
+    pid = _server_pid()
+    assert loaded("colorsys", ("colorsys",)) and _server_pid() == pid  # held already: no restart
 
 
 def test_a_server_with_a_live_child_is_not_stopped() -> None:
@@ -52,6 +54,10 @@ def test_a_server_with_a_live_child_is_not_stopped() -> None:
     assert loaded("wave", ("wave",))  # idle again: restarted with it
 
 
+def _server_pid() -> int | None:
+    return multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined,no-any-return]
+
+
 def _server_has_child() -> bool:
-    pid = multiprocessing.forkserver._forkserver._forkserver_pid  # type: ignore[attr-defined]
+    pid = _server_pid()
     return pid is not None and bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())

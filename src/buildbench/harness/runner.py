@@ -38,7 +38,7 @@ from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, BuildbenchError, ConfigError
 from .forkserver_preload import forkserver_context
-from .isolated import IsolationLimits, call_isolated
+from .isolated import FORKSERVER_PRELOAD, IsolationLimits, call_isolated
 from .main_guard import check_main_guard
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
 from .outcome import OutcomeRecord
@@ -351,7 +351,8 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     # preloads the harness and the suite once, so each worker starts by a cheap fork.
     from .suite import suite_target
 
-    context = forkserver_context(["buildbench.harness.runner", suite_target(suite_name).partition(":")[0]])
+    # the isolated calls' modules too: a scoring after the run then forks from the same server
+    context = forkserver_context([*FORKSERVER_PRELOAD, suite_target(suite_name).partition(":")[0]])
     # Workers (and through them the forkserver and the resource tracker) end with this process,
     # even when it is killed with SIGKILL: nothing of a run outlives it.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
