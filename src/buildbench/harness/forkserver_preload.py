@@ -11,9 +11,9 @@ running server lacks, and the server has no live child (none would survive its e
 children and pool workers die with it, `die_with_parent`), the server is stopped and started
 again with the call's modules. A restart costs about one child's import, so a process that
 alternates suites call by call pays no more than before, and one that plays a suite's episodes
-in a row pays once. (Keeping the union of every module asked for was measured worse: each
-restart then imports all suites seen so far.) Where the children cannot be read (no
-``/proc/PID/task/PID/children``) or Python lacks the private ``_stop``, nothing is stopped: the
+in a row pays once. (The union of every module asked for was tried: each restart then imports
+all suites seen so far, and it came out no better than never restarting.) Where the children
+cannot be read (no ``/proc/PID/task/PID/children``) or Python lacks the private ``_stop``, nothing is stopped: the
 call forks from the running server as before and its child imports what it needs.
 """
 
