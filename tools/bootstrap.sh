@@ -47,13 +47,25 @@ install_venv() {
   fi
 }
 
+# Sandboxed agent code runs `python -s -B`: it reads bytecode caches but never writes them, so without
+# caches every sandbox start compiles numpy, ifcopenshell and buildbench from source again (~0.25 s CPU
+# each, hundreds of starts in the tests). Compiling just those takes seconds; all of site-packages, minutes.
+compile_sandbox_imports() {
+  local site
+  site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  .venv/bin/python -m compileall -q -j0 "$site/numpy" "$site/ifcopenshell" src/buildbench >/dev/null ||
+    echo "bootstrap: some modules could not be precompiled; they compile on first use" >&2
+}
+
 stamp=.venv/.buildbench-stamp
 # setup.py and the C sources: a changed tick loop (BuildArena physics/_tick.c, _welds.c/.h) or rasterizer
 # (render/_raster.c) is rebuilt by the reinstall.
 want="$(cat pyproject.toml constraints.txt setup.py src/buildbench/suites/buildarena/physics/_tick.c src/buildbench/suites/buildarena/physics/_welds.c src/buildbench/suites/buildarena/physics/_welds.h src/buildbench/render/_raster.c | sha256sum | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x .venv/bin/buildbench ]; then
+  compile_sandbox_imports
   exit 0
 fi
 install_venv
+compile_sandbox_imports
 echo "$want" > "$stamp"
 echo "bootstrap: .venv ready"
