@@ -1,7 +1,7 @@
 """The suites' own file readers take JSON as the harness's do (tests/cli/test_hostile_encodings.py):
 a DreamHouse house (``dreamhouse validate``), a BuildArena machine (``buildarena export-bsg``),
-LEGO-Eval's ``--scene`` and ``--constraints`` (``legoeval evaluate``) and a BIM-Edit task record
-(``bimedit score --task``). The same JSON written another way (a UTF-8 byte-order mark, CRLF) is
+LEGO-Eval's ``--scene`` and ``--constraints`` (``legoeval evaluate``), a scene file of the scene tools
+(``scenes export``, ``scenerevis render``) and a BIM-Edit task record (``bimedit score --task``). The same JSON written another way (a UTF-8 byte-order mark, CRLF) is
 read as the plain file; what is not the same, or is ambiguous (UTF-16/32, NaN, 1e400, a trailing
 comma, a key given twice), is one ``error:`` line naming the file and the cause, exit 2."""
 
@@ -23,14 +23,15 @@ CONSTRAINTS = {"instruction": "a bedroom with a bed",
                "constraints": ["There is a bed in the bedroom.", {"id": "wood", "text": "The floor of the bedroom is wood."}]}
 
 
-def _legoeval_house() -> str:
+def _legoeval_house(rooms: int = 2) -> str:
     from buildbench.scenes.build import HouseBuilder
     from buildbench.scenes.io import write_thor
 
     b = HouseBuilder()
-    b.room("living room", (0, 0, 6, 4), room_type="living room")
     b.room("bedroom", (6, 0, 10, 4), room_type="bedroom", floor_material="DarkWoodFloors")
-    b.door("living room", "bedroom", along=0.3)
+    if rooms == 2:
+        b.room("living room", (0, 0, 6, 4), room_type="living room")
+        b.door("living room", "bedroom", along=0.3)
     b.place("bed", "bedroom", center_xz=(8, 2))
     return json.dumps(write_thor(b.build()), indent=1) + "\n"
 
@@ -47,6 +48,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str,
                              ["legoeval", "evaluate", "--json", "--scene", "{F}", "--constraints", str(constraints)]),
         "legoeval --constraints": ("constraints.json", constraints.read_text(),
                                    ["legoeval", "evaluate", "--json", "--scene", str(house), "--constraints", "{F}"]),
+        "scenes export": ("house.json", house.read_text(), ["scenes", "export", "{F}", "--out", "{T}/meshes"]),
+        "scenerevis render": ("room.json", _legoeval_house(rooms=1),
+                              ["scenerevis", "render", "{F}", "--out", "{T}/views"]),
     }
     if HOUSE.is_file():
         readers["dreamhouse house"] = ("house.json", HOUSE.read_text(encoding="utf-8"),
@@ -104,7 +108,8 @@ def _argv(argv: list[str], path: Path, folder: Path) -> list[str]:
     return [a.replace("{F}", str(path)).replace("{T}", str(folder)) for a in argv]
 
 
-READERS = ("buildarena machine", "dreamhouse house", "legoeval --constraints", "legoeval --scene")
+READERS = ("buildarena machine", "dreamhouse house", "legoeval --constraints", "legoeval --scene", "scenes export",
+           "scenerevis render")
 
 
 @pytest.mark.parametrize("variant", sorted(SAME))

@@ -96,12 +96,15 @@ def test_legoeval_evaluate_reads_the_real_house(path: Path, tmp_path: Path) -> N
     constraints = tmp_path / "c.txt"
     constraints.write_text("\n".join(lines) + "\n" if lines else "", encoding="utf-8")
     code, out, err = _cli("legoeval", "evaluate", "--scene", str(path), "--constraints", str(constraints))
-    # No constraint is nothing judged, never a valid house (issue 23).
-    assert code == 0 and ("house valid" in out if lines else "not fully judged" in out), err
-    if lines:
-        constraints.write_text(f"There is a grand piano in the {scene.rooms[0].room_type}.\n", encoding="utf-8")
-        code, out, _ = _cli("legoeval", "evaluate", "--scene", str(path), "--constraints", str(constraints))
-        assert code == 1 and "FAIL" in out
+    if not lines:
+        # A house with no object gives no constraint: checking nothing is refused, never a valid house
+        # (issue 23), naming the file.
+        assert code == 2 and err.startswith("error: --constraints") and "no constraints" in err, err
+        return
+    assert code == 0 and "house valid" in out, err
+    constraints.write_text(f"There is a grand piano in the {scene.rooms[0].room_type}.\n", encoding="utf-8")
+    code, out, _ = _cli("legoeval", "evaluate", "--scene", str(path), "--constraints", str(constraints))
+    assert code == 1 and "FAIL" in out
 
 
 def test_partial_house_stages_keep_null_lists_and_grow() -> None:

@@ -55,7 +55,7 @@ def scene_documents(path: Path, text: str) -> Iterator[tuple[str, str, Scene | S
     for number, line in scene_lines(text):
         where = f"{path} line {number}"
         try:
-            data = parse_json(line)
+            data = parse_json(line, unique_keys=True)
         except json.JSONDecodeError as exc:
             yield where, "", SceneFormatError(f"{where}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue

@@ -50,7 +50,7 @@ def read_scene(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise _InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        data = parse_json(text if not is_jsonl(path) else text.splitlines()[0])
+        data = parse_json(text if not is_jsonl(path) else text.splitlines()[0], unique_keys=True)
     except (json.JSONDecodeError, IndexError) as exc:
         raise _InputError(f"{path}: not a JSON scene ({exc})") from None
     if isinstance(data, dict) and isinstance(data.get("scene"), dict) and "room" not in data["scene"]:

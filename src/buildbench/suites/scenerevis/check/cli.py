@@ -120,7 +120,7 @@ def _records(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     for number, line in scene_lines(text):
         try:
             with scene_warnings.named(scene_warnings.in_document(str(path), number, line)):
-                records = revis_records(parse_json(line))
+                records = revis_records(parse_json(line, unique_keys=True))
         except (json.JSONDecodeError, SceneFormatError, ValueError) as exc:
             yield number, exc
             continue

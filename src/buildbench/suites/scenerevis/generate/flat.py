@@ -244,7 +244,7 @@ def scene_items(path: Path) -> Iterator[Scene | SceneRecordError]:
     for n, line in scene_lines(text):
         try:
             with scene_warnings.named(scene_warnings.in_document(str(path), n, line)):
-                records = revis_records(parse_json(line))
+                records = revis_records(parse_json(line, unique_keys=True))
         except json.JSONDecodeError as exc:
             yield SceneRecordError(f"{path}:{n + exc.lineno - 1}: invalid JSON at column {exc.colno}: {exc.msg}")
             continue
