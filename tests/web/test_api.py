@@ -214,7 +214,9 @@ def test_view_command_serves_on_loopback_until_interrupted(stored_runs: dict[str
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-m", "buildbench", "view", str(stored_runs["example"]), "--port", "0"],
+    # -X faulthandler: a viewer that does not stop is made to print every thread's stack (SIGABRT)
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "buildbench", "view",
+                             str(stored_runs["example"]), "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -225,5 +227,10 @@ def test_view_command_serves_on_loopback_until_interrupted(stored_runs: dict[str
         assert status == 200 and body["runs"][0]["suite"] == "example"
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"buildbench view did not stop within 30 s of SIGINT; its threads:\n{err[-6000:]}")
     assert proc.returncode == 0, err
