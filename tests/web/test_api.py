@@ -214,10 +214,16 @@ def test_view_command_serves_on_loopback_until_interrupted(stored_runs: dict[str
     import subprocess
     import sys
 
-    # -X faulthandler: a viewer that does not stop is made to print every thread's stack (SIGABRT)
-    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "buildbench", "view",
-                             str(stored_runs["example"]), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A child inherits an ignored SIGINT (what a library in this long test process may have left):
+    # start it with Python's own handling, as a shell's foreground command is. -X faulthandler: a
+    # viewer that does not stop is made to print every thread's stack (SIGABRT).
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "buildbench", "view",
+                                 str(stored_runs["example"]), "--port", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -232,5 +238,6 @@ def test_view_command_serves_on_loopback_until_interrupted(stored_runs: dict[str
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGABRT)
             _, err = proc.communicate(timeout=30)
-            pytest.fail(f"buildbench view did not stop within 30 s of SIGINT; its threads:\n{err[-6000:]}")
+            pytest.fail(f"buildbench view did not stop within 30 s of SIGINT (this process's SIGINT was "
+                        f"{inherited!r}); its threads:\n{err[-6000:]}")
     assert proc.returncode == 0, err
