@@ -351,8 +351,8 @@ def weld_network(
         blocks = crossing != 0
         loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.among(weighted, _block_cells(blocks)),
                        np.ascontiguousarray(inverse), RowSums.among(give_up, _block_cells(blocks.T))),)
-        bounds[child.size :] = _loop_bounds(bounds[: child.size], np.abs(inverse) @ np.abs(weighted),
-                                            np.abs(give_up), np.flatnonzero(crossing.any(axis=0)))
+        bounds[child.size :] = _loop_bounds(bounds[: child.size], inverse, weighted, give_up,
+                                            _GiveUp(crossing, transfer, at_origin))
     # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
     rows, nodes = np.nonzero(ancestors.T)
     return WeldNetwork(
@@ -373,18 +373,78 @@ def _block_cells(blocks: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.repeat(np.repeat(blocks, 6, axis=0), 6, axis=1))
 
 
-def _loop_bounds(tree: np.ndarray, solve: np.ndarray, give_up: np.ndarray, crossed: np.ndarray) -> np.ndarray:
+_SPARSE_ABOVE = 1 << 24
+"""Multiply-adds of a dense product above which the mostly-zero factor goes through scipy's sparse product
+(its set-up costs more than a small dense product)."""
+
+
+def _product(a: np.ndarray, b: np.ndarray, dense_first: bool = True) -> np.ndarray:
+    """``a @ b`` where the second factor (the first with ``dense_first=False``) is mostly zeros."""
+    if a.shape[0] * a.shape[1] * b.shape[1] <= _SPARSE_ABOVE:
+        return a @ b
+    from scipy.sparse import csr_array  # only for large loops of welds: not on the start-up path
+
+    return csr_array(a) @ b if not dense_first else (csr_array(b.T) @ a.T).T
+
+
+@dataclass(frozen=True)
+class _GiveUp:
+    """The loops' ``M`` by its 6×6 blocks: block (tree row ``t``, loop ``l``) is
+    ``crossing[l, t]·transfer[t] @ at_origin[l]``."""
+
+    crossing: np.ndarray
+    transfer: np.ndarray
+    at_origin: np.ndarray
+
+
+_SLACK = 1e-9
+"""Share of the loops' absolute-value bound added to the exact bound: far above the rounding of the
+analysis (a few hundred products per sum, each off by 1e-16), far below any load that matters."""
+
+_TIGHT_FROM = 1 << 17
+"""Entries of a group's ``Mᵀ·D⁻¹`` from which its bounds are taken on the products (``_loop_bounds``): below,
+a tick's exact analysis costs so little that the products would cost more than the ticks they let skip."""
+
+_CHUNK_FLOATS = 1 << 20
+"""Floats of the tree rows' exact loop matrix held at once (8 MB)."""
+
+
+def _loop_bounds(tree: np.ndarray, inverse: np.ndarray, weighted: np.ndarray, give_up: np.ndarray,
+                 blocks: _GiveUp) -> np.ndarray:
     """The loop rows' ``WeldNetwork.bounds``; also widens ``tree``'s rows that a loop crosses, in place.
 
-    Per component, a tree wrench is bounded as its weld's norm is; the loops' solve and give-up
-    are linear, so the absolute values of their matrices carry those component bounds
+    Per component, a tree wrench is bounded as its weld's norm is. The loops' wrenches are
+    ``S·x`` (``S = inverse·weighted``, ``x`` the tree wrenches) and the tree welds then carry
+    ``(I − M·S)·x``: the absolute values of those two matrices carry the component bounds
     through, and a weld's norm is at most the norm of its components' bounds (each a sum
-    ``a·F + b·T``, so at most ``|a|·F + |b|·T``).
+    ``a·F + b·T``, so at most ``|a|·F + |b|·T``). Taken on the products themselves rather than
+    on their factors (``|M|·|inverse|·|weighted|``), the bounds keep the loops' cancellations:
+    on a 509-block braced deck ten thousand times closer. ``_SLACK`` of the factors' bound
+    covers the rounding of both the products here and the analysis.
     """
     components = np.repeat(tree, 3, axis=1).reshape(-1, 2)  # (6m_t, [F, T]) per tree wrench component
-    loops = solve @ components
-    widened = (components + give_up @ loops).reshape(-1, 2, 3, 2)
-    tree[crossed] = np.linalg.norm(widened[crossed], axis=2)
+    loose = np.abs(inverse) @ (np.abs(weighted) @ components)
+    crossed = np.flatnonzero(blocks.crossing.any(axis=0))
+    if weighted.size < _TIGHT_FROM:
+        widened = (components + np.abs(give_up) @ loose).reshape(-1, 2, 3, 2)
+        tree[crossed] = np.linalg.norm(widened[crossed], axis=2)
+        return np.linalg.norm(loose.reshape(-1, 2, 3, 2), axis=2)
+    solve = _product(inverse, weighted)  # (6r, 6m_t)
+    loops = np.abs(solve) @ components + _SLACK * loose
+    widened = components.reshape(-1, 6, 2).copy()
+    # Row block t of M·S is transfer[t] · Σ_l crossing[l, t]·(at_origin[l] · S's row block l).
+    size = tree.shape[0]
+    moved = np.matmul(blocks.at_origin, solve.reshape(-1, 6, 6 * size)).reshape(blocks.crossing.shape[0], -1)
+    crossing = blocks.crossing.T
+    step = max(1, _CHUNK_FLOATS // (36 * size))
+    for start in range(0, crossed.size, step):
+        rows = crossed[start : start + step]
+        part = np.matmul(blocks.transfer[rows], _product(crossing[rows], moved, dense_first=False).reshape(-1, 6, 6 * size))
+        np.negative(part, out=part)
+        part.reshape(rows.size, 6, size, 6)[np.arange(rows.size), :, rows, :] += np.eye(6)
+        widened[rows] = np.abs(part) @ components
+    widened = widened.reshape(-1, 2) + _SLACK * (np.abs(give_up) @ loose)
+    tree[crossed] = np.linalg.norm(widened.reshape(-1, 2, 3, 2)[crossed], axis=2)
     return np.linalg.norm(loops.reshape(-1, 2, 3, 2), axis=2)
 
 
