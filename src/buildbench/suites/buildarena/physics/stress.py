@@ -425,7 +425,7 @@ def _loop_bounds(tree: np.ndarray, inverse: np.ndarray, weighted: np.ndarray, gi
     components = np.repeat(tree, 3, axis=1).reshape(-1, 2)  # (6m_t, [F, T]) per tree wrench component
     loose = np.abs(inverse) @ (np.abs(weighted) @ components)
     crossed = np.flatnonzero(blocks.crossing.any(axis=0))
-    if weighted.size < _TIGHT_FROM:
+    if weighted.size < _TIGHT_FROM:  # on the factors: a vector product each
         widened = (components + np.abs(give_up) @ loose).reshape(-1, 2, 3, 2)
         tree[crossed] = np.linalg.norm(widened[crossed], axis=2)
         return np.linalg.norm(loose.reshape(-1, 2, 3, 2), axis=2)
@@ -439,7 +439,8 @@ def _loop_bounds(tree: np.ndarray, inverse: np.ndarray, weighted: np.ndarray, gi
     step = max(1, _CHUNK_FLOATS // (36 * size))
     for start in range(0, crossed.size, step):
         rows = crossed[start : start + step]
-        part = np.matmul(blocks.transfer[rows], _product(crossing[rows], moved, dense_first=False).reshape(-1, 6, 6 * size))
+        summed = _product(crossing[rows], moved, dense_first=False).reshape(-1, 6, 6 * size)
+        part = np.matmul(blocks.transfer[rows], summed)
         np.negative(part, out=part)
         part.reshape(rows.size, 6, size, 6)[np.arange(rows.size), :, rows, :] += np.eye(6)
         widened[rows] = np.abs(part) @ components
