@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from buildbench.cli.main import main
+from .json_variants import REFUSED as ENCODED
+from .json_variants import SAME, call, fill
 
 SCENE = Path(__file__).parents[1] / "scenes" / "fixtures" / "procthor_train_1_room5.json"
 
@@ -37,47 +38,18 @@ def _first_number(text: str, literal: str) -> str:
     return re.sub(r"(:\s*)-?\d+\.\d+", lambda m: m.group(1) + literal, text, count=1)
 
 
-def _repeat_first_key(text: str) -> str:
-    """``text`` with the first key of its first object given twice (its value the same)."""
-    found = re.search(r'\{\s*("[^"]*")\s*:\s*("[^"]*"|-?[\d.]+)', text)
-    assert found, text[:200]
-    return text[:found.start()] + "{" + found.group(1) + ": " + found.group(2) + ", " + text[found.start() + 1:]
-
-
-def _trailing_comma(text: str) -> str:
-    end = text.rstrip().rstrip("}]")
-    return end + "," + text[len(end):]
-
-
-#: Variant -> the bytes of the file, given its UTF-8 text: read as the same JSON.
-SAME: dict[str, Callable[[str], bytes]] = {
-    "UTF-8 byte-order mark": lambda t: b"\xef\xbb\xbf" + t.encode(),
-    "CRLF line ends": lambda t: t.replace("\n", "\r\n").encode(),
-    "no final newline": lambda t: t.rstrip("\n").encode(),
-    "blank lines": lambda t: t.replace("\n", "\n\n\r\n").encode() + b"  \n",
-}
 #: Variant -> (the bytes of the file, what the error line says).
 REFUSED: dict[str, tuple[Callable[[str], bytes], str]] = {
-    "UTF-16 with a byte-order mark": (lambda t: t.encode("utf-16"), "starts with a UTF-16 little-endian byte-order mark"),
-    "UTF-16 big-endian with a byte-order mark": (lambda t: b"\xfe\xff" + t.encode("utf-16-be"),
-                                                 "starts with a UTF-16 big-endian byte-order mark"),
-    "UTF-32 with a byte-order mark": (lambda t: t.encode("utf-32"), "starts with a UTF-32 little-endian byte-order mark"),
-    "UTF-16 without a byte-order mark": (lambda t: t.encode("utf-16-le"),
-                                         "holds a NUL byte: UTF-16 or UTF-32 text without a byte-order mark"),
-    "trailing comma": (lambda t: _trailing_comma(t).encode(), ""),
+    **{name: ENCODED[name] for name in ("UTF-16 with a byte-order mark", "UTF-16 big-endian with a byte-order mark",
+                                        "UTF-32 with a byte-order mark", "UTF-16 without a byte-order mark",
+                                        "trailing comma", "a key given twice")},
     "NaN": (lambda t: _first_number(t, "NaN").encode(), "NaN is not a finite number"),
     "1e400": (lambda t: _first_number(t, "1e400").encode(), "1e400 is out of the range of a finite number"),
-    "a key given twice": (lambda t: _repeat_first_key(t).encode(), "given twice"),
 }
-
-
-def _call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    rc = main(argv)
-    return rc, capsys.readouterr().err
 
 
 def _argv(reader: str, path: Path, folder: Path) -> list[str]:
-    return [a.replace("{F}", str(path)).replace("{T}", str(folder)) for a in READERS[reader][2]]
+    return fill(READERS[reader][2], path, folder)
 
 
 @pytest.mark.parametrize("variant", sorted(SAME))
@@ -93,9 +65,9 @@ def test_the_same_json_written_another_way_is_read_as_it(reader: str, variant: s
     for path, data in ((plain, text.encode()), (odd, SAME[variant](text))):
         path.parent.mkdir()
         path.write_bytes(data)
-    rc_plain, err_plain = _call(_argv(reader, plain, plain.parent), capsys)
+    rc_plain, _, err_plain = call(_argv(reader, plain, plain.parent), capsys)
     out_plain = (plain.parent / "out.json").read_bytes() if reader == "scene file" else b""
-    rc, err = _call(_argv(reader, odd, odd.parent), capsys)
+    rc, _, err = call(_argv(reader, odd, odd.parent), capsys)
     assert (rc, rc_plain) == (0, 0), err or err_plain
     if reader == "scene file":
         assert (odd.parent / "out.json").read_bytes() == out_plain
@@ -117,7 +89,7 @@ def test_json_that_is_not_the_same_is_one_error_line_naming_file_and_cause(
     make, expected = REFUSED[variant]
     path = tmp_path / name
     path.write_bytes(make(text))
-    rc, err = _call(_argv(reader, path, tmp_path), capsys)
+    rc, _, err = call(_argv(reader, path, tmp_path), capsys)
     if reader == "run file" and variant == "trailing comma":
         assert rc == 0, err  # a run file is YAML (JSON is YAML), where `{"seed": 3,}` is a mapping
         return

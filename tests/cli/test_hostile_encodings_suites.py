@@ -16,6 +16,10 @@ import pytest
 
 from buildbench.cli.main import main
 
+from .json_variants import REFUSED as ENCODED
+from .json_variants import SAME as ENCODED_SAME
+from .json_variants import call, fill, repeat_first_key
+
 ROOT = Path(__file__).resolve().parents[2]
 HOUSE = ROOT / "examples" / "files" / "house.json"
 MACHINE = ROOT / "examples" / "files" / "machine.json"
@@ -66,46 +70,17 @@ def _insert(literal: str) -> Callable[[str], bytes]:
     return lambda t: t.replace("{", '{"odd": ' + literal + ", ", 1).encode()
 
 
-def _repeat_first_key(text: str) -> str:
-    """``text`` with the first key of the first object whose first value is a string or number
-    given twice (its value the same: only the repeat differs)."""
-    found = re.search(r'\{\s*("[^"]*")\s*:\s*("[^"]*"|-?[\d.]+)', text)
-    assert found, text[:200]
-    return text[:found.start()] + "{" + found.group(1) + ": " + found.group(2) + ", " + text[found.start() + 1:]
-
-
-def _trailing_comma(text: str) -> str:
-    end = text.rstrip().rstrip("}]")
-    return end + "," + text[len(end):]
-
-
 #: Variant -> the bytes of the file, given its UTF-8 text: read as the same JSON.
-SAME: dict[str, Callable[[str], bytes]] = {
-    "UTF-8 byte-order mark": lambda t: b"\xef\xbb\xbf" + t.encode(),
-    "CRLF line ends": lambda t: t.replace("\n", "\r\n").encode(),
-}
+SAME = {name: ENCODED_SAME[name] for name in ("UTF-8 byte-order mark", "CRLF line ends")}
 #: Variant -> (the bytes of the file, what the error line says).
 REFUSED: dict[str, tuple[Callable[[str], bytes], str]] = {
-    "UTF-16 with a byte-order mark": (lambda t: t.encode("utf-16"), "UTF-16 little-endian byte-order mark"),
-    "UTF-32 with a byte-order mark": (lambda t: t.encode("utf-32"), "UTF-32 little-endian byte-order mark"),
-    "UTF-32 big-endian with a byte-order mark": (lambda t: b"\0\0\xfe\xff" + t.encode("utf-32-be"),
-                                                 "UTF-32 big-endian byte-order mark"),
-    "UTF-16 without a byte-order mark": (lambda t: t.encode("utf-16-le"), "NUL byte"),
-    "trailing comma": (lambda t: _trailing_comma(t).encode(), ""),
+    **{name: ENCODED[name] for name in ("UTF-16 with a byte-order mark", "UTF-32 with a byte-order mark",
+                                        "UTF-32 big-endian with a byte-order mark", "UTF-16 without a byte-order mark",
+                                        "trailing comma")},
+    "a key given twice": (ENCODED["a key given twice"][0], "given twice in one object"),
     "NaN": (_insert("NaN"), "NaN is not a finite number"),
     "1e400": (_insert("1e400"), "1e400 is out of the range of a finite number"),
-    "a key given twice": (lambda t: _repeat_first_key(t).encode(), "given twice in one object"),
 }
-
-
-def _call(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    rc = main(argv)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
-def _argv(argv: list[str], path: Path, folder: Path) -> list[str]:
-    return [a.replace("{F}", str(path)).replace("{T}", str(folder)) for a in argv]
 
 
 READERS = ("buildarena machine", "dreamhouse house", "legoeval --constraints", "legoeval --scene", "scenes export",
@@ -125,7 +100,7 @@ def test_the_same_json_written_another_way_is_read_as_it(files: dict[str, tuple[
         path = tmp_path / kind / name
         path.parent.mkdir()
         path.write_bytes(data)
-        rc, out, err = _call(_argv(argv, path, path.parent), capsys)
+        rc, out, err = call(fill(argv, path, path.parent), capsys)
         written = (path.parent / "out.bsg").read_bytes() if reader == "buildarena machine" else b""
         results.append((rc, out.replace(str(path.parent), "FOLDER"), written))
         assert rc == 0, err
@@ -143,7 +118,7 @@ def test_json_that_is_not_the_same_is_one_error_line_naming_file_and_cause(
     make, expected = REFUSED[variant]
     path = tmp_path / name
     path.write_bytes(make(text))
-    rc, out, err = _call(_argv(argv, path, tmp_path), capsys)
+    rc, out, err = call(fill(argv, path, tmp_path), capsys)
     lines = err.splitlines()
     assert rc == 2 and out == "" and len(lines) == 1 and lines[0].startswith("error: ") and str(path) in lines[0], err
     assert expected in lines[0], err
@@ -158,7 +133,7 @@ def test_a_bimedit_task_record_with_a_key_given_twice_is_refused_at_its_line(tmp
     record = {"id": "WAL-CRE-DIR-A-001", "instruction": "Create a wall."}
     one = json.dumps(record, indent=1)  # a pretty-printed single task: the repeat is on its line 3
     refused = {
-        "lines": ("\n" + _repeat_first_key(json.dumps(record)) + "\n", ":2: "),  # (read before it is checked)
+        "lines": ("\n" + repeat_first_key(json.dumps(record)) + "\n", ":2: "),  # (read before it is checked)
         "pretty": (one.replace('"instruction"', '"id": "x",\n "instruction"', 1), ":3: "),
     }
     for kind, (text, where) in refused.items():
