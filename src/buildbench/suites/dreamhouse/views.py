@@ -392,8 +392,9 @@ def _load_named(task: Task, paths: Mapping[str, str], condition: str) -> list[np
 
 
 def _boxes(structure: Structure, colors: np.ndarray) -> Boxes:
+    # drawable() keeps exactly the members Boxes would accept, so they are not checked twice.
     keep = drawable(structure)
-    return Boxes(structure.matrices[keep], structure.sizes_m[keep], colors[keep])
+    return Boxes.of_checked(structure.matrices[keep], structure.sizes_m[keep], colors[keep])
 
 
 _renderers: dict[int, Renderer] = {}
