@@ -183,6 +183,23 @@ def test_views_for_reads_named_png_files(tmp_path) -> None:
         views_for(task, "frame")
 
 
+def test_scratch_views_are_each_house_s_own_images() -> None:
+    """Dataset rendering draws into reused buffers: a house drawn over another one's images gets
+    exactly its own (the buffers are reused, so a caller must encode them before the next call)."""
+    from buildbench.suites.dreamhouse.generate import generate_structure
+    from buildbench.suites.dreamhouse.views import house_views
+
+    a, b = generate_structure("CY_01_0000"), generate_structure("COL_01_0000")
+    first = house_views(a.structure, a.skin, scratch=True)
+    assert {c: np.array_equal(first[c], img) for c, img in house_views(a.structure, a.skin).items()} == {
+        "frame": True, "facade": True}
+    second = house_views(b.structure, b.skin, scratch=True)
+    assert all(second[c] is first[c] for c in second)  # reused
+    for condition, image in house_views(b.structure, b.skin).items():
+        assert np.array_equal(second[condition], image), condition
+        assert np.array_equal(image, render_views(b.structure, b.skin, condition)), condition
+
+
 def test_render_dataset_in_worker_processes_matches_in_process(tmp_path) -> None:
     from buildbench.render import load_png
     from buildbench.suites.dreamhouse.generate import write_dataset

@@ -272,6 +272,35 @@ def test_same_bytes_run_to_run_and_a_fixed_digest(monkeypatch: pytest.MonkeyPatc
 DIGEST_V2 = "8149aa8e13588967"
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_drawing_into_a_given_array_overwrites_it_with_the_same_image(native: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``out`` (reused by dataset rendering) holds exactly a fresh render's pixels, whatever it held
+    before (an earlier scene's drawing, or garbage), and is what render returns."""
+    if native and raster._native is None:
+        pytest.skip("the C extension is not built")
+    monkeypatch.setenv("BUILDBENCH_NATIVE", "1" if native else "0")
+    r = Rasterizer(16, 12)
+    rng = np.random.default_rng(3)
+    big = build_scene(Boxes.from_centres(rng.normal(size=(6, 3)), np.full((6, 3), 0.6), (0.9, 0.5, 0.2)))
+    small = build_scene(Boxes.from_centres(np.zeros((1, 3)), np.full((1, 3), 0.2), (0.1, 0.8, 0.3)))
+    cams = [_persp((4.0, 3.0, 2.0)), _persp((-3.0, 4.0, 1.0))]
+    out = np.full((2, 12, 16, 4), 7, dtype=np.uint8)
+    for scene in (big, small, build_scene()):  # each over the one before
+        fresh = r.render(scene, cams)
+        assert r.render(scene, cams, out=out) is out
+        assert np.array_equal(out, fresh)
+    assert r.render(small, cams, out=out).any()
+    for bad in (np.zeros((1, 12, 16, 4), np.uint8), np.zeros((2, 12, 16, 4), np.int16),
+                np.zeros((2, 12, 32, 4), np.uint8)[:, :, ::2], np.zeros((2, 12, 16, 4), np.uint8).tolist()):
+        with pytest.raises(RenderInputError, match="out must be"):
+            r.render(small, cams, out=bad)  # type: ignore[arg-type]
+    frozen = np.zeros((2, 12, 16, 4), np.uint8)
+    frozen.setflags(write=False)
+    with pytest.raises(RenderInputError, match="out must be"):
+        r.render(small, cams, out=frozen)
+
+
 def test_bad_inputs_are_render_input_errors() -> None:
     with pytest.raises(RenderInputError, match="size"):
         Rasterizer(0, 5)

@@ -121,19 +121,36 @@ class Rasterizer:
         self.lighting = lighting or Lighting()
         self.native = _native is not None and os.environ.get("BUILDBENCH_NATIVE", "1") != "0"
 
-    def render(self, scene: Scene, cameras: Camera | Sequence[Camera]) -> np.ndarray:
+    def render(self, scene: Scene, cameras: Camera | Sequence[Camera], out: np.ndarray | None = None) -> np.ndarray:
         """Render the scene from each camera.
 
+        Args:
+            scene: What to draw.
+            cameras: One camera or several.
+            out: Where to draw (optional): a C-contiguous writable uint8 array of the returned
+                shape, overwritten. A caller that draws many scenes and encodes each at once may
+                pass the same array every time: a fresh 5 MB image per call costs more in page
+                faults than drawing a house's five views (measured: up to ~3 ms a call under load).
+
         Returns:
-            uint8 array (views, height, width, 4), RGBA with straight alpha, row 0 at the top.
+            uint8 array (views, height, width, 4), RGBA with straight alpha, row 0 at the top
+            (``out`` where given).
 
         Raises:
-            RenderInputError: for a non-Scene or a malformed one, no cameras, or a non-Camera entry.
+            RenderInputError: for a non-Scene or a malformed one, no cameras, a non-Camera entry,
+                or an ``out`` of another shape or type.
         """
         views = checked_views(scene, cameras)
         vertices, indices, closed = _checked_arrays(scene)
         matrices = self._matrices(views, scene.origin_m)
-        out = np.zeros((len(views), self.height, self.width, 4), dtype=np.uint8)
+        shape = (len(views), self.height, self.width, 4)
+        if out is None:
+            out = np.zeros(shape, dtype=np.uint8)
+        else:
+            if not (isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.uint8
+                    and out.flags.c_contiguous and out.flags.writeable):
+                raise RenderInputError(f"out must be a C-contiguous writable uint8 array of shape {shape}")
+            out.fill(0)  # the background, and what the drawing code expects
         if indices.size == 0:
             return out
         light = self.lighting

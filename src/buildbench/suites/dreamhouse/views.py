@@ -242,8 +242,10 @@ def render_views(
     return _render(assemble_scene([box_part(b) for b in batches]), batches, frame, renderer)
 
 
-def _render(scene: Scene, batches: list[Boxes], frame: Bounds | None, renderer: str) -> np.ndarray:
-    """The five views of ``scene`` (made of ``batches``), framed on ``frame`` or on the scene itself."""
+def _render(scene: Scene, batches: list[Boxes], frame: Bounds | None, renderer: str,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """The five views of ``scene`` (made of ``batches``), framed on ``frame`` or on the scene itself
+    (the rasterizer draws into ``out`` where given)."""
     framing = frame if frame is not None else scene.bounds
     if scene.bounds is None or framing is None or framing.diagonal_m == 0.0:
         return np.zeros((len(VIEWS), IMAGE_SIZE_PX, IMAGE_SIZE_PX, 4), dtype=np.uint8)
@@ -254,12 +256,18 @@ def _render(scene: Scene, batches: list[Boxes], frame: Bounds | None, renderer: 
                                                 samples=views_cycles.CYCLES_SAMPLES)
     if renderer == "gl":
         return _renderer().render(scene, cameras(framing, scene.bounds))
-    return _rasterizer().render(scene, cameras(framing, scene.bounds))
+    return _rasterizer().render(scene, cameras(framing, scene.bounds), out=out)
 
 
-def house_views(structure: Structure, skin: Structure, renderer: str = DEFAULT_RENDERER) -> dict[str, np.ndarray]:
+def house_views(structure: Structure, skin: Structure, renderer: str = DEFAULT_RENDERER, *,
+                scratch: bool = False) -> dict[str, np.ndarray]:
     """Both conditions of a generated house by condition name, each framed on its own bounds: the
-    same images as :func:`render_views` per condition, with the frame's triangles computed once."""
+    same images as :func:`render_views` per condition, with the frame's triangles computed once.
+
+    With ``scratch``, ``raster`` draws into this thread's two reused image buffers: the arrays
+    returned are overwritten by the thread's next scratch call, so only a caller that encodes
+    them at once (dataset rendering) may ask for it. It saves a house two fresh 5 MB images.
+    """
     check_renderer(renderer)
     frame = _boxes(structure, frame_colors(structure))
     clad = _boxes(skin, skin_colors(skin))
@@ -269,8 +277,19 @@ def house_views(structure: Structure, skin: Structure, renderer: str = DEFAULT_R
     for condition in CONDITIONS:
         drawn = [(batch, part) for batch, part in layers[condition] if len(batch)]
         scene = assemble_scene([part for _, part in drawn])
-        out[condition] = _render(scene, [batch for batch, _ in drawn], None, renderer)
+        into = _scratch_images(condition) if scratch and renderer == "raster" else None
+        out[condition] = _render(scene, [batch for batch, _ in drawn], None, renderer, into)
     return out
+
+
+def _scratch_images(condition: str) -> np.ndarray:
+    """This thread's reused image buffer for ``condition`` (see :func:`house_views`)."""
+    buffers: dict[str, np.ndarray] | None = getattr(_rasterizers, "scratch", None)
+    if buffers is None:
+        buffers = _rasterizers.scratch = {}
+    if condition not in buffers:
+        buffers[condition] = np.empty((len(VIEWS), IMAGE_SIZE_PX, IMAGE_SIZE_PX, 4), dtype=np.uint8)
+    return buffers[condition]
 
 
 def views_for(task: Task, condition: str = "frame", renderer: str = DEFAULT_RENDERER) -> list[np.ndarray]:

@@ -28,7 +28,8 @@ def render_house(structure: Structure, skin: Structure, out_dir: str | Path,
     """Render a generated house under both conditions into ``out_dir`` as
     ``frame_<view>.png`` and ``facade_<view>.png`` (each condition framed on its own bounds)."""
     paths = []
-    for condition, images in house_views(structure, skin, renderer).items():
+    # Encoded at once, so drawn into reused buffers.
+    for condition, images in house_views(structure, skin, renderer, scratch=True).items():
         paths += save_views(images, out_dir, f"{condition}_")
     return paths
 
@@ -112,7 +113,7 @@ def _house_pngs(job: tuple[str, Structure, Structure, str]) -> tuple[str, dict[s
     them, so a worker on another machine needs no access to the dataset folder."""
     task_id, frame, skin, renderer = job
     pngs = {}
-    for condition, images in house_views(frame, skin, renderer).items():
+    for condition, images in house_views(frame, skin, renderer, scratch=True).items():
         pngs.update({f"{condition}_{name}.png": png_bytes(img) for name, img in zip(VIEW_NAMES, images, strict=True)})
     return task_id, pngs
 
