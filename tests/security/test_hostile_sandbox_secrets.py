@@ -14,7 +14,7 @@ import pytest
 import buildbench
 from buildbench.sandbox import Limits, Worker, run_code
 
-from .conftest import BWRAP, BimEditTarget, DreamHouseTarget, needs_bwrap
+from .conftest import BWRAP, ROOMY_WALL_S, BimEditTarget, DreamHouseTarget, needs_bwrap
 
 LIMITS = Limits(wall_s=10.0, cpu_s=10, memory_mb=512)
 ROOT = Path(buildbench.__file__).resolve().parent
@@ -44,7 +44,7 @@ def test_only_the_sandbox_package_of_buildbench_exists_inside(readable: tuple[st
 
 @needs_bwrap
 def test_dreamhouse_agent_code_cannot_make_its_task() -> None:
-    target = DreamHouseTarget()
+    target = DreamHouseTarget(ROOMY_WALL_S)
     try:
         out = target.run("from buildbench.suites.dreamhouse.tasks import make_task\nmake_task('RN_01_0001')\n")
         assert out.status == "error" and "ModuleNotFoundError" in out.error, out
@@ -56,7 +56,7 @@ def test_dreamhouse_agent_code_cannot_make_its_task() -> None:
 @needs_bwrap
 def test_bimedit_agent_code_cannot_run_the_generators(tmp_path: Path) -> None:
     pytest.importorskip("ifcopenshell", reason="BIM-Edit needs ifcopenshell")
-    target = BimEditTarget(tmp_path)
+    target = BimEditTarget(tmp_path, ROOMY_WALL_S)
     try:
         out = target.run(PROBE + "print('@@' + __import__('json').dumps(seen))\n")
         assert out.status == "ok" and out.report["buildbench.suites.bimedit.generate"] == "ModuleNotFoundError", out

@@ -149,10 +149,10 @@ def test_bimedit_model_replaced_by_a_deep_folder_is_restored(fast_tmp: Path, mon
     pytest.importorskip("ifcopenshell", reason="BIM-Edit needs ifcopenshell")
     from buildbench.suites.bimedit.env import MODEL_NAME
 
-    from .conftest import BimEditTarget
+    from .conftest import ROOMY_WALL_S, BimEditTarget
 
     monkeypatch.setattr(tempfile, "tempdir", str(fast_tmp))  # the episode's work folder, in memory
-    target = BimEditTarget(fast_tmp / "bim")
+    target = BimEditTarget(fast_tmp / "bim", ROOMY_WALL_S)  # the subject is the restore, not a limit
     try:
         # The model the harness reads back becomes a folder nested past the recursion limit.
         code = f"import os\nos.remove({MODEL_NAME!r})\nos.mkdir({MODEL_NAME!r})\nos.chdir({MODEL_NAME!r})\n"
