@@ -84,10 +84,10 @@ def test_an_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
                                                      for i in range(1, 9)]
     run_file = tmp_path / "bomb.yaml"
     run_file.write_text("suite: [" + ", ".join(levels) + "]\n")
-    t0 = time.monotonic()
+    t0 = time.process_time()  # CPU time: an expansion works, where a loaded machine only waits
     with pytest.raises(Exception, match="aliases"):
         read_run_file(run_file)
-    assert time.monotonic() - t0 < 5
+    assert time.process_time() - t0 < 5
     with pytest.raises(yaml.MarkedYAMLError, match="aliases"):
         parse_yaml("a: &x 1\nb: *x\n")
     assert parse_yaml("base: &b {x: 1}\nmore:\n  <<: {y: 2}\n  z: 3\n") == {"base": {"x": 1},
