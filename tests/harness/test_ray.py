@@ -10,6 +10,7 @@ outputs, and the one-line errors (no Ray, no cluster, --record).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ import pytest
 
 from buildbench.cli.main import main
 from buildbench.harness import ConfigError, RunConfig, Runner, Store
+from buildbench.harness.isolated import IsolationLimits, call_isolated
 from buildbench.parallel import Backend, map_ordered
 
 pytestmark = pytest.mark.xdist_group("ray")  # one Ray instance per test worker is plenty on 2 cores
@@ -272,6 +274,16 @@ def test_task_errors_come_back_as_themselves(ray_cluster: str) -> None:
     with pytest.raises(ValueError, match="Expecting value") as info:
         list(map_ordered(json.loads, ["1", "x"], workers=1, backend=ray_backend))
     assert type(info.value) is json.JSONDecodeError  # not Ray's wrapper with the remote traceback
+
+
+def test_a_ray_workers_child_processes_skip_rays_worker_script(ray_cluster: str) -> None:
+    # A scoring process started on a Ray worker (call_isolated, from the worker's forkserver) once
+    # ran Ray's default_worker.py again as __mp_main__ (importing Ray): ~1-2 s per episode.
+    probe = "getattr(__import__('sys').modules.get('__mp_main__'), '__file__', None)"
+    call = functools.partial(call_isolated, eval, limits=IsolationLimits(wall_s=120.0, memory_mb=None))
+    done = list(map_ordered(call, [(probe,)] * 2, workers=1, backend=Backend("ray")))
+    assert [d.status for d in done] == ["ok", "ok"], done
+    assert [d.value for d in done] == [None, None]  # no main script run again in the child
 
 
 def test_scenerevis_reverse_is_byte_identical_across_backends(ray_cluster: str, tmp_path: Path) -> None:
