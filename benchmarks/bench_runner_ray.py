@@ -10,6 +10,7 @@ side is the median of three runs, interleaved so drift on a shared machine hits 
 
 from __future__ import annotations
 
+import logging
 import statistics
 import tempfile
 import time
@@ -18,36 +19,43 @@ from typing import Any
 
 from _common import Figure, check_run
 
-from buildbench.harness import RunConfig, Runner
+from buildbench.harness import RunConfig, Runner, Store
 
-#: Episodes per timed run, one per task of the default split: each plays in its own process
-#: (on a loaded machine Ray took ~1 s per episode), and 20 already give a stable ratio.
+#: Episodes per timed run, one per task of the default split: each is scored in a process of
+#: its own, and 20 already give a stable ratio.
 EPISODES = 20
 REPEAT = 3
 
 
-def _timed_run(**kw: Any) -> float:
+def _timed_run(**kw: Any) -> tuple[float, list[tuple[Any, ...]]]:
+    """Wall seconds of one stored run, and its episodes as the store holds them."""
     with tempfile.TemporaryDirectory() as tmp:
         config = RunConfig(suite="example", agent="reference", protocol="one-shot", limit=EPISODES, **kw)
         t0 = time.perf_counter()
         result = Runner(config, Path(tmp) / "run").run()
         elapsed = time.perf_counter() - t0
+        with Store(Path(tmp) / "run") as store:
+            episodes = sorted((e.task_id, e.sample, e.seed, e.status, repr(e.outcome), repr(e.metrics))
+                              for e in store.episodes())
     check_run(result, EPISODES)
-    return elapsed
+    return elapsed, episodes
 
 
 def run() -> list[Figure]:
     import ray
 
     t0 = time.perf_counter()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     start_s = time.perf_counter() - t0
     try:
         _timed_run(backend="ray")  # first use: Ray starts its worker processes
         pool_s, ray_s = [], []
         for _ in range(REPEAT):
-            pool_s.append(_timed_run(workers=2))
-            ray_s.append(_timed_run(backend="ray"))
+            (pool_t, pool_episodes), (ray_t, ray_episodes) = _timed_run(workers=2), _timed_run(backend="ray")
+            if pool_episodes != ray_episodes:  # speed must never change a result
+                raise RuntimeError("the Ray run stored other episodes than the process pool's")
+            pool_s.append(pool_t)
+            ray_s.append(ray_t)
     finally:
         ray.shutdown()
     pool, on_ray = statistics.median(pool_s), statistics.median(ray_s)
