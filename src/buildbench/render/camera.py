@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from buildbench.render import fixed
 from buildbench.render.errors import RenderInputError
 
 DEFAULT_FOCAL_LENGTH_MM = 32.0
@@ -225,7 +226,7 @@ class Camera:
         true_up = cross3(right, f)
         m = np.eye(4)
         m[0, :3], m[1, :3], m[2, :3] = right, true_up, -f
-        m[:3, 3] = -m[:3, :3] @ self.eye_m
+        m[:3, 3] = -fixed.apply(self.eye_m, m[:3, :3])  # fixed-order sums, not BLAS (``fixed``)
         return m
 
     def projection_matrix(self, width_px: int, height_px: int) -> np.ndarray:
@@ -261,8 +262,8 @@ class Camera:
             in metres (negative behind it, where the column and row are meaningless).
         """
         pts = np.asarray(points_m, dtype=np.float64).reshape(-1, 3)
-        cam = (pts - self.eye_m) @ self.view_matrix()[:3, :3].T
-        clip = np.c_[cam, np.ones(len(cam))] @ self.projection_matrix(width_px, height_px).T
+        cam = fixed.apply(pts - self.eye_m, self.view_matrix()[:3, :3])
+        clip = fixed.apply(np.c_[cam, np.ones(len(cam))], self.projection_matrix(width_px, height_px))
         w = np.where(np.abs(clip[:, 3]) < 1e-12, 1e-12, clip[:, 3])
         col = (clip[:, 0] / w + 1.0) * 0.5 * width_px
         row = (1.0 - clip[:, 1] / w) * 0.5 * height_px
@@ -279,9 +280,9 @@ def _orbit_pose(azimuth_deg: float, elevation_deg: float, distance_m: float,
 
 
 def _length(v: np.ndarray) -> float:
-    """``np.linalg.norm`` of a float64 vector, as it computes it (the square root of ``v.dot(v)``),
-    without its argument handling (most of its cost for a 3-vector)."""
-    return math.sqrt(v.dot(v))
+    """Length of a float64 3-vector summed in a fixed order (``np.linalg.norm`` calls BLAS's dot,
+    whose rounding depends on the CPU's kernel)."""
+    return fixed.length(v)
 
 
 def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -308,7 +309,7 @@ def clip_planes_for_bounds(eye_m: np.ndarray, forward: np.ndarray, bounds: Bound
         forward: Unit viewing direction, shape (3,).
         bounds: The box that must stay between the planes.
     """
-    depths = (bounds.corners_m() - np.asarray(eye_m, dtype=np.float64)) @ np.asarray(forward, dtype=np.float64)
+    depths = fixed.dot3(bounds.corners_m() - np.asarray(eye_m, dtype=np.float64), np.asarray(forward, dtype=np.float64))
     far = max(float(depths.max()), 1e-3) * (1.0 + _CLIP_MARGIN)
     near = max(float(depths.min()) * (1.0 - _CLIP_MARGIN), far * _MIN_NEAR_OVER_FAR)
     return ClipPlanes(near_m=near, far_m=far)

@@ -15,7 +15,9 @@ said otherwise, evaluated in the order written, without fused multiply-adds):
 1. Camera. ``M = P · V · T`` (projection, view, translation by ``Scene.origin_m``), multiplied in
    float64 as ``M[i][j] = ((A[i][0]·B[0][j] + A[i][1]·B[1][j]) + A[i][2]·B[2][j]) + A[i][3]·B[3][j]``
    (``P · V`` first); ``R`` is the view matrix's 3×3 rotation. Both from the :class:`Camera`'s
-   float64 matrices.
+   float64 matrices, which (like the scene's vertices, normals and bounds, and the framing and
+   clip planes) are computed by fixed-order sums (:mod:`buildbench.render.fixed`), never BLAS,
+   so they hold the same bits on every CPU.
 2. Vertices. A position ``(x, y, z)`` (float32, widened) goes to clip space
    ``c_i = ((M[i][0]·x + M[i][1]·y) + M[i][2]·z) + M[i][3]``. Its shade, from its normal ``n``:
    ``r_j = (R[j][0]·n_x + R[j][1]·n_y) + R[j][2]·n_z``, ``λ = |(r_0·l_0 + r_1·l_1) + r_2·l_2|``,
@@ -64,6 +66,7 @@ from types import ModuleType
 
 import numpy as np
 
+from buildbench.render import fixed
 from buildbench.render.camera import DEFAULT_FOCAL_LENGTH_MM, Camera, OrbitView, frame_views
 from buildbench.render.errors import RenderInputError
 from buildbench.render.renderer import Lighting, checked_views
@@ -185,16 +188,8 @@ class Rasterizer:
         projections = np.array([cam.projection_matrix(self.width, self.height) for cam in cameras])
         to_world = np.eye(4)
         to_world[:3, 3] = origin_m
-        mvp = _matmul4(_matmul4(projections, views), to_world)
+        mvp = fixed.matmul4(fixed.matmul4(projections, views), to_world)
         return np.concatenate([mvp.reshape(-1, 16), views[:, :3, :3].reshape(-1, 9)], axis=1)
-
-
-def _matmul4(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` for (stacks of) 4×4 float64 matrices summed left to right (step 1), whatever BLAS
-    does: entry (i, j) is ``((a[i,0]·b[0,j] + a[i,1]·b[1,j]) + a[i,2]·b[2,j]) + a[i,3]·b[3,j]``,
-    elementwise (so a stack gives each matrix the bits it gets alone)."""
-    return (((a[..., :, 0:1] * b[..., 0:1, :] + a[..., :, 1:2] * b[..., 1:2, :]) + a[..., :, 2:3] * b[..., 2:3, :])
-            + a[..., :, 3:4] * b[..., 3:4, :])
 
 
 def _checked_arrays(scene: Scene) -> tuple[np.ndarray, np.ndarray, int]:

@@ -19,6 +19,7 @@ from typing import Protocol
 import moderngl
 import numpy as np
 
+from buildbench.render import fixed
 from buildbench.render.camera import DEFAULT_FOCAL_LENGTH_MM, Camera, OrbitView, frame_views
 from buildbench.render.context import get_context, on_gl_thread
 from buildbench.render.errors import RenderInputError
@@ -142,17 +143,17 @@ class Lighting:
 
     def __post_init__(self) -> None:
         d = np.asarray(self.direction_view, dtype=np.float64)
-        if d.shape != (3,) or not np.all(np.isfinite(d)) or np.linalg.norm(d) == 0:
+        if d.shape != (3,) or not np.all(np.isfinite(d)) or fixed.length(d) == 0:
             raise RenderInputError(f"Lighting.direction_view must be a non-zero 3-vector, got {self.direction_view}")
         if not (self.ambient >= 0 and self.diffuse >= 0):
             raise RenderInputError(f"Lighting ambient/diffuse must be >= 0, got {self.ambient}/{self.diffuse}")
-        object.__setattr__(self, "direction_view", tuple(float(x) for x in d / np.linalg.norm(d)))
+        object.__setattr__(self, "direction_view", tuple(float(x) for x in d / fixed.length(d)))
 
 
 def shade_factor(normals_world: np.ndarray, camera: Camera, lighting: Lighting) -> np.ndarray:
     """Shade factor in [0, 1] per unit world normal (..., 3), as the shader computes it."""
     rotation = camera.view_matrix()[:3, :3]
-    lambert = np.abs((np.asarray(normals_world) @ rotation.T) @ np.asarray(lighting.direction_view))
+    lambert = np.abs(fixed.dot3(fixed.apply(normals_world, rotation), lighting.direction_view))
     return np.minimum(lighting.ambient + lighting.diffuse * lambert, 1.0)
 
 
@@ -414,7 +415,8 @@ class Renderer:
         view = camera.view_matrix()
         to_world = np.eye(4)
         to_world[:3, 3] = origin_m
-        mvp = _FLIP_Y @ camera.projection_matrix(self.width, self.height) @ view @ to_world
+        mvp = fixed.matmul4(fixed.matmul4(fixed.matmul4(_FLIP_Y, camera.projection_matrix(self.width, self.height)),
+                                          view), to_world)
         # GL reads matrices column-major: the transpose's C-order bytes are exactly that.
         _uniform(self._program, "u_mvp").write(np.ascontiguousarray(mvp.T, dtype=np.float32))
         _uniform(self._program, "u_view_rotation").write(np.ascontiguousarray(view[:3, :3].T, dtype=np.float32))

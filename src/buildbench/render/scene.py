@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from buildbench.render import fixed
 from buildbench.render.camera import Bounds, cross3
 from buildbench.render.errors import RenderInputError
 
@@ -76,8 +77,9 @@ def _unit_cube() -> _CubeTemplate:
 
 _CUBE_POSITIONS, _CUBE_FACE_OF_VERTEX, _CUBE_INDICES = _unit_cube()
 _CUBE_NORMALS = np.array([[s if i == a else 0.0 for i in range(3)] for a in range(3) for s in (1.0, -1.0)])
-#: Axis (0, 1, 2) of each entry of the flattened ``_CUBE_POSITIONS``.
-_CUBE_AXIS_OF_COORD = np.tile(np.arange(3), len(_CUBE_POSITIONS))
+#: The cube's 8 corners as signs per axis, and the corner of each of its 24 vertices.
+_CORNER_SIGNS = [(s0, s1, s2) for s0 in (-1, 1) for s1 in (-1, 1) for s2 in (-1, 1)]
+_CUBE_CORNER_OF_VERTEX = ((_CUBE_POSITIONS > 0) * np.array([4, 2, 1])).sum(axis=1)
 
 
 #: Largest condition number (2-norm) of a box's 3x3 transform that is not taken for singular.
@@ -283,15 +285,30 @@ def as_rgba8(colors: np.ndarray | Sequence[float], n: int, where: str) -> np.nda
     return np.ascontiguousarray(c8)
 
 
+def _box_corners(linear: np.ndarray, sizes_m: np.ndarray, origins_m: np.ndarray) -> np.ndarray:
+    """The 8 world corners of each box, shape (n, 8, 3), in ``_CORNER_SIGNS`` order.
+
+    Corner ``(s0, s1, s2)`` is ``((s0·h0 + s1·h1) + s2·h2) + t`` with ``h_k`` the k-th column of the
+    box's 3x3 part times half its k-th size: the local corner times the matrix, summed over the
+    axes in a fixed order by elementwise operations (not ``@``: BLAS's bits depend on the CPU's
+    kernel; see ``fixed``). The signs and the halving are exact, so this is that product
+    exactly; eight corners of (n, 3) columns cost less than 24 vertices of (n, 3, 3) products.
+    """
+    h = linear * (0.5 * sizes_m)[:, None, :]
+    cols = [(h[:, :, k], -h[:, :, k]) for k in range(3)]
+    corners = np.empty((len(linear), len(_CORNER_SIGNS), 3))
+    pairs = {(s0, s1): cols[0][s0 < 0] + cols[1][s1 < 0] for s0 in (-1, 1) for s1 in (-1, 1)}
+    for i, (s0, s1, s2) in enumerate(_CORNER_SIGNS):
+        corners[:, i] = (pairs[s0, s1] + cols[2][s2 < 0]) + origins_m
+    return corners
+
+
 def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
     """The boxes' 12·n triangles in world space, box by box (24 vertices per box)."""
     n = len(boxes)
     linear = boxes.matrices[:, :3, :3]
-    # The cube's coordinates times each box's sizes, as a flat product per box (a broadcast
-    # over an inner axis of 3 is several times slower; the products are the same).
-    local = (_CUBE_POSITIONS.reshape(1, -1) * boxes.sizes_m[:, _CUBE_AXIS_OF_COORD]).reshape(n, len(_CUBE_POSITIONS), 3)
     with np.errstate(over="ignore", invalid="ignore"):  # finite sizes and poses whose corners are not: refused below
-        positions = local @ linear.transpose(0, 2, 1) + boxes.matrices[:, None, :3, 3]
+        positions = np.take(_box_corners(linear, boxes.sizes_m, boxes.matrices[:, :3, 3]), _CUBE_CORNER_OF_VERTEX, axis=1)
     if not np.isfinite(positions).all():
         bad = int(np.flatnonzero(~np.isfinite(positions).reshape(n, -1).all(axis=1))[0])
         raise RenderInputError(f"box {bad}: its corners lie beyond the range of finite numbers (size and pose too large)")
@@ -301,16 +318,21 @@ def box_world_geometry(boxes: Boxes) -> TriangleGeometry:
     keys = np.ascontiguousarray(linear).reshape(n, 9).view(np.dtype((np.void, 72))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     distinct = linear[first]
-    # Normals transform by the inverse transpose so scaled or sheared boxes shade correctly.
-    normal_matrix = np.linalg.inv(distinct).transpose(0, 2, 1)
-    face_normals = _CUBE_NORMALS[None, :, :] @ normal_matrix.transpose(0, 2, 1)
-    face_normals /= np.linalg.norm(face_normals, axis=2, keepdims=True)
+    # Normals transform by the inverse transpose so scaled or sheared boxes shade correctly: the
+    # normal of face ±e_a is ±(row a of A⁻¹), i.e. ±(c_{a+1} × c_{a+2}) / det A for A's columns c,
+    # whose direction needs no division by det, only its sign (no LAPACK inverse: its bits
+    # depend on the CPU's BLAS kernel).
+    det = fixed.det3(distinct)
+    rows = np.stack([fixed.column_cross(distinct, 1, 2), fixed.column_cross(distinct, 2, 0),
+                     fixed.column_cross(distinct, 0, 1)], axis=1) * np.where(det < 0, -1.0, 1.0)[:, None, None]
+    rows /= fixed.length3(rows)[..., None]
+    face_normals = np.stack([rows, -rows], axis=2).reshape(len(distinct), len(_CUBE_NORMALS), 3)
     # Per distinct part its 24 vertex normals, then one contiguous row of them per box.
     normals = np.take(np.ascontiguousarray(face_normals[:, _CUBE_FACE_OF_VERTEX, :]), inverse.reshape(-1), axis=0)
     indices = _CUBE_INDICES[None, :] + len(_CUBE_POSITIONS) * np.arange(n)[:, None]
     # A mirroring transform turns outward counter-clockwise triangles clockwise; swap two
     # corners of each of its triangles to keep them front-facing for culling.
-    mirrored = (np.linalg.det(distinct) < 0)[inverse.reshape(-1)]
+    mirrored = (det < 0)[inverse.reshape(-1)]
     if mirrored.any():
         indices[mirrored] = indices[mirrored].reshape(-1, 12, 3)[:, :, [0, 2, 1]].reshape(-1, 36)
     return TriangleGeometry(positions.reshape(-1, 3), normals.reshape(-1, 3), indices.reshape(-1))
@@ -323,7 +345,7 @@ def mesh_world_geometry(mesh: TriangleMesh) -> TriangleGeometry:
     """
     tri = mesh.vertices_m[mesh.faces]
     normals = cross3(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    length = np.linalg.norm(normals, axis=1, keepdims=True)
+    length = fixed.length3(normals)[:, None]
     normals = np.divide(normals, length, out=np.zeros_like(normals), where=length > 0)
     return TriangleGeometry(tri.reshape(-1, 3), np.repeat(normals, 3, axis=0), np.arange(3 * len(tri)))
 
