@@ -125,6 +125,26 @@ def test_structures_are_the_same_with_another_blas_kernel_and_simd_level() -> No
     assert got == {tid: _recorded()["structures"][tid] for tid in SAMPLE[:5]}
 
 
+def test_renders_are_the_same_with_another_blas_kernel_and_simd_level() -> None:
+    """One house's Frame and Facade renders under another OpenBLAS kernel and numpy SIMD level
+    hash as recorded: the render geometry (corners, bounds, cameras) calls no BLAS either
+    (``buildbench.render.fixed``)."""
+    kernel = _PLAIN_BLAS.get(platform.machine())
+    if kernel is None:
+        pytest.skip(f"no plain OpenBLAS kernel known for {platform.machine()}")
+    env = {"OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "2", **_baseline_numpy()}
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_speed_snapshot as t; "
+            "from buildbench.suites.dreamhouse.generate import generate_structure as g; "
+            "from buildbench.suites.dreamhouse.views import render_views; "
+            "h = g(t.RENDERED[0], 0); "
+            "print(json.dumps({c: t._digest(render_views(h.structure, h.skin, c)) for c in ('frame', 'facade')}))")
+    child = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
+                           env={**os.environ, **env}, timeout=120, check=False)
+    assert child.returncode == 0, child.stderr[-2000:]
+    recorded = _recorded()["renders"][RENDERED[0]]
+    assert json.loads(child.stdout.splitlines()[-1]) == {c: recorded[c] for c in ("frame", "facade")}
+
+
 def test_both_profiles_at_once_report_as_each_alone() -> None:
     """``validate_profiles`` shares one context between the profiles; the reports are unchanged."""
     for tid in SAMPLE[:5]:
