@@ -45,7 +45,7 @@ from typing import Any, Literal
 from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._prctl import die_with_parent
 
-from .forkserver_preload import forkserver_context
+from .forkserver_preload import forkserver_context, main_script_rerun, refers_to_main, without_main_script
 
 IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: What the forkserver imports once, so that each child does not: the harness, the model clients
@@ -212,7 +212,7 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_
 
 def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits = IsolationLimits(),
                   *, preload: tuple[str, ...] = (), serve: Serve | None = None,
-                  stop: threading.Event | None = None) -> Isolated:
+                  stop: threading.Event | None = None, script_free: bool = False) -> Isolated:
     """Run ``fn(*args)`` (a module-level function; picklable arguments) in a child process.
 
     Args:
@@ -224,6 +224,11 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
         stop: Set by the caller when the call's answer is no longer wanted (a run that failed): the
             process is killed within a poll (0.1 s). Without it, a child waiting for answers that
             will never come would hold its waiting thread, and the exit, until ``limits.wall_s``.
+        script_free: ``fn`` depends on nothing the parent's main script does at its top level (a
+            scoring: the suite and the outcome decide it): the child does not run that script
+            again, as multiprocessing's children do, unless ``(fn, args)`` refers to the main
+            module (`buildbench.harness.forkserver_preload.without_main_script`). A Python-API
+            user's top-level imports (torch, Ray) then cost nothing per call.
     """
     context = forkserver_context(list(FORKSERVER_PRELOAD) + list(preload))
     ours, theirs = context.Pipe()
@@ -234,7 +239,9 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
     replies = _Replies(ours)
     started = time.monotonic()
     try:
-        process.start()
+        spare = script_free and main_script_rerun() and not refers_to_main((fn, args))
+        with without_main_script() if spare else contextlib.nullcontext():
+            process.start()
         theirs.close()
         if budget is not None:
             budget.enter(process.pid)  # type: ignore[arg-type]

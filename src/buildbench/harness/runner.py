@@ -202,7 +202,7 @@ def score_isolated(suite_name: str, task: Task, outcome: dict[str, Any],
     from .suite import suite_target
 
     done = call_isolated(score_outcome, (suite_name, task, outcome), SCORE_LIMITS,
-                         preload=(suite_target(suite_name).partition(":")[0],), stop=stop)
+                         preload=(suite_target(suite_name).partition(":")[0],), stop=stop, script_free=True)
     if done.status == "ok":
         return dict(done.value)
     if done.status == "error" and done.exception is not None:
