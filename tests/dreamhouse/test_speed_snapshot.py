@@ -106,43 +106,41 @@ def _baseline_numpy() -> dict[str, str]:
     return {"NPY_DISABLE_CPU_FEATURES": " ".join(__cpu_dispatch__)} if __cpu_dispatch__ else {}
 
 
-def test_structures_are_the_same_with_another_blas_kernel_and_simd_level() -> None:
-    """Houses generated under another OpenBLAS kernel, thread count and numpy SIMD level hash as
-    recorded (on the old LAPACK SVD every house's digest changed under Prescott)."""
+def _in_another_cpu_class(code: str) -> object:
+    """What ``code`` prints last (JSON), run in a child with OpenBLAS's plainest kernel and numpy at its
+    baseline SIMD level; this folder is the child's ``sys.argv[1]`` (to import this module)."""
     kernel = _PLAIN_BLAS.get(platform.machine())
     if kernel is None:
         pytest.skip(f"no plain OpenBLAS kernel known for {platform.machine()}")
     env = {"OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "2", **_baseline_numpy()}
+    child = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
+                           env={**os.environ, **env}, timeout=120, check=False)
+    assert child.returncode == 0, child.stderr[-2000:]
+    return json.loads(child.stdout.splitlines()[-1])
+
+
+def test_structures_are_the_same_with_another_blas_kernel_and_simd_level() -> None:
+    """Houses generated under another OpenBLAS kernel, thread count and numpy SIMD level hash as
+    recorded (on the old LAPACK SVD every house's digest changed under Prescott)."""
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_speed_snapshot as t; "
             "from buildbench.suites.dreamhouse.generate import generate_structure as g; "
             "hs = {tid: g(tid, 0) for tid in t.SAMPLE[:5]}; "
             "print(json.dumps({k: {'frame': t._structure_digest(h.structure), 'skin': t._structure_digest(h.skin)} "
             "for k, h in hs.items()}))")  # fmt: skip
-    child = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
-                           env={**os.environ, **env}, timeout=120, check=False)
-    assert child.returncode == 0, child.stderr[-2000:]
-    got = json.loads(child.stdout.splitlines()[-1])
-    assert got == {tid: _recorded()["structures"][tid] for tid in SAMPLE[:5]}
+    assert _in_another_cpu_class(code) == {tid: _recorded()["structures"][tid] for tid in SAMPLE[:5]}
 
 
 def test_renders_are_the_same_with_another_blas_kernel_and_simd_level() -> None:
     """One house's Frame and Facade renders under another OpenBLAS kernel and numpy SIMD level
     hash as recorded: the render geometry (corners, bounds, cameras) calls no BLAS either
     (``buildbench.render.fixed``)."""
-    kernel = _PLAIN_BLAS.get(platform.machine())
-    if kernel is None:
-        pytest.skip(f"no plain OpenBLAS kernel known for {platform.machine()}")
-    env = {"OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": "2", **_baseline_numpy()}
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_speed_snapshot as t; "
             "from buildbench.suites.dreamhouse.generate import generate_structure as g; "
             "from buildbench.suites.dreamhouse.views import render_views; "
             "h = g(t.RENDERED[0], 0); "
             "print(json.dumps({c: t._digest(render_views(h.structure, h.skin, c)) for c in ('frame', 'facade')}))")
-    child = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
-                           env={**os.environ, **env}, timeout=120, check=False)
-    assert child.returncode == 0, child.stderr[-2000:]
     recorded = _recorded()["renders"][RENDERED[0]]
-    assert json.loads(child.stdout.splitlines()[-1]) == {c: recorded[c] for c in ("frame", "facade")}
+    assert _in_another_cpu_class(code) == {c: recorded[c] for c in ("frame", "facade")}
 
 
 def test_both_profiles_at_once_report_as_each_alone() -> None:
