@@ -326,3 +326,31 @@ def test_bad_inputs_are_render_input_errors() -> None:
     odd = Scene(scene.vertices, scene.indices, scene.origin_m, scene.bounds, 5)
     with pytest.raises(RenderInputError, match="closed_vertex_count"):
         r.render(odd, cam)
+
+
+def test_the_c_buffers_kept_between_calls_change_no_pixel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_raster.c keeps its per-call buffers (depth, per-vertex records, position table) for the next
+    call: calls of growing and shrinking sizes and scenes, in turn and from several threads at once,
+    draw what the numpy code draws."""
+    import threading
+
+    rng = np.random.default_rng(11)
+    jobs = [(size, build_scene(_random_boxes(rng, n)), [_persp(rng.normal(size=3) * 6 + [0, 0, 2]) for _ in range(2)])
+            for size, n in (((40, 30), 5), ((90, 70), 60), ((17, 23), 1), ((90, 70), 60), ((64, 64), 200))]
+    expected = []
+    for size, scene, cams in jobs:
+        native, slow = _both(*size, monkeypatch)
+        expected.append(slow.render(scene, cams))
+        assert np.array_equal(native.render(scene, cams), expected[-1])
+    got: dict[int, list[np.ndarray]] = {}
+
+    def draw(k: int) -> None:
+        got[k] = [Rasterizer(*size).render(scene, cams) for size, scene, cams in jobs[k % 2 :] + jobs]
+
+    threads = [threading.Thread(target=draw, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        assert all(np.array_equal(a, b) for a, b in zip(got[k], expected[k % 2 :] + expected, strict=True))

@@ -381,6 +381,71 @@ static void render_view(const uint8_t *vertices, const uint32_t *of, const uint3
     }
 }
 
+/* The per-call buffers (per-vertex records, the position table, the depth buffer). Kept from call to
+ * call: freed and allocated afresh, glibc hands back megabytes of new pages each time (an mmap, or the
+ * heap trimmed in between by Python's own frees), and faulting them in (~1,000 pages for a house's two
+ * scenes) cost a third as much as drawing the scenes. Only touched with the GIL held: a call takes the
+ * cached one (or makes its own while another thread's call holds it) and gives it back when done. */
+typedef struct {
+    size_t count, size, pixels; /* capacities: vertices, table slots, depth pixels */
+    Vertex *vx;
+    uint32_t *colors, *of, *first;
+    uint8_t *done;
+    int64_t *table;
+    float *depth;
+} Workspace;
+
+/* Bytes above which a workspace is not kept between calls (it would hold that much memory). */
+#define KEEP_BYTES ((size_t)64 << 20)
+static Workspace *cached_workspace = NULL;
+
+static size_t workspace_bytes(const Workspace *w) {
+    return w->count * (sizeof(Vertex) + 3 * sizeof(uint32_t) + 1) + w->size * sizeof(int64_t)
+           + w->pixels * sizeof(float);
+}
+
+static void free_workspace(Workspace *w) {
+    if (!w) return;
+    free(w->vx); free(w->colors); free(w->of); free(w->first); free(w->done); free(w->table); free(w->depth);
+    free(w);
+}
+
+/* A workspace with room for count vertices, size table slots and pixels depth values (NULL: no memory). */
+static Workspace *take_workspace(size_t count, size_t size, size_t pixels) {
+    Workspace *w = cached_workspace;
+    cached_workspace = NULL;
+    if (!w && !(w = calloc(1, sizeof(Workspace)))) return NULL;
+    if (w->count < count) {
+        free(w->vx); free(w->colors); free(w->of); free(w->first); free(w->done);
+        w->vx = malloc(sizeof(Vertex) * count);
+        w->colors = malloc(sizeof(uint32_t) * count);
+        w->of = malloc(sizeof(uint32_t) * count);
+        w->first = malloc(sizeof(uint32_t) * count);
+        w->done = malloc(count);
+        w->count = count;
+    }
+    if (w->size < size) {
+        free(w->table);
+        w->table = malloc(sizeof(int64_t) * size);
+        w->size = size;
+    }
+    if (w->pixels < pixels) {
+        free(w->depth);
+        w->depth = malloc(sizeof(float) * pixels);
+        w->pixels = pixels;
+    }
+    if (!w->vx || !w->colors || !w->of || !w->first || !w->done || !w->table || !w->depth) {
+        free_workspace(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void give_back_workspace(Workspace *w) {
+    if (!cached_workspace && workspace_bytes(w) <= KEEP_BYTES) cached_workspace = w;
+    else free_workspace(w);
+}
+
 static PyObject *py_render(PyObject *self, PyObject *args) {
     Py_buffer vb = {0}, ib = {0}, mb = {0}, rb = {0}, ob = {0};
     Py_ssize_t closed;
@@ -405,28 +470,22 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
     size_t pixels = (size_t)width * (size_t)height;
     size_t count = (size_t)(nv ? nv : 1), size = 2;
     while (size <= 2 * count) size *= 2;
-    Vertex *vx = malloc(sizeof(Vertex) * count);
-    uint32_t *colors = malloc(sizeof(uint32_t) * count);
-    uint8_t *done = malloc(count);
-    uint32_t *of = malloc(sizeof(uint32_t) * count), *first = malloc(sizeof(uint32_t) * count);
-    int64_t *table = malloc(sizeof(int64_t) * size);
-    float *depth = malloc(sizeof(float) * pixels);
-    if (!vx || !colors || !done || !of || !first || !table || !depth) {
-        free(vx); free(colors); free(done); free(of); free(first); free(table); free(depth);
+    Workspace *w = take_workspace(count, size, pixels);
+    if (!w) {
         PyErr_NoMemory();
         goto done;
     }
-    Shader sh = {vb.buf, NULL, NULL, colors, done, count};
+    Shader sh = {vb.buf, NULL, NULL, w->colors, w->done, count};
     Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t nu = distinct_positions(vb.buf, nv, of, first, table, size);
+    Py_ssize_t nu = distinct_positions(vb.buf, nv, w->of, w->first, w->table, size);
     for (Py_ssize_t v = 0; v < views; v++) {
-        Target t = {width, height, depth, (uint32_t *)((uint8_t *)ob.buf + (size_t)v * pixels * 4)};
-        for (size_t p = 0; p < pixels; p++) depth[p] = 1.0f;
-        render_view(vb.buf, of, first, nu, indices, ni, closed, (const double *)mb.buf + 16 * v,
-                    (const double *)rb.buf + 9 * v, light, vx, &sh, &t);
+        Target t = {width, height, w->depth, (uint32_t *)((uint8_t *)ob.buf + (size_t)v * pixels * 4)};
+        for (size_t p = 0; p < pixels; p++) w->depth[p] = 1.0f;
+        render_view(vb.buf, w->of, w->first, nu, indices, ni, closed, (const double *)mb.buf + 16 * v,
+                    (const double *)rb.buf + 9 * v, light, w->vx, &sh, &t);
     }
     Py_END_ALLOW_THREADS
-    free(vx); free(colors); free(done); free(of); free(first); free(table); free(depth);
+    give_back_workspace(w);
     result = Py_None;
     Py_INCREF(result);
 done:
