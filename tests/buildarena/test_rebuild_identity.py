@@ -79,7 +79,7 @@ def _arrays(obj: Any, skip: frozenset[str] = frozenset()) -> dict[str, tuple[str
 
 def _plain(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[str, mujoco.MjModel, mujoco.MjData]:
     """The rebuilt model and state computed without any cache or shortcut."""
-    layout = replace(compiled.layout, networks={}, markup={}, children={})
+    layout = replace(compiled.layout, networks={}, markup={}, children={}, frame=[])
     trees = spanning_trees(layout, intact)
     roots = {}
     for tree in trees:
@@ -159,7 +159,7 @@ def test_rebuild_equals_the_plain_compilation(rebuilds: dict[str, list[Captured]
         assert _arrays(new.model.opt) == _arrays(model.opt)
         assert _arrays(state, _skip(model)) == _arrays(plain_state, _skip(model))
         assert _indices(new) == _indices_by_accessor(new)
-        fresh = replace(compiled.layout, networks={}, markup={}, children={})
+        fresh = replace(compiled.layout, networks={}, markup={}, children={}, frame=[])
         dofs = build.drag_of(model, fresh.config)
         for ours, theirs in zip((new.drag_dofs, new.drag_linear, new.drag_quadratic), dofs, strict=True):
             assert ours.tobytes() == theirs.tobytes()

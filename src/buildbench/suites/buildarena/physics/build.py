@@ -256,7 +256,7 @@ def compile_scene(
     overlapping = _overlapping_pairs(layout, compiled.model, data)
     if not overlapping:
         return compiled
-    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping]), intact, trees)[0]
+    return _compile(replace(layout, never_collide=[*layout.never_collide, *overlapping], frame=[]), intact, trees)[0]
 
 
 def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tuple[Compiled, mujoco.MjData]:

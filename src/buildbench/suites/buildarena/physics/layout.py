@@ -8,6 +8,7 @@ splits it into rigid groups.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,8 @@ class Layout:
             first use (``mjcf.markup``).
         children: The MJCF bodies of a group's blocks but its root, by the
             group's blocks (root first), written on first use (``mjcf``).
+        frame: The parts of the MJCF document that no break changes (``mjcf._frame``),
+            written on first use: empty, or that one entry.
     """
 
     scene: Scene
@@ -71,6 +74,7 @@ class Layout:
     networks: dict[tuple[tuple[str, ...], tuple[int, ...]], WeldNetwork | None] = field(default_factory=dict)
     markup: dict[str, str] = field(default_factory=dict)
     children: dict[tuple[str, ...], str] = field(default_factory=dict)
+    frame: list[Any] = field(default_factory=list)
 
 
 def _connector_shares(graph: BodyGraph) -> dict[str, float]:

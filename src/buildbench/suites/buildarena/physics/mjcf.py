@@ -26,6 +26,7 @@ but not stretch beyond its built length.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
@@ -206,47 +207,105 @@ def _rope_sites(layout: Layout) -> dict[str, list[str]]:
     return sites
 
 
-def _children(layout: Layout, tree: Tree) -> str:
-    """The bodies of a group's blocks but its root, placed in the root's frame as built.
+_ORTHOGONAL = 1e-12
+"""How far from the identity ``R·Rᵀ`` may be for :func:`quaternions` to convert ``R`` itself: scipy converts
+such a matrix as it is (its test: ``isclose(R·Rᵀ, I, atol=1e-12)``, a looser one on the diagonal)."""
+
+
+def quaternions(turns: np.ndarray) -> np.ndarray:
+    """Unit quaternions ``(w, x, y, z)`` of rotation matrices ``turns`` (n, 3, 3), bit for bit those of scipy's
+    ``Rotation.from_matrix(turns).as_quat(scalar_first=True)``, which the recorded runs' child bodies were
+    written with.
+
+    The conversion picks, per matrix, the largest of the diagonal and the trace (the first of equals) and
+    takes the quaternion's components from that case's sums (Markley 2008), then divides them by their norm,
+    each operation in scipy's order. A rebuild converts a few dozen matrices, where scipy's call costs
+    ~0.1 ms (input checks and dispatch). Matrices farther from orthogonal than ``_ORTHOGONAL``,
+    or not right-handed, go to scipy itself (it orthogonalises or refuses them).
+    """
+    turns = np.asarray(turns, dtype=float).reshape(-1, 3, 3)
+    gram = turns @ np.swapaxes(turns, 1, 2)
+    if not (np.abs(gram - np.eye(3)).max(initial=0.0) <= _ORTHOGONAL and (np.linalg.det(turns) > 0).all()):
+        return np.asarray(Rotation.from_matrix(turns).as_quat(scalar_first=True)).reshape(-1, 4)
+    # Python floats are the same IEEE doubles with the same correctly rounded +, -, *, / and sqrt: per matrix
+    # this costs less than numpy's per-call overhead on a few dozen.
+    out = []
+    for m00, m01, m02, m10, m11, m12, m20, m21, m22 in turns.reshape(-1, 9).tolist():
+        trace = m00 + m11 + m22
+        choice = (m00, m11, m22, trace)
+        case = choice.index(max(choice))  # the first of equals, as argmax
+        if case == 0:
+            x, y, z, w = 1 - trace + 2 * m00, m10 + m01, m20 + m02, m21 - m12
+        elif case == 1:
+            x, y, z, w = m10 + m01, 1 - trace + 2 * m11, m21 + m12, m02 - m20
+        elif case == 2:
+            x, y, z, w = m20 + m02, m21 + m12, 1 - trace + 2 * m22, m10 - m01
+        else:
+            x, y, z, w = m21 - m12, m02 - m20, m10 - m01, 1 + trace
+        norm = math.sqrt(x * x + y * y + z * z + w * w)
+        out.append((w / norm, x / norm, y / norm, z / norm))
+    return np.array(out).reshape(-1, 4)
+
+
+def _write_children(layout: Layout, trees: list[Tree]) -> None:
+    """Write the child bodies of every group of ``trees`` not yet in ``layout.children``: a group's blocks but
+    its root, placed in the root's frame as built.
 
     They depend on the group's blocks alone (not on where the group is now), so they are written once
-    per group and kept in ``layout.children``: a rebuild after a break writes only the groups that changed.
+    per group: a rebuild after a break writes only the groups that changed (their relative rotations in one
+    :func:`quaternions` call).
     """
-    key = tuple(tree.order)
-    if key not in layout.children:
-        blocks = markup(layout)
-        r_centre, r_rot = layout.poses[tree.order[0]]
-        others = tree.order[1:]
-        parts = []
-        if others:
-            centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
-            turns = Rotation.from_matrix(r_rot.T @ np.array([layout.poses[b][1] for b in others]))
-            quats = turns.as_quat(scalar_first=True)
-            # Python floats from ``tolist``: each ``!r`` is ``_v``'s text, written without its per-number calls.
-            for block, (x, y, z), (w, i, j, k) in zip(others, centres.tolist(), quats.tolist(), strict=True):
-                parts.append(
-                    f'<body name="b{escape(block)}" pos="{x!r} {y!r} {z!r}" quat="{w!r} {i!r} {j!r} {k!r}">'
-                    f"{blocks[block]}</body>"
-                )
-        layout.children[key] = "".join(parts)
-    return layout.children[key]
-
-
-def document(
-    layout: Layout,
-    trees: list[Tree],
-    root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
-) -> Document:
-    """The model with one rigid group per tree: its root a free body, every other block a jointless
-    child body of the root.
-
-    Args:
-        layout: The placed machine.
-        trees: The rigid groups.
-        root_poses: Block id → world (centre, rotation) for group roots; default as built.
-    """
-    cfg, scene = layout.config, layout.scene
     blocks = markup(layout)
+    pending = []
+    for tree in trees:
+        key = tuple(tree.order)
+        if key in layout.children:
+            continue
+        others = tree.order[1:]
+        if not others:
+            layout.children[key] = ""
+            continue
+        r_centre, r_rot = layout.poses[tree.order[0]]
+        centres = (np.array([layout.poses[b][0] for b in others]) - r_centre) @ r_rot
+        pending.append((key, others, centres.tolist(), r_rot.T @ np.array([layout.poses[b][1] for b in others])))
+    if not pending:
+        return
+    quats = quaternions(np.concatenate([turns for *_, turns in pending])).tolist()
+    start = 0
+    for key, others, centres, _ in pending:
+        # Python floats from ``tolist``: each ``!r`` is ``_v``'s text, written without its per-number calls.
+        layout.children[key] = "".join(
+            f'<body name="b{escape(block)}" pos="{x!r} {y!r} {z!r}" quat="{w!r} {i!r} {j!r} {k!r}">'
+            f"{blocks[block]}</body>"
+            for block, (x, y, z), (w, i, j, k) in zip(others, centres, quats[start : start + len(others)], strict=True)
+        )
+        start += len(others)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """The parts of a layout's document that no break changes: everything before the groups' bodies (options,
+    ground, terrain, cargo) and after them (excluded pairs, ropes, motors), with the names they define."""
+
+    head: str
+    tail: str
+    ropes: list[tuple[str, str, str]]
+    wheels: dict[str, str]
+    cannons: dict[str, str]
+    cargo: str | None
+    excluded: list[tuple[str, str]]
+
+
+def _frame(layout: Layout) -> _Frame:
+    """The layout's :class:`_Frame`, written on first use and kept in ``layout.frame``.
+
+    A layout copied with other excluded pairs (``dataclasses.replace``) may share the list: the frame
+    is taken only where it was written from this very ``never_collide``.
+    """
+    if layout.frame and layout.frame[0].excluded is layout.never_collide:
+        frame: _Frame = layout.frame[0]
+        return frame
+    cfg, scene = layout.config, layout.scene
     parts = [
         "<mujoco>",
         '<compiler angle="radian"/>',
@@ -271,15 +330,8 @@ def document(
             f'<body name="{BALLAST}" pos="{_v(scene.cargo.center)}"><freejoint/>'
             f'{_inertial(mass, box_inertia(mass, full))}<geom type="box" size="{_v(0.5 * full)}"/></body>'
         )
-    for tree in trees:
-        root = tree.order[0]
-        r_centre, r_rot = layout.poses[root]
-        pos, rot = (r_centre, r_rot) if root_poses is None else root_poses[root]
-        parts.append(f'<body name="b{escape(root)}" pos="{_v(pos)}" quat="{_v(quat(rot))}"><freejoint/>')
-        parts.append(blocks[root])
-        parts.append(_children(layout, tree))
-        parts.append("</body>")
-    parts.append("</worldbody><contact>")
+    head = "".join(parts)
+    parts = ["</worldbody><contact>"]
     for a, b in layout.never_collide:
         parts.append(f'<exclude body1="{escape(a)}" body2="{escape(b)}"/>')
     parts.append("</contact><tendon>")
@@ -308,4 +360,36 @@ def document(
             cannons[body.id] = f"thrust{body.id}"
             parts.append(f'<motor name="thrust{name}" site="nozzle{name}" gear="0 0 1 0 0 0"/>')
     parts.append("</actuator></mujoco>")
-    return Document("".join(parts), ropes, wheels, cannons, cargo)
+    frame = _Frame(head, "".join(parts), ropes, wheels, cannons, cargo, layout.never_collide)
+    layout.frame[:] = [frame]
+    return frame
+
+
+def document(
+    layout: Layout,
+    trees: list[Tree],
+    root_poses: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> Document:
+    """The model with one rigid group per tree: its root a free body, every other block a jointless
+    child body of the root.
+
+    Args:
+        layout: The placed machine.
+        trees: The rigid groups.
+        root_poses: Block id → world (centre, rotation) for group roots; default as built.
+    """
+    frame = _frame(layout)
+    blocks = markup(layout)
+    _write_children(layout, trees)
+    children = layout.children
+    parts = [frame.head]
+    for tree in trees:
+        root = tree.order[0]
+        pos, rot = layout.poses[root] if root_poses is None else root_poses[root]
+        parts.append(
+            f'<body name="b{escape(root)}" pos="{_v(pos)}" quat="{_v(quat(rot))}"><freejoint/>'
+            f"{blocks[root]}{children[tuple(tree.order)]}</body>"
+        )
+    parts.append(frame.tail)
+    # The frame's names are shared by every document of the layout: nobody changes them.
+    return Document("".join(parts), frame.ropes, frame.wheels, frame.cannons, frame.cargo)

@@ -94,19 +94,19 @@ def _network(analysis: WeldAnalysis) -> dict[str, np.ndarray]:
     """The weld network's arrays as ``_welds.h``'s ``Net`` takes them: the loop parts' matrices one after
     another, and per part a row of ``parts`` saying where its own begin (``PART_*``)."""
     net, loops = analysis.network, analysis.network.loops
-
-    def offsets(sizes: list[int]) -> list[int]:
-        return np.cumsum([0, *sizes])[:-1].tolist()
-
-    w_rows, w_entries = offsets([p.weighted.rows.size for p in loops]), offsets([p.weighted.values.size for p in loops])
-    g_rows, g_entries = offsets([p.give_up.rows.size for p in loops]), offsets([p.give_up.values.size for p in loops])
-    inverses = offsets([p.inverse.size for p in loops])
-    parts = [[p.tree.start, p.rows.start, p.inverse.shape[0], w_rows[k], p.weighted.rows.size, w_entries[k],
-              p.weighted.values.size, g_rows[k], p.give_up.rows.size, g_entries[k], p.give_up.values.size, inverses[k]]
-             for k, p in enumerate(loops)]
+    # Each part's offsets into the joined arrays, as running sums of Python ints (a kernel is built after
+    # every break: numpy's cumsum of short lists costs more than the sums).
+    parts, w_rows, w_entries, g_rows, g_entries, inverses = [], 0, 0, 0, 0, 0
+    for p in loops:
+        weighted, give_up = p.weighted, p.give_up
+        parts.append([p.tree.start, p.rows.start, p.inverse.shape[0], w_rows, weighted.rows.size, w_entries,
+                      weighted.values.size, g_rows, give_up.rows.size, g_entries, give_up.values.size, inverses])
+        w_rows, w_entries = w_rows + weighted.rows.size, w_entries + weighted.values.size
+        g_rows, g_entries = g_rows + give_up.rows.size, g_entries + give_up.values.size
+        inverses += p.inverse.size
 
     def joined(pieces: list[np.ndarray]) -> np.ndarray:
-        return np.concatenate([np.zeros(0), *pieces])
+        return np.concatenate(pieces) if pieces else np.zeros(0)
 
     numbers = {
         "signs": net.signs, "levers": net.levers, "arms": net.arms, "cannon_axes": analysis.cannon_axes,

@@ -15,6 +15,7 @@ for bit, on any machine.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -303,7 +304,7 @@ class _WeldResponse:
                       (ends, 6))
             views, start = [], 0
             for shape in shapes:
-                stop = start + self.room * int(np.prod(shape))
+                stop = start + self.room * math.prod(shape)  # (numpy's prod costs µs per call: one per break)
                 views.append(self.store[start:stop].reshape(self.room, *shape))
                 start = stop
             self.pending_world, self.pending_turns, self.pending_thrust, nodes_view, self.pending_rope_loads = views
@@ -314,7 +315,7 @@ class _WeldResponse:
             self.reach = analysis.network.reach()
             nodes, cannons = analysis.bodies.size, analysis.cannon_nodes.size
             self.changes = np.zeros((2 * nodes + cannons, 3))
-            self.weights = np.concatenate([np.tile([self.per_torque, self.per_force], nodes),
+            self.weights = np.concatenate([np.array([self.per_torque, self.per_force] * nodes),
                                            self.per_force + self.per_torque * self.reach[analysis.cannon_nodes]])
         self.wait, self.skipped, self.refers = 0, 0, 0
         self._restart(None, None)
