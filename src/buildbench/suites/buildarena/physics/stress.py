@@ -44,35 +44,7 @@ from functools import cached_property
 
 import numpy as np
 
-
-def _skew(r: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Cross-product matrices of the rows of ``r``, shape (m, 3, 3) (into ``out`` if given: its
-    diagonal must be zero)."""
-    out = np.zeros((r.shape[0], 3, 3)) if out is None else out
-    out[:, 0, 1], out[:, 0, 2] = -r[:, 2], r[:, 1]
-    out[:, 1, 0], out[:, 1, 2] = r[:, 2], -r[:, 0]
-    out[:, 2, 0], out[:, 2, 1] = -r[:, 1], r[:, 0]
-    return out
-
-
-_SWAP = np.block([[np.zeros((3, 3)), np.eye(3)], [np.eye(3), np.zeros((3, 3))]])
-"""``(a, b)`` → ``(b, a)`` for two 3-vectors: the part of :func:`_to_anchor` and :func:`_to_origin` that
-moves no point (copied per weld: one copy costs less than building it)."""
-
-
-def _to_anchor(origin: np.ndarray, anchors: np.ndarray) -> np.ndarray:
-    """``(torque about origin, force)`` → ``(force, torque about anchor)``, shape (m, 6, 6)."""
-    out = np.repeat(_SWAP[None], anchors.shape[0], axis=0)
-    _skew(origin[None, :] - anchors, out[:, 3:, 3:])
-    return out
-
-
-def _to_origin(origin: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """``(force, torque about point)`` → ``(torque about origin, force)``, shape (m, 6, 6)."""
-    out = np.repeat(_SWAP[None], points.shape[0], axis=0)
-    _skew(points - origin[None, :], out[:, :3, :3])
-    return out
-
+from .weld_geometry import ANCHOR_MOVES, ORIGIN_MOVES, moves, skew, tree_paths
 
 _NEXT, _LAST = np.array([1, 2, 0]), np.array([2, 0, 1])
 
@@ -87,6 +59,9 @@ def _cross_twice(twice: np.ndarray, forces: np.ndarray) -> np.ndarray:
     """:func:`cross` of ``arms`` given as ``[arms, arms]`` (m, 6), whose column windows are the rotated rows."""
     doubled = np.concatenate([forces, forces], axis=1)
     return twice[:, 1:4] * doubled[:, 2:5] - twice[:, 2:5] * doubled[:, 1:4]
+
+
+_SIX = np.arange(6)
 
 
 @dataclass(frozen=True)
@@ -118,12 +93,30 @@ class RowSums:
         rows, columns = np.divmod(cells, dense.shape[1])
         values = dense[rows, columns]
         held = values != 0
-        return cls._entries(dense.shape[0], rows[held], columns[held], values[held])
+        if not held.all():
+            rows, columns, values = rows[held], columns[held], values[held]
+        return cls._entries(dense.shape[0], rows, columns, values)
+
+    @classmethod
+    def of_blocks(cls, size: int, width: int, major: np.ndarray, minor: np.ndarray, blocks: np.ndarray) -> RowSums:
+        """:meth:`of` a matrix (``size`` rows, ``width`` columns) that is zero but for the 6×6 ``blocks`` (k, 6, 6),
+        block ``k`` at block row ``major[k]`` and block column ``minor[k]`` (distinct): the entries of
+        :meth:`among` its blocks' cells, from the blocks themselves (no dense matrix read, no cell list built
+        for the zeros between them: the loop parts' matrices are mostly such zeros)."""
+        held = (blocks != 0).reshape(-1).nonzero()[0]  # flat (k, i, j) of the nonzero entries
+        corners = 6 * (major * width + minor)  # each block's top-left cell
+        cells = (corners[:, None] + ((_SIX * width)[:, None] + _SIX).reshape(-1)).reshape(-1)[held]
+        order = cells.argsort(kind="stable")  # distinct cells: every sort gives this order (row-major)
+        rows, columns = np.divmod(cells[order], width)
+        return cls._entries(size, rows, columns, blocks.reshape(-1)[held][order])
 
     @classmethod
     def _entries(cls, size: int, rows: np.ndarray, columns: np.ndarray, values: np.ndarray) -> RowSums:
         """The entries ``values`` at ``rows``, ``columns`` (row-major order) of a matrix of ``size`` rows."""
-        starts = np.flatnonzero(np.diff(rows, prepend=-1))  # rows come sorted: where each begins
+        begins = np.empty(rows.size, dtype=bool)  # rows come sorted: where each begins (np.diff costs more)
+        begins[:1] = True
+        np.not_equal(rows[1:], rows[:-1], out=begins[1:])
+        starts = begins.nonzero()[0]
         return cls(size, rows[starts].astype(np.int64), starts.astype(np.int64), columns.astype(np.int64),
                    np.ascontiguousarray(values, dtype=float))
 
@@ -208,7 +201,7 @@ class WeldNetwork:
     def reach(self) -> np.ndarray:
         """Per node, a bound on the torque about the origin of a unit force on it: the Frobenius norm of its
         arm's cross-product matrix, shape (n,)."""
-        return np.linalg.norm(_skew(self.arms), axis=(1, 2))
+        return np.linalg.norm(skew(self.arms), axis=(1, 2))
 
     def own(self, blocks: np.ndarray, nodes: np.ndarray | None = None, loads: np.ndarray | None = None) -> np.ndarray:
         """Per node, the wrench its welds deliver to it, shape (n_nodes, 6) (arguments as :meth:`wrenches`)."""
@@ -303,62 +296,63 @@ def weld_network(
             or a parent comes after its child.
     """
     n, m = centres.shape[0], ends.shape[0]
-    child = np.flatnonzero(parents >= 0)
+    child = (parents >= 0).nonzero()[0]
     edge = tree_welds[child]
-    if np.any(edge < 0):
+    if (edge < 0).any():
         raise ValueError("every block but the root needs the weld that joins it to its parent")
     joined, up = ends[edge], parents[child]
-    if not np.all(((joined[:, 0] == up) & (joined[:, 1] == child)) | ((joined[:, 0] == child) & (joined[:, 1] == up))):
+    first, second = joined[:, 0], joined[:, 1]
+    if not (((first == up) & (second == child)) | ((first == child) & (second == up))).all():
         raise ValueError("every block but the root needs the weld that joins it to its parent")
-    if np.any(parents[child] >= child) or parents[0] >= 0:
+    if (up >= child).any() or parents[0] >= 0:
         raise ValueError("node 0 must be the root and every parent must come before its children")
-    # ancestors[k, row]: tree row `row` lies on the path from node k to the root.
-    ancestors = np.zeros((n, child.size))
-    for row, node in enumerate(child.tolist()):
-        ancestors[node] = ancestors[parents[node]]
-        ancestors[node, row] = 1.0
-    sign = np.where(ends[edge, 1] == child, 1.0, -1.0)
+    size = child.size
+    # paths[k, row]: tree row `row` lies on the path from node k to the root.
+    paths = tree_paths(parents, child, n)
+    sign = np.where(second == child, 1.0, -1.0)
     lever = origin[None, :] - anchors[edge]
-    transfer = sign[:, None, None] * _to_anchor(origin, anchors[edge])  # (force, torque about the anchor)
-    # A tree row carries at most the norms of every node's force, and the torques plus the lever of the force.
-    reach = np.linalg.norm(lever, axis=1)
+    transfer = sign[:, None, None] * moves(lever, ANCHOR_MOVES)  # (force, torque about the anchor)
+    # A tree row carries at most the norms of every node's force, and the torques plus the lever of the force
+    # (the lever's norm as np.linalg.norm takes it, without its argument checks).
     bounds = np.zeros((m, 2, 2))
-    bounds[: child.size, 0, 0] = 1.0
-    bounds[: child.size, 1] = np.column_stack([reach, np.ones(child.size)])
+    bounds[:size, 0, 0] = bounds[:size, 1, 1] = 1.0
+    bounds[:size, 1, 0] = np.sqrt(np.add.reduce(lever * lever, axis=1))
     in_tree = np.zeros(m, dtype=bool)
     in_tree[edge] = True
-    loop = np.flatnonzero(~in_tree)
+    loop = (~in_tree).nonzero()[0]
     loops: tuple[Loops, ...] = ()
     if loop.size:
         # A unit wrench in a loop weld is delivered to its second block and taken from its first:
         # the tree welds on the path of either end (not on both) give it up.
-        crossing = ancestors[ends[loop, 1]] - ancestors[ends[loop, 0]]  # (r, m_t)
+        crossing = np.subtract(paths[ends[loop, 1]], paths[ends[loop, 0]], dtype=float)  # (r, m_t)
         # Each loop crosses only the tree welds between its two ends: M's nonzero 6×6 blocks.
-        loop_of, row_of = np.nonzero(crossing)
-        at_origin = _to_origin(origin, anchors[loop])
-        give_up_blocks = np.zeros((child.size, 6, loop.size, 6))
-        give_up_blocks[row_of, :, loop_of, :] = crossing[loop_of, row_of, None, None] * (
-            transfer[row_of] @ at_origin[loop_of]
-        )
-        give_up = give_up_blocks.reshape(6 * child.size, 6 * loop.size)
-        flex = 1.0 / np.repeat(stiffness, 3, axis=1)  # (m, 6) compliance per wrench component
-        weighted = give_up.T * flex[edge].reshape(-1)  # Mᵀ·D⁻¹
+        loop_of, row_of = crossing.nonzero()
+        at_origin = moves(anchors[loop] - origin[None, :], ORIGIN_MOVES)
+        pairs = crossing[loop_of, row_of, None, None] * (transfer[row_of] @ at_origin[loop_of])  # M's blocks
+        give_up_blocks = np.zeros((size, 6, loop.size, 6))
+        give_up_blocks[row_of, :, loop_of, :] = pairs
+        give_up = give_up_blocks.reshape(6 * size, 6 * loop.size)
+        flex = 1.0 / stiffness.repeat(3, axis=1)  # (m, 6) compliance per wrench component
+        tree_flex = flex[edge]
+        weighted = give_up.T * tree_flex.reshape(-1)  # Mᵀ·D⁻¹
         energy = weighted @ give_up + np.diag(flex[loop].reshape(-1))
         # Least elastic energy: (Mᵀ D⁻¹ M + D_loop⁻¹)·X = Mᵀ D⁻¹ · (tree wrenches); the energy
         # matrix is small (6r square) and well conditioned (compliances within a factor of 48).
         inverse = np.linalg.inv(energy)
-        # Only the cells of M's nonzero blocks (of Mᵀ's in Mᵀ·D⁻¹) may be nonzero.
-        blocks = crossing != 0
-        loops = (Loops(slice(0, child.size), slice(child.size, m), RowSums.among(weighted, _block_cells(blocks)),
-                       np.ascontiguousarray(inverse), RowSums.among(give_up, _block_cells(blocks.T))),)
-        bounds[child.size :] = _loop_bounds(bounds[: child.size], inverse, weighted, give_up,
-                                            _GiveUp(crossing, transfer, at_origin))
-    # Per tree row, the nodes beyond it in increasing order (the rows of ancestorsᵀ).
-    rows, nodes = np.nonzero(ancestors.T)
+        # Only the cells of M's nonzero blocks (of Mᵀ's in Mᵀ·D⁻¹) may be nonzero: Mᵀ·D⁻¹'s block
+        # (loop, row) is M's transposed times that row's compliances (the products ``weighted`` holds).
+        weighted_pairs = np.multiply(pairs.transpose(0, 2, 1), tree_flex[row_of][:, None, :], out=np.empty(pairs.shape))
+        loops = (Loops(slice(0, size), slice(size, m),
+                       RowSums.of_blocks(6 * loop.size, 6 * size, loop_of, row_of, weighted_pairs),
+                       np.ascontiguousarray(inverse), RowSums.of_blocks(6 * size, 6 * loop.size, row_of, loop_of, pairs)),)
+        bounds[size:] = _loop_bounds(bounds[:size], inverse, weighted, give_up,
+                                     _GiveUp(crossing, transfer, at_origin))
+    # Per tree row, the nodes beyond it in increasing order (the rows of pathsᵀ).
+    rows, nodes = paths.T.nonzero()
     return WeldNetwork(
         welds=np.concatenate([edge, loop]).astype(int),
         subtree_nodes=nodes.astype(np.int64),
-        subtree_starts=np.searchsorted(rows, np.arange(child.size)).astype(np.int64),
+        subtree_starts=np.searchsorted(rows, np.arange(size)).astype(np.int64),
         signs=sign,
         levers=np.ascontiguousarray(lever),
         arms=centres - origin[None, :],
@@ -422,13 +416,13 @@ def _loop_bounds(tree: np.ndarray, inverse: np.ndarray, weighted: np.ndarray, gi
     on a 509-block braced deck ten thousand times closer. ``_SLACK`` of the factors' bound
     covers the rounding of both the products here and the analysis.
     """
-    components = np.repeat(tree, 3, axis=1).reshape(-1, 2)  # (6m_t, [F, T]) per tree wrench component
+    components = tree.repeat(3, axis=1).reshape(-1, 2)  # (6m_t, [F, T]) per tree wrench component
     loose = np.abs(inverse) @ (np.abs(weighted) @ components)
     crossed = np.flatnonzero(blocks.crossing.any(axis=0))
     if weighted.size < _TIGHT_FROM:  # on the factors: a vector product each
         widened = (components + np.abs(give_up) @ loose).reshape(-1, 2, 3, 2)
-        tree[crossed] = np.linalg.norm(widened[crossed], axis=2)
-        return np.linalg.norm(loose.reshape(-1, 2, 3, 2), axis=2)
+        tree[crossed] = _norms(widened[crossed])
+        return _norms(loose.reshape(-1, 2, 3, 2))
     solve = _product(inverse, weighted)  # (6r, 6m_t)
     loops = np.abs(solve) @ components + _SLACK * loose
     widened = components.reshape(-1, 6, 2).copy()
@@ -445,8 +439,13 @@ def _loop_bounds(tree: np.ndarray, inverse: np.ndarray, weighted: np.ndarray, gi
         part.reshape(rows.size, 6, size, 6)[np.arange(rows.size), :, rows, :] += np.eye(6)
         widened[rows] = np.abs(part) @ components
     widened = widened.reshape(-1, 2) + _SLACK * (np.abs(give_up) @ loose)
-    tree[crossed] = np.linalg.norm(widened.reshape(-1, 2, 3, 2)[crossed], axis=2)
-    return np.linalg.norm(loops.reshape(-1, 2, 3, 2), axis=2)
+    tree[crossed] = _norms(widened.reshape(-1, 2, 3, 2)[crossed])
+    return _norms(loops.reshape(-1, 2, 3, 2))
+
+
+def _norms(bounds: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(bounds, axis=2)`` (the same products and sums), without its argument checks."""
+    return np.sqrt(np.add.reduce(bounds * bounds, axis=2))
 
 
 def stack(networks: list[WeldNetwork]) -> WeldNetwork:
