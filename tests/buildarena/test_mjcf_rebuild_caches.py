@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import mujoco
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
 from buildbench.suites.buildarena import designs
 from buildbench.suites.buildarena.check import simulation
+from buildbench.suites.buildarena.physics.build import rebuild
 from buildbench.suites.buildarena.physics.groups import spanning_trees
 from buildbench.suites.buildarena.physics.mjcf import document, quaternions
 
@@ -72,3 +74,33 @@ def test_the_frame_of_a_layout_with_other_exclusions_is_written_anew() -> None:
     assert f'<exclude body1="{extra[0]}" body2="{extra[1]}"/>' in text
     assert text == document(replace(copied, frame=[], markup={}, children={}), trees).text
     assert document(layout, trees).text == first
+
+
+def test_a_rebuild_carries_every_joint_over_by_name() -> None:
+    """``rebuild`` maps the joints through the blocks (no name lookup per joint): a driving car whose wheel
+    falls off gets, joint by joint, the state that carrying it over by name gives (free bodies and hinges)."""
+    machine = designs.build(designs.Design("car", designs.vehicle()))
+    sim = simulation(machine, "transport-1")
+    sim.step(60)
+    compiled, data = sim.compiled, sim.data
+    wheels = set(compiled.wheel_actuators)
+    weld = next(k for k, w in enumerate(compiled.layout.welds) if w.first in wheels or w.second in wheels)
+    intact = compiled.intact.copy()
+    intact[weld] = False
+    new, state = rebuild(compiled, data, intact)
+    old, model = compiled.model, new.model
+    assert model is not old and np.any(data.qvel[old.jnt_dofadr[old.jnt_type == mujoco.mjtJoint.mjJNT_HINGE]])
+    qpos, qvel = np.zeros(model.nq), np.zeros(model.nv)
+    for j in range(model.njnt):
+        qa, va = model.jnt_qposadr[j], model.jnt_dofadr[j]
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            body = old.body(model.body(int(model.jnt_bodyid[j])).name).id
+            velocity = np.zeros(6)
+            mujoco.mj_objectVelocity(old, data, mujoco.mjtObj.mjOBJ_BODY, body, velocity, 0)
+            qpos[qa : qa + 7] = np.concatenate([data.xpos[body], data.xquat[body]])
+            qvel[va : va + 6] = np.concatenate([velocity[3:], data.xmat[body].reshape(3, 3).T @ velocity[:3]])
+        else:
+            joint = old.joint(model.joint(j).name).id
+            qpos[qa], qvel[va] = data.qpos[old.jnt_qposadr[joint]], data.qvel[old.jnt_dofadr[joint]]
+    assert model.njnt > int(np.sum(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE))  # hinges are there
+    assert state.qpos.tobytes() == qpos.tobytes() and state.qvel.tobytes() == qvel.tobytes()

@@ -289,24 +289,50 @@ def rebuild(compiled: Compiled, data: mujoco.MjData, intact: np.ndarray) -> tupl
     mujoco.mj_resetData(model, state)
     state.time = data.time
     state.ctrl[:] = data.ctrl
-    velocity = np.zeros(6)
-    old_body, old_joint = _ids(old, _BODY), _ids(old, _JOINT)
-    for j in range(model.njnt):
-        qa, va = int(model.jnt_qposadr[j]), int(model.jnt_dofadr[j])
-        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-            body = int(model.jnt_bodyid[j])
-            b_old = old_body(mujoco.mj_id2name(model, _BODY, body))
-            mujoco.mj_objectVelocity(old, data, mujoco.mjtObj.mjOBJ_BODY, b_old, velocity, 0)
-            state.qpos[qa : qa + 3] = data.xpos[b_old]
-            state.qpos[qa + 3 : qa + 7] = data.xquat[b_old]
-            state.qvel[va : va + 3] = velocity[3:]
-            state.qvel[va + 3 : va + 6] = data.xmat[b_old].reshape(3, 3).T @ velocity[:3]
-        else:
-            j_old = old_joint(mujoco.mj_id2name(model, _JOINT, j))
-            state.qpos[qa] = data.qpos[old.jnt_qposadr[j_old]]
-            state.qvel[va] = data.qvel[old.jnt_dofadr[j_old]]
+    old_of = _old_bodies(compiled, new)
+    # Free joints: the group roots and the cargo, at their bodies' current poses and velocities.
+    free = model.jnt_type == mujoco.mjtJoint.mjJNT_FREE
+    joints = np.flatnonzero(free)
+    olds = old_of[model.jnt_bodyid[joints]]
+    if (olds <= 0).any():
+        raise AssertionError("rebuild: a free body of the rebuilt model is neither a block's nor the cargo's")
+    qa, va = model.jnt_qposadr[joints][:, None], model.jnt_dofadr[joints][:, None]
+    state.qpos[qa + _THREE] = data.xpos[olds]
+    state.qpos[qa + _FOUR] = data.xquat[olds]
+    velocity = np.zeros((joints.size, 6))
+    for k, b_old in enumerate(olds.tolist()):
+        mujoco.mj_objectVelocity(old, data, mujoco.mjtObj.mjOBJ_BODY, b_old, velocity[k], 0)
+        # One matrix-vector product per body, as ever (a stacked product may round otherwise).
+        velocity[k, :3] = data.xmat[b_old].reshape(3, 3).T @ velocity[k, :3]
+    state.qvel[va + _THREE] = velocity[:, 3:]
+    state.qvel[va + 3 + _THREE] = velocity[:, :3]
+    # The other joints (wheel hinges): the same joint of the same body in the old model.
+    joints = np.flatnonzero(~free)
+    if joints.size:
+        bodies = model.jnt_bodyid[joints]
+        j_old = old.body_jntadr[old_of[bodies]] + (joints - model.body_jntadr[bodies])
+        state.qpos[model.jnt_qposadr[joints]] = data.qpos[old.jnt_qposadr[j_old]]
+        state.qvel[model.jnt_dofadr[joints]] = data.qvel[old.jnt_dofadr[j_old]]
     mujoco.mj_forward(model, state)
     return new, state
+
+
+_THREE, _FOUR = np.arange(3), np.arange(3, 7)
+
+
+def _old_bodies(old: Compiled, new: Compiled) -> np.ndarray:
+    """Per body of ``new``'s model, the same body (by name) in ``old``'s, or -1 (the world: 0).
+
+    The blocks' bodies (``b<id>``, a wheel's ``disc<id>``) and the cargo are the bodies with joints; they map
+    through the blocks, without a name lookup per joint.
+    """
+    mapping = np.full(new.model.nbody, -1, dtype=int)
+    mapping[0] = 0
+    mapping[[new.body_ids[b.block_id] for b in new.blocks]] = [old.body_ids[b.block_id] for b in new.blocks]
+    mapping[[b.body for b in new.blocks]] = [b.body for b in old.blocks]
+    if new.cargo_body >= 0:
+        mapping[new.cargo_body] = old.cargo_body
+    return mapping
 
 
 OVERLAP_TOLERANCE_M = 1e-3
