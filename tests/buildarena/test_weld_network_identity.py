@@ -132,6 +132,7 @@ def _odd_groups() -> Iterator[Arguments]:
     chain = np.arange(-1, 39)
     yield _group(rng, chain, [], grid=True)
     yield _group(rng, chain, [(0, 39)], grid=True)  # one loop through every tree weld
+    yield _group(rng, chain, [(5, 5)], grid=True)  # a loop that crosses no tree weld (no block of M)
     yield _group(rng, chain, [(j, j + 3) for j in range(0, 36, 2)], grid=False)
     star = np.array([-1] + [0] * 20)
     yield _group(rng, star, [(j, j + 1) for j in range(1, 20)], grid=True)
@@ -181,3 +182,22 @@ def test_same_refusals(change: str) -> None:
     with pytest.raises(ValueError) as theirs:
         reference.weld_network(*args)
     assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_row_sums_of_blocks_is_among_the_block_cells(seed: int) -> None:
+    """``RowSums.of_blocks`` (the blocks as given) has the entries of ``RowSums.among`` the dense matrix's block
+    cells: exact and signed zeros inside a block left out, blocks given in any order."""
+    rng = np.random.default_rng(seed)
+    block_rows, block_columns = int(rng.integers(1, 9)), int(rng.integers(1, 7))
+    taken = rng.random((block_rows, block_columns)) < rng.uniform(0.1, 0.9)
+    major, minor = np.nonzero(taken)
+    blocks = rng.normal(size=(major.size, 6, 6))
+    blocks[rng.random(blocks.shape) < 0.3] = 0.0
+    blocks[rng.random(blocks.shape) < 0.05] = -0.0
+    dense = np.zeros((block_rows, 6, block_columns, 6))
+    dense[major, :, minor, :] = blocks
+    dense = dense.reshape(6 * block_rows, 6 * block_columns)
+    shuffled = rng.permutation(major.size)
+    ours = RowSums.of_blocks(dense.shape[0], dense.shape[1], major[shuffled], minor[shuffled], blocks[shuffled])
+    _same_row_sums(ours, RowSums.among(dense, stress._block_cells(taken)), "of_blocks")

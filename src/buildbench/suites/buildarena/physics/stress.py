@@ -104,8 +104,9 @@ class RowSums:
         :meth:`among` its blocks' cells, from the blocks themselves (no dense matrix read, no cell list built
         for the zeros between them: the loop parts' matrices are mostly such zeros)."""
         held = (blocks != 0).reshape(-1).nonzero()[0]  # flat (k, i, j) of the nonzero entries
-        corners = 6 * (major * width + minor)  # each block's top-left cell
-        cells = (corners[:, None] + ((_SIX * width)[:, None] + _SIX).reshape(-1)).reshape(-1)[held]
+        block, cell = np.divmod(held, 36)
+        # Each entry's cell: its block's top-left cell, plus its place in the block.
+        cells = (6 * (major * width + minor))[block] + ((_SIX * width)[:, None] + _SIX).reshape(-1)[cell]
         order = cells.argsort(kind="stable")  # distinct cells: every sort gives this order (row-major)
         rows, columns = np.divmod(cells[order], width)
         return cls._entries(size, rows, columns, blocks.reshape(-1)[held][order])
