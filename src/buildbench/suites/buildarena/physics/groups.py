@@ -154,7 +154,8 @@ def weld_analysis(
     if not welded:
         return None
     rot = np.asarray(layout.scene.placement_rotation, dtype=float)
-    pointers = {b.id: np.asarray(b.pointer, dtype=float) for b in layout.graph.bodies}
+    # Only the cannons' pointers are read (not an array per block at every break).
+    pointers = {b.id: np.asarray(b.pointer, dtype=float) for b in layout.graph.bodies if b.id in cannon_acts}
     order = [block for tree, _ in welded for block in tree.order]
     starts = np.cumsum([0] + [len(tree.order) for tree, _ in welded]).tolist()
     spans = tuple(
