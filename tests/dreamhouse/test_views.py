@@ -224,3 +224,26 @@ def test_png_bytes_round_trips_exactly() -> None:
     assert np.array_equal(load_png(png_bytes(image)), image)
     with pytest.raises(ConfigError, match="RGBA"):
         png_bytes(np.zeros((4, 4, 3), np.uint8))
+
+
+def test_png_bytes_deflates_png_rows_in_place_with_the_same_bytes() -> None:
+    """An image lying in PNG rows (a zero filter byte before each row, as the dataset's scratch
+    buffers are laid out) is deflated where it is: the same bytes as for a copy of it; where the
+    byte before a row is not zero, it is copied as any other image."""
+    from buildbench.render import load_png
+    from buildbench.suites.dreamhouse import views_png
+
+    rng = np.random.default_rng(1)
+    h, w = 9, 6
+    rows = np.zeros((2, h, 1 + 4 * w), np.uint8)
+    rows[:, :, 1:] = rng.integers(0, 256, size=(2, h, 4 * w), dtype=np.uint8)
+    images = np.ndarray((2, h, w, 4), np.uint8, buffer=rows, offset=1, strides=(h * (1 + 4 * w), 1 + 4 * w, 4, 1))
+    for image in images:
+        assert views_png._rows_in_place(image) is not None
+        assert views_png.png_bytes(image) == views_png.png_bytes(image.copy())
+        assert np.array_equal(load_png(views_png.png_bytes(image)), image)
+    rows[1, 4, 0] = 9  # not a filter byte of None any more
+    assert views_png._rows_in_place(images[1]) is None
+    assert views_png._rows_in_place(images[0]) is not None
+    assert np.array_equal(load_png(views_png.png_bytes(images[1])), images[1])
+    assert views_png._rows_in_place(images[0].copy()) is None

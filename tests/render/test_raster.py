@@ -354,3 +354,30 @@ def test_the_c_buffers_kept_between_calls_change_no_pixel(monkeypatch: pytest.Mo
         t.join()
     for k in range(4):
         assert all(np.array_equal(a, b) for a, b in zip(got[k], expected[k % 2 :] + expected, strict=True))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_drawing_into_rows_spaced_further_apart_touches_only_the_pixels(native: bool,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``out`` may have its rows further apart than its pixels need (a PNG encoder's rows, with a
+    filter byte before each): the same image as a fresh render, and the bytes between rows untouched
+    (the C code's four-pixel stores write back what they read past a row's end)."""
+    if native and raster._native is None:
+        pytest.skip("the C extension is not built")
+    monkeypatch.setenv("BUILDBENCH_NATIVE", "1" if native else "0")
+    r = Rasterizer(13, 11)
+    rng = np.random.default_rng(5)
+    scene = build_scene([_touching_grid(), _random_boxes(rng, 25, spread=1.5)])
+    cams = [_persp((5.0, -4.0, 3.0)), _persp((-4.0, 4.0, 1.0)), _ortho((3.0, -7.0, 2.0))]
+    pitch = 4 * 13 + 3
+    rows = np.full((3, 11, pitch), 0xA5, np.uint8)
+    out = np.ndarray((3, 11, 13, 4), np.uint8, buffer=rows, offset=2, strides=(11 * pitch, pitch, 4, 1))
+    assert r.render(scene, cams, out=out) is out
+    fresh = r.render(scene, cams)
+    assert np.array_equal(out, fresh) and (fresh[..., 3] > 0).sum() > 150
+    assert (fresh[:, :-1, -3:, 3] > 0).any()  # drawn near a row end but the last row: four-pixel stores pass it
+    assert (rows[:, :, :2] == 0xA5).all() and (rows[:, :, 2 + 4 * 13 :] == 0xA5).all()
+    views_apart = np.ndarray((3, 11, 13, 4), np.uint8, buffer=np.zeros(4 * 11 * pitch, np.uint8),
+                             strides=(12 * pitch, pitch, 4, 1))
+    with pytest.raises(RenderInputError, match="out must be"):
+        r.render(scene, cams, out=views_apart)

@@ -3,11 +3,12 @@
  * reassociation, so both give the same bits). Plain CPython extension: arrays come through the
  * buffer protocol, no numpy headers.
  *
- * render(vertices, indices, closed, mvps, rotations, (lx, ly, lz, ambient, diffuse), width, height, out)
+ * render(vertices, indices, closed, mvps, rotations, (lx, ly, lz, ambient, diffuse), width, height, out, pitch)
  *   vertices: VERTEX_DTYPE records (28 bytes: 3 float32 position, 3 float32 normal, 4 uint8 RGBA)
  *   indices: uint32, three per triangle; the first `closed` entries are closed (culled) triangles
  *   mvps: float64 (views, 16) row-major; rotations: float64 (views, 9) row-major
- *   out: writable uint8 (views, height, width, 4), zeroed by the caller
+ *   out: writable uint8, zeroed by the caller: (views, height, width, 4) pixels whose rows start `pitch` bytes
+ *        apart (>= 4 width; a PNG encoder's rows have a filter byte more), the last row's pixels ending the buffer
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -32,10 +33,14 @@
 
 typedef struct { double c[4]; } Corner;
 
+/* An RGBA pixel anywhere in a byte buffer: rows `pitch` bytes apart need not keep pixels 4-byte aligned. */
+typedef uint32_t __attribute__((aligned(1), may_alias)) Pixel;
+
 typedef struct {
     int width, height;
+    size_t pitch; /* bytes from one row of `color` to the next */
     float *depth;
-    uint32_t *color;
+    uint8_t *color;
 } Target;
 
 static inline int64_t floor_div(int64_t a, int64_t b) { /* b > 0 */
@@ -177,15 +182,16 @@ static inline __attribute__((always_inline)) void fill_lines(Edge l0, Edge l1, E
             int64_t row = line;
             double bfy = f->b * (double)(row * ONE + HALF - f->y0);
             float *d = f->t->depth + row * width + f->col_lo;
-            uint32_t *c = f->t->color + row * width + f->col_lo;
+            Pixel *c = (Pixel *)(f->t->color + (size_t)row * f->t->pitch) + f->col_lo;
             /* P_x - X0 as float64, stepped by 256: exact (integers far below 2^53), the value numpy converts. */
             double fx = (double)(f->col_lo * ONE + HALF + lo * ONE - f->x0);
             int64_t k = lo;
 #ifdef __SSE2__
             /* Four samples at a time, lanes past hi masked off: each lane does the scalar operations
              * (float64 depth rounded to float32 as cvtsd2ss does, the same ordered compare), and a
-             * masked lane stores back what it read. The four lanes may reach into the next row, so
-             * the last row's last columns take the scalar loop (the lanes would pass the buffers). */
+             * masked lane stores back what it read. The four lanes may reach into the next row (or
+             * its padding), so each view's last row's last columns take the scalar loop (the lanes
+             * could pass the buffers). */
             int64_t vec_last = row < f->t->height - 1 ? hi : width - f->col_lo - 4;
             const __m128d va = _mm_set1_pd(f->a), vz0 = _mm_set1_pd(f->z0), vbfy = _mm_set1_pd(bfy);
             const __m128i vcolor = _mm_set1_epi32((int)f->color), iota = _mm_setr_epi32(0, 1, 2, 3);
@@ -214,13 +220,13 @@ static inline __attribute__((always_inline)) void fill_lines(Edge l0, Edge l1, E
             int64_t col = line;
             double zx = f->z0 + f->a * (double)(col * ONE + HALF - f->x0);
             float *d = f->t->depth + (f->row_lo + lo) * width + col;
-            uint32_t *c = f->t->color + (f->row_lo + lo) * width + col;
+            uint8_t *c = f->t->color + (size_t)(f->row_lo + lo) * f->t->pitch + (size_t)col * 4;
             double fy = (double)(f->row_lo * ONE + HALF + lo * ONE - f->y0);
-            for (int64_t k = lo; k <= hi; k++, fy += (double)ONE, d += width, c += width) {
+            for (int64_t k = lo; k <= hi; k++, fy += (double)ONE, d += width, c += f->t->pitch) {
                 float z32 = (float)(zx + f->b * fy);
                 if (z32 < *d) {
                     *d = z32;
-                    *c = f->color;
+                    *(Pixel *)c = f->color;
                 }
             }
         }
@@ -451,13 +457,15 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
     Py_ssize_t closed;
     double light[5];
     int width, height;
+    Py_ssize_t pitch;
     PyObject *result = NULL;
-    if (!PyArg_ParseTuple(args, "y*y*ny*y*(ddddd)iiw*", &vb, &ib, &closed, &mb, &rb, &light[0], &light[1],
-                          &light[2], &light[3], &light[4], &width, &height, &ob))
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*(ddddd)iiw*n", &vb, &ib, &closed, &mb, &rb, &light[0], &light[1],
+                          &light[2], &light[3], &light[4], &width, &height, &ob, &pitch))
         return NULL;
     Py_ssize_t nv = vb.len / VERTEX_BYTES, ni = ib.len / 4, views = mb.len / (16 * (Py_ssize_t)sizeof(double));
     if (vb.len % VERTEX_BYTES || ib.len % 12 || width <= 0 || height <= 0 || nv > (Py_ssize_t)UINT32_MAX ||
-        rb.len != views * 9 * (Py_ssize_t)sizeof(double) || ob.len != views * (Py_ssize_t)width * height * 4) {
+        rb.len != views * 9 * (Py_ssize_t)sizeof(double) || pitch < 4 * (Py_ssize_t)width || views < 1 ||
+        ob.len != (views * (Py_ssize_t)height - 1) * pitch + 4 * (Py_ssize_t)width) {
         PyErr_SetString(PyExc_ValueError, "_raster.render: buffer sizes do not match");
         goto done;
     }
@@ -479,7 +487,7 @@ static PyObject *py_render(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t nu = distinct_positions(vb.buf, nv, w->of, w->first, w->table, size);
     for (Py_ssize_t v = 0; v < views; v++) {
-        Target t = {width, height, w->depth, (uint32_t *)((uint8_t *)ob.buf + (size_t)v * pixels * 4)};
+        Target t = {width, height, (size_t)pitch, w->depth, (uint8_t *)ob.buf + (size_t)v * (size_t)height * (size_t)pitch};
         for (size_t p = 0; p < pixels; p++) w->depth[p] = 1.0f;
         render_view(vb.buf, w->of, w->first, nu, indices, ni, closed, (const double *)mb.buf + 16 * v,
                     (const double *)rb.buf + 9 * v, light, w->vx, &sh, &t);

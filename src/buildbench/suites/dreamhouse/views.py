@@ -288,7 +288,10 @@ def _scratch_images(condition: str) -> np.ndarray:
     if buffers is None:
         buffers = _rasterizers.scratch = {}
     if condition not in buffers:
-        buffers[condition] = np.empty((len(VIEWS), IMAGE_SIZE_PX, IMAGE_SIZE_PX, 4), dtype=np.uint8)
+        # PNG rows (a zero filter byte before each row): png_bytes deflates them in place, no copy.
+        n, px = len(VIEWS), IMAGE_SIZE_PX
+        buffers[condition] = np.ndarray((n, px, px, 4), np.uint8, buffer=np.zeros((n, px, 1 + 4 * px), np.uint8),
+                                        offset=1, strides=(px * (1 + 4 * px), 1 + 4 * px, 4, 1))
     return buffers[condition]
 
 
