@@ -512,7 +512,9 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_raster", "buildbenc
 
 PyMODINIT_FUNC PyInit__raster(void) {
     PyObject *mod = PyModule_Create(&module);
-    if (mod && PyModule_AddIntConstant(mod, "PIXEL_VERSION", PIXEL_VERSION) < 0) {
+    /* ROW_PITCH: render() takes the pitch of out's rows (raster.py refuses a build without it). */
+    if (mod && (PyModule_AddIntConstant(mod, "PIXEL_VERSION", PIXEL_VERSION) < 0
+                || PyModule_AddIntConstant(mod, "ROW_PITCH", 1) < 0)) {
         Py_DECREF(mod);
         return NULL;
     }

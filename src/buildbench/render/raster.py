@@ -93,8 +93,9 @@ def _load_native() -> ModuleType | None:
         from buildbench.render import _raster  # type: ignore[attr-defined]
     except ImportError:
         return None
-    # A build from other sources would draw other pixels: use numpy instead.
-    return _raster if getattr(_raster, "PIXEL_VERSION", None) == PIXEL_VERSION else None
+    # A build from other sources would draw other pixels (or take other arguments): use numpy instead.
+    current = getattr(_raster, "PIXEL_VERSION", None) == PIXEL_VERSION and getattr(_raster, "ROW_PITCH", 0) == 1
+    return _raster if current else None
 
 
 _native = _load_native()
