@@ -1,8 +1,9 @@
 """A rebuild after a weld break gives what the plain computation gives, bit for bit.
 
 ``build.rebuild`` keeps what does not change between rebuilds (each group's child bodies as MJCF in
-``Layout.children``, one scratch ``MjData`` per model, ids by ``mj_name2id``, the stacked ``beyond``
-filled in directly). Here every rebuild of the Support reference designs (the designs whose welds
+``Layout.children``, the document's fixed parts in ``Layout.frame``, one scratch ``MjData`` per model,
+ids by ``mj_name2id``, the stacked ``beyond`` filled in directly) and carries the joints over through the
+blocks rather than by name. Here every rebuild of the Support reference designs (the designs whose welds
 break) is recomputed the plain way, from a layout with no caches, a fresh ``MjData`` and MuJoCo's
 named accessors, and every numeric array of the model, the carried-over state and the weld analysis
 must be equal byte for byte.

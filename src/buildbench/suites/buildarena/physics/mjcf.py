@@ -4,8 +4,9 @@ MuJoCo parses MJCF in C: writing the model as text and parsing it costs a
 third of adding every element through ``MjSpec``'s Python bindings (81
 blocks: ~2.5 ms against ~7 ms, measured), and a rebuild after a break writes
 the model anew. Each block's own markup (inertial, geoms, wheel disc, sites)
-is written once per layout (``Layout.markup``), each group's child bodies
-once per group (``Layout.children``); a build adds the group roots' poses.
+is written once per layout (``Layout.markup``), and so is everything around
+the groups' bodies (``Layout.frame``); each group's child bodies once per
+group (``Layout.children``); a build adds the group roots' poses.
 Numbers are written with ``repr``, which round-trips every float exactly.
 
 What a block becomes: its body carries its mass and inertia and a collider
