@@ -185,9 +185,9 @@ def test_same_refusals(change: str) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_row_sums_of_blocks_is_among_the_block_cells(seed: int) -> None:
-    """``RowSums.of_blocks`` (the blocks as given) has the entries of ``RowSums.among`` the dense matrix's block
-    cells: exact and signed zeros inside a block left out, blocks given in any order."""
+def test_row_sums_of_blocks_finds_what_a_scan_finds(seed: int) -> None:
+    """``RowSums.of_blocks`` (the blocks as given) has exactly the entries a scan of the whole dense matrix finds
+    (``RowSums.of``): exact and signed zeros inside a block left out, blocks given in any order, transposed too."""
     rng = np.random.default_rng(seed)
     block_rows, block_columns = int(rng.integers(1, 9)), int(rng.integers(1, 7))
     taken = rng.random((block_rows, block_columns)) < rng.uniform(0.1, 0.9)
@@ -200,4 +200,7 @@ def test_row_sums_of_blocks_is_among_the_block_cells(seed: int) -> None:
     dense = dense.reshape(6 * block_rows, 6 * block_columns)
     shuffled = rng.permutation(major.size)
     ours = RowSums.of_blocks(dense.shape[0], dense.shape[1], major[shuffled], minor[shuffled], blocks[shuffled])
-    _same_row_sums(ours, RowSums.among(dense, stress._block_cells(taken)), "of_blocks")
+    _same_row_sums(ours, RowSums.of(dense), "of_blocks")
+    flipped = RowSums.of_blocks(dense.shape[1], dense.shape[0], minor[shuffled], major[shuffled],
+                                blocks[shuffled].transpose(0, 2, 1))
+    _same_row_sums(flipped, RowSums.of(np.ascontiguousarray(dense.T)), "of_blocks, transposed")

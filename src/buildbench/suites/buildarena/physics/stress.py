@@ -87,21 +87,10 @@ class RowSums:
         return cls._entries(dense.shape[0], rows, columns, dense[rows, columns])
 
     @classmethod
-    def among(cls, dense: np.ndarray, cells: np.ndarray) -> RowSums:
-        """:meth:`of` where only the ``cells`` (flat indices into ``dense``, in increasing order) may be
-        nonzero: the same entries, without scanning the zeros (a loop weld's matrices are mostly zero blocks)."""
-        rows, columns = np.divmod(cells, dense.shape[1])
-        values = dense[rows, columns]
-        held = values != 0
-        if not held.all():
-            rows, columns, values = rows[held], columns[held], values[held]
-        return cls._entries(dense.shape[0], rows, columns, values)
-
-    @classmethod
     def of_blocks(cls, size: int, width: int, major: np.ndarray, minor: np.ndarray, blocks: np.ndarray) -> RowSums:
         """:meth:`of` a matrix (``size`` rows, ``width`` columns) that is zero but for the 6×6 ``blocks`` (k, 6, 6),
-        block ``k`` at block row ``major[k]`` and block column ``minor[k]`` (distinct): the entries of
-        :meth:`among` its blocks' cells, from the blocks themselves (no dense matrix read, no cell list built
+        block ``k`` at block row ``major[k]`` and block column ``minor[k]`` (distinct): the same entries,
+        from the blocks themselves (no dense matrix read, no cell list built
         for the zeros between them: the loop parts' matrices are mostly such zeros)."""
         held = (blocks != 0).reshape(-1).nonzero()[0]  # flat (k, i, j) of the nonzero entries
         block, cell = np.divmod(held, 36)
@@ -360,12 +349,6 @@ def weld_network(
         loops=loops,
         bounds=bounds,
     )
-
-
-def _block_cells(blocks: np.ndarray) -> np.ndarray:
-    """The flat indices, in increasing order, of the cells of a matrix of 6×6 blocks that lie in the blocks
-    set in ``blocks`` (a boolean matrix, one entry per block)."""
-    return np.flatnonzero(np.repeat(np.repeat(blocks, 6, axis=0), 6, axis=1))
 
 
 _SPARSE_ABOVE = 1 << 24
