@@ -43,7 +43,7 @@ def length3(v: npt.ArrayLike) -> np.ndarray:
 def length(v: npt.ArrayLike) -> float:
     """Length of one float64 3-vector, as a Python float (scalar arithmetic: a camera's vectors
     are single 3-vectors, for which numpy calls cost more than the sums)."""
-    x, y, z = (float(c) for c in np.asarray(v, dtype=np.float64))
+    x, y, z = np.asarray(v, dtype=np.float64).tolist()  # the same floats, 3x faster than float() of each
     return math.sqrt((x * x + y * y) + z * z)
 
 
