@@ -52,8 +52,10 @@ IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: (an episode played apart uses them), the CLI (a child runs the main script again as
 #: ``__mp_main__``, and the ``buildbench`` console script imports the CLI), and ``numpy.ma``, which
 #: numpy 2 imports on the first ``np.unique`` of a process (55 ms: the example suite's scoring took
-#: 60 ms in each isolated child, 1.2 ms with it loaded).
-FORKSERVER_PRELOAD = ("buildbench.harness.runner", "buildbench.llm", "buildbench.cli", "numpy.ma")
+#: 60 ms in each isolated child, 1.2 ms with it loaded), and the suite registry, read
+#: (`buildbench.harness.forkserver_warm`: 28 ms per child when each read it).
+FORKSERVER_PRELOAD = ("buildbench.harness.runner", "buildbench.llm", "buildbench.cli", "numpy.ma",
+                      "buildbench.harness.forkserver_warm")
 
 
 @dataclass(frozen=True)
