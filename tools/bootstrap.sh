@@ -30,7 +30,8 @@ pip_install() {
 }
 
 install_venv() {
-  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  # A venv whose creation was cut short (Ctrl-C, a killed job) has its python but no pip: made again.
+  [ -x .venv/bin/python ] && .venv/bin/python -m pip --version >/dev/null 2>&1 || "$PYTHON" -m venv --clear .venv
   # uv (pinned; the dev extra keeps it) resolves, downloads and installs in parallel: a few times faster
   # than pip. It gets pip's index settings from tools/uv_pip.py; wherever uv fails, pip does the same.
   [ -x .venv/bin/uv ] || pip_install uv || echo "bootstrap: uv could not be installed; pip installs the venv" >&2

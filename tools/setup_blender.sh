@@ -34,7 +34,8 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
   echo "setup_blender: $PYTHON is not CPython 3.11; the bpy wheel is built for 3.11 only" >&2
   exit 1
 fi
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+# A venv whose creation was cut short (Ctrl-C, a killed job) has its python but no pip: made again.
+[ -x "$VENV/bin/python" ] && "$VENV/bin/python" -m pip --version >/dev/null 2>&1 || "$PYTHON" -m venv --clear "$VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "bpy==$BPY_VERSION" "numpy>=1.26,<2"
 # A trial import proves the shared libraries are all there before we call it ready.
 "$VENV/bin/python" -c 'import bpy, sys; sys.exit(0 if bpy.app.version >= (4, 2, 0) else 1)' >/dev/null 2>&1 || {
