@@ -35,9 +35,10 @@ WALL_S = 4.0
 DISK_MB = 16
 LIMITS = Limits(wall_s=WALL_S, cpu_s=int(WALL_S), memory_mb=1024, max_processes=32, output_bytes=200_000,
                 disk_mb=DISK_MB)
-#: The limit per call for tests whose subject is not a limit: a worker's start (the BIM-Edit setup
-#: hook imports IfcOpenShell and opens the model) runs under the call's wall limit, and at load ~20 on
-#: 2 cores it took longer than `WALL_S`.
+#: The limit per call for tests whose subject is not the wall limit: a worker's start (the BIM-Edit
+#: setup hook imports IfcOpenShell and opens the model) runs under the call's wall limit, and at load
+#: ~20 on 2 cores it took longer than `WALL_S`; so did a worker's start plus a memory bomb filling
+#: 1.5 GiB on a loaded CI machine (2 s of it on a quiet one).
 ROOMY_WALL_S = 60.0
 
 
@@ -82,8 +83,9 @@ class Target:
 class RunCodeTarget(Target):
     name = "run_code"
 
-    def __init__(self) -> None:
-        self.worker = Worker(limits=LIMITS, isolation=ISOLATION)
+    def __init__(self, wall_s: float = WALL_S) -> None:
+        limits = replace(LIMITS, wall_s=wall_s, cpu_s=math.ceil(wall_s))
+        self.worker = Worker(limits=limits, isolation=ISOLATION)
         self.workdir = self.worker.workdir
 
     def run(self, code: str) -> Outcome:
@@ -204,15 +206,26 @@ def bim_task(tmp: Path) -> Any:
                    ground_truth_ifc=str(model)).to_harness()
 
 
+def _make_target(name: str, tmp_path_factory: pytest.TempPathFactory, wall_s: float) -> Target:
+    if name == "run_code":
+        return RunCodeTarget(wall_s)
+    if name == "dreamhouse":
+        return DreamHouseTarget(wall_s)
+    pytest.importorskip("ifcopenshell", reason="BIM-Edit needs ifcopenshell")
+    return BimEditTarget(tmp_path_factory.mktemp("bimedit"), wall_s)
+
+
 @pytest.fixture(scope="module", params=["run_code", "dreamhouse", "bimedit"])
 def target(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
-    if request.param == "run_code":
-        made: Target = RunCodeTarget()
-    elif request.param == "dreamhouse":
-        made = DreamHouseTarget()
-    else:
-        pytest.importorskip("ifcopenshell", reason="BIM-Edit needs ifcopenshell")
-        made = BimEditTarget(tmp_path_factory.mktemp("bimedit"))
+    made = _make_target(request.param, tmp_path_factory, WALL_S)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module", params=["run_code", "dreamhouse", "bimedit"])
+def roomy_target(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
+    """A target whose calls have `ROOMY_WALL_S`: for attacks whose subject is another limit."""
+    made = _make_target(request.param, tmp_path_factory, ROOMY_WALL_S)
     yield made
     made.close()
 
