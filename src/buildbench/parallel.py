@@ -21,9 +21,13 @@ from __future__ import annotations
 import importlib.machinery
 import logging
 import multiprocessing
+import multiprocessing.process
+import multiprocessing.util
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -43,6 +47,15 @@ RAY_TASK_RETRIES = 3
 RAY_INSTALL_HINT = "pip install 'buildbench[ray]'"
 #: Seconds to wait for a cluster address to accept a TCP connection.
 REACH_TIMEOUT_S = 5.0
+#: Bytes of a Unix socket's path, its final NUL included (``sun_path``: 108 on Linux, 104 on macOS
+#: and the BSDs).
+SUN_PATH_BYTES = 108 if sys.platform.startswith("linux") else 104
+#: What multiprocessing adds to its temp dir for the forkserver's socket: ``/listener-`` and 8
+#: random characters; and for the temp dir itself under the temp root: ``/pymp-`` and 8.
+_LISTENER_NAME_BYTES = 18
+_PYMP_NAME_BYTES = 14
+#: Short roots for that temp dir when the user's own (``TMPDIR``) is too deep for a socket path.
+SHORT_TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm")
 
 
 @dataclass(frozen=True)
@@ -157,6 +170,8 @@ def map_ordered(fn: Callable[[T], R], items: Iterable[T], *, workers: int, backe
         yield from map(fn, items)
         return
     context = multiprocessing.get_context(start_method) if start_method else None
+    if context is not None and context.get_start_method() == "forkserver":
+        fit_socket_dir()
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending: deque[Future[R]] = deque()
         for item in items:
@@ -165,6 +180,35 @@ def map_ordered(fn: Callable[[T], R], items: Iterable[T], *, workers: int, backe
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+def fit_socket_dir() -> None:
+    """Make the forkserver's socket path fit ``sun_path`` before a forkserver starts.
+
+    multiprocessing binds the forkserver's socket in a temp dir of its own under the user's temp
+    root (``TMPDIR``) and fails with "AF_UNIX path too long" where that root is deep (a cluster
+    job's scratch folder, a test's temporary folder): every run would end there. Such a process
+    gets its temp dir under the first short root that exists instead (nothing else of ours lives
+    there; it is removed at exit, as multiprocessing's own). A temp dir chosen earlier that no
+    longer exists is replaced the same way. Nothing changes where the path fits.
+    """
+    config = multiprocessing.process.current_process()._config  # type: ignore[attr-defined]
+    current = config.get("tempdir")
+    if current is not None:
+        deep = len(os.fsencode(current)) + _LISTENER_NAME_BYTES
+        if deep < SUN_PATH_BYTES and os.path.isdir(current):
+            return
+    elif len(os.fsencode(tempfile.gettempdir())) + _PYMP_NAME_BYTES + _LISTENER_NAME_BYTES < SUN_PATH_BYTES:
+        return
+    for root in SHORT_TEMP_ROOTS:
+        try:
+            short = tempfile.mkdtemp(prefix="pymp-", dir=root)
+        except OSError:
+            continue
+        multiprocessing.util.Finalize(None, shutil.rmtree, args=(short,), kwargs={"ignore_errors": True},
+                                      exitpriority=-100)
+        config["tempdir"] = short
+        return
 
 
 def _map_ray(fn: Callable[[T], R], items: Iterable[T], backend: Backend, in_flight: int | None) -> Iterator[R]:

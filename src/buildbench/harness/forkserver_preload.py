@@ -42,6 +42,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from buildbench.parallel import fit_socket_dir
+
 _lock = threading.Lock()
 #: The server started here (its pid) and what it was started with; a server of another pid was
 #: started by someone else, with modules not known here.
@@ -62,6 +64,7 @@ def forkserver_context(preload: Sequence[str]) -> multiprocessing.context.ForkSe
         if pid is not None and lacks and stop is not None and _idle(pid):
             stop()
         context.set_forkserver_preload(wanted)
+        fit_socket_dir()
         multiprocessing.forkserver.ensure_running()
         now = getattr(server, "_forkserver_pid", None)
         if now != pid:  # started here, now: with this call's modules
