@@ -215,3 +215,29 @@ def test_a_text_file_in_utf16_is_refused_naming_the_line(tmp_path: Path) -> None
         read_text(marked)
     with pytest.raises(InputFileError, match=r"not UTF-8 text \(line 3 holds a NUL byte"):
         list(iter_lines(bare))
+
+
+def test_a_huge_number_is_refused_in_the_time_its_bytes_take() -> None:
+    # The refused literal was compiled into a regular expression to place it: 23 CPU s for a
+    # 5·10⁶-digit integer (a server body); reading those bytes takes a few ms.
+    import time
+
+    for text in ("[" + "7" * 5_000_000 + "]", "[1.5, 1" + "0" * 2_000_000 + "e99]"):
+        start = time.process_time()
+        err = _refusal(text)
+        assert err.colno == text.index("7" if "7" in text else "10") + 1
+        assert time.process_time() - start < 2.0, err.msg
+
+
+def test_refusal_placing_skips_many_longer_tokens_holding_the_literal() -> None:
+    # 100,000 valid numbers end in the refused digits (as the fraction of a float, after a
+    # sign or a point): each hit inside a longer token is passed over, in linear time.
+    import time
+
+    literal = "9" * 320
+    decoys = ", ".join(f"{i}.{literal}" for i in range(100_000))
+    text = f'{{"d": [{decoys}],\n "n": [-{literal}, {literal}]}}'
+    start = time.process_time()
+    err = _refusal(text)
+    assert (err.lineno, err.colno) == (2, 8), err.msg
+    assert time.process_time() - start < 5.0
