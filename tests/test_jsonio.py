@@ -241,3 +241,11 @@ def test_refusal_placing_skips_many_longer_tokens_holding_the_literal() -> None:
     err = _refusal(text)
     assert (err.lineno, err.colno) == (2, 8), err.msg
     assert time.process_time() - start < 5.0
+
+
+def test_a_long_refused_number_is_shown_by_its_ends() -> None:
+    literal = "1" + "0" * 3_000_000 + "e99"
+    err = _refusal(f"[{literal}]")
+    assert err.msg == f"1000000000000000…00000e99 (a number of {len(literal)} characters) is out of the range of a " \
+                      "finite number" and err.colno == 2
+    assert _refusal("[1e999]").msg == "1e999 is out of the range of a finite number"

@@ -97,7 +97,8 @@ def parse_json(data: str | bytes, *, max_depth: int | None = None, unique_keys: 
     def finite(literal: str) -> float:
         value = float(literal)
         if value in (float("inf"), float("-inf")):  # 1e999 overflows to infinity
-            raise JSONInputError(f"{literal} is out of the range of a finite number", text, _token_at(text, literal))
+            raise JSONInputError(f"{_abridged(literal)} is out of the range of a finite number", text,
+                                 _token_at(text, literal))
         return value
 
     def integer(literal: str) -> int:
@@ -210,6 +211,14 @@ def _may_overflow(raw: bytes) -> bool:
     every number in Python doubled the parse of a large house, so only such a document pays."""
     shape = raw.translate(_NUMBER_SHAPE)
     return b"d" * 200 in shape or b"eddd" in shape or b"e+ddd" in shape
+
+
+def _abridged(literal: str) -> str:
+    """A refused number as an error message shows it: its ends when it is long (a 3·10⁶-digit
+    float must not make a 6 MB message, echoed by servers and stored in reports)."""
+    if len(literal) <= 40:
+        return literal
+    return f"{literal[:16]}…{literal[-8:]} (a number of {len(literal)} characters)"
 
 
 def _fits_float(value: int) -> bool:

@@ -42,13 +42,46 @@ class ApiError(Exception):
 def field_error(kind: str, loc: tuple[str | int, ...], msg: str, value: Any = None) -> ApiError:
     """A 422 with one pydantic-style entry; ``value`` is echoed as ``input`` when it is small."""
     entry: dict[str, Any] = {"type": kind, "loc": ["body", *loc], "msg": msg}
-    try:
-        echoed = json.dumps(value)
-    except (TypeError, ValueError):
-        echoed = ""
-    if echoed and len(echoed) <= _ECHO_CHARS:
-        entry["input"] = value
+    if _json_size_within(value, _ECHO_CHARS):
+        try:
+            echoed = json.dumps(value)
+        except (TypeError, ValueError):
+            echoed = ""
+        if echoed and len(echoed) <= _ECHO_CHARS:
+            entry["input"] = value
     return ApiError(422, [entry])
+
+
+def shown(text: str, most: int = 100) -> str:
+    """``text`` quoted for an error message, cut to ``most`` characters: an id from a request
+    body can be megabytes long, and the answer must not echo it."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}… ({len(text)} characters)"
+
+
+def _json_size_within(value: Any, budget: int) -> bool:
+    """Whether ``value``'s JSON text may fit ``budget`` characters, counting at least one character
+    per string character, number, list item and key: stops as soon as the budget is spent, so a
+    refused body of a million items is not serialised just to find it too long to echo (that
+    took 0.8 CPU s for a 13 MB object, as long as parsing it)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            budget -= len(item) + 2
+        elif isinstance(item, dict):
+            budget -= 2 + len(item)
+            if budget >= 0:
+                stack.extend(item.keys())
+                stack.extend(item.values())
+        elif isinstance(item, list):
+            budget -= 2 + len(item)
+            if budget >= 0:
+                stack.extend(item)
+        else:
+            budget -= 1
+        if budget < 0:
+            return False
+    return True
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from buildbench.harness.errors import ConfigError
 from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
 from buildbench.limits import limit
 
-from .bodies import ApiError, SessionRequest, SubmitRequest
+from .bodies import ApiError, SessionRequest, SubmitRequest, shown
 from .grade import Grader
 from .jobs import JobBoard
 from .tasks import TaskSource, ViewsUnavailable
@@ -196,7 +196,7 @@ class ReleasedApiServer(ThreadingHTTPServer):
     def _get_task(self, task_id: str) -> Answer:
         task = self.source.get(task_id)
         if task is None:
-            raise ApiError(404, f"Task {task_id!r} not found")
+            raise ApiError(404, f"Task {shown(task_id)} not found")
         return _json(task.to_json())
 
     def _get_image(self, task_id: str, view: str) -> Answer:
@@ -211,7 +211,7 @@ class ReleasedApiServer(ThreadingHTTPServer):
     def _create_session(self, body: bytes, client: str) -> Answer:
         request = SessionRequest.parse(body)
         if self.source.get(request.task_id) is None:
-            raise ApiError(404, f"Task {request.task_id!r} not found")
+            raise ApiError(404, f"Task {shown(request.task_id)} not found")
         return _json(self.board.open_session(request, client).to_json())
 
     def _submit(self, session_id: str, body: bytes) -> Answer:
