@@ -13,7 +13,9 @@ Routes (``R`` = the run's position on the command line):
 Only requests whose ``Host`` names this server (and whose ``Origin``, if any, is its own) are
 answered (:mod:`buildbench.httpguard`): others get 403, so a web page that rebinds a DNS name
 to 127.0.0.1 cannot read runs. A client that hangs up mid-answer is logged at debug level,
-never as a traceback. Everything else is 404. Answers carry a Content-Security-Policy that allows only this
+never as a traceback. A request must arrive within a minute (:mod:`buildbench.httpbounds`: a
+client that trickles its headers does not hold a thread), and http.server's own refusals (another
+method, a malformed request) are JSON too. Everything else is 404. Answers carry a Content-Security-Policy that allows only this
 origin's own script, so a model reply that contains HTML cannot run even if it were
 ever inserted as markup (the page inserts text only).
 """
@@ -25,12 +27,13 @@ import sys
 import threading
 from collections.abc import Callable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from buildbench.harness.errors import BuildbenchError
+from buildbench.httpbounds import BoundedHandler
 from buildbench.httpguard import host_allowed, origin_allowed
 from buildbench.inputs import read_bytes
 
@@ -58,9 +61,10 @@ def bundle_ready(root: Path = STATIC_ROOT) -> bool:
     return (root / "index.html").is_file() and (root / "app.js").is_file()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(BoundedHandler):
     server: ViewerServer
     protocol_version = "HTTP/1.1"
+    error_key = "error"  # as the API's own errors
 
     def do_GET(self) -> None:  # noqa: N802 - the name http.server dispatches to
         self._answer(send_body=True)

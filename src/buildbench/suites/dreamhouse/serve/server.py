@@ -21,6 +21,13 @@ can neither rebind a name to it nor post to it; a POST body of a type other than
 refused with 415 (a ``text/plain`` form needs no browser permission); with a
 token (``--token``, required when binding beyond loopback), every request must carry
 ``Authorization: Bearer <token>`` (else 401). Sessions are bounded per client (429).
+
+What a body may cost: it is read only with one ``Content-Length`` (a chunked body: 411), up to
+the limit (413 before a byte of it is read: :data:`SESSION_BODY_BYTES` for a session, the JSON
+file limit otherwise), and by a deadline (408; :mod:`buildbench.httpbounds`, which also bounds
+the wait for the headers); every refusal closes the connection. JSON is parsed with
+:func:`buildbench.jsonio.parse_json` (huge numbers, deep nesting, non-UTF-8: one 422), and no
+error answer echoes more than a few hundred characters of what was sent.
 """
 
 from __future__ import annotations
@@ -32,11 +39,12 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from buildbench.harness.errors import ConfigError
+from buildbench.httpbounds import BoundedHandler
 from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
 from buildbench.limits import limit
 
@@ -48,6 +56,8 @@ from .tasks import TaskSource, ViewsUnavailable
 DEFAULT_HOST = "127.0.0.1"
 #: The released CLI's default port.
 DEFAULT_PORT = 8000
+#: Largest body of ``POST /v1/sessions`` (three short strings): a larger one is refused unread.
+SESSION_BODY_BYTES = 64 * 1024
 
 log = logging.getLogger(__name__)
 
@@ -224,10 +234,9 @@ class ReleasedApiServer(ThreadingHTTPServer):
         return _json(self.board.result(session_id, job_id))
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(BoundedHandler):
     server: ReleasedApiServer
     protocol_version = "HTTP/1.1"
-    timeout = 60  # drop idle keep-alive connections eventually
 
     def do_GET(self) -> None:  # noqa: N802 - the name http.server dispatches to
         self._serve("GET")
@@ -246,7 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
         refused = self.server.refusal(method, self.headers)
         body = b""
         if refused is None:
-            body, refused = self._body()
+            body, refused = self._body(path)
         status, payload, ctype = refused or self.server.answer(method, path, body, str(self.client_address[0]))
         try:
             self.send_response(status)
@@ -259,16 +268,34 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except ConnectionError:  # the client went away; nothing left to tell it
             self.close_connection = True
+            return
+        if refused and status != 408:
+            self.discard_unread()  # so that a client still sending its body reads why
 
-    def _body(self) -> tuple[bytes, Answer | None]:
-        raw_length = self.headers.get("Content-Length") or "0"
-        if not raw_length.isdigit():
+    def _body(self, path: str) -> tuple[bytes, Answer | None]:
+        """The request's body, or the answer refusing it before it is read (or when it does not
+        all come). Whatever is refused, the connection is closed after the answer."""
+        if self.headers.get("Transfer-Encoding") is not None:
+            # http.server does not decode chunks: the body would be read as the next request.
+            return b"", _json({"detail": "send the body with a Content-Length (a chunked body is not read)"}, 411)
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        raw_length = lengths[0]
+        if not raw_length.isdigit() or len(raw_length) > 20:
             return b"", _json({"detail": f"Content-Length {raw_length[:40]!r} is not a byte count"}, 400)
-        length, most = int(raw_length), limit("json_file_bytes")
+        if len(set(lengths)) > 1:
+            return b"", _json({"detail": "Content-Length is given more than once, with different values"}, 400)
+        length = int(raw_length)
+        most, name = ((SESSION_BODY_BYTES, "for a session") if path == "/v1/sessions"
+                      else (limit("json_file_bytes"), "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)"))
         if length > most:
-            return b"", _json({"detail": f"request body of {length} bytes is over the limit of {most} "
-                                         "(BUILDBENCH_LIMIT_JSON_FILE_BYTES)"}, 413)
-        return self.rfile.read(length), None
+            return b"", _json({"detail": f"request body of {length} bytes is over the limit of {most} {name}"}, 413)
+        try:
+            body = self.read_body(length)
+        except TimeoutError:
+            return b"", _json({"detail": f"the request body ({length} bytes) did not arrive in time"}, 408)
+        if len(body) < length:
+            return b"", _json({"detail": f"the request body ended after {len(body)} of {length} bytes"}, 400)
+        return body, None
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         log.debug("dreamhouse serve: " + format, *args)
