@@ -45,7 +45,9 @@ from typing import Any, Literal
 from buildbench.sandbox._memory import MemoryBudget
 from buildbench.sandbox._prctl import die_with_parent
 
-from .forkserver_preload import forkserver_context, main_script_rerun, refers_to_main, without_main_script
+from .forkserver_preload import main_script_rerun, refers_to_main
+from .isolated_ready import Key, release, start_child, take_ready
+from .isolated_ready import kept_ready as _kept_ready
 
 IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: What the forkserver imports once, so that each child does not: the harness, the model clients
@@ -56,6 +58,9 @@ IsolatedStatus = Literal["ok", "error", "limit", "crash", "stopped"]
 #: (`buildbench.harness.forkserver_warm`: 28 ms per child when each read it).
 FORKSERVER_PRELOAD = ("buildbench.harness.runner", "buildbench.llm", "buildbench.cli", "numpy.ma",
                       "buildbench.harness.forkserver_warm")
+#: Imported after a call's own modules (the suite): makes the record classes' adapters and schemas
+#: once in the server and freezes its objects (`buildbench.harness.forkserver_final`).
+FORKSERVER_LAST = ("buildbench.harness.forkserver_final",)
 
 
 @dataclass(frozen=True)
@@ -183,35 +188,48 @@ class _Replies:
             self.conn.close()
 
 
-def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...], cpu_s: int, environ: dict[str, str],
-           served: bool) -> None:
+def _child(conn: Connection) -> None:
     die_with_parent()
     try:
-        conn.recv()  # the parent has put this process into its memory group: start
+        conn.recv()  # the parent has put this process into its memory group: what it forks is in it too
     except (EOFError, OSError):
         os._exit(1)  # the parent went away before the start: nothing to do, nothing to print
     # The work runs in a process of this one's own, which waits for it: how it ended is then known
     # here, first hand, and told to the parent. A forkserver child's end reaches the parent only
     # through the server, which under load has answered "exit code 255" for a child that aborted.
+    # It is forked before the call comes (a process kept ready, `kept_ready`, waits for its call).
     worker = os.fork()
     if worker == 0:
         die_with_parent()
-        os.environ.clear()
-        os.environ.update(environ)
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 5))
-        try:
-            value = fn(Channel(conn), *args) if served else fn(*args)
-            conn.send(("ok", value))
-        except BaseException as exc:  # handed to the parent as itself
-            conn.send(("error", portable(exc)))
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(Exception):
-                    stream.flush()
-            os._exit(0)
+        _work(conn)
     _, status = os.waitpid(worker, 0)
     with contextlib.suppress(OSError, ValueError):
         conn.send(("ended", os.waitstatus_to_exitcode(status)))
+
+
+def _work(conn: Connection) -> None:
+    """The worker process: receives its one call, runs it, answers, and exits (never returns)."""
+    try:
+        try:
+            _, fn, args, cpu_s, environ, served = conn.recv()
+        except (EOFError, OSError):
+            os._exit(1)
+        os.environ.clear()
+        os.environ.update(environ)
+        # RLIMIT_CPU counts from the fork; what the wait for the call took (a few ms) is not the call's
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        limit = cpu_s + round(used.ru_utime + used.ru_stime)
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+        value = fn(Channel(conn), *args) if served else fn(*args)
+        conn.send(("ok", value))
+    except BaseException as exc:  # handed to the parent as itself
+        with contextlib.suppress(BaseException):
+            conn.send(("error", portable(exc)))
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(0)
 
 
 def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: IsolationLimits = IsolationLimits(),
@@ -234,32 +252,32 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
             module (`buildbench.harness.forkserver_preload.without_main_script`). A Python-API
             user's top-level imports (torch, Ray) then cost nothing per call.
     """
-    context = forkserver_context(list(FORKSERVER_PRELOAD) + list(preload))
-    ours, theirs = context.Pipe()
-    process = context.Process(target=_child, args=(theirs, fn, args, limits.cpu_s, dict(os.environ), serve is not None),
-                              name="buildbench-isolated")
-    budget = (None if limits.memory_mb is None else
-              MemoryBudget(limits.memory_mb * 1024 * 1024, what="the isolated process (with all it starts"))
-    replies = _Replies(ours)
+    spare = script_free and main_script_rerun() and not refers_to_main((fn, args))
+    key = _key(limits.memory_mb, preload, spare)
+    child = take_ready(key) or start_child(_child, *key)
+    replies = _Replies(child.conn)
+    child.closers.append(replies.close)
     started = time.monotonic()
     try:
-        spare = script_free and main_script_rerun() and not refers_to_main((fn, args))
-        with without_main_script() if spare else contextlib.nullcontext():
-            process.start()
-        theirs.close()
-        if budget is not None:
-            budget.enter(process.pid)  # type: ignore[arg-type]
-            budget.begin_call()
-        ours.send("go")
-        return _wait(process, ours, budget, limits, started, serve, replies.reply, stop)
+        if child.budget is not None:
+            child.budget.begin_call()
+        child.conn.send(("call", fn, args, limits.cpu_s, dict(os.environ), serve is not None))
+        return _wait(child.process, child.conn, child.budget, limits, started, serve, replies.reply, stop)
     finally:
-        if process.pid is not None:
-            if process.is_alive():
-                process.kill()
-            process.join(5)
-        replies.close()
-        if budget is not None:
-            budget.close()
+        release(child)  # killed now; its clean-up waits in a keeper's thread where one runs
+
+
+def _key(memory_mb: int | None, preload: tuple[str, ...], spare: bool) -> Key:
+    return memory_mb, tuple(dict.fromkeys([*FORKSERVER_PRELOAD, *preload, *FORKSERVER_LAST])), spare
+
+
+def kept_ready(limits: IsolationLimits, *, preload: tuple[str, ...] = (), script_free: bool = False,
+               count: int = 2) -> contextlib.AbstractContextManager[None]:
+    """A block in which ``count`` processes for `call_isolated` calls with ``limits``' memory budget,
+    ``preload`` and ``script_free`` are started ahead of the calls, each with its memory group
+    (`buildbench.harness.isolated_ready`: each call still gets a fresh process and a fresh group;
+    what it saves is the wait for them). Calls of other kinds start their own, as outside it."""
+    return _kept_ready(_child, _key(limits.memory_mb, preload, script_free and main_script_rerun()), count)
 
 
 def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: IsolationLimits, started: float,

@@ -26,6 +26,7 @@ dict and read back as the record.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import inspect
@@ -111,7 +112,9 @@ class Record:
         """The record's standard JSON Schema (draft 2020-12): nested records under ``$defs``,
         ``description`` and ``x-unit`` per property, ``required`` the keys without a default,
         ``additionalProperties`` false unless the record keeps ``extra`` keys."""
-        return _adapter(cls).json_schema()
+        if cls not in _SCHEMAS:  # made once per class (a few ms: each env of a suite may ask)
+            _SCHEMAS[cls] = _adapter(cls).json_schema()
+        return copy.deepcopy(_SCHEMAS[cls])  # the caller's to change
 
     # -- what pydantic asks of a record class --------------------------------------------
     @classmethod
@@ -176,6 +179,24 @@ def field_docs(cls: type) -> dict[str, str]:
 _ADAPTERS: dict[type, TypeAdapter[Any]] = {}
 _HINTS: dict[type, dict[str, Any]] = {}
 _NESTED: dict[type, frozenset[str]] = {}
+_SCHEMAS: dict[type, dict[str, Any]] = {}
+
+
+def warm_records() -> None:
+    """Make the adapter and JSON Schema of every record class defined so far. A process that forks
+    one child per episode or scoring (the forkserver, `buildbench.harness.forkserver_final`) does
+    it once, so that its children find them made: each made its own (3-5 CPU ms per class with the
+    lazy import of ``pydantic.dataclasses``). A class pydantic cannot take is left alone: it fails
+    where it is used, as it would have."""
+    pending = list(Record.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if dataclasses.is_dataclass(cls):
+            try:
+                cls.json_schema()
+            except Exception:  # noqa: S112 - reported where the class is used
+                continue
 
 
 def _adapter(cls: type[Record]) -> TypeAdapter[Any]:

@@ -38,7 +38,7 @@ from .context import EpisodeContext
 from .episode import Episode, status_of
 from .errors import AgentFailure, BuildbenchError, ConfigError
 from .forkserver_preload import forkserver_context
-from .isolated import FORKSERVER_PRELOAD, IsolationLimits, call_isolated
+from .isolated import FORKSERVER_LAST, FORKSERVER_PRELOAD, IsolationLimits, call_isolated, kept_ready
 from .main_guard import check_main_guard
 from .options import DEFAULT_CONCURRENCY, DEFAULT_WORKERS
 from .outcome import OutcomeRecord
@@ -352,7 +352,8 @@ def _pool(workers: int, suite_name: str) -> ProcessPoolExecutor:
     from .suite import suite_target
 
     # the isolated calls' modules too: a scoring after the run then forks from the same server
-    context = forkserver_context([*FORKSERVER_PRELOAD, suite_target(suite_name).partition(":")[0]])
+    context = forkserver_context([*FORKSERVER_PRELOAD, suite_target(suite_name).partition(":")[0],
+                                  *FORKSERVER_LAST])
     # Workers (and through them the forkserver and the resource tracker) end with this process,
     # even when it is killed with SIGKILL: nothing of a run outlives it.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=die_with_run,
@@ -602,8 +603,16 @@ class Runner:
             store.add_episode(episode)
             bar.advance(episode)
 
+        # The scoring processes are started (and moved into their memory groups) while the agents
+        # think, a few ahead, instead of on each scoring's path (`isolated_ready`: still one fresh
+        # process and group per scoring).
+        from .suite import suite_target
+
+        ready = kept_ready(SCORE_LIMITS, preload=(suite_target(suite_name).partition(":")[0],), script_free=True,
+                           count=2 * max(1, self.config.workers))
         try:
-            await _all_or_stop([one(t, s) for t, s in todo], stop)
+            with ready:
+                await _all_or_stop([one(t, s) for t, s in todo], stop)
         finally:
             # stopped processes are killed within a poll, so this wait is short
             threads.shutdown(wait=True, cancel_futures=True)
