@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import re
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -28,8 +32,9 @@ BODY_LIMIT = 1_000_000
 ENV = {"BUILDBENCH_LIMIT_HTTP_REQUEST_SECONDS": str(REQUEST_S), "BUILDBENCH_LIMIT_JSON_FILE_BYTES": str(BODY_LIMIT)}
 
 
-def _exchange(port: int, data: bytes, *, half_close: bool = False, timeout_s: float = 60) -> bytes:
-    """Send raw bytes; everything the server answers until it closes (or one full answer)."""
+def _exchange(port: int, data: bytes, *, half_close: bool = False, timeout_s: float = 60, until: bytes = b"\0") -> bytes:
+    """Send raw bytes; everything the server answers until it closes (or one full answer, or
+    ``until`` is in it: an event stream has no length)."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
         sock.sendall(data)
         if half_close:
@@ -42,7 +47,7 @@ def _exchange(port: int, data: bytes, *, half_close: bool = False, timeout_s: fl
             answer += chunk
             head, sep, rest = answer.partition(b"\r\n\r\n")
             length = [line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
-            if sep and length and len(rest) >= int(length[0]):
+            if (sep and length and len(rest) >= int(length[0])) or until in answer:
                 return answer
 
 
@@ -229,3 +234,75 @@ def test_view_drops_a_client_that_trickles_its_headers(view: Served) -> None:
     _trickled_headers_are_dropped(view.port)
     assert view.request("GET", "/api/runs")[0] == 200
 
+
+
+# -- buildbench mcp --transport http ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def mcp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    run_dir = tmp_path_factory.mktemp("mcp") / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "buildbench", "mcp", "example", "--transport", "http", "--port", "0",
+                             "--run-dir", str(run_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", **ENV})
+    served = Served.__new__(Served)  # its request/cpu/stop helpers; the URL comes on stderr here
+    served.proc, served.port = proc, 0
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not served.port:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/mcp", line)
+        served.port = int(found.group(1)) if found else 0
+    assert served.port, f"the MCP server did not start: {served.stop()}"
+    yield served
+    err = served.stop()
+    assert "Traceback" not in err and "Error handling POST request" not in err, err[-3000:]
+
+
+def _mcp_post(served: Served, body: bytes, length: int | None = None) -> bytes:
+    return (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\nContent-Type: application/json\r\n"
+            f"Accept: application/json, text/event-stream\r\nContent-Length: {len(body) if length is None else length}"
+            "\r\n\r\n").encode() + body
+
+
+INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}).encode()
+MCP_HOSTILE = {
+    # each answered 500 ("Error handling POST request", logged as an error) by the SDK's json.loads
+    "deep nesting": (b'{"jsonrpc": "2.0", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", 400, "nested deeper"),
+    "not UTF-8": (b'{"jsonrpc": "2.0", "method": "\xff\xfe"}', 400, "not UTF-8 text"),
+    "huge integer": (INITIALIZE[:-2] + b', "n": ' + b"7" * 1_000_000 + b"}}", 400, "over the 4300-digit limit"),
+    "NaN": (b'{"jsonrpc": "2.0", "id": NaN, "method": "ping"}', 400, "NaN is not a finite number"),
+    "a long list": (b"[" + b"0," * 1_500_000 + b"0]", 400, "got a JSON list"),
+    "many strings": (b'{"x": [' + b'"a",' * 900_000 + b'"a"]}', 400, "without \\\"jsonrpc\\\""),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("case", list(MCP_HOSTILE))
+def test_mcp_refuses_a_hostile_body_with_one_json_rpc_error(mcp: Served, case: str) -> None:
+    body, status, message = MCP_HOSTILE[case]
+    cpu = mcp.cpu_s()
+    answer = _exchange(mcp.port, _mcp_post(mcp, body))
+    spent = mcp.cpu_s() - cpu
+    got, error = _status_and_json(answer)
+    assert got == status and error["id"] == "server-error" and message in json.dumps(error), answer[:500]
+    assert len(answer) < 2000 and spent < CPU_S, (case, spent)
+    # a real message still goes through to the SDK
+    answer = _exchange(mcp.port, _mcp_post(mcp, INITIALIZE), until=b'"serverInfo"')
+    assert answer.startswith(b"HTTP/1.1 200") and b'"serverInfo"' in answer, answer[:500]
+
+
+@pytest.mark.timeout(300)
+def test_mcp_refuses_a_body_over_its_limit_and_one_that_stops_coming(mcp: Served) -> None:
+    status, error = _status_and_json(_exchange(mcp.port, _mcp_post(mcp, b"[" + b"0," * 4_000_000 + b"0]")))
+    assert status == 413 and "over the limit" in json.dumps(error)
+    start = time.monotonic()
+    with socket.create_connection(("127.0.0.1", mcp.port), timeout=120) as sock:
+        sock.sendall(_mcp_post(mcp, INITIALIZE[:20], length=len(INITIALIZE)))
+        answer = b""
+        while b"}}" not in answer and (chunk := sock.recv(4096)):
+            answer += chunk
+    status, error = _status_and_json(answer)
+    assert status == 408 and "did not arrive" in json.dumps(error)
+    assert time.monotonic() - start < REQUEST_S + 60

@@ -26,7 +26,8 @@ the task's ground truth or metadata).
 Each MCP session plays its own episodes; sessions share only the run they are stored in. Over HTTP
 the server listens on 127.0.0.1 by default; it answers only requests whose ``Host`` names it and
 whose ``Origin`` (a browser's) is its own (:mod:`buildbench.httpguard`), and bound beyond loopback it
-needs a token that every request carries as ``Authorization: Bearer TOKEN``.
+needs a token that every request carries as ``Authorization: Bearer TOKEN``. A POST's body is read
+by a deadline and checked with our JSON limits before the MCP SDK parses it (:mod:`.mcp_bodies`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.record import Record
 from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
 
+from .mcp_bodies import checked_body
 from .mcp_episodes import EpisodeSession, McpRun, TurnView
 
 __all__ = ["build_server", "serve_http", "serve_stdio"]
@@ -329,7 +331,7 @@ def serve_http(run: McpRun, host: str = "127.0.0.1", port: int = 0, token: str |
         run.open()
         try:
             manager = StreamableHTTPSessionManager(app=build_server(run), session_idle_timeout=IDLE_TIMEOUT_S)
-            app = _guarded(manager.handle_request, host, bound_port, token)
+            app = _guarded(manager.handle_request, host, bound_port, token, manager.max_request_body_size)
             config = uvicorn.Config(app, lifespan="off", log_level="warning", timeout_graceful_shutdown=5)
             server = uvicorn.Server(config)
             async with manager.run(), anyio.create_task_group() as tg:
@@ -363,8 +365,9 @@ class _ClosedStreams(logging.Filter):
 Asgi = Callable[[dict[str, Any], Callable[..., Any], Callable[..., Any]], Any]
 
 
-def _guarded(app: Asgi, host: str, port: int, token: str | None) -> Asgi:
-    """``app`` behind the Host/Origin checks and the bearer token (see the module docstring)."""
+def _guarded(app: Asgi, host: str, port: int, token: str | None, max_body: int) -> Asgi:
+    """``app`` behind the Host/Origin checks and the bearer token (see the module docstring), a
+    POST's body read and checked first (:mod:`.mcp_bodies`; at most ``max_body`` bytes)."""
     expected = f"Bearer {token}".encode() if token else None
 
     async def guarded(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
@@ -387,6 +390,11 @@ def _guarded(app: Asgi, host: str, port: int, token: str | None) -> Asgi:
                                     (b"content-length", str(len(body)).encode())]})
             await send({"type": "http.response.body", "body": body})
             return
+        if scope.get("method") == "POST":
+            checked = await checked_body(headers, receive, send, max_bytes=max_body)
+            if checked is None:
+                return
+            receive = checked
         await app(scope, receive, send)
 
     return guarded
