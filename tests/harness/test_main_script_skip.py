@@ -105,3 +105,25 @@ def test_a_runs_scoring_processes_skip_the_script(tmp_path: Path) -> None:
     # the script and the one pool worker (which may get work items the script defines); the six
     # scorings, one process each, no longer run it (8 before)
     assert runs == 2
+
+
+PLAYED = """
+import json
+import sys
+
+import counted  # noqa: F401
+from buildbench.harness import RunConfig, Runner
+
+if __name__ == "__main__":
+    config = RunConfig(suite="example", agent="slow-reference", protocol="one-shot", split="demo", limit=2,
+                       samples=3, concurrency=4)
+    result = Runner(config, sys.argv[1]).run()
+    print(json.dumps(result.summary["status"]))
+"""
+
+
+def test_episodes_played_apart_skip_the_script(tmp_path: Path) -> None:
+    status, runs = _python(tmp_path, PLAYED, str(tmp_path / "run"))
+    assert status == {"ok": 6}
+    # the script itself only: neither the six episodes' processes nor their scorings ran it (7 before)
+    assert runs == 1

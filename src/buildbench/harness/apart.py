@@ -125,9 +125,13 @@ async def play_apart(execute: Execute, config: RunConfig, task: Task, sample: in
     described = None if model is None else (model.provider, model.model)
     args = (execute, config, task, sample, None if artifact_root is None else str(artifact_root), described)
     try:
+        # script_free: what an episode plays comes from the suite, the agent (a suite's, or a user's file,
+        # imported by its path) and the model's answers, never from the main script's top level; its
+        # process does not run that script again unless the call refers to it (a Python-API script's
+        # top-level imports then cost once, not once per episode: ~15 CPU ms for benchmarks/run.py)
         done = await loop.run_in_executor(threads, partial(
             call_isolated, _play, args, EPISODE_LIMITS, preload=(suite_target(config.suite).partition(":")[0],),
-            serve=serve, stop=stop))
+            serve=serve, stop=stop, script_free=True))
     finally:
         for future in list(pending):  # calls of a process that is gone: nobody reads their answers
             future.cancel()

@@ -20,6 +20,9 @@ would otherwise see them as they were when the server started). With ``serve``, 
 `Channel` as its first argument, through which it asks the parent for things while it runs (an
 episode played apart asks for model answers and for its score: `buildbench.harness.apart`).
 
+Inside `kept_ready` (the runner scores in one) the process of a call may have been started before
+it, with its memory group (`buildbench.harness.isolated_ready`); it still serves that call alone.
+
 What a scorer of agent output must check before it starts (documented caps per suite, e.g.
 `buildbench.suites.bimedit.check.caps`) keeps an output past them from costing anything; these
 limits bound the rest.
