@@ -306,3 +306,33 @@ def test_mcp_refuses_a_body_over_its_limit_and_one_that_stops_coming(mcp: Served
     status, error = _status_and_json(answer)
     assert status == 408 and "did not arrive" in json.dumps(error)
     assert time.monotonic() - start < REQUEST_S + 60
+
+
+# -- the scripted model server (legoeval demo, tests) ----------------------------------------------
+@pytest.mark.timeout(120)
+def test_scripted_model_server_refuses_bodies_it_cannot_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    from buildbench.llm import ScriptedServer
+
+    monkeypatch.setenv("BUILDBENCH_LIMIT_HTTP_REQUEST_SECONDS", str(REQUEST_S))
+    monkeypatch.setenv("BUILDBENCH_LIMIT_MODEL_REQUEST_BYTES", "1000")
+    with ScriptedServer(lambda request: "hello") as server:
+        host = f"Host: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+        ok = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+
+        def post(extra: str, body: bytes) -> bytes:
+            return f"POST /v1/chat/completions HTTP/1.1\r\n{host}{extra}\r\n".encode() + body
+
+        cases = {  # a non-numeric length raised ValueError (a traceback), a chunked body hung a thread
+            "not a number": (post("Content-Length: x\r\n", ok), 400, "is not a byte count"),
+            "chunked": (post("Transfer-Encoding: chunked\r\n", b"%x\r\n" % len(ok) + ok + b"\r\n0\r\n\r\n"), 400,
+                        "Content-Length"),
+            "over the limit": (post("Content-Length: 4000\r\n", b"[" + b"0," * 1999 + b"0]"), 413, "over the limit"),
+        }
+        for case, (data, status, message) in cases.items():
+            got, body = _status_and_json(_exchange(server.port, data, timeout_s=REQUEST_S + 30))
+            assert got == status and message in json.dumps(body), (case, body)
+        start = time.monotonic()
+        answer = _exchange(server.port, post(f"Content-Length: {len(ok)}\r\n", ok[:10]), timeout_s=REQUEST_S + 30)
+        assert answer == b"" and time.monotonic() - start < REQUEST_S + 20  # dropped at the deadline
+        got, body = _status_and_json(_exchange(server.port, post(f"Content-Length: {len(ok)}\r\n", ok)))
+        assert got == 200 and body["choices"][0]["message"]["content"] == "hello"  # type: ignore[index]

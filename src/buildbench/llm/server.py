@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from buildbench.httpbounds import BoundedHandler
 from buildbench.jsonio import parse_json
+from buildbench.limits import limit
 
 log = logging.getLogger(__name__)
 
@@ -347,9 +349,8 @@ class ScriptedServer:
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(BoundedHandler):  # deadlines for a request, JSON errors (buildbench.httpbounds)
             protocol_version = "HTTP/1.1"
-            timeout = 60  # drop idle keep-alive connections eventually
 
             def log_message(self, format: str, *args: Any) -> None:
                 log.debug("scripted server: " + format, *args)
@@ -382,11 +383,36 @@ class ScriptedServer:
                 else:
                     self._send_json(404, _error_body("openai", 404, f"no route GET {self.path}"))
 
+            def _body(self, api: Api) -> bytes | None:
+                """The request's body; None when it was refused (answered, connection closed)."""
+                raw_length = self.headers.get("Content-Length") or "0"
+                # Base64 images make a request's JSON up to 4/3 of what it carries.
+                most = 2 * limit("model_request_bytes")
+                status, problem = 400, ""
+                if self.headers.get("Transfer-Encoding") is not None:
+                    problem = "send the body with a Content-Length (a chunked body is not read)"
+                elif not raw_length.isdigit() or len(raw_length) > 20:
+                    problem = f"Content-Length {raw_length[:40]!r} is not a byte count"
+                elif int(raw_length) > most:
+                    status, problem = 413, f"request body of {raw_length} bytes is over the limit of {most}"
+                if not problem:
+                    try:
+                        return self.read_body(int(raw_length))
+                    except TimeoutError:
+                        self.close_connection = True
+                        return None
+                self.close_connection = True
+                self._send_json(status, _error_body(api, status, problem), {"Connection": "close"})
+                self.discard_unread()
+                return None
+
             def do_POST(self) -> None:  # noqa: N802
                 path = self.path.split("?")[0].rstrip("/")
                 api: Api | None = "openai" if path.endswith("/chat/completions") else None
                 api = "anthropic" if path.endswith("/messages") else api
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                raw = self._body(api or "openai")
+                if raw is None:
+                    return
                 if api is None:
                     self._send_json(404, _error_body("openai", 404, f"no route POST {self.path}"))
                     return
