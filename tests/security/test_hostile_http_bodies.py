@@ -336,3 +336,16 @@ def test_scripted_model_server_refuses_bodies_it_cannot_frame(monkeypatch: pytes
         assert answer == b"" and time.monotonic() - start < REQUEST_S + 20  # dropped at the deadline
         got, body = _status_and_json(_exchange(server.port, post(f"Content-Length: {len(ok)}\r\n", ok)))
         assert got == 200 and body["choices"][0]["message"]["content"] == "hello"  # type: ignore[index]
+
+
+def test_dreamhouse_error_echoes_only_small_inputs_and_never_serialises_a_large_one() -> None:
+    from buildbench.suites.dreamhouse.serve.bodies import field_error, shown
+
+    assert field_error("t", ("x",), "m", {"a": [1, "b"]}).body()["detail"][0]["input"] == {"a": [1, "b"]}
+    for large in (["x"] * 300, "y" * 300, {"k" * 300: 1}, [[[["z" * 50] * 2] * 2] * 2]):
+        assert "input" not in field_error("t", ("x",), "m", large).body()["detail"][0]
+    huge = [list(range(1000))] * 10_000  # 10^7 numbers: found too long at its first items
+    start = time.process_time()
+    assert "input" not in field_error("t", (), "m", huge).body()["detail"][0]
+    assert time.process_time() - start < 0.05
+    assert shown("abc") == "'abc'" and shown("a" * 101) == f"{'a' * 100!r}… (101 characters)"
