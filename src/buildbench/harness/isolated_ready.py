@@ -57,6 +57,19 @@ def start_child(target: Callable[[Connection], None], memory_mb: int | None, pre
                 spare: bool) -> Child:
     """Start ``target(conn)`` in a process from the forkserver holding ``preload``, in a memory group
     of ``memory_mb`` MiB of its own (None: none), without the main script when ``spare``."""
+    global _calls_starting
+    with _lock:
+        _calls_starting += 1
+    try:
+        return _start(target, memory_mb, preload, spare)
+    finally:
+        with _lock:
+            _calls_starting -= 1
+            _no_call_starting.notify_all()
+
+
+def _start(target: Callable[[Connection], None], memory_mb: int | None, preload: Sequence[str],
+           spare: bool) -> Child:
     context = forkserver_context(list(preload))
     ours, theirs = context.Pipe()
     process = context.Process(target=target, args=(theirs,), name="buildbench-isolated")
@@ -109,8 +122,12 @@ class _Keeper:
         while not self.closing:
             self.finish_used()
             if self.failed is None and self.ready.qsize() < self.count:
+                # a call waiting for its process comes first: the server forks one at a time
+                with _lock:
+                    if _calls_starting and _no_call_starting.wait_for(lambda: not _calls_starting, 0.5) is False:
+                        continue
                 try:
-                    self.ready.put(start_child(self.target, *self.key))
+                    self.ready.put(_start(self.target, *self.key))
                 except Exception as exc:  # calls start their own, as without this keeper
                     self.failed = exc
                 continue
@@ -148,6 +165,9 @@ class _Keeper:
 
 _lock = threading.Lock()
 _keepers: dict[int, _Keeper] = {}
+#: Processes being started for calls (not for keepers), and its change.
+_calls_starting = 0
+_no_call_starting = threading.Condition(_lock)
 _ids = itertools.count()
 
 

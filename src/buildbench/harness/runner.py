@@ -184,6 +184,10 @@ def score_outcome(suite_name: str, task: Task, outcome: dict[str, Any]) -> dict[
 SCORE_LIMITS = IsolationLimits(wall_s=900.0, cpu_s=600, memory_mb=8192)
 
 
+#: Most scoring processes a run keeps started ahead of its scorings (`isolated.kept_ready`).
+READY_SCORERS = 32
+
+
 class ScorerCrash(RuntimeError):
     """The process scoring an episode died by itself (a native crash): an error, never a score."""
 
@@ -604,12 +608,13 @@ class Runner:
             bar.advance(episode)
 
         # The scoring processes are started (and moved into their memory groups) while the agents
-        # think, a few ahead, instead of on each scoring's path (`isolated_ready`: still one fresh
-        # process and group per scoring).
+        # think, instead of on each scoring's path (`isolated_ready`: still one fresh process and
+        # group per scoring). As many as episodes in flight (all may finish at once), at most
+        # `READY_SCORERS` (~1.7 MB of private memory each while they wait).
         from .suite import suite_target
 
         ready = kept_ready(SCORE_LIMITS, preload=(suite_target(suite_name).partition(":")[0],), script_free=True,
-                           count=2 * max(1, self.config.workers))
+                           count=min(max(2 * self.config.workers, self.config.concurrency), READY_SCORERS))
         try:
             with ready:
                 await _all_or_stop([one(t, s) for t, s in todo], stop)
