@@ -31,7 +31,7 @@ LIMITS: dict[str, tuple[int, str]] = {
                                  "IFC model is scored by"),
     "http_request_seconds": (60, "seconds a client of our HTTP servers (view, dreamhouse serve) may take to send "
                              "one request's line and headers, and its body (plus one second per 256 KiB; also "
-                             "a POST's body to `buildbench mcp --transport http`)"),
+                             "the headers and a POST's body to `buildbench mcp --transport http`)"),
     "machine_blocks": (5_000, "blocks of a BuildArena machine"),
     "scene_objects": (5_000, "objects of an indoor scene"),
     "scene_rooms": (200, "rooms of an indoor scene"),

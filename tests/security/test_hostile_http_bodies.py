@@ -349,3 +349,10 @@ def test_dreamhouse_error_echoes_only_small_inputs_and_never_serialises_a_large_
     assert "input" not in field_error("t", (), "m", huge).body()["detail"][0]
     assert time.process_time() - start < 0.05
     assert shown("abc") == "'abc'" and shown("a" * 101) == f"{'a' * 100!r}… (101 characters)"
+
+
+@pytest.mark.timeout(300)
+def test_mcp_drops_a_client_that_trickles_its_headers(mcp: Served) -> None:
+    _trickled_headers_are_dropped(mcp.port)
+    answer = _exchange(mcp.port, _mcp_post(mcp, INITIALIZE), until=b'"serverInfo"')
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:300]

@@ -10,10 +10,15 @@ message type before its refusal (0.6-0.7 CPU s per request). Here a body is read
 what and where), and must be one JSON-RPC 2.0 object (400 otherwise); what passes is handed to
 the SDK unchanged. Refusals answer as the SDK does: ``{"jsonrpc": "2.0", "id": "server-error",
 "error": {"code", "message"}}``.
+
+uvicorn bounds the wait between requests (keep-alive, 5 s) but not a request's line and headers
+once their first byte came: :func:`header_deadline_protocol` closes a connection whose headers
+are not all in by ``http_request_seconds``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -24,7 +29,7 @@ from buildbench.httpbounds import BODY_BYTES_PER_S
 from buildbench.jsonio import parse_json
 from buildbench.limits import limit
 
-__all__ = ["checked_body"]
+__all__ = ["checked_body", "header_deadline_protocol"]
 
 Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -94,3 +99,41 @@ async def _refuse(send: Send, status: int, code: int, message: str) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+def header_deadline_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol (its default here: httptools is not a dependency), closing a
+    connection whose request line and headers are not all in ``seconds`` after it opened or
+    after its last answer: a client trickling its headers kept its connection for as long as it
+    liked. A request being read or answered (a body, an event stream) is left alone."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderDeadlineProtocol(H11Protocol):
+        _header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+            self._header_timer = self.loop.call_later(seconds, self._expire)
+
+        def _expire(self) -> None:
+            self._header_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeaderDeadlineProtocol

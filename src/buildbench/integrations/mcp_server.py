@@ -55,8 +55,9 @@ from pydantic import AnyUrl
 from buildbench.harness.errors import BuildbenchError, ConfigError
 from buildbench.harness.record import Record
 from buildbench.httpguard import host_allowed, is_loopback, origin_allowed
+from buildbench.limits import limit
 
-from .mcp_bodies import checked_body
+from .mcp_bodies import checked_body, header_deadline_protocol
 from .mcp_episodes import EpisodeSession, McpRun, TurnView
 
 __all__ = ["build_server", "serve_http", "serve_stdio"]
@@ -332,7 +333,8 @@ def serve_http(run: McpRun, host: str = "127.0.0.1", port: int = 0, token: str |
         try:
             manager = StreamableHTTPSessionManager(app=build_server(run), session_idle_timeout=IDLE_TIMEOUT_S)
             app = _guarded(manager.handle_request, host, bound_port, token, manager.max_request_body_size)
-            config = uvicorn.Config(app, lifespan="off", log_level="warning", timeout_graceful_shutdown=5)
+            config = uvicorn.Config(app, lifespan="off", log_level="warning", timeout_graceful_shutdown=5,
+                                    http=header_deadline_protocol(limit("http_request_seconds")))
             server = uvicorn.Server(config)
             async with manager.run(), anyio.create_task_group() as tg:
                 async def watch() -> None:
