@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 
-from buildbench.sandbox import Envelope, Limits, Worker, sandbox_available
+from buildbench.sandbox import Limits, Worker, sandbox_available
+
+from ..worker_starts import roomy_starts
 
 BWRAP = bool(sandbox_available())
 ISOLATION = "bwrap" if BWRAP else "process"
@@ -40,33 +42,6 @@ LIMITS = Limits(wall_s=WALL_S, cpu_s=int(WALL_S), memory_mb=1024, max_processes=
 #: ~20 on 2 cores it took longer than `WALL_S`; so did a worker's start plus a memory bomb filling
 #: 1.5 GiB on a loaded CI machine (2 s of it on a quiet one).
 ROOMY_WALL_S = 60.0
-
-
-def roomy_starts(worker: Worker) -> Worker:
-    """Give ``worker``'s process starts `ROOMY_WALL_S` while its calls keep the worker's own limits.
-
-    A start (a sandbox process plus the setup hook: for BIM-Edit, IfcOpenShell's import and the
-    model's open) is no agent code, but it runs as a request of its own under the call's wall
-    limit: under load it passed `WALL_S` and the call ended as a timeout before the attack ran (or
-    a target's health check after an attack that killed the worker failed). Starts happen inside
-    ``Worker.call`` (the first call, and the next after a process ended), so the start itself is
-    wrapped: the process is started with the roomy wall limit and then given the worker's own.
-    """
-    limits = worker.limits
-    start = worker._start
-
-    def start_roomy() -> Envelope | None:
-        worker.limits = replace(limits, wall_s=ROOMY_WALL_S)
-        try:
-            failed = start()
-        finally:
-            worker.limits = limits
-        if worker._process is not None:
-            worker._process.limits = limits  # what each call's request is timed by
-        return failed
-
-    worker._start = start_roomy  # type: ignore[method-assign]
-    return worker
 
 
 #: What an agent would run to recover its work folder: remove what the attacks left (``fill*``).
@@ -112,7 +87,7 @@ class RunCodeTarget(Target):
 
     def __init__(self, wall_s: float = WALL_S) -> None:
         limits = replace(LIMITS, wall_s=wall_s, cpu_s=math.ceil(wall_s))
-        self.worker = roomy_starts(Worker(limits=limits, isolation=ISOLATION))
+        self.worker = roomy_starts(Worker(limits=limits, isolation=ISOLATION), ROOMY_WALL_S)
         self.workdir = self.worker.workdir
 
     def run(self, code: str) -> Outcome:
@@ -143,7 +118,7 @@ class DreamHouseTarget(Target):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(fast, "FAST_LIMITS", replace(LIMITS, wall_s=wall_s, cpu_s=math.ceil(wall_s)))
             executor = self.env._executor_for_run()
-        roomy_starts(executor._worker)
+        roomy_starts(executor._worker, ROOMY_WALL_S)
         self.last: Any = None
         run = executor.run
 
@@ -190,7 +165,7 @@ class BimEditTarget(Target):
         self.env = BimEditEnv(BimEditOptions(call_timeout_s=wall_s, memory_mb=1536, max_calls=500, disk_mb=DISK_MB,
                                              isolation=ISOLATION), output_dir=self.out)
         self.env.reset(bim_task(tmp))
-        roomy_starts(self.env._ep.worker)
+        roomy_starts(self.env._ep.worker, ROOMY_WALL_S)
         self.workdir = self.env._ep.workdir
         self.calls = 0
         self.commits = 0
