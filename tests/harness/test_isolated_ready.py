@@ -125,3 +125,20 @@ def test_a_records_schema_is_made_once_and_each_caller_gets_its_own_copy() -> No
     assert first == _ADAPTERS[TowerAction].json_schema()
     first["properties"].clear()
     assert TowerAction.json_schema() == _ADAPTERS[TowerAction].json_schema() != first
+
+
+def test_no_more_processes_are_kept_than_calls_to_come() -> None:
+    def kept() -> int:
+        with isolated_ready._lock:
+            keepers = list(isolated_ready._keepers.values())
+        return sum(k.ready.qsize() for k in keepers)
+
+    with kept_ready(LIMITS, script_free=True, count=8, calls=3):
+        deadline = time.monotonic() + 20
+        while kept() < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert kept() == 3  # not 8
+        assert call_isolated(len, ("ab",), LIMITS, script_free=True).value == 2
+        time.sleep(0.3)
+        assert kept() == 2  # one call done, two to come: none made for it

@@ -275,12 +275,13 @@ def _key(memory_mb: int | None, preload: tuple[str, ...], spare: bool) -> Key:
 
 
 def kept_ready(limits: IsolationLimits, *, preload: tuple[str, ...] = (), script_free: bool = False,
-               count: int = 2) -> contextlib.AbstractContextManager[None]:
+               count: int = 2, calls: int | None = None) -> contextlib.AbstractContextManager[None]:
     """A block in which ``count`` processes for `call_isolated` calls with ``limits``' memory budget,
     ``preload`` and ``script_free`` are started ahead of the calls, each with its memory group
     (`buildbench.harness.isolated_ready`: each call still gets a fresh process and a fresh group;
-    what it saves is the wait for them). Calls of other kinds start their own, as outside it."""
-    return _kept_ready(_child, _key(limits.memory_mb, preload, script_free and main_script_rerun()), count)
+    what it saves is the wait for them). Calls of other kinds start their own, as outside it.
+    ``calls``: how many such calls will come at most (no process is kept for more)."""
+    return _kept_ready(_child, _key(limits.memory_mb, preload, script_free and main_script_rerun()), count, calls)
 
 
 def _wait(process: Any, conn: Connection, budget: MemoryBudget | None, limits: IsolationLimits, started: float,

@@ -104,12 +104,14 @@ def finish(child: Child) -> None:
 
 
 class _Keeper:
-    """Keeps ``count`` processes of one `Key` ready, and finishes the used ones, in one thread."""
+    """Keeps ``count`` processes of one `Key` ready (never more than the ``calls`` still to come), and
+    finishes the used ones, in one thread."""
 
-    def __init__(self, target: Callable[[Connection], None], key: Key, count: int) -> None:
+    def __init__(self, target: Callable[[Connection], None], key: Key, count: int, calls: int | None) -> None:
         self.target = target
         self.key = key
         self.count = count
+        self.to_come = calls  # None: not known
         self.pid = os.getpid()
         self.ready: queue.SimpleQueue[Child] = queue.SimpleQueue()
         self.used: queue.SimpleQueue[Child] = queue.SimpleQueue()
@@ -121,7 +123,7 @@ class _Keeper:
     def _run(self) -> None:
         while not self.closing:
             self.finish_used()
-            if self.failed is None and self.ready.qsize() < self.count:
+            if self.failed is None and self.ready.qsize() < self._wanted():
                 # a call waiting for its process comes first: the server forks one at a time
                 with _lock:
                     if _calls_starting and _no_call_starting.wait_for(lambda: not _calls_starting, 0.5) is False:
@@ -143,7 +145,13 @@ class _Keeper:
                 return
             finish(child)
 
+    def _wanted(self) -> int:
+        return self.count if self.to_come is None else min(self.count, self.to_come)
+
     def take(self) -> Child | None:
+        with _lock:
+            if self.to_come is not None:
+                self.to_come -= 1  # this call, served by a kept process or not
         try:
             child = self.ready.get_nowait()
         except queue.Empty:
@@ -172,10 +180,12 @@ _ids = itertools.count()
 
 
 @contextlib.contextmanager
-def kept_ready(target: Callable[[Connection], None], key: Key, count: int) -> Iterator[None]:
+def kept_ready(target: Callable[[Connection], None], key: Key, count: int, calls: int | None = None) -> Iterator[None]:
     """While in this block, ``count`` processes for calls of ``key`` are kept started (module
-    docstring); on leaving it the unused ones are ended and every used one is finished."""
-    keeper = _Keeper(target, key, count)
+    docstring), at most as many as the ``calls`` still to come where that number is given (none is
+    started for nothing at the end of a run); on leaving it the unused ones are ended and every used
+    one is finished."""
+    keeper = _Keeper(target, key, count, calls)
     number = next(_ids)
     with _lock:
         _keepers[number] = keeper

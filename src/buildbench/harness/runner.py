@@ -614,7 +614,8 @@ class Runner:
         from .suite import suite_target
 
         ready = kept_ready(SCORE_LIMITS, preload=(suite_target(suite_name).partition(":")[0],), script_free=True,
-                           count=min(max(2 * self.config.workers, self.config.concurrency), READY_SCORERS))
+                           count=min(max(2 * self.config.workers, self.config.concurrency), READY_SCORERS),
+                           calls=len(todo))  # one scoring per episode at most
         try:
             with ready:
                 await _all_or_stop([one(t, s) for t, s in todo], stop)
