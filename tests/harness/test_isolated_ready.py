@@ -142,3 +142,19 @@ def test_no_more_processes_are_kept_than_calls_to_come() -> None:
         assert call_isolated(len, ("ab",), LIMITS, script_free=True).value == 2
         time.sleep(0.3)
         assert kept() == 2  # one call done, two to come: none made for it
+
+
+def test_a_kept_process_that_died_while_waiting_is_replaced() -> None:
+    with kept_ready(LIMITS, script_free=True, count=1):
+        deadline = time.monotonic() + 20
+        while _kept_children() < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with isolated_ready._lock:
+            keeper = next(iter(isolated_ready._keepers.values()))
+        keeper.failed = RuntimeError("the test: make no more")  # the dead one is the only one kept
+        waiting = keeper.ready.get()
+        waiting.process.kill()
+        waiting.process.join(5)
+        keeper.ready.put(waiting)
+        done = call_isolated(len, ("abc",), LIMITS, script_free=True)
+    assert done.status == "ok" and done.value == 3, done

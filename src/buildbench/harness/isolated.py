@@ -257,7 +257,12 @@ def call_isolated(fn: Callable[..., Any], args: tuple[Any, ...], limits: Isolati
     """
     spare = script_free and main_script_rerun() and not refers_to_main((fn, args))
     key = _key(limits.memory_mb, preload, spare)
-    child = take_ready(key) or start_child(_child, *key)
+    child = take_ready(key)
+    if child is not None and not child.process.is_alive():  # killed while it waited (never by us)
+        release(child)
+        child = None
+    if child is None:
+        child = start_child(_child, *key)
     replies = _Replies(child.conn)
     child.closers.append(replies.close)
     started = time.monotonic()

@@ -13,9 +13,11 @@ its agents: each is started, given a fresh memory group and moved into it exactl
 and then waits for its call. A call takes one (`take_ready`) instead of starting one; the process
 serves that one call and ends, and its group is removed with it, so each call still runs in a
 fresh process with a fresh group and a clean charge. The same holds for what a call sees: the
-call's function, arguments, environment variables and CPU limit reach the process with the call,
-and its work runs in a process forked at the call (`isolated._child`). What is saved is only
-waiting: the start before a call and the clean-up after it (`finish`, in that thread too).
+call's function, arguments, environment variables and CPU limit reach the process with the call
+(the worker it forked once in its group waits for them, `isolated._child`; its CPU limit counts
+what it used while waiting as not the call's). What is saved is only waiting: the start before a
+call and the clean-up after it (`finish`, in that thread too). A kept process found dead at its
+call is replaced by one started for the call.
 
 Outside a `kept_ready` block (and for calls it was not made for: another memory budget, other
 modules, a call that needs the main script) every call starts its own process, as before.
