@@ -217,8 +217,9 @@ def _work(conn: Connection) -> None:
             _, fn, args, cpu_s, environ, served = conn.recv()
         except (EOFError, OSError):
             os._exit(1)
-        os.environ.clear()
-        os.environ.update(environ)
+        if os.environ != environ:  # usually as the server had them (clearing and setting ~100: 0.6 ms)
+            os.environ.clear()
+            os.environ.update(environ)
         # RLIMIT_CPU counts from the fork; what the wait for the call took (a few ms) is not the call's
         used = resource.getrusage(resource.RUSAGE_SELF)
         limit = cpu_s + round(used.ru_utime + used.ru_stime)
