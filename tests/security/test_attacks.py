@@ -279,23 +279,26 @@ def test_disk_fill_is_a_limit_and_stays_near_the_cap(target: Target, kind: str) 
         "empty files": "i = 0\nwhile True:\n    os.close(os.open(f'{name}-{i}', os.O_CREAT | os.O_WRONLY))\n"
                        "    i += 1\n",
     }[kind]
-    for _ in range(FILL_CALLS):
-        out = target.run(code)
-        if out.status != "timeout":
-            break
-        # the wall limit came first: only with the folder under the cap, or a breach went unreported
-        assert folder_bytes(str(target.workdir)) <= DISK_MB << 20, out
-    assert out.status == "limit", out
-    assert "disk limit" in out.error
-    # The folder holds at most the cap plus what was written in one measuring interval. Empty
-    # files count 4 KiB each but cost only an inode, and the walk that measures a folder of
-    # 10^5 entries is what falls behind on a loaded machine: bounded, more loosely.
-    slack_mb = 1500 if kind == "empty files" else 200
-    assert folder_bytes(str(target.workdir)) < (DISK_MB + slack_mb) << 20
-    # removed from here, not by a script: the target's episode stays as the fill left it
-    for entry in os.scandir(target.workdir):
-        if entry.name.startswith(HOARD):
-            os.remove(entry.path)
+    try:
+        for _ in range(FILL_CALLS):
+            out = target.run(code)
+            if out.status != "timeout":
+                break
+            # the wall limit came first: only with the folder under the cap, or a breach went unreported
+            assert folder_bytes(str(target.workdir)) <= DISK_MB << 20, out
+        assert out.status == "limit", out
+        assert "disk limit" in out.error
+        # The folder holds at most the cap plus what was written in one measuring interval. Empty
+        # files count 4 KiB each but cost only an inode, and the walk that measures a folder of
+        # 10^5 entries is what falls behind on a loaded machine: bounded, more loosely.
+        slack_mb = 1500 if kind == "empty files" else 200
+        assert folder_bytes(str(target.workdir)) < (DISK_MB + slack_mb) << 20
+    finally:
+        # removed from here, not by a script: the target's episode stays as the fill left it; also
+        # when an assert failed, so that the module's later tests on this target start clean
+        for entry in os.scandir(target.workdir):
+            if entry.name.startswith(HOARD):
+                os.remove(entry.path)
     assert target.healthy()
 
 
