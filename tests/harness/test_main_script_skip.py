@@ -60,6 +60,8 @@ if __name__ == "__main__":
     print(json.dumps(out))
 """
 
+#: A run of the example suite's demo split (2 tasks x 3 samples) from a script; {config} is the
+#: agent and how episodes run.
 RUN = """
 import json
 import sys
@@ -68,8 +70,7 @@ import counted  # noqa: F401
 from buildbench.harness import RunConfig, Runner
 
 if __name__ == "__main__":
-    config = RunConfig(suite="example", agent="reference", protocol="one-shot", split="demo", limit=2,
-                       samples=3, workers=1)
+    config = RunConfig(suite="example", protocol="one-shot", split="demo", limit=2, samples=3, {config})
     result = Runner(config, sys.argv[1]).run()
     print(json.dumps(result.summary["status"]))
 """
@@ -100,30 +101,15 @@ def test_script_free_calls_skip_the_script_unless_they_refer_to_it(tmp_path: Pat
 
 
 def test_a_runs_scoring_processes_skip_the_script(tmp_path: Path) -> None:
-    status, runs = _python(tmp_path, RUN, str(tmp_path / "run"))
+    status, runs = _python(tmp_path, RUN.format(config='agent="reference", workers=1'), str(tmp_path / "run"))
     assert status == {"ok": 6}
     # the script and the one pool worker (which may get work items the script defines); the six
     # scorings, one process each, no longer run it (8 before)
     assert runs == 2
 
 
-PLAYED = """
-import json
-import sys
-
-import counted  # noqa: F401
-from buildbench.harness import RunConfig, Runner
-
-if __name__ == "__main__":
-    config = RunConfig(suite="example", agent="slow-reference", protocol="one-shot", split="demo", limit=2,
-                       samples=3, concurrency=4)
-    result = Runner(config, sys.argv[1]).run()
-    print(json.dumps(result.summary["status"]))
-"""
-
-
 def test_episodes_played_apart_skip_the_script(tmp_path: Path) -> None:
-    status, runs = _python(tmp_path, PLAYED, str(tmp_path / "run"))
+    status, runs = _python(tmp_path, RUN.format(config='agent="slow-reference", concurrency=4'), str(tmp_path / "run"))
     assert status == {"ok": 6}
     # the script itself only: neither the six episodes' processes nor their scorings ran it (7 before)
     assert runs == 1
